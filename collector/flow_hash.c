@@ -4,7 +4,10 @@
 
 #include "hopwatch/record.h"
 
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static inline uint64_t rotl64(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
 
 static inline uint64_t load_le64(const uint8_t *p)
 {
@@ -18,11 +21,17 @@ static inline uint64_t load_le64(const uint8_t *p)
  * ip_proto 0 0 0, read as five little-endian 64-bit words; each word is mixed in with two
  * multiplications and the result goes through the MurmurHash3 64-bit finaliser. */
 uint64_t hw_flow_hash(const uint8_t src_ip[16], const uint8_t dst_ip[16], uint8_t ip_proto, uint16_t src_port,
-		      uint16_t dst_port)
+                      uint16_t dst_port)
 {
 	const uint64_t k1 = 0x87c37b91114253d5ull, k2 = 0x4cf5ad432745937full;
-	uint8_t tail[8] = {(uint8_t)(src_port >> 8), (uint8_t)src_port, (uint8_t)(dst_port >> 8), (uint8_t)dst_port,
-			   ip_proto, 0, 0, 0};
+	uint8_t tail[8] = {(uint8_t)(src_port >> 8),
+	                   (uint8_t)src_port,
+	                   (uint8_t)(dst_port >> 8),
+	                   (uint8_t)dst_port,
+	                   ip_proto,
+	                   0,
+	                   0,
+	                   0};
 	uint64_t h = 0x9e3779b97f4a7c15ull;
 	const uint8_t *parts[5] = {src_ip, src_ip + 8, dst_ip, dst_ip + 8, tail};
 	for (int i = 0; i < 5; i++) {

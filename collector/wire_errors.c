@@ -4,13 +4,13 @@
 
 static const char *const names[] = {
 #define HW_X_NAME(e, n, m) n,
-	HW_RESULT_LIST(HW_X_NAME)
+    HW_RESULT_LIST(HW_X_NAME)
 #undef HW_X_NAME
 };
 
 static const char *const messages[] = {
 #define HW_X_MSG(e, n, m) m,
-	HW_RESULT_LIST(HW_X_MSG)
+    HW_RESULT_LIST(HW_X_MSG)
 #undef HW_X_MSG
 };
 

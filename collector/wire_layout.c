@@ -6,6 +6,6 @@
 #define HW_X_FIELDS(name, LIST, bytes) static const struct hw_layout_field name##_fields[] = {LIST(HW_X_FIELD)};
 HW_LAYOUT_HEADERS(HW_X_FIELDS)
 
-#define HW_X_HEADER(name, LIST, bytes)                                                                           \
+#define HW_X_HEADER(name, LIST, bytes)                                                                                 \
 	{#name, (bytes), (uint16_t)(sizeof(name##_fields) / sizeof(name##_fields[0])), name##_fields},
 const struct hw_layout_header hw_layout_headers[] = {HW_LAYOUT_HEADERS(HW_X_HEADER){0, 0, 0, 0}};

@@ -7,174 +7,174 @@
 #include <stdint.h>
 
 /* Telemetry Report v2.0 group header, 8 bytes. */
-#define HW_LAYOUT_TR2_GROUP(X)                                                                                   \
-	X(ver, 0, 4)                                                                                             \
-	X(hw_id, 4, 6)                                                                                           \
-	X(seq_no, 10, 22)                                                                                        \
+#define HW_LAYOUT_TR2_GROUP(X)                                                                                         \
+	X(ver, 0, 4)                                                                                                   \
+	X(hw_id, 4, 6)                                                                                                 \
+	X(seq_no, 10, 22)                                                                                              \
 	X(node_id, 32, 32)
 #define HW_TR2_GROUP_BYTES 8
 
 /* Telemetry Report v2.0 individual report header, 4 bytes. */
-#define HW_LAYOUT_TR2_INDIV(X)                                                                                   \
-	X(rep_type, 0, 4)                                                                                        \
-	X(in_type, 4, 4)                                                                                         \
-	X(report_length, 8, 8)                                                                                   \
-	X(md_length, 16, 8)                                                                                      \
-	X(d, 24, 1)                                                                                              \
-	X(q, 25, 1)                                                                                              \
-	X(f, 26, 1)                                                                                              \
-	X(i, 27, 1)                                                                                              \
+#define HW_LAYOUT_TR2_INDIV(X)                                                                                         \
+	X(rep_type, 0, 4)                                                                                              \
+	X(in_type, 4, 4)                                                                                               \
+	X(report_length, 8, 8)                                                                                         \
+	X(md_length, 16, 8)                                                                                            \
+	X(d, 24, 1)                                                                                                    \
+	X(q, 25, 1)                                                                                                    \
+	X(f, 26, 1)                                                                                                    \
+	X(i, 27, 1)                                                                                                    \
 	X(rsvd, 28, 4)
 #define HW_TR2_INDIV_BYTES 4
 
 /* Telemetry Report v2.0 INT main contents, fixed part, 8 bytes. */
-#define HW_LAYOUT_TR2_INT_MAIN(X)                                                                                \
-	X(rep_md_bits, 0, 16)                                                                                    \
-	X(ds_id, 16, 16)                                                                                         \
-	X(ds_md_bits, 32, 16)                                                                                    \
+#define HW_LAYOUT_TR2_INT_MAIN(X)                                                                                      \
+	X(rep_md_bits, 0, 16)                                                                                          \
+	X(ds_id, 16, 16)                                                                                               \
+	X(ds_md_bits, 32, 16)                                                                                          \
 	X(ds_md_status, 48, 16)
 #define HW_TR2_INT_MAIN_BYTES 8
 
 /* Telemetry Report v1.0 header, 16 bytes (optional metadata follows). */
-#define HW_LAYOUT_TR1_HDR(X)                                                                                     \
-	X(ver, 0, 4)                                                                                             \
-	X(len, 4, 4)                                                                                             \
-	X(nproto, 8, 3)                                                                                          \
-	X(rep_md_bits, 11, 6)                                                                                    \
-	X(rsvd, 17, 6)                                                                                           \
-	X(d, 23, 1)                                                                                              \
-	X(q, 24, 1)                                                                                              \
-	X(f, 25, 1)                                                                                              \
-	X(hw_id, 26, 6)                                                                                          \
-	X(switch_id, 32, 32)                                                                                     \
-	X(seq_no, 64, 32)                                                                                        \
+#define HW_LAYOUT_TR1_HDR(X)                                                                                           \
+	X(ver, 0, 4)                                                                                                   \
+	X(len, 4, 4)                                                                                                   \
+	X(nproto, 8, 3)                                                                                                \
+	X(rep_md_bits, 11, 6)                                                                                          \
+	X(rsvd, 17, 6)                                                                                                 \
+	X(d, 23, 1)                                                                                                    \
+	X(q, 24, 1)                                                                                                    \
+	X(f, 25, 1)                                                                                                    \
+	X(hw_id, 26, 6)                                                                                                \
+	X(switch_id, 32, 32)                                                                                           \
+	X(seq_no, 64, 32)                                                                                              \
 	X(ingress_tstamp, 96, 32)
 #define HW_TR1_HDR_BYTES 16
 
 /* Telemetry Report v0.5 fixed header (fabric-tna report_fixed_header_t), 12 bytes. */
-#define HW_LAYOUT_TR05_FIXED(X)                                                                                  \
-	X(ver, 0, 4)                                                                                             \
-	X(nproto, 4, 4)                                                                                          \
-	X(d, 8, 1)                                                                                               \
-	X(q, 9, 1)                                                                                               \
-	X(f, 10, 1)                                                                                              \
-	X(rsvd, 11, 15)                                                                                          \
-	X(hw_id, 26, 6)                                                                                          \
-	X(seq_no, 32, 32)                                                                                        \
+#define HW_LAYOUT_TR05_FIXED(X)                                                                                        \
+	X(ver, 0, 4)                                                                                                   \
+	X(nproto, 4, 4)                                                                                                \
+	X(d, 8, 1)                                                                                                     \
+	X(q, 9, 1)                                                                                                     \
+	X(f, 10, 1)                                                                                                    \
+	X(rsvd, 11, 15)                                                                                                \
+	X(hw_id, 26, 6)                                                                                                \
+	X(seq_no, 32, 32)                                                                                              \
 	X(ig_tstamp, 64, 32)
 #define HW_TR05_FIXED_BYTES 12
 
 /* Telemetry Report v0.5 switch-local header (fabric-tna local_report_header_t), 16 bytes. */
-#define HW_LAYOUT_TR05_LOCAL(X)                                                                                  \
-	X(switch_id, 0, 32)                                                                                      \
-	X(ig_port, 32, 16)                                                                                       \
-	X(eg_port, 48, 16)                                                                                       \
-	X(queue_id, 64, 8)                                                                                       \
-	X(queue_occupancy, 72, 24)                                                                               \
+#define HW_LAYOUT_TR05_LOCAL(X)                                                                                        \
+	X(switch_id, 0, 32)                                                                                            \
+	X(ig_port, 32, 16)                                                                                             \
+	X(eg_port, 48, 16)                                                                                             \
+	X(queue_id, 64, 8)                                                                                             \
+	X(queue_occupancy, 72, 24)                                                                                     \
 	X(eg_tstamp, 96, 32)
 #define HW_TR05_LOCAL_BYTES 16
 
 /* Telemetry Report v0.5 drop header (fabric-tna drop_report_header_t), 12 bytes. */
-#define HW_LAYOUT_TR05_DROP(X)                                                                                   \
-	X(switch_id, 0, 32)                                                                                      \
-	X(ig_port, 32, 16)                                                                                       \
-	X(eg_port, 48, 16)                                                                                       \
-	X(queue_id, 64, 8)                                                                                       \
-	X(drop_reason, 72, 8)                                                                                    \
+#define HW_LAYOUT_TR05_DROP(X)                                                                                         \
+	X(switch_id, 0, 32)                                                                                            \
+	X(ig_port, 32, 16)                                                                                             \
+	X(eg_port, 48, 16)                                                                                             \
+	X(queue_id, 64, 8)                                                                                             \
+	X(drop_reason, 72, 8)                                                                                          \
 	X(pad, 80, 16)
 #define HW_TR05_DROP_BYTES 12
 
 /* INT v2.1 shim header for TCP/UDP, 4 bytes. */
-#define HW_LAYOUT_INT21_SHIM(X)                                                                                  \
-	X(int_type, 0, 4)                                                                                        \
-	X(npt, 4, 2)                                                                                             \
-	X(rsvd, 6, 2)                                                                                            \
-	X(len, 8, 8)                                                                                             \
+#define HW_LAYOUT_INT21_SHIM(X)                                                                                        \
+	X(int_type, 0, 4)                                                                                              \
+	X(npt, 4, 2)                                                                                                   \
+	X(rsvd, 6, 2)                                                                                                  \
+	X(len, 8, 8)                                                                                                   \
 	X(npt_field, 16, 16)
 #define HW_INT21_SHIM_BYTES 4
 
 /* INT v2.1 metadata header, 12 bytes. */
-#define HW_LAYOUT_INT21_MD(X)                                                                                    \
-	X(ver, 0, 4)                                                                                             \
-	X(d, 4, 1)                                                                                               \
-	X(e, 5, 1)                                                                                               \
-	X(m, 6, 1)                                                                                               \
-	X(rsvd, 7, 12)                                                                                           \
-	X(hop_ml, 19, 5)                                                                                         \
-	X(remaining_hop_cnt, 24, 8)                                                                              \
-	X(instruction_mask, 32, 16)                                                                              \
-	X(ds_id, 48, 16)                                                                                         \
-	X(ds_instruction, 64, 16)                                                                                \
+#define HW_LAYOUT_INT21_MD(X)                                                                                          \
+	X(ver, 0, 4)                                                                                                   \
+	X(d, 4, 1)                                                                                                     \
+	X(e, 5, 1)                                                                                                     \
+	X(m, 6, 1)                                                                                                     \
+	X(rsvd, 7, 12)                                                                                                 \
+	X(hop_ml, 19, 5)                                                                                               \
+	X(remaining_hop_cnt, 24, 8)                                                                                    \
+	X(instruction_mask, 32, 16)                                                                                    \
+	X(ds_id, 48, 16)                                                                                               \
+	X(ds_instruction, 64, 16)                                                                                      \
 	X(ds_flags, 80, 16)
 #define HW_INT21_MD_BYTES 12
 
 /* INT v1.0 shim header for TCP/UDP, 4 bytes (length counts the shim). */
-#define HW_LAYOUT_INT10_SHIM(X)                                                                                  \
-	X(int_type, 0, 8)                                                                                        \
-	X(rsvd1, 8, 8)                                                                                           \
-	X(len, 16, 8)                                                                                            \
-	X(dscp, 24, 6)                                                                                           \
+#define HW_LAYOUT_INT10_SHIM(X)                                                                                        \
+	X(int_type, 0, 8)                                                                                              \
+	X(rsvd1, 8, 8)                                                                                                 \
+	X(len, 16, 8)                                                                                                  \
+	X(dscp, 24, 6)                                                                                                 \
 	X(rsvd2, 30, 2)
 #define HW_INT10_SHIM_BYTES 4
 
 /* INT v1.0 metadata header, 8 bytes. */
-#define HW_LAYOUT_INT10_MD(X)                                                                                    \
-	X(ver, 0, 4)                                                                                             \
-	X(rep, 4, 2)                                                                                             \
-	X(c, 6, 1)                                                                                               \
-	X(e, 7, 1)                                                                                               \
-	X(m, 8, 1)                                                                                               \
-	X(rsvd1, 9, 10)                                                                                          \
-	X(hop_ml, 19, 5)                                                                                         \
-	X(remaining_hop_cnt, 24, 8)                                                                              \
-	X(instruction_mask, 32, 16)                                                                              \
+#define HW_LAYOUT_INT10_MD(X)                                                                                          \
+	X(ver, 0, 4)                                                                                                   \
+	X(rep, 4, 2)                                                                                                   \
+	X(c, 6, 1)                                                                                                     \
+	X(e, 7, 1)                                                                                                     \
+	X(m, 8, 1)                                                                                                     \
+	X(rsvd1, 9, 10)                                                                                                \
+	X(hop_ml, 19, 5)                                                                                               \
+	X(remaining_hop_cnt, 24, 8)                                                                                    \
+	X(instruction_mask, 32, 16)                                                                                    \
 	X(rsvd2, 48, 16)
 #define HW_INT10_MD_BYTES 8
 
 /* INT v0.5 shim header for TCP/UDP, 4 bytes (length counts the shim and the 4 B tail). */
-#define HW_LAYOUT_INT05_SHIM(X)                                                                                  \
-	X(int_type, 0, 8)                                                                                        \
-	X(rsvd1, 8, 8)                                                                                           \
-	X(len, 16, 8)                                                                                            \
+#define HW_LAYOUT_INT05_SHIM(X)                                                                                        \
+	X(int_type, 0, 8)                                                                                              \
+	X(rsvd1, 8, 8)                                                                                                 \
+	X(len, 16, 8)                                                                                                  \
 	X(rsvd2, 24, 8)
 #define HW_INT05_SHIM_BYTES 4
 
 /* INT v0.5 metadata header, 8 bytes. */
-#define HW_LAYOUT_INT05_MD(X)                                                                                    \
-	X(ver, 0, 4)                                                                                             \
-	X(rep, 4, 2)                                                                                             \
-	X(c, 6, 1)                                                                                               \
-	X(e, 7, 1)                                                                                               \
-	X(rsvd1, 8, 3)                                                                                           \
-	X(ins_cnt, 11, 5)                                                                                        \
-	X(max_hop_cnt, 16, 8)                                                                                    \
-	X(total_hop_cnt, 24, 8)                                                                                  \
-	X(instruction_mask, 32, 16)                                                                              \
+#define HW_LAYOUT_INT05_MD(X)                                                                                          \
+	X(ver, 0, 4)                                                                                                   \
+	X(rep, 4, 2)                                                                                                   \
+	X(c, 6, 1)                                                                                                     \
+	X(e, 7, 1)                                                                                                     \
+	X(rsvd1, 8, 3)                                                                                                 \
+	X(ins_cnt, 11, 5)                                                                                              \
+	X(max_hop_cnt, 16, 8)                                                                                          \
+	X(total_hop_cnt, 24, 8)                                                                                        \
+	X(instruction_mask, 32, 16)                                                                                    \
 	X(rsvd2, 48, 16)
 #define HW_INT05_MD_BYTES 8
 
 /* INT v0.5 tail header, 4 bytes. */
-#define HW_LAYOUT_INT05_TAIL(X)                                                                                  \
-	X(next_proto, 0, 8)                                                                                      \
-	X(dest_port, 8, 16)                                                                                      \
+#define HW_LAYOUT_INT05_TAIL(X)                                                                                        \
+	X(next_proto, 0, 8)                                                                                            \
+	X(dest_port, 8, 16)                                                                                            \
 	X(dscp, 24, 8)
 #define HW_INT05_TAIL_BYTES 4
 
 /* All headers above, for tests and tools: X(name, LIST, bytes). */
-#define HW_LAYOUT_HEADERS(X)                                                                                     \
-	X(tr2_group, HW_LAYOUT_TR2_GROUP, HW_TR2_GROUP_BYTES)                                                    \
-	X(tr2_indiv, HW_LAYOUT_TR2_INDIV, HW_TR2_INDIV_BYTES)                                                    \
-	X(tr2_int_main, HW_LAYOUT_TR2_INT_MAIN, HW_TR2_INT_MAIN_BYTES)                                           \
-	X(tr1_hdr, HW_LAYOUT_TR1_HDR, HW_TR1_HDR_BYTES)                                                          \
-	X(tr05_fixed, HW_LAYOUT_TR05_FIXED, HW_TR05_FIXED_BYTES)                                                 \
-	X(tr05_local, HW_LAYOUT_TR05_LOCAL, HW_TR05_LOCAL_BYTES)                                                 \
-	X(tr05_drop, HW_LAYOUT_TR05_DROP, HW_TR05_DROP_BYTES)                                                    \
-	X(int21_shim, HW_LAYOUT_INT21_SHIM, HW_INT21_SHIM_BYTES)                                                 \
-	X(int21_md, HW_LAYOUT_INT21_MD, HW_INT21_MD_BYTES)                                                       \
-	X(int10_shim, HW_LAYOUT_INT10_SHIM, HW_INT10_SHIM_BYTES)                                                 \
-	X(int10_md, HW_LAYOUT_INT10_MD, HW_INT10_MD_BYTES)                                                       \
-	X(int05_shim, HW_LAYOUT_INT05_SHIM, HW_INT05_SHIM_BYTES)                                                 \
-	X(int05_md, HW_LAYOUT_INT05_MD, HW_INT05_MD_BYTES)                                                       \
+#define HW_LAYOUT_HEADERS(X)                                                                                           \
+	X(tr2_group, HW_LAYOUT_TR2_GROUP, HW_TR2_GROUP_BYTES)                                                          \
+	X(tr2_indiv, HW_LAYOUT_TR2_INDIV, HW_TR2_INDIV_BYTES)                                                          \
+	X(tr2_int_main, HW_LAYOUT_TR2_INT_MAIN, HW_TR2_INT_MAIN_BYTES)                                                 \
+	X(tr1_hdr, HW_LAYOUT_TR1_HDR, HW_TR1_HDR_BYTES)                                                                \
+	X(tr05_fixed, HW_LAYOUT_TR05_FIXED, HW_TR05_FIXED_BYTES)                                                       \
+	X(tr05_local, HW_LAYOUT_TR05_LOCAL, HW_TR05_LOCAL_BYTES)                                                       \
+	X(tr05_drop, HW_LAYOUT_TR05_DROP, HW_TR05_DROP_BYTES)                                                          \
+	X(int21_shim, HW_LAYOUT_INT21_SHIM, HW_INT21_SHIM_BYTES)                                                       \
+	X(int21_md, HW_LAYOUT_INT21_MD, HW_INT21_MD_BYTES)                                                             \
+	X(int10_shim, HW_LAYOUT_INT10_SHIM, HW_INT10_SHIM_BYTES)                                                       \
+	X(int10_md, HW_LAYOUT_INT10_MD, HW_INT10_MD_BYTES)                                                             \
+	X(int05_shim, HW_LAYOUT_INT05_SHIM, HW_INT05_SHIM_BYTES)                                                       \
+	X(int05_md, HW_LAYOUT_INT05_MD, HW_INT05_MD_BYTES)                                                             \
 	X(int05_tail, HW_LAYOUT_INT05_TAIL, HW_INT05_TAIL_BYTES)
 
 /* Read field F of header H (an X-list name without the HW_LAYOUT_ prefix) from a validated window.
@@ -227,13 +227,12 @@ static inline uint32_t hw_bits_(const uint8_t *p, unsigned off, unsigned width)
 #define HW_X_INT05_TAIL(f, o, w) HW_X_OFFWID(INT05_TAIL, f, o, w)
 enum {
 	HW_LAYOUT_TR2_GROUP(HW_X_TR2_GROUP) HW_LAYOUT_TR2_INDIV(HW_X_TR2_INDIV)
-		HW_LAYOUT_TR2_INT_MAIN(HW_X_TR2_INT_MAIN) HW_LAYOUT_TR1_HDR(HW_X_TR1_HDR)
-			HW_LAYOUT_TR05_FIXED(HW_X_TR05_FIXED) HW_LAYOUT_TR05_LOCAL(HW_X_TR05_LOCAL)
-				HW_LAYOUT_TR05_DROP(HW_X_TR05_DROP) HW_LAYOUT_INT21_SHIM(HW_X_INT21_SHIM)
-					HW_LAYOUT_INT21_MD(HW_X_INT21_MD) HW_LAYOUT_INT10_SHIM(HW_X_INT10_SHIM)
-						HW_LAYOUT_INT10_MD(HW_X_INT10_MD) HW_LAYOUT_INT05_SHIM(HW_X_INT05_SHIM)
-							HW_LAYOUT_INT05_MD(HW_X_INT05_MD)
-								HW_LAYOUT_INT05_TAIL(HW_X_INT05_TAIL) HW_LAYOUT_END_
+	    HW_LAYOUT_TR2_INT_MAIN(HW_X_TR2_INT_MAIN) HW_LAYOUT_TR1_HDR(HW_X_TR1_HDR)
+	        HW_LAYOUT_TR05_FIXED(HW_X_TR05_FIXED) HW_LAYOUT_TR05_LOCAL(HW_X_TR05_LOCAL)
+	            HW_LAYOUT_TR05_DROP(HW_X_TR05_DROP) HW_LAYOUT_INT21_SHIM(HW_X_INT21_SHIM)
+	                HW_LAYOUT_INT21_MD(HW_X_INT21_MD) HW_LAYOUT_INT10_SHIM(HW_X_INT10_SHIM)
+	                    HW_LAYOUT_INT10_MD(HW_X_INT10_MD) HW_LAYOUT_INT05_SHIM(HW_X_INT05_SHIM)
+	                        HW_LAYOUT_INT05_MD(HW_X_INT05_MD) HW_LAYOUT_INT05_TAIL(HW_X_INT05_TAIL) HW_LAYOUT_END_
 };
 
 #endif

@@ -1,0 +1,71 @@
+/* The parser's entry points: a received Ethernet frame or a report's UDP payload in, records out.
+ * Dispatches on the report version and keeps the all-or-nothing output promise. */
+#include "wire_internal.h"
+
+static void ctx_init(struct hw_ctx *c, const struct hw_parser_config *cfg, struct hw_parse_out *out,
+                     const uint8_t *base, uint64_t time_ns)
+{
+	c->cfg = cfg;
+	c->out = out;
+	c->base = base;
+	c->time_ns = time_ns;
+	out->n_recs = 0;
+	out->n_reps = 0;
+	out->err_offset = 0;
+}
+
+static enum hw_result finish(struct hw_ctx *c, enum hw_result r)
+{
+	if (r != HW_OK) {
+		c->out->n_recs = 0;
+		c->out->n_reps = 0;
+	}
+	return r;
+}
+
+static enum hw_result dispatch_report(struct hw_ctx *c, struct hw_span s)
+{
+	const uint8_t *v = hw_at(s, 0, 1);
+	if (!v)
+		return hw_fail(c, s.p, HW_E_REPORT_TRUNCATED);
+	switch (v[0] >> 4) {
+	case 0: return hw_parse_tr05(c, s);
+	case 1: return hw_parse_tr1(c, s);
+	case 2: return hw_parse_tr2(c, s);
+	default: return hw_fail(c, v, HW_E_REPORT_VERSION);
+	}
+}
+
+enum hw_result hw_parse_report(const struct hw_parser_config *cfg, const uint8_t *payload, size_t len, uint64_t time_ns,
+                               struct hw_parse_out *out)
+{
+	struct hw_ctx c;
+	ctx_init(&c, cfg, out, payload, time_ns);
+	return finish(&c, dispatch_report(&c, (struct hw_span){payload, len}));
+}
+
+enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t *frame, size_t len, uint64_t time_ns,
+                              struct hw_parse_out *out)
+{
+	struct hw_ctx c;
+	ctx_init(&c, cfg, out, frame, time_ns);
+	struct hw_inner in;
+	memset(&in.tmpl, 0, sizeof(in.tmpl));
+	in.stack.version = HW_INT_NONE;
+	struct hw_span report;
+	enum hw_result r = hw_frame_parse(&c, (struct hw_span){frame, len}, &in, &report);
+	if (r != HW_OK)
+		return finish(&c, r);
+	if (report.p)
+		return finish(&c, dispatch_report(&c, report));
+
+	/* A bare INT-MD data packet: no report header; the newest hop stands for the sender. */
+	struct hw_report_meta m = {0};
+	m.format = HW_FORMAT_INT;
+	if (in.stack.n_hops && in.stack.plan.n && in.stack.plan.kind[0] == MD_NODE) {
+		const uint8_t *node = in.stack.newest + in.stack.plan.off[0];
+		uint32_t id = hw_be32(node);
+		m.node = id == UINT32_MAX ? 0 : id;
+	}
+	return finish(&c, hw_emit(&c, &m, &in, NULL));
+}

@@ -1,0 +1,83 @@
+/* Telemetry Report v2.0: the group header, then individual reports until the payload ends, each
+ * with INT main contents (RepMdBits metadata of the reporting node) and an inner packet. */
+#include "wire_internal.h"
+
+enum { REP_INNER_ONLY = 0, REP_INT = 1 };
+enum { IN_NONE = 0, IN_TLV = 1, IN_DS_EXT = 2, IN_ETH = 3, IN_IPV4 = 4, IN_IPV6 = 5 };
+
+enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
+{
+	const uint8_t *g = hw_at(s, 0, HW_TR2_GROUP_BYTES);
+	if (!g)
+		return hw_fail(c, s.p, HW_E_REPORT_TRUNCATED);
+	struct hw_report_meta m = {
+	    .node = HW_FIELD(TR2_GROUP, node_id, g),
+	    .seq = HW_FIELD(TR2_GROUP, seq_no, g),
+	    .hw_id = (uint8_t)HW_FIELD(TR2_GROUP, hw_id, g),
+	    .format = HW_FORMAT_TR20,
+	    .seq_bits = HW_WID_TR2_GROUP_seq_no,
+	};
+
+	size_t off = HW_TR2_GROUP_BYTES;
+	unsigned n = 0;
+	while (off < s.len || n == 0) {
+		const uint8_t *h = hw_at(s, off, HW_TR2_INDIV_BYTES);
+		if (!h)
+			return hw_fail(c, s.p + off, HW_E_REPORT_TRUNCATED);
+		unsigned rep_type = HW_FIELD(TR2_INDIV, rep_type, h);
+		unsigned in_type = HW_FIELD(TR2_INDIV, in_type, h);
+		unsigned rl = HW_FIELD(TR2_INDIV, report_length, h);
+		size_t md_len = (size_t)HW_FIELD(TR2_INDIV, md_length, h) * 4;
+		size_t body_off = off + HW_TR2_INDIV_BYTES;
+		size_t body_len = rl == 0xff ? s.len - body_off : (size_t)rl * 4;
+		const uint8_t *body = hw_at(s, body_off, body_len);
+		if (!body)
+			return hw_fail(c, h, HW_E_REPORT_LENGTH);
+		struct hw_span b = {body, body_len};
+
+		m.flags = (uint8_t)((HW_FIELD(TR2_INDIV, d, h) ? HW_RF_DROPPED : 0) |
+		                    (HW_FIELD(TR2_INDIV, q, h) ? HW_RF_CONGESTED_QUEUE : 0) |
+		                    (HW_FIELD(TR2_INDIV, f, h) ? HW_RF_TRACKED_FLOW : 0) |
+		                    (HW_FIELD(TR2_INDIV, i, h) ? HW_RF_INTERMEDIATE : 0));
+
+		struct hw_record own;
+		own.valid = 0;
+		own.node_id = m.node;
+		size_t inner_off = 0;
+		if (rep_type == REP_INT) {
+			const uint8_t *mc = hw_at(b, 0, HW_TR2_INT_MAIN_BYTES + md_len);
+			if (!mc)
+				return hw_fail(c, h, HW_E_REPORT_LENGTH);
+			struct hw_md_plan plan;
+			hw_md_plan_build(&plan, &hw_md_tr2, (uint16_t)HW_FIELD(TR2_INT_MAIN, rep_md_bits, mc));
+			if (plan.bytes > md_len)
+				return hw_fail(c, mc, HW_E_REPORT_MD);
+			hw_md_decode(&plan, mc + HW_TR2_INT_MAIN_BYTES, &own);
+			inner_off = HW_TR2_INT_MAIN_BYTES + md_len; /* domain-specific metadata is skipped */
+		} else if (rep_type != REP_INNER_ONLY) {
+			return hw_fail(c, h, HW_E_REPORT_TYPE);
+		}
+
+		struct hw_inner in;
+		memset(&in.tmpl, 0, sizeof(in.tmpl));
+		in.stack.version = HW_INT_NONE;
+		struct hw_span inner = hw_tail(b, inner_off);
+		enum hw_result r = HW_OK;
+		switch (in_type) {
+		case IN_NONE:
+		case IN_TLV:
+		case IN_DS_EXT: break;
+		case IN_ETH: r = hw_inner_parse(c, inner, HW_START_ETH, false, &in); break;
+		case IN_IPV4: r = hw_inner_parse(c, inner, HW_START_IPV4, false, &in); break;
+		case IN_IPV6: r = hw_inner_parse(c, inner, HW_START_IPV6, false, &in); break;
+		default: return hw_fail(c, h, HW_E_REPORT_TYPE);
+		}
+		if (r == HW_OK)
+			r = hw_emit(c, &m, &in, &own);
+		if (r != HW_OK)
+			return r;
+		n++;
+		off = body_off + body_len;
+	}
+	return HW_OK;
+}

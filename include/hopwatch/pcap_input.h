@@ -1,0 +1,16 @@
+/* Reading packets with libpcap: capture files and live interfaces, one callback per frame.
+ * The front end that lets hosts without DPDK-capable NICs run the same parser. */
+#ifndef HOPWATCH_PCAP_INPUT_H
+#define HOPWATCH_PCAP_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Called for every frame: bytes, captured length, capture time in ns since the epoch. */
+typedef void (*hw_frame_fn)(void *arg, const uint8_t *frame, size_t len, uint64_t time_ns);
+
+/* Read every frame of a capture file (pcap or pcapng, Ethernet link type) and call fn for each.
+ * Returns 0, or -1 with a message naming the file and the problem in err (errlen bytes). */
+int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, size_t errlen);
+
+#endif
