@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with -Werror, runs every test plainly and again under
+# ASan+UBSan, then runs each libFuzzer target briefly.  Exits non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash tools/deps.sh || exit 1
+fuzz_seconds=${FUZZ_SECONDS:-60}
+status=0
+summary=()
+
+setup() { # dir, extra meson args...
+  local dir=$1; shift
+  if [ -d "$dir" ]; then meson setup --reconfigure "$dir" "$@" >/dev/null; else meson setup "$dir" "$@" >/dev/null; fi
+}
+
+run_suite() { # name, build dir, meson setup args...
+  local name=$1 dir=$2; shift 2
+  echo "=== $name: build ($dir)"
+  if ! setup "$dir" -Dwerror=true "$@" || ! ninja -C "$dir"; then
+    echo "=== $name: BUILD FAILED"; status=1; summary+=("$name: build failed"); return
+  fi
+  echo "=== $name: meson test"
+  meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+  summary+=("$name: $(python3 tools/testlog_summary.py "$dir/meson-logs/testlog.json")")
+}
+
+run_suite plain build
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  run_suite sanitizers build-san -Db_sanitize=address,undefined -Db_lundef=false
+
+echo "=== fuzz: build (clang, libFuzzer)"
+if CC=clang setup build-fuzz -Dfuzz=true -Dtests=disabled && ninja -C build-fuzz; then
+  for t in build-fuzz/fuzz/fuzz_*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    name=$(basename "$t")
+    corpus=$(mktemp -d)
+    echo "=== fuzz: $name for ${fuzz_seconds}s"
+    if "$t" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" "fuzz/seeds" >"$corpus.log" 2>&1; then
+      summary+=("fuzz $name: $(grep -o 'Done [0-9]* runs' "$corpus.log" || echo done), no crash")
+    else
+      tail -40 "$corpus.log"; status=1; summary+=("fuzz $name: CRASH (see log above)")
+    fi
+    rm -rf "$corpus" "$corpus.log"
+  done
+else
+  status=1; summary+=("fuzz: build failed")
+fi
+
+echo
+echo "=== summary"
+printf '%s\n' "${summary[@]}"
+python3 tools/testlog_summary.py build/meson-logs/testlog.json build-san/meson-logs/testlog.json --total
+exit $status
