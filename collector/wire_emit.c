@@ -49,20 +49,27 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 	if (out->n_reps >= out->rep_cap || need > out->rec_cap - out->n_recs || need > 255)
 		return HW_E_TOO_MANY;
 
-	struct hw_record t = in->tmpl;
-	t.time_ns = c->time_ns;
-	t.report_node = m->node;
-	t.report_seq = m->seq;
-	t.hw_id = m->hw_id;
-	t.format = m->format;
-	t.report_flags = (uint8_t)(m->flags | (st->version ? 0 : HW_RF_POSTCARD));
-
+	const uint8_t flags = (uint8_t)(m->flags | (st->version ? 0 : HW_RF_POSTCARD));
 	struct hw_record *recs = out->recs + out->n_recs;
+
+	/* Each record starts as a copy of the flow template, then gets the report's fields stored
+	 * into it directly (no modified local copy: copying a just-written struct stalls the CPU). */
+#define STAMP(r)                                                                                                       \
+	do {                                                                                                           \
+		memcpy((r), &in->tmpl, sizeof(*(r)));                                                                  \
+		(r)->time_ns = c->time_ns;                                                                             \
+		(r)->report_node = m->node;                                                                            \
+		(r)->report_seq = m->seq;                                                                              \
+		(r)->hw_id = m->hw_id;                                                                                 \
+		(r)->format = m->format;                                                                               \
+		(r)->report_flags = flags;                                                                             \
+	} while (0)
+
 	/* Wire hop j (0 = newest) is path hop n_stack - 1 - j. */
 	const uint8_t *hop = st->newest;
 	for (unsigned j = 0; j < n_stack; j++, hop += st->hop_bytes) {
 		struct hw_record *r = &recs[n_stack - 1 - j];
-		*r = t;
+		STAMP(r);
 		r->int_version = st->version;
 		hw_md_decode(&st->plan, hop, r);
 		hw_md_derive_latency(r, st->ts32);
@@ -76,7 +83,7 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 			copy_missing(newest, own);
 		} else {
 			struct hw_record *r = &recs[total++];
-			*r = t;
+			STAMP(r);
 			r->int_version = HW_INT_NONE;
 			r->node_id = own->node_id;
 			copy_missing(r, own);
@@ -92,11 +99,12 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 	rep->seq = m->seq;
 	rep->hw_id = m->hw_id;
 	rep->format = m->format;
-	rep->flags = t.report_flags;
+	rep->flags = flags;
 	rep->seq_bits = m->seq_bits;
 	rep->first = (uint16_t)out->n_recs;
 	rep->n_hops = (uint16_t)total;
 	rep->drop_reason = (own && (own->valid & HW_V_DROP)) ? own->drop_reason : 0;
 	out->n_recs += total;
 	return HW_OK;
+#undef STAMP
 }

@@ -50,8 +50,7 @@ enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t 
 	struct hw_ctx c;
 	ctx_init(&c, cfg, out, frame, time_ns);
 	struct hw_inner in;
-	memset(&in.tmpl, 0, sizeof(in.tmpl));
-	in.stack.version = HW_INT_NONE;
+	hw_inner_clear(&in);
 	struct hw_span report;
 	enum hw_result r = hw_frame_parse(&c, (struct hw_span){frame, len}, &in, &report);
 	if (r != HW_OK)

@@ -31,8 +31,8 @@ static bool port_listed(const uint16_t *ports, unsigned n, uint16_t port)
 
 static void set_v4(uint8_t dst[16], const uint8_t *a)
 {
-	memset(dst, 0, 10);
-	dst[10] = dst[11] = 0xff;
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	memcpy(dst, prefix, 12);
 	memcpy(dst + 12, a, 4);
 }
 
@@ -218,8 +218,7 @@ static void tunneled_flow(struct hw_ctx *c, struct hw_span s, enum hw_l3_start s
 	if (depth >= MAX_TUNNEL_DEPTH)
 		return;
 	struct hw_inner t;
-	memset(&t.tmpl, 0, sizeof(t.tmpl));
-	t.stack.version = HW_INT_NONE;
+	hw_inner_clear(&t);
 	uint32_t saved_err = c->out->err_offset;
 	if (parse_at(c, s, start, false, &t, depth + 1) == HW_OK && (t.tmpl.valid & HW_V_FLOW)) {
 		const uint32_t keep = HW_V_FLOW | HW_V_TCLASS | HW_V_ROCE;

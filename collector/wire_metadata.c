@@ -2,6 +2,8 @@
  * the decoder that turns one hop's (or one report's) metadata into record fields. */
 #include "wire_internal.h"
 
+const struct hw_record hw_zero_record;
+
 /* INT v2.0/v2.1 instruction bitmap: 8-byte timestamps and L2 ports; bits 9-15 reserved or checksum. */
 const struct hw_md_table hw_md_int21 = {
     {MD_NODE, MD_L1_PORTS, MD_LATENCY, MD_QUEUE, MD_ING_TS64, MD_EG_TS64, MD_L2_PORTS, MD_TX_UTIL, MD_BUFFER},

@@ -51,8 +51,8 @@ enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
 	m.node = own.node_id;
 
 	struct hw_inner in;
-	memset(&in.tmpl, 0, sizeof(in.tmpl));
-	in.stack.version = HW_INT_NONE;
+
+	hw_inner_clear(&in);
 	enum hw_result r = hw_inner_parse(c, hw_tail(s, off), HW_START_ETH, false, &in);
 	if (r != HW_OK)
 		return r;

@@ -42,8 +42,7 @@ enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s)
 	if (nproto > 2)
 		return hw_fail(c, h, HW_E_REPORT_TYPE);
 	struct hw_inner in;
-	memset(&in.tmpl, 0, sizeof(in.tmpl));
-	in.stack.version = HW_INT_NONE;
+	hw_inner_clear(&in);
 	enum hw_result r = hw_inner_parse(c, hw_tail(s, hdr_len), starts[nproto], false, &in);
 	if (r != HW_OK)
 		return r;

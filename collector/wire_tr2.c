@@ -59,8 +59,8 @@ enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
 		}
 
 		struct hw_inner in;
-		memset(&in.tmpl, 0, sizeof(in.tmpl));
-		in.stack.version = HW_INT_NONE;
+
+		hw_inner_clear(&in);
 		struct hw_span inner = hw_tail(b, inner_off);
 		enum hw_result r = HW_OK;
 		switch (in_type) {

@@ -153,11 +153,11 @@ static void result_names_are_unique(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tr2_sink_report),
-		cmocka_unit_test(tr05_local_report),
-		cmocka_unit_test(wrong_port_is_not_a_report),
-		cmocka_unit_test(output_too_small),
-		cmocka_unit_test(result_names_are_unique),
+	    cmocka_unit_test(tr2_sink_report),
+	    cmocka_unit_test(tr05_local_report),
+	    cmocka_unit_test(wrong_port_is_not_a_report),
+	    cmocka_unit_test(output_too_small),
+	    cmocka_unit_test(result_names_are_unique),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,9 +85,9 @@ static void flip_every_byte(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cut_tr2),
-		cmocka_unit_test(cut_tr05),
-		cmocka_unit_test(flip_every_byte),
+	    cmocka_unit_test(cut_tr2),
+	    cmocka_unit_test(cut_tr05),
+	    cmocka_unit_test(flip_every_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
