@@ -78,7 +78,7 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 	unsigned total = n_stack;
 	if (own) {
 		struct hw_record *newest = n_stack ? &recs[n_stack - 1] : NULL;
-		bool newest_has_node = st->plan.n && st->plan.kind[0] == MD_NODE;
+		bool newest_has_node = st->plan.off[MD_NODE] >= 0;
 		if (newest && newest_has_node && newest->node_id == own->node_id) {
 			copy_missing(newest, own);
 		} else {

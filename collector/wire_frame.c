@@ -61,8 +61,8 @@ enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t 
 	/* A bare INT-MD data packet: no report header; the newest hop stands for the sender. */
 	struct hw_report_meta m = {0};
 	m.format = HW_FORMAT_INT;
-	if (in.stack.n_hops && in.stack.plan.n && in.stack.plan.kind[0] == MD_NODE) {
-		const uint8_t *node = in.stack.newest + in.stack.plan.off[0];
+	if (in.stack.n_hops && in.stack.plan.off[MD_NODE] >= 0) {
+		const uint8_t *node = in.stack.newest + in.stack.plan.off[MD_NODE];
 		uint32_t id = hw_be32(node);
 		m.node = id == UINT32_MAX ? 0 : id;
 	}

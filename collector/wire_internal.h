@@ -69,44 +69,139 @@ extern const struct hw_record hw_zero_record;
 
 /* ---- metadata decode plans: one bitmap, many hops ------------------------------------------ */
 
-/* What one bitmap bit's bytes hold. */
+/* The metadata fields the collector records. */
 enum hw_md_kind {
-	MD_SKIP = 0,   /* reserved or not recorded: skipped by size */
-	MD_NODE,       /* node id (32) */
-	MD_L1_PORTS,   /* ingress (16) + egress (16) */
-	MD_LATENCY,    /* hop latency (32) */
-	MD_QUEUE,      /* queue id (8) + occupancy (24) */
-	MD_ING_TS32,   /* ingress timestamp (32) */
-	MD_EG_TS32,    /* egress timestamp (32) */
-	MD_ING_TS64,   /* ingress timestamp (64) */
-	MD_EG_TS64,    /* egress timestamp (64) */
-	MD_L2_PORTS,   /* ingress (32) + egress (32) */
-	MD_L2_PORTS16, /* ingress (16) + egress (16) (GEANT) */
-	MD_TX_UTIL,    /* egress port tx utilisation (32) */
-	MD_BUFFER,     /* buffer id (8) + occupancy (24) */
-	MD_DROP,       /* queue id (8) + drop reason (8) + pad (16) */
+	MD_NODE,     /* node id (32) */
+	MD_L1_PORTS, /* ingress (16) + egress (16) */
+	MD_LATENCY,  /* hop latency (32) */
+	MD_QUEUE,    /* queue id (8) + occupancy (24) */
+	MD_ING_TS,   /* ingress timestamp (32 or 64) */
+	MD_EG_TS,    /* egress timestamp (32 or 64) */
+	MD_L2_PORTS, /* ingress (32) + egress (32), or 16 + 16 (GEANT) */
+	MD_TX_UTIL,  /* egress port tx utilisation (32) */
+	MD_BUFFER,   /* buffer id (8) + occupancy (24) */
+	MD_DROP,     /* queue id (8) + drop reason (8) + pad (16) */
+	MD_KINDS
 };
 
-/* Per-bit kind and size for one metadata format, bit 0 = most significant of a 16-bit map. */
+/* One metadata format: the field each bitmap bit selects (bit 0 = most significant, -1 = reserved
+ * or not recorded), which bits are 8 bytes wide (every other bit is 4 bytes), and the widths of
+ * timestamps and L2 ports. */
 struct hw_md_table {
-	uint8_t kind[16];
-	uint8_t size[16];
+	int8_t kind[16];
+	uint16_t wide;
+	uint8_t ts64;
+	uint8_t l2_16;
 };
 extern const struct hw_md_table hw_md_int21, hw_md_int10, hw_md_int05, hw_md_geant, hw_md_tr2, hw_md_tr1;
 
-/* The fields a bitmap selects, with their byte offsets inside one hop's (or report's) metadata. */
+/* Where each field sits in one hop's (or one report's) metadata for a given bitmap: byte offset
+ * per kind, -1 when absent.  Built once per report, used for every hop. */
 struct hw_md_plan {
-	uint8_t n;
-	uint8_t kind[16];
-	uint8_t off[16];
+	int16_t off[MD_KINDS];
 	uint16_t bytes; /* total size the bitmap needs */
+	uint8_t ts64;
+	uint8_t l2_16;
 };
 
-void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_table *t, uint16_t bits);
-/* Decode plan->bytes validated bytes at p into r (sets fields and valid bits; all-ones = absent). */
-void hw_md_decode(const struct hw_md_plan *plan, const uint8_t *p, struct hw_record *r);
+/* A plan with every field absent, copied in before the set bits are walked. */
+extern const struct hw_md_plan hw_md_plan_empty;
+
+static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_table *t, uint16_t bits)
+{
+	*plan = hw_md_plan_empty;
+	unsigned off = 0;
+	uint32_t m = bits;
+	while (m) { /* one turn per set bit, most significant first */
+		unsigned b = (unsigned)__builtin_clz(m) - 16;
+		m &= ~(0x8000u >> b);
+		if (t->kind[b] >= 0)
+			plan->off[t->kind[b]] = (int16_t)off;
+		off += (t->wide & (0x8000u >> b)) ? 8 : 4;
+	}
+	plan->bytes = (uint16_t)off;
+	plan->ts64 = t->ts64;
+	plan->l2_16 = t->l2_16;
+}
+
+/* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent. */
+static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, struct hw_record *r)
+{
+	uint32_t v = r->valid, w;
+	int o;
+	if ((o = pl->off[MD_NODE]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX)
+		r->node_id = w;
+	if ((o = pl->off[MD_L1_PORTS]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->ingress_port = w >> 16;
+		r->egress_port = w & 0xffff;
+		v |= HW_V_PORTS;
+	}
+	if ((o = pl->off[MD_LATENCY]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->hop_latency = w;
+		v |= HW_V_HOP_LATENCY;
+	}
+	if ((o = pl->off[MD_QUEUE]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->queue_id = (uint8_t)(w >> 24);
+		r->queue_occupancy = w & 0xffffff;
+		v |= HW_V_QUEUE;
+	}
+	if ((o = pl->off[MD_ING_TS]) >= 0) {
+		uint64_t t = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
+		if (t != (pl->ts64 ? UINT64_MAX : UINT32_MAX)) {
+			r->ingress_ts = t;
+			v |= HW_V_INGRESS_TS;
+		}
+	}
+	if ((o = pl->off[MD_EG_TS]) >= 0) {
+		uint64_t t = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
+		if (t != (pl->ts64 ? UINT64_MAX : UINT32_MAX)) {
+			r->egress_ts = t;
+			v |= HW_V_EGRESS_TS;
+		}
+	}
+	if ((o = pl->off[MD_L2_PORTS]) >= 0) {
+		w = hw_be32(p + o);
+		if (pl->l2_16) {
+			if (w != UINT32_MAX) {
+				r->l2_ingress_port = w >> 16;
+				r->l2_egress_port = w & 0xffff;
+				v |= HW_V_L2_PORTS;
+			}
+		} else {
+			uint32_t e = hw_be32(p + o + 4);
+			if (w != UINT32_MAX || e != UINT32_MAX) {
+				r->l2_ingress_port = w;
+				r->l2_egress_port = e;
+				v |= HW_V_L2_PORTS;
+			}
+		}
+	}
+	if ((o = pl->off[MD_TX_UTIL]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->egress_tx_util = w;
+		v |= HW_V_TX_UTIL;
+	}
+	if ((o = pl->off[MD_BUFFER]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->buffer_id = (uint8_t)(w >> 24);
+		r->buffer_occupancy = w & 0xffffff;
+		v |= HW_V_BUFFER;
+	}
+	if ((o = pl->off[MD_DROP]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+		r->queue_id = (uint8_t)(w >> 24);
+		r->drop_reason = (uint8_t)(w >> 16);
+		v |= HW_V_DROP;
+	}
+	r->valid = v;
+}
+
 /* For hops with 32-bit timestamps and no latency field: hop_latency = egress - ingress mod 2^32. */
-void hw_md_derive_latency(struct hw_record *r, bool ts32);
+static inline void hw_md_derive_latency(struct hw_record *r, bool ts32)
+{
+	const uint32_t need = HW_V_INGRESS_TS | HW_V_EGRESS_TS;
+	if (ts32 && (r->valid & need) == need && !(r->valid & HW_V_HOP_LATENCY)) {
+		r->hop_latency = (uint32_t)r->egress_ts - (uint32_t)r->ingress_ts; /* wraps mod 2^32 */
+		r->valid |= HW_V_HOP_LATENCY;
+	}
+}
 
 /* ---- inner packets and embedded INT-MD stacks ---------------------------------------------- */
 
