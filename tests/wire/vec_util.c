@@ -35,34 +35,42 @@ uint16_t vec_ipv4_csum(const uint8_t *hdr, unsigned ihl_words)
 	return (uint16_t)~sum;
 }
 
-size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport,
-		      uint16_t dport, uint8_t tos)
+size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4, size_t len, uint8_t tos)
 {
 	static const uint8_t eth[14] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00,
 					0x00, 0x00, 0x00, 0x01, 0x08, 0x00};
-	size_t total = 14 + 20 + 8 + len;
-	if (total > cap || 20 + 8 + len > 0xffff)
+	size_t total = 14 + 20 + len;
+	if (total > cap || 20 + len > 0xffff)
 		return 0;
 	memcpy(buf, eth, 14);
 	uint8_t *ip = buf + 14;
 	ip[0] = 0x45; /* version 4, IHL 5 */
 	ip[1] = tos;
-	put16(ip + 2, (uint16_t)(20 + 8 + len));
+	put16(ip + 2, (uint16_t)(20 + len));
 	put16(ip + 4, 0);	/* identification */
 	put16(ip + 6, 0x4000); /* DF */
 	ip[8] = 64;		/* TTL */
-	ip[9] = 17;		/* UDP */
+	ip[9] = proto;
 	put16(ip + 10, 0);
 	ip[12] = 10, ip[13] = 0, ip[14] = 0, ip[15] = 1;
 	ip[16] = 10, ip[17] = 0, ip[18] = 0, ip[19] = 100;
 	put16(ip + 10, vec_ipv4_csum(ip, 5));
-	uint8_t *udp = ip + 20;
+	memcpy(ip + 20, l4, len);
+	return total;
+}
+
+size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport,
+		      uint16_t dport, uint8_t tos)
+{
+	uint8_t udp[2048];
+	if (8 + len > sizeof(udp))
+		return 0;
 	put16(udp, sport);
 	put16(udp + 2, dport);
 	put16(udp + 4, (uint16_t)(8 + len));
 	put16(udp + 6, 0);
 	memcpy(udp + 8, payload, len);
-	return total;
+	return vec_ip4_frame(buf, cap, 17, udp, 8 + len, tos);
 }
 
 void vec_check_frame(const uint8_t *frame, size_t len)

@@ -45,6 +45,11 @@ void vec_out_init(struct vec_out *v);
 size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport,
 		      uint16_t dport, uint8_t tos);
 
+/* Ethernet (as above) + IPv4 (IHL 5, TOS tos, ID 0, DF, TTL 64, protocol proto, 10.0.0.1 ->
+ * 10.0.0.100) + l4 (the L4 header and everything after it, verbatim).  Total length and header
+ * checksum are computed.  Returns the frame length, 0 when cap is too small. */
+size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4, size_t len, uint8_t tos);
+
 /* Checks a hand-made frame whose outer layers are Ethernet (no VLAN) + IPv4: IPv4 total length
  * = frame length - 14, header checksum valid, and for UDP, UDP length = IP total length - 4*IHL. */
 void vec_check_frame(const uint8_t *frame, size_t len);
