@@ -75,17 +75,32 @@ size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t l
 
 void vec_check_frame(const uint8_t *frame, size_t len)
 {
-	assert_true(len >= 14 + 20);
-	assert_int_equal(frame[12] << 8 | frame[13], 0x0800);
-	const uint8_t *ip = frame + 14;
+	size_t off = 12;
+	assert_true(len >= 14);
+	unsigned type = (unsigned)(frame[off] << 8 | frame[off + 1]);
+	while (type == 0x8100 || type == 0x88a8) { /* skip VLAN tags */
+		off += 4;
+		assert_true(len >= off + 2);
+		type = (unsigned)(frame[off] << 8 | frame[off + 1]);
+	}
+	off += 2;
+	if (type == 0x86dd) {
+		assert_true(len >= off + 40);
+		assert_int_equal(frame[off] >> 4, 6);
+		assert_int_equal(frame[off + 4] << 8 | frame[off + 5], len - off - 40);
+		return;
+	}
+	assert_int_equal(type, 0x0800);
+	assert_true(len >= off + 20);
+	const uint8_t *ip = frame + off;
 	unsigned ihl = ip[0] & 0x0f;
 	assert_int_equal(ip[0] >> 4, 4);
 	assert_true(ihl >= 5);
-	assert_int_equal(ip[2] << 8 | ip[3], len - 14);
+	assert_int_equal(ip[2] << 8 | ip[3], len - off);
 	assert_int_equal(ip[10] << 8 | ip[11], vec_ipv4_csum(ip, ihl));
 	if (ip[9] == 17) {
 		const uint8_t *udp = ip + 4 * ihl;
-		assert_int_equal(udp[4] << 8 | udp[5], len - 14 - 4 * ihl);
+		assert_int_equal(udp[4] << 8 | udp[5], len - off - 4 * ihl);
 	}
 }
 

@@ -50,8 +50,9 @@ size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t l
  * checksum are computed.  Returns the frame length, 0 when cap is too small. */
 size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4, size_t len, uint8_t tos);
 
-/* Checks a hand-made frame whose outer layers are Ethernet (no VLAN) + IPv4: IPv4 total length
- * = frame length - 14, header checksum valid, and for UDP, UDP length = IP total length - 4*IHL. */
+/* Checks a hand-made frame (Ethernet, optional 802.1Q/802.1ad tags, then IPv4 or IPv6): IPv4 total
+ * length = rest of the frame, header checksum valid, UDP length = IP total length - 4 * IHL;
+ * IPv6 payload length = rest of the frame after the 40 B header. */
 void vec_check_frame(const uint8_t *frame, size_t len);
 
 /* The IPv4 header checksum of hdr (ihl_words * 4 bytes, checksum field included as stored). */
