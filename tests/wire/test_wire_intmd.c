@@ -34,6 +34,7 @@
  *   int05_tcp_dscp         v0.5 over TCP with tail, ins_cnt 2 (switch id + queue)
  *   int21_vxlan_gpe        VXLAN-GPE (UDP 4790) next protocol 0x82 -> INT shim -> Ethernet
  *   int21_geneve           Geneve (UDP 6081) option class 0x0103 type 1
+ *   int21_ipv6_ext         v2.1 over UDP in IPv6 behind a Hop-by-Hop header, DSCP in the traffic class
  *   not_int                TOS without the INT DSCP, bare_int off, GPE next protocol 0x03, Geneve
  *                          class 0x0104 -> HW_NOT_REPORT
  */
@@ -621,6 +622,54 @@ static void int21_geneve(void **state)
 	assert_int_equal(v.recs[1].hop_latency, 15);
 }
 
+/* Vector 11: v2.1 over UDP in IPv6 with a Hop-by-Hop extension header; INT marked by the DSCP in
+ * the traffic class.  Lengths by hand: UDP = 8 + shim 4 + MD 12 + stack 8 = 32 (0x20); IPv6 payload
+ * length = HBH 8 + 32 = 40 (0x28); frame = 14 + 40 + 40 = 94 B. */
+static const uint8_t v11_frame[] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
+	0x86, 0xdd,			    /* IPv6 */
+	0x65, 0xc0, 0x00, 0x00,		    /* version 6 | traffic class 0x5c = DSCP 0x17 << 2 | ECN 0 | flow 0 */
+	0x00, 0x28,			    /* payload length 40 */
+	0x00,				    /* next header 0: Hop-by-Hop Options */
+	0x40,				    /* hop limit 64 */
+	0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* src fd00::1 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0xfd, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* dst fd00::2 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+	0x11, 0x00,			    /* HBH: next header 17 (UDP), hdr ext len 0 (8 B) */
+	0x01, 0x04, 0x00, 0x00, 0x00, 0x00, /*      PadN */
+	0x1f, 0x40, 0x1f, 0x41,		    /* UDP src port 8000, dst port 8001 */
+	0x00, 0x20, 0x00, 0x00,		    /* UDP length 32, checksum 0 */
+	0x10, 0x05, 0x00, 0x00,		    /* INT shim: type 1 | NPT 0; length 5 = 3 + 2 */
+	0x20, 0x00, 0x01, 0x06,		    /* MD: ver 2 | hop_ml 1 | remaining hop count 6 */
+	0x80, 0x00, 0x00, 0x00,		    /* bitmap 0x8000 node id; ds id 0 */
+	0x00, 0x00, 0x00, 0x00,		    /* DS instruction, DS flags */
+	0x00, 0x00, 0x00, 0x02,		    /* newest hop: node 2 */
+	0x00, 0x00, 0x00, 0x01,		    /* oldest hop: node 1 */
+};
+
+static void int21_ipv6_ext(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	static const uint8_t src[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	static const uint8_t dst[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	vec_check_frame(v11_frame, sizeof(v11_frame));
+	assert_int_equal(sizeof(v11_frame), 94);
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, v11_frame, sizeof(v11_frame), VEC_TIME_NS, &v.out), HW_OK);
+	check_bare_hops(&v, 2, 2, HW_INT_V21);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(v.recs[i].node_id, i + 1);
+		assert_int_equal(v.recs[i].valid, HW_V_FLOW | HW_V_TCLASS);
+		vec_assert_flow(&v.recs[i], src, dst, 17, 8000, 8001);
+		vec_assert_tclass(&v.recs[i], 0x17, 0);
+	}
+}
+
 /* ------------------------------------------------------------------------------------------ */
 static void expect_not_report(const struct hw_parser_config *cfg, const uint8_t *frame, size_t n)
 {
@@ -673,7 +722,8 @@ int main(void)
 		cmocka_unit_test(int21_udp_port_npt1),	cmocka_unit_test(int10_udp_dscp),
 		cmocka_unit_test(int10_tcp_l2_ports),	cmocka_unit_test(int05_udp_dscp),
 		cmocka_unit_test(int05_tcp_dscp),	cmocka_unit_test(int21_vxlan_gpe),
-		cmocka_unit_test(int21_geneve),		cmocka_unit_test(not_int),
+		cmocka_unit_test(int21_geneve),		cmocka_unit_test(int21_ipv6_ext),
+		cmocka_unit_test(not_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
