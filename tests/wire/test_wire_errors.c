@@ -26,6 +26,11 @@
  *   int_hops           stack of 5 words with hop_ml 2; v0.5 total hop count 3 with 2 hops in the
  *                      stack; 3 hops with cfg.max_hops 2
  *   too_many           2 hops with rec_cap 1; 2 coalesced reports with rep_cap 1 (both fit by default)
+ *
+ * Readings encoded: md_length pointing past the report and the payload is report_length (a length
+ * field pointing past its container), while RepMdBits needing more words than an in-bounds
+ * md_length is report_md; a v0.5 total hop count larger than the stack is int_hops; shim type 15
+ * under the v2.1 layout is int_shim.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -15,6 +15,9 @@
  *                         0x17/0x3f); the standard v1.0 reading with the GEANT DSCP rejects the
  *                         MD version 4 of 2601_double_header.
  * Capture times are read with nanosecond precision and passed as time_ns.
+ *
+ * Readings encoded: hops of the geant profile carry int_version HW_INT_V10 (the README calls it a
+ * v1.0-style shim, MD version 1 or 4); MD version 4 without the profile is HW_E_INT_VERSION.
  */
 #include <stdarg.h>
 #include <stddef.h>

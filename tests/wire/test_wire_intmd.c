@@ -37,6 +37,11 @@
  *   int21_ipv6_ext         v2.1 over UDP in IPv6 behind a Hop-by-Hop header, DSCP in the traffic class
  *   not_int                TOS without the INT DSCP, bare_int off, GPE next protocol 0x03, Geneve
  *                          class 0x0104 -> HW_NOT_REPORT
+ *
+ * Readings encoded: bare-INT report_node = the newest stack entry's node id (records.md: "last
+ * hop's node"); dscp/ecn = the IP header as carried (with the INT marking); with NPT 1 dst_port is
+ * the original port from the shim; for VXLAN-GPE and Geneve no flow fields are asserted (outer vs
+ * tenant 5-tuple is not fixed); no hop_latency is asserted or computed for 64-bit timestamps.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -20,6 +20,18 @@
  *   tr2_all_rep_md_bits    RepMdBits 0x7F81 in one report (order of the metadata), in_type none
  *   tr2_unavailable_and_ds all-ones values clear valid bits; DS metadata skipped via md_length;
  *                          second report found after it
+ *
+ * Readings encoded where the spec/convention leaves room (see also the other files):
+ *   - the merged last hop (sink in the stack AND in RepMdBits) keeps int_version HW_INT_V21: it
+ *     came from the stack; its valid bits are the union of both sources.
+ *   - rep_type 0 (inner only) with a stack that does not hold the group node still yields the
+ *     report's own hop (node id only, no metadata valid bits) as the last record.
+ *   - a drop word (0x0001) without a queue word gives HW_V_DROP | HW_V_QUEUE_ID; with a queue word
+ *     as well, HW_V_QUEUE_ID is not asserted either way (same queue id in both words).
+ *   - a truncated inner packet (IPv6 payload length / UDP length larger than what is carried) is
+ *     normal for a report and not an error.
+ *   - the inner DSCP/ECN are the values in the inner IP header as carried (INT marking included),
+ *     not an "original DSCP" from the shim.
  */
 #include <stdarg.h>
 #include <stddef.h>
