@@ -1,0 +1,197 @@
+/* GEANT interop captures (../shared/testdata/interop/, README.md there) read with libpcap and parsed
+ * with the geant profile (hw_parser_config_profile(&cfg, HW_PROFILE_GEANT): DSCP 0x20/0x20).
+ * Usage: test_wire_geant <2601_double_header.pcap> <my.pcap>   (meson passes both paths)
+ *
+ *   geant_double_header   2601_double_header.pcap, 1 frame of 112 B from int-platform-dpdk:
+ *                         IPv4 TOS 0x80, UDP 4607 -> 17000, v1.0-style shim of 16 words (shim + MD
+ *                         + stack + 4 B tail), MD version 4, bitmap stored little-endian (00 cc =
+ *                         node id, L1 ports, ingress ts, egress ts), hop_ml 4 although a hop is 6
+ *                         words, 64-bit timestamps; stack newest first node 2 (ports 2->0), node 1
+ *                         (1->0).  Expected: 2 records, hop 0 = node 1, hop 1 = node 2.
+ *   geant_my              my.pcap, 1 frame of 78 B from In_band_telemetry_sink_fpga: TOS 0x80,
+ *                         UDP 0 -> 0, shim length 9 words (no tail), MD version 1, hop_ml 6, rhc
+ *                         0xfe, 1 hop: node 1, ports 0/0, timestamps 0.
+ *   geant_needs_profile   the standard configuration does not see INT in them (DSCP 0x20 is not
+ *                         0x17/0x3f); the standard v1.0 reading with the GEANT DSCP rejects the
+ *                         MD version 4 of 2601_double_header.
+ * Capture times are read with nanosecond precision and passed as time_ns.
+ *
+ * Readings encoded: hops of the geant profile carry int_version HW_INT_V10 (the README calls it a
+ * v1.0-style shim, MD version 1 or 4); MD version 4 without the profile is HW_E_INT_VERSION.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <pcap/pcap.h>
+
+#include "hopwatch/record.h"
+#include "hopwatch/wire.h"
+#include "vec_util.h"
+
+static const char *path_double_header;
+static const char *path_my;
+
+struct capture {
+	uint8_t data[2048];
+	size_t len;
+	uint64_t time_ns;
+};
+
+/* Read the one frame of a capture; skip the test when the file is not there. */
+static void read_one(const char *path, struct capture *c)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	if (!path || access(path, R_OK) != 0) {
+		fprintf(stderr, "interop capture %s not readable, skipping\n", path ? path : "(none)");
+		skip();
+	}
+	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (!p)
+		fail_msg("%s: %s", path, errbuf);
+	assert_int_equal(pcap_datalink(p), DLT_EN10MB);
+	struct pcap_pkthdr *h;
+	const u_char *bytes;
+	assert_int_equal(pcap_next_ex(p, &h, &bytes), 1);
+	assert_int_equal(h->caplen, h->len);
+	assert_true(h->caplen <= sizeof(c->data));
+	memcpy(c->data, bytes, h->caplen);
+	c->len = h->caplen;
+	c->time_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
+	assert_int_equal(pcap_next_ex(p, &h, &bytes), PCAP_ERROR_BREAK);		 /* exactly one frame */
+	pcap_close(p);
+}
+
+static void geant_double_header(void **state)
+{
+	(void)state;
+	struct capture c;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	read_one(path_double_header, &c);
+	assert_int_equal(c.len, 112);
+	assert_int_equal(c.time_ns, 1611664130912684000ull); /* 0x60100b02 s + 912684 us */
+	/* the bytes the README describes, at their offsets: TOS, shim, MD word 0, bitmap */
+	assert_int_equal(c.data[15], 0x80);					 /* TOS 0x80 = DSCP 0x20 */
+	assert_memory_equal(c.data + 42, "\x01\x00\x10\x00", 4);		 /* shim type 1, length 16 */
+	assert_memory_equal(c.data + 46, "\x40\x04\x04\x02", 4);		 /* MD ver 4, hop_ml 4, rhc 2 */
+	assert_memory_equal(c.data + 50, "\x00\xcc", 2);			 /* bitmap, little-endian */
+
+	hw_parser_config_default(&cfg);
+	hw_parser_config_profile(&cfg, HW_PROFILE_GEANT);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_OK);
+	assert_int_equal(v.out.n_reps, 1);
+	assert_int_equal(v.out.n_recs, 2);
+	assert_int_equal(v.reps[0].node, 2); /* bare INT: the newest hop's node */
+	assert_int_equal(v.reps[0].format, HW_FORMAT_INT);
+	assert_int_equal(v.reps[0].n_hops, 2);
+
+	static const uint8_t src[4] = {150, 254, 169, 196}, dst[4] = {195, 113, 172, 46};
+	const uint32_t need = HW_V_PORTS | HW_V_INGRESS_TS | HW_V_EGRESS_TS;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct hw_record *r = &v.recs[i];
+		assert_int_equal(r->time_ns, c.time_ns);
+		assert_int_equal(r->report_node, 2);
+		assert_int_equal(r->report_seq, 0);
+		assert_int_equal(r->format, HW_FORMAT_INT);
+		assert_int_equal(r->int_version, HW_INT_V10); /* v1.0-style stack */
+		assert_int_equal(r->hop_index, i);
+		assert_int_equal(r->path_len, 2);
+		assert_int_equal(r->valid & need, need);
+		vec_assert_flow4(r, src, dst, 17, 4607, 17000);
+		vec_assert_tclass(r, 0x20, 0);
+	}
+	/* hop 0: the oldest stack entry, node 1 */
+	assert_int_equal(v.recs[0].node_id, 1);
+	assert_int_equal(v.recs[0].ingress_port, 1);
+	assert_int_equal(v.recs[0].egress_port, 0);
+	assert_int_equal(v.recs[0].ingress_ts, 0x165dc7fcbc2f5f68ull);
+	assert_int_equal(v.recs[0].egress_ts, 0x165dc7fcbc2f5f69ull);
+	/* hop 1: the newest, node 2 */
+	assert_int_equal(v.recs[1].node_id, 2);
+	assert_int_equal(v.recs[1].ingress_port, 2);
+	assert_int_equal(v.recs[1].egress_port, 0);
+	assert_int_equal(v.recs[1].ingress_ts, 0x165dc7fcd299f970ull);
+	assert_int_equal(v.recs[1].egress_ts, 0x165dc7fcd299f971ull);
+}
+
+static void geant_my(void **state)
+{
+	(void)state;
+	struct capture c;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	read_one(path_my, &c);
+	assert_int_equal(c.len, 78);
+	assert_int_equal(c.time_ns, 1626276815067701000ull); /* 0x60ef03cf s + 67701 us */
+	assert_memory_equal(c.data + 42, "\x01\x00\x09\x00", 4); /* shim type 1, length 9 */
+	assert_memory_equal(c.data + 46, "\x10\x00\x06\xfe", 4); /* MD ver 1, hop_ml 6, rhc 0xfe */
+
+	hw_parser_config_default(&cfg);
+	hw_parser_config_profile(&cfg, HW_PROFILE_GEANT);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_OK);
+	assert_int_equal(v.out.n_reps, 1);
+	assert_int_equal(v.out.n_recs, 1);
+	const struct hw_record *r = &v.recs[0];
+	static const uint8_t zero[4] = {0, 0, 0, 0};
+	const uint32_t need = HW_V_PORTS | HW_V_INGRESS_TS | HW_V_EGRESS_TS;
+	assert_int_equal(r->time_ns, c.time_ns);
+	assert_int_equal(r->report_node, 1);
+	assert_int_equal(r->format, HW_FORMAT_INT);
+	assert_int_equal(r->int_version, HW_INT_V10);
+	assert_int_equal(r->hop_index, 0);
+	assert_int_equal(r->path_len, 1);
+	assert_int_equal(r->node_id, 1);
+	assert_int_equal(r->valid & need, need);
+	assert_int_equal(r->ingress_port, 0);
+	assert_int_equal(r->egress_port, 0);
+	assert_int_equal(r->ingress_ts, 0);
+	assert_int_equal(r->egress_ts, 0);
+	vec_assert_flow4(r, zero, zero, 17, 0, 0);
+	vec_assert_tclass(r, 0x20, 0);
+}
+
+static void geant_needs_profile(void **state)
+{
+	(void)state;
+	struct capture c;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	read_one(path_double_header, &c);
+
+	/* standard defaults: DSCP 0x20 & 0x3f != 0x17, UDP 17000 is no report port -> not INT */
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_NOT_REPORT);
+	assert_int_equal(v.out.n_recs, 0);
+
+	/* standard profile told about the GEANT DSCP: a v1.0 shim with MD version 4 is unknown */
+	cfg.int_dscp = 0x20;
+	cfg.int_dscp_mask = 0x20;
+	vec_out_init(&v);
+	vec_assert_rejected(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_E_INT_VERSION, &v, c.len);
+
+	read_one(path_my, &c);
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_NOT_REPORT);
+}
+
+int main(int argc, char **argv)
+{
+	path_double_header = argc > 1 ? argv[1] : NULL;
+	path_my = argc > 2 ? argv[2] : NULL;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(geant_double_header),
+		cmocka_unit_test(geant_my),
+		cmocka_unit_test(geant_needs_profile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
