@@ -100,7 +100,7 @@ size_t hw_record_json(const struct hw_record *r, char *buf)
 	}
 	if (v & HW_V_HOP_LATENCY)
 		key_u64(&o, "hop_latency", r->hop_latency);
-	if (v & (HW_V_QUEUE | HW_V_QUEUE_ID | HW_V_DROP))
+	if (v & (HW_V_QUEUE | HW_V_DROP))
 		key_u64(&o, "queue_id", r->queue_id);
 	if (v & HW_V_QUEUE)
 		key_u64(&o, "queue_occupancy", r->queue_occupancy);

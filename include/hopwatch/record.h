@@ -51,7 +51,6 @@ enum hw_valid {
 	HW_V_FLOW = 1u << 9,        /* src_ip, dst_ip, ip_proto, src_port, dst_port, flow_hash */
 	HW_V_TCLASS = 1u << 10,     /* dscp, ecn */
 	HW_V_ROCE = 1u << 11,       /* roce_opcode, roce_dest_qp */
-	HW_V_QUEUE_ID = 1u << 12,   /* queue_id alone (from a drop field when occupancy is absent) */
 };
 
 /* One hop of one report.  Fixed size, natural alignment, no pointers: the binary record

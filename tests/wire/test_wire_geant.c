@@ -10,7 +10,8 @@
  *                         (1->0).  Expected: 2 records, hop 0 = node 1, hop 1 = node 2.
  *   geant_my              my.pcap, 1 frame of 78 B from In_band_telemetry_sink_fpga: TOS 0x80,
  *                         UDP 0 -> 0, shim length 9 words (no tail), MD version 1, hop_ml 6, rhc
- *                         0xfe, 1 hop: node 1, ports 0/0, timestamps 0.
+ *                         0xfe, 1 hop; the README says node 1, ports 0/0, but the bytes hold node 0,
+ *                         ports 1 -> 0 (see geant_my), timestamps 0.
  *   geant_needs_profile   the standard configuration does not see INT in them (DSCP 0x20 is not
  *                         0x17/0x3f); the standard v1.0 reading with the GEANT DSCP rejects the
  *                         MD version 4 of 2601_double_header.
@@ -105,7 +106,7 @@ static void geant_double_header(void **state)
 		assert_int_equal(r->path_len, 2);
 		assert_int_equal(r->valid & need, need);
 		vec_assert_flow4(r, src, dst, 17, 4607, 17000);
-		vec_assert_tclass(r, 0x20, 0);
+		vec_assert_tclass(r, 0, 0); /* shim byte 3 (original DSCP) is 0; the wire TOS 0x80 is the INT mark */
 	}
 	/* hop 0: the oldest stack entry, node 1 */
 	assert_int_equal(v.recs[0].node_id, 1);
@@ -132,6 +133,11 @@ static void geant_my(void **state)
 	assert_int_equal(c.time_ns, 1626276815067701000ull); /* 0x60ef03cf s + 67701 us */
 	assert_memory_equal(c.data + 42, "\x01\x00\x09\x00", 4); /* shim type 1, length 9 */
 	assert_memory_equal(c.data + 46, "\x10\x00\x06\xfe", 4); /* MD ver 1, hop_ml 6, rhc 0xfe */
+	/* The one hop starts at 54, after shim (42-45) and MD header (46-53), exactly as in
+	 * 2601_double_header.pcap: node id 00 00 00 00, then L1 ports 00 01 | 00 00.  The interop
+	 * README reads this hop as "node 1, ports 0/0"; the bytes say node 0, ingress 1, egress 0,
+	 * and the test follows the bytes. */
+	assert_memory_equal(c.data + 54, "\x00\x00\x00\x00\x00\x01\x00\x00", 8);
 
 	hw_parser_config_default(&cfg);
 	hw_parser_config_profile(&cfg, HW_PROFILE_GEANT);
@@ -143,19 +149,19 @@ static void geant_my(void **state)
 	static const uint8_t zero[4] = {0, 0, 0, 0};
 	const uint32_t need = HW_V_PORTS | HW_V_INGRESS_TS | HW_V_EGRESS_TS;
 	assert_int_equal(r->time_ns, c.time_ns);
-	assert_int_equal(r->report_node, 1);
+	assert_int_equal(r->report_node, 0);
 	assert_int_equal(r->format, HW_FORMAT_INT);
 	assert_int_equal(r->int_version, HW_INT_V10);
 	assert_int_equal(r->hop_index, 0);
 	assert_int_equal(r->path_len, 1);
-	assert_int_equal(r->node_id, 1);
+	assert_int_equal(r->node_id, 0);
 	assert_int_equal(r->valid & need, need);
-	assert_int_equal(r->ingress_port, 0);
+	assert_int_equal(r->ingress_port, 1);
 	assert_int_equal(r->egress_port, 0);
 	assert_int_equal(r->ingress_ts, 0);
 	assert_int_equal(r->egress_ts, 0);
 	vec_assert_flow4(r, zero, zero, 17, 0, 0);
-	vec_assert_tclass(r, 0x20, 0);
+	vec_assert_tclass(r, 0, 0); /* shim byte 3 (original DSCP) is 0; the wire TOS 0x80 is the INT mark */
 }
 
 static void geant_needs_profile(void **state)

@@ -40,7 +40,7 @@
  *
  * Readings encoded: bare-INT report_node = the newest stack entry's node id (records.md: "last
  * hop's node"); dscp/ecn = the IP header as carried (with the INT marking); with NPT 1 dst_port is
- * the original port from the shim; for VXLAN-GPE and Geneve no flow fields are asserted (outer vs
+ * the original port from the shim, and DSCP the original one from the shim; for VXLAN-GPE and Geneve no flow fields are asserted (outer vs
  * tenant 5-tuple is not fixed); no hop_latency is asserted or computed for 64-bit timestamps.
  */
 #include <stdarg.h>
@@ -139,7 +139,7 @@ static void int21_udp_dscp_3hops(void **state)
 	check_bare_hops(&v, 3, 3, HW_INT_V21);
 	for (unsigned i = 0; i < 3; i++) {
 		vec_assert_flow4(&v.recs[i], src, dst, 17, 8000, 8001);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 		assert_int_equal(v.recs[i].node_id, i + 1);
 		assert_int_equal(v.recs[i].ingress_port, i + 1);
 		assert_int_equal(v.recs[i].egress_port, i + 2);
@@ -217,7 +217,7 @@ static void int21_udp_bitmap_rest(void **state)
 	hw_parser_config_default(&cfg);
 	vec_out_init(&v);
 	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
-	check_v2(&v, 0x17, 1);
+	check_v2(&v, 0, 1); /* original DSCP saved in the shim: 0; ECN as carried */
 }
 
 static void int21_dscp_bit_mask(void **state)
@@ -233,7 +233,7 @@ static void int21_dscp_bit_mask(void **state)
 	cfg.int_dscp_mask = 0x01;
 	vec_out_init(&v);
 	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
-	check_v2(&v, 0x2f, 0);
+	check_v2(&v, 0, 0); /* original DSCP from the shim (0), not the marked 0x2f */
 	/* DSCP 0x2e (bit 0x01 clear): not INT */
 	n = vec_udp4_frame(frame, sizeof(frame), v2_payload, sizeof(v2_payload), 6000, 6001, 0xb8);
 	vec_out_init(&v);
@@ -281,7 +281,7 @@ static void int21_tcp_ds_md(void **state)
 	check_bare_hops(&v, 2, 8, HW_INT_V21);
 	for (unsigned i = 0; i < 2; i++) {
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 443, 50001);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 		assert_int_equal(v.recs[i].valid, HW_V_HOP_LATENCY | HW_V_FLOW | HW_V_TCLASS);
 	}
 	assert_int_equal(v.recs[0].node_id, 7);
@@ -382,7 +382,7 @@ static void int10_udp_dscp(void **state)
 	check_bare_hops(&v, 2, 11, HW_INT_V10);
 	for (unsigned i = 0; i < 2; i++) {
 		vec_assert_flow4(&v.recs[i], src, dst, 17, 7100, 7101);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 		assert_int_equal(v.recs[i].valid, all);
 		assert_int_equal(v.recs[i].queue_id, 3);
 	}
@@ -434,7 +434,7 @@ static void int10_tcp_l2_ports(void **state)
 	check_bare_hops(&v, 1, 12, HW_INT_V10);
 	const struct hw_record *r = &v.recs[0];
 	vec_assert_flow4(r, src, dst, 6, 80, 60000);
-	vec_assert_tclass(r, 0x17, 3);
+	vec_assert_tclass(r, 0, 3); /* original DSCP from the v1.0 shim (0); ECN as carried */
 	assert_int_equal(r->node_id, 12);
 	assert_int_equal(r->valid, HW_V_L2_PORTS | HW_V_TX_UTIL | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(r->l2_ingress_port, 200);
@@ -476,7 +476,7 @@ static void int05_udp_dscp(void **state)
 	check_bare_hops(&v, 2, 21, HW_INT_V05);
 	for (unsigned i = 0; i < 2; i++) {
 		vec_assert_flow4(&v.recs[i], src, dst, 17, 7000, 7001);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 		assert_int_equal(v.recs[i].valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_FLOW | HW_V_TCLASS);
 		assert_int_equal(v.recs[i].node_id, 20 + i);
 		assert_int_equal(v.recs[i].ingress_port, 1 + i);
@@ -515,7 +515,7 @@ static void int05_tcp_dscp(void **state)
 	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
 	check_bare_hops(&v, 1, 30, HW_INT_V05);
 	vec_assert_flow4(&v.recs[0], src, dst, 6, 5000, 22);
-	vec_assert_tclass(&v.recs[0], 0x17, 0);
+	vec_assert_tclass(&v.recs[0], 0, 0); /* original DSCP saved in the shim: 0 */
 	assert_int_equal(v.recs[0].node_id, 30);
 	assert_int_equal(v.recs[0].valid, HW_V_QUEUE | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(v.recs[0].queue_id, 5);
@@ -671,7 +671,7 @@ static void int21_ipv6_ext(void **state)
 		assert_int_equal(v.recs[i].node_id, i + 1);
 		assert_int_equal(v.recs[i].valid, HW_V_FLOW | HW_V_TCLASS);
 		vec_assert_flow(&v.recs[i], src, dst, 17, 8000, 8001);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 	}
 }
 

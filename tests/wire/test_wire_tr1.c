@@ -98,7 +98,7 @@ static void check_v1(const struct vec_out *v)
 	assert_int_equal(r->hop_index, 0);
 	assert_int_equal(r->node_id, 11);
 	assert_int_equal(r->int_version, HW_INT_NONE);
-	assert_int_equal(r->valid & ~(uint32_t)HW_V_QUEUE_ID, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
+	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
 								     HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_DROP |
 								     HW_V_TX_UTIL | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(r->ingress_port, 1);
@@ -186,7 +186,7 @@ static void tr1_int10_stack_wrap(void **state)
 		vec_assert_report_fields(&v.recs[i], 12, 2, 1, HW_RF_TRACKED_FLOW, HW_FORMAT_TR10, 3);
 		assert_int_equal(v.recs[i].hop_index, i);
 		vec_assert_flow4(&v.recs[i], src, dst, 17, 5001, 5002);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 	}
 	assert_int_equal(v.recs[0].node_id, 10);
 	assert_int_equal(v.recs[0].int_version, HW_INT_V10);
@@ -306,7 +306,7 @@ static void tr1_ethernet_merge(void **state)
 		assert_int_equal(v.recs[i].hop_index, i);
 		assert_int_equal(v.recs[i].int_version, HW_INT_V10);
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 40000, 80);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim/tail: 0 */
 	}
 	assert_int_equal(v.recs[0].node_id, 13);
 	assert_int_equal(v.recs[0].valid, HW_V_FLOW | HW_V_TCLASS);

@@ -26,12 +26,11 @@
  *     came from the stack; its valid bits are the union of both sources.
  *   - rep_type 0 (inner only) with a stack that does not hold the group node still yields the
  *     report's own hop (node id only, no metadata valid bits) as the last record.
- *   - a drop word (0x0001) without a queue word gives HW_V_DROP | HW_V_QUEUE_ID; with a queue word
- *     as well, HW_V_QUEUE_ID is not asserted either way (same queue id in both words).
+ *   - a drop word (0x0001) gives HW_V_DROP, which covers its queue id and reason.
  *   - a truncated inner packet (IPv6 payload length / UDP length larger than what is carried) is
  *     normal for a report and not an error.
- *   - the inner DSCP/ECN are the values in the inner IP header as carried (INT marking included),
- *     not an "original DSCP" from the shim.
+ *   - when DSCP announced INT, the record's DSCP is the original one the source saved in the shim
+ *     (v2.1 NPT 0, v1.0 shim, v0.5 tail), not the INT mark; ECN is as carried (docs/records.md).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,7 +104,7 @@ static const uint8_t v1_frame[] = {
 	/* INT v2.1 shim for TCP/UDP */
 	0x10,	    /* type 1 (INT-MD) << 4 | NPT 0 (DSCP marks INT) | rsvd */
 	0x07,	    /* length 7 words = MD header 3 + stack 4 (shim not counted since v2.0) */
-	0x00, 0x00, /* NPT 0: reserved byte; original DSCP 0 (not carried) | R R */
+	0x00, 0x68, /* NPT 0: reserved byte; original DSCP 26 (0x1a << 2 = 0x68) | R R */
 	/* INT v2.1 metadata header */
 	0x20,	    /* ver 2 | D 0 E 0 M 0 | rsvd */
 	0x00,	    /* rsvd */
@@ -146,7 +145,7 @@ static void check_v1_records(const struct vec_out *v)
 		vec_assert_report_fields(r, 3, 5, 0x12345, HW_RF_TRACKED_FLOW, HW_FORMAT_TR20, 3);
 		assert_int_equal(r->hop_index, i);
 		vec_assert_flow4(r, src, dst, 17, 12345, 5000);
-		vec_assert_tclass(r, 0x17, 1);
+		vec_assert_tclass(r, 26, 1); /* original DSCP from the shim; the wire says 0x17 (INT mark) */
 	}
 	/* hop 0: the oldest stack entry (INT source) */
 	assert_int_equal(v->recs[0].node_id, 1);
@@ -332,10 +331,10 @@ static void tr2_coalesced(void **state)
 	assert_int_equal(b->roce_opcode, 0x81);
 	assert_int_equal(b->roce_dest_qp, 0xabcd);
 
-	/* report c: drop; the drop word gives queue id and reason (no occupancy -> HW_V_QUEUE_ID) */
+	/* report c: drop; the drop word gives queue id and reason (HW_V_DROP covers both) */
 	const struct hw_record *c = &v.recs[2];
 	static const uint8_t c_src[4] = {10, 1, 0, 5}, c_dst[4] = {10, 2, 0, 6};
-	assert_int_equal(c->valid, HW_V_DROP | HW_V_QUEUE_ID | HW_V_FLOW | HW_V_TCLASS);
+	assert_int_equal(c->valid, HW_V_DROP | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(c->queue_id, 7);
 	assert_int_equal(c->drop_reason, 0x50);
 	assert_int_equal(v.reps[2].drop_reason, 0x50);
@@ -398,7 +397,7 @@ static void tr2_merge_sink_hop(void **state)
 					 HW_FORMAT_TR20, 2);
 		assert_int_equal(v.recs[i].hop_index, i);
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 10000, 20000);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim: 0 */
 	}
 	assert_int_equal(v.recs[0].node_id, 9);
 	assert_int_equal(v.recs[0].int_version, HW_INT_V21);
@@ -463,7 +462,7 @@ static void tr2_inner_only_flags(void **state)
 		vec_assert_report_fields(&v.recs[i], 12, 63, 0, fl, HW_FORMAT_TR20, 3);
 		assert_int_equal(v.recs[i].hop_index, i);
 		vec_assert_flow4(&v.recs[i], src, dst, 17, 5001, 5002);
-		vec_assert_tclass(&v.recs[i], 0x17, 0);
+		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim: 0 */
 	}
 	assert_int_equal(v.recs[0].node_id, 10);
 	assert_int_equal(v.recs[0].int_version, HW_INT_V21);
@@ -524,8 +523,7 @@ static void tr2_all_rep_md_bits(void **state)
 	assert_int_equal(r->hop_index, 0);
 	assert_int_equal(r->node_id, 20);
 	assert_int_equal(r->int_version, HW_INT_NONE);
-	/* HW_V_QUEUE_ID may or may not be set next to HW_V_QUEUE (queue id known both ways) */
-	assert_int_equal(r->valid & ~(uint32_t)HW_V_QUEUE_ID, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
+	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
 								     HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_L2_PORTS |
 								     HW_V_TX_UTIL | HW_V_BUFFER | HW_V_DROP);
 	assert_int_equal(r->ingress_port, 10);
