@@ -121,7 +121,8 @@ void gen_usage(FILE *f)
 	      "  --dst-port P          report UDP destination port (default 32766)\n"
 	      "  --src-port P          report UDP source port (default: 0 for tr0.5, 49152 + node otherwise)\n"
 	      "Malformed packets (no truth records; counted on stderr and in --summary):\n"
-	      "  --malform KIND[:RATE] repeatable; RATE = fraction of packets (default 0.05).  KIND:\n"
+	      "  --malform KIND[:RATE] repeatable; RATE = fraction of packets (default 0.05; for all:\n"
+	      "                        shared among the kinds that apply).  KIND:\n"
 	      "                        truncate, report-length, shim-length, hops, report-version,\n"
 	      "                        int-version, bitmap, ip-header-length, udp-length, or all\n"
 	      "  --help                this text\n",
@@ -352,10 +353,11 @@ static int malform_opt(const char *s, struct gen_cfg *c, uint8_t *wanted)
 	if (colon && rate <= 0)
 		return fail("malform", "rate of '%s' must be above 0", kind);
 	if (!strcmp(kind, "all")) {
-		for (unsigned k = 1; k < GEN_M_COUNT; k++) {
-			c->malform_rate[k] = rate;
-			wanted[k] = 2; /* kinds that do not apply are skipped */
-		}
+		for (unsigned k = 1; k < GEN_M_COUNT; k++)
+			if (wanted[k] != 1) {
+				c->malform_rate[k] = rate;
+				wanted[k] = 2; /* kinds that do not apply are skipped */
+			}
 		return 0;
 	}
 	for (unsigned k = 1; k < GEN_M_COUNT; k++)
@@ -688,5 +690,12 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		else
 			c->malform_any = 1;
 	}
+	/* 'all' shares its rate among the kinds that apply (kinds named on their own keep theirs) */
+	unsigned n_all = 0;
+	for (unsigned k = 1; k < GEN_M_COUNT; k++)
+		n_all += wanted[k] == 2 && c->malform_rate[k] > 0;
+	for (unsigned k = 1; k < GEN_M_COUNT; k++)
+		if (wanted[k] == 2 && n_all)
+			c->malform_rate[k] /= n_all;
 	return 0;
 }
