@@ -96,7 +96,7 @@ static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struc
 {
 	const struct gen_hop *h = &r->hops[r->n_stack];
 	const int drop = !!(r->flags & HW_RF_DROPPED);
-	o->node_id = h->node_id;
+	o->node_id = o->report_node; /* the header's node / switch id */
 	if (cfg->format == GEN_FMT_TR05) {
 		o->valid |= HW_V_PORTS | HW_V_INGRESS_TS;
 		o->ingress_port = h->in_port;
