@@ -187,13 +187,33 @@ static void test_roce_port(void **state)
 	HAS(l, "\"dscp\":10,\"ecn\":1,\"roce_opcode\":129,\"roce_dest_qp\":11259375}");
 }
 
+/* --sink-md stack: the sink's stack entry is the last record, the drop fields are merged into it. */
+static void test_sink_md_stack(void **state)
+{
+	(void)state;
+	struct gen_cfg c;
+	struct gen_flow f;
+	gen_cfg_default(&c);
+	c.hops = 1;
+	c.sink_md_stack = 1;
+	c.instructions = GEN_I_NODE | GEN_I_QUEUE;
+	flow_v4_udp(&c, &f);
+	one_report(&f, 2, HW_RF_TRACKED_FLOW | HW_RF_DROPPED);
+	k.reps[0].hops[1].node_id = 5; /* the sender */
+	k.reps[0].hops[2] = k.reps[0].hops[1];
+	k.reps[0].drop_reason = 6;
+	assert_int_equal(gen_truth_records(&c, &k, 9, recs, 64), 2);
+	const char *l = json(1);
+	HAS(l, "\"int_version\":\"2.1\",\"hop_index\":1,\"path_len\":2,\"node_id\":5,\"queue_id\":1,"
+	       "\"queue_occupancy\":500,\"drop_reason\":6,");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tr20),
-	    cmocka_unit_test(test_tr05_postcard_wrap),
-	    cmocka_unit_test(test_bare_int),
-	    cmocka_unit_test(test_roce_port),
+	    cmocka_unit_test(test_tr20),          cmocka_unit_test(test_tr05_postcard_wrap),
+	    cmocka_unit_test(test_bare_int),      cmocka_unit_test(test_roce_port),
+	    cmocka_unit_test(test_sink_md_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

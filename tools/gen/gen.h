@@ -112,7 +112,7 @@ struct gen_cfg {
 	double drop_rate, intermediate_rate, unavailable_rate, cnp_rate;
 	double malform_rate[GEN_M_COUNT];
 	uint8_t malform_any;
-	uint8_t tr05_postcard_drop_only; /* unused, reserved */
+	uint8_t sink_md_stack; /* tr2.0: the reporting node pushes its metadata onto the stack (RepMdBits 0) */
 };
 
 /* One inner flow: the 5-tuple the collector sees in the first IP header of the inner packet. */

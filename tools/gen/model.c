@@ -196,7 +196,7 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	uint32_t fi = (uint32_t)(r0 % cfg->flows);
 	const uint32_t sender = k->node_idx;
 	r->flow = &m->flows[fi];
-	r->n_stack = cfg->int_ver == GEN_INT_NONE ? 0 : cfg->hops;
+	r->n_stack = cfg->int_ver == GEN_INT_NONE ? 0 : (uint8_t)(cfg->hops + cfg->sink_md_stack);
 	r->flags = 0;
 	r->drop_reason = 0;
 	r->psn = (uint32_t)(r0 >> 32) & 0xffffff;
@@ -208,6 +208,8 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 		uint32_t node = (uint32_t)(gen_mix((uint64_t)fi * 131 + i) % cfg->nodes);
 		if (node == sender && cfg->nodes > 1 && cfg->format != GEN_FMT_INT)
 			node = (node + 1) % cfg->nodes;
+		if (cfg->sink_md_stack && i == cfg->hops)
+			node = sender; /* the sink's own entry, newest on the stack */
 		make_hop(m, &r->hops[i], node, fi, sim_ns, (uint64_t)(total - i) * 2000);
 		if (m->thr_unavail) {
 			static const uint16_t bits[] = {GEN_I_PORTS, GEN_I_LATENCY,  GEN_I_QUEUE,   GEN_I_IG_TS,
@@ -220,7 +222,10 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	if (cfg->format == GEN_FMT_INT)
 		return;
 	struct gen_hop *own = &r->hops[r->n_stack];
-	make_hop(m, own, sender, fi, sim_ns, 1000);
+	if (cfg->sink_md_stack && r->n_stack)
+		*own = r->hops[r->n_stack - 1];
+	else
+		make_hop(m, own, sender, fi, sim_ns, 1000);
 	r->flags = HW_RF_TRACKED_FLOW;
 	if (m->thr_drop && gen_splitmix(&m->rng) < m->thr_drop) {
 		r->flags |= HW_RF_DROPPED;

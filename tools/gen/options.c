@@ -78,6 +78,9 @@ void gen_usage(FILE *f)
 	      "                        header, nproto 1) (default 0)\n"
 	      "  --intermediate-rate P tr2.0: fraction of reports with the I flag (default 0)\n"
 	      "  --congest-threshold N Q flag when the reporting hop's queue occupancy >= N (100000)\n"
+	      "  --sink-md WHERE       tr2.0: where the reporting node puts its own metadata: report\n"
+	      "                        (default; RepMdBits) | stack (pushed onto the embedded stack as the\n"
+	      "                        newest hop; RepMdBits only has the drop bit of drop reports)\n"
 	      "Embedded INT-MD stack (inside the reported packet, or the bare packet):\n"
 	      "  --int-version V       2.1 | 1.0 | 0.5 | none (default: 2.1 for tr2.0/int, 1.0 for tr1.0,\n"
 	      "                        none for tr0.5); none = postcard reports\n"
@@ -289,6 +292,7 @@ enum {
 	O_DST_PORT,
 	O_SRC_PORT,
 	O_MALFORM,
+	O_SINK_MD,
 	O_HELP,
 };
 
@@ -334,6 +338,7 @@ static const struct option longopts[] = {
     {"dst-port", required_argument, 0, O_DST_PORT},
     {"src-port", required_argument, 0, O_SRC_PORT},
     {"malform", required_argument, 0, O_MALFORM},
+    {"sink-md", required_argument, 0, O_SINK_MD},
     {"help", no_argument, 0, O_HELP},
     {0, 0, 0, 0},
 };
@@ -382,6 +387,7 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 	static const char *const ips[] = {"4", "6", "mix", NULL};
 	static const char *const in_types[] = {"eth", "ip", NULL};
 	static const char *const profiles[] = {"standard", "geant", NULL};
+	static const char *const sink_mds[] = {"report", "stack", NULL};
 	const char *rep_md_arg = NULL, *instr_arg = NULL;
 	int int_ver_set = 0, int_dscp_set = 0, in_type_set = 0;
 	uint8_t wanted[GEN_M_COUNT] = {0};
@@ -567,6 +573,11 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 				return e;
 			c->src_port = (int32_t)v;
 			break;
+		case O_SINK_MD:
+			if ((e = choose(name, optarg, sink_mds, &x)))
+				return e;
+			c->sink_md_stack = (uint8_t)x;
+			break;
 		case O_MALFORM:
 			if ((e = malform_opt(optarg, c, wanted)))
 				return e;
@@ -634,6 +645,16 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 	if (c->format == GEN_FMT_INT && (c->int_ver == GEN_INT_NONE || c->hops == 0))
 		return fail("format",
 		            "int writes bare INT-MD packets: needs --int-version 2.1|1.0|0.5 and --hops >= 1");
+	if (c->sink_md_stack) {
+		if (c->format != GEN_FMT_TR20 || c->int_ver == GEN_INT_NONE)
+			return fail("sink-md", "stack needs --format tr2.0 with an INT stack (--int-version)");
+		if (!(c->instructions & GEN_I_NODE))
+			return fail("sink-md", "stack needs the node instruction so the sink's entry names it");
+		if (c->hops + 1 > GEN_MAX_HOPS)
+			return fail("sink-md", "stack adds the sink's hop: --hops must be below %d", GEN_MAX_HOPS);
+		if (rep_md_arg)
+			return fail("rep-md", "with --sink-md stack the report carries no metadata of its own");
+	}
 	if (c->format == GEN_FMT_INT && c->drop_rate > 0)
 		return fail("drop-rate", "bare INT packets are not reports");
 
@@ -656,7 +677,7 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		return fail("instructions", "%u words per hop do not fit hop_ml (max 31)", hw);
 	if (c->int_ver != GEN_INT_NONE) {
 		unsigned md = c->int_ver == GEN_INT_V21 ? 3 : 2;
-		unsigned words = md + c->hops * hw;
+		unsigned words = md + (c->hops + c->sink_md_stack) * hw;
 		if (c->encap == GEN_ENCAP_GENEVE && words > 31)
 			return fail("hops", "%u hops of %u words need %u words, more than a Geneve option holds (31)",
 			            c->hops, hw, words);

@@ -18,7 +18,7 @@ unsigned gen_tr2_md_bytes(uint16_t bits)
 
 static uint16_t report_bits(const struct gen_cfg *cfg, const struct gen_report *r)
 {
-	uint16_t bits = cfg->rep_md & (uint16_t)~GEN_R_DROP;
+	uint16_t bits = cfg->sink_md_stack ? 0 : cfg->rep_md & (uint16_t)~GEN_R_DROP;
 	if (r->flags & HW_RF_DROPPED)
 		bits |= GEN_R_DROP;
 	return bits;

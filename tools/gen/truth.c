@@ -206,7 +206,10 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 	const int bare = cfg->format == GEN_FMT_INT;
 	for (unsigned ri = 0; ri < k->n_reps; ri++) {
 		const struct gen_report *r = &k->reps[ri];
-		const unsigned path = r->n_stack + (bare ? 0 : 1);
+		/* --sink-md stack: the sink's stack entry is the reporting node's hop; the report's drop
+		 * fields are merged into it instead of making a record of their own */
+		const int merged = cfg->sink_md_stack && !bare && r->n_stack;
+		const unsigned path = r->n_stack + (bare || merged ? 0 : 1);
 		if (n + path > cap)
 			break;
 		struct hw_record base;
@@ -229,6 +232,11 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 			out[n].hop_index = (uint8_t)i;
 			stack_hop(cfg, &r->hops[i], &out[n]);
 			n++;
+		}
+		if (merged) {
+			if (r->flags & HW_RF_DROPPED)
+				drop_fields(r, &r->hops[r->n_stack], &out[n - 1]);
+			continue;
 		}
 		if (bare) {
 			uint32_t rn = r->n_stack ? out[n - 1].node_id : 0;
