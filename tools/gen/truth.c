@@ -27,7 +27,7 @@ static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, s
 	o->valid |= HW_V_FLOW | HW_V_TCLASS;
 	int int_dscp = cfg->int_ver != GEN_INT_NONE && cfg->encap == GEN_ENCAP_L4 && cfg->detect == GEN_DETECT_DSCP;
 	o->dscp = int_dscp ? cfg->int_dscp : f->dscp;
-	o->ecn = f->ecn;
+	o->ecn = int_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT writes TOS 0x80 */
 	if (f->roce) {
 		o->valid |= HW_V_ROCE;
 		o->roce_opcode = r->roce_opcode;
