@@ -75,17 +75,18 @@ enum gen_malform {
 const char *gen_malform_name(unsigned kind);
 
 struct gen_cfg {
-	uint8_t format;      /* enum gen_format */
-	uint8_t int_ver;     /* enum gen_int_ver */
-	uint8_t profile;     /* enum hw_profile */
-	uint8_t encap;       /* enum gen_encap */
-	uint8_t detect;      /* enum gen_detect */
-	uint8_t l4;          /* enum gen_l4 */
-	uint8_t ipver;       /* enum gen_ipver */
-	uint8_t in_type;     /* enum gen_in_type (TR v2.0 / v1.0 inner start) */
-	uint8_t roce;        /* UDP flows are RoCEv2 (dport 4791 + BTH) */
-	uint8_t int_dscp;    /* DSCP that marks INT (DSCP detection) */
-	uint8_t hops;        /* hops in the embedded stack */
+	uint8_t format;   /* enum gen_format */
+	uint8_t int_ver;  /* enum gen_int_ver */
+	uint8_t profile;  /* enum hw_profile */
+	uint8_t encap;    /* enum gen_encap */
+	uint8_t detect;   /* enum gen_detect */
+	uint8_t l4;       /* enum gen_l4 */
+	uint8_t ipver;    /* enum gen_ipver */
+	uint8_t in_type;  /* enum gen_in_type (TR v2.0 / v1.0 inner start) */
+	uint8_t roce;     /* UDP flows are RoCEv2 (dport 4791 + BTH) */
+	uint8_t int_dscp; /* DSCP that marks INT (DSCP detection) */
+	uint8_t hops;     /* hops in the embedded stack (the most; per flow from hops_min to hops) */
+	uint8_t hops_min;
 	uint8_t coalesce;    /* TR v2.0 individual reports per packet */
 	uint8_t last_len_ff; /* TR v2.0: last report of a packet uses report_length 0xFF */
 	uint16_t instructions;

@@ -106,9 +106,9 @@ static uint8_t *payload(const struct gen_cfg *cfg, const struct gen_report *r, u
 	return p + n;
 }
 
-static int has_int(const struct gen_cfg *cfg)
+static int has_int(const struct gen_cfg *cfg, const struct gen_report *r)
 {
-	return cfg->int_ver != GEN_INT_NONE;
+	return cfg->int_ver != GEN_INT_NONE && r->n_stack > 0;
 }
 
 /* VXLAN-GPE or Geneve carrying INT (by version) and the tenant frame. */
@@ -123,11 +123,11 @@ static uint8_t *tunnel(const struct gen_cfg *cfg, const struct gen_report *r, ui
 		uint8_t np_int = cfg->int_ver == GEN_INT_V21 ? 0x82 : cfg->int_ver == GEN_INT_V10 ? 0x08 : 0x05;
 		p[0] = 0x0c;
 		p[1] = p[2] = 0;
-		p[3] = has_int(cfg) ? np_int : 0x03;
+		p[3] = has_int(cfg, r) ? np_int : 0x03;
 		gen_put24(p + 4, 0x1000 + (f->sport & 0xff));
 		p[7] = 0;
 		p += 8;
-		if (has_int(cfg)) {
+		if (has_int(cfg, r)) {
 			shim = p;
 			uint8_t *end = gen_int_md_stack(cfg, r, shim + 4, base, m);
 			size_t md_stack = (size_t)(end - (shim + 4));
@@ -153,14 +153,14 @@ static uint8_t *tunnel(const struct gen_cfg *cfg, const struct gen_report *r, ui
 		}
 	} else {
 		/* Geneve: ver:2 opt_len:6 | O C rsvd:6 | protocol type:16 | VNI:24 rsvd:8, then options */
-		size_t opt = has_int(cfg) ? 4 + gen_int_md_stack_bytes(cfg, r) : 0;
+		size_t opt = has_int(cfg, r) ? 4 + gen_int_md_stack_bytes(cfg, r) : 0;
 		p[0] = (uint8_t)(opt / 4);
 		p[1] = 0;
 		gen_put16(p + 2, 0x6558);
 		gen_put24(p + 4, 0x2000 + (f->sport & 0xff));
 		p[7] = 0;
 		p += 8;
-		if (has_int(cfg)) {
+		if (has_int(cfg, r)) {
 			/* option class:16 | type:8 | R R R length:5 (words of option data) */
 			shim = p;
 			gen_put16(shim, 0x0103);
@@ -194,7 +194,7 @@ uint8_t *gen_data_packet(const struct gen_cfg *cfg, const struct gen_report *r, 
 {
 	const struct gen_flow *f = r->flow;
 	const int tun = cfg->encap != GEN_ENCAP_L4;
-	const int by_dscp = has_int(cfg) && !tun && cfg->detect == GEN_DETECT_DSCP;
+	const int by_dscp = has_int(cfg, r) && !tun && cfg->detect == GEN_DETECT_DSCP;
 	const uint8_t dscp = by_dscp ? cfg->int_dscp : f->dscp;
 	const uint8_t ecn = by_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT: TOS = 0x80 */
 	uint8_t *start = p;
@@ -209,7 +209,7 @@ uint8_t *gen_data_packet(const struct gen_cfg *cfg, const struct gen_report *r, 
 	const int roce = f->roce && !tun;
 	if (f->proto == 17) {
 		uint16_t dport = f->vis_dport;
-		if (has_int(cfg) && !tun && cfg->detect == GEN_DETECT_PORT)
+		if (has_int(cfg, r) && !tun && cfg->detect == GEN_DETECT_PORT)
 			dport = cfg->int_port;
 		p = udp(p, f->vis_sport, dport);
 	} else {
@@ -218,7 +218,7 @@ uint8_t *gen_data_packet(const struct gen_cfg *cfg, const struct gen_report *r, 
 	if (tun)
 		p = tunnel(cfg, r, p, base, m);
 	else {
-		if (has_int(cfg))
+		if (has_int(cfg, r))
 			p = gen_int_l4(cfg, r, p, base, m, f->dscp);
 		p = payload(cfg, r, p, roce);
 	}

@@ -196,7 +196,10 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	uint32_t fi = (uint32_t)(r0 % cfg->flows);
 	const uint32_t sender = k->node_idx;
 	r->flow = &m->flows[fi];
-	r->n_stack = cfg->int_ver == GEN_INT_NONE ? 0 : (uint8_t)(cfg->hops + cfg->sink_md_stack);
+	unsigned hops = cfg->hops_min;
+	if (cfg->hops > cfg->hops_min) /* path length: stable per flow */
+		hops += (unsigned)(gen_mix((uint64_t)fi ^ 0x686f7073ull) % (cfg->hops - cfg->hops_min + 1u));
+	r->n_stack = cfg->int_ver == GEN_INT_NONE ? 0 : (uint8_t)(hops + cfg->sink_md_stack);
 	r->flags = 0;
 	r->drop_reason = 0;
 	r->psn = (uint32_t)(r0 >> 32) & 0xffffff;
@@ -208,7 +211,7 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 		uint32_t node = (uint32_t)(gen_mix((uint64_t)fi * 131 + i) % cfg->nodes);
 		if (node == sender && cfg->nodes > 1 && cfg->format != GEN_FMT_INT)
 			node = (node + 1) % cfg->nodes;
-		if (cfg->sink_md_stack && i == cfg->hops)
+		if (cfg->sink_md_stack && i == hops)
 			node = sender; /* the sink's own entry, newest on the stack */
 		make_hop(m, &r->hops[i], node, fi, sim_ns, (uint64_t)(total - i) * 2000);
 		if (m->thr_unavail) {

@@ -25,6 +25,7 @@ void gen_cfg_default(struct gen_cfg *c)
 	c->in_type = GEN_IN_IP;
 	c->int_dscp = 0x17;
 	c->hops = 3;
+	c->hops_min = 3;
 	c->coalesce = 1;
 	c->instructions = GEN_I_NODE | GEN_I_PORTS | GEN_I_LATENCY | GEN_I_QUEUE | GEN_I_IG_TS | GEN_I_EG_TS;
 	c->rep_md = GEN_R_PORTS | GEN_R_LATENCY | GEN_R_QUEUE | GEN_R_IG_TS | GEN_R_EG_TS;
@@ -84,7 +85,8 @@ void gen_usage(FILE *f)
 	      "Embedded INT-MD stack (inside the reported packet, or the bare packet):\n"
 	      "  --int-version V       2.1 | 1.0 | 0.5 | none (default: 2.1 for tr2.0/int, 1.0 for tr1.0,\n"
 	      "                        none for tr0.5); none = postcard reports\n"
-	      "  --hops N              hops in the stack, 0-64 (default 3)\n"
+	      "  --hops N|MIN-MAX      hops in the stack, 0-64 (default 3); a range gives each flow its\n"
+	      "                        own path length in it.  0 hops = no INT headers (postcard)\n"
 	      "  --instructions LIST   node,ports,latency,queue,ig_ts,eg_ts,l2_ports,tx_util,buffer,checksum\n"
 	      "                        or a number (default node,ports,latency,queue,ig_ts,eg_ts).  Widths\n"
 	      "                        follow the version: v2.1 8-byte timestamps, v1.0/v0.5 4-byte;\n"
@@ -156,6 +158,31 @@ static int num(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_
 		return fail(opt, "%llu is out of range (%llu to %llu)", v, (unsigned long long)lo,
 		            (unsigned long long)hi);
 	*out = v;
+	return 0;
+}
+
+/* --hops N or MIN-MAX */
+static int hops_opt(const char *s, struct gen_cfg *c)
+{
+	char lo[32];
+	uint64_t a, b;
+	const char *dash = strchr(s, '-');
+	if (!dash) {
+		if (num("hops", s, 0, GEN_MAX_HOPS, &a))
+			return 2;
+		c->hops = c->hops_min = (uint8_t)a;
+		return 0;
+	}
+	if ((size_t)(dash - s) >= sizeof(lo) || dash == s)
+		return fail("hops", "'%s' is not N or MIN-MAX", s);
+	memcpy(lo, s, (size_t)(dash - s));
+	lo[dash - s] = 0;
+	if (num("hops", lo, 0, GEN_MAX_HOPS, &a) || num("hops", dash + 1, 0, GEN_MAX_HOPS, &b))
+		return 2;
+	if (a > b)
+		return fail("hops", "range %s: MIN is above MAX", s);
+	c->hops_min = (uint8_t)a;
+	c->hops = (uint8_t)b;
 	return 0;
 }
 
@@ -454,9 +481,8 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 			int_ver_set = 1;
 			break;
 		case O_HOPS:
-			if ((e = num(name, optarg, 0, GEN_MAX_HOPS, &v)))
+			if ((e = hops_opt(optarg, c)))
 				return e;
-			c->hops = (uint8_t)v;
 			break;
 		case O_INSTR: instr_arg = optarg; break;
 		case O_ENCAP:
@@ -642,9 +668,10 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		return fail("last-len-ff", "only tr2.0 has a report_length field with 0xFF");
 	if (c->intermediate_rate > 0 && c->format != GEN_FMT_TR20)
 		return fail("intermediate-rate", "only tr2.0 has the I flag");
-	if (c->format == GEN_FMT_INT && (c->int_ver == GEN_INT_NONE || c->hops == 0))
-		return fail("format",
-		            "int writes bare INT-MD packets: needs --int-version 2.1|1.0|0.5 and --hops >= 1");
+	if (c->format == GEN_FMT_INT && (c->int_ver == GEN_INT_NONE || c->hops_min == 0))
+		return fail(
+		    "format",
+		    "int writes bare INT-MD packets: needs --int-version 2.1|1.0|0.5 and at least 1 hop (--hops)");
 	if (c->sink_md_stack) {
 		if (c->format != GEN_FMT_TR20 || c->int_ver == GEN_INT_NONE)
 			return fail("sink-md", "stack needs --format tr2.0 with an INT stack (--int-version)");

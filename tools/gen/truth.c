@@ -25,7 +25,8 @@ static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, s
 	o->dst_port = f->vis_dport;
 	o->flow_hash = f->hash;
 	o->valid |= HW_V_FLOW | HW_V_TCLASS;
-	int int_dscp = cfg->int_ver != GEN_INT_NONE && cfg->encap == GEN_ENCAP_L4 && cfg->detect == GEN_DETECT_DSCP;
+	int int_dscp = cfg->int_ver != GEN_INT_NONE && r->n_stack > 0 && cfg->encap == GEN_ENCAP_L4 &&
+	               cfg->detect == GEN_DETECT_DSCP;
 	o->dscp = int_dscp ? cfg->int_dscp : f->dscp;
 	o->ecn = int_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT writes TOS 0x80 */
 	if (f->roce) {
