@@ -11,7 +11,8 @@
 
 #define GEN_MAX_HOPS 64     /* hops of one embedded INT stack */
 #define GEN_MAX_COALESCE 64 /* individual reports in one TR v2.0 packet */
-#define GEN_MAX_FRAME 16384 /* largest frame the encoders write */
+#define GEN_MAX_FRAME 16384 /* largest --mtu */
+#define GEN_MAX_REPORT 8192 /* more than one report can take (stack <= 1020 B, payload <= 1500 B) */
 #define GEN_MAX_NODES 65536
 
 enum gen_format { GEN_FMT_TR20, GEN_FMT_TR10, GEN_FMT_TR05, GEN_FMT_INT };
@@ -179,7 +180,7 @@ enum gen_shim_kind {
 
 /* Packet under construction. */
 struct gen_pkt {
-	uint8_t buf[GEN_MAX_FRAME];
+	uint8_t buf[GEN_MAX_FRAME + GEN_MAX_REPORT]; /* a report is added before the MTU check */
 	size_t len;
 	uint32_t node_idx; /* sender */
 	uint32_t seq;

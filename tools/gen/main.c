@@ -161,7 +161,7 @@ out:
 		}
 		pcap_dump_close(dump);
 	}
-	if (truth && (fclose(truth) || 0)) {
+	if (truth && fclose(truth)) {
 		fprintf(stderr, "hopwatch-gen: %s: write failed\n", paths->truth);
 		rc = 1;
 	}
