@@ -668,6 +668,151 @@ static void test_int21_port(void **state)
 	expect_bytes(&k, want, sizeof(want));
 }
 
+/* Bare INT v0.5 over TCP in IPv6, DSCP detection: shim, MD header (ins_cnt), stack, tail. */
+static void test_int05_tcp_ipv6(void **state)
+{
+	(void)state;
+	static struct gen_pkt k;
+	struct gen_cfg c;
+	struct gen_flow f;
+	base_cfg(&c);
+	c.format = GEN_FMT_INT;
+	c.int_ver = GEN_INT_V05;
+	c.l4 = GEN_L4_TCP;
+	c.hops = 1;
+	c.instructions = GEN_I_NODE | GEN_I_EG_TS; /* 0x8400 */
+	memset(&f, 0, sizeof(f));
+	f.ipv6 = 1;
+	f.src_ip[0] = 0x20, f.src_ip[1] = 0x01, f.src_ip[2] = 0x0d, f.src_ip[3] = 0xb8, f.src_ip[15] = 1;
+	f.dst_ip[0] = 0x20, f.dst_ip[1] = 0x01, f.dst_ip[2] = 0x0d, f.dst_ip[3] = 0xb8, f.dst_ip[15] = 2;
+	f.proto = 6;
+	f.sport = 1234;
+	f.dport = 80;
+	f.dscp = 10;
+	gen_flow_finish(&c, &f);
+	memset(&k, 0, sizeof(k));
+	k.n_reps = 1;
+	struct gen_report *r = &k.reps[0];
+	r->flow = &f;
+	r->n_stack = 1;
+	r->psn = 0x01020304; /* TCP sequence number */
+	r->hops[0].node_id = 9;
+	r->hops[0].eg_ts = 0x123456789ull; /* 4 bytes on the wire in v0.5 */
+	gen_build_frame(&c, &k);
+	static const uint8_t want[] = {
+	    0x02,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x01,
+	    0x02,
+	    0x02,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x01,
+	    0x01,
+	    0x86,
+	    0xdd,
+	    /* IPv6: version 6, traffic class 0x5c (DSCP 0x17, ECN 0), flow label 0, payload 48, TCP, hop limit 64 */
+	    0x65,
+	    0xc0,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x30,
+	    0x06,
+	    0x40,
+	    0x20,
+	    0x01,
+	    0x0d,
+	    0xb8,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x01,
+	    0x20,
+	    0x01,
+	    0x0d,
+	    0xb8,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x02,
+	    /* TCP 1234 -> 80, seq 0x01020304, ack 0, data offset 5, PSH ACK, window 0xffff */
+	    0x04,
+	    0xd2,
+	    0x00,
+	    0x50,
+	    0x01,
+	    0x02,
+	    0x03,
+	    0x04,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x50,
+	    0x18,
+	    0xff,
+	    0xff,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    /* v0.5 shim: type 1 | rsvd | length 6 words (shim + MD + stack + tail) | rsvd */
+	    0x01,
+	    0x00,
+	    0x06,
+	    0x00,
+	    /* MD: ver 0 rep 0 C 0 E 0 | rsvd 3 + ins_cnt 2 | max hop count 16 | total hop count 1 |
+	     * bitmap 0x8400 | rsvd */
+	    0x00,
+	    0x02,
+	    0x10,
+	    0x01,
+	    0x84,
+	    0x00,
+	    0x00,
+	    0x00,
+	    /* hop: switch id 9, egress timestamp (low 32 bits) */
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x09,
+	    0x23,
+	    0x45,
+	    0x67,
+	    0x89,
+	    /* tail: proto 6 | original dport 80 | original DSCP 10 */
+	    0x06,
+	    0x00,
+	    0x50,
+	    0x0a,
+	    0x41,
+	    0x42,
+	    0x43,
+	    0x44,
+	};
+	expect_bytes(&k, want, sizeof(want));
+}
+
 /* GEANT profile: the INT part must equal the real packet 2601_double_header.pcap (GEANT
  * int-platform), UDP payload bytes 0..67 (shim, MD header except version/remaining count, stack,
  * tail). */
@@ -773,8 +918,10 @@ static void test_tunnels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tr20),       cmocka_unit_test(test_tr10),          cmocka_unit_test(test_tr05),
-	    cmocka_unit_test(test_int21_port), cmocka_unit_test(test_geant_interop), cmocka_unit_test(test_tunnels),
+	    cmocka_unit_test(test_tr20),           cmocka_unit_test(test_tr10),
+	    cmocka_unit_test(test_tr05),           cmocka_unit_test(test_int21_port),
+	    cmocka_unit_test(test_int05_tcp_ipv6), cmocka_unit_test(test_geant_interop),
+	    cmocka_unit_test(test_tunnels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
