@@ -225,6 +225,192 @@ static void test_tr20(void **state)
 	expect_bytes(&k, want, sizeof(want));
 }
 
+/* TR v2.0, two coalesced postcard reports, the last with report_length 0xFF, I flag, 22-bit seq. */
+static void test_tr20_coalesced(void **state)
+{
+	(void)state;
+	static struct gen_pkt k;
+	struct gen_cfg c;
+	struct gen_flow f;
+	base_cfg(&c);
+	c.format = GEN_FMT_TR20;
+	c.int_ver = GEN_INT_NONE;
+	c.hops = 0;
+	c.rep_md = GEN_R_QUEUE;
+	c.last_len_ff = 1;
+	c.src_port = 4000;
+	flow_v4_udp(&c, &f);
+	memset(&k, 0, sizeof(k));
+	k.node_idx = 4;
+	k.seq = 0x3fffff;
+	k.n_reps = 2;
+	for (int i = 0; i < 2; i++) {
+		k.reps[i].flow = &f;
+		k.reps[i].hops[0].qid = (uint8_t)(3 + i);
+	}
+	k.reps[0].flags = HW_RF_TRACKED_FLOW;
+	k.reps[0].hops[0].qocc = 0x000102;
+	k.reps[1].flags = HW_RF_TRACKED_FLOW | HW_RF_INTERMEDIATE;
+	k.reps[1].hops[0].qocc = 5;
+	gen_build_frame(&c, &k);
+	static const uint8_t want[] = {
+	    0x02,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x64,
+	    0x02,
+	    0x00,
+	    0x0a,
+	    0x00,
+	    0x00,
+	    0x05,
+	    0x08,
+	    0x00,
+	    /* IPv4 total 132, id 0xffff, checksum 0x2600 */
+	    0x45,
+	    0x00,
+	    0x00,
+	    0x84,
+	    0xff,
+	    0xff,
+	    0x40,
+	    0x00,
+	    0x40,
+	    0x11,
+	    0x26,
+	    0x00,
+	    0x0a,
+	    0x01,
+	    0x00,
+	    0x05,
+	    0x0a,
+	    0x00,
+	    0x00,
+	    0x64,
+	    /* UDP 4000 -> 32766, length 112 */
+	    0x0f,
+	    0xa0,
+	    0x7f,
+	    0xfe,
+	    0x00,
+	    0x70,
+	    0x00,
+	    0x00,
+	    /* group: ver 2 | hw_id 0 | seq 0x3fffff; node 5 */
+	    0x20,
+	    0x3f,
+	    0xff,
+	    0xff,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x05,
+	    /* report 1: INT, IPv4 | length 11 | md_length 1 | F; RepMdBits 0x1000 (queue) */
+	    0x14,
+	    0x0b,
+	    0x01,
+	    0x20,
+	    0x10,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    /* queue id 3, occupancy 0x000102 */
+	    0x03,
+	    0x00,
+	    0x01,
+	    0x02,
+	    /* inner IPv4 without INT: TOS 0x29, total 32, checksum 0x2684; UDP length 12; "ABCD" */
+	    0x45,
+	    0x29,
+	    0x00,
+	    0x20,
+	    0x00,
+	    0x00,
+	    0x40,
+	    0x00,
+	    0x40,
+	    0x11,
+	    0x26,
+	    0x84,
+	    0x0a,
+	    0x0a,
+	    0x00,
+	    0x01,
+	    0x0a,
+	    0x14,
+	    0x00,
+	    0x02,
+	    0x04,
+	    0xd2,
+	    0x16,
+	    0x2e,
+	    0x00,
+	    0x0c,
+	    0x00,
+	    0x00,
+	    0x41,
+	    0x42,
+	    0x43,
+	    0x44,
+	    /* report 2: length 0xFF (to the end of the payload) | md_length 1 | F I */
+	    0x14,
+	    0xff,
+	    0x01,
+	    0x30,
+	    0x10,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x00,
+	    0x04,
+	    0x00,
+	    0x00,
+	    0x05,
+	    0x45,
+	    0x29,
+	    0x00,
+	    0x20,
+	    0x00,
+	    0x00,
+	    0x40,
+	    0x00,
+	    0x40,
+	    0x11,
+	    0x26,
+	    0x84,
+	    0x0a,
+	    0x0a,
+	    0x00,
+	    0x01,
+	    0x0a,
+	    0x14,
+	    0x00,
+	    0x02,
+	    0x04,
+	    0xd2,
+	    0x16,
+	    0x2e,
+	    0x00,
+	    0x0c,
+	    0x00,
+	    0x00,
+	    0x41,
+	    0x42,
+	    0x43,
+	    0x44,
+	};
+	expect_bytes(&k, want, sizeof(want));
+}
+
 /* TR v1.0 with rep_md ports + egress ts, inner IPv4 with an INT v1.0 stack of 1 hop. */
 static void test_tr10(void **state)
 {
@@ -918,10 +1104,10 @@ static void test_tunnels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tr20),           cmocka_unit_test(test_tr10),
-	    cmocka_unit_test(test_tr05),           cmocka_unit_test(test_int21_port),
-	    cmocka_unit_test(test_int05_tcp_ipv6), cmocka_unit_test(test_geant_interop),
-	    cmocka_unit_test(test_tunnels),
+	    cmocka_unit_test(test_tr20),          cmocka_unit_test(test_tr20_coalesced),
+	    cmocka_unit_test(test_tr10),          cmocka_unit_test(test_tr05),
+	    cmocka_unit_test(test_int21_port),    cmocka_unit_test(test_int05_tcp_ipv6),
+	    cmocka_unit_test(test_geant_interop), cmocka_unit_test(test_tunnels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
