@@ -13,7 +13,7 @@
 #define GEN_MAX_COALESCE 64 /* individual reports in one TR v2.0 packet */
 #define GEN_MAX_FRAME 16384 /* largest --mtu */
 #define GEN_MAX_REPORT 8192 /* more than one report can take (stack <= 1020 B, payload <= 1500 B) */
-#define GEN_MAX_NODES 65536
+#define GEN_MAX_NODES 65535
 
 enum gen_format { GEN_FMT_TR20, GEN_FMT_TR10, GEN_FMT_TR05, GEN_FMT_INT };
 enum gen_int_ver { GEN_INT_NONE, GEN_INT_V05, GEN_INT_V10, GEN_INT_V21 };

@@ -516,7 +516,7 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 			c->profile = (uint8_t)x;
 			break;
 		case O_FLOWS:
-			if ((e = num(name, optarg, 1, 10000000, &v)))
+			if ((e = num(name, optarg, 1, 1000000, &v)))
 				return e;
 			c->flows = (uint32_t)v;
 			break;
