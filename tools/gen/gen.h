@@ -196,7 +196,7 @@ unsigned gen_int_hop_words(uint16_t bitmap, unsigned int_ver, unsigned profile);
 unsigned gen_tr2_md_bytes(uint16_t bits);
 unsigned gen_tr1_md_bytes(uint8_t bits);
 
-/* l3l4.c: addresses and headers. */
+/* inner.c: Ethernet header and the IPv4 header checksum (also used for the outer headers). */
 uint16_t gen_ip_checksum(const uint8_t *hdr, size_t len);
 uint8_t *gen_eth(uint8_t *p, const uint8_t dst[6], const uint8_t src[6], uint16_t ethertype);
 
@@ -245,7 +245,6 @@ void gen_model_free(struct gen_model *m);
 void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns);
 /* Fill report r of packet k. */
 void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_report *r, uint64_t sim_ns);
-uint64_t gen_model_rand(struct gen_model *m);
 uint32_t gen_node_id(uint32_t node_idx);
 void gen_flow_finish(const struct gen_cfg *cfg, struct gen_flow *f);
 
