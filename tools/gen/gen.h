@@ -248,7 +248,7 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 uint32_t gen_node_id(uint32_t node_idx);
 void gen_flow_finish(const struct gen_cfg *cfg, struct gen_flow *f);
 
-/* options.c */
+/* options.c: defaults (see --help) and the command line. */
 void gen_cfg_default(struct gen_cfg *cfg);
 /* Parse argv after the subcommand. Returns 0 ok, 2 usage error (message printed), 1 help printed. */
 struct gen_paths {

@@ -22,11 +22,6 @@ uint32_t gen_node_id(uint32_t node_idx)
 	return node_idx + 1;
 }
 
-uint64_t gen_model_rand(struct gen_model *m)
-{
-	return gen_splitmix(&m->rng);
-}
-
 void gen_flow_finish(const struct gen_cfg *cfg, struct gen_flow *f)
 {
 	if (cfg->encap == GEN_ENCAP_L4) {
