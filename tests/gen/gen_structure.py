@@ -98,7 +98,7 @@ def check_int(c, b, o, end, l4):
     assert ver == {'2.1': 2, '1.0': 1, '0.5': 0}[c.ver]
     bitmap = be16(b, md + 4) if not c.geant else b[md + 4] | b[md + 5] << 8
     hw = hop_words(bitmap, c.ver, c.geant)
-    tail = 4 if (c.encap == 'l4' and (c.ver == '0.5' or c.geant)) else 0
+    tail = 4 if (c.encap == 'l4' and (c.ver == '0.5' or (c.geant and c.opt('--geant-tail', 'on') == 'on'))) else 0
     stack = total - (md - shim) - mdlen - tail
     assert stack >= 0 and stack % (hw * 4) == 0, 'stack %d is not whole hops of %d words' % (stack, hw)
     hops = stack // (hw * 4)
@@ -106,7 +106,10 @@ def check_int(c, b, o, end, l4):
     if c.ver == '0.5':
         assert b[md + 1] & 31 == hw
         assert b[md + 3] == hops
-    elif not c.geant:
+    elif c.geant:
+        want = hw if c.opt('--geant-hop-ml', '') == 'words' else bin(bitmap).count('1')
+        assert b[md + 2] & 31 == want, 'geant hop_ml'
+    else:
         assert b[md + 2] & 31 == hw, 'hop_ml %d != bitmap words %d' % (b[md + 2] & 31, hw)
     return hops
 
@@ -201,7 +204,8 @@ CASES = [
     '--format tr1.0 --int-version 2.1 --l4 tcp', '--format tr0.5 --drop-rate 0.4',
     '--format tr0.5 --int-version 0.5', '--format int', '--format int --ip 6 --l4 tcp',
     '--format int --profile geant --hops 4', '--format int --profile geant --instructions node,ports,ig_ts,eg_ts,l2_ports,tx_util',
-    '--format int --int-version 1.0 --encap geneve', '--format int --int-version 0.5 --l4 mix',
+    '--format int --int-version 1.0 --encap geneve', '--format int --profile geant --geant-tail off --geant-hop-ml words',
+    '--profile geant --hops 2 --coalesce 3 --geant-tail off', '--format int --int-version 0.5 --l4 mix',
     '--rep-md ports,latency,queue,ig_ts,eg_ts,l2_ports,tx_util,buffer,drop --hops 0',
     '--unavailable-rate 0.3 --hops 8', '--hops 1-6 --coalesce 4 --flows 50', '--format int --hops 2-5 --int-version 0.5',
     '--format int --hops 1-9 --encap geneve --instructions node,queue', '--hops 20 --instructions node,queue --coalesce 4',

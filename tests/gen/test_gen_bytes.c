@@ -1052,6 +1052,44 @@ static void test_geant_interop(void **state)
 	assert_memory_equal(got + 8, real + 8, sizeof(real) - 8);
 }
 
+/* GEANT without tail and with the true hop size: the INT part of the real packet my.pcap (GEANT
+ * In_band_telemetry_sink_fpga), UDP payload bytes 0..35: 1 hop, node 1, ports 0/0, timestamps 0. */
+static void test_geant_fpga_interop(void **state)
+{
+	(void)state;
+	static struct gen_pkt k;
+	struct gen_cfg c;
+	struct gen_flow f;
+	base_cfg(&c);
+	c.format = GEN_FMT_INT;
+	c.profile = HW_PROFILE_GEANT;
+	c.int_ver = GEN_INT_V10;
+	c.int_dscp = 0x20;
+	c.geant_no_tail = 1;
+	c.geant_hop_ml_words = 1;
+	c.hops = 1;
+	c.instructions = GEN_I_NODE | GEN_I_PORTS | GEN_I_IG_TS | GEN_I_EG_TS;
+	c.payload = 0;
+	flow_v4_udp(&c, &f);
+	f.ecn = 0;
+	memset(&k, 0, sizeof(k));
+	k.n_reps = 1;
+	k.reps[0].flow = &f;
+	k.reps[0].n_stack = 1;
+	k.reps[0].hops[0].node_id = 1;
+	gen_build_frame(&c, &k);
+	static const uint8_t real[] = {
+	    0x01, 0x00, 0x09, 0x00, 0x10, 0x00, 0x06, 0xfe, 0x00, 0xcc, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	assert_int_equal(k.len, 42 + sizeof(real));
+	assert_int_equal(k.buf[15], 0x80);
+	/* byte 7: remaining hop count, 0xfe in the capture, 16 - 1 here */
+	assert_memory_equal(k.buf + 42, real, 7);
+	assert_int_equal(k.buf[42 + 7], 0x0f);
+	assert_memory_equal(k.buf + 42 + 8, real + 8, sizeof(real) - 8);
+}
+
 /* VXLAN-GPE (v2.1, next protocol 0x82) and Geneve (class 0x0103) headers around the stack. */
 static void test_tunnels(void **state)
 {
@@ -1107,7 +1145,8 @@ int main(void)
 	    cmocka_unit_test(test_tr20),          cmocka_unit_test(test_tr20_coalesced),
 	    cmocka_unit_test(test_tr10),          cmocka_unit_test(test_tr05),
 	    cmocka_unit_test(test_int21_port),    cmocka_unit_test(test_int05_tcp_ipv6),
-	    cmocka_unit_test(test_geant_interop), cmocka_unit_test(test_tunnels),
+	    cmocka_unit_test(test_geant_interop), cmocka_unit_test(test_geant_fpga_interop),
+	    cmocka_unit_test(test_tunnels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,9 @@ struct gen_cfg {
 	double drop_rate, intermediate_rate, unavailable_rate, cnp_rate;
 	double malform_rate[GEN_M_COUNT];
 	uint8_t malform_any;
-	uint8_t sink_md_stack; /* tr2.0: the reporting node pushes its metadata onto the stack (RepMdBits 0) */
+	uint8_t sink_md_stack;      /* tr2.0: the reporting node pushes its metadata onto the stack (RepMdBits 0) */
+	uint8_t geant_no_tail;      /* geant: no 4-byte tail (as in GEANT's FPGA sink capture) */
+	uint8_t geant_hop_ml_words; /* geant: hop_ml = the hop's words instead of the instruction count */
 };
 
 /* One inner flow: the 5-tuple the collector sees in the first IP header of the inner packet. */

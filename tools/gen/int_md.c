@@ -140,9 +140,10 @@ uint8_t *gen_int_md_stack(const struct gen_cfg *cfg, const struct gen_report *r,
 		gen_put16(md + 4, cfg->instructions);
 		p = md + 12;
 	} else if (cfg->profile == HW_PROFILE_GEANT) {
-		/* v1.0 layout; hop_ml = instruction count (not the hop's words); bitmap little-endian */
+		/* v1.0 layout; hop_ml = instruction count (not the hop's words) unless told otherwise;
+		 * bitmap little-endian */
 		gen_put_bits(md, 0, 4, 1);
-		gen_put_bits(md, 19, 5, (unsigned)__builtin_popcount(cfg->instructions));
+		gen_put_bits(md, 19, 5, cfg->geant_hop_ml_words ? hw : (unsigned)__builtin_popcount(cfg->instructions));
 		gen_put_bits(md, 24, 8, hop_budget(n) - n);
 		md[4] = (uint8_t)cfg->instructions;
 		md[5] = (uint8_t)(cfg->instructions >> 8);
@@ -201,6 +202,14 @@ uint8_t *gen_int_l4(const struct gen_cfg *cfg, const struct gen_report *r, uint8
 		shim[1] = 0;
 		shim[2] = (uint8_t)((md_stack + 4) / 4);
 		shim[3] = (uint8_t)(orig_dscp << 2);
+		if (first)
+			m->shim_kind = GEN_SHIM_10;
+	} else if (cfg->profile == HW_PROFILE_GEANT && cfg->geant_no_tail) {
+		/* GEANT without a tail: type:8 rsvd:8 length:8 (shim + MD + stack) rsvd:8 */
+		shim[0] = 1;
+		shim[1] = 0;
+		shim[2] = (uint8_t)((md_stack + 4) / 4);
+		shim[3] = 0;
 		if (first)
 			m->shim_kind = GEN_SHIM_10;
 	} else {

@@ -102,6 +102,9 @@ void gen_usage(FILE *f)
 	      "  --profile P           standard (default) | geant: GEANT int-platform's v1.0-style shim whose\n"
 	      "                        length counts shim+MD+stack+tail, little-endian bitmap, 8-byte\n"
 	      "                        timestamps, 16-bit L2 ports, hop_ml = instruction count, TOS 0x80\n"
+	      "  --geant-tail on|off   geant: write the 4-byte tail (default on, as 2601_double_header.pcap;\n"
+	      "                        off as my.pcap)\n"
+	      "  --geant-hop-ml M      geant: hop_ml = instructions (default) | words (the true hop size)\n"
 	      "Inner flows:\n"
 	      "  --flows N             distinct flows (default 64)\n"
 	      "  --l4 L                udp (default) | tcp | mix\n"
@@ -320,6 +323,8 @@ enum {
 	O_SRC_PORT,
 	O_MALFORM,
 	O_SINK_MD,
+	O_GEANT_TAIL,
+	O_GEANT_HOP_ML,
 	O_HELP,
 };
 
@@ -366,6 +371,8 @@ static const struct option longopts[] = {
     {"src-port", required_argument, 0, O_SRC_PORT},
     {"malform", required_argument, 0, O_MALFORM},
     {"sink-md", required_argument, 0, O_SINK_MD},
+    {"geant-tail", required_argument, 0, O_GEANT_TAIL},
+    {"geant-hop-ml", required_argument, 0, O_GEANT_HOP_ML},
     {"help", no_argument, 0, O_HELP},
     {0, 0, 0, 0},
 };
@@ -415,6 +422,9 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 	static const char *const in_types[] = {"eth", "ip", NULL};
 	static const char *const profiles[] = {"standard", "geant", NULL};
 	static const char *const sink_mds[] = {"report", "stack", NULL};
+	static const char *const on_off[] = {"off", "on", NULL};
+	static const char *const hop_mls[] = {"instructions", "words", NULL};
+	const char *geant_opt = NULL;
 	const char *rep_md_arg = NULL, *instr_arg = NULL;
 	int int_ver_set = 0, int_dscp_set = 0, in_type_set = 0;
 	uint8_t wanted[GEN_M_COUNT] = {0};
@@ -599,6 +609,18 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 				return e;
 			c->src_port = (int32_t)v;
 			break;
+		case O_GEANT_TAIL:
+			if ((e = choose(name, optarg, on_off, &x)))
+				return e;
+			c->geant_no_tail = (uint8_t)!x;
+			geant_opt = name;
+			break;
+		case O_GEANT_HOP_ML:
+			if ((e = choose(name, optarg, hop_mls, &x)))
+				return e;
+			c->geant_hop_ml_words = (uint8_t)x;
+			geant_opt = name;
+			break;
 		case O_SINK_MD:
 			if ((e = choose(name, optarg, sink_mds, &x)))
 				return e;
@@ -626,6 +648,8 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		c->int_ver = c->format == GEN_FMT_TR10   ? GEN_INT_V10
 		             : c->format == GEN_FMT_TR05 ? GEN_INT_NONE
 		                                         : GEN_INT_V21;
+	if (geant_opt && c->profile != HW_PROFILE_GEANT)
+		return fail(geant_opt, "needs --profile geant");
 	if (c->profile == HW_PROFILE_GEANT) {
 		if (int_ver_set && c->int_ver != GEN_INT_V10)
 			return fail("profile", "geant writes v1.0-style stacks; drop --int-version or use 1.0");
