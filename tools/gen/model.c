@@ -111,7 +111,7 @@ struct gen_model *gen_model_new(const struct gen_cfg *cfg)
 	for (uint32_t i = 0; i < cfg->flows; i++)
 		make_flow(cfg, &m->rng, i, &m->flows[i]);
 	for (uint32_t i = 0; i < cfg->nodes; i++)
-		m->clock_off[i] = gen_splitmix(&m->rng) % 1000000;
+		m->clock_off[i] = gen_splitmix(&m->rng) % 200; /* PTP-synchronised within 200 ns */
 	for (size_t i = 0; i < (size_t)cfg->nodes * cfg->hw_ids; i++)
 		m->seq[i] = cfg->seq_start;
 	m->thr_drop = gen_prob_threshold(cfg->drop_rate);
@@ -152,11 +152,9 @@ void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns)
 	m->seq[s] = (m->seq[s] + 1) & mask;
 }
 
-/* Values of one hop at sim time t; age_ns: how long before the report the packet was here. */
-static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, uint32_t flow_idx, uint64_t t,
-                     uint64_t age_ns)
+/* Values of one hop (timestamps come from stamp_path()). */
+static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, uint32_t flow_idx)
 {
-	const struct gen_cfg *cfg = m->cfg;
 	uint64_t r = gen_splitmix(&m->rng);
 	uint64_t ph = gen_mix((uint64_t)flow_idx << 20 ^ node_idx);
 	h->node_id = gen_node_id(node_idx);
@@ -173,13 +171,28 @@ static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, 
 	h->bocc = (occ + (uint32_t)((r >> 40) % 1000)) & 0xffffff;
 	h->latency = 200 + occ / 8 + (uint32_t)((r >> 32) % 100);
 	h->tx_util = (uint32_t)((r >> 12) % 1000000);
-	h->ig_ts = cfg->dev_clock_start + m->clock_off[node_idx] + t - age_ns;
-	if ((uint32_t)h->ig_ts == 0xffffffffu)
-		h->ig_ts--, h->latency++;
-	h->eg_ts = h->ig_ts + h->latency;
-	if ((uint32_t)h->eg_ts == 0xffffffffu)
-		h->eg_ts++, h->latency++;
 	h->unavail = 0;
+}
+
+/* Timestamps along a path of n hops that ends at sim time t (the report, or the sink receiving the
+ * packet): walking back from the last hop, each hop's egress is 1 us before the next hop's ingress
+ * (500 ns before t for the last) and its ingress is its latency before its egress.  Device clocks
+ * read dev_clock_start + node offset + sim time.  A 32-bit all-ones value would read as
+ * "unavailable", so such a timestamp moves by 1 ns (and the latency with it). */
+static void stamp_path(struct gen_model *m, struct gen_hop *h, unsigned n, uint64_t t)
+{
+	uint64_t age = 0;
+	for (unsigned j = n; j-- > 0;) {
+		uint64_t clock = m->cfg->dev_clock_start + m->clock_off[h[j].node_id - 1] + t;
+		age += j + 1 == n ? 500 : 1000;
+		h[j].eg_ts = clock - age;
+		age += h[j].latency;
+		h[j].ig_ts = clock - age;
+		if ((uint32_t)h[j].ig_ts == 0xffffffffu)
+			h[j].ig_ts--, h[j].latency++, age++;
+		if ((uint32_t)h[j].eg_ts == 0xffffffffu)
+			h[j].eg_ts++, h[j].latency++;
+	}
 }
 
 void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_report *r, uint64_t sim_ns)
@@ -201,14 +214,13 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	r->roce_opcode = 0;
 	if (r->flow->roce)
 		r->roce_opcode = gen_splitmix(&m->rng) < m->thr_cnp ? 0x81 : opcodes[(r0 >> 24) % 5];
-	unsigned total = r->n_stack + (cfg->format == GEN_FMT_INT ? 0 : 1);
 	for (unsigned i = 0; i < r->n_stack; i++) {
 		uint32_t node = (uint32_t)(gen_mix((uint64_t)fi * 131 + i) % cfg->nodes);
 		if (node == sender && cfg->nodes > 1 && cfg->format != GEN_FMT_INT)
 			node = (node + 1) % cfg->nodes;
 		if (cfg->sink_md_stack && i == hops)
 			node = sender; /* the sink's own entry, newest on the stack */
-		make_hop(m, &r->hops[i], node, fi, sim_ns, (uint64_t)(total - i) * 2000);
+		make_hop(m, &r->hops[i], node, fi);
 		if (m->thr_unavail) {
 			static const uint16_t bits[] = {GEN_I_PORTS, GEN_I_LATENCY,  GEN_I_QUEUE,   GEN_I_IG_TS,
 			                                GEN_I_EG_TS, GEN_I_L2_PORTS, GEN_I_TX_UTIL, GEN_I_BUFFER};
@@ -217,13 +229,18 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 					r->hops[i].unavail |= bits[b];
 		}
 	}
-	if (cfg->format == GEN_FMT_INT)
+	if (cfg->format == GEN_FMT_INT) {
+		stamp_path(m, r->hops, r->n_stack, sim_ns);
 		return;
+	}
 	struct gen_hop *own = &r->hops[r->n_stack];
-	if (cfg->sink_md_stack && r->n_stack)
+	if (cfg->sink_md_stack && r->n_stack) {
+		stamp_path(m, r->hops, r->n_stack, sim_ns);
 		*own = r->hops[r->n_stack - 1];
-	else
-		make_hop(m, own, sender, fi, sim_ns, 1000);
+	} else {
+		make_hop(m, own, sender, fi);
+		stamp_path(m, r->hops, r->n_stack + 1u, sim_ns);
+	}
 	r->flags = HW_RF_TRACKED_FLOW;
 	if (m->thr_drop && gen_splitmix(&m->rng) < m->thr_drop) {
 		r->flags |= HW_RF_DROPPED;

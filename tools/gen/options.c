@@ -122,7 +122,7 @@ void gen_usage(FILE *f)
 	      "  --seq-gap-every N     skip one sequence number every N reports of a sender (default off)\n"
 	      "  --epoch-ns NS         first pcap timestamp, ns since 1970 (default 2026-01-01T00:00:00Z)\n"
 	      "  --interval-ns NS      time between packets (default 1000)\n"
-	      "  --dev-clock-start NS  device clocks start here (+ per-node offset < 1 ms); the default\n"
+	      "  --dev-clock-start NS  device clocks start here (+ per-node offset < 200 ns); the default\n"
 	      "                        2^32 - 2 ms makes 32-bit timestamps wrap early in the run\n"
 	      "Addresses:\n"
 	      "  --collector A.B.C.D   report destination (default 10.0.0.100); senders are 10.1.x.y\n"
