@@ -1,0 +1,254 @@
+/* Truth records: what a correct collector decodes from one valid generated packet, built from the
+ * report model (not from the bytes).  Conventions are listed in docs/gen.md. */
+#include <string.h>
+
+#include "gen.h"
+#include "hopwatch/wire.h"
+
+static uint8_t record_int_version(const struct gen_cfg *cfg)
+{
+	switch (cfg->int_ver) {
+	case GEN_INT_V05: return HW_INT_V05;
+	case GEN_INT_V10: return HW_INT_V10;
+	case GEN_INT_V21: return HW_INT_V21;
+	default: return HW_INT_NONE;
+	}
+}
+
+static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, struct hw_record *o)
+{
+	const struct gen_flow *f = r->flow;
+	memcpy(o->src_ip, f->src_ip, 16);
+	memcpy(o->dst_ip, f->dst_ip, 16);
+	o->ip_proto = f->proto;
+	o->src_port = f->vis_sport;
+	o->dst_port = f->vis_dport;
+	o->flow_hash = f->hash;
+	o->valid |= HW_V_FLOW | HW_V_TCLASS;
+	int int_dscp = cfg->int_ver != GEN_INT_NONE && r->n_stack > 0 && cfg->encap == GEN_ENCAP_L4 &&
+	               cfg->detect == GEN_DETECT_DSCP;
+	o->dscp = int_dscp ? cfg->int_dscp : f->dscp;
+	o->ecn = int_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT writes TOS 0x80 */
+	if (f->roce) {
+		o->valid |= HW_V_ROCE;
+		o->roce_opcode = r->roce_opcode;
+		o->roce_dest_qp = f->qp;
+	}
+}
+
+/* A hop from an embedded INT-MD stack. */
+static void stack_hop(const struct gen_cfg *cfg, const struct gen_hop *h, struct hw_record *o)
+{
+	const uint16_t b = cfg->instructions & (uint16_t)~h->unavail;
+	const int ts32 = cfg->int_ver != GEN_INT_V21 && cfg->profile != HW_PROFILE_GEANT;
+	o->int_version = record_int_version(cfg);
+	o->node_id = (b & GEN_I_NODE) ? h->node_id : 0;
+	if (b & GEN_I_PORTS) {
+		o->valid |= HW_V_PORTS;
+		o->ingress_port = h->in_port;
+		o->egress_port = h->out_port;
+	}
+	if (b & GEN_I_LATENCY) {
+		o->valid |= HW_V_HOP_LATENCY;
+		o->hop_latency = h->latency;
+	}
+	if (b & GEN_I_QUEUE) {
+		o->valid |= HW_V_QUEUE;
+		o->queue_id = h->qid;
+		o->queue_occupancy = h->qocc;
+	}
+	if (b & GEN_I_IG_TS) {
+		o->valid |= HW_V_INGRESS_TS;
+		o->ingress_ts = ts32 ? (uint32_t)h->ig_ts : h->ig_ts;
+	}
+	if (b & GEN_I_EG_TS) {
+		o->valid |= HW_V_EGRESS_TS;
+		o->egress_ts = ts32 ? (uint32_t)h->eg_ts : h->eg_ts;
+	}
+	if (ts32 && !(cfg->instructions & GEN_I_LATENCY) && (b & GEN_I_IG_TS) && (b & GEN_I_EG_TS)) {
+		o->valid |= HW_V_HOP_LATENCY;
+		o->hop_latency = (uint32_t)h->eg_ts - (uint32_t)h->ig_ts;
+	}
+	if (b & GEN_I_L2_PORTS) {
+		o->valid |= HW_V_L2_PORTS;
+		o->l2_ingress_port = h->l2_in;
+		o->l2_egress_port = h->l2_out;
+	}
+	if (b & GEN_I_TX_UTIL) {
+		o->valid |= HW_V_TX_UTIL;
+		o->egress_tx_util = h->tx_util;
+	}
+	if (b & GEN_I_BUFFER) {
+		o->valid |= HW_V_BUFFER;
+		o->buffer_id = h->bid;
+		o->buffer_occupancy = h->bocc;
+	}
+}
+
+static void drop_fields(const struct gen_report *r, const struct gen_hop *h, struct hw_record *o)
+{
+	o->valid |= HW_V_DROP;
+	o->queue_id = h->qid;
+	o->drop_reason = r->drop_reason;
+}
+
+/* The reporting node's own hop, from the report's metadata. */
+static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struct hw_record *o)
+{
+	const struct gen_hop *h = &r->hops[r->n_stack];
+	const int drop = !!(r->flags & HW_RF_DROPPED);
+	o->node_id = o->report_node; /* the header's node / switch id */
+	if (cfg->format == GEN_FMT_TR05) {
+		o->valid |= HW_V_PORTS | HW_V_INGRESS_TS;
+		o->ingress_port = h->in_port;
+		o->egress_port = h->out_port;
+		o->ingress_ts = (uint32_t)h->ig_ts;
+		if (drop)
+			drop_fields(r, h, o);
+		else {
+			o->valid |= HW_V_QUEUE | HW_V_EGRESS_TS | HW_V_HOP_LATENCY;
+			o->queue_id = h->qid;
+			o->queue_occupancy = h->qocc;
+			o->egress_ts = (uint32_t)h->eg_ts;
+			o->hop_latency = (uint32_t)h->eg_ts - (uint32_t)h->ig_ts;
+		}
+		return;
+	}
+	if (cfg->format == GEN_FMT_TR10) {
+		uint8_t bits = (uint8_t)(cfg->rep_md & 0x3f);
+		o->valid |= HW_V_INGRESS_TS;
+		o->ingress_ts = (uint32_t)h->ig_ts;
+		if (bits & GEN_R1_PORTS) {
+			o->valid |= HW_V_PORTS;
+			o->ingress_port = h->in_port;
+			o->egress_port = h->out_port;
+		}
+		if (bits & GEN_R1_LATENCY) {
+			o->valid |= HW_V_HOP_LATENCY;
+			o->hop_latency = h->latency;
+		}
+		if (bits & GEN_R1_QUEUE) {
+			o->valid |= HW_V_QUEUE;
+			o->queue_id = h->qid;
+			o->queue_occupancy = h->qocc;
+		}
+		if (bits & GEN_R1_EG_TS) {
+			o->valid |= HW_V_EGRESS_TS;
+			o->egress_ts = (uint32_t)h->eg_ts;
+			if (!(bits & GEN_R1_LATENCY)) {
+				o->valid |= HW_V_HOP_LATENCY;
+				o->hop_latency = (uint32_t)h->eg_ts - (uint32_t)h->ig_ts;
+			}
+		}
+		if (drop)
+			drop_fields(r, h, o);
+		if (bits & GEN_R1_TX_UTIL) {
+			o->valid |= HW_V_TX_UTIL;
+			o->egress_tx_util = h->tx_util;
+		}
+		return;
+	}
+	/* TR v2.0 RepMdBits */
+	uint16_t bits = cfg->rep_md;
+	if (bits & GEN_R_PORTS) {
+		o->valid |= HW_V_PORTS;
+		o->ingress_port = h->in_port;
+		o->egress_port = h->out_port;
+	}
+	if (bits & GEN_R_LATENCY) {
+		o->valid |= HW_V_HOP_LATENCY;
+		o->hop_latency = h->latency;
+	}
+	if (bits & GEN_R_QUEUE) {
+		o->valid |= HW_V_QUEUE;
+		o->queue_id = h->qid;
+		o->queue_occupancy = h->qocc;
+	}
+	if (bits & GEN_R_IG_TS) {
+		o->valid |= HW_V_INGRESS_TS;
+		o->ingress_ts = h->ig_ts;
+	}
+	if (bits & GEN_R_EG_TS) {
+		o->valid |= HW_V_EGRESS_TS;
+		o->egress_ts = h->eg_ts;
+	}
+	if (bits & GEN_R_L2_PORTS) {
+		o->valid |= HW_V_L2_PORTS;
+		o->l2_ingress_port = h->l2_in;
+		o->l2_egress_port = h->l2_out;
+	}
+	if (bits & GEN_R_TX_UTIL) {
+		o->valid |= HW_V_TX_UTIL;
+		o->egress_tx_util = h->tx_util;
+	}
+	if (bits & GEN_R_BUFFER) {
+		o->valid |= HW_V_BUFFER;
+		o->buffer_id = h->bid;
+		o->buffer_occupancy = h->bocc;
+	}
+	if (drop)
+		drop_fields(r, h, o);
+}
+
+static uint8_t record_format(unsigned f)
+{
+	switch (f) {
+	case GEN_FMT_TR20: return HW_FORMAT_TR20;
+	case GEN_FMT_TR10: return HW_FORMAT_TR10;
+	case GEN_FMT_TR05: return HW_FORMAT_TR05;
+	default: return HW_FORMAT_INT;
+	}
+}
+
+unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, uint64_t time_ns, struct hw_record *out,
+                           unsigned cap)
+{
+	unsigned n = 0;
+	const int bare = cfg->format == GEN_FMT_INT;
+	for (unsigned ri = 0; ri < k->n_reps; ri++) {
+		const struct gen_report *r = &k->reps[ri];
+		/* --sink-md stack: the sink's stack entry is the reporting node's hop; the report's drop
+		 * fields are merged into it instead of making a record of their own */
+		const int merged = cfg->sink_md_stack && !bare && r->n_stack;
+		const unsigned path = r->n_stack + (bare || merged ? 0 : 1);
+		if (n + path > cap)
+			break;
+		struct hw_record base;
+		memset(&base, 0, sizeof(base));
+		base.time_ns = time_ns;
+		base.format = record_format(cfg->format);
+		base.path_len = (uint8_t)path;
+		if (!bare) {
+			base.report_node = gen_node_id(k->node_idx);
+			base.hw_id = k->hw_id;
+			base.report_seq = k->seq;
+			base.report_flags = r->flags;
+			if (!r->n_stack)
+				base.report_flags |= HW_RF_POSTCARD;
+		}
+		flow_fields(cfg, r, &base);
+		struct hw_record *first = out + n;
+		for (unsigned i = 0; i < r->n_stack; i++) {
+			out[n] = base;
+			out[n].hop_index = (uint8_t)i;
+			stack_hop(cfg, &r->hops[i], &out[n]);
+			n++;
+		}
+		if (merged) {
+			if (r->flags & HW_RF_DROPPED)
+				drop_fields(r, &r->hops[r->n_stack], &out[n - 1]);
+			continue;
+		}
+		if (bare) {
+			uint32_t rn = r->n_stack ? out[n - 1].node_id : 0;
+			for (struct hw_record *o = first; o < out + n; o++)
+				o->report_node = rn;
+			continue;
+		}
+		out[n] = base;
+		out[n].hop_index = (uint8_t)r->n_stack;
+		own_hop(cfg, r, &out[n]);
+		n++;
+	}
+	return n;
+}
