@@ -90,7 +90,7 @@ static void test_tr20(void **state)
 	                            "\"path_len\":3,\"node_id\":10,\"queue_id\":1,\"queue_occupancy\":500,\"src_ip\":"
 	                            "\"10.10.0.1\",\"dst_ip\":\"10.20.0.2\",\"ip_proto\":17,\"src_port\":1234,"
 	                            "\"dst_port\":5678,\"flow_hash\":\"")));
-	HAS(l, "\"dscp\":23,\"ecn\":1}"); /* DSCP as on the wire: 0x17 marks INT */
+	HAS(l, "\"dscp\":10,\"ecn\":1}"); /* the original DSCP (10) saved in the shim, not the 0x17 INT mark */
 	assert_int_equal(recs[0].flow_hash, hw_flow_hash(f.src_ip, f.dst_ip, 17, 1234, 5678));
 	l = json(1);
 	HAS(l, "\"hop_index\":1,\"path_len\":3,\"node_id\":11,");

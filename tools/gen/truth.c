@@ -15,19 +15,40 @@ static uint8_t record_int_version(const struct gen_cfg *cfg)
 	}
 }
 
+static void v4mapped(uint8_t out[16], const uint8_t a[4])
+{
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	memcpy(out, prefix, 12);
+	memcpy(out + 12, a, 4);
+}
+
 static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, struct hw_record *o)
 {
 	const struct gen_flow *f = r->flow;
+	o->valid |= HW_V_FLOW | HW_V_TCLASS;
+	if (cfg->encap != GEN_ENCAP_L4) {
+		/* VXLAN-GPE / Geneve: the record describes the tenant packet the tunnel carries
+		 * (docs/records.md), with the tenant IP header's traffic class. */
+		v4mapped(o->src_ip, f->t_src);
+		v4mapped(o->dst_ip, f->t_dst);
+		o->ip_proto = f->t_proto;
+		o->src_port = f->t_sport;
+		o->dst_port = f->t_dport;
+		o->flow_hash = hw_flow_hash(o->src_ip, o->dst_ip, o->ip_proto, o->src_port, o->dst_port);
+		o->dscp = f->dscp;
+		o->ecn = f->ecn;
+		return;
+	}
 	memcpy(o->src_ip, f->src_ip, 16);
 	memcpy(o->dst_ip, f->dst_ip, 16);
 	o->ip_proto = f->proto;
 	o->src_port = f->vis_sport;
 	o->dst_port = f->vis_dport;
 	o->flow_hash = f->hash;
-	o->valid |= HW_V_FLOW | HW_V_TCLASS;
-	int int_dscp = cfg->int_ver != GEN_INT_NONE && r->n_stack > 0 && cfg->encap == GEN_ENCAP_L4 &&
-	               cfg->detect == GEN_DETECT_DSCP;
-	o->dscp = int_dscp ? cfg->int_dscp : f->dscp;
+	int int_dscp = cfg->int_ver != GEN_INT_NONE && r->n_stack > 0 && cfg->detect == GEN_DETECT_DSCP;
+	/* With DSCP-announced INT the collector restores the original DSCP the source saved in the
+	 * shim or tail; GEANT saves none (0 there). */
+	o->dscp = int_dscp ? (cfg->profile == HW_PROFILE_GEANT ? 0 : f->dscp) : f->dscp;
 	o->ecn = int_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT writes TOS 0x80 */
 	if (f->roce) {
 		o->valid |= HW_V_ROCE;
@@ -65,7 +86,7 @@ static void stack_hop(const struct gen_cfg *cfg, const struct gen_hop *h, struct
 		o->valid |= HW_V_EGRESS_TS;
 		o->egress_ts = ts32 ? (uint32_t)h->eg_ts : h->eg_ts;
 	}
-	if (ts32 && !(cfg->instructions & GEN_I_LATENCY) && (b & GEN_I_IG_TS) && (b & GEN_I_EG_TS)) {
+	if (ts32 && !(b & GEN_I_LATENCY) && (b & GEN_I_IG_TS) && (b & GEN_I_EG_TS)) {
 		o->valid |= HW_V_HOP_LATENCY;
 		o->hop_latency = (uint32_t)h->eg_ts - (uint32_t)h->ig_ts;
 	}
