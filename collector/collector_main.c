@@ -1,57 +1,60 @@
-/* hopwatch-collector: decode INT telemetry reports into per-hop records.
- * This front end reads capture files with libpcap and writes JSON lines plus end-of-run counts. */
+/* hopwatch-collector: receive INT telemetry reports (DPDK ports, or libpcap files and interfaces),
+ * decode them into per-hop records, keep queue/sequence/path state, and feed the sinks. */
 #include <errno.h>
-#include <stdbool.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hopwatch/pcap_input.h"
-#include "hopwatch/record_json.h"
-#include "hopwatch/wire.h"
+#include "collector.h"
+#include "front.h"
 
 #define PROG "hopwatch-collector"
-enum { MAX_RECS = 1024, MAX_REPS = 256 };
-
-struct run {
-	struct hw_parser_config cfg;
-	FILE *json;
-	uint64_t packets, reports, records;
-	uint64_t by_result[HW_RESULT_COUNT];
-	struct hw_record recs[MAX_RECS];
-	struct hw_report reps[MAX_REPS];
-	char line[HW_RECORD_JSON_MAX];
-};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "Usage: " PROG " --pcap FILE [--json OUT] [options]\n"
+	        "Usage: " PROG " [EAL options] -- [options]       receive with DPDK (any ethdev: NICs, net_pcap,\n"
+	        "                                                     net_af_packet, net_ring, ...)\n"
+	        "       " PROG " --pcap FILE|IFACE [options]      receive with libpcap (capture file or interface)\n"
 	        "\n"
-	        "Decode INT telemetry reports (Telemetry Report v0.5/v1.0/v2.0, with embedded INT-MD v0.5/v1.0/v2.1\n"
-	        "stacks) and bare INT-MD data packets into one record per hop (docs/records.md).\n"
+	        "Decodes INT telemetry reports (Telemetry Report v0.5/v1.0/v2.0 with embedded INT-MD v0.5/v1.0/v2.1\n"
+	        "stacks) and bare INT-MD data packets into one record per hop (docs/records.md), tracks report\n"
+	        "sequence numbers per (node, hw_id), per-(node, port, queue) occupancy and latency, and per-flow\n"
+	        "paths, and writes records to the configured sinks.  SIGINT/SIGTERM: stop, drain, flush, print\n"
+	        "the counters, exit 0.  SIGHUP: reopen output files.\n"
 	        "\n"
 	        "Input:\n"
-	        "  --pcap FILE          read frames from a capture file (pcap or pcapng, Ethernet)\n"
-	        "Output:\n"
-	        "  --json OUT           write one JSON object per hop record to OUT ('-' = standard output)\n"
-	        "                       At the end, counts of packets, reports, records and each reason a\n"
-	        "                       packet was not decoded are printed on standard error.\n"
+	        "  --pcap FILE|IFACE    read a capture file, or capture live on an interface\n"
+	        "  --bpf FILTER         live capture filter (default: udp dst port of the report ports, or all\n"
+	        "                       IP traffic when bare INT-MD packets are decoded)\n"
+	        "  --workers N          DPDK: RX queues per port, one worker lcore each (default: lcores - 1)\n"
+	        "  --idle-exit SECONDS  DPDK: stop after this long without a packet (default: run until a signal)\n"
+	        "  --lossless           DPDK: workers wait for slow sinks instead of dropping records (for replaying\n"
+	        "                       captures through net_pcap; on a live NIC the NIC then drops instead)\n"
+	        "Output (any combination):\n"
+	        "  --json OUT           JSON lines, one object per hop record ('-' = standard output)\n"
+	        "  --records-dir DIR    binary record files (record_file.h), rotated by size and time\n"
+	        "  --rotate-mb N        start a new record file after N MiB (default 256)\n"
+	        "  --rotate-seconds N   start a new record file after N seconds (default 300)\n"
+	        "  --stream ADDR        live stream of record batches: unix:PATH or tcp:HOST:PORT\n"
+	        "  --metrics HOST:PORT  serve Prometheus /metrics\n"
 	        "Detection:\n"
-	        "  --report-port PORT   UDP destination port of telemetry reports; repeat for several\n"
-	        "                       (default 32766)\n"
-	        "  --int-dscp VAL/MASK  INT-MD over TCP/UDP is present when (DSCP & MASK) == VAL\n"
-	        "                       (default 0x17/0x3f; 0/0 turns DSCP detection off)\n"
+	        "  --config FILE        JSON configuration (docs/collector.md); flags given here override it\n"
+	        "  --report-port PORT   UDP destination port of telemetry reports; repeatable (default 32766)\n"
+	        "  --int-dscp VAL/MASK  INT-MD over TCP/UDP is present when (DSCP & MASK) == VAL (default 0x17/0x3f;\n"
+	        "                       0/0 turns DSCP detection off)\n"
 	        "  --int-port PORT      UDP destination port that announces an INT shim (INT v2.1 NPT=1); repeatable\n"
-	        "  --profile NAME       vendor profile: standard (default) or geant (GEANT int-platform:\n"
-	        "                       64-bit timestamps in a v1.0 stack, little-endian bitmap, DSCP 0x20/0x20)\n"
+	        "  --profile NAME       vendor profile: standard (default) or geant\n"
 	        "  --no-bare-int        do not search frames that are not reports for INT-MD stacks\n"
 	        "  --max-hops N         reject stacks of more than N hops (default 64)\n"
 	        "\n"
 	        "  -h, --help           this text\n"
 	        "\n"
-	        "Exit status: 0 ok, 1 input could not be read, 2 bad usage.\n");
+	        "At exit the counters go to standard error: packets, reports, records, not_report, one line per\n"
+	        "error reason seen, report packets lost/duplicate/reordered, and sink drops.\n"
+	        "Exit status: 0 ok, 1 runtime failure (input or output could not be used), 2 bad usage or config.\n");
 }
 
 static void die_usage(const char *opt, const char *val, const char *want)
@@ -70,55 +73,116 @@ static unsigned long parse_num(const char *opt, const char *s, unsigned long lo,
 	return v;
 }
 
-static void on_frame(void *arg, const uint8_t *frame, size_t len, uint64_t time_ns)
+static double parse_seconds(const char *opt, const char *s)
 {
-	struct run *r = arg;
-	struct hw_parse_out out = {.recs = r->recs, .rec_cap = MAX_RECS, .reps = r->reps, .rep_cap = MAX_REPS};
-	enum hw_result res = hw_parse_frame(&r->cfg, frame, len, time_ns, &out);
-	r->packets++;
-	r->by_result[res]++;
-	if (res != HW_OK)
-		return;
-	r->reports += out.n_reps;
-	r->records += out.n_recs;
-	if (r->json)
-		for (uint32_t i = 0; i < out.n_recs; i++)
-			fwrite(r->line, 1, hw_record_json(&r->recs[i], r->line), r->json);
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0)
+		die_usage(opt, s, "a number of seconds >= 0");
+	return v;
 }
 
-int main(int argc, char **argv)
+enum {
+	O_PCAP = 256,
+	O_BPF,
+	O_JSON,
+	O_RDIR,
+	O_RMB,
+	O_RSEC,
+	O_STREAM,
+	O_METRICS,
+	O_CONFIG,
+	O_RPORT,
+	O_DSCP,
+	O_IPORT,
+	O_PROFILE,
+	O_NOBARE,
+	O_MAXHOPS,
+	O_WORKERS,
+	O_IDLE,
+	O_LOSSLESS,
+};
+
+static const struct option opts[] = {
+    {"pcap", required_argument, 0, O_PCAP},
+    {"bpf", required_argument, 0, O_BPF},
+    {"json", required_argument, 0, O_JSON},
+    {"records-dir", required_argument, 0, O_RDIR},
+    {"rotate-mb", required_argument, 0, O_RMB},
+    {"rotate-seconds", required_argument, 0, O_RSEC},
+    {"stream", required_argument, 0, O_STREAM},
+    {"metrics", required_argument, 0, O_METRICS},
+    {"config", required_argument, 0, O_CONFIG},
+    {"report-port", required_argument, 0, O_RPORT},
+    {"int-dscp", required_argument, 0, O_DSCP},
+    {"int-port", required_argument, 0, O_IPORT},
+    {"profile", required_argument, 0, O_PROFILE},
+    {"no-bare-int", no_argument, 0, O_NOBARE},
+    {"max-hops", required_argument, 0, O_MAXHOPS},
+    {"workers", required_argument, 0, O_WORKERS},
+    {"idle-exit", required_argument, 0, O_IDLE},
+    {"lossless", no_argument, 0, O_LOSSLESS},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* Flags override the config file, so the file is loaded first (first pass), flags second. */
+static void parse_options(struct hw_collector_config *c, int argc, char **argv)
 {
-	static struct run run;
-	const char *pcap_path = NULL, *json_path = NULL;
+	const char *config = NULL;
+	int o;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (o == O_CONFIG)
+			config = optarg;
+		if (o == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+	}
+	if (config) {
+		char err[512];
+		if (hw_collector_config_load(c, config, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			exit(2);
+		}
+	}
+	optind = 0;
+	opterr = 1;
 	bool ports_given = false, dscp_given = false;
 	uint8_t dscp = 0, dscp_mask = 0;
-	hw_parser_config_default(&run.cfg);
-
-	enum { O_PCAP = 256, O_JSON, O_RPORT, O_DSCP, O_IPORT, O_PROFILE, O_NOBARE, O_MAXHOPS };
-	static const struct option opts[] = {
-	    {"pcap", required_argument, 0, O_PCAP},
-	    {"json", required_argument, 0, O_JSON},
-	    {"report-port", required_argument, 0, O_RPORT},
-	    {"int-dscp", required_argument, 0, O_DSCP},
-	    {"int-port", required_argument, 0, O_IPORT},
-	    {"profile", required_argument, 0, O_PROFILE},
-	    {"no-bare-int", no_argument, 0, O_NOBARE},
-	    {"max-hops", required_argument, 0, O_MAXHOPS},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0},
-	};
-	int o;
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
-		case O_PCAP: pcap_path = optarg; break;
-		case O_JSON: json_path = optarg; break;
+		case O_PCAP: c->pcap = optarg; break;
+		case O_BPF: c->bpf = optarg; break;
+		case O_JSON: c->json_out = optarg; break;
+		case O_RDIR: c->records_dir = optarg; break;
+		case O_RMB:
+			c->rotate_bytes = parse_num("--rotate-mb", optarg, 0, 1 << 20, "a size in MiB") << 20;
+			break;
+		case O_RSEC:
+			c->rotate_seconds =
+			    parse_num("--rotate-seconds", optarg, 0, 86400 * 365, "a number of seconds");
+			break;
+		case O_STREAM:
+			if (strncmp(optarg, "unix:", 5) && strncmp(optarg, "tcp:", 4))
+				die_usage("--stream", optarg, "unix:PATH or tcp:HOST:PORT");
+			c->stream = optarg;
+			break;
+		case O_METRICS:
+			if (!strchr(optarg, ':'))
+				die_usage("--metrics", optarg, "HOST:PORT, e.g. 127.0.0.1:9464");
+			c->metrics = optarg;
+			break;
+		case O_CONFIG: break;
 		case O_RPORT:
 			if (!ports_given)
-				run.cfg.n_report_ports = 0;
+				c->parser.n_report_ports = 0;
 			ports_given = true;
-			if (run.cfg.n_report_ports == HW_MAX_PORTS)
+			if (c->parser.n_report_ports == HW_MAX_PORTS)
 				die_usage("--report-port", optarg, "accepted: at most 8 report ports");
-			run.cfg.report_ports[run.cfg.n_report_ports++] =
+			c->parser.report_ports[c->parser.n_report_ports++] =
 			    (uint16_t)parse_num("--report-port", optarg, 1, 65535, "a UDP port (1-65535)");
 			break;
 		case O_DSCP: {
@@ -134,60 +198,77 @@ int main(int argc, char **argv)
 			break;
 		}
 		case O_IPORT:
-			if (run.cfg.n_int_ports == HW_MAX_PORTS)
+			if (c->parser.n_int_ports == HW_MAX_PORTS)
 				die_usage("--int-port", optarg, "accepted: at most 8 INT ports");
-			run.cfg.int_ports[run.cfg.n_int_ports++] =
+			c->parser.int_ports[c->parser.n_int_ports++] =
 			    (uint16_t)parse_num("--int-port", optarg, 1, 65535, "a UDP port (1-65535)");
 			break;
 		case O_PROFILE: {
 			int p = hw_profile_from_name(optarg);
 			if (p < 0)
 				die_usage("--profile", optarg, "a known profile (standard, geant)");
-			hw_parser_config_profile(&run.cfg, (enum hw_profile)p);
+			hw_parser_config_profile(&c->parser, (enum hw_profile)p);
 			break;
 		}
-		case O_NOBARE: run.cfg.bare_int = 0; break;
+		case O_NOBARE: c->parser.bare_int = 0; break;
 		case O_MAXHOPS:
-			run.cfg.max_hops = (uint8_t)parse_num("--max-hops", optarg, 1, 255, "a hop count (1-255)");
+			c->parser.max_hops = (uint8_t)parse_num("--max-hops", optarg, 1, 255, "a hop count (1-255)");
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case O_WORKERS:
+			c->workers = (uint32_t)parse_num("--workers", optarg, 1, 64, "a worker count (1-64)");
+			break;
+		case O_IDLE: c->idle_exit_s = parse_seconds("--idle-exit", optarg); break;
+		case O_LOSSLESS: c->lossless = true; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
 		}
 	}
 	if (dscp_given) { /* an explicit --int-dscp wins over a profile's default */
-		run.cfg.int_dscp = dscp;
-		run.cfg.int_dscp_mask = dscp_mask;
+		c->parser.int_dscp = dscp;
+		c->parser.int_dscp_mask = dscp_mask;
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
-		return 2;
+		exit(2);
 	}
-	if (!pcap_path) {
-		fprintf(stderr, PROG ": no input: give --pcap FILE (see --help)\n");
-		return 2;
-	}
-	if (json_path) {
-		run.json = strcmp(json_path, "-") ? fopen(json_path, "w") : stdout;
-		if (!run.json) {
-			fprintf(stderr, PROG ": %s: cannot open for writing: %s\n", json_path, strerror(errno));
-			return 1;
-		}
-		setvbuf(run.json, NULL, _IOFBF, 1 << 20);
-	}
+}
 
-	char err[512];
-	int rc = hw_pcap_read_file(pcap_path, on_frame, &run, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, PROG ": %s\n", err);
-	if (run.json && (fflush(run.json) || (run.json != stdout && fclose(run.json)))) {
-		fprintf(stderr, PROG ": %s: write failed: %s\n", json_path, strerror(errno));
-		rc = -1;
+int main(int argc, char **argv)
+{
+	static struct hw_collector col;
+	hw_collector_config_default(&col.cfg);
+
+	/* EAL options come before "--"; ours after it.  Without "--" every argument is ours. */
+	int sep = 0;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			sep = i;
+			break;
+		}
+	char **ours = sep ? argv + sep : argv;
+	int n_ours = sep ? argc - sep : argc;
+	if (sep)
+		ours[0] = argv[0];
+	parse_options(&col.cfg, n_ours, ours);
+
+	hw_install_signal_handlers();
+	char err[512] = "";
+	int rc;
+	if (col.cfg.pcap) {
+		if (sep) {
+			fprintf(stderr,
+			        PROG ": EAL options are for DPDK input; --pcap reads with libpcap (see --help)\n");
+			return 2;
+		}
+		rc = hw_pcap_front_run(&col, err, sizeof(err));
+	} else {
+		rc = hw_dpdk_front_run(&col, sep ? sep : 1, argv, err, sizeof(err));
 	}
-	fprintf(stderr, "packets %llu\nreports %llu\nrecords %llu\n", (unsigned long long)run.packets,
-	        (unsigned long long)run.reports, (unsigned long long)run.records);
-	for (int i = HW_NOT_REPORT; i < HW_RESULT_COUNT; i++)
-		if (i == HW_NOT_REPORT || run.by_result[i])
-			fprintf(stderr, "%s %llu\n", hw_result_name((enum hw_result)i),
-			        (unsigned long long)run.by_result[i]);
-	return rc ? 1 : 0;
+	if (rc && *err)
+		fprintf(stderr, PROG ": %s\n", err);
+	if (col.n_workers)
+		hw_collector_print_counts(&col, stderr);
+	if (rc == 2)
+		return 2;
+	return rc || col.sink_errors ? 1 : 0;
 }

@@ -2,6 +2,7 @@
  * Only Ethernet captures are accepted; anything else is refused with the file's name. */
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "hopwatch/pcap_input.h"
 
@@ -34,4 +35,78 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, si
 	}
 	pcap_close(p);
 	return 0;
+}
+
+int hw_pcap_is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+struct live_arg {
+	hw_frame_fn fn;
+	void *arg;
+};
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
+{
+	struct live_arg *a = (struct live_arg *)user;
+	a->fn(a->arg, data, h->caplen, (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
+}
+
+int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, void *arg, volatile int *stop,
+                      uint64_t *kernel_drops, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_create(iface, ebuf);
+	if (!p) {
+		snprintf(err, errlen, "%s: cannot open interface: %s", iface, ebuf);
+		return -1;
+	}
+	pcap_set_snaplen(p, 65535);
+	pcap_set_promisc(p, 1);
+	pcap_set_immediate_mode(p, 1);
+	pcap_set_timeout(p, 100);
+	pcap_set_buffer_size(p, 64 << 20);
+	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	int rc = pcap_activate(p);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: cannot capture: %s", iface, pcap_geterr(p));
+		pcap_close(p);
+		return -1;
+	}
+	if (pcap_get_tstamp_precision(p) != PCAP_TSTAMP_PRECISION_NANO) {
+		snprintf(err, errlen, "%s: no nanosecond timestamps from this capture device", iface);
+		pcap_close(p);
+		return -1;
+	}
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		snprintf(err, errlen, "%s: link type is not Ethernet", iface);
+		pcap_close(p);
+		return -1;
+	}
+	if (filter && *filter) {
+		struct bpf_program prog;
+		if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog)) {
+			snprintf(err, errlen, "%s: bad capture filter '%s': %s", iface, filter, pcap_geterr(p));
+			pcap_close(p);
+			return -1;
+		}
+		pcap_freecode(&prog);
+	}
+	struct live_arg a = {fn, arg};
+	int ret = 0;
+	while (!*stop) {
+		int n = pcap_dispatch(p, 256, on_packet, (u_char *)&a);
+		if (n == PCAP_ERROR) {
+			snprintf(err, errlen, "%s: capture failed: %s", iface, pcap_geterr(p));
+			ret = -1;
+			break;
+		}
+	}
+	struct pcap_stat st;
+	if (kernel_drops && pcap_stats(p, &st) == 0)
+		*kernel_drops += st.ps_drop;
+	pcap_close(p);
+	return ret;
 }

@@ -33,7 +33,8 @@ const struct hw_md_table hw_md_geant = {{N, P1, LAT, Q, IT, ET, P2, TX, BUF, NO,
 
 /* Telemetry Report v2.0 RepMdBits: bit 0 reserved (the node id is in the group header), bits 4-6
  * 8 bytes, bit 15 queue id + drop reason. */
-const struct hw_md_table hw_md_tr2 = {{NO, P1, LAT, Q, IT, ET, P2, TX, BUF, NO, NO, NO, NO, NO, NO, DROP}, 0x0e00, 1, 0};
+const struct hw_md_table hw_md_tr2 = {
+    {NO, P1, LAT, Q, IT, ET, P2, TX, BUF, NO, NO, NO, NO, NO, NO, DROP}, 0x0e00, 1, 0};
 
 /* Telemetry Report v1.0 RepMdBits, 6 bits placed at the top of the map by the caller: ports, hop
  * latency, queue, egress timestamp, drop, tx utilisation; all 4 bytes. */

@@ -6,14 +6,30 @@ enum { NPROTO_ETH = 0, NPROTO_DROP = 1, NPROTO_LOCAL = 2 };
 
 /* Where each field sits in the local and drop headers, as decode plans. */
 static const struct hw_md_plan local_plan = {
-	.off = {[MD_NODE] = 0, [MD_L1_PORTS] = 4, [MD_LATENCY] = -1, [MD_QUEUE] = 8, [MD_ING_TS] = -1,
-		[MD_EG_TS] = 12, [MD_L2_PORTS] = -1, [MD_TX_UTIL] = -1, [MD_BUFFER] = -1, [MD_DROP] = -1},
-	.bytes = HW_TR05_LOCAL_BYTES,
+    .off = {[MD_NODE] = 0,
+            [MD_L1_PORTS] = 4,
+            [MD_LATENCY] = -1,
+            [MD_QUEUE] = 8,
+            [MD_ING_TS] = -1,
+            [MD_EG_TS] = 12,
+            [MD_L2_PORTS] = -1,
+            [MD_TX_UTIL] = -1,
+            [MD_BUFFER] = -1,
+            [MD_DROP] = -1},
+    .bytes = HW_TR05_LOCAL_BYTES,
 };
 static const struct hw_md_plan drop_plan = {
-	.off = {[MD_NODE] = 0, [MD_L1_PORTS] = 4, [MD_LATENCY] = -1, [MD_QUEUE] = -1, [MD_ING_TS] = -1,
-		[MD_EG_TS] = -1, [MD_L2_PORTS] = -1, [MD_TX_UTIL] = -1, [MD_BUFFER] = -1, [MD_DROP] = 8},
-	.bytes = HW_TR05_DROP_BYTES,
+    .off = {[MD_NODE] = 0,
+            [MD_L1_PORTS] = 4,
+            [MD_LATENCY] = -1,
+            [MD_QUEUE] = -1,
+            [MD_ING_TS] = -1,
+            [MD_EG_TS] = -1,
+            [MD_L2_PORTS] = -1,
+            [MD_TX_UTIL] = -1,
+            [MD_BUFFER] = -1,
+            [MD_DROP] = 8},
+    .bytes = HW_TR05_DROP_BYTES,
 };
 
 enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)

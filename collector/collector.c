@@ -1,0 +1,193 @@
+/* The collector runtime: worker set-up, the sink thread (JSON lines now; record files and the live
+ * stream when configured), SIGHUP reopening, and the end-of-run counters. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector.h"
+#include "hopwatch/record_json.h"
+
+volatile sig_atomic_t hw_stop_requested, hw_reopen_requested;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		hw_reopen_requested = 1;
+	else
+		hw_stop_requested = 1;
+}
+
+void hw_install_signal_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+uint64_t hw_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void write_batch(struct hw_collector *c, const struct hw_batch *b)
+{
+	if (c->json) {
+		char line[HW_RECORD_JSON_MAX];
+		for (uint32_t i = 0; i < b->n; i++) {
+			size_t n = hw_record_json(&b->recs[i], line);
+			if (fwrite(line, 1, n, c->json) != n)
+				c->sink_errors++;
+		}
+		__atomic_store_n(&c->json_written, c->json_written + b->n, __ATOMIC_RELAXED);
+	}
+}
+
+static void reopen_outputs(struct hw_collector *c)
+{
+	if (c->json && c->json != stdout) {
+		fclose(c->json);
+		c->json = fopen(c->cfg.json_out, "a");
+		if (!c->json)
+			fprintf(stderr, "hopwatch-collector: %s: cannot reopen: %s\n", c->cfg.json_out,
+			        strerror(errno));
+		else
+			setvbuf(c->json, NULL, _IOFBF, 1 << 20);
+	}
+}
+
+/* Drain every worker ring until asked to stop and every ring is empty. */
+static void *sink_main(void *arg)
+{
+	struct hw_collector *c = arg;
+	for (;;) {
+		bool stopping = __atomic_load_n(&c->sink_stop, __ATOMIC_ACQUIRE);
+		unsigned got = 0;
+		for (unsigned i = 0; i < c->n_workers; i++) {
+			struct hw_batch_ring *r = &c->workers[i]->ring;
+			struct hw_batch *b;
+			while ((b = hw_batch_ring_peek(r))) {
+				write_batch(c, b);
+				hw_batch_ring_release(r);
+				got++;
+			}
+		}
+		if (hw_reopen_requested) {
+			hw_reopen_requested = 0;
+			reopen_outputs(c);
+		}
+		if (!got) {
+			if (stopping)
+				break;
+			if (c->json)
+				fflush(c->json);
+			struct timespec ts = {0, 200000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpressure, char *err, size_t errlen)
+{
+	c->start_ns = hw_now_ns();
+	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream;
+	if (c->cfg.json_out) {
+		c->json = strcmp(c->cfg.json_out, "-") ? fopen(c->cfg.json_out, "w") : stdout;
+		if (!c->json) {
+			snprintf(err, errlen, "%s: cannot open for writing: %s", c->cfg.json_out, strerror(errno));
+			return -1;
+		}
+		setvbuf(c->json, NULL, _IOFBF, 1 << 20);
+	}
+	c->workers = calloc(n_workers, sizeof(*c->workers));
+	if (!c->workers) {
+		snprintf(err, errlen, "out of memory for %u workers", n_workers);
+		return -1;
+	}
+	for (unsigned i = 0; i < n_workers; i++) {
+		c->workers[i] = aligned_alloc(64, (sizeof(struct hw_worker) + 63) / 64 * 64);
+		if (!c->workers[i] ||
+		    hw_worker_init(c->workers[i], i, &c->cfg.parser, &c->cfg.sizes, c->sinks_on, backpressure)) {
+			snprintf(err, errlen, "out of memory for worker %u tables (queues %u, senders %u, flows %u)", i,
+			         c->cfg.sizes.queues, c->cfg.sizes.senders, c->cfg.sizes.flows);
+			return -1;
+		}
+		c->workers[i]->stop = (volatile bool *)&c->sink_stop;
+		c->n_workers = i + 1;
+	}
+	if (c->sinks_on && pthread_create(&c->sink_thread, NULL, sink_main, c)) {
+		snprintf(err, errlen, "cannot start the sink thread");
+		return -1;
+	}
+	return 0;
+}
+
+void hw_collector_finish(struct hw_collector *c)
+{
+	for (unsigned i = 0; i < c->n_workers; i++)
+		hw_worker_flush(c->workers[i]);
+	if (c->sinks_on) {
+		__atomic_store_n(&c->sink_stop, true, __ATOMIC_RELEASE);
+		pthread_join(c->sink_thread, NULL);
+	}
+	if (c->json) {
+		if (fflush(c->json) || (c->json != stdout && fclose(c->json))) {
+			fprintf(stderr, "hopwatch-collector: %s: write failed: %s\n", c->cfg.json_out, strerror(errno));
+			c->sink_errors++;
+		}
+		c->json = NULL;
+	}
+}
+
+void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
+{
+	struct hw_worker_counters t = {0};
+	uint64_t lost = 0, dup = 0, reord = 0, seq_received = 0, senders = 0, queues = 0, overflow = 0;
+	uint64_t evictions = 0;
+	for (unsigned i = 0; i < c->n_workers; i++) {
+		const struct hw_worker *w = c->workers[i];
+		t.packets += w->cnt.packets;
+		t.reports += w->cnt.reports;
+		t.records += w->cnt.records;
+		t.sink_dropped += w->cnt.sink_dropped;
+		t.path_changes += w->cnt.path_changes;
+		for (int r = 0; r < HW_RESULT_COUNT; r++)
+			t.by_result[r] += w->cnt.by_result[r];
+		for (uint32_t s = 0; s <= w->seqs.mask; s++) {
+			const struct hw_seq_state *q = &w->seqs.slots[s];
+			if (!q->used)
+				continue;
+			senders++;
+			seq_received += q->received;
+			lost += q->lost;
+			dup += q->duplicate;
+			reord += q->reordered;
+		}
+		queues += w->queues.n;
+		overflow += w->queues.overflow + w->seqs.overflow;
+		evictions += w->flows.evictions;
+	}
+	fprintf(f, "packets %llu\nreports %llu\nrecords %llu\n", (unsigned long long)t.packets,
+	        (unsigned long long)t.reports, (unsigned long long)t.records);
+	for (int i = HW_NOT_REPORT; i < HW_RESULT_COUNT; i++)
+		if (i == HW_NOT_REPORT || t.by_result[i])
+			fprintf(f, "%s %llu\n", hw_result_name((enum hw_result)i), (unsigned long long)t.by_result[i]);
+	fprintf(f,
+	        "report_senders %llu\nreport_packets_lost %llu\nreport_packets_duplicate %llu\n"
+	        "report_packets_reordered %llu\nqueues_tracked %llu\npath_changes %llu\nflow_evictions %llu\n"
+	        "table_overflow %llu\nsink_dropped %llu\n",
+	        (unsigned long long)senders, (unsigned long long)lost, (unsigned long long)dup,
+	        (unsigned long long)reord, (unsigned long long)queues, (unsigned long long)t.path_changes,
+	        (unsigned long long)evictions, (unsigned long long)overflow, (unsigned long long)t.sink_dropped);
+	if (c->cfg.json_out)
+		fprintf(f, "json_written %llu\n", (unsigned long long)c->json_written);
+	(void)seq_received;
+}

@@ -1,0 +1,36 @@
+/* hopwatch-collector configuration: parser detection settings, unit scales, table sizes and sinks,
+ * from a JSON file and command-line flags.  Bad keys and values are errors naming the key. */
+#ifndef HOPWATCH_COLLECTOR_CONFIG_H
+#define HOPWATCH_COLLECTOR_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopwatch/wire.h"
+#include "worker.h"
+
+struct hw_collector_config {
+	struct hw_parser_config parser;
+	struct hw_worker_sizes sizes;
+	double latency_unit_ns;      /* device hop-latency unit in ns (default 1) */
+	double occupancy_unit_bytes; /* device queue-occupancy unit in bytes (default 1) */
+	const char *json_out;        /* JSON lines path, "-" = stdout, NULL = off */
+	const char *records_dir;     /* binary record files, NULL = off */
+	uint64_t rotate_bytes;
+	uint64_t rotate_seconds;
+	const char *stream;  /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
+	const char *metrics; /* "HOST:PORT" for /metrics, NULL = off */
+	const char *pcap;    /* --pcap FILE or IFACE */
+	const char *bpf;     /* live capture filter; default: udp dst port in report ports */
+	double idle_exit_s;  /* DPDK: exit after this long without packets (0 = never) */
+	uint32_t workers;    /* DPDK: RX queues (= worker lcores) per port; default: lcores - 1 */
+	bool lossless;       /* DPDK: workers wait for slow sinks instead of dropping records */
+};
+
+void hw_collector_config_default(struct hw_collector_config *c);
+/* Load a JSON config file over the current values.  0, or -1 with a message (file, key, what is
+ * expected) in err. */
+int hw_collector_config_load(struct hw_collector_config *c, const char *path, char *err, size_t errlen);
+
+#endif

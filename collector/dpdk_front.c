@@ -1,0 +1,230 @@
+/* The DPDK front end: EAL, every probed ethdev port with RSS over N RX queues, one worker lcore per
+ * queue set, burst receive into the worker, and the main lcore watching for stop and idleness. */
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "front.h"
+
+#define BURST 32
+#define RX_DESC 1024
+#define MAX_RXQ_PER_LCORE 32
+#define SCRATCH_BYTES 16384
+
+struct rxq {
+	uint16_t port, queue;
+	uint8_t pcap_ts; /* the port stamps mbufs with its capture time in microseconds (net_pcap) */
+};
+
+struct lcore_work {
+	struct hw_worker *w;
+	unsigned n;
+	struct rxq q[MAX_RXQ_PER_LCORE];
+	uint8_t scratch[SCRATCH_BYTES]; /* multi-segment frames are copied here */
+};
+
+static int ts_offset = -1;
+static uint64_t ts_flag;
+static volatile bool workers_stop;
+
+static int worker_main(void *arg)
+{
+	struct lcore_work *lw = arg;
+	struct rte_mbuf *m[BURST];
+	while (!workers_stop) {
+		unsigned got = 0;
+		for (unsigned i = 0; i < lw->n; i++) {
+			const struct rxq *q = &lw->q[i];
+			uint16_t n = rte_eth_rx_burst(q->port, q->queue, m, BURST);
+			if (!n)
+				continue;
+			got += n;
+			uint64_t now = hw_now_ns(); /* once per burst (vDSO, no system call) */
+			for (uint16_t k = 0; k < n; k++) {
+				if (k + 1 < n)
+					rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], void *));
+				struct rte_mbuf *b = m[k];
+				uint64_t t = now;
+				if (q->pcap_ts && ts_offset >= 0 && (b->ol_flags & ts_flag))
+					t = *RTE_MBUF_DYNFIELD(b, ts_offset, rte_mbuf_timestamp_t *) * 1000ull;
+				uint32_t len = rte_pktmbuf_pkt_len(b);
+				const uint8_t *p = rte_pktmbuf_mtod(b, const uint8_t *);
+				if (b->nb_segs > 1) {
+					if (len > SCRATCH_BYTES)
+						len = SCRATCH_BYTES; /* the parser sees a cut frame and says so */
+					p = rte_pktmbuf_read(b, 0, len, lw->scratch);
+				}
+				hw_worker_frame(lw->w, p, len, t);
+			}
+			rte_pktmbuf_free_bulk(m, n);
+		}
+		if (!got)
+			hw_worker_flush(lw->w); /* idle: hand the sinks what we have */
+	}
+	hw_worker_flush(lw->w);
+	return 0;
+}
+
+static int setup_port(uint16_t port, uint16_t nq, struct rte_mempool *pool, bool *pcap_ts, char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	int rc = rte_eth_dev_info_get(port, &info);
+	if (rc) {
+		snprintf(err, errlen, "port %u: cannot read device info: %s", port, rte_strerror(-rc));
+		return -1;
+	}
+	struct rte_eth_conf conf;
+	memset(&conf, 0, sizeof(conf));
+	if (nq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+		    (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+	}
+	/* net_pcap stamps every mbuf with the capture time (microseconds) in the rx timestamp dynfield,
+	 * so replayed captures keep their own times; other ports get the receive wall-clock time. */
+	*pcap_ts = info.driver_name && !strcmp(info.driver_name, "net_pcap");
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	rc = rte_eth_dev_configure(port, nq, 1, &conf);
+	if (rc) {
+		snprintf(err, errlen, "port %u (%s): cannot configure %u RX queues: %s", port, info.driver_name, nq,
+		         rte_strerror(-rc));
+		return -1;
+	}
+	uint16_t nrx = RX_DESC, ntx = 64;
+	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
+	for (uint16_t q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port), NULL, pool);
+		if (rc) {
+			snprintf(err, errlen, "port %u: RX queue %u: %s", port, q, rte_strerror(-rc));
+			return -1;
+		}
+	}
+	rc = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+	if (rc) {
+		snprintf(err, errlen, "port %u: TX queue: %s", port, rte_strerror(-rc));
+		return -1;
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc) {
+		snprintf(err, errlen, "port %u (%s): cannot start: %s", port, info.driver_name, rte_strerror(-rc));
+		return -1;
+	}
+	rte_eth_promiscuous_enable(port);
+	return 0;
+}
+
+static uint64_t total_packets(const struct hw_collector *c)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < c->n_workers; i++)
+		n += HW_READ(c->workers[i]->cnt.packets);
+	return n;
+}
+
+int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *err, size_t errlen)
+{
+	if (rte_eal_init(eal_argc, argv) < 0) {
+		snprintf(err, errlen, "DPDK EAL initialisation failed: %s (EAL options go before '--')",
+		         rte_strerror(rte_errno));
+		return 2;
+	}
+	int rc = 1;
+	uint16_t nports = rte_eth_dev_count_avail();
+	unsigned lcores = rte_lcore_count();
+	if (!nports) {
+		snprintf(err, errlen,
+		         "no DPDK ports: bind a NIC to a DPDK driver or add a --vdev (net_pcap, "
+		         "net_af_packet, net_ring, ...)");
+		goto out;
+	}
+	if (lcores < 2) {
+		snprintf(err, errlen, "need at least two lcores (e.g. -l 0-1): the main lcore and one worker");
+		goto out;
+	}
+	unsigned nw = lcores - 1;
+	if (c->cfg.workers && c->cfg.workers < nw)
+		nw = c->cfg.workers;
+	if (ts_offset < 0 && rte_mbuf_dyn_rx_timestamp_register(&ts_offset, &ts_flag) < 0)
+		ts_offset = -1;
+
+	struct rte_mempool *pool = rte_pktmbuf_pool_create("hw_mbufs", 8191u * nports + 1024u * nw, 256, 0,
+	                                                   RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (!pool) {
+		snprintf(err, errlen, "cannot create the mbuf pool: %s (more memory with -m?)",
+		         rte_strerror(rte_errno));
+		goto out;
+	}
+	if (hw_collector_start(c, nw, c->cfg.lossless, err, errlen))
+		goto out;
+
+	static struct lcore_work work[RTE_MAX_LCORE];
+	for (unsigned i = 0; i < nw; i++)
+		work[i].w = c->workers[i];
+	uint16_t port;
+	RTE_ETH_FOREACH_DEV(port)
+	{
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(port, &info))
+			continue;
+		uint16_t nq = (uint16_t)(nw < info.max_rx_queues ? nw : info.max_rx_queues);
+		if (!nq)
+			nq = 1;
+		bool pcap_ts;
+		if (setup_port(port, nq, pool, &pcap_ts, err, errlen))
+			goto finish;
+		for (uint16_t q = 0; q < nq; q++) {
+			struct lcore_work *lw = &work[q % nw];
+			if (lw->n < MAX_RXQ_PER_LCORE)
+				lw->q[lw->n++] = (struct rxq){port, q, pcap_ts};
+		}
+		fprintf(stderr, "port %u: %s, %u RX queue%s\n", port, info.driver_name, nq, nq > 1 ? "s (RSS)" : "");
+	}
+
+	unsigned wi = 0, lcore;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
+		if (wi < nw)
+			rte_eal_remote_launch(worker_main, &work[wi], lcore);
+		wi++;
+	}
+
+	uint64_t last = 0, idle_since = rte_get_timer_cycles();
+	const uint64_t hz = rte_get_timer_hz();
+	while (!hw_stop_requested) {
+		usleep(50000);
+		uint64_t now = rte_get_timer_cycles(), n = total_packets(c);
+		if (n != last) {
+			last = n;
+			idle_since = now;
+		} else if (c->cfg.idle_exit_s > 0 && (double)(now - idle_since) / (double)hz >= c->cfg.idle_exit_s) {
+			break;
+		}
+	}
+	rc = 0;
+	workers_stop = true;
+	rte_eal_mp_wait_lcore();
+
+finish:
+	hw_collector_finish(c);
+	RTE_ETH_FOREACH_DEV(port)
+	{
+		struct rte_eth_stats st;
+		if (rte_eth_stats_get(port, &st) == 0)
+			fprintf(stderr, "port%u_rx %llu\nport%u_missed %llu\nport%u_errors %llu\nport%u_nombuf %llu\n",
+			        port, (unsigned long long)st.ipackets, port, (unsigned long long)st.imissed, port,
+			        (unsigned long long)st.ierrors, port, (unsigned long long)st.rx_nombuf);
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
+out:
+	rte_eal_cleanup();
+	return rc;
+}

@@ -1,0 +1,117 @@
+/* The flow table: hash chains over a fixed entry array plus a doubly linked recency list, so that
+ * lookup, insert and LRU eviction are O(1) and memory never grows after init. */
+#include <stdlib.h>
+
+#include "flow_table.h"
+
+int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
+{
+	if (capacity < 1)
+		capacity = 1;
+	uint32_t nb = 16;
+	while (nb < capacity && nb < (1u << 30))
+		nb <<= 1;
+	t->e = calloc(capacity, sizeof(*t->e));
+	t->buckets = malloc((size_t)nb * sizeof(uint32_t));
+	if (!t->e || !t->buckets) {
+		free(t->e);
+		free(t->buckets);
+		return -1;
+	}
+	for (uint32_t i = 0; i < nb; i++)
+		t->buckets[i] = HW_FLOW_NONE;
+	t->bucket_mask = nb - 1;
+	t->cap = capacity;
+	t->n = 0;
+	t->mru = t->lru = HW_FLOW_NONE;
+	t->evictions = t->path_changes = t->new_flows = 0;
+	return 0;
+}
+
+void hw_flow_table_free(struct hw_flow_table *t)
+{
+	free(t->e);
+	free(t->buckets);
+	t->e = NULL;
+	t->buckets = NULL;
+}
+
+uint64_t hw_flow_table_bytes(const struct hw_flow_table *t)
+{
+	return (uint64_t)t->cap * sizeof(struct hw_flow_entry) + ((uint64_t)t->bucket_mask + 1) * sizeof(uint32_t);
+}
+
+static void lru_unlink(struct hw_flow_table *t, uint32_t i)
+{
+	struct hw_flow_entry *x = &t->e[i];
+	if (x->lru_prev != HW_FLOW_NONE)
+		t->e[x->lru_prev].lru_next = x->lru_next;
+	else
+		t->mru = x->lru_next;
+	if (x->lru_next != HW_FLOW_NONE)
+		t->e[x->lru_next].lru_prev = x->lru_prev;
+	else
+		t->lru = x->lru_prev;
+}
+
+static void lru_push_front(struct hw_flow_table *t, uint32_t i)
+{
+	struct hw_flow_entry *x = &t->e[i];
+	x->lru_prev = HW_FLOW_NONE;
+	x->lru_next = t->mru;
+	if (t->mru != HW_FLOW_NONE)
+		t->e[t->mru].lru_prev = i;
+	t->mru = i;
+	if (t->lru == HW_FLOW_NONE)
+		t->lru = i;
+}
+
+static void bucket_remove(struct hw_flow_table *t, uint32_t i)
+{
+	uint32_t *p = &t->buckets[t->e[i].flow_hash & t->bucket_mask];
+	while (*p != i)
+		p = &t->e[*p].bucket_next;
+	*p = t->e[i].bucket_next;
+}
+
+int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns)
+{
+	uint32_t *head = &t->buckets[flow_hash & t->bucket_mask];
+	for (uint32_t i = *head; i != HW_FLOW_NONE; i = t->e[i].bucket_next) {
+		struct hw_flow_entry *x = &t->e[i];
+		if (x->flow_hash != flow_hash)
+			continue;
+		int changed = x->path_sig != path_sig;
+		if (changed) {
+			x->path_sig = path_sig;
+			x->path_changes++;
+			t->path_changes++;
+		}
+		x->last_seen_ns = now_ns;
+		if (t->mru != i) {
+			lru_unlink(t, i);
+			lru_push_front(t, i);
+		}
+		return changed;
+	}
+	uint32_t i;
+	if (t->n < t->cap) {
+		i = t->n++;
+	} else {
+		i = t->lru; /* forget the least recently used flow */
+		lru_unlink(t, i);
+		bucket_remove(t, i);
+		t->evictions++;
+		head = &t->buckets[flow_hash & t->bucket_mask];
+	}
+	struct hw_flow_entry *x = &t->e[i];
+	x->flow_hash = flow_hash;
+	x->path_sig = path_sig;
+	x->last_seen_ns = now_ns;
+	x->path_changes = 0;
+	x->bucket_next = *head;
+	*head = i;
+	lru_push_front(t, i);
+	t->new_flows++;
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* Per-(node, egress port, queue) statistics: an open-addressing table with linear probing that is
+ * written by one worker and read, without locks, by the exporter (keys are published last). */
+#include <stdlib.h>
+
+#include "queue_table.h"
+
+int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
+{
+	uint32_t cap = 16;
+	while (cap < capacity && cap < (1u << 30))
+		cap <<= 1;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots)
+		return -1;
+	t->mask = cap - 1;
+	t->limit = cap / 4 * 3;
+	t->n = 0;
+	t->overflow = 0;
+	return 0;
+}
+
+void hw_queue_table_free(struct hw_queue_table *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+}
+
+unsigned hw_hist_bucket(uint64_t v)
+{
+	if (v == 0)
+		return 0;
+	unsigned b = 64 - (unsigned)__builtin_clzll(v); /* 1 for v == 1, 2 for 2..3, ... */
+	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
+}
+
+static inline uint32_t key_hash(uint32_t node, uint32_t port, uint32_t queue)
+{
+	uint64_t h = ((uint64_t)node << 32 | port) * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)queue * 0xc2b2ae3d27d4eb4full;
+	return (uint32_t)(h >> 32);
+}
+
+void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r)
+{
+	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : HW_PORT_NONE;
+	uint32_t queue = (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : HW_QUEUE_NONE;
+	uint32_t i = key_hash(r->node_id, port, queue) & t->mask;
+	struct hw_queue_stats *s;
+	for (;;) {
+		s = &t->slots[i];
+		if (!s->used) {
+			if (t->n >= t->limit) {
+				t->overflow++;
+				return;
+			}
+			s->node = r->node_id;
+			s->port = port;
+			s->queue = queue;
+			__atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
+			t->n++;
+			break;
+		}
+		if (s->node == r->node_id && s->port == port && s->queue == queue)
+			break;
+		i = (i + 1) & t->mask;
+	}
+	s->reports++;
+	s->last_seen_ns = r->time_ns;
+	if (r->valid & HW_V_DROP)
+		s->drops++;
+	if (r->valid & HW_V_QUEUE) {
+		uint64_t occ = r->queue_occupancy;
+		s->last_occupancy = occ;
+		if (occ > s->max_occupancy)
+			s->max_occupancy = occ;
+		s->occ_samples++;
+		s->occ_sum += occ;
+		s->occ_hist[hw_hist_bucket(occ)]++;
+	}
+	if (r->valid & HW_V_HOP_LATENCY) {
+		uint64_t lat = r->hop_latency;
+		s->last_latency = lat;
+		if (lat > s->max_latency)
+			s->max_latency = lat;
+		s->lat_samples++;
+		s->lat_sum += lat;
+		s->lat_hist[hw_hist_bucket(lat)]++;
+	}
+}

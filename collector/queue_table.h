@@ -1,0 +1,53 @@
+/* Per-(node, egress port, queue) statistics kept by one collector worker: report counts, last and
+ * maximum occupancy, latency and occupancy histograms.  Fixed capacity, no allocation per packet. */
+#ifndef HOPWATCH_QUEUE_TABLE_H
+#define HOPWATCH_QUEUE_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hopwatch/record.h"
+
+/* Histogram buckets: bucket i counts values v with 2^(i-1) <= v < 2^i (bucket 0: v == 0), in
+ * device units; the last bucket takes everything larger. */
+#define HW_HIST_BUCKETS 33
+
+/* A key field that the hop did not carry. */
+#define HW_PORT_NONE UINT32_MAX
+#define HW_QUEUE_NONE 0xffu
+
+struct hw_queue_stats {
+	uint32_t node;
+	uint32_t port;
+	uint32_t queue; /* HW_QUEUE_NONE when unknown */
+	uint32_t used;  /* nonzero once the key is set (written last, read first) */
+	uint64_t reports;
+	uint64_t drops;
+	uint64_t last_occupancy; /* device units */
+	uint64_t max_occupancy;
+	uint64_t last_latency;
+	uint64_t max_latency;
+	uint64_t last_seen_ns;
+	uint64_t occ_samples, lat_samples;
+	uint64_t occ_sum, lat_sum;
+	uint64_t occ_hist[HW_HIST_BUCKETS];
+	uint64_t lat_hist[HW_HIST_BUCKETS];
+};
+
+struct hw_queue_table {
+	struct hw_queue_stats *slots;
+	uint32_t mask;     /* capacity - 1 (capacity a power of two) */
+	uint32_t limit;    /* at most this many keys (capacity * 3/4): bounded probing */
+	uint32_t n;        /* keys in use */
+	uint64_t overflow; /* hops not tracked because the table was full */
+};
+
+/* capacity is rounded up to a power of two; 0 on success, -1 when memory is short. */
+int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity);
+void hw_queue_table_free(struct hw_queue_table *t);
+/* Account one hop record (its node, egress port and queue). */
+void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r);
+/* The bucket of a value (for tests and exporters). */
+unsigned hw_hist_bucket(uint64_t v);
+
+#endif

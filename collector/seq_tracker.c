@@ -1,0 +1,95 @@
+/* Sequence-gap accounting: a forward jump counts the skipped numbers as lost; a number behind the
+ * highest seen is a duplicate when already seen (64-report window), otherwise a late arrival that
+ * was counted lost and is now reordered. */
+#include <stdlib.h>
+
+#include "seq_tracker.h"
+
+int hw_seq_tracker_init(struct hw_seq_tracker *t, uint32_t capacity)
+{
+	uint32_t cap = 16;
+	while (cap < capacity && cap < (1u << 28))
+		cap <<= 1;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots)
+		return -1;
+	t->mask = cap - 1;
+	t->limit = cap / 4 * 3;
+	t->n = 0;
+	t->overflow = 0;
+	return 0;
+}
+
+void hw_seq_tracker_free(struct hw_seq_tracker *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+}
+
+void hw_seq_apply(struct hw_seq_state *s, uint32_t seq)
+{
+	const uint32_t mod_mask = s->bits >= 32 ? UINT32_MAX : ((1u << s->bits) - 1);
+	seq &= mod_mask;
+	s->received++;
+	if (!s->started) {
+		s->started = 1;
+		s->highest = seq;
+		s->window = 1;
+		return;
+	}
+	uint32_t ahead = (seq - s->highest) & mod_mask;
+	const uint32_t half = mod_mask / 2 + 1;
+	if (ahead != 0 && ahead < half) {
+		/* forward: numbers in between are missing (for now) */
+		s->lost += ahead - 1;
+		s->window = ahead >= 64 ? 1 : (s->window << ahead) | 1;
+		s->highest = seq;
+		return;
+	}
+	uint32_t back = (s->highest - seq) & mod_mask; /* 0 = same as highest */
+	if (back < 64) {
+		if (s->window & (1ull << back)) {
+			s->duplicate++;
+		} else {
+			s->window |= 1ull << back;
+			s->reordered++;
+			if (s->lost)
+				s->lost--; /* it was counted lost when the jump passed it */
+		}
+	} else {
+		s->reordered++; /* too late to tell; counted lost already */
+	}
+}
+
+static inline uint32_t key_hash(uint32_t node, uint8_t hw_id)
+{
+	return (uint32_t)((((uint64_t)node << 8) | hw_id) * 0x9e3779b97f4a7c15ull >> 32);
+}
+
+void hw_seq_tracker_add(struct hw_seq_tracker *t, uint32_t node, uint8_t hw_id, uint32_t seq, unsigned bits)
+{
+	if (!bits)
+		return;
+	uint32_t i = key_hash(node, hw_id) & t->mask;
+	for (;;) {
+		struct hw_seq_state *s = &t->slots[i];
+		if (!s->used) {
+			if (t->n >= t->limit) {
+				t->overflow++;
+				return;
+			}
+			s->node = node;
+			s->hw_id = hw_id;
+			s->bits = (uint8_t)bits;
+			__atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
+			t->n++;
+			hw_seq_apply(s, seq);
+			return;
+		}
+		if (s->node == node && s->hw_id == hw_id) {
+			hw_seq_apply(s, seq);
+			return;
+		}
+		i = (i + 1) & t->mask;
+	}
+}
