@@ -7,6 +7,7 @@
 
 #include "collector.h"
 #include "hopwatch/record_json.h"
+#include "metrics.h"
 
 volatile sig_atomic_t hw_stop_requested, hw_reopen_requested;
 
@@ -127,11 +128,15 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		snprintf(err, errlen, "cannot start the sink thread");
 		return -1;
 	}
+	if (c->cfg.metrics && !(c->metrics = hw_metrics_start(c, c->cfg.metrics, err, errlen)))
+		return -1;
 	return 0;
 }
 
 void hw_collector_finish(struct hw_collector *c)
 {
+	hw_metrics_stop(c->metrics);
+	c->metrics = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		hw_worker_flush(c->workers[i]);
 	if (c->sinks_on) {

@@ -27,9 +27,9 @@ void hw_queue_table_free(struct hw_queue_table *t)
 
 unsigned hw_hist_bucket(uint64_t v)
 {
-	if (v == 0)
+	if (v <= 1)
 		return 0;
-	unsigned b = 64 - (unsigned)__builtin_clzll(v); /* 1 for v == 1, 2 for 2..3, ... */
+	unsigned b = 64 - (unsigned)__builtin_clzll(v - 1); /* smallest b with v <= 2^b */
 	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
 }
 

@@ -8,8 +8,9 @@
 
 #include "hopwatch/record.h"
 
-/* Histogram buckets: bucket i counts values v with 2^(i-1) <= v < 2^i (bucket 0: v == 0), in
- * device units; the last bucket takes everything larger. */
+/* Histogram buckets: bucket i counts values v with 2^(i-1) < v <= 2^i (bucket 0: v <= 1), in
+ * device units, so buckets 0..k hold exactly the values <= 2^k (Prometheus "le"); the last bucket
+ * takes everything larger. */
 #define HW_HIST_BUCKETS 33
 
 /* A key field that the hop did not carry. */

@@ -1,0 +1,98 @@
+/* The /metrics endpoint: libmicrohttpd in its own thread renders the exposition text on each GET.
+ * Scrapes read the workers' state without locks and never slow the workers down. */
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+
+struct hw_metrics_server {
+	struct MHD_Daemon *d;
+	const struct hw_collector *c;
+};
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)state;
+	struct hw_metrics_server *s = cls;
+	struct MHD_Response *r;
+	unsigned status;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		static const char msg[] = "only GET /metrics\n";
+		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (strcmp(url, "/metrics")) {
+		static const char msg[] = "not found: hopwatch serves /metrics\n";
+		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_NOT_FOUND;
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return MHD_NO;
+		hw_metrics_render(s->c, f);
+		fclose(f);
+		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+		MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+		status = MHD_HTTP_OK;
+	}
+	enum MHD_Result ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+struct hw_metrics_server *hw_metrics_start(const struct hw_collector *c, const char *addr, char *err, size_t errlen)
+{
+	char host[256];
+	const char *colon = strrchr(addr, ':');
+	if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host) || !colon[1]) {
+		snprintf(err, errlen, "metrics address '%s': expected HOST:PORT", addr);
+		return NULL;
+	}
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = 0;
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') { /* [::1]:9464 */
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = 0;
+	}
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *ai;
+	int rc = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "metrics address '%s': %s", addr, gai_strerror(rc));
+		return NULL;
+	}
+	struct hw_metrics_server *s = calloc(1, sizeof(*s));
+	if (!s) {
+		freeaddrinfo(ai);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->c = c;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!s->d) {
+		snprintf(err, errlen, "metrics address '%s': cannot listen (in use, or not an address of this host)",
+		         addr);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void hw_metrics_stop(struct hw_metrics_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}

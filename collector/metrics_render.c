@@ -1,0 +1,260 @@
+/* Rendering /metrics: worker counters summed, sender and queue tables merged by key, device units
+ * scaled to bytes and seconds by the configured unit sizes.  Names follow DESIGN.md section 7. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "metrics.h"
+
+/* Latency histogram bounds exported: 2^k device units for these k (64 ns .. 67 ms at 1 ns units). */
+static const unsigned lat_le_k[] = {6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26};
+#define N_LE (sizeof(lat_le_k) / sizeof(lat_le_k[0]))
+
+struct qsum {
+	uint32_t node, port, queue;
+	int used;
+	char labels[64]; /* node="a.b.c.d",port="N",queue="N" */
+	uint64_t reports, drops, last_occ, max_occ, last_seen, lat_count, lat_sum;
+	uint64_t lat_le[N_LE];
+};
+
+struct ssum {
+	uint32_t node;
+	uint8_t hw_id;
+	int used;
+	uint64_t received, lost, duplicate, reordered;
+};
+
+/* Node ids are shown as dotted quads: by default they are the switches' IPv4 management addresses. */
+static void node_label(char *buf, size_t n, uint32_t node)
+{
+	snprintf(buf, n, "%u.%u.%u.%u", node >> 24, (node >> 16) & 0xff, (node >> 8) & 0xff, node & 0xff);
+}
+
+static void queue_labels(struct qsum *x)
+{
+	char node[20], port[12] = "none", queue[8] = "none";
+	node_label(node, sizeof(node), x->node);
+	if (x->port != HW_PORT_NONE)
+		snprintf(port, sizeof(port), "%u", x->port);
+	if (x->queue != HW_QUEUE_NONE)
+		snprintf(queue, sizeof(queue), "%u", x->queue);
+	snprintf(x->labels, sizeof(x->labels), "node=\"%s\",port=\"%s\",queue=\"%s\"", node, port, queue);
+}
+
+static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
+{
+	size_t total = 0;
+	for (unsigned i = 0; i < c->n_workers; i++)
+		total += HW_READ(c->workers[i]->queues.n);
+	size_t cap = 16;
+	while (cap < total * 2)
+		cap <<= 1;
+	struct qsum *m = calloc(cap, sizeof(*m));
+	if (!m)
+		return NULL;
+	for (unsigned i = 0; i < c->n_workers; i++) {
+		const struct hw_queue_table *t = &c->workers[i]->queues;
+		for (uint32_t s = 0; s <= t->mask; s++) {
+			const struct hw_queue_stats *q = &t->slots[s];
+			if (!__atomic_load_n(&q->used, __ATOMIC_ACQUIRE))
+				continue;
+			size_t h = ((size_t)q->node * 2654435761u ^ (size_t)q->port * 40503u ^ q->queue) & (cap - 1);
+			while (m[h].used && !(m[h].node == q->node && m[h].port == q->port && m[h].queue == q->queue))
+				h = (h + 1) & (cap - 1);
+			struct qsum *x = &m[h];
+			if (!x->used) {
+				x->used = 1;
+				x->node = q->node;
+				x->port = q->port;
+				x->queue = q->queue;
+				queue_labels(x);
+			}
+			x->reports += HW_READ(q->reports);
+			x->drops += HW_READ(q->drops);
+			uint64_t seen = HW_READ(q->last_seen_ns), maxo = HW_READ(q->max_occupancy);
+			if (seen >= x->last_seen) {
+				x->last_seen = seen;
+				x->last_occ = HW_READ(q->last_occupancy);
+			}
+			if (maxo > x->max_occ)
+				x->max_occ = maxo;
+			x->lat_count += HW_READ(q->lat_samples);
+			x->lat_sum += HW_READ(q->lat_sum);
+			uint64_t cum = 0;
+			unsigned b = 0;
+			for (unsigned k = 0; k < N_LE; k++) {
+				/* buckets 0..k hold exactly the values <= 2^k (queue_table.h) */
+				for (; b <= lat_le_k[k]; b++)
+					cum += HW_READ(q->lat_hist[b]);
+				x->lat_le[k] += cum;
+			}
+		}
+	}
+	*cap_out = cap;
+	return m;
+}
+
+static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
+{
+	size_t total = 0;
+	for (unsigned i = 0; i < c->n_workers; i++)
+		total += HW_READ(c->workers[i]->seqs.n);
+	size_t cap = 16;
+	while (cap < total * 2)
+		cap <<= 1;
+	struct ssum *m = calloc(cap, sizeof(*m));
+	if (!m)
+		return NULL;
+	for (unsigned i = 0; i < c->n_workers; i++) {
+		const struct hw_seq_tracker *t = &c->workers[i]->seqs;
+		for (uint32_t s = 0; s <= t->mask; s++) {
+			const struct hw_seq_state *q = &t->slots[s];
+			if (!__atomic_load_n(&q->used, __ATOMIC_ACQUIRE))
+				continue;
+			size_t h = ((size_t)q->node * 2654435761u ^ q->hw_id) & (cap - 1);
+			while (m[h].used && !(m[h].node == q->node && m[h].hw_id == q->hw_id))
+				h = (h + 1) & (cap - 1);
+			struct ssum *x = &m[h];
+			x->used = 1;
+			x->node = q->node;
+			x->hw_id = q->hw_id;
+			x->received += HW_READ(q->received);
+			x->lost += HW_READ(q->lost);
+			x->duplicate += HW_READ(q->duplicate);
+			x->reordered += HW_READ(q->reordered);
+		}
+	}
+	*cap_out = cap;
+	return m;
+}
+
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
+}
+
+void hw_metrics_render(const struct hw_collector *c, FILE *f)
+{
+	struct hw_worker_counters t;
+	memset(&t, 0, sizeof(t));
+	uint64_t evictions = 0, overflow = 0, flows = 0;
+	for (unsigned i = 0; i < c->n_workers; i++) {
+		const struct hw_worker *w = c->workers[i];
+		t.packets += HW_READ(w->cnt.packets);
+		t.reports += HW_READ(w->cnt.reports);
+		t.records += HW_READ(w->cnt.records);
+		t.sink_dropped += HW_READ(w->cnt.sink_dropped);
+		t.path_changes += HW_READ(w->cnt.path_changes);
+		for (int r = 0; r < HW_RESULT_COUNT; r++)
+			t.by_result[r] += HW_READ(w->cnt.by_result[r]);
+		evictions += HW_READ(w->flows.evictions);
+		flows += HW_READ(w->flows.n);
+		overflow += HW_READ(w->queues.overflow) + HW_READ(w->seqs.overflow);
+	}
+	counter(f, "hopwatch_collector_packets_total", "Packets received (parsed, not a report, or rejected).",
+	        t.packets);
+	counter(f, "hopwatch_collector_packets_parsed_total", "Packets decoded into records.", t.by_result[HW_OK]);
+	counter(f, "hopwatch_collector_packets_not_report_total", "Packets that were neither reports nor INT.",
+	        t.by_result[HW_NOT_REPORT]);
+	fprintf(f, "# HELP hopwatch_collector_packet_errors_total Packets rejected, by reason.\n"
+	           "# TYPE hopwatch_collector_packet_errors_total counter\n");
+	for (int r = HW_NOT_REPORT + 1; r < HW_RESULT_COUNT; r++)
+		fprintf(f, "hopwatch_collector_packet_errors_total{reason=\"%s\"} %llu\n",
+		        hw_result_name((enum hw_result)r), (unsigned long long)t.by_result[r]);
+	counter(f, "hopwatch_collector_reports_total", "Telemetry reports decoded.", t.reports);
+	counter(f, "hopwatch_collector_records_total", "Per-hop records produced.", t.records);
+	counter(f, "hopwatch_collector_sink_dropped_records_total",
+	        "Records dropped because the sinks did not keep up.", t.sink_dropped);
+	counter(f, "hopwatch_collector_path_changes_total", "Reports whose flow took a different path than before.",
+	        t.path_changes);
+	counter(f, "hopwatch_collector_flow_evictions_total", "Flows forgotten to keep the flow table bounded.",
+	        evictions);
+	counter(f, "hopwatch_collector_table_overflow_total", "Hops or reports not tracked because a table was full.",
+	        overflow);
+	fprintf(f,
+	        "# HELP hopwatch_collector_flows Flows whose path is tracked.\n# TYPE hopwatch_collector_flows gauge\n"
+	        "hopwatch_collector_flows %llu\n",
+	        (unsigned long long)flows);
+	fprintf(f,
+	        "# HELP hopwatch_collector_start_time_seconds When the collector started.\n"
+	        "# TYPE hopwatch_collector_start_time_seconds gauge\nhopwatch_collector_start_time_seconds %.3f\n",
+	        (double)c->start_ns * 1e-9);
+
+	char node[20];
+	size_t cap;
+	struct ssum *sm = merge_senders(c, &cap);
+	if (sm) {
+		static const char *const names[4] = {"received", "lost", "duplicate", "reordered"};
+		static const char *const helps[4] = {
+		    "Report packets received per sender.",
+		    "Report packets missing from the sequence (telemetry path loss).",
+		    "Report packets received twice.",
+		    "Report packets that arrived after a later one.",
+		};
+		for (int k = 0; k < 4; k++) {
+			fprintf(f,
+			        "# HELP hopwatch_report_packets_%s_total %s\n# TYPE hopwatch_report_packets_%s_total "
+			        "counter\n",
+			        names[k], helps[k], names[k]);
+			for (size_t i = 0; i < cap; i++) {
+				if (!sm[i].used)
+					continue;
+				uint64_t v = k == 0   ? sm[i].received
+				             : k == 1 ? sm[i].lost
+				             : k == 2 ? sm[i].duplicate
+				                      : sm[i].reordered;
+				node_label(node, sizeof(node), sm[i].node);
+				fprintf(f, "hopwatch_report_packets_%s_total{node=\"%s\",hw_id=\"%u\"} %llu\n",
+				        names[k], node, sm[i].hw_id, (unsigned long long)v);
+			}
+		}
+		free(sm);
+	}
+
+	struct qsum *qm = merge_queues(c, &cap);
+	if (!qm)
+		return;
+	const double occ_unit = c->cfg.occupancy_unit_bytes, lat_unit = c->cfg.latency_unit_ns * 1e-9;
+	static const struct {
+		const char *name, *type, *help;
+	} qm_meta[] = {
+	    {"hopwatch_queue_reports_total", "counter", "Hop records seen for this egress queue."},
+	    {"hopwatch_queue_drops_total", "counter", "Drop reports for this queue."},
+	    {"hopwatch_queue_occupancy_bytes", "gauge", "Last reported queue occupancy."},
+	    {"hopwatch_queue_occupancy_peak_bytes", "gauge", "Highest reported queue occupancy."},
+	    {"hopwatch_queue_last_report_timestamp_seconds", "gauge", "Time of the last hop record for this queue."},
+	};
+	for (unsigned k = 0; k < sizeof(qm_meta) / sizeof(qm_meta[0]); k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", qm_meta[k].name, qm_meta[k].help, qm_meta[k].name,
+		        qm_meta[k].type);
+		for (size_t i = 0; i < cap; i++) {
+			const struct qsum *x = &qm[i];
+			if (!x->used)
+				continue;
+			double v = k == 0   ? (double)x->reports
+			           : k == 1 ? (double)x->drops
+			           : k == 2 ? (double)x->last_occ * occ_unit
+			           : k == 3 ? (double)x->max_occ * occ_unit
+			                    : (double)x->last_seen * 1e-9;
+			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, x->labels, v);
+		}
+	}
+	fprintf(f, "# HELP hopwatch_queue_hop_latency_seconds Hop latency at this egress queue.\n"
+	           "# TYPE hopwatch_queue_hop_latency_seconds histogram\n");
+	for (size_t i = 0; i < cap; i++) {
+		const struct qsum *x = &qm[i];
+		if (!x->used)
+			continue;
+		for (unsigned k = 0; k < N_LE; k++)
+			fprintf(f, "hopwatch_queue_hop_latency_seconds_bucket{%s,le=\"%.9g\"} %llu\n", x->labels,
+			        (double)(1ull << lat_le_k[k]) * lat_unit, (unsigned long long)x->lat_le[k]);
+		fprintf(f, "hopwatch_queue_hop_latency_seconds_bucket{%s,le=\"+Inf\"} %llu\n", x->labels,
+		        (unsigned long long)x->lat_count);
+		fprintf(f, "hopwatch_queue_hop_latency_seconds_sum{%s} %.9g\n", x->labels,
+		        (double)x->lat_sum * lat_unit);
+		fprintf(f, "hopwatch_queue_hop_latency_seconds_count{%s} %llu\n", x->labels,
+		        (unsigned long long)x->lat_count);
+	}
+	free(qm);
+}
