@@ -1,6 +1,7 @@
 /* The collector runtime: worker set-up, the sink thread (JSON lines now; record files and the live
  * stream when configured), SIGHUP reopening, and the end-of-run counters. */
 #include <errno.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -194,5 +195,8 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 	        (unsigned long long)evictions, (unsigned long long)overflow, (unsigned long long)t.sink_dropped);
 	if (c->cfg.json_out)
 		fprintf(f, "json_written %llu\n", (unsigned long long)c->json_written);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		fprintf(f, "memory_peak_kib %ld\n", ru.ru_maxrss);
 	(void)seq_received;
 }

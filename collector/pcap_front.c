@@ -28,7 +28,7 @@ static void default_filter(const struct hw_parser_config *p, char *buf, size_t l
 int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 {
 	bool file = hw_pcap_is_file(c->cfg.pcap);
-	if (hw_collector_start(c, 1, file, err, errlen))
+	if (hw_collector_start(c, 1, file || c->cfg.lossless, err, errlen))
 		return 1;
 	int rc;
 	if (file) {
