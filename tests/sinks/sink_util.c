@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "hopwatch/stream.h"
 #include "sink_util.h"
 
 void tmpdir_make(char *buf, size_t len)
@@ -35,6 +36,40 @@ void tmpdir_remove(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+int sink_fx_setup(void **state)
+{
+	struct sink_fx *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	tmpdir_make(f->dir, sizeof(f->dir));
+	snprintf(f->addr, sizeof(f->addr), "unix:%s/stream.sock", f->dir);
+	*state = f;
+	return 0;
+}
+
+int sink_fx_teardown(void **state)
+{
+	struct sink_fx *f = *state;
+	tmpdir_remove(f->dir);
+	free(f);
+	return 0;
+}
+
+struct hw_stream_listener *fx_listen(struct sink_fx *f, const char *addr)
+{
+	struct hw_stream_listener *l = hw_stream_listen(addr, f->err, sizeof(f->err));
+	if (!l)
+		fail_msg("listen: %s", f->err);
+	return l;
+}
+
+struct hw_stream_sender *fx_sender(struct sink_fx *f, const char *addr)
+{
+	struct hw_stream_sender *s = hw_stream_sender_open(addr, f->err, sizeof(f->err));
+	if (!s)
+		fail_msg("sender: %s", f->err);
+	return s;
 }
 
 static int cmp_names(const void *a, const void *b)

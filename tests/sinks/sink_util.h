@@ -7,6 +7,22 @@
 #include <stdint.h>
 
 #include "hopwatch/record.h"
+#include "hopwatch/stream.h"
+
+/* The fixture every sink test uses: a fresh temporary directory per test. */
+struct sink_fx {
+	char dir[256];
+	char addr[400]; /* "unix:DIR/stream.sock" */
+	char err[512];
+	struct hw_record out[HW_STREAM_MAX_BATCH];
+	struct hw_record batch[HW_STREAM_MAX_BATCH];
+};
+/* cmocka setup / teardown: *state becomes a struct sink_fx; teardown removes the directory. */
+int sink_fx_setup(void **state);
+int sink_fx_teardown(void **state);
+/* A listener on addr / a sender to addr; the test fails with the message if that is refused. */
+struct hw_stream_listener *fx_listen(struct sink_fx *f, const char *addr);
+struct hw_stream_sender *fx_sender(struct sink_fx *f, const char *addr);
 
 /* A new empty directory under $TMPDIR or /tmp (path in buf, at least 256 bytes). */
 void tmpdir_make(char *buf, size_t len);

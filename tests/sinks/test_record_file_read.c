@@ -18,16 +18,12 @@
 #define NREC 3
 #define GOOD_LEN (HW_RECORD_FILE_HEADER + NREC * HW_RECORD_SIZE)
 
-struct fx {
-	char dir[256];
-	char err[512];
-	uint8_t good[GOOD_LEN]; /* a valid file of NREC records, made by the writer */
-};
+static uint8_t good[GOOD_LEN]; /* a valid file of NREC records, made by the writer */
 
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof(*f));
-	tmpdir_make(f->dir, sizeof(f->dir));
+	sink_fx_setup(state);
+	struct sink_fx *f = *state;
 	struct hw_record_writer_opts o = {.dir = f->dir, .prefix = "good"};
 	struct hw_record_writer *w = hw_record_writer_open(&o, f->err, sizeof(f->err));
 	assert_non_null(w);
@@ -41,23 +37,14 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/%s", f->dir, names[0]);
 	FILE *fp = fopen(path, "rb");
 	assert_non_null(fp);
-	assert_int_equal(fread(f->good, 1, GOOD_LEN + 1, fp), GOOD_LEN);
+	assert_int_equal(fread(good, 1, GOOD_LEN + 1, fp), GOOD_LEN);
 	fclose(fp);
 	unlink(path);
 	names_free(names, 1);
-	*state = f;
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tmpdir_remove(f->dir);
-	free(f);
-	return 0;
-}
-
-static void put_file(struct fx *f, const char *name, const uint8_t *b, size_t n, char *path, size_t pathlen)
+static void put_file(struct sink_fx *f, const char *name, const uint8_t *b, size_t n, char *path, size_t pathlen)
 {
 	snprintf(path, pathlen, "%s/%s", f->dir, name);
 	FILE *fp = fopen(path, "wb");
@@ -68,33 +55,33 @@ static void put_file(struct fx *f, const char *name, const uint8_t *b, size_t n,
 
 static void header_bytes(void **state)
 {
-	struct fx *f = *state;
+	(void)state;
 	static const uint8_t fixed[28] = {'H', 'W', 'R', 'E', 'C', 0, 0, 1, /* magic */
 	                                  1,   0,                           /* format version 1 */
 	                                  136, 0,                           /* record size */
 	                                  64,  0,   0,   0,                 /* header size */
 	                                  0,   0,   0,   0,   0,   0, 0, 0, /* creation time: checked below */
 	                                  1,   0,   0,   0};                /* layout version 1 */
-	assert_memory_equal(f->good, fixed, 16);
-	assert_memory_equal(f->good + 24, fixed + 24, 4);
+	assert_memory_equal(good, fixed, 16);
+	assert_memory_equal(good + 24, fixed + 24, 4);
 	for (int i = 28; i < HW_RECORD_FILE_HEADER; i++)
-		assert_int_equal(f->good[i], 0);
+		assert_int_equal(good[i], 0);
 	uint64_t created = 0;
 	for (int i = 0; i < 8; i++)
-		created |= (uint64_t)f->good[16 + i] << (8 * i);
+		created |= (uint64_t)good[16 + i] << (8 * i);
 	assert_true(created > 1600000000ull * 1000000000ull); /* a wall-clock time in ns */
 	uint8_t img[HW_RECORD_SIZE];
 	struct hw_record r;
 	rec_fill(&r, 1);
 	hw_record_to_le(&r, img);
-	assert_memory_equal(f->good + HW_RECORD_FILE_HEADER + HW_RECORD_SIZE, img, HW_RECORD_SIZE);
+	assert_memory_equal(good + HW_RECORD_FILE_HEADER + HW_RECORD_SIZE, img, HW_RECORD_SIZE);
 }
 
 static void good_file_reads(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	char path[600];
-	put_file(f, "ok.hwr", f->good, GOOD_LEN, path, sizeof(path));
+	put_file(f, "ok.hwr", good, GOOD_LEN, path, sizeof(path));
 	struct hw_record_reader *r = hw_record_reader_open(path, f->err, sizeof(f->err));
 	if (!r)
 		fail_msg("%s", f->err);
@@ -118,7 +105,7 @@ struct bad {
 
 static void refusals(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	const struct bad bads[] = {
 	    {"magic.hwr", 3, 'X', GOOD_LEN, "not a hopwatch record file (wrong magic)"},
 	    {"newer.hwr", 8, 2, GOOD_LEN, "format version 2 is newer than this reader"},
@@ -136,7 +123,7 @@ static void refusals(void **state)
 	char msgs[sizeof(bads) / sizeof(bads[0])][512];
 	for (size_t i = 0; i < nb; i++) {
 		uint8_t b[GOOD_LEN + 1] = {0};
-		memcpy(b, f->good, GOOD_LEN);
+		memcpy(b, good, GOOD_LEN);
 		if (bads[i].off != SIZE_MAX)
 			b[bads[i].off] = bads[i].value;
 		char path[600];
@@ -159,7 +146,7 @@ static void refusals(void **state)
 
 static void missing_file(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	char path[600];
 	snprintf(path, sizeof(path), "%s/none.hwr", f->dir);
 	assert_null(hw_record_reader_open(path, f->err, sizeof(f->err)));
@@ -170,10 +157,10 @@ static void missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(header_bytes, setup, teardown),
-	    cmocka_unit_test_setup_teardown(good_file_reads, setup, teardown),
-	    cmocka_unit_test_setup_teardown(refusals, setup, teardown),
-	    cmocka_unit_test_setup_teardown(missing_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(header_bytes, setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(good_file_reads, setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(refusals, setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(missing_file, setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

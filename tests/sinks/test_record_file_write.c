@@ -16,28 +16,7 @@
 
 #define MAXF 64
 
-struct fx {
-	char dir[256];
-	char err[512];
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-	tmpdir_make(f->dir, sizeof(f->dir));
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	tmpdir_remove(f->dir);
-	free(f);
-	return 0;
-}
-
-static struct hw_record_writer *open_writer(struct fx *f, uint64_t rotate_bytes, uint64_t rotate_ns)
+static struct hw_record_writer *open_writer(struct sink_fx *f, uint64_t rotate_bytes, uint64_t rotate_ns)
 {
 	struct hw_record_writer_opts o = {
 	    .dir = f->dir, .prefix = "rec", .rotate_bytes = rotate_bytes, .rotate_ns = rotate_ns};
@@ -47,7 +26,7 @@ static struct hw_record_writer *open_writer(struct fx *f, uint64_t rotate_bytes,
 	return w;
 }
 
-static void write_seeds(struct fx *f, struct hw_record_writer *w, uint32_t first, size_t n, uint64_t now)
+static void write_seeds(struct sink_fx *f, struct hw_record_writer *w, uint32_t first, size_t n, uint64_t now)
 {
 	struct hw_record *r = calloc(n ? n : 1, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
@@ -59,7 +38,7 @@ static void write_seeds(struct fx *f, struct hw_record_writer *w, uint32_t first
 
 /* Read dir/name completely, in chunks of 7, checking it holds seeds *next, *next+1, ...; returns the
  * number of records. */
-static size_t read_expect(struct fx *f, const char *name, uint32_t *next)
+static size_t read_expect(struct sink_fx *f, const char *name, uint32_t *next)
 {
 	char path[600];
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
@@ -92,7 +71,7 @@ static void assert_final_name(const char *name)
 
 static void round_trip_one_file(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	struct hw_record_writer *w = open_writer(f, 0, 0);
 	uint32_t seed = 0;
 	for (size_t batch = 1; seed < 1000; batch++) { /* batches of 1, 2, 3, ... records */
@@ -115,7 +94,7 @@ static void round_trip_one_file(void **state)
 
 static void rotation_by_size(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	/* Room for exactly 10 records after the header: 95 records make 9 full files and one of 5. */
 	struct hw_record_writer *w = open_writer(f, HW_RECORD_FILE_HEADER + 10 * HW_RECORD_SIZE, 0);
 	uint32_t seed = 0;
@@ -141,7 +120,7 @@ static void rotation_by_size(void **state)
 
 static void rotation_by_time(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	struct hw_record_writer *w = open_writer(f, 0, 1000);
 	write_seeds(f, w, 0, 3, 5000);  /* file 1 starts at 5000 */
 	write_seeds(f, w, 3, 3, 5999);  /* still file 1 */
@@ -167,7 +146,7 @@ static void rotation_by_time(void **state)
 
 static void file_in_progress_is_hidden(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	struct hw_record_writer *w = open_writer(f, 0, 0);
 	char *names[MAXF], *tmp[MAXF];
 	assert_int_equal(dir_names(f->dir, 0, names, MAXF) + dir_names(f->dir, 1, tmp, MAXF), 0); /* lazy */
@@ -208,7 +187,7 @@ static void file_in_progress_is_hidden(void **state)
 
 static void open_refuses_bad_directory(void **state)
 {
-	struct fx *f = *state;
+	struct sink_fx *f = *state;
 	char missing[400];
 	snprintf(missing, sizeof(missing), "%s/no-such-dir", f->dir);
 	struct hw_record_writer_opts o = {.dir = missing, .prefix = "rec"};
@@ -223,11 +202,11 @@ static void open_refuses_bad_directory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(round_trip_one_file, setup, teardown),
-	    cmocka_unit_test_setup_teardown(rotation_by_size, setup, teardown),
-	    cmocka_unit_test_setup_teardown(rotation_by_time, setup, teardown),
-	    cmocka_unit_test_setup_teardown(file_in_progress_is_hidden, setup, teardown),
-	    cmocka_unit_test_setup_teardown(open_refuses_bad_directory, setup, teardown),
+	    cmocka_unit_test_setup_teardown(round_trip_one_file, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_size, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(rotation_by_time, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(file_in_progress_is_hidden, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(open_refuses_bad_directory, sink_fx_setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
