@@ -37,7 +37,8 @@ struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size
  * HW_STREAM_MAX_BATCH records goes out as several frames (1 only if all were sent); n = 0 sends
  * nothing.  The frame's sequence number counts frames put on the wire by this sender. */
 int hw_stream_send(struct hw_stream_sender *s, const struct hw_record *r, size_t n);
-/* Try, without blocking, to push the rest of a partly sent frame: 1 when nothing is pending. */
+/* Try, without blocking, to push the rest of a partly sent frame: 1 when nothing is pending.  Call
+ * it from an idle tick so such a frame does not wait for the next batch. */
 int hw_stream_sender_flush(struct hw_stream_sender *s);
 /* Records wholly handed to the kernel; records and batches dropped.  Counters only grow. */
 uint64_t hw_stream_sent_records(const struct hw_stream_sender *s);

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <cmocka.h>
 
@@ -185,6 +187,41 @@ static void file_in_progress_is_hidden(void **state)
 	names_free(names, n);
 }
 
+/* A failed write(2) (here: over RLIMIT_FSIZE) is reported naming the file; that file's records are
+ * counted as lost, it stays under its temporary name, and the writer goes on with a new file. */
+static void write_error_abandons_file(void **state)
+{
+	struct sink_fx *f = *state;
+	struct hw_record_writer *w = open_writer(f, 0, 0);
+	struct rlimit old, small = {.rlim_cur = 4096};
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);     /* write(2) then fails with EFBIG instead of killing us */
+	write_seeds(f, w, 0, 100, 1); /* 13664 bytes, buffered */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	int rc = hw_record_writer_reopen(w, f->err, sizeof(f->err));
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(rc, -1);
+	if (!strstr(f->err, f->dir) || !strstr(f->err, ".hwr.tmp") || !strstr(f->err, "File too large"))
+		fail_msg("message \"%s\"", f->err);
+	assert_int_equal(hw_record_writer_count(w), 0);
+	assert_int_equal(hw_record_writer_lost(w), 100);
+	char *names[MAXF];
+	assert_int_equal(dir_names(f->dir, 0, names, MAXF), 0);
+	int nt = dir_names(f->dir, 1, names, MAXF); /* the abandoned file, under its temporary name */
+	assert_int_equal(nt, 1);
+	names_free(names, nt);
+
+	write_seeds(f, w, 100, 3, 2);
+	assert_int_equal(hw_record_writer_close(w, f->err, sizeof(f->err)), 0);
+	int n = dir_names(f->dir, 0, names, MAXF);
+	assert_int_equal(n, 1);
+	uint32_t next = 100;
+	assert_int_equal(read_expect(f, names[0], &next), 3);
+	names_free(names, n);
+}
+
 static void open_refuses_bad_directory(void **state)
 {
 	struct sink_fx *f = *state;
@@ -206,6 +243,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(rotation_by_size, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_time, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(file_in_progress_is_hidden, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(write_error_abandons_file, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(open_refuses_bad_directory, sink_fx_setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
