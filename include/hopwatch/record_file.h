@@ -21,7 +21,16 @@ extern "C" {
  *   offset 16 u64 creation time, ns since the epoch
  *   offset 24 u32 record layout version (HW_RECORD_LAYOUT_VERSION)
  *   offset 28 36 bytes reserved, zero
- *   then records, each the little-endian image of struct hw_record (field order of record.h). */
+ *   then records, each the little-endian image of struct hw_record (field order of record.h):
+ *     0 time_ns u64        8 ingress_ts u64      16 egress_ts u64       24 flow_hash u64
+ *    32 valid u32         36 report_node u32    40 report_seq u32      44 node_id u32
+ *    48 ingress_port u32  52 egress_port u32    56 l2_ingress_port u32 60 l2_egress_port u32
+ *    64 hop_latency u32   68 queue_occupancy u32 72 egress_tx_util u32 76 buffer_occupancy u32
+ *    80 roce_dest_qp u32  84 src_port u16       86 dst_port u16        88 src_ip[16]
+ *   104 dst_ip[16]       120 hw_id 121 report_flags 122 format 123 int_version 124 hop_index
+ *   125 path_len 126 queue_id 127 buffer_id 128 drop_reason 129 ip_proto 130 dscp 131 ecn
+ *   132 roce_opcode      133 3 pad bytes, zero
+ * The file length minus the header is a whole number of records. */
 #define HW_RECORD_FILE_MAGIC "HWREC\0\0\1"
 #define HW_RECORD_FILE_VERSION 1
 #define HW_RECORD_LAYOUT_VERSION 1
@@ -30,30 +39,44 @@ extern "C" {
 struct hw_record_writer;
 
 struct hw_record_writer_opts {
-	const char *dir;	    /* directory for the files */
-	const char *prefix;	    /* file name prefix, e.g. "records" */
-	uint64_t rotate_bytes;	    /* start a new file past this size (0 = never) */
-	uint64_t rotate_ns;	    /* start a new file after this long (0 = never) */
+	const char *dir;       /* directory for the files */
+	const char *prefix;    /* file name prefix, e.g. "records" */
+	uint64_t rotate_bytes; /* start a new file past this size (0 = never) */
+	uint64_t rotate_ns;    /* start a new file after this long (0 = never) */
 };
 
 /* Open a writer: records go to DIR/.PREFIX-<time>.hwr.tmp and are renamed to PREFIX-<time>.hwr
- * (atomically) when the file is closed or rotated.  NULL with a message in err on failure. */
+ * (atomically, after fsync) when the file is closed or rotated.  <time> is the UTC wall-clock time
+ * the file was created, YYYYmmddTHHMMSS.nnnnnnnnnZ, unique and increasing within a writer, so names
+ * sort in time order; it is also the header's creation time.  A file is created by the first write
+ * after open, rotation or reopen, so no empty files appear.  NULL with a message in err on failure
+ * (the directory must exist and be writable). */
 struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opts *o, char *err, size_t errlen);
-/* Append n records (buffered).  now_ns drives time rotation.  0, or -1 with err set. */
+/* Append n records (buffered, 1 MiB).  now_ns drives time rotation: a file is finished once now_ns is
+ * rotate_ns past the now_ns of the write that created it (n may be 0 just to let that happen); a
+ * file is finished before a record that would take it past rotate_bytes (a file always holds at
+ * least one record).  0, or -1 with err set; after a failed write(2), fsync or rename the current
+ * file is left under its temporary name, its records are counted as lost, and the next write
+ * starts a new file; records of this call after the failure are not written. */
 int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
-			   size_t errlen);
+                           size_t errlen);
 /* Close the current file (rename into place) and start a new one on the next write: SIGHUP. */
 int hw_record_writer_reopen(struct hw_record_writer *w, char *err, size_t errlen);
 /* Flush, rename into place and free.  0, or -1 with err set. */
 int hw_record_writer_close(struct hw_record_writer *w, char *err, size_t errlen);
-/* Records written so far, over all files. */
+/* Records written so far, over all files (finished and current, not the lost ones). */
 uint64_t hw_record_writer_count(const struct hw_record_writer *w);
+/* Records in files abandoned after an I/O error. */
+uint64_t hw_record_writer_lost(const struct hw_record_writer *w);
+/* Files finished and renamed into place. */
+uint64_t hw_record_writer_files(const struct hw_record_writer *w);
 
 struct hw_record_reader;
 /* Open a record file; refuses (NULL, message naming the file and the problem in err) a file with
  * another magic, a newer format or layout version, another record size, or a torn last record. */
 struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size_t errlen);
-/* Read up to n records; returns the number read (0 at the end), or -1 with err set. */
+/* Read up to n records; returns the number read (0 at the end), or -1 with err set (e.g. the file
+ * shrank after it was opened). */
 long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen);
 void hw_record_reader_close(struct hw_record_reader *r);
 

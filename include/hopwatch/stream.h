@@ -23,24 +23,53 @@ extern "C" {
 
 /* Addresses: "unix:/path/to.sock" or "tcp:HOST:PORT" (HOST may be an IPv4/IPv6 literal or name). */
 
+/* Neither the sender nor the listener is thread-safe: use each from one thread. */
 struct hw_stream_sender;
 /* Create a sender that connects (non-blocking, retried on later sends) to addr. */
 struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size_t errlen);
 /* Send one batch.  Never blocks: if the peer is absent or its socket buffer is full, the whole
- * batch is dropped and counted.  Returns 1 sent, 0 dropped. */
+ * batch is dropped and counted.  Returns 1 sent, 0 dropped.
+ * Details: a connect is attempted at most once per 100 ms (CLOCK_MONOTONIC); batches are dropped
+ * while there is no connection.  A frame goes out with one send(MSG_DONTWAIT | MSG_NOSIGNAL); if
+ * the socket takes only part of it (still 1), the rest is kept and pushed by later calls, and new
+ * batches are dropped until it has gone, so the reader never sees a torn frame.  Its records count
+ * as sent once all of it has gone, or as dropped if the connection dies first.  A batch of more than
+ * HW_STREAM_MAX_BATCH records goes out as several frames (1 only if all were sent); n = 0 sends
+ * nothing.  The frame's sequence number counts frames put on the wire by this sender. */
 int hw_stream_send(struct hw_stream_sender *s, const struct hw_record *r, size_t n);
+/* Try, without blocking, to push the rest of a partly sent frame: 1 when nothing is pending.  Call
+ * it from an idle tick so such a frame does not wait for the next batch. */
+int hw_stream_sender_flush(struct hw_stream_sender *s);
+/* Records wholly handed to the kernel; records and batches dropped.  Counters only grow. */
 uint64_t hw_stream_sent_records(const struct hw_stream_sender *s);
 uint64_t hw_stream_dropped_records(const struct hw_stream_sender *s);
 uint64_t hw_stream_dropped_batches(const struct hw_stream_sender *s);
+/* The last connect/send failure, naming the address ("" if none): for logs. */
+const char *hw_stream_sender_error(const struct hw_stream_sender *s);
+/* One last non-blocking flush; a frame still pending is counted as dropped.  Frees s. */
 void hw_stream_sender_close(struct hw_stream_sender *s);
 
 struct hw_stream_listener;
-/* Listen on addr (unix socket file is replaced; tcp binds HOST:PORT). */
+/* Listen on addr (unix socket file is replaced, a non-socket file there is an error, and it is
+ * removed on close; tcp binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more
+ * are closed when accepted (they retry later). */
 struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen);
+/* The address actually bound, e.g. "tcp:127.0.0.1:40123" after "tcp:127.0.0.1:0". */
+const char *hw_stream_listener_address(const struct hw_stream_listener *l);
 /* Wait up to timeout_ms for the next batch from any connected sender; fills out (capacity
  * HW_STREAM_MAX_BATCH) and returns the record count, 0 on timeout, -1 with err on a malformed
- * frame (that connection is closed, naming the problem). */
+ * frame (that connection is closed, naming the problem).  timeout_ms < 0 waits without limit.  A
+ * connection closed in the middle of a frame is also reported with -1; frames of 0 records are
+ * skipped.  Senders are served in turn, so a busy one cannot starve the others. */
 long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int timeout_ms, char *err, size_t errlen);
+
+/* About the batch hw_stream_receive() returned last. */
+struct hw_stream_batch_info {
+	uint64_t seq;            /* the sender's frame sequence number */
+	uint64_t dropped_before; /* records the sender had dropped before it */
+	unsigned conn;           /* which connection (numbered in accept order, from 1) */
+};
+void hw_stream_last_batch(const struct hw_stream_listener *l, struct hw_stream_batch_info *info);
 void hw_stream_listener_close(struct hw_stream_listener *l);
 
 #ifdef __cplusplus

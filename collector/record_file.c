@@ -1,0 +1,398 @@
+/* Binary record files (record_file.h): a buffered writer that rotates by size and time and renames
+ * finished files into place atomically, and a reader that refuses files it does not understand. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hopwatch/record_file.h"
+#include "sinks_internal.h"
+
+#define WRITER_BUF (1u << 20) /* bytes buffered before a write(2) */
+#define READER_CHUNK 256u     /* records per read(2) */
+#define NAME_LEN 256
+
+struct hw_record_writer {
+	int dirfd;
+	char dir[4096];
+	char prefix[128];
+	uint64_t rotate_bytes, rotate_ns;
+
+	int fd; /* current temporary file, -1 when none is open */
+	char final_name[NAME_LEN], tmp_name[NAME_LEN + 8];
+	uint64_t file_bytes;    /* header + records of the current file, written or buffered */
+	uint64_t file_recs;     /* records in the current file */
+	uint64_t file_start_ns; /* now_ns of the write that opened it */
+	uint64_t last_stamp;    /* wall-clock ns in the newest file name: names stay unique and ordered */
+
+	uint64_t count, lost, files;
+	size_t buflen;
+	uint8_t buf[WRITER_BUF];
+};
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void put_header(uint8_t h[HW_RECORD_FILE_HEADER], uint64_t created_ns)
+{
+	memset(h, 0, HW_RECORD_FILE_HEADER);
+	memcpy(h, HW_RECORD_FILE_MAGIC, 8);
+	hw_put_le16(h + 8, HW_RECORD_FILE_VERSION);
+	hw_put_le16(h + 10, HW_RECORD_SIZE);
+	hw_put_le32(h + 12, HW_RECORD_FILE_HEADER);
+	hw_put_le64(h + 16, created_ns);
+	hw_put_le32(h + 24, HW_RECORD_LAYOUT_VERSION);
+}
+
+/* PREFIX-YYYYmmddTHHMMSS.nnnnnnnnnZ.hwr: UTC, so names sort in time order. */
+static void file_names(struct hw_record_writer *w, uint64_t stamp)
+{
+	time_t sec = (time_t)(stamp / 1000000000u);
+	struct tm tm;
+	char when[40];
+	gmtime_r(&sec, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &tm);
+	snprintf(w->final_name, sizeof(w->final_name), "%s-%s.%09uZ.hwr", w->prefix, when,
+	         (unsigned)(stamp % 1000000000u));
+	snprintf(w->tmp_name, sizeof(w->tmp_name), ".%s.tmp", w->final_name);
+}
+
+/* Drop the current file after an error: it stays under its temporary name, its records are lost. */
+static void abandon_file(struct hw_record_writer *w)
+{
+	close(w->fd);
+	w->fd = -1;
+	w->buflen = 0;
+	w->count -= w->file_recs;
+	w->lost += w->file_recs;
+	w->file_recs = 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int flush_buf(struct hw_record_writer *w, char *err, size_t errlen)
+{
+	if (write_all(w->fd, w->buf, w->buflen)) {
+		hw_sink_err(err, errlen, "write %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+		abandon_file(w);
+		return -1;
+	}
+	w->buflen = 0;
+	return 0;
+}
+
+static int start_file(struct hw_record_writer *w, uint64_t now_ns, char *err, size_t errlen)
+{
+	uint64_t stamp = wall_ns();
+	for (int tries = 0; tries < 1000; tries++) {
+		if (stamp <= w->last_stamp)
+			stamp = w->last_stamp + 1;
+		w->last_stamp = stamp;
+		file_names(w, stamp);
+		if (faccessat(w->dirfd, w->final_name, F_OK, 0) == 0)
+			continue; /* never replace a finished file */
+		w->fd = openat(w->dirfd, w->tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (w->fd >= 0)
+			break;
+		if (errno != EEXIST) {
+			hw_sink_err(err, errlen, "create %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+			return -1;
+		}
+	}
+	if (w->fd < 0) {
+		hw_sink_err(err, errlen, "create %s/%s: no free file name", w->dir, w->tmp_name);
+		return -1;
+	}
+	put_header(w->buf, stamp);
+	w->buflen = HW_RECORD_FILE_HEADER;
+	w->file_bytes = HW_RECORD_FILE_HEADER;
+	w->file_recs = 0;
+	w->file_start_ns = now_ns;
+	return 0;
+}
+
+/* Flush, fsync, rename into place and fsync the directory so the new name survives a crash. */
+static int finish_file(struct hw_record_writer *w, char *err, size_t errlen)
+{
+	if (w->fd < 0)
+		return 0;
+	if (flush_buf(w, err, errlen))
+		return -1;
+	if (fsync(w->fd)) {
+		hw_sink_err(err, errlen, "fsync %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+		abandon_file(w);
+		return -1;
+	}
+	if (renameat(w->dirfd, w->tmp_name, w->dirfd, w->final_name)) {
+		hw_sink_err(err, errlen, "rename %s/%s to %s: %s", w->dir, w->tmp_name, w->final_name, strerror(errno));
+		abandon_file(w);
+		return -1;
+	}
+	close(w->fd);
+	w->fd = -1;
+	w->files++;
+	if (fsync(w->dirfd)) {
+		hw_sink_err(err, errlen, "fsync directory %s: %s", w->dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opts *o, char *err, size_t errlen)
+{
+	if (!o || !o->dir || !o->prefix || !*o->prefix || strchr(o->prefix, '/') ||
+	    strlen(o->prefix) >= sizeof(((struct hw_record_writer *)0)->prefix) ||
+	    strlen(o->dir) >= sizeof(((struct hw_record_writer *)0)->dir)) {
+		hw_sink_err(err, errlen,
+		            "record writer: need a directory and a prefix of 1 to 127 bytes without '/' (dir \"%s\", "
+		            "prefix \"%s\")",
+		            o && o->dir ? o->dir : "", o && o->prefix ? o->prefix : "");
+		return NULL;
+	}
+	int dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		hw_sink_err(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
+		return NULL;
+	}
+	if (faccessat(dirfd, ".", W_OK, AT_EACCESS)) {
+		hw_sink_err(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
+		close(dirfd);
+		return NULL;
+	}
+	struct hw_record_writer *w = calloc(1, sizeof(*w));
+	if (!w) {
+		hw_sink_err(err, errlen, "record writer for %s: out of memory", o->dir);
+		close(dirfd);
+		return NULL;
+	}
+	w->dirfd = dirfd;
+	w->fd = -1;
+	snprintf(w->dir, sizeof(w->dir), "%s", o->dir);
+	snprintf(w->prefix, sizeof(w->prefix), "%s", o->prefix);
+	w->rotate_bytes = o->rotate_bytes;
+	w->rotate_ns = o->rotate_ns;
+	return w;
+}
+
+static int time_due(const struct hw_record_writer *w, uint64_t now_ns)
+{
+	return w->rotate_ns && now_ns >= w->file_start_ns && now_ns - w->file_start_ns >= w->rotate_ns;
+}
+
+int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
+                           size_t errlen)
+{
+	if (w->fd >= 0 && time_due(w, now_ns) && finish_file(w, err, errlen))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (w->fd >= 0 && w->rotate_bytes && w->file_recs && w->file_bytes + HW_RECORD_SIZE > w->rotate_bytes &&
+		    finish_file(w, err, errlen))
+			return -1;
+		if (w->fd < 0 && start_file(w, now_ns, err, errlen))
+			return -1;
+		if (w->buflen + HW_RECORD_SIZE > sizeof(w->buf) && flush_buf(w, err, errlen))
+			return -1;
+		hw_record_to_le(&r[i], w->buf + w->buflen);
+		w->buflen += HW_RECORD_SIZE;
+		w->file_bytes += HW_RECORD_SIZE;
+		w->file_recs++;
+		w->count++;
+	}
+	return 0;
+}
+
+int hw_record_writer_reopen(struct hw_record_writer *w, char *err, size_t errlen)
+{
+	return finish_file(w, err, errlen);
+}
+
+int hw_record_writer_close(struct hw_record_writer *w, char *err, size_t errlen)
+{
+	if (!w)
+		return 0;
+	int rc = finish_file(w, err, errlen);
+	if (w->fd >= 0)
+		close(w->fd);
+	close(w->dirfd);
+	free(w);
+	return rc;
+}
+
+uint64_t hw_record_writer_count(const struct hw_record_writer *w)
+{
+	return w->count;
+}
+
+uint64_t hw_record_writer_lost(const struct hw_record_writer *w)
+{
+	return w->lost;
+}
+
+uint64_t hw_record_writer_files(const struct hw_record_writer *w)
+{
+	return w->files;
+}
+
+struct hw_record_reader {
+	int fd;
+	uint64_t left; /* whole records not yet read */
+	uint64_t done; /* records read */
+	char path[4096];
+	uint8_t buf[READER_CHUNK * HW_RECORD_SIZE];
+};
+
+static ssize_t read_full(int fd, uint8_t *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, p + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/* Check the header and the length; 0, or -1 with a message naming the file and the problem. */
+static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t size, uint64_t *nrec, char *err,
+                      size_t errlen)
+{
+	if (got < 8 || memcmp(h, HW_RECORD_FILE_MAGIC, 8)) {
+		hw_sink_err(err, errlen, "%s: not a hopwatch record file (wrong magic)", path);
+		return -1;
+	}
+	if (got < HW_RECORD_FILE_HEADER) {
+		hw_sink_err(err, errlen, "%s: truncated header: %zd of %u bytes", path, got, HW_RECORD_FILE_HEADER);
+		return -1;
+	}
+	unsigned version = hw_get_le16(h + 8), rec_size = hw_get_le16(h + 10);
+	uint32_t hdr_size = hw_get_le32(h + 12), layout = hw_get_le32(h + 24);
+	if (version == 0 || version > HW_RECORD_FILE_VERSION) {
+		hw_sink_err(err, errlen, "%s: format version %u %s (this reader knows version %u)", path, version,
+		            version ? "is newer than this reader" : "is not valid", HW_RECORD_FILE_VERSION);
+		return -1;
+	}
+	if (rec_size != HW_RECORD_SIZE) {
+		hw_sink_err(err, errlen, "%s: record size %u bytes, expected %u", path, rec_size, HW_RECORD_SIZE);
+		return -1;
+	}
+	if (hdr_size != HW_RECORD_FILE_HEADER) {
+		hw_sink_err(err, errlen, "%s: header size %u bytes, expected %u", path, hdr_size,
+		            HW_RECORD_FILE_HEADER);
+		return -1;
+	}
+	if (layout == 0 || layout > HW_RECORD_LAYOUT_VERSION) {
+		hw_sink_err(err, errlen, "%s: record layout version %u %s (this reader knows version %u)", path, layout,
+		            layout ? "is newer than this reader" : "is not valid", HW_RECORD_LAYOUT_VERSION);
+		return -1;
+	}
+	uint64_t body = size - HW_RECORD_FILE_HEADER;
+	if (body % HW_RECORD_SIZE) {
+		hw_sink_err(err, errlen,
+		            "%s: torn last record: %llu bytes after the last whole record (file is %llu bytes, records "
+		            "are %u)",
+		            path, (unsigned long long)(body % HW_RECORD_SIZE), (unsigned long long)size,
+		            HW_RECORD_SIZE);
+		return -1;
+	}
+	*nrec = body / HW_RECORD_SIZE;
+	return 0;
+}
+
+struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		hw_sink_err(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	uint8_t h[HW_RECORD_FILE_HEADER];
+	uint64_t nrec = 0;
+	ssize_t got = 0;
+	if (fstat(fd, &st) || (got = read_full(fd, h, sizeof(h))) < 0) {
+		hw_sink_err(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		hw_sink_err(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if (check_file(path, h, got, (uint64_t)st.st_size, &nrec, err, errlen)) {
+		close(fd);
+		return NULL;
+	}
+	struct hw_record_reader *r = malloc(sizeof(*r));
+	if (!r) {
+		hw_sink_err(err, errlen, "%s: out of memory", path);
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	r->left = nrec;
+	r->done = 0;
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	return r;
+}
+
+long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen)
+{
+	size_t total = 0;
+	if (n > (size_t)r->left)
+		n = (size_t)r->left;
+	while (total < n) {
+		size_t chunk = n - total < READER_CHUNK ? n - total : READER_CHUNK;
+		ssize_t got = read_full(r->fd, r->buf, chunk * HW_RECORD_SIZE);
+		if (got < 0) {
+			hw_sink_err(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
+			            strerror(errno));
+			return -1;
+		}
+		if ((size_t)got != chunk * HW_RECORD_SIZE) {
+			hw_sink_err(err, errlen, "%s: file shrank while reading: ends after record %llu", r->path,
+			            (unsigned long long)(r->done + (size_t)got / HW_RECORD_SIZE));
+			return -1;
+		}
+		for (size_t i = 0; i < chunk; i++)
+			hw_record_from_le(r->buf + i * HW_RECORD_SIZE, &out[total + i]);
+		total += chunk;
+		r->done += chunk;
+		r->left -= chunk;
+	}
+	return (long)total;
+}
+
+void hw_record_reader_close(struct hw_record_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r);
+}

@@ -1,0 +1,74 @@
+/* Helpers shared by the record file and stream sinks: little-endian loads and stores, error
+ * formatting, the stream frame header and "unix:" / "tcp:" address parsing. */
+#ifndef HOPWATCH_SINKS_INTERNAL_H
+#define HOPWATCH_SINKS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+static inline void hw_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void hw_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void hw_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint16_t hw_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (unsigned)p[1] << 8);
+}
+
+static inline uint32_t hw_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t hw_get_le64(const uint8_t *p)
+{
+	return (uint64_t)hw_get_le32(p) | (uint64_t)hw_get_le32(p + 4) << 32;
+}
+
+/* snprintf into err when err is not NULL (errlen may be 0). */
+void hw_sink_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t hw_sink_mono_ns(void);
+
+/* Stream frame header (stream.h), decoded. */
+struct hw_frame_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t rec_size;
+	uint32_t count;
+	uint32_t reserved;
+	uint64_t seq;
+	uint64_t dropped;
+};
+void hw_frame_hdr_put(uint8_t out[32], uint32_t count, uint64_t seq, uint64_t dropped);
+void hw_frame_hdr_get(const uint8_t in[32], struct hw_frame_hdr *h);
+
+/* A parsed stream address: "unix:/path" or "tcp:HOST:PORT" (HOST may be [v6]).  One resolved
+ * socket address; for tcp the first getaddrinfo result.  0, or -1 with err naming addr. */
+struct hw_sock_addr {
+	int family; /* AF_UNIX, AF_INET or AF_INET6 */
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char path[108]; /* unix socket path, "" for tcp */
+};
+int hw_sock_addr_parse(const char *addr, int passive, struct hw_sock_addr *out, char *err, size_t errlen);
+/* "unix:/path" or "tcp:HOST:PORT" text of a socket address (buf of at least 128 bytes). */
+const char *hw_sock_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen);
+
+#endif

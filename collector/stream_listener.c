@@ -1,0 +1,270 @@
+/* Receiving side of the live record stream (stream.h): accepts any number of senders up to a limit,
+ * reassembles frames per connection and closes a connection whose frame is malformed. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hopwatch/record_file.h"
+#include "hopwatch/stream.h"
+#include "sinks_internal.h"
+
+#define MAX_CONNS 64
+#define CONN_BUF (64u * 1024)
+
+struct conn {
+	int fd;
+	int eof;     /* the peer closed; frames still buffered are delivered first */
+	unsigned id; /* accept order, from 1 */
+	size_t len, cap;
+	uint8_t *buf;
+	char name[240];
+};
+
+struct hw_stream_listener {
+	int lfd;
+	int is_unix;
+	char path[108];
+	char addr_text[192];
+	unsigned accepted;
+	unsigned next; /* round-robin start, so one busy sender cannot starve the others */
+	int nconns;
+	struct conn conns[MAX_CONNS];
+	struct pollfd pfd[1 + MAX_CONNS];
+	struct hw_stream_batch_info last;
+};
+
+static int listen_fd(struct hw_stream_listener *l, const char *addr, const struct hw_sock_addr *a, char *err,
+                     size_t errlen)
+{
+	if (a->family == AF_UNIX) {
+		struct stat st;
+		if (lstat(a->path, &st) == 0) {
+			if (!S_ISSOCK(st.st_mode)) {
+				hw_sink_err(err, errlen, "listen %s: %s exists and is not a socket", addr, a->path);
+				return -1;
+			}
+			unlink(a->path);
+		}
+	}
+	l->lfd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->lfd < 0) {
+		hw_sink_err(err, errlen, "listen %s: socket: %s", addr, strerror(errno));
+		return -1;
+	}
+	int one = 1;
+	if (a->family != AF_UNIX)
+		setsockopt(l->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l->lfd, (const struct sockaddr *)&a->ss, a->len) || listen(l->lfd, 64)) {
+		hw_sink_err(err, errlen, "listen %s: %s", addr, strerror(errno));
+		return -1;
+	}
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	if (a->family == AF_UNIX || getsockname(l->lfd, (struct sockaddr *)&ss, &len))
+		snprintf(l->addr_text, sizeof(l->addr_text), "%s", addr);
+	else
+		hw_sock_addr_text((struct sockaddr *)&ss, len, l->addr_text, sizeof(l->addr_text));
+	return 0;
+}
+
+struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen)
+{
+	struct hw_sock_addr a;
+	if (hw_sock_addr_parse(addr, 1, &a, err, errlen))
+		return NULL;
+	struct hw_stream_listener *l = calloc(1, sizeof(*l));
+	if (!l) {
+		hw_sink_err(err, errlen, "listen %s: out of memory", addr);
+		return NULL;
+	}
+	l->lfd = -1;
+	if (listen_fd(l, addr, &a, err, errlen)) {
+		if (l->lfd >= 0)
+			close(l->lfd);
+		free(l);
+		return NULL;
+	}
+	if (a.family == AF_UNIX) {
+		l->is_unix = 1;
+		memcpy(l->path, a.path, sizeof(l->path));
+	}
+	return l;
+}
+
+const char *hw_stream_listener_address(const struct hw_stream_listener *l)
+{
+	return l->addr_text;
+}
+
+static void drop_conn(struct hw_stream_listener *l, int i)
+{
+	close(l->conns[i].fd);
+	free(l->conns[i].buf);
+	l->conns[i] = l->conns[--l->nconns];
+}
+
+static void accept_all(struct hw_stream_listener *l)
+{
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int fd = accept4(l->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return; /* EAGAIN, or an aborted connection: nothing to do */
+		uint8_t *buf = l->nconns < MAX_CONNS ? malloc(CONN_BUF) : NULL;
+		if (!buf) { /* full: the sender sees the close and retries later */
+			close(fd);
+			continue;
+		}
+		struct conn *c = &l->conns[l->nconns++];
+		*c = (struct conn){.fd = fd, .id = ++l->accepted, .cap = CONN_BUF, .buf = buf};
+		char peer[sizeof(l->addr_text)];
+		if (l->is_unix)
+			snprintf(peer, sizeof(peer), "%s", l->addr_text);
+		else
+			hw_sock_addr_text((struct sockaddr *)&ss, len, peer, sizeof(peer));
+		snprintf(c->name, sizeof(c->name), "%s (connection %u)", peer, c->id);
+	}
+}
+
+/* The header of the frame at the start of c->buf, when it has arrived: 1 valid, 0 not yet, -1 bad. */
+static int frame_header(const struct conn *c, struct hw_frame_hdr *h, char *err, size_t errlen)
+{
+	if (c->len < HW_STREAM_FRAME_HEADER)
+		return 0;
+	hw_frame_hdr_get(c->buf, h);
+	if (h->magic != HW_STREAM_MAGIC)
+		hw_sink_err(err, errlen, "stream from %s: bad magic 0x%08x (expected 0x%08x), connection closed",
+		            c->name, h->magic, HW_STREAM_MAGIC);
+	else if (h->version != HW_STREAM_VERSION)
+		hw_sink_err(err, errlen, "stream from %s: frame version %u (expected %u), connection closed", c->name,
+		            h->version, HW_STREAM_VERSION);
+	else if (h->rec_size != HW_RECORD_SIZE)
+		hw_sink_err(err, errlen, "stream from %s: record size %u (expected %u), connection closed", c->name,
+		            h->rec_size, HW_RECORD_SIZE);
+	else if (h->count > HW_STREAM_MAX_BATCH)
+		hw_sink_err(err, errlen, "stream from %s: batch of %u records (at most %u), connection closed", c->name,
+		            h->count, HW_STREAM_MAX_BATCH);
+	else
+		return 1;
+	return -1;
+}
+
+/* A whole frame from connection i into out: its record count (a frame of 0 records is skipped and
+ * gives 0), 0 when none is complete, -1 with err when the connection was closed for a bad frame. */
+static long take_frame(struct hw_stream_listener *l, int i, struct hw_record *out, char *err, size_t errlen)
+{
+	struct conn *c = &l->conns[i];
+	struct hw_frame_hdr h;
+	int ok;
+	while ((ok = frame_header(c, &h, err, errlen)) == 1) {
+		size_t need = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE;
+		if (c->len < need)
+			break;
+		for (uint32_t k = 0; k < h.count; k++)
+			hw_record_from_le(c->buf + HW_STREAM_FRAME_HEADER + (size_t)k * HW_RECORD_SIZE, &out[k]);
+		c->len -= need;
+		memmove(c->buf, c->buf + need, c->len);
+		if (h.count) {
+			l->last =
+			    (struct hw_stream_batch_info){.seq = h.seq, .dropped_before = h.dropped, .conn = c->id};
+			return h.count;
+		}
+	}
+	if (ok < 0) {
+		drop_conn(l, i);
+		return -1;
+	}
+	if (c->eof) {
+		if (c->len)
+			hw_sink_err(err, errlen,
+			            "stream from %s: closed in the middle of a frame (%zu bytes of it arrived)",
+			            c->name, c->len);
+		size_t torn = c->len;
+		drop_conn(l, i);
+		return torn ? -1 : 0;
+	}
+	return 0;
+}
+
+/* Read what connection i has; grows its buffer to the frame announced in a valid header. */
+static void read_conn(struct conn *c)
+{
+	struct hw_frame_hdr h;
+	if (frame_header(c, &h, NULL, 0) == 1) {
+		size_t need = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE;
+		if (need > c->cap) {
+			uint8_t *nb = realloc(c->buf, need);
+			if (!nb) {
+				c->eof = 1;
+				return;
+			}
+			c->buf = nb;
+			c->cap = need;
+		}
+	}
+	if (c->len == c->cap)
+		return; /* a whole frame or more is buffered: take_frame consumes it first */
+	ssize_t k = read(c->fd, c->buf + c->len, c->cap - c->len);
+	if (k > 0)
+		c->len += (size_t)k;
+	else if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		c->eof = 1;
+}
+
+long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int timeout_ms, char *err, size_t errlen)
+{
+	uint64_t deadline = hw_sink_mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
+	for (;;) {
+		for (int n = 0; n < l->nconns; n++) {
+			int i = (int)((l->next + (unsigned)n) % (unsigned)l->nconns);
+			long got = take_frame(l, i, out, err, errlen);
+			if (got) {
+				l->next = (unsigned)i + 1;
+				return got;
+			}
+		}
+		int wait_ms = -1;
+		if (timeout_ms >= 0) {
+			uint64_t now = hw_sink_mono_ns();
+			wait_ms = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+		}
+		l->pfd[0] = (struct pollfd){.fd = l->lfd, .events = POLLIN};
+		for (int i = 0; i < l->nconns; i++)
+			l->pfd[1 + i] = (struct pollfd){.fd = l->conns[i].fd, .events = POLLIN};
+		int nc = l->nconns;
+		int rc = poll(l->pfd, (nfds_t)(1 + nc), wait_ms);
+		if (rc < 0 && errno != EINTR) {
+			hw_sink_err(err, errlen, "stream %s: poll: %s", l->addr_text, strerror(errno));
+			return -1;
+		}
+		if (rc <= 0 && wait_ms == 0)
+			return 0;
+		for (int i = 0; i < nc; i++)
+			if (l->pfd[1 + i].revents)
+				read_conn(&l->conns[i]);
+		if (l->pfd[0].revents)
+			accept_all(l);
+	}
+}
+
+void hw_stream_last_batch(const struct hw_stream_listener *l, struct hw_stream_batch_info *info)
+{
+	*info = l->last;
+}
+
+void hw_stream_listener_close(struct hw_stream_listener *l)
+{
+	if (!l)
+		return;
+	while (l->nconns)
+		drop_conn(l, l->nconns - 1);
+	close(l->lfd);
+	if (l->is_unix)
+		unlink(l->path);
+	free(l);
+}
