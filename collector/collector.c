@@ -7,7 +7,9 @@
 #include <time.h>
 
 #include "collector.h"
+#include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
+#include "hopwatch/stream.h"
 #include "metrics.h"
 
 volatile sig_atomic_t hw_stop_requested, hw_reopen_requested;
@@ -41,6 +43,15 @@ uint64_t hw_now_ns(void)
 
 static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 {
+	if (c->files) {
+		char err[256];
+		if (hw_record_writer_write(c->files, b->recs, b->n, hw_now_ns(), err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-collector: %s\n", err);
+			c->sink_errors++;
+		}
+	}
+	if (c->stream)
+		hw_stream_send(c->stream, b->recs, b->n); /* never blocks: a slow reader loses whole batches */
 	if (c->json) {
 		char line[HW_RECORD_JSON_MAX];
 		for (uint32_t i = 0; i < b->n; i++) {
@@ -54,6 +65,13 @@ static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 
 static void reopen_outputs(struct hw_collector *c)
 {
+	if (c->files) {
+		char err[256];
+		if (hw_record_writer_reopen(c->files, err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-collector: %s\n", err);
+			c->sink_errors++;
+		}
+	}
 	if (c->json && c->json != stdout) {
 		fclose(c->json);
 		c->json = fopen(c->cfg.json_out, "a");
@@ -90,6 +108,13 @@ static void *sink_main(void *arg)
 				break;
 			if (c->json)
 				fflush(c->json);
+			if (c->stream)
+				hw_stream_sender_flush(c->stream);
+			if (c->files) { /* time rotation also happens when no records arrive */
+				char err[256];
+				if (hw_record_writer_write(c->files, NULL, 0, hw_now_ns(), err, sizeof(err)))
+					fprintf(stderr, "hopwatch-collector: %s\n", err);
+			}
 			struct timespec ts = {0, 200000};
 			nanosleep(&ts, NULL);
 		}
@@ -109,6 +134,16 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		}
 		setvbuf(c->json, NULL, _IOFBF, 1 << 20);
 	}
+	if (c->cfg.records_dir) {
+		struct hw_record_writer_opts o = {.dir = c->cfg.records_dir,
+		                                  .prefix = "records",
+		                                  .rotate_bytes = c->cfg.rotate_bytes,
+		                                  .rotate_ns = c->cfg.rotate_seconds * 1000000000ull};
+		if (!(c->files = hw_record_writer_open(&o, err, errlen)))
+			return -1;
+	}
+	if (c->cfg.stream && !(c->stream = hw_stream_sender_open(c->cfg.stream, err, errlen)))
+		return -1;
 	c->workers = calloc(n_workers, sizeof(*c->workers));
 	if (!c->workers) {
 		snprintf(err, errlen, "out of memory for %u workers", n_workers);
@@ -143,6 +178,26 @@ void hw_collector_finish(struct hw_collector *c)
 	if (c->sinks_on) {
 		__atomic_store_n(&c->sink_stop, true, __ATOMIC_RELEASE);
 		pthread_join(c->sink_thread, NULL);
+	}
+	if (c->stream) {
+		for (int i = 0; i < 100 && !hw_stream_sender_flush(c->stream); i++) {
+			struct timespec ts = {0, 10000000};
+			nanosleep(&ts, NULL); /* give a partly sent frame up to a second to leave */
+		}
+		c->stream_sent = hw_stream_sent_records(c->stream);
+		c->stream_dropped = hw_stream_dropped_records(c->stream);
+		hw_stream_sender_close(c->stream);
+		c->stream = NULL;
+	}
+	if (c->files) {
+		char err[256];
+		c->files_written = hw_record_writer_count(c->files);
+		c->files_lost = hw_record_writer_lost(c->files);
+		if (hw_record_writer_close(c->files, err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-collector: %s\n", err);
+			c->sink_errors++;
+		}
+		c->files = NULL;
 	}
 	if (c->json) {
 		if (fflush(c->json) || (c->json != stdout && fclose(c->json))) {
@@ -195,6 +250,12 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 	        (unsigned long long)evictions, (unsigned long long)overflow, (unsigned long long)t.sink_dropped);
 	if (c->cfg.json_out)
 		fprintf(f, "json_written %llu\n", (unsigned long long)c->json_written);
+	if (c->cfg.records_dir)
+		fprintf(f, "files_written %llu\nfiles_lost %llu\n", (unsigned long long)c->files_written,
+		        (unsigned long long)c->files_lost);
+	if (c->cfg.stream)
+		fprintf(f, "stream_sent %llu\nstream_dropped %llu\n", (unsigned long long)c->stream_sent,
+		        (unsigned long long)c->stream_dropped);
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		fprintf(f, "memory_peak_kib %ld\n", ru.ru_maxrss);

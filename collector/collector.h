@@ -26,7 +26,7 @@ struct hw_collector {
 	struct hw_record_writer *files;
 	struct hw_stream_sender *stream;
 	struct hw_metrics_server *metrics;
-	uint64_t json_written, files_written, sink_errors;
+	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
 	uint64_t start_ns;
 };
 
