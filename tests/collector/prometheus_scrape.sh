@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A real Prometheus (Debian's prometheus, on loopback, with its own data directory) scrapes the
+# collector's /metrics; queries return the counts the generated capture implies, and the endpoint
+# passes promtool check metrics.
+# Usage: prometheus_scrape.sh HOPWATCH-GEN HOPWATCH-COLLECTOR
+set -u
+. "$(dirname "$0")/lib.sh"
+gen=$1 col=$2
+need_root
+command -v prometheus >/dev/null || skip "prometheus not installed"
+command -v promtool >/dev/null || skip "promtool not installed"
+command -v curl >/dev/null || skip "curl not installed"
+dir=$(mktemp -d)
+cleanup() {
+  for p in ${cpid:-} ${ppid_:-}; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+mport=$((20000 + RANDOM % 20000)) pport=$((mport + 1))
+
+"$gen" reports --format tr2.0 --count 4000 --seq-gap-every 40 --seed 31 --out "$dir/r.pcap" --truth "$dir/t.jsonl" \
+  2>/dev/null || fail "generator failed"
+want_records=$(grep -c . "$dir/t.jsonl")
+"$col" -l 0-1 "${EAL_COMMON[@]}" --vdev="net_pcap0,rx_pcap=$dir/r.pcap" -- --metrics "127.0.0.1:$mport" \
+  --idle-exit 120 >/dev/null 2>"$dir/col.err" &
+cpid=$!
+ok=
+for _ in $(seq 100); do
+  if curl -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
+    grep -q "^hopwatch_collector_records_total $want_records\$" "$dir/m.txt"; then ok=1; break; fi
+  sleep 0.1
+done
+[ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics never showed $want_records records"; }
+promtool check metrics <"$dir/m.txt" >"$dir/lint.txt" 2>&1 || { cat "$dir/lint.txt"; fail "promtool check metrics"; }
+curl -s -D "$dir/h.txt" -o /dev/null "http://127.0.0.1:$mport/metrics"
+grep -qi '^content-type: text/plain; version=0.0.4' "$dir/h.txt" || fail "wrong content type: $(grep -i content-type "$dir/h.txt")"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/nope")
+[ "$code" = 404 ] || fail "unknown path answered $code"
+
+cat >"$dir/prom.yml" <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: hopwatch
+    static_configs:
+      - targets: ['127.0.0.1:$mport']
+YML
+prometheus --config.file="$dir/prom.yml" --storage.tsdb.path="$dir/data" \
+  --web.listen-address="127.0.0.1:$pport" >"$dir/prom.log" 2>&1 &
+ppid_=$!
+query() { curl -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
+  python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'; }
+got=none
+for _ in $(seq 150); do
+  got=$(query 'hopwatch_collector_records_total{job="hopwatch"}' 2>/dev/null || echo none)
+  [ "$got" = "$want_records" ] && break
+  sleep 0.2
+done
+[ "$got" = "$want_records" ] || { tail -5 "$dir/prom.log"; fail "Prometheus query returned $got, want $want_records"; }
+lost_truth=$(python3 - "$dir/t.jsonl" <<'PY'
+import collections, json, sys
+seqs = collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    seqs[(r["report_node"], r["hw_id"])].add(r["report_seq"])
+print(sum(max(s) - min(s) + 1 - len(s) for s in seqs.values()))
+PY
+)
+lost=$(query 'sum(hopwatch_report_packets_lost_total)')
+[ "$lost" = "$lost_truth" ] || fail "Prometheus: report loss $lost, the sequence gaps say $lost_truth"
+queues=$(query 'count(hopwatch_queue_reports_total)')
+[ "$queues" != none ] && [ "$queues" -gt 10 ] || fail "Prometheus: only $queues queue series"
+echo "ok Prometheus scraped /metrics: records $got, report loss $lost, $queues queue series; promtool clean"
+kill -TERM "$cpid"; wait "$cpid" || fail "collector exit status after SIGTERM"
+cpid=
