@@ -117,7 +117,11 @@ control HwEgress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_me
 
     apply {
         int_config.apply(meta, (bit<16>)std.egress_port);
-        if (std.instance_type == PKT_NORMAL) {
+        if (meta.strip_int == 1) {
+            // Second pass of a sink packet (BMv2 gives every packet coming from ingress the
+            // instance type NORMAL, so the preserved flag is what tells this pass apart).
+            int_strip.apply(hdr);
+        } else if (std.instance_type == PKT_NORMAL) {
             // BMv2 timestamps are microseconds; occupancy is in packets; one queue per port.
             int_hop_info_t hop;
             hop.ingress_port = (bit<16>)std.ingress_port;
@@ -159,8 +163,6 @@ control HwEgress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_me
                 meta.strip_port = hop.egress_port;
                 recirculate_preserving_field_list(HW_FL_RECIRC);
             }
-        } else if (std.instance_type == PKT_RECIRC && meta.strip_int == 1) {
-            int_strip.apply(hdr);
         } else if (std.instance_type == PKT_EGRESS_CLONE || std.instance_type == PKT_INGRESS_CLONE) {
             if (meta.rpt_kind != RPT_NONE) {
                 int_report.apply(hdr, meta);
