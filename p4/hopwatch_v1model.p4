@@ -70,7 +70,6 @@ control HwIngress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_m
         meta.rpt_ingress_tstamp = (bit<64>)std.ingress_global_timestamp;
         meta.rpt_egress_tstamp = 0;
         meta.rpt_drop_reason = meta.drop_reason;
-        meta.rpt_pkt_len = std.packet_length;
         clone_preserving_field_list(CloneType.I2E, REPORT_SESSION, HW_FL_REPORT);
     }
     // Which drop reasons are reported to the collector (D flag).
@@ -120,7 +119,7 @@ control HwEgress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_me
         if (meta.strip_int == 1) {
             // Second pass of a sink packet (BMv2 gives every packet coming from ingress the
             // instance type NORMAL, so the preserved flag is what tells this pass apart).
-            int_strip.apply(hdr);
+            int_strip.apply(hdr, meta);
         } else if (std.instance_type == PKT_NORMAL) {
             // BMv2 timestamps are microseconds; occupancy is in packets; one queue per port.
             int_hop_info_t hop;
@@ -153,7 +152,6 @@ control HwEgress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_me
                 meta.rpt_ingress_tstamp = hop.ingress_tstamp;
                 meta.rpt_egress_tstamp = hop.egress_tstamp;
                 meta.rpt_drop_reason = 0;
-                meta.rpt_pkt_len = std.packet_length;
                 // The clone copies the headers as they are at the end of this pass: INT intact.
                 clone_preserving_field_list(CloneType.E2E, REPORT_SESSION, HW_FL_REPORT);
             }
@@ -175,6 +173,9 @@ control HwEgress(inout hw_headers_t hdr, inout hw_meta_t meta, inout standard_me
                 mark_to_drop(std);
             }
         }
+        if (meta.tcp_changed == 1) {
+            meta.tcp_len = hdr.ipv4.total_len - 20;
+        }
     }
 }
 
@@ -191,6 +192,19 @@ control HwComputeChecksum(inout hw_headers_t hdr, inout hw_meta_t meta) {
               hdr.rpt_ipv4.frag_offset, hdr.rpt_ipv4.ttl, hdr.rpt_ipv4.protocol,
               hdr.rpt_ipv4.src_addr, hdr.rpt_ipv4.dst_addr },
             hdr.rpt_ipv4.hdr_checksum, HashAlgorithm.csum16);
+        // INT over TCP: the INT headers are part of the TCP segment.  Full recompute over the
+        // pseudo-header, the TCP header, the INT headers that are valid (BMv2 leaves invalid
+        // ones out) and the payload.
+        update_checksum_with_payload(hdr.tcp.isValid() && meta.tcp_changed == 1,
+            { hdr.ipv4.src_addr, hdr.ipv4.dst_addr, 8w0, hdr.ipv4.protocol, meta.tcp_len,
+              hdr.tcp.src_port, hdr.tcp.dst_port, hdr.tcp.seq_no, hdr.tcp.ack_no,
+              hdr.tcp.data_offset, hdr.tcp.res, hdr.tcp.flags, hdr.tcp.window, 16w0,
+              hdr.tcp.urgent_ptr,
+              hdr.int_shim, hdr.int_md,
+              hdr.int_node_id, hdr.int_l1_ports, hdr.int_hop_latency, hdr.int_q_occupancy,
+              hdr.int_ingress_tstamp, hdr.int_egress_tstamp, hdr.int_l2_ports,
+              hdr.int_egress_tx_util, hdr.int_buffer, hdr.int_stack },
+            hdr.tcp.checksum, HashAlgorithm.csum16);
     }
 }
 

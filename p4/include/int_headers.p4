@@ -104,7 +104,7 @@ header tr2_group_t {
 // excludes this word.
 header tr2_indiv_t {
     bit<4> rep_type;        // 1 = INT
-    bit<4> in_type;         // 3 = Ethernet
+    bit<4> in_type;         // 4 = IPv4
     bit<8> report_length;
     bit<8> md_length;
     bit<1> d;
@@ -132,7 +132,7 @@ header tr2_md_drop_t {
 
 const bit<4>  TR2_VERSION = 2;
 const bit<4>  TR2_REP_TYPE_INT = 1;
-const bit<4>  TR2_IN_TYPE_ETHERNET = 3;
+const bit<4>  TR2_IN_TYPE_IPV4 = 4;
 const bit<16> TR2_MD_L1_PORTS  = 0x4000;
 const bit<16> TR2_MD_HOP_LAT   = 0x2000;
 const bit<16> TR2_MD_Q_OCC     = 0x1000;

@@ -7,12 +7,14 @@
 
 // Report layout (one individual report per packet):
 //   Ethernet | IPv4 (DF, TTL 64) | UDP (checksum 0) | group: ver 2, hw_id, seq_no, node_id
-//   | indiv: rep_type 1 (INT), in_type 3 (Ethernet), report_length, md_length, D Q F, I = 0
+//   | indiv: rep_type 1 (INT), in_type 4 (IPv4), report_length, md_length, D Q F, I = 0
 //   | main: rep_md_bits, ds_id 0, ds_md_bits 0, ds_md_status 0 | metadata | inner packet
 // RepMdBits: INT and queue reports 0x7C00 (L1 ports, hop latency, queue id + occupancy,
 // ingress ts, egress ts: 7 words); drop reports 0x4801 (L1 ports with egress 0xFFFF, ingress ts,
-// queue id + drop reason: 4 words).  The inner packet is the packet as this switch saw it on
+// queue id + drop reason: 4 words).  The inner packet is the IPv4 packet as this switch saw it on
 // egress (INT stack included), cut to a whole number of words and at most REPORT_INNER_MAX bytes.
+// Starting at IPv4 (not Ethernet) keeps every header on a word boundary, so the cut can only
+// ever fall in the payload, never inside the INT stack.
 control hw_int_report(inout hw_headers_t hdr, inout hw_meta_t meta) {
     // Next sequence number per report path (node, hw_id, collector).
     register<bit<32>>(HW_REPORT_PATHS) report_seq;
@@ -56,6 +58,9 @@ control hw_int_report(inout hw_headers_t hdr, inout hw_meta_t meta) {
 
     apply {
         report_encap.apply();
+        if (hdr.rpt_ethernet.isValid() && !hdr.ipv4.isValid()) {
+            hdr.rpt_ethernet.setInvalid();          // only IPv4 packets are reported
+        }
         if (hdr.rpt_ethernet.isValid()) {
             bit<32> seq;
             report_seq.read(seq, path);
@@ -99,11 +104,9 @@ control hw_int_report(inout hw_headers_t hdr, inout hw_meta_t meta) {
                 hdr.rpt_egress_tstamp.egress_tstamp = meta.rpt_egress_tstamp;
             }
 
-            // Inner packet: Ethernet + IPv4 total length when known (drops Ethernet padding).
-            bit<16> inner = meta.rpt_pkt_len[15:0];
-            if (hdr.ipv4.isValid()) {
-                inner = 14 + hdr.ipv4.total_len;
-            }
+            // Inner packet: the IPv4 packet (Ethernet header and padding left out).
+            hdr.ethernet.setInvalid();
+            bit<16> inner = hdr.ipv4.total_len;
             if (inner > REPORT_INNER_MAX) {
                 inner = REPORT_INNER_MAX;
             }
@@ -111,7 +114,7 @@ control hw_int_report(inout hw_headers_t hdr, inout hw_meta_t meta) {
 
             hdr.tr2_indiv.setValid();
             hdr.tr2_indiv.rep_type = TR2_REP_TYPE_INT;
-            hdr.tr2_indiv.in_type = TR2_IN_TYPE_ETHERNET;
+            hdr.tr2_indiv.in_type = TR2_IN_TYPE_IPV4;
             hdr.tr2_indiv.report_length = 2 + md_words + inner_words;
             hdr.tr2_indiv.md_length = md_words;
             hdr.tr2_indiv.d = (meta.rpt_kind == RPT_DROP) ? 1w1 : 1w0;

@@ -22,7 +22,7 @@ control hw_int_sink(inout hw_headers_t hdr, inout hw_meta_t meta, in int_hop_inf
 
     apply {
         meta.int_sink = 0;
-        if (meta.int_ok == 1 && hdr.udp.isValid()) {
+        if (meta.int_ok == 1) {
             int_sink_ports.apply();
             if (meta.int_sink == 1) {
                 meta.rpt_kind = RPT_INT;
@@ -33,9 +33,9 @@ control hw_int_sink(inout hw_headers_t hdr, inout hw_meta_t meta, in int_hop_inf
 }
 
 // Remove INT from a packet leaving the domain.
-control hw_int_strip(inout hw_headers_t hdr) {
+control hw_int_strip(inout hw_headers_t hdr, inout hw_meta_t meta) {
     apply {
-        if (hdr.int_shim.isValid() && hdr.udp.isValid()) {
+        if (hdr.int_shim.isValid()) {
             bit<16> removed = (((bit<16>)hdr.int_shim.len) + 1) << 2;
             if (hdr.int_shim.npt == 1) {
                 hdr.udp.dst_port = hdr.int_shim.npt_field;
@@ -43,8 +43,12 @@ control hw_int_strip(inout hw_headers_t hdr) {
                 hdr.ipv4.dscp = hdr.int_shim.npt_field[7:2];
             }
             hdr.ipv4.total_len = hdr.ipv4.total_len - removed;
-            hdr.udp.len = hdr.udp.len - removed;
-            hdr.udp.checksum = 0;
+            if (hdr.udp.isValid()) {
+                hdr.udp.len = hdr.udp.len - removed;
+                hdr.udp.checksum = 0;
+            } else {
+                meta.tcp_changed = 1;
+            }
             hdr.int_shim.setInvalid();
             hdr.int_md.setInvalid();
             hdr.int_stack.setInvalid();

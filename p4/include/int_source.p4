@@ -5,8 +5,8 @@
 
 #include "int_types.p4"
 
-// Ingress: classify.  Watches IPv4/UDP flows only (RoCEv2 included); INT over TCP would need a
-// TCP checksum update that this program does not do.
+// Ingress: classify.  Watches IPv4 UDP flows (RoCEv2 included) and TCP flows without options;
+// TCP flows can only be announced by DSCP (NPT 0).
 control hw_int_watchlist(inout hw_headers_t hdr, inout hw_meta_t meta, in bit<16> ingress_port) {
     // ins_mask: INT instruction bitmap (bits outside INT_INS_SUPPORTED are dropped);
     // max_hops: initial Remaining Hop Count, counting this switch.
@@ -16,7 +16,8 @@ control hw_int_watchlist(inout hw_headers_t hdr, inout hw_meta_t meta, in bit<16
         meta.src_ins_mask = ins_mask & INT_INS_SUPPORTED;
         meta.src_max_hops = max_hops;
     }
-    // Announce INT with the UDP destination port INT_UDP_PORT (build with -DHW_INT_UDP_PORT=N).
+    // Announce INT with the UDP destination port INT_UDP_PORT (build with -DHW_INT_UDP_PORT=N);
+    // UDP only.
     action int_source_udp_port(bit<16> ins_mask, bit<8> max_hops) {
         meta.src_watch = 1;
         meta.src_by_port = 1;
@@ -43,16 +44,20 @@ control hw_int_watchlist(inout hw_headers_t hdr, inout hw_meta_t meta, in bit<16
 
     apply {
         meta.src_watch = 0;
-        if (hdr.ipv4.isValid() && hdr.udp.isValid() && !hdr.int_shim.isValid()) {
+        if (hdr.ipv4.isValid() && !hdr.int_shim.isValid()
+            && (hdr.udp.isValid() || (hdr.tcp.isValid() && hdr.tcp.data_offset == 5))) {
             int_watchlist.apply();
+            if (hdr.tcp.isValid() && meta.src_by_port == 1) {
+                meta.src_watch = 0;
+            }
         }
     }
 }
 
-// Egress: insert shim + MD header after the UDP header of a watched packet.
+// Egress: insert shim + MD header after the UDP or TCP header of a watched packet.
 control hw_int_source(inout hw_headers_t hdr, inout hw_meta_t meta) {
     apply {
-        if (meta.src_watch == 1 && hdr.udp.isValid() && !hdr.int_shim.isValid()) {
+        if (meta.src_watch == 1 && !hdr.int_shim.isValid() && (hdr.udp.isValid() || hdr.tcp.isValid())) {
             bit<5> hop_ml = int_hop_words(meta.src_ins_mask);
             // Never start INT on a packet that could not carry the headers and our own hop.
             bit<16> grow = INT_SHIM_MD_BYTES + (((bit<16>)hop_ml) << 2);
@@ -85,8 +90,12 @@ control hw_int_source(inout hw_headers_t hdr, inout hw_meta_t meta) {
                 hdr.int_md.ds_flags = 0;
 
                 hdr.ipv4.total_len = hdr.ipv4.total_len + INT_SHIM_MD_BYTES;
-                hdr.udp.len = hdr.udp.len + INT_SHIM_MD_BYTES;
-                hdr.udp.checksum = 0;                           // IPv4: zero = no checksum
+                if (hdr.udp.isValid()) {
+                    hdr.udp.len = hdr.udp.len + INT_SHIM_MD_BYTES;
+                    hdr.udp.checksum = 0;                       // IPv4: zero = no checksum
+                } else {
+                    meta.tcp_changed = 1;                       // checksum recomputed at deparse
+                }
                 meta.int_ok = 1;
             }
         }

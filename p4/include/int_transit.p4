@@ -7,9 +7,8 @@
 
 control hw_int_transit(inout hw_headers_t hdr, inout hw_meta_t meta, in int_hop_info_t hop) {
     apply {
-        // INT over UDP only (the UDP checksum can be zeroed; a TCP one would need recomputing).
         // The sink does not push: its own metadata goes into the report (int_report.p4).
-        if (meta.int_ok == 1 && hdr.udp.isValid() && meta.int_sink == 0) {
+        if (meta.int_ok == 1 && meta.int_sink == 0) {
             bit<16> mask = hdr.int_md.instruction_mask;
             bit<16> grow = ((bit<16>)hdr.int_md.hop_ml) << 2;
             if (hdr.int_md.remaining_hop_cnt == 0) {
@@ -65,8 +64,14 @@ control hw_int_transit(inout hw_headers_t hdr, inout hw_meta_t meta, in int_hop_
                 hdr.int_md.remaining_hop_cnt = hdr.int_md.remaining_hop_cnt - 1;
                 hdr.int_shim.len = hdr.int_shim.len + (bit<8>)hdr.int_md.hop_ml;
                 hdr.ipv4.total_len = hdr.ipv4.total_len + grow;
-                hdr.udp.len = hdr.udp.len + grow;
-                hdr.udp.checksum = 0;
+                if (hdr.udp.isValid()) {
+                    hdr.udp.len = hdr.udp.len + grow;
+                    hdr.udp.checksum = 0;
+                }
+            }
+            // Any change to the INT headers (push, E, M) changes the TCP checksum.
+            if (hdr.tcp.isValid()) {
+                meta.tcp_changed = 1;
             }
         }
     }

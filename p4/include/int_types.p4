@@ -122,6 +122,7 @@ struct hw_meta_t {
     bit<1>  congested;
     bit<1>  drop;
     bit<8>  drop_reason;
+    bit<16> tcp_len;           // TCP length for the checksum pseudo-header
 
     // Carried to the report copy.
     @field_list(HW_FL_REPORT) bit<2>  rpt_kind;
@@ -135,7 +136,8 @@ struct hw_meta_t {
     @field_list(HW_FL_REPORT) bit<64> rpt_ingress_tstamp;
     @field_list(HW_FL_REPORT) bit<64> rpt_egress_tstamp;
     @field_list(HW_FL_REPORT) bit<8>  rpt_drop_reason;
-    @field_list(HW_FL_REPORT) bit<32> rpt_pkt_len;
+    // INT was added to / removed from a TCP segment: recompute its checksum (report copies too).
+    @field_list(HW_FL_REPORT) bit<1>  tcp_changed;
     bit<32> rpt_trunc_len;     // set by int_report: bytes of the report frame to keep
 
     // Carried through the sink's recirculation (the pass that removes INT).

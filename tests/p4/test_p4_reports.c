@@ -33,7 +33,7 @@ struct capture {
 };
 
 static const char *data_dir;
-static struct capture reports, link_pkts, h2_pkts;
+static struct capture reports, link_pkts, h2_pkts, tcp_link, tcp_h2;
 
 static int load(struct capture *c, const char *name)
 {
@@ -62,7 +62,8 @@ static int setup(void **state)
 {
 	(void)state;
 	if (load(&reports, "bmv2_reports.pcap") || load(&link_pkts, "bmv2_s2_s3_link.pcap") ||
-	    load(&h2_pkts, "bmv2_h2.pcap"))
+	    load(&h2_pkts, "bmv2_h2.pcap") || load(&tcp_link, "bmv2_tcp_s2_s3_link.pcap") ||
+	    load(&tcp_h2, "bmv2_tcp_h2.pcap"))
 		return -1;
 	return 0;
 }
@@ -106,17 +107,38 @@ static size_t check_eth_ip_udp(const uint8_t *f, size_t len)
 	return be16(ip + IP_LEN + 4) - UDP_LEN;
 }
 
-/* An INT v2.1 packet over UDP (DSCP 0x17, NPT 0) as this program builds it: bitmap 0xFC00,
- * hop ML 8, 8 hops allowed at the source.  Checks the stack's node ids, newest first, and returns
- * the number of hops. */
-static unsigned check_int_packet(const uint8_t *eth, size_t len, unsigned newest_node)
+/* TCP checksum over the pseudo-header and the whole segment (INT included): 0xffff when right. */
+static unsigned tcp_csum(const uint8_t *ip)
 {
-	const uint8_t *ip = eth + ETH_LEN;
+	unsigned seg = be16(ip + 2) - IP_LEN;
+	uint32_t s = be16(ip + 12) + be16(ip + 14) + be16(ip + 16) + be16(ip + 18) + ip[9] + seg;
+	const uint8_t *t = ip + IP_LEN;
+	for (unsigned i = 0; i + 1 < seg; i += 2)
+		s += be16(t + i);
+	if (seg & 1)
+		s += (uint32_t)t[seg - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+/* An INT v2.1 packet over UDP or TCP (DSCP 0x17, NPT 0) as this program builds it: bitmap
+ * 0xFC00, hop ML 8, 8 hops allowed at the source.  ip points at the IPv4 header, len bytes are
+ * available from there.  Checks the stack's node ids, newest first; returns the number of hops. */
+static unsigned check_int_packet(const uint8_t *ip, size_t len, unsigned newest_node)
+{
 	assert_int_equal(ip[1] >> 2, 0x17);
-	assert_int_equal(be16(ip + IP_LEN + 6), 0); /* UDP checksum: zero */
-	const uint8_t *shim = ip + IP_LEN + UDP_LEN;
+	const uint8_t *shim;
+	if (ip[9] == 17) {
+		assert_int_equal(be16(ip + IP_LEN + 6), 0); /* UDP checksum: zero */
+		shim = ip + IP_LEN + UDP_LEN;
+	} else {
+		assert_int_equal(ip[9], 6);
+		assert_int_equal(ip[IP_LEN + 12] >> 4, 5); /* no TCP options */
+		shim = ip + IP_LEN + 20;
+	}
 	const uint8_t *md = shim + HW_INT21_SHIM_BYTES;
-	assert_true(len >= (size_t)(md + HW_INT21_MD_BYTES - eth));
+	assert_true(len >= (size_t)(md + HW_INT21_MD_BYTES - ip));
 	assert_int_equal(HW_FIELD(INT21_SHIM, int_type, shim), 1);
 	assert_int_equal(HW_FIELD(INT21_SHIM, npt, shim), 0);
 	assert_int_equal(HW_FIELD(INT21_SHIM, npt_field, shim), 0); /* original DSCP 0 */
@@ -131,7 +153,7 @@ static unsigned check_int_packet(const uint8_t *eth, size_t len, unsigned newest
 	const uint8_t *stack = md + HW_INT21_MD_BYTES;
 	for (unsigned h = 0; h < hops; h++) {
 		const uint8_t *w = stack + 32 * h;
-		assert_true((size_t)(w + 32 - eth) <= len);
+		assert_true((size_t)(w + 32 - ip) <= len);
 		assert_int_equal(be32(w), newest_node - h);		 /* node id */
 		assert_int_equal(be32(w + 4), 0x00010002);		 /* L1 ports 1 -> 2 */
 		assert_int_equal(w[12], 0);				 /* queue id */
@@ -169,7 +191,7 @@ static void test_report_format(void **state)
 
 		/* One individual report filling the datagram. */
 		assert_int_equal(HW_FIELD(TR2_INDIV, rep_type, ind), 1);
-		assert_int_equal(HW_FIELD(TR2_INDIV, in_type, ind), 3);
+		assert_int_equal(HW_FIELD(TR2_INDIV, in_type, ind), 4); /* IPv4 */
 		unsigned rep_len = HW_FIELD(TR2_INDIV, report_length, ind);
 		unsigned md_len = HW_FIELD(TR2_INDIV, md_length, ind);
 		assert_int_equal(HW_TR2_GROUP_BYTES + HW_TR2_INDIV_BYTES + 4 * rep_len, payload);
@@ -184,8 +206,8 @@ static void test_report_format(void **state)
 		const uint8_t *inner = md + 4 * md_len;
 		size_t inner_len = 4 * (rep_len - 2 - md_len);
 		assert_int_equal((size_t)(inner + inner_len - f), len);
-		assert_int_equal(be16(inner + 12), 0x0800);
-		size_t want = ETH_LEN + be16(inner + ETH_LEN + 2);
+		assert_int_equal(inner[0], 0x45);
+		size_t want = be16(inner + 2);
 		assert_int_equal(inner_len, (want < 512 ? want : 512) & ~(size_t)3);
 
 		if (bits == 0x4801) { /* drop report */
@@ -200,9 +222,9 @@ static void test_report_format(void **state)
 			assert_int_equal(be16(md + 14), 0);
 			/* reason 26 (TTL) is the packet sent with TTL 1, 29 (no route) the one to 10.9.9.9 */
 			if (md[13] == 26)
-				assert_int_equal(inner[ETH_LEN + 8], 1);
+				assert_int_equal(inner[8], 1);
 			else
-				assert_int_equal(be32(inner + ETH_LEN + 16), 0x0a090909);
+				assert_int_equal(be32(inner + 16), 0x0a090909);
 			continue;
 		}
 		assert_int_equal(bits, 0x7C00);
@@ -235,7 +257,7 @@ static void test_int_in_flight(void **state)
 	assert_int_equal(link_pkts.n, 2);
 	for (unsigned i = 0; i < link_pkts.n; i++) {
 		check_eth_ip_udp(link_pkts.f[i].data, link_pkts.f[i].len);
-		assert_int_equal(check_int_packet(link_pkts.f[i].data, link_pkts.f[i].len, 2), 2);
+		assert_int_equal(check_int_packet(link_pkts.f[i].data + ETH_LEN, link_pkts.f[i].len - ETH_LEN, 2), 2);
 	}
 }
 
@@ -254,6 +276,44 @@ static void test_int_removed_at_sink(void **state)
 		assert_int_equal(ip[IP_LEN + UDP_LEN], 0x64);
 		assert_memory_equal(ip + IP_LEN + UDP_LEN + 12, "payload-", 8);
 	}
+}
+
+/* INT over TCP: the TCP checksum covers the INT headers in flight and is right again after the
+ * sink removed them; the data reached h2 whole (checked when the capture was made). */
+static void test_tcp(void **state)
+{
+	(void)state;
+	unsigned with_int = 0, data_bytes = 0;
+	assert_true(tcp_link.n >= 4);
+	for (unsigned i = 0; i < tcp_link.n; i++) {
+		const uint8_t *ip = tcp_link.f[i].data + ETH_LEN;
+		assert_int_equal(ip[9], 6);
+		assert_int_equal(ip_csum(ip), 0xffff);
+		assert_int_equal(tcp_csum(ip), 0xffff);
+		if (ip[1] >> 2 == 0x17) {
+			with_int++;
+			assert_int_equal(check_int_packet(ip, tcp_link.f[i].len - ETH_LEN, 2), 2);
+		} else {
+			assert_true(ip[IP_LEN + 12] >> 4 > 5); /* not watched: TCP options (SYN) */
+		}
+	}
+	assert_true(with_int >= 3);
+	for (unsigned i = 0; i < tcp_h2.n; i++) {
+		const uint8_t *ip = tcp_h2.f[i].data + ETH_LEN;
+		assert_int_equal(ip[9], 6);
+		assert_int_equal(ip_csum(ip), 0xffff);
+		assert_int_equal(tcp_csum(ip), 0xffff);
+		if (be32(ip + 12) != 0x0a000101)
+			continue; /* h2's own packets */
+		assert_int_equal(ip[1] >> 2, 0);
+		unsigned hl = 4u * (ip[IP_LEN + 12] >> 4);
+		unsigned data = be16(ip + 2) - IP_LEN - hl;
+		/* h1 sent bytes 0..255 repeated, then "end": the first data segment starts with 0, 1, 2 */
+		if (data && !data_bytes)
+			assert_int_equal(be32(ip + IP_LEN + hl), 0x00010203);
+		data_bytes += data;
+	}
+	assert_int_equal(data_bytes, 2051);
 }
 
 #if HW_HAVE_PARSER
@@ -294,6 +354,14 @@ static void test_collector_decodes(void **state)
 		struct hw_parse_out out = {.recs = recs, .rec_cap = 16, .reps = reps, .rep_cap = 4};
 		assert_int_equal(hw_parse_frame(&cfg, h2_pkts.f[i].data, h2_pkts.f[i].len, 0, &out), HW_NOT_REPORT);
 	}
+	for (unsigned i = 0; i < tcp_link.n; i++) {
+		struct hw_parse_out out = {.recs = recs, .rec_cap = 16, .reps = reps, .rep_cap = 4};
+		const uint8_t *ip = tcp_link.f[i].data + ETH_LEN;
+		enum hw_result r = hw_parse_frame(&cfg, tcp_link.f[i].data, tcp_link.f[i].len, 0, &out);
+		assert_int_equal(r, ip[1] >> 2 == 0x17 ? HW_OK : HW_NOT_REPORT);
+		if (r == HW_OK)
+			assert_int_equal(out.n_recs, 2);
+	}
 }
 #endif
 
@@ -308,6 +376,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_report_format),
 		cmocka_unit_test(test_int_in_flight),
 		cmocka_unit_test(test_int_removed_at_sink),
+		cmocka_unit_test(test_tcp),
 #if HW_HAVE_PARSER
 		cmocka_unit_test(test_collector_decodes),
 #endif
