@@ -13,9 +13,7 @@
 #include <pcap/pcap.h>
 
 #include "hopwatch/wire_layout.h"
-#if HW_HAVE_PARSER
 #include "hopwatch/wire.h"
-#endif
 
 #define MAX_FRAMES 16
 #define ETH_LEN 14
@@ -316,7 +314,6 @@ static void test_tcp(void **state)
 	assert_int_equal(data_bytes, 2051);
 }
 
-#if HW_HAVE_PARSER
 static void test_collector_decodes(void **state)
 {
 	(void)state;
@@ -363,7 +360,6 @@ static void test_collector_decodes(void **state)
 			assert_int_equal(out.n_recs, 2);
 	}
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -377,9 +373,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_int_in_flight),
 		cmocka_unit_test(test_int_removed_at_sink),
 		cmocka_unit_test(test_tcp),
-#if HW_HAVE_PARSER
 		cmocka_unit_test(test_collector_decodes),
-#endif
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
