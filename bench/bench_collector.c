@@ -1,0 +1,247 @@
+/* Collector benchmark: the same pre-built mbufs replayed through a net_ring port into (a) a bare
+ * loop that only reads each packet's bytes, (b) the full worker (parse + state, no sinks), (c) the
+ * worker with the binary record sink on; reports/s per core and ratios as JSON. */
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_eth_ring.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector.h"
+#include "hopwatch/pcap_input.h"
+
+#define BURST 32
+
+struct frames {
+	uint8_t **data;
+	uint16_t *len;
+	size_t n, cap;
+};
+
+static void add_frame(void *arg, const uint8_t *frame, size_t len, uint64_t t)
+{
+	(void)t;
+	struct frames *f = arg;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 1024;
+		f->data = realloc(f->data, f->cap * sizeof(*f->data));
+		f->len = realloc(f->len, f->cap * sizeof(*f->len));
+	}
+	f->data[f->n] = malloc(len);
+	memcpy(f->data[f->n], frame, len);
+	f->len[f->n++] = (uint16_t)len;
+}
+
+enum mode { BARE, WORKER, WORKER_SINK };
+
+struct run {
+	enum mode mode;
+	uint16_t port;
+	struct rte_ring *ring;
+	struct hw_worker *w;
+	uint64_t packets_target, packets, sum;
+	double seconds;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The worker loop of dpdk_front.c, with the mbufs going back into the ring instead of the pool. */
+static int loop(void *arg)
+{
+	struct run *r = arg;
+	struct rte_mbuf *m[BURST];
+	uint64_t n_total = 0, sum = 0;
+	double t0 = now_s();
+	while (n_total < r->packets_target) {
+		uint16_t n = rte_eth_rx_burst(r->port, 0, m, BURST);
+		for (uint16_t k = 0; k < n; k++) {
+			if (k + 1 < n)
+				rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], void *));
+			const uint8_t *p = rte_pktmbuf_mtod(m[k], const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(m[k]);
+			if (r->mode == BARE) {
+				uint64_t s = 0; /* read every byte of the packet */
+				for (uint32_t i = 0; i + 8 <= len; i += 8) {
+					uint64_t v;
+					memcpy(&v, p + i, 8);
+					s += v;
+				}
+				sum += s;
+			} else {
+				hw_worker_frame(r->w, p, len, n_total);
+			}
+		}
+		n_total += n;
+		if (n && rte_ring_enqueue_burst(r->ring, (void **)m, n, NULL) != n)
+			abort(); /* the ring holds every mbuf: cannot overflow */
+		if (!n && r->w)
+			hw_worker_flush(r->w);
+	}
+	if (r->w)
+		hw_worker_flush(r->w);
+	r->seconds = now_s() - t0;
+	r->packets = n_total;
+	r->sum = sum;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+	int eal = rte_eal_init(argc, argv);
+	if (eal < 0) {
+		fprintf(stderr, "bench_collector: EAL init failed\n");
+		return 1;
+	}
+	argc -= eal;
+	argv += eal;
+	if (argc < 2) {
+		fprintf(stderr,
+		        "Usage: bench_collector [EAL options] -- FILE.pcap [RUNS] [PACKETS_PER_RUN] [SINK_DIR]\n");
+		return 2;
+	}
+	const char *path = argv[1];
+	int runs = argc > 2 ? atoi(argv[2]) : 5;
+	uint64_t per_run = argc > 3 ? strtoull(argv[3], NULL, 10) : 4000000;
+	const char *sink_dir = argc > 4 ? argv[4] : "/dev/shm";
+	if (runs < 1 || runs > 51) {
+		fprintf(stderr, "bench_collector: RUNS must be 1-51\n");
+		return 2;
+	}
+	struct frames fr = {0};
+	char err[512];
+	if (hw_pcap_read_file(path, add_frame, &fr, err, sizeof(err)) || !fr.n) {
+		fprintf(stderr, "bench_collector: %s\n", fr.n ? err : "no frames");
+		return 1;
+	}
+	unsigned nlcores = rte_lcore_count();
+	unsigned nports = nlcores >= 2 ? 2 : 1;
+	struct rte_mempool *pool =
+	    rte_pktmbuf_pool_create("bench", (unsigned)(fr.n * nports + 1024), 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (!pool) {
+		fprintf(stderr, "bench_collector: mbuf pool: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	struct rte_ring *rings[2];
+	uint16_t ports[2];
+	for (unsigned p = 0; p < nports; p++) {
+		char name[32];
+		snprintf(name, sizeof(name), "bench%u", p);
+		size_t sz = 1;
+		while (sz <= fr.n)
+			sz <<= 1;
+		rings[p] = rte_ring_create(name, (unsigned)sz, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		for (size_t i = 0; i < fr.n; i++) {
+			struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+			memcpy(rte_pktmbuf_append(m, fr.len[i]), fr.data[i], fr.len[i]);
+			rte_ring_enqueue(rings[p], m);
+		}
+		int port = rte_eth_from_ring(rings[p]);
+		if (port < 0) {
+			fprintf(stderr, "bench_collector: net_ring port: %s\n", rte_strerror(rte_errno));
+			return 1;
+		}
+		ports[p] = (uint16_t)port;
+		struct rte_eth_conf conf;
+		memset(&conf, 0, sizeof(conf));
+		if (rte_eth_dev_configure(ports[p], 1, 1, &conf) ||
+		    rte_eth_rx_queue_setup(ports[p], 0, 1024, 0, NULL, pool) ||
+		    rte_eth_tx_queue_setup(ports[p], 0, 1024, 0, NULL) || rte_eth_dev_start(ports[p])) {
+			fprintf(stderr, "bench_collector: cannot start net_ring port %u\n", ports[p]);
+			return 1;
+		}
+	}
+
+	/* Count the reports in one pass of the batch (parse only). */
+	struct hw_collector_config cc;
+	hw_collector_config_default(&cc);
+	static struct hw_record recs[1024];
+	static struct hw_report reps[256];
+	uint64_t reports_per_pass = 0;
+	for (size_t i = 0; i < fr.n; i++) {
+		struct hw_parse_out o = {.recs = recs, .rec_cap = 1024, .reps = reps, .rep_cap = 256};
+		if (hw_parse_frame(&cc.parser, fr.data[i], fr.len[i], 0, &o) == HW_OK)
+			reports_per_pass += o.n_reps;
+	}
+	double rpp = (double)reports_per_pass / (double)fr.n; /* reports per packet */
+
+	const char *names[3] = {"bare_loop", "worker", "worker_record_sink"};
+	double med[3], scale2 = 0;
+	for (int mode = 0; mode < 3; mode++) {
+		double rate[51];
+		for (int r = 0; r < runs; r++) {
+			static struct hw_collector col;
+			memset(&col, 0, sizeof(col));
+			hw_collector_config_default(&col.cfg);
+			col.cfg.records_dir = mode == WORKER_SINK ? sink_dir : NULL;
+			col.cfg.rotate_bytes = 256ull << 20;
+			if (mode != BARE && hw_collector_start(&col, 1, true, err, sizeof(err))) {
+				fprintf(stderr, "bench_collector: %s\n", err);
+				return 1;
+			}
+			struct run run = {.mode = (enum mode)mode,
+			                  .port = ports[0],
+			                  .ring = rings[0],
+			                  .w = mode == BARE ? NULL : col.workers[0],
+			                  .packets_target = per_run};
+			loop(&run);
+			if (mode != BARE)
+				hw_collector_finish(&col);
+			rate[r] = (double)run.packets * rpp / run.seconds;
+		}
+		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
+		med[mode] = rate[runs / 2];
+	}
+	/* Scaling: the full worker on two lcores at once (main + one worker lcore), each its own port. */
+	if (nports == 2) {
+		double rate[51];
+		for (int r = 0; r < runs; r++) {
+			static struct hw_collector col;
+			memset(&col, 0, sizeof(col));
+			hw_collector_config_default(&col.cfg);
+			if (hw_collector_start(&col, 2, true, err, sizeof(err)))
+				return 1;
+			struct run runs2[2];
+			for (int k = 0; k < 2; k++)
+				runs2[k] = (struct run){.mode = WORKER,
+				                        .port = ports[k],
+				                        .ring = rings[k],
+				                        .w = col.workers[k],
+				                        .packets_target = per_run};
+			unsigned lc = rte_get_next_lcore(rte_lcore_id(), 1, 0);
+			rte_eal_remote_launch(loop, &runs2[1], lc);
+			loop(&runs2[0]);
+			rte_eal_wait_lcore(lc);
+			hw_collector_finish(&col);
+			double secs = runs2[0].seconds > runs2[1].seconds ? runs2[0].seconds : runs2[1].seconds;
+			rate[r] = (double)(runs2[0].packets + runs2[1].packets) * rpp / secs;
+		}
+		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
+		scale2 = rate[runs / 2];
+	}
+	printf("{\"input\": \"%s\", \"frames\": %zu, \"reports_per_frame\": %.3f, \"runs\": %d, \"packets_per_run\": "
+	       "%llu,\n",
+	       path, fr.n, rpp, runs, (unsigned long long)per_run);
+	for (int m = 0; m < 3; m++)
+		printf(" \"%s_reports_per_s\": %.0f,\n", names[m], med[m]);
+	printf(" \"worker_over_bare\": %.3f, \"sink_over_bare\": %.3f,\n", med[1] / med[0], med[2] / med[0]);
+	printf(" \"worker_2cores_reports_per_s\": %.0f, \"scaling_2_over_1\": %.3f}\n", scale2,
+	       scale2 > 0 ? scale2 / med[1] : 0.0);
+	rte_eal_cleanup();
+	return 0;
+}
