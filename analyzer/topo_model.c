@@ -402,8 +402,13 @@ void hw_topo_observe(struct hw_topo *t, uint32_t local, uint32_t remote_port, ui
 		hw_topo_event(t, HW_EV_LINK_UP, time, local, remote_port, "ttl %u s", ttl);
 	}
 	l->last_seen = time;
-	if (time + ttl > l->expires)
-		l->expires = time + ttl;
+	double *side = l->a == local ? &l->expires_a : &l->expires_b;
+	if (time + ttl > *side)
+		*side = time + ttl;
+	if (l->seen_by_a && l->seen_by_b)
+		l->expires = l->expires_a < l->expires_b ? l->expires_a : l->expires_b;
+	else
+		l->expires = l->seen_by_a ? l->expires_a : l->expires_b;
 }
 
 void hw_topo_expire_link(struct hw_topo *t, uint32_t link, double now)

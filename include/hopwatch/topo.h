@@ -108,7 +108,9 @@ struct hw_topo_link {
 	uint8_t seen_by_b; /* b's node reported a */
 	uint8_t up;
 	uint32_t flags; /* HW_LINK_* */
-	double first_seen, last_seen, expires;
+	double first_seen, last_seen;
+	double expires_a, expires_b; /* when a's entry for b (b's for a) runs out of TTL */
+	double expires;              /* the earlier of the sides that reported: a link needs both */
 };
 
 #define HW_TOPO_EVENT_LIST(X)                                                                                          \
