@@ -156,6 +156,23 @@ for id in $(jq -r '.links[].id' "$W/pcap.json"); do grep -qFx "$id" "$W/pcap.ids
 [ "$(jq '.links | length' "$W/pcap.json")" = 8 ] || fail "want 8 links in JSON"
 grep -q 'digraph\|graph' "$W/pcap.dot" || fail "DOT output missing"
 
+# INT placement: leaf1 by its management address, spine1 renamed to node id 4096 by the map file
+IFS=. read -r a b c d <<<"$(awk '$1 == "leaf1" {print $2}' "$W/mgmt")"
+leaf1_id=$(( (a << 24) | (b << 16) | (c << 8) | d ))
+echo '{"port_format": "eth%u", "nodes": [{"name": "spine1", "node_id": 4096}]}' >"$W/map.json"
+cat >"$W/records.jsonl" <<RECORDS
+{"node_id": $leaf1_id, "ingress_port": 3, "egress_port": 1}
+{"node_id": 4096, "ingress_port": 2, "egress_port": 7}
+{"node_id": 12345, "ingress_port": 1}
+RECORDS
+"$ANALYZER" topology "${PCAPS[@]}" --map "$W/map.json" --records "$W/records.jsonl" --json "$W/placed.json" >"$W/placed.out" ||
+	fail "topology with --map/--records exited $?"
+[ "$(jq -r '.nodes[] | select(.name == "spine1") | .node_id' "$W/placed.json")" = 4096 ] || fail "map file did not set spine1's node id"
+[ "$(jq -c '[.placement.placed, .placement.unplaced]' "$W/placed.json")" = "[3,2]" ] || fail "placement counts wrong"
+[ "$(jq -c '[.placement.unplaced_ports[] | [.node_id, .port, .reason]] | sort' "$W/placed.json")" = '[[4096,7,"unknown_port"],[12345,1,"unknown_node"]]' ] ||
+	fail "unplaced INT ports not listed: $(jq -c .placement "$W/placed.json")"
+grep -q '^Unplaced.*node_id 12345 port 1: unknown_node' "$W/placed.out" || fail "unplaced port not printed"
+
 for shape in json0 json; do
 	"$ANALYZER" topology --lldpd-json "$W/$shape" --json "$W/$shape.json" --svg "$W/$shape.svg" >"$W/$shape.out" ||
 		fail "import of $shape dumps exited $?"
