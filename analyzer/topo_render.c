@@ -97,7 +97,7 @@ static double barycenter(const struct hw_topo *t, const double *xpos, uint32_t n
 
 #define N_TIERS 4
 
-/* Order each tier: by name first, then barycentre sweeps up and down to uncross the links. */
+/* Order each tier: by name first, then by the barycentre of its neighbours on the tier it hangs from. */
 static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *count, double *xpos)
 {
 	sort_topo = t;
@@ -108,9 +108,10 @@ static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *c
 		for (uint32_t i = 0; i < count[k]; i++)
 			xpos[tier[k][i].node] = (i + 0.5) / count[k];
 	}
-	static const int sweep[][2] = {{HW_TIER_HOST, HW_TIER_LEAF},        {HW_TIER_SPINE, HW_TIER_LEAF},
-	                               {HW_TIER_SUPERSPINE, HW_TIER_SPINE}, {HW_TIER_SPINE, HW_TIER_SUPERSPINE},
-	                               {HW_TIER_LEAF, HW_TIER_SPINE},       {HW_TIER_HOST, HW_TIER_LEAF}};
+	/* Leaves stay in name order (what an operator looks for); each other tier follows the one it hangs
+	 * from, so that hosts sit under their leaf and spines over their leaves. */
+	static const int sweep[][2] = {
+	    {HW_TIER_HOST, HW_TIER_LEAF}, {HW_TIER_SPINE, HW_TIER_LEAF}, {HW_TIER_SUPERSPINE, HW_TIER_SPINE}};
 	for (size_t s = 0; s < sizeof(sweep) / sizeof(sweep[0]); s++) {
 		unsigned k = (unsigned)sweep[s][0], other = (unsigned)sweep[s][1];
 		for (uint32_t i = 0; i < count[k]; i++) {
@@ -227,8 +228,9 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			Agnode_t *v = agnode(g, buf, 1);
 			gnode[ni] = v;
 			agxset(v, a_id, buf);
-			/* Centre each tier under the widest one. */
-			double x = (width - count[k] * step) / 2 + (i + 0.5) * step;
+			/* Spread each tier over the width of the widest one, at most 3 steps apart, centred. */
+			double gap = width / count[k] < 3 * step ? width / count[k] : 3 * step;
+			double x = (width - count[k] * gap) / 2 + (i + 0.5) * gap;
 			snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, k * rank_gap);
 			agxset(v, a_pos, pos);
 			agxset(v, a_label, (char *)n->name);
