@@ -42,7 +42,7 @@ struct opts {
 	const char *lldp[MAX_SOURCES], *json[MAX_SOURCES], *lldpd[MAX_SOURCES];
 	int n_lldp, n_json, n_lldpd;
 	double seconds;
-	const char *map, *records, *svg, *dot, *out_json;
+	const char *map, *records, *baseline, *svg, *dot, *out_json;
 	int port_labels, quiet;
 };
 
@@ -67,6 +67,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                         {"svg", required_argument, NULL, 'S'},
 	                                         {"dot", required_argument, NULL, 'D'},
 	                                         {"json", required_argument, NULL, 'J'},
+	                                         {"baseline", required_argument, NULL, 'b'},
 	                                         {"no-port-labels", no_argument, NULL, 'n'},
 	                                         {"quiet", no_argument, NULL, 'q'},
 	                                         {"help", no_argument, NULL, 'h'},
@@ -101,6 +102,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'm': o->map = optarg; break;
 		case 'r': o->records = optarg; break;
+		case 'b': o->baseline = optarg; break;
 		case 'S': o->svg = optarg; break;
 		case 'D': o->dot = optarg; break;
 		case 'J': o->out_json = optarg; break;
@@ -127,7 +129,9 @@ static enum hw_topo_result load(struct hw_topo *t, const struct opts *o, struct 
 	enum hw_topo_result r = HW_TOPO_OK;
 	struct stat st;
 	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++) {
-		int live = stat(o->lldp[i], &st) != 0 || !S_ISREG(st.st_mode);
+		int exists = stat(o->lldp[i], &st) == 0, live = !exists || !S_ISREG(st.st_mode);
+		if (!exists && strchr(o->lldp[i], '/')) /* a path, not an interface name */
+			return hw_topo_fail(err, HW_TOPO_E_IO, "%s: no such capture file", o->lldp[i]);
 		if (live && !o->quiet)
 			fprintf(stderr, "capturing LLDP on %s for %.0f s\n", o->lldp[i], o->seconds);
 		r = hw_topo_load_pcap(t, o->lldp[i], live, o->seconds, err);
@@ -186,6 +190,8 @@ int hw_cmd_topology(int argc, char **argv)
 		return HW_EXIT_USAGE;
 	}
 	r = load(&t, &o, &err);
+	if (r == HW_TOPO_OK && o.baseline)
+		r = hw_topo_compare_baseline(&t, o.baseline, now_s(), &err);
 	if (r == HW_TOPO_OK) {
 		hw_topo_check(&t);
 		hw_topo_assign_tiers(&t);

@@ -154,13 +154,8 @@ static void duplicate_chassis(struct hw_topo *t, uint32_t node, const char *othe
 		if (e->kind == HW_EV_DUPLICATE_CHASSIS && strcmp(e->a_node, name) == 0 && strcmp(e->b_node, other) == 0)
 			return;
 	}
-	hw_topo_event(t, HW_EV_DUPLICATE_CHASSIS, time, HW_TOPO_NONE, HW_TOPO_NONE,
-	              "chassis ID %.200s is advertised by two systems", t->nodes[node].chassis_id);
-	if (!t->n_events || t->events[t->n_events - 1].kind != HW_EV_DUPLICATE_CHASSIS)
-		return;
-	struct hw_topo_event *e = &t->events[t->n_events - 1];
-	copy(e->a_node, name, sizeof(e->a_node));
-	copy(e->b_node, other, sizeof(e->b_node));
+	hw_topo_event_named(t, HW_EV_DUPLICATE_CHASSIS, time, name, "", other, "",
+	                    "chassis ID %.200s is advertised by two systems", t->nodes[node].chassis_id);
 }
 
 uint32_t hw_topo_node_of(struct hw_topo *t, const struct hw_lldp_info *info, double time)
@@ -304,29 +299,49 @@ uint32_t hw_topo_advertise(struct hw_topo *t, const struct hw_lldp_info *info, d
 
 /* ---- links and events ---- */
 
-static void name_end(const struct hw_topo *t, uint32_t port, char *node, char *pname)
+static struct hw_topo_event *add_event(struct hw_topo *t, enum hw_topo_event_kind kind, double time, const char *fmt,
+                                       va_list ap)
 {
-	if (port == HW_TOPO_NONE)
-		return;
-	copy(node, t->nodes[t->ports[port].node].name, HW_TOPO_NAME_MAX);
-	copy(pname, t->ports[port].name, HW_TOPO_NAME_MAX);
+	if (!grow((void **)&t->events, &t->cap_events, t->n_events, sizeof(*t->events)))
+		return NULL;
+	struct hw_topo_event *e = &t->events[t->n_events++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->time = time;
+	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
+	return e;
 }
 
 void hw_topo_event(struct hw_topo *t, enum hw_topo_event_kind kind, double time, uint32_t port_a, uint32_t port_b,
                    const char *fmt, ...)
 {
-	if (!grow((void **)&t->events, &t->cap_events, t->n_events, sizeof(*t->events)))
-		return;
-	struct hw_topo_event *e = &t->events[t->n_events++];
-	memset(e, 0, sizeof(*e));
-	e->kind = kind;
-	e->time = time;
-	name_end(t, port_a, e->a_node, e->a_port);
-	name_end(t, port_b, e->b_node, e->b_port);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->detail, sizeof(e->detail), fmt, ap);
+	struct hw_topo_event *e = add_event(t, kind, time, fmt, ap);
 	va_end(ap);
+	if (e && port_a != HW_TOPO_NONE) {
+		copy(e->a_node, t->nodes[t->ports[port_a].node].name, sizeof(e->a_node));
+		copy(e->a_port, t->ports[port_a].name, sizeof(e->a_port));
+	}
+	if (e && port_b != HW_TOPO_NONE) {
+		copy(e->b_node, t->nodes[t->ports[port_b].node].name, sizeof(e->b_node));
+		copy(e->b_port, t->ports[port_b].name, sizeof(e->b_port));
+	}
+}
+
+void hw_topo_event_named(struct hw_topo *t, enum hw_topo_event_kind kind, double time, const char *a_node,
+                         const char *a_port, const char *b_node, const char *b_port, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct hw_topo_event *e = add_event(t, kind, time, fmt, ap);
+	va_end(ap);
+	if (!e)
+		return;
+	copy(e->a_node, a_node, sizeof(e->a_node));
+	copy(e->a_port, a_port, sizeof(e->a_port));
+	copy(e->b_node, b_node, sizeof(e->b_node));
+	copy(e->b_port, b_port, sizeof(e->b_port));
 }
 
 uint32_t hw_topo_peer(const struct hw_topo *t, uint32_t p)

@@ -68,13 +68,13 @@ static int natural_cmp(const char *a, const char *b)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
-static const struct hw_topo *sort_topo;
-static int by_key(const void *x, const void *y)
+static int by_key(const void *x, const void *y, void *topo)
 {
 	const struct slot *a = x, *b = y;
+	const struct hw_topo *t = topo;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	return natural_cmp(sort_topo->nodes[a->node].name, sort_topo->nodes[b->node].name);
+	return natural_cmp(t->nodes[a->node].name, t->nodes[b->node].name);
 }
 
 /* Mean position of a node's neighbours on tier `other`; -1 when it has none there. */
@@ -100,11 +100,10 @@ static double barycenter(const struct hw_topo *t, const double *xpos, uint32_t n
 /* Order each tier: by name first, then by the barycentre of its neighbours on the tier it hangs from. */
 static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *count, double *xpos)
 {
-	sort_topo = t;
 	for (unsigned k = 0; k < N_TIERS; k++) {
 		for (uint32_t i = 0; i < count[k]; i++)
 			tier[k][i].key = 0;
-		qsort(tier[k], count[k], sizeof(struct slot), by_key);
+		qsort_r(tier[k], count[k], sizeof(struct slot), by_key, (void *)t);
 		for (uint32_t i = 0; i < count[k]; i++)
 			xpos[tier[k][i].node] = (i + 0.5) / count[k];
 	}
@@ -118,7 +117,7 @@ static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *c
 			double b = barycenter(t, xpos, tier[k][i].node, other);
 			tier[k][i].key = b < 0 ? xpos[tier[k][i].node] : b;
 		}
-		qsort(tier[k], count[k], sizeof(struct slot), by_key);
+		qsort_r(tier[k], count[k], sizeof(struct slot), by_key, (void *)t);
 		for (uint32_t i = 0; i < count[k]; i++)
 			xpos[tier[k][i].node] = (i + 0.5) / count[k];
 	}

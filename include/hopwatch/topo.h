@@ -187,9 +187,19 @@ void hw_topo_check(struct hw_topo *t);
  * host (capped at super-spine), else leaf. */
 void hw_topo_assign_tiers(struct hw_topo *t);
 
-/* Append an event (ports may be HW_TOPO_NONE; nodes then come from a/b_node). */
+/* Append an event; its ends are named after ports port_a/port_b (either may be HW_TOPO_NONE). */
 void hw_topo_event(struct hw_topo *t, enum hw_topo_event_kind kind, double time, uint32_t port_a, uint32_t port_b,
                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Append an event whose ends are given by name (nodes or ports that are not in the model). */
+void hw_topo_event_named(struct hw_topo *t, enum hw_topo_event_kind kind, double time, const char *a_node,
+                         const char *a_port, const char *b_node, const char *b_port, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+/* Compare with an earlier --json output of this program: every link that was up there and is not up now
+ * (between the same node and port names) raises LinkDisappeared.  This is how snapshots such as lldpcli
+ * dumps, which simply stop listing a neighbour, report a link that went away. */
+enum hw_topo_result hw_topo_compare_baseline(struct hw_topo *t, const char *path, double now,
+                                             struct hw_topo_error *err);
 
 /* Lookups. */
 uint32_t hw_topo_find_node_by_name(const struct hw_topo *t, const char *name);

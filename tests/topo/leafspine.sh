@@ -110,6 +110,13 @@ done
 # host2 leaves: lldpd sends a shutdown LLDPDU (TTL 0) on exit; the captures see it
 for pid in $(ip netns pids "$P-host2"); do [ "$(cat /proc/$pid/comm 2>/dev/null)" = lldpd ] && kill "$pid"; done # not dumpcap
 sleep 1.5
+# ... and leaf3's lldpd forgets it: dumps taken now, against the earlier ones as a baseline
+mkdir -p "$W/after"
+for n in $NODES; do
+	[ "$n" = host2 ] && continue
+	{ ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show chassis
+	  ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show neighbors details; } >"$W/after/$n.json"
+done
 for pid in "${CAPS[@]}"; do kill -INT "$pid" 2>/dev/null; done
 for pid in "${CAPS[@]}"; do wait "$pid" 2>/dev/null; done
 CAPS=()
@@ -184,6 +191,14 @@ for shape in json0 json; do
 	jq -e '[.events[] | select(.kind == "OneSidedNeighbor" or .kind == "DuplicateChassisId")] | length == 0' "$W/$shape.json" >/dev/null ||
 		fail "$shape: unexpected check events"
 done
+
+# a link that disappeared between two snapshots
+"$ANALYZER" topology --lldpd-json "$W/json0" --quiet --json "$W/before.json" || fail "baseline run exited $?"
+"$ANALYZER" topology --lldpd-json "$W/after" --baseline "$W/before.json" --json "$W/after.json" >"$W/after.out" ||
+	fail "--baseline run exited $?"
+[ "$(jq -c '[.events[] | select(.kind == "LinkDisappeared") | [.a.node, .a.port, .b.node, .b.port] | sort]' "$W/after.json")" = \
+	"[$(grep host2 "$W/expected.links" | tr ' .' '\n\n' | jq -R . | jq -sc 'sort')]" ] ||
+	{ fail "want exactly one LinkDisappeared, host2 -- leaf3"; grep LinkDisappeared "$W/after.out"; }
 
 # live capture in leaf1 and liblldpctl on leaf1: leaf1's three links
 grep 'leaf1\.' "$W/expected.links" >"$W/expected.leaf1"

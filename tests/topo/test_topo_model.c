@@ -5,7 +5,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "hopwatch/topo.h"
@@ -241,6 +244,33 @@ static void tiers(void **state)
 	hw_topo_free(&t);
 }
 
+/* Snapshots: a link up in the earlier JSON output and not up now is LinkDisappeared. */
+static void baseline(void **state)
+{
+	(void)state;
+	struct hw_topo t, u;
+	hw_topo_init(&t);
+	hw_topo_init(&u);
+	pair(&t, adv(&t, (struct test_end){1, "eth1", "a", 120, 0, -1, 0}, 1),
+	     adv(&t, (struct test_end){2, "eth1", "b", 120, 0, -1, 0}, 1), 120, 1);
+	pair(&t, adv(&t, (struct test_end){1, "eth2", "a", 120, 0, -1, 0}, 1),
+	     adv(&t, (struct test_end){3, "eth9", "c", 120, 0, -1, 0}, 1), 120, 1);
+	char path[] = "/tmp/hwt-topo-baseline-XXXXXX";
+	close(mkstemp(path));
+	assert_int_equal(hw_topo_write_json(&t, NULL, path, NULL), HW_TOPO_OK);
+	/* now only b is still there, seen from its other side */
+	pair(&u, adv(&u, (struct test_end){2, "eth1", "b", 120, 0, -1, 0}, 5),
+	     adv(&u, (struct test_end){1, "eth1", "a", 120, 0, -1, 0}, 5), 120, 5);
+	assert_int_equal(hw_topo_compare_baseline(&u, path, 6, NULL), HW_TOPO_OK);
+	remove(path);
+	assert_int_equal(count(&u, HW_EV_LINK_DISAPPEARED), 1);
+	assert_ends(find(&u, HW_EV_LINK_DISAPPEARED), "a", "eth2", "c", "eth9");
+	struct hw_topo_error err = {0};
+	assert_int_equal(hw_topo_compare_baseline(&u, "/nonexistent.json", 6, &err), HW_TOPO_E_IO);
+	hw_topo_free(&t);
+	hw_topo_free(&u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(ttl_zero_expiry_and_change),
 	    cmocka_unit_test(mac_port_id_matches_ifname),
 	    cmocka_unit_test(tiers),
+	    cmocka_unit_test(baseline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
