@@ -301,15 +301,25 @@ static void dump_free(struct dump *d)
 	json_decref(d->lldp);
 }
 
+/* The dump's own chassis (from `show chassis`), live now for lldpd's default TTL; HW_TOPO_NONE without one.
+ * Two dumps that claim one chassis ID under different names raise DuplicateChassisId: lldpd itself merges
+ * neighbours by chassis ID, so a single switch's neighbour table cannot show the conflict. */
+static uint32_t own_chassis(struct hw_topo *t, struct dump *d, double now)
+{
+	struct hw_lldp_info info;
+	memset(&info, 0, sizeof(info));
+	if (!d->chassis || !read_chassis(json_object_get(d->chassis, "chassis"), &info))
+		return HW_TOPO_NONE;
+	info.ttl = 120;
+	return hw_topo_node_of(t, &info, now);
+}
+
 /* First pass: every neighbour and every local chassis becomes a node. */
 static void dump_nodes(struct hw_topo *t, struct dump *d, double now)
 {
 	struct pass ps = {t, now, HW_TOPO_NONE};
 	each_named(json_object_get(d->lldp, "interface"), on_interface, &ps);
-	struct hw_lldp_info info;
-	memset(&info, 0, sizeof(info));
-	if (d->chassis && read_chassis(json_object_get(d->chassis, "chassis"), &info))
-		hw_topo_node_of(t, &info, now);
+	own_chassis(t, d, now);
 }
 
 /* Second pass: the local node (its chassis, else the node named like the file) sees each neighbour. */
@@ -317,10 +327,8 @@ static enum hw_topo_result dump_links(struct hw_topo *t, struct dump *d, double 
 {
 	struct hw_lldp_info info;
 	memset(&info, 0, sizeof(info));
-	uint32_t local = HW_TOPO_NONE;
-	if (d->chassis && read_chassis(json_object_get(d->chassis, "chassis"), &info))
-		local = hw_topo_node_of(t, &info, now);
-	else if (d->stem[0])
+	uint32_t local = own_chassis(t, d, now);
+	if (local == HW_TOPO_NONE && !d->chassis && d->stem[0])
 		local = hw_topo_find_node_by_name(t, d->stem);
 	if (local == HW_TOPO_NONE && d->stem[0]) {
 		/* Nobody names this switch: keep it, known by its file name. */

@@ -21,7 +21,11 @@ cleanup() {
 	for n in $NODES; do
 		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill "$pid" 2>/dev/null; done
 	done
-	sleep 0.3
+	for _ in $(seq 20); do # until lldpd's privilege-separated children are gone too
+		left=$(for n in $NODES; do ip netns pids "$P-$n" 2>/dev/null; done)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
 	for n in $NODES; do
 		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
 		ip netns del "$P-$n" 2>/dev/null
@@ -30,6 +34,7 @@ cleanup() {
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP # run the EXIT trap when killed too
 
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 ns() { local n=$1; shift; ip netns exec "$P-$n" "$@"; }
@@ -217,6 +222,33 @@ done
 "$ANALYZER" topology --lldpd-json "$W/onesided" --json "$W/onesided.json" >"$W/onesided.out" || fail "one-sided import exited $?"
 jq -e '.events[] | select(.kind == "OneSidedNeighbor" and .a.node == "leaf2" and .b.node == "spine1")' "$W/onesided.json" >/dev/null ||
 	{ fail "no OneSidedNeighbor leaf2 -> spine1"; cat "$W/onesided.out"; }
+
+# ---- two chassis with the same ID: leaf1 and leaf3 are both told to be "dup-chassis" ----
+# lldpd merges neighbours by chassis ID, so spine2's own table shows one of the two names; the frames on
+# its ports and the two leaves' own dumps show both.
+for ifc in eth1 eth3; do
+	# not through ns(): a backgrounded function is a subshell, and $! must be dumpcap itself
+	ip netns exec "$P-spine2" dumpcap -q -P -i "$ifc" -f "ether proto 0x88cc" -w "$W/dup-spine2-$ifc.pcap" 2>/dev/null &
+	CAPS+=($!)
+done
+sleep 1
+for n in leaf1 leaf3; do ns "$n" lldpcli -u "/run/$P-$n.sock" configure system chassisid dup-chassis >/dev/null; done
+sleep 2.5
+for pid in "${CAPS[@]}"; do kill -INT "$pid" 2>/dev/null; done
+for pid in "${CAPS[@]}"; do wait "$pid" 2>/dev/null; done
+CAPS=()
+mkdir -p "$W/dup"
+for n in leaf1 leaf3; do
+	{ ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show chassis
+	  ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show neighbors details; } >"$W/dup/$n.json"
+done
+"$ANALYZER" topology --lldp "$W/dup-spine2-eth1.pcap" --lldp "$W/dup-spine2-eth3.pcap" --json "$W/dup-pcap.json" >"$W/dup-pcap.out" ||
+	fail "duplicate-chassis captures exited $?"
+"$ANALYZER" topology --lldpd-json "$W/dup" --json "$W/dup-json.json" >"$W/dup-json.out" || fail "duplicate-chassis dumps exited $?"
+for f in dup-pcap dup-json; do
+	[ "$(jq -c '[.events[] | select(.kind == "DuplicateChassisId") | [.a.node, .b.node] | sort]' "$W/$f.json")" = '[["leaf1","leaf3"]]' ] ||
+		{ fail "$f: want one DuplicateChassisId naming leaf1 and leaf3"; cat "$W/$f.out"; }
+done
 
 if [ $FAILS -ne 0 ]; then
 	echo "$FAILS check(s) failed; work dir $W"
