@@ -200,10 +200,14 @@ static enum hw_lldp_result read_org(struct span v, struct hw_lldp_info *out)
 	out->n_unknown++;
 	return HW_LLDP_OK;
 link_agg:
+	/* The 802.3 TLV is the deprecated form of the 802.1 one; senders may carry both, each once. */
 	if (info.len != 5)
 		return HW_LLDP_E_LINK_AGG;
-	if (!once(out, HW_LLDP_HAS_LINK_AGG))
+	uint8_t from = sub == 7 ? 1 : 2;
+	if (out->agg_from & from)
 		return HW_LLDP_E_DUPLICATE;
+	out->agg_from |= from;
+	out->has |= HW_LLDP_HAS_LINK_AGG;
 	out->agg_status = rd8(info, 0);
 	out->agg_port_id = rd32(info, 1);
 	return HW_LLDP_OK;

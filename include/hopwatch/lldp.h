@@ -151,6 +151,7 @@ struct hw_lldp_info {
 	uint16_t max_frame;    /* IEEE 802.3 maximum frame size, bytes */
 	uint8_t agg_status;    /* bit 0 capable, bit 1 enabled (802.1AX adds port type in bits 2-3) */
 	uint32_t agg_port_id;  /* aggregated port ifIndex, 0 when not aggregated */
+	uint8_t agg_from;      /* which link aggregation TLVs came: bit 0 the 802.1 one, bit 1 the 802.3 one */
 	uint16_t port_vlan;    /* IEEE 802.1 PVID, 0 = none */
 	uint8_t pfc_willing;   /* DCBX PFC configuration (802.1Qaz D.2.9) */
 	uint8_t pfc_mbc;       /* MACsec bypass capability */

@@ -239,7 +239,7 @@ static void duplicates_rejected(void **state)
 	static const uint8_t lag3[] = {0x00, 0x12, 0x0f, 0x03, 0x01, 0, 0, 0, 0};
 	struct pdu p;
 	struct hw_lldp_info i;
-	const void *twice[][2] = {{pfc, pfc}, {mfs, mfs}, {lag1, lag3}};
+	const void *twice[][2] = {{pfc, pfc}, {mfs, mfs}, {lag3, lag3}};
 	size_t lens[] = {sizeof(pfc), sizeof(mfs), sizeof(lag1)};
 	for (size_t k = 0; k < 3; k++) {
 		mandatory(&p);
@@ -247,6 +247,11 @@ static void duplicates_rejected(void **state)
 		tlv(&p, 127, lens[k], twice[k][1]);
 		assert_int_equal(end_and_parse(&p, &i), HW_LLDP_E_DUPLICATE);
 	}
+	mandatory(&p); /* the 802.1 and the deprecated 802.3 link aggregation TLV together are fine */
+	tlv(&p, 127, sizeof(lag1), lag1);
+	tlv(&p, 127, sizeof(lag3), lag3);
+	assert_int_equal(end_and_parse(&p, &i), HW_LLDP_OK);
+	assert_int_equal(i.agg_from, 3);
 	mandatory(&p);
 	tlv(&p, 5, 2, "s1");
 	tlv(&p, 5, 2, "s2");
