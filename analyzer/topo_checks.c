@@ -75,14 +75,10 @@ void hw_topo_assign_tiers(struct hw_topo *t)
 	uint32_t head = 0, tail = 0;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		struct hw_topo_node *n = &t->nodes[i];
-		if (n->tier_fixed)
-			continue;
-		n->tier = HW_TIER_UNKNOWN;
-		if (is_host(n)) {
-			n->tier = HW_TIER_HOST;
-			if (queue)
-				queue[tail++] = i;
-		}
+		if (!n->tier_fixed)
+			n->tier = is_host(n) ? HW_TIER_HOST : HW_TIER_UNKNOWN;
+		if (n->tier == HW_TIER_HOST && queue)
+			queue[tail++] = i;
 	}
 	/* Breadth first from the hosts over links that are up. */
 	while (queue && head < tail) {

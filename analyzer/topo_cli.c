@@ -194,8 +194,8 @@ int hw_cmd_topology(int argc, char **argv)
 		r = hw_topo_compare_baseline(&t, o.baseline, now_s(), &err);
 	if (r == HW_TOPO_OK) {
 		hw_topo_check(&t);
+		hw_topo_map_apply(&t, o.map ? &map : NULL); /* fixed tiers first: the inference starts from them */
 		hw_topo_assign_tiers(&t);
-		hw_topo_map_apply(&t, o.map ? &map : NULL);
 		if (o.records)
 			r = hw_place_records(&tally, &t, o.map ? &map : NULL, o.records, &err);
 	}

@@ -181,7 +181,7 @@ void hw_topo_expire_link(struct hw_topo *t, uint32_t link, double now);
  * Sets HW_LINK_* flags and appends one event per finding.  Call once, after loading. */
 void hw_topo_check(struct hw_topo *t);
 
-/* Tiers: map-file tiers first (call hw_topo_map_apply() after this); hosts are nodes whose enabled
+/* Tiers: map-file tiers first (call hw_topo_map_apply() before this); hosts are nodes whose enabled
  * capabilities include neither bridge nor router; switches next to a host are leaves; other switches take
  * the tier their name hints (leaf/tor/edge, spine/agg, super/core), else 1 + their distance to the nearest
  * host (capped at super-spine), else leaf. */
