@@ -1,6 +1,5 @@
 /* The LLDP TLV parser (IEEE 802.1AB-2016 clause 8, 802.1Q annex D, 802.3 clause 79) over a byte span.
  * No allocation, no globals: every byte is read through span_at(), which checks the bounds. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,5 @@
-/* Unit tests of the topology model and the operator checks, fed with hand-built LLDP frames: links and
- * their events (up, down on TTL 0, disappeared on expiry, neighbour changed), MTU/PFC mismatch, one-sided
- * neighbours, duplicate chassis IDs, port matching across ID subtypes, and tiers. */
+/* Unit tests of the topology model and checks, fed with hand-built LLDP frames: link events (up, TTL 0,
+ * expiry, neighbour changed, baseline), MTU/PFC mismatch, one-sided, duplicate chassis, port matching, tiers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
