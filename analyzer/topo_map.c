@@ -202,35 +202,62 @@ enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo
 	return HW_PLACE_OK;
 }
 
-enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
-                                        const struct hw_topo_map *m, uint32_t node_id, uint32_t port)
+/* The unplaced entry of (node_id, port), added when new; NULL when out of memory. */
+static struct hw_place_entry *unplaced_entry(struct hw_place_tally *tally, uint32_t node_id, uint32_t port,
+                                             enum hw_place_result why)
 {
-	enum hw_place_result r = hw_topo_place(t, m, node_id, port, NULL, NULL);
-	if (r == HW_PLACE_OK) {
-		tally->placed++;
-		return r;
-	}
-	tally->unplaced++;
 	for (uint32_t i = 0; i < tally->n_entries; i++)
-		if (tally->entries[i].node_id == node_id && tally->entries[i].port == port) {
-			tally->entries[i].count++;
-			return r;
-		}
+		if (tally->entries[i].node_id == node_id && tally->entries[i].port == port)
+			return &tally->entries[i];
 	if (tally->n_entries == tally->cap_entries) {
 		uint32_t cap = tally->cap_entries ? tally->cap_entries * 2 : 16;
 		struct hw_place_entry *e = realloc(tally->entries, cap * sizeof(*e));
 		if (!e)
-			return r; /* still counted in unplaced */
+			return NULL;
 		tally->entries = e;
 		tally->cap_entries = cap;
 	}
-	tally->entries[tally->n_entries++] = (struct hw_place_entry){node_id, port, r, 1};
+	tally->entries[tally->n_entries] = (struct hw_place_entry){node_id, port, why, 0};
+	return &tally->entries[tally->n_entries++];
+}
+
+enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
+                                        const struct hw_topo_map *m, uint32_t node_id, uint32_t port)
+{
+	/* Per-hop records repeat a few thousand (node, port) pairs: remember each outcome (and, for an
+	 * unplaced pair, its entry), so that a hop costs a lookup rather than a search of the topology. */
+	if (!tally->cache)
+		tally->cache = calloc(HW_PLACE_CACHE, sizeof(*tally->cache));
+	uint32_t h = ((node_id * 2654435761u) ^ (port * 40503u)) & (HW_PLACE_CACHE - 1);
+	struct hw_place_slot *slot = tally->cache ? &tally->cache[h] : NULL;
+	enum hw_place_result r;
+	uint32_t entry = UINT32_MAX;
+	if (slot && slot->valid && slot->node_id == node_id && slot->port == port) {
+		r = (enum hw_place_result)slot->why;
+		entry = slot->entry;
+	} else {
+		r = hw_topo_place(t, m, node_id, port, NULL, NULL);
+	}
+	if (r == HW_PLACE_OK) {
+		tally->placed++;
+	} else {
+		tally->unplaced++; /* counted even if the list cannot grow */
+		struct hw_place_entry *e =
+		    entry < tally->n_entries ? &tally->entries[entry] : unplaced_entry(tally, node_id, port, r);
+		if (e) {
+			e->count++;
+			entry = (uint32_t)(e - tally->entries);
+		}
+	}
+	if (slot)
+		*slot = (struct hw_place_slot){node_id, port, entry, 1, (uint8_t)r};
 	return r;
 }
 
 void hw_place_tally_free(struct hw_place_tally *tally)
 {
 	free(tally->entries);
+	free(tally->cache);
 	memset(tally, 0, sizeof(*tally));
 }
 

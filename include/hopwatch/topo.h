@@ -283,11 +283,20 @@ struct hw_place_entry {
 	enum hw_place_result why;
 	uint64_t count;
 };
+struct hw_place_slot {
+	uint32_t node_id, port;
+	uint32_t entry; /* index in entries when unplaced */
+	uint8_t valid, why;
+};
+/* Zero-initialise.  A tally remembers outcomes per (node, port) in a small cache, so it belongs to one
+ * topology and map: start a new tally when either changes. */
 struct hw_place_tally {
 	uint64_t placed, unplaced;
 	struct hw_place_entry *entries; /* unplaced only, one per distinct (node, port) */
 	uint32_t n_entries, cap_entries;
+	struct hw_place_slot *cache; /* HW_PLACE_CACHE slots, direct-mapped on (node, port) */
 };
+#define HW_PLACE_CACHE 4096
 enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
                                         const struct hw_topo_map *m, uint32_t node_id, uint32_t port);
 void hw_place_tally_free(struct hw_place_tally *tally);
