@@ -40,6 +40,20 @@ void hw_topo_link_svg_id(const struct hw_topo *t, uint32_t link, char *buf, size
 	sanitize(buf, size, t->ports[l->b].name);
 }
 
+/* Graphviz expands backslash escapes (\N, \G, \n, ...) in labels and tooltips: double every backslash so
+ * that a name is drawn as it was advertised. */
+static char *gv_text(const char *src, char *dst, size_t size)
+{
+	size_t o = 0;
+	for (; *src && o + 2 < size; src++) {
+		if (*src == '\\')
+			dst[o++] = '\\';
+		dst[o++] = *src;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
 /* ---- the tiered layout: our own ranks and order, Graphviz draws it (engine "nop2") ---- */
 
 struct slot {
@@ -218,7 +232,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	const double step = 100.0, rank_gap = 160.0;
 	double width = widest * step;
 
-	char buf[1200], pos[64];
+	char buf[1200], pos[64], text[2400];
 	for (unsigned k = 0; k < N_TIERS; k++) {
 		for (uint32_t i = 0; i < count[k]; i++) {
 			uint32_t ni = tier[k][i].node;
@@ -232,7 +246,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			double x = (width - count[k] * gap) / 2 + (i + 0.5) * gap;
 			snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, k * rank_gap);
 			agxset(v, a_pos, pos);
-			agxset(v, a_label, (char *)n->name);
+			agxset(v, a_label, gv_text(n->name, text, sizeof(text)));
 			agxset(v, a_shape, k == HW_TIER_HOST ? "ellipse" : "box");
 			agxset(v, a_fill, (char *)tier_fill(k));
 			if (duplicate_chassis(t, n->name)) {
@@ -242,7 +256,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			snprintf(buf, sizeof(buf), "%.200s (%s) chassis %.200s%s%.40s node_id %u", n->name,
 			         hw_topo_tier_name(n->tier), n->chassis_id, n->n_mgmt ? " mgmt " : "",
 			         n->n_mgmt ? n->mgmt[0] : "", n->node_id);
-			agxset(v, a_tip, buf);
+			agxset(v, a_tip, gv_text(buf, text, sizeof(text)));
 		}
 	}
 	for (unsigned k = 0; k < N_TIERS; k++)
@@ -266,12 +280,12 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		/* cgraph may store the edge with its ends swapped: label each end by its own node. */
 		int swapped = aghead(e) == gnode[pa->node] && gnode[pa->node] != gnode[pb->node];
 		if (o->port_labels) {
-			agxset(e, e_tail, (char *)(swapped ? pb->name : pa->name));
-			agxset(e, e_head, (char *)(swapped ? pa->name : pb->name));
+			agxset(e, e_tail, gv_text(swapped ? pb->name : pa->name, text, sizeof(text)));
+			agxset(e, e_head, gv_text(swapped ? pa->name : pb->name, text, sizeof(text)));
 		}
 		snprintf(buf, sizeof(buf), "%.100s.%.60s -- %.100s.%.60s mtu %u/%u", t->nodes[pa->node].name, pa->name,
 		         t->nodes[pb->node].name, pb->name, pa->max_frame, pb->max_frame);
-		agxset(e, e_tip, buf);
+		agxset(e, e_tip, gv_text(buf, text, sizeof(text)));
 	}
 
 	Agnode_t *legend = agnode(g, "legend", 1);

@@ -133,11 +133,34 @@ static int teardown(void **state)
 	return gvFreeContext(gvc);
 }
 
+/* Names are drawn as advertised: markup is escaped, Graphviz's backslash escapes are not expanded. */
+static void odd_names(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	hw_topo_init(&t);
+	uint32_t a = adv(&t, (struct test_end){1, "p\\N", "x<&>\\G", 120, 0, -1, 0});
+	uint32_t b = adv(&t, (struct test_end){2, "e1", "y", 120, 0, -1, 0});
+	hw_topo_observe(&t, a, b, 120, 1);
+	hw_topo_observe(&t, b, a, 120, 1);
+	hw_topo_assign_tiers(&t);
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = 1};
+	assert_int_equal(hw_topo_render(gvc, &t, &o, NULL), HW_TOPO_OK);
+	assert_non_null(strstr(svg, ">x&lt;&amp;&gt;\\G</text>"));
+	assert_non_null(strstr(svg, ">p\\N</text>"));
+	assert_non_null(element(svg, "n&#45;x____G")); /* ids keep [A-Za-z0-9._-] only */
+	hw_topo_render_free(gvc, svg);
+	hw_topo_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(svg_has_everything),
 	    cmocka_unit_test(json_output),
+	    cmocka_unit_test(odd_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
