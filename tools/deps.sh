@@ -6,7 +6,7 @@ pkgs=(
   meson ninja-build pkg-config gcc clang libclang-rt-14-dev python3
   libpcap-dev libjansson-dev libcmocka-dev dpdk-dev libgraphviz-dev
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev
-  lldpd tshark libxml2-utils iproute2 tcpdump
+  lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,298 @@
+/* INT node ids and port numbers onto LLDP nodes and interface names: the map file, the default (node id
+ * = IPv4 management address), and the tally that counts and lists every (node, port) left unplaced. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hopwatch/topo.h"
+
+static const char *const place_names[] = {
+#define HW_PLACE_X_NAME(e, n, m) n,
+    HW_PLACE_LIST(HW_PLACE_X_NAME)
+#undef HW_PLACE_X_NAME
+};
+
+const char *hw_place_name(enum hw_place_result r)
+{
+	return (unsigned)r < HW_PLACE_COUNT ? place_names[r] : "invalid";
+}
+
+/* A node id as a number, a dotted quad or a "0x" hex string.  0 when not one of those. */
+static int parse_node_id(json_t *v, uint32_t *out)
+{
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= UINT32_MAX) {
+		*out = (uint32_t)json_integer_value(v);
+		return 1;
+	}
+	if (!json_is_string(v))
+		return 0;
+	const char *s = json_string_value(v);
+	struct in_addr a;
+	if (inet_pton(AF_INET, s, &a) == 1) {
+		*out = ntohl(a.s_addr);
+		return 1;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(s, &end, 0);
+	if (errno || *end || end == s || n > UINT32_MAX)
+		return 0;
+	*out = (uint32_t)n;
+	return 1;
+}
+
+/* A port format must hold exactly one conversion, %u. */
+static int format_ok(const char *f)
+{
+	const char *p = strchr(f, '%');
+	return p && p[1] == 'u' && !strchr(p + 2, '%') && strlen(f) < 64;
+}
+
+static int parse_tier(json_t *v)
+{
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= 3)
+		return (int)json_integer_value(v);
+	for (int i = 0; json_is_string(v) && i < 4; i++)
+		if (strcmp(json_string_value(v), hw_topo_tier_name((unsigned)i)) == 0)
+			return i;
+	return -2;
+}
+
+static enum hw_topo_result load_node(struct hw_topo_map_node *n, json_t *e, const char *path, size_t i,
+                                     struct hw_topo_error *err)
+{
+	memset(n, 0, sizeof(*n));
+	n->tier = -1;
+	json_t *name = json_object_get(e, "name"), *id = json_object_get(e, "node_id");
+	if (!json_is_string(name))
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: nodes[%zu]: \"name\" (string) is required", path, i);
+	snprintf(n->name, sizeof(n->name), "%s", json_string_value(name));
+	if (id && !parse_node_id(id, &n->node_id))
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+		                    "%s: nodes[%zu] (%s): node_id must be a 32-bit number, \"0x..\" or an IPv4 address",
+		                    path, i, n->name);
+	if (json_object_get(e, "tier") && (n->tier = parse_tier(json_object_get(e, "tier"))) < -1)
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+		                    "%s: nodes[%zu] (%s): tier must be host|leaf|spine|superspine", path, i, n->name);
+	json_t *fmt = json_object_get(e, "port_format");
+	if (fmt) {
+		if (!json_is_string(fmt) || !format_ok(json_string_value(fmt)))
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: nodes[%zu] (%s): port_format needs exactly one %%u", path, i, n->name);
+		snprintf(n->port_format, sizeof(n->port_format), "%s", json_string_value(fmt));
+	}
+	json_t *ports = json_object_get(e, "ports"), *v;
+	const char *k;
+	if (ports && !json_is_object(ports))
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: nodes[%zu] (%s): ports must be an object", path, i,
+		                    n->name);
+	n->ports = calloc(json_object_size(ports) + 1, sizeof(*n->ports));
+	if (!n->ports)
+		return hw_topo_fail(err, HW_TOPO_E_NOMEM, "%s: out of memory", path);
+	json_object_foreach(ports, k, v)
+	{
+		char *end;
+		unsigned long p = strtoul(k, &end, 10);
+		if (*end || end == k || p > UINT32_MAX || !json_is_string(v))
+			return hw_topo_fail(
+			    err, HW_TOPO_E_FORMAT,
+			    "%s: nodes[%zu] (%s): ports maps port numbers to interface names; bad \"%s\"", path, i,
+			    n->name, k);
+		n->ports[n->n_ports].port = (uint32_t)p;
+		snprintf(n->ports[n->n_ports++].ifname, sizeof(n->ports[0].ifname), "%s", json_string_value(v));
+	}
+	return HW_TOPO_OK;
+}
+
+enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, struct hw_topo_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root)
+		return hw_topo_fail(err, je.line < 0 ? HW_TOPO_E_IO : HW_TOPO_E_JSON, "%s: line %d: %s", path, je.line,
+		                    je.text);
+	enum hw_topo_result r = HW_TOPO_OK;
+	json_t *nodes = json_object_get(root, "nodes"), *fmt = json_object_get(root, "port_format");
+	if (!json_is_object(root) || (nodes && !json_is_array(nodes)))
+		r = hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: expected {\"nodes\": [...], \"port_format\": ...}", path);
+	else if (fmt && (!json_is_string(fmt) || !format_ok(json_string_value(fmt))))
+		r = hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: port_format needs exactly one %%u", path);
+	if (r == HW_TOPO_OK && fmt)
+		snprintf(m->port_format, sizeof(m->port_format), "%s", json_string_value(fmt));
+	if (r == HW_TOPO_OK && !(m->nodes = calloc(json_array_size(nodes) + 1, sizeof(*m->nodes))))
+		r = hw_topo_fail(err, HW_TOPO_E_NOMEM, "%s: out of memory", path);
+	for (size_t i = 0; r == HW_TOPO_OK && i < json_array_size(nodes); i++) {
+		r = load_node(&m->nodes[i], json_array_get(nodes, i), path, i, err);
+		m->n_nodes++;
+	}
+	json_decref(root);
+	if (r != HW_TOPO_OK)
+		hw_topo_map_free(m);
+	return r;
+}
+
+void hw_topo_map_free(struct hw_topo_map *m)
+{
+	for (uint32_t i = 0; m->nodes && i < m->n_nodes; i++)
+		free(m->nodes[i].ports);
+	free(m->nodes);
+	memset(m, 0, sizeof(*m));
+}
+
+void hw_topo_map_apply(struct hw_topo *t, const struct hw_topo_map *m)
+{
+	for (uint32_t i = 0; i < t->n_nodes; i++)
+		t->nodes[i].node_id = t->nodes[i].mgmt_v4;
+	for (uint32_t k = 0; m && k < m->n_nodes; k++) {
+		uint32_t n = hw_topo_find_node_by_name(t, m->nodes[k].name);
+		if (n == HW_TOPO_NONE)
+			continue;
+		if (m->nodes[k].node_id)
+			t->nodes[n].node_id = m->nodes[k].node_id;
+		if (m->nodes[k].tier >= 0) {
+			t->nodes[n].tier = (uint8_t)m->nodes[k].tier;
+			t->nodes[n].tier_fixed = 1;
+		}
+	}
+}
+
+static const struct hw_topo_map_node *map_node(const struct hw_topo_map *m, const char *name)
+{
+	for (uint32_t k = 0; m && k < m->n_nodes; k++)
+		if (strcmp(m->nodes[k].name, name) == 0)
+			return &m->nodes[k];
+	return NULL;
+}
+
+enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
+                                   uint32_t port, uint32_t *node_out, uint32_t *port_out)
+{
+	uint32_t n = HW_TOPO_NONE;
+	for (uint32_t i = 0; i < t->n_nodes && n == HW_TOPO_NONE; i++)
+		if (node_id && t->nodes[i].node_id == node_id)
+			n = i;
+	if (node_out)
+		*node_out = n;
+	if (port_out)
+		*port_out = HW_TOPO_NONE;
+	if (n == HW_TOPO_NONE)
+		return HW_PLACE_NO_NODE;
+	const struct hw_topo_map_node *mn = map_node(m, t->nodes[n].name);
+	char ifname[80] = "";
+	for (uint32_t k = 0; mn && k < mn->n_ports && !ifname[0]; k++)
+		if (mn->ports[k].port == port)
+			snprintf(ifname, sizeof(ifname), "%s", mn->ports[k].ifname);
+	const char *fmt = mn && mn->port_format[0] ? mn->port_format : (m ? m->port_format : "");
+	if (!ifname[0] && fmt[0] && format_ok(fmt)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(ifname, sizeof(ifname), fmt, port); /* format_ok(): exactly one %u */
+#pragma GCC diagnostic pop
+	}
+	if (!ifname[0])
+		return HW_PLACE_NO_PORT_MAP;
+	uint32_t p = hw_topo_find_port_by_name(t, n, ifname);
+	if (p == HW_TOPO_NONE)
+		return HW_PLACE_NO_PORT;
+	if (port_out)
+		*port_out = p;
+	return HW_PLACE_OK;
+}
+
+/* The unplaced entry of (node_id, port), added when new; NULL when out of memory. */
+static struct hw_place_entry *unplaced_entry(struct hw_place_tally *tally, uint32_t node_id, uint32_t port,
+                                             enum hw_place_result why)
+{
+	for (uint32_t i = 0; i < tally->n_entries; i++)
+		if (tally->entries[i].node_id == node_id && tally->entries[i].port == port)
+			return &tally->entries[i];
+	if (tally->n_entries == tally->cap_entries) {
+		uint32_t cap = tally->cap_entries ? tally->cap_entries * 2 : 16;
+		struct hw_place_entry *e = realloc(tally->entries, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		tally->entries = e;
+		tally->cap_entries = cap;
+	}
+	tally->entries[tally->n_entries] = (struct hw_place_entry){node_id, port, why, 0};
+	return &tally->entries[tally->n_entries++];
+}
+
+enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
+                                        const struct hw_topo_map *m, uint32_t node_id, uint32_t port)
+{
+	/* Per-hop records repeat a few thousand (node, port) pairs: remember each outcome (and, for an
+	 * unplaced pair, its entry), so that a hop costs a lookup rather than a search of the topology. */
+	if (!tally->cache)
+		tally->cache = calloc(HW_PLACE_CACHE, sizeof(*tally->cache));
+	uint32_t h = ((node_id * 2654435761u) ^ (port * 40503u)) & (HW_PLACE_CACHE - 1);
+	struct hw_place_slot *slot = tally->cache ? &tally->cache[h] : NULL;
+	enum hw_place_result r;
+	uint32_t entry = UINT32_MAX;
+	if (slot && slot->valid && slot->node_id == node_id && slot->port == port) {
+		r = (enum hw_place_result)slot->why;
+		entry = slot->entry;
+	} else {
+		r = hw_topo_place(t, m, node_id, port, NULL, NULL);
+	}
+	if (r == HW_PLACE_OK) {
+		tally->placed++;
+	} else {
+		tally->unplaced++; /* counted even if the list cannot grow */
+		struct hw_place_entry *e =
+		    entry < tally->n_entries ? &tally->entries[entry] : unplaced_entry(tally, node_id, port, r);
+		if (e) {
+			e->count++;
+			entry = (uint32_t)(e - tally->entries);
+		}
+	}
+	if (slot)
+		*slot = (struct hw_place_slot){node_id, port, entry, 1, (uint8_t)r};
+	return r;
+}
+
+void hw_place_tally_free(struct hw_place_tally *tally)
+{
+	free(tally->entries);
+	free(tally->cache);
+	memset(tally, 0, sizeof(*tally));
+}
+
+enum hw_topo_result hw_place_records(struct hw_place_tally *tally, const struct hw_topo *t, const struct hw_topo_map *m,
+                                     const char *path, struct hw_topo_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return hw_topo_fail(err, HW_TOPO_E_IO, "%s: cannot open", path);
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	enum hw_topo_result r = HW_TOPO_OK;
+	while (r == HW_TOPO_OK && getline(&line, &cap, f) > 0) {
+		lineno++;
+		if (line[strspn(line, " \t\r\n")] == '\0')
+			continue;
+		json_error_t je;
+		json_t *rec = json_loads(line, 0, &je);
+		json_t *node = json_object_get(rec, "node_id");
+		if (!json_is_integer(node)) {
+			r = hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s:%ld: not a per-hop record with node_id", path,
+			                 lineno);
+		} else {
+			static const char *const fields[] = {"ingress_port", "egress_port"};
+			for (int k = 0; k < 2; k++) {
+				json_t *p = json_object_get(rec, fields[k]);
+				if (json_is_integer(p))
+					hw_place_tally_add(tally, t, m, (uint32_t)json_integer_value(node),
+					                   (uint32_t)json_integer_value(p));
+			}
+		}
+		json_decref(rec);
+	}
+	free(line);
+	fclose(f);
+	return r;
+}

@@ -1,0 +1,175 @@
+/* Unit tests of INT node id / port placement: the default (node id = IPv4 management address), the map file
+ * (names, port numbers, port formats, tiers), rejected map files, and the tally of unplaced (node, port). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hopwatch/topo.h"
+#include "lldp_frames.h"
+
+static char *write_tmp(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/hwt-topo-map-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* leaf1 (mgmt 10.0.0.11) with ports Ethernet0, Ethernet4; spine1 (no IPv4) with port swp1. */
+static void fabric(struct hw_topo *t)
+{
+	static const uint8_t leaf_pdu_head[] = {0x02, 0x07, 0x04, 0x02, 0, 0, 0, 0, 0x11};
+	static const uint8_t mgmt[] = {0x10, 0x0c, 0x05, 0x01, 10, 0, 0, 11, 0x02, 0, 0, 0, 1, 0x00};
+	const char *ports[] = {"Ethernet0", "Ethernet4"};
+	hw_topo_init(t);
+	for (int k = 0; k < 2; k++) {
+		uint8_t pdu[200];
+		size_t n = 0;
+		memcpy(pdu, leaf_pdu_head, sizeof(leaf_pdu_head));
+		n = sizeof(leaf_pdu_head);
+		pdu[n++] = 0x04;
+		pdu[n++] = (uint8_t)(1 + strlen(ports[k]));
+		pdu[n++] = 5;
+		memcpy(pdu + n, ports[k], strlen(ports[k]));
+		n += strlen(ports[k]);
+		memcpy(pdu + n, (uint8_t[]){0x06, 0x02, 0, 120, 0x0a, 0x05, 'l', 'e', 'a', 'f', '1'}, 11);
+		n += 11;
+		memcpy(pdu + n, mgmt, sizeof(mgmt));
+		n += sizeof(mgmt);
+		pdu[n++] = 0;
+		pdu[n++] = 0;
+		struct hw_lldp_info i;
+		assert_int_equal(hw_lldp_parse_pdu(pdu, n, &i), HW_LLDP_OK);
+		assert_int_not_equal(hw_topo_advertise(t, &i, 1), HW_TOPO_NONE);
+	}
+	uint8_t f[400];
+	struct hw_lldp_info i;
+	size_t n = test_lldp_frame(&(struct test_end){0x21, "swp1", "spine1", 120, 0, -1, 0}, f);
+	assert_int_equal(hw_lldp_parse_frame(f, n, &i), HW_LLDP_OK);
+	hw_topo_advertise(t, &i, 1);
+}
+
+static void default_node_id(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	fabric(&t);
+	hw_topo_map_apply(&t, NULL);
+	uint32_t leaf = hw_topo_find_node_by_name(&t, "leaf1");
+	assert_int_equal(t.nodes[leaf].node_id, (10u << 24) | 11u);
+	uint32_t n, p;
+	/* without a map, port numbers have no names */
+	assert_int_equal(hw_topo_place(&t, NULL, 0x0a00000b, 0, &n, &p), HW_PLACE_NO_PORT_MAP);
+	assert_int_equal(n, leaf);
+	assert_int_equal(hw_topo_place(&t, NULL, 0x0a00000c, 0, &n, &p), HW_PLACE_NO_NODE);
+	assert_int_equal(hw_topo_place(&t, NULL, 0, 0, &n, &p), HW_PLACE_NO_NODE); /* 0 = unknown, never placed */
+	hw_topo_free(&t);
+}
+
+static void map_file(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	struct hw_topo_map m;
+	struct hw_topo_error err = {0};
+	fabric(&t);
+	char *path =
+	    write_tmp("{\"port_format\": \"Ethernet%u\",\n"
+	              " \"nodes\": [\n"
+	              "  {\"name\": \"leaf1\", \"ports\": {\"1\": \"Ethernet4\"}, \"tier\": \"leaf\"},\n"
+	              "  {\"name\": \"spine1\", \"node_id\": \"0x2001\", \"port_format\": \"swp%u\", \"tier\": 2},\n"
+	              "  {\"name\": \"gone\", \"node_id\": \"192.0.2.1\"}]}");
+	assert_int_equal(hw_topo_map_load(&m, path, &err), HW_TOPO_OK);
+	remove(path);
+	assert_int_equal(m.n_nodes, 3);
+	assert_int_equal(m.nodes[2].node_id, 0xc0000201);
+	hw_topo_map_apply(&t, &m);
+	uint32_t leaf = hw_topo_find_node_by_name(&t, "leaf1"), spine = hw_topo_find_node_by_name(&t, "spine1");
+	assert_int_equal(t.nodes[spine].node_id, 0x2001);
+	assert_int_equal(t.nodes[spine].tier, HW_TIER_SPINE);
+	assert_true(t.nodes[spine].tier_fixed);
+	uint32_t n, p;
+	assert_int_equal(hw_topo_place(&t, &m, 0x0a00000b, 1, &n, &p), HW_PLACE_OK); /* explicit entry */
+	assert_int_equal(n, leaf);
+	assert_string_equal(t.ports[p].name, "Ethernet4");
+	assert_int_equal(hw_topo_place(&t, &m, 0x0a00000b, 0, &n, &p), HW_PLACE_OK); /* global format */
+	assert_string_equal(t.ports[p].name, "Ethernet0");
+	assert_int_equal(hw_topo_place(&t, &m, 0x0a00000b, 8, &n, &p), HW_PLACE_NO_PORT);
+	assert_int_equal(hw_topo_place(&t, &m, 0x2001, 1, &n, &p), HW_PLACE_OK); /* node's own format */
+	assert_int_equal(n, spine);
+	assert_int_equal(hw_topo_place(&t, &m, 0xc0000201, 1, &n, &p), HW_PLACE_NO_NODE);
+
+	struct hw_place_tally tally = {0};
+	hw_place_tally_add(&tally, &t, &m, 0x0a00000b, 1);
+	hw_place_tally_add(&tally, &t, &m, 0x0a00000b, 8);
+	hw_place_tally_add(&tally, &t, &m, 0x0a00000b, 8);
+	hw_place_tally_add(&tally, &t, &m, 77, 3);
+	assert_int_equal(tally.placed, 1);
+	assert_int_equal(tally.unplaced, 3);
+	assert_int_equal(tally.n_entries, 2);
+	assert_int_equal(tally.entries[0].count, 2);
+	assert_int_equal(tally.entries[0].why, HW_PLACE_NO_PORT);
+	assert_int_equal(tally.entries[1].why, HW_PLACE_NO_NODE);
+	assert_string_equal(hw_place_name(HW_PLACE_NO_NODE), "unknown_node");
+
+	/* per-hop records (docs/records.md): ingress and egress ports of each hop */
+	path = write_tmp("{\"node_id\": 167772171, \"ingress_port\": 0, \"egress_port\": 1}\n\n"
+	                 "{\"node_id\": 5, \"ingress_port\": 2}\n");
+	assert_int_equal(hw_place_records(&tally, &t, &m, path, &err), HW_TOPO_OK);
+	remove(path);
+	assert_int_equal(tally.placed, 3);
+	assert_int_equal(tally.unplaced, 4);
+	path = write_tmp("{\"ingress_port\": 2}\n");
+	assert_int_equal(hw_place_records(&tally, &t, &m, path, &err), HW_TOPO_E_FORMAT);
+	assert_non_null(strstr(err.message, ":1:"));
+	remove(path);
+	hw_place_tally_free(&tally);
+	hw_topo_map_free(&m);
+	hw_topo_free(&t);
+}
+
+static void bad_maps(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+	    "{\"nodes\": [{\"node_id\": 1}]}",                                /* no name */
+	    "{\"nodes\": [{\"name\": \"a\", \"node_id\": \"10.0.0\"}]}",      /* bad id */
+	    "{\"nodes\": [{\"name\": \"a\", \"port_format\": \"%s\"}]}",      /* not %u */
+	    "{\"port_format\": \"e%u%u\"}",                                   /* two conversions */
+	    "{\"nodes\": [{\"name\": \"a\", \"ports\": {\"x\": \"eth1\"}}]}", /* port not a number */
+	    "{\"nodes\": [{\"name\": \"a\", \"tier\": \"core\"}]}",           /* unknown tier */
+	    "{\"nodes\": {}}",
+	    "[1, 2",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct hw_topo_map m;
+		struct hw_topo_error err = {0};
+		char *path = write_tmp(bad[k]);
+		enum hw_topo_result r = hw_topo_map_load(&m, path, &err);
+		if (r != HW_TOPO_E_FORMAT && r != HW_TOPO_E_JSON)
+			fail_msg("map %zu accepted: %s", k, bad[k]);
+		assert_non_null(strstr(err.message, path));
+		remove(path);
+	}
+	struct hw_topo_map m;
+	assert_int_equal(hw_topo_map_load(&m, "/nonexistent/map.json", NULL), HW_TOPO_E_IO);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(default_node_id),
+	    cmocka_unit_test(map_file),
+	    cmocka_unit_test(bad_maps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

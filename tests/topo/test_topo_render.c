@@ -1,0 +1,166 @@
+/* Unit tests of the SVG rendering (cgraph + gvc, one context): every node and link by id, tiers in ranks,
+ * mismatched links in the legend's colours, and the JSON writer. */
+#include <gvc.h>
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hopwatch/topo.h"
+#include "lldp_frames.h"
+
+static GVC_t *gvc;
+
+static uint32_t adv(struct hw_topo *t, struct test_end e)
+{
+	uint8_t f[400];
+	struct hw_lldp_info i;
+	assert_int_equal(hw_lldp_parse_frame(f, test_lldp_frame(&e, f), &i), HW_LLDP_OK);
+	return hw_topo_advertise(t, &i, 1);
+}
+
+/* host h1 - leaf l1 (MTU 9216 vs 1500 on this link) - spine s1 (PFC 3 vs 3,4 on this link) */
+static void fabric(struct hw_topo *t)
+{
+	const uint16_t R = HW_LLDP_CAP_ROUTER, S = HW_LLDP_CAP_STATION;
+	hw_topo_init(t);
+	uint32_t h = adv(t, (struct test_end){1, "ens1", "h1", 120, 1500, -1, S});
+	uint32_t l = adv(t, (struct test_end){2, "Ethernet0", "l1", 120, 9216, -1, R});
+	uint32_t lu = adv(t, (struct test_end){2, "Ethernet48", "l1", 120, 0, 0x08, R});
+	uint32_t s = adv(t, (struct test_end){3, "Ethernet1", "s1", 120, 0, 0x18, R});
+	hw_topo_observe(t, h, l, 120, 1);
+	hw_topo_observe(t, l, h, 120, 1);
+	hw_topo_observe(t, lu, s, 120, 1);
+	hw_topo_observe(t, s, lu, 120, 1);
+	hw_topo_check(t);
+	hw_topo_assign_tiers(t);
+}
+
+/* The <g> element with this id, up to its end. */
+static char *element(char *svg, const char *id)
+{
+	char pat[600];
+	snprintf(pat, sizeof(pat), "id=\"%s\"", id);
+	char *p = strstr(svg, pat);
+	return p;
+}
+
+static void svg_has_everything(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	fabric(&t);
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = 1};
+	struct hw_topo_error err = {0};
+	assert_int_equal(hw_topo_render(gvc, &t, &o, &err), HW_TOPO_OK);
+	assert_non_null(svg);
+	assert_true(len > 100 && strlen(svg) == len);
+	assert_non_null(strstr(svg, "<svg"));
+	/* Graphviz writes '-' in ids as &#45; */
+	assert_non_null(element(svg, "n&#45;h1"));
+	assert_non_null(element(svg, "n&#45;l1"));
+	assert_non_null(element(svg, "n&#45;s1"));
+	char *mtu = element(svg, "l&#45;h1.ens1&#45;&#45;l1.Ethernet0");
+	char *pfc = element(svg, "l&#45;l1.Ethernet48&#45;&#45;s1.Ethernet1");
+	assert_non_null(mtu);
+	assert_non_null(pfc);
+	char *mtu_end = strstr(mtu, "</g>"), *pfc_end = strstr(pfc, "</g>");
+	char *red = strstr(mtu, "#d62728"), *orange = strstr(pfc, "#ff7f0e");
+	assert_true(red && red < mtu_end);
+	assert_true(orange && orange < pfc_end);
+	assert_non_null(strstr(mtu, ">Ethernet0<"));  /* port labels */
+	assert_non_null(strstr(svg, "MTU mismatch")); /* legend */
+	/* ranks: the host is drawn below the leaf, the leaf below the spine (SVG y grows downwards) */
+	double yh, yl, ys;
+	char *ph = strstr(element(svg, "n&#45;h1"), "<text"), *pl = strstr(element(svg, "n&#45;l1"), "<text"),
+	     *ps = strstr(element(svg, "n&#45;s1"), "<text");
+	assert_int_equal(sscanf(strstr(ph, " y=\"") + 4, "%lf", &yh), 1);
+	assert_int_equal(sscanf(strstr(pl, " y=\"") + 4, "%lf", &yl), 1);
+	assert_int_equal(sscanf(strstr(ps, " y=\"") + 4, "%lf", &ys), 1);
+	assert_true(yh > yl && yl > ys);
+	hw_topo_render_free(gvc, svg);
+	hw_topo_free(&t);
+}
+
+static void json_output(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	fabric(&t);
+	char path[] = "/tmp/hwt-topo-json-out-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	struct hw_place_tally tally = {0};
+	hw_place_tally_add(&tally, &t, NULL, 99, 1);
+	assert_int_equal(hw_topo_write_json(&t, &tally, path, NULL), HW_TOPO_OK);
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	remove(path);
+	assert_non_null(root);
+	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 3);
+	assert_int_equal(json_array_size(json_object_get(root, "links")), 2);
+	json_t *ev, *mtu = NULL;
+	size_t i;
+	json_array_foreach(json_object_get(root, "events"), i,
+	                   ev) if (strcmp(json_string_value(json_object_get(ev, "kind")), "MtuMismatch") == 0) mtu = ev;
+	assert_non_null(mtu);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(mtu, "a"), "node")), "h1");
+	json_t *unplaced = json_object_get(json_object_get(root, "placement"), "unplaced_ports");
+	assert_int_equal(json_array_size(unplaced), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(unplaced, 0), "reason")), "unknown_node");
+	json_decref(root);
+	hw_place_tally_free(&tally);
+	hw_topo_free(&t);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	gvc = gvContext(); /* one context for the whole program */
+	return gvc ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return gvFreeContext(gvc);
+}
+
+/* Names are drawn as advertised: markup is escaped, Graphviz's backslash escapes are not expanded. */
+static void odd_names(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	hw_topo_init(&t);
+	uint32_t a = adv(&t, (struct test_end){1, "p\\N", "x<&>\\G", 120, 0, -1, 0});
+	uint32_t b = adv(&t, (struct test_end){2, "e1", "y", 120, 0, -1, 0});
+	hw_topo_observe(&t, a, b, 120, 1);
+	hw_topo_observe(&t, b, a, 120, 1);
+	hw_topo_assign_tiers(&t);
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = 1};
+	assert_int_equal(hw_topo_render(gvc, &t, &o, NULL), HW_TOPO_OK);
+	assert_non_null(strstr(svg, ">x&lt;&amp;&gt;\\G</text>"));
+	assert_non_null(strstr(svg, ">p\\N</text>"));
+	assert_non_null(element(svg, "n&#45;x____G")); /* ids keep [A-Za-z0-9._-] only */
+	hw_topo_render_free(gvc, svg);
+	hw_topo_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(svg_has_everything),
+	    cmocka_unit_test(json_output),
+	    cmocka_unit_test(odd_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
