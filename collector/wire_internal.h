@@ -96,9 +96,10 @@ struct hw_md_table {
 extern const struct hw_md_table hw_md_int21, hw_md_int10, hw_md_int05, hw_md_geant, hw_md_tr2, hw_md_tr1;
 
 /* Where each field sits in one hop's (or one report's) metadata for a given bitmap: byte offset
- * per kind, -1 when absent.  Built once per report, used for every hop. */
+ * per kind, -1 when absent.  Built once per report, used for every hop.  off[MD_KINDS] is a scratch
+ * slot that takes the offsets of bits the collector does not record, so building has no branches. */
 struct hw_md_plan {
-	int16_t off[MD_KINDS];
+	int16_t off[MD_KINDS + 1];
 	uint16_t bytes; /* total size the bitmap needs */
 	uint8_t ts64;
 	uint8_t l2_16;
@@ -115,9 +116,9 @@ static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_
 	while (m) { /* one turn per set bit, most significant first */
 		unsigned b = (unsigned)__builtin_clz(m) - 16;
 		m &= ~(0x8000u >> b);
-		if (t->kind[b] >= 0)
-			plan->off[t->kind[b]] = (int16_t)off;
-		off += (t->wide & (0x8000u >> b)) ? 8 : 4;
+		int k = t->kind[b];
+		plan->off[k < 0 ? MD_KINDS : k] = (int16_t)off;
+		off += 4u + 4u * ((t->wide >> (15 - b)) & 1u);
 	}
 	plan->bytes = (uint16_t)off;
 	plan->ts64 = t->ts64;

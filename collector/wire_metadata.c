@@ -4,7 +4,7 @@
 
 const struct hw_record hw_zero_record;
 
-const struct hw_md_plan hw_md_plan_empty = {.off = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
+const struct hw_md_plan hw_md_plan_empty = {.off = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}};
 
 #define NO (-1)
 #define N MD_NODE
