@@ -117,7 +117,21 @@ struct gen_cfg {
 	uint8_t sink_md_stack;      /* tr2.0: the reporting node pushes its metadata onto the stack (RepMdBits 0) */
 	uint8_t geant_no_tail;      /* geant: no 4-byte tail (as in GEANT's FPGA sink capture) */
 	uint8_t geant_hop_ml_words; /* geant: hop_ml = the hop's words instead of the instruction count */
+	uint8_t p4;                 /* --preset hopwatch-p4: what p4/hopwatch_v1model.p4 sends (see p4.c) */
 };
+
+/* --preset hopwatch-p4: values p4/README.md fixes, and the example configuration of p4/cli/. */
+#define GEN_P4_REP_MD 0x7C00u      /* INT and queue reports: ports, latency, queue, ig + eg ts */
+#define GEN_P4_REP_MD_DROP 0x4801u /* drop reports: ports, ig ts, queue id + drop reason */
+#define GEN_P4_INNER_MAX 512u      /* HW_REPORT_INNER_MAX */
+#define GEN_P4_MAX_HOPS 8u         /* int_source_dscp(0xFC00, 8): Remaining Hop Count at the source */
+#define GEN_P4_QUOTA 64u           /* set_queue_thresholds 2 0 => 20 50000 64 5 1 */
+#define GEN_P4_RESET 5u
+#define GEN_P4_LATENCY_THR 50000u
+#define GEN_P4_QUEUE_CAP 64u     /* BMv2's default queue: 64 packets */
+#define GEN_P4_SRC_PORT 50000u   /* report_encap src_port = 50000 + node id */
+#define GEN_P4_MAX_NODES 9u      /* sink stack: nodes - 1 hops <= 8 */
+#define GEN_P4_MAX_PAYLOAD 1200u /* 8 hops + INT headers stay within a 1500 B egress MTU */
 
 /* One inner flow: the 5-tuple the collector sees in the first IP header of the inner packet. */
 struct gen_flow {
@@ -157,6 +171,8 @@ struct gen_report {
 	uint8_t flags; /* HW_RF_* (dropped, congested_queue, tracked_flow, intermediate) */
 	uint8_t drop_reason;
 	uint8_t roce_opcode;
+	uint8_t ttl;    /* inner IPv4 TTL, 0 = 64 */
+	uint8_t ecn_ce; /* inner ECN rewritten to CE (3) on the way (congestion events) */
 	uint32_t psn;
 	struct gen_hop hops[GEN_MAX_HOPS + 1];
 };
@@ -194,6 +210,8 @@ struct gen_pkt {
 
 /* Words each instruction bit occupies in one hop for the version/profile. */
 unsigned gen_int_hop_words(uint16_t bitmap, unsigned int_ver, unsigned profile);
+/* RepMdBits of one TR v2.0 report (drop bit included). */
+uint16_t gen_tr2_report_bits(const struct gen_cfg *cfg, const struct gen_report *r);
 /* Bytes of a TR v2.0 RepMdBits metadata block / TR v1.0 rep_md_bits block. */
 unsigned gen_tr2_md_bytes(uint16_t bits);
 unsigned gen_tr1_md_bytes(uint8_t bits);
@@ -248,6 +266,13 @@ void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns);
 /* Fill report r of packet k. */
 void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_report *r, uint64_t sim_ns);
 uint32_t gen_node_id(uint32_t node_idx);
+/* p4.c (--preset hopwatch-p4): the line of switches the program runs on. */
+struct gen_p4;
+struct gen_p4 *gen_p4_new(const struct gen_cfg *cfg, const struct gen_flow *flows);
+void gen_p4_free(struct gen_p4 *p);
+/* The next report the switches send (simulating data packets as needed): its sender and contents. */
+void gen_p4_next(struct gen_p4 *p, uint64_t *rng, uint64_t sim_ns, uint32_t *node_idx, struct gen_report *r);
+void gen_p4_flow(const struct gen_cfg *cfg, uint32_t i, uint64_t r, struct gen_flow *f);
 void gen_flow_finish(const struct gen_cfg *cfg, struct gen_flow *f);
 
 /* options.c: defaults (see --help) and the command line. */

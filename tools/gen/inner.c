@@ -196,7 +196,9 @@ uint8_t *gen_data_packet(const struct gen_cfg *cfg, const struct gen_report *r, 
 	const int tun = cfg->encap != GEN_ENCAP_L4;
 	const int by_dscp = has_int(cfg, r) && !tun && cfg->detect == GEN_DETECT_DSCP;
 	const uint8_t dscp = by_dscp ? cfg->int_dscp : f->dscp;
-	const uint8_t ecn = by_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT: TOS = 0x80 */
+	const uint8_t ecn = r->ecn_ce                                     ? 3
+	                    : by_dscp && cfg->profile == HW_PROFILE_GEANT ? 0
+	                                                                  : f->ecn; /* GEANT: TOS = 0x80 */
 	uint8_t *start = p;
 	if (with_eth)
 		p = gen_eth(p, host_mac_b, host_mac_a, f->ipv6 ? 0x86dd : 0x0800);
@@ -205,6 +207,8 @@ uint8_t *gen_data_packet(const struct gen_cfg *cfg, const struct gen_report *r, 
 		p = ip6(p, f->src_ip, f->dst_ip, f->proto, dscp, ecn);
 	else
 		p = ip4(p, f->src_ip + 12, f->dst_ip + 12, f->proto, dscp, ecn);
+	if (r->ttl)
+		ip[f->ipv6 ? 7 : 8] = r->ttl;
 	uint8_t *l4 = p;
 	const int roce = f->roce && !tun;
 	if (f->proto == 17) {

@@ -108,8 +108,10 @@ static uint8_t *put_hop(const struct gen_cfg *cfg, const struct gen_hop *h, uint
 }
 
 /* Hop budget the source granted: remaining hop count = budget - hops. */
-static unsigned hop_budget(unsigned n)
+static unsigned hop_budget(const struct gen_cfg *cfg, unsigned n)
 {
+	if (cfg->p4)
+		return GEN_P4_MAX_HOPS; /* the max_hops of the source's watchlist entry */
 	return n <= 16 ? 16 : 64;
 }
 
@@ -136,7 +138,7 @@ uint8_t *gen_int_md_stack(const struct gen_cfg *cfg, const struct gen_report *r,
 		/* ver:4 D E M rsvd:12 hop_ml:5 rhc:8 | bitmap:16 ds_id:16 | ds_instruction:16 ds_flags:16 */
 		gen_put_bits(md, 0, 4, 2);
 		gen_put_bits(md, 19, 5, hw);
-		gen_put_bits(md, 24, 8, hop_budget(n) - n);
+		gen_put_bits(md, 24, 8, hop_budget(cfg, n) - n);
 		gen_put16(md + 4, cfg->instructions);
 		p = md + 12;
 	} else if (cfg->profile == HW_PROFILE_GEANT) {
@@ -144,7 +146,7 @@ uint8_t *gen_int_md_stack(const struct gen_cfg *cfg, const struct gen_report *r,
 		 * bitmap little-endian */
 		gen_put_bits(md, 0, 4, 1);
 		gen_put_bits(md, 19, 5, cfg->geant_hop_ml_words ? hw : (unsigned)__builtin_popcount(cfg->instructions));
-		gen_put_bits(md, 24, 8, hop_budget(n) - n);
+		gen_put_bits(md, 24, 8, hop_budget(cfg, n) - n);
 		md[4] = (uint8_t)cfg->instructions;
 		md[5] = (uint8_t)(cfg->instructions >> 8);
 		p = md + 8;
@@ -152,14 +154,14 @@ uint8_t *gen_int_md_stack(const struct gen_cfg *cfg, const struct gen_report *r,
 		/* ver:4 rep:2 C E M rsvd:10 hop_ml:5 rhc:8 | bitmap:16 rsvd:16 */
 		gen_put_bits(md, 0, 4, 1);
 		gen_put_bits(md, 19, 5, hw);
-		gen_put_bits(md, 24, 8, hop_budget(n) - n);
+		gen_put_bits(md, 24, 8, hop_budget(cfg, n) - n);
 		gen_put16(md + 4, cfg->instructions);
 		p = md + 8;
 	} else {
 		/* v0.5: ver:4 rep:2 C E rsvd:3 ins_cnt:5 max_hop_cnt:8 total_hop_cnt:8 | bitmap:16 rsvd:16 */
 		gen_put_bits(md, 0, 4, 0);
 		gen_put_bits(md, 11, 5, hw);
-		gen_put_bits(md, 16, 8, hop_budget(n));
+		gen_put_bits(md, 16, 8, hop_budget(cfg, n));
 		gen_put_bits(md, 24, 8, n);
 		gen_put16(md + 4, cfg->instructions);
 		p = md + 8;

@@ -15,6 +15,8 @@ struct gen_model {
 	uint32_t *seq;       /* per node and hw_id */
 	uint32_t *sent;      /* per node and hw_id: reports sent, for --seq-gap-every */
 	uint64_t thr_drop, thr_inter, thr_unavail, thr_cnp;
+	struct gen_p4 *p4;      /* --preset hopwatch-p4 */
+	struct gen_report next; /* its next report */
 };
 
 uint32_t gen_node_id(uint32_t node_idx)
@@ -108,8 +110,16 @@ struct gen_model *gen_model_new(const struct gen_cfg *cfg)
 		gen_model_free(m);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < cfg->flows; i++)
-		make_flow(cfg, &m->rng, i, &m->flows[i]);
+	for (uint32_t i = 0; i < cfg->flows; i++) {
+		if (cfg->p4)
+			gen_p4_flow(cfg, i, gen_splitmix(&m->rng), &m->flows[i]);
+		else
+			make_flow(cfg, &m->rng, i, &m->flows[i]);
+	}
+	if (cfg->p4 && !(m->p4 = gen_p4_new(cfg, m->flows))) {
+		gen_model_free(m);
+		return NULL;
+	}
 	for (uint32_t i = 0; i < cfg->nodes; i++)
 		m->clock_off[i] = gen_splitmix(&m->rng) % 200; /* PTP-synchronised within 200 ns */
 	for (size_t i = 0; i < (size_t)cfg->nodes * cfg->hw_ids; i++)
@@ -129,17 +139,22 @@ void gen_model_free(struct gen_model *m)
 	free(m->clock_off);
 	free(m->seq);
 	free(m->sent);
+	gen_p4_free(m->p4);
 	free(m);
 }
 
 void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns)
 {
-	(void)sim_ns;
 	const struct gen_cfg *cfg = m->cfg;
-	uint64_t r = gen_splitmix(&m->rng);
-	k->node_idx = (uint32_t)(r % cfg->nodes);
-	k->hw_id = (uint8_t)((r >> 32) % cfg->hw_ids);
 	k->n_reps = 0;
+	if (m->p4) {
+		gen_p4_next(m->p4, &m->rng, sim_ns, &k->node_idx, &m->next);
+		k->hw_id = 0; /* set_switch_id(node, 0) in p4/cli */
+	} else {
+		uint64_t r = gen_splitmix(&m->rng);
+		k->node_idx = (uint32_t)(r % cfg->nodes);
+		k->hw_id = (uint8_t)((r >> 32) % cfg->hw_ids);
+	}
 	if (cfg->format == GEN_FMT_INT) {
 		k->seq = 0;
 		return;
@@ -200,6 +215,10 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	static const uint8_t reasons[] = {6, 25, 29, 71, 80, 89, 160, 176};
 	static const uint8_t opcodes[] = {0x04, 0x0a, 0x06, 0x08, 0x11};
 	const struct gen_cfg *cfg = m->cfg;
+	if (m->p4) {
+		*r = m->next;
+		return;
+	}
 	uint64_t r0 = gen_splitmix(&m->rng);
 	uint32_t fi = (uint32_t)(r0 % cfg->flows);
 	const uint32_t sender = k->node_idx;
@@ -210,6 +229,8 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	r->n_stack = cfg->int_ver == GEN_INT_NONE ? 0 : (uint8_t)(hops + cfg->sink_md_stack);
 	r->flags = 0;
 	r->drop_reason = 0;
+	r->ttl = 0;
+	r->ecn_ce = 0;
 	r->psn = (uint32_t)(r0 >> 32) & 0xffffff;
 	r->roce_opcode = 0;
 	if (r->flow->roce)

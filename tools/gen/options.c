@@ -133,6 +133,20 @@ void gen_usage(FILE *f)
 	      "                        shared among the kinds that apply).  KIND:\n"
 	      "                        truncate, report-length, shim-length, hops, report-version,\n"
 	      "                        int-version, bitmap, ip-header-length, udp-length, or all\n"
+	      "Preset:\n"
+	      "  --preset hopwatch-p4  exactly what p4/hopwatch_v1model.p4 sends (p4/README.md, 'What the\n"
+	      "                        collector receives') on the line of p4/cli/: s1 source, s2.. transit,\n"
+	      "                        last switch sink (--nodes 2-9, default 3), ports 1 -> 2.  TR v2.0, one\n"
+	      "                        report per datagram, in_type 4, RepMdBits 0x7C00 (drops 0x4801), inner\n"
+	      "                        IPv4 cut to min(length, 512) in whole words, INT v2.1 NPT 0, DSCP\n"
+	      "                        0x17, bitmap 0xFC00, 8 hops at the source; sink INT reports (F), queue\n"
+	      "                        reports (Q F; depth >= --congest-threshold, default 20, quota 64,\n"
+	      "                        re-armed below 5, ECN CE), drop reports (D F, --drop-rate; reasons\n"
+	      "                        29, 26); microsecond timestamps; report from 10.0.0.<node>, MAC\n"
+	      "                        00:00:0a:00:<node>:03, UDP 50000+<node> (or --src-port) to --collector\n"
+	      "                        (10.0.0.100, MAC 00:00:00:00:00:64), ID 0, TTL 64, DF, UDP checksum 0;\n"
+	      "                        RoCEv2 flows 10.0.1.1 -> 10.0.2.2:4791, --payload 12-1200 (default 22).\n"
+	      "                        Options that the program fixes are refused with it\n"
 	      "  --help                this text\n",
 	      f);
 }
@@ -325,6 +339,7 @@ enum {
 	O_SINK_MD,
 	O_GEANT_TAIL,
 	O_GEANT_HOP_ML,
+	O_PRESET,
 	O_HELP,
 };
 
@@ -373,6 +388,7 @@ static const struct option longopts[] = {
     {"sink-md", required_argument, 0, O_SINK_MD},
     {"geant-tail", required_argument, 0, O_GEANT_TAIL},
     {"geant-hop-ml", required_argument, 0, O_GEANT_HOP_ML},
+    {"preset", required_argument, 0, O_PRESET},
     {"help", no_argument, 0, O_HELP},
     {0, 0, 0, 0},
 };
@@ -411,6 +427,85 @@ static int malform_opt(const char *s, struct gen_cfg *c, uint8_t *wanted)
 	            kind);
 }
 
+static const char *opt_name(int val)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
+/* --preset hopwatch-p4: what the program fixes cannot be chosen; what its configuration leaves
+ * open takes the values of p4/cli/ unless given. */
+static int preset_p4(struct gen_cfg *c, const uint8_t *seen)
+{
+	static const struct {
+		int opt;
+		const char *what;
+	} fixed[] = {
+	    {O_FORMAT, "TR v2.0"},
+	    {O_COALESCE, "one report per datagram"},
+	    {O_MTU, "one report per datagram"},
+	    {O_LAST_FF, "report_length is always the true length"},
+	    {O_REP_MD, "RepMdBits 0x7C00 (0x4801 for drops)"},
+	    {O_IN_TYPE, "in_type 4 (IPv4)"},
+	    {O_INTER_RATE, "I = 0"},
+	    {O_SINK_MD, "the sink's metadata in the report"},
+	    {O_INT_VERSION, "INT v2.1"},
+	    {O_HOPS, "the line: --nodes - 1 hops at the sink"},
+	    {O_INSTR, "bitmap 0xFC00"},
+	    {O_ENCAP, "INT over UDP/TCP"},
+	    {O_DETECT, "DSCP (int_source_dscp in p4/cli)"},
+	    {O_INT_DSCP, "HW_INT_DSCP 0x17"},
+	    {O_INT_PORT, "DSCP (int_source_dscp in p4/cli)"},
+	    {O_UNAVAIL, "every value available"},
+	    {O_PROFILE, "the standard profile"},
+	    {O_GEANT_TAIL, "the standard profile"},
+	    {O_GEANT_HOP_ML, "the standard profile"},
+	    {O_L4, "RoCEv2 over UDP (the first watchlist entry of p4/cli)"},
+	    {O_IP, "IPv4"},
+	    {O_ORIG_PAYLOAD, "the inner packet is cut at 512 B, its lengths are the true ones"},
+	    {O_HW_IDS, "one hw_id per switch (0)"},
+	    {O_MALFORM, "no malformed reports"},
+	};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (seen[fixed[i].opt - O_OUT])
+			return fail(opt_name(fixed[i].opt), "not with --preset hopwatch-p4 (the program sends %s)",
+			            fixed[i].what);
+	c->format = GEN_FMT_TR20;
+	c->coalesce = 1;
+	c->rep_md = GEN_P4_REP_MD;
+	c->in_type = GEN_IN_IP;
+	c->int_ver = GEN_INT_V21;
+	c->instructions = GEN_I_NODE | GEN_I_PORTS | GEN_I_LATENCY | GEN_I_QUEUE | GEN_I_IG_TS | GEN_I_EG_TS;
+	c->encap = GEN_ENCAP_L4;
+	c->detect = GEN_DETECT_DSCP;
+	c->int_dscp = 0x17;
+	c->profile = HW_PROFILE_STANDARD;
+	c->l4 = GEN_L4_UDP;
+	c->ipver = GEN_IP4;
+	c->roce = 1;
+	c->hw_ids = 1;
+	if (!seen[O_NODES - O_OUT])
+		c->nodes = 3;
+	if (c->nodes < 2 || c->nodes > GEN_P4_MAX_NODES)
+		return fail("nodes", "--preset hopwatch-p4 runs a line of 2 to %u switches (source .. sink)",
+		            GEN_P4_MAX_NODES);
+	c->hops = c->hops_min = (uint8_t)(c->nodes - 1);
+	if (!seen[O_PAYLOAD - O_OUT])
+		c->payload = 22; /* BTH + "payload-N." as in tests/p4/data */
+	if (c->payload < 12 || c->payload > GEN_P4_MAX_PAYLOAD)
+		return fail("payload", "--preset hopwatch-p4: 12 (the BTH) to %u bytes (no M flag at a 1500 B MTU)",
+		            GEN_P4_MAX_PAYLOAD);
+	c->orig_payload = c->payload;
+	if (!seen[O_CONGEST - O_OUT])
+		c->congest_threshold = 20; /* set_queue_thresholds 2 0 => 20 ... */
+	if (!seen[O_COLLECTOR - O_OUT])
+		c->collector_ip[0] = 10, c->collector_ip[1] = 0, c->collector_ip[2] = 0, c->collector_ip[3] = 100;
+	c->sender_net[0] = 10, c->sender_net[1] = 0, c->sender_net[2] = 0, c->sender_net[3] = 0; /* 10.0.0.<node> */
+	return 0;
+}
+
 int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *paths)
 {
 	static const char *const formats[] = {"tr2.0", "tr1.0", "tr0.5", "int", NULL};
@@ -430,6 +525,7 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 	uint8_t wanted[GEN_M_COUNT] = {0};
 	uint64_t v;
 	int e, x;
+	uint8_t seen[O_HELP - O_OUT + 1] = {0};
 	memset(paths, 0, sizeof(*paths));
 	optind = 1;
 	opterr = 0;
@@ -439,7 +535,14 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		if (o == -1)
 			break;
 		const char *name = longindex >= 0 ? longopts[longindex].name : "";
+		if (o >= O_OUT && o <= O_HELP)
+			seen[o - O_OUT] = 1;
 		switch (o) {
+		case O_PRESET:
+			if (strcmp(optarg, "hopwatch-p4"))
+				return fail(name, "unknown preset '%s' (known: hopwatch-p4)", optarg);
+			c->p4 = 1;
+			break;
 		case O_OUT: paths->out = optarg; break;
 		case O_TRUTH: paths->truth = optarg; break;
 		case O_SUMMARY: paths->summary = optarg; break;
@@ -642,6 +745,8 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 	}
 	if (!paths->out)
 		return fail("out", "is required");
+	if (c->p4 && (e = preset_p4(c, seen)))
+		return e;
 
 	/* defaults that depend on the format and profile */
 	if (!int_ver_set)

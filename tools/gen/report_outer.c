@@ -12,11 +12,17 @@ void gen_outer_begin(const struct gen_cfg *cfg, struct gen_pkt *k)
 	uint8_t *p = k->buf;
 	uint32_t a = k->node_idx + 1;
 	uint8_t src_mac[6] = {0x02, 0x00, 0x0a, (uint8_t)(a >> 16), (uint8_t)(a >> 8), (uint8_t)a};
-	p = gen_eth(p, collector_mac, src_mac, 0x0800);
+	if (cfg->p4) {
+		/* report_encap of p4/cli/: from 00:00:0a:00:<node>:03 (port 3) to the collector's MAC */
+		static const uint8_t p4_collector_mac[6] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x64};
+		const uint8_t p4_src[6] = {0x00, 0x00, 0x0a, 0x00, (uint8_t)a, 0x03};
+		p = gen_eth(p, p4_collector_mac, p4_src, 0x0800);
+	} else
+		p = gen_eth(p, collector_mac, src_mac, 0x0800);
 	memset(p, 0, 28);
 	p[0] = 0x45;
-	gen_put16(p + 4, k->seq & 0xffff); /* identification */
-	p[6] = 0x40;                       /* DF */
+	gen_put16(p + 4, cfg->p4 ? 0 : k->seq & 0xffff); /* identification */
+	p[6] = 0x40;                                     /* DF */
 	p[8] = 64;
 	p[9] = 17;
 	p[12] = cfg->sender_net[0];
@@ -27,6 +33,8 @@ void gen_outer_begin(const struct gen_cfg *cfg, struct gen_pkt *k)
 	uint16_t sport;
 	if (cfg->src_port >= 0)
 		sport = (uint16_t)cfg->src_port;
+	else if (cfg->p4)
+		sport = (uint16_t)(GEN_P4_SRC_PORT + a); /* 50001, 50002, 50003 in p4/cli */
 	else if (cfg->format == GEN_FMT_TR05)
 		sport = 0; /* fabric-tna */
 	else

@@ -16,8 +16,10 @@ unsigned gen_tr2_md_bytes(uint16_t bits)
 	return n;
 }
 
-static uint16_t report_bits(const struct gen_cfg *cfg, const struct gen_report *r)
+uint16_t gen_tr2_report_bits(const struct gen_cfg *cfg, const struct gen_report *r)
 {
+	if (cfg->p4)
+		return (r->flags & HW_RF_DROPPED) ? GEN_P4_REP_MD_DROP : GEN_P4_REP_MD;
 	uint16_t bits = cfg->sink_md_stack ? 0 : cfg->rep_md & (uint16_t)~GEN_R_DROP;
 	if (r->flags & HW_RF_DROPPED)
 		bits |= GEN_R_DROP;
@@ -54,7 +56,7 @@ void gen_tr2_close(const struct gen_cfg *cfg, struct gen_pkt *k)
 int gen_tr2_add(const struct gen_cfg *cfg, struct gen_pkt *k, const struct gen_report *r)
 {
 	const struct gen_hop *h = &r->hops[r->n_stack];
-	const uint16_t bits = report_bits(cfg, r);
+	const uint16_t bits = gen_tr2_report_bits(cfg, r);
 	uint8_t *hdr = k->buf + k->len;
 	uint8_t *p = hdr + 4;
 	if (!k->marks.rep_off)
@@ -95,7 +97,19 @@ int gen_tr2_add(const struct gen_cfg *cfg, struct gen_pkt *k, const struct gen_r
 		p = gen_put16(p, 0);
 	}
 	size_t md_bytes = (size_t)(p - md);
-	p = gen_data_packet(cfg, r, p, k->buf, &k->marks, cfg->in_type == GEN_IN_ETH, 1, 4);
+	if (cfg->p4) {
+		/* hopwatch_v1model.p4: the whole packet from IPv4 on, cut to min(total length,
+		 * HW_REPORT_INNER_MAX) rounded down to whole words */
+		uint8_t *inner = p;
+		p = gen_data_packet(cfg, r, p, k->buf, &k->marks, 0, 0, 0);
+		size_t keep = (size_t)(p - inner);
+		if (keep > GEN_P4_INNER_MAX)
+			keep = GEN_P4_INNER_MAX;
+		p = inner + (keep & ~(size_t)3);
+		if (k->marks.inner_end > (size_t)(p - k->buf))
+			k->marks.inner_end = (uint16_t)(p - k->buf);
+	} else
+		p = gen_data_packet(cfg, r, p, k->buf, &k->marks, cfg->in_type == GEN_IN_ETH, 1, 4);
 	size_t words = (size_t)(p - (hdr + 4)) / 4;
 	/* rep_type:4 in_type:4 | report_length:8 | md_length:8 | D Q F I rsvd:4 */
 	hdr[0] = (uint8_t)(1u << 4 | in_type(cfg, r));

@@ -50,6 +50,8 @@ static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, s
 	 * shim or tail; GEANT saves none (0 there). */
 	o->dscp = int_dscp ? (cfg->profile == HW_PROFILE_GEANT ? 0 : f->dscp) : f->dscp;
 	o->ecn = int_dscp && cfg->profile == HW_PROFILE_GEANT ? 0 : f->ecn; /* GEANT writes TOS 0x80 */
+	if (r->ecn_ce)
+		o->ecn = 3; /* marked CE on the way (congestion events) */
 	if (f->roce) {
 		o->valid |= HW_V_ROCE;
 		o->roce_opcode = r->roce_opcode;
@@ -170,7 +172,7 @@ static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struc
 		return;
 	}
 	/* TR v2.0 RepMdBits */
-	uint16_t bits = cfg->rep_md;
+	uint16_t bits = gen_tr2_report_bits(cfg, r);
 	if (bits & GEN_R_PORTS) {
 		o->valid |= HW_V_PORTS;
 		o->ingress_port = h->in_port;
@@ -230,7 +232,10 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 		const struct gen_report *r = &k->reps[ri];
 		/* --sink-md stack: the sink's stack entry is the reporting node's hop; the report's drop
 		 * fields are merged into it instead of making a record of their own */
-		const int merged = cfg->sink_md_stack && !bare && r->n_stack;
+		const int merged =
+		    (cfg->sink_md_stack ||
+		     (cfg->p4 && r->n_stack && r->hops[r->n_stack - 1].node_id == gen_node_id(k->node_idx))) &&
+		    !bare && r->n_stack;
 		const unsigned path = r->n_stack + (bare || merged ? 0 : 1);
 		if (n + path > cap)
 			break;
