@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <unistd.h>
 
 #include "collector.h"
 #include "hopwatch/pcap_input.h"
@@ -93,6 +95,22 @@ static int loop(void *arg)
 	r->packets = n_total;
 	r->sum = sum;
 	return 0;
+}
+
+/* Remove the record files a run wrote, so that repeated runs do not fill the (tmpfs) directory. */
+static void remove_records(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "records-", 8) || !strncmp(e->d_name, ".records-", 9)) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -202,6 +220,8 @@ int main(int argc, char **argv)
 			loop(&run);
 			if (mode != BARE)
 				hw_collector_finish(&col);
+			if (mode == WORKER_SINK)
+				remove_records(sink_dir);
 			rate[r] = (double)run.packets * rpp / run.seconds;
 		}
 		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
