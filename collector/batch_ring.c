@@ -2,12 +2,11 @@
 #include <stdlib.h>
 
 #include "batch_ring.h"
+#include "table_size.h"
 
 int hw_batch_ring_init(struct hw_batch_ring *r, uint32_t size)
 {
-	uint32_t n = 2;
-	while (n < size && n < (1u << 16))
-		n <<= 1;
+	uint32_t n = hw_pow2_at_least(size, 2, 1u << 16);
 	r->slots = calloc(n, sizeof(*r->slots));
 	if (!r->slots)
 		return -1;

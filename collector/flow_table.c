@@ -3,14 +3,13 @@
 #include <stdlib.h>
 
 #include "flow_table.h"
+#include "table_size.h"
 
 int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 {
 	if (capacity < 1)
 		capacity = 1;
-	uint32_t nb = 16;
-	while (nb < capacity && nb < (1u << 30))
-		nb <<= 1;
+	uint32_t nb = hw_pow2_at_least(capacity, 16, 1u << 30);
 	t->e = calloc(capacity, sizeof(*t->e));
 	t->buckets = malloc((size_t)nb * sizeof(uint32_t));
 	if (!t->e || !t->buckets) {

@@ -4,17 +4,16 @@
 #include <stdlib.h>
 
 #include "seq_tracker.h"
+#include "table_size.h"
 
 int hw_seq_tracker_init(struct hw_seq_tracker *t, uint32_t capacity)
 {
-	uint32_t cap = 16;
-	while (cap < capacity && cap < (1u << 28))
-		cap <<= 1;
+	uint32_t cap = hw_pow2_at_least(capacity, 16, 1u << 28);
 	t->slots = calloc(cap, sizeof(*t->slots));
 	if (!t->slots)
 		return -1;
 	t->mask = cap - 1;
-	t->limit = cap / 4 * 3;
+	t->limit = hw_table_limit(cap);
 	t->n = 0;
 	t->overflow = 0;
 	return 0;

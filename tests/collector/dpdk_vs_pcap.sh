@@ -32,15 +32,7 @@ run_case() { # name, gen args...
 
 run_case tr2 --format tr2.0 --count 3000 --coalesce 3 --seq-gap-every 50 --hw-ids 2 --seed 3
 # Report loss: every gap in each sender's sequence numbers, worked out from the truth file.
-expected_lost=$(python3 - "$dir/tr2.truth" <<'PY'
-import collections, json, sys
-seqs = collections.defaultdict(set)
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    seqs[(r["report_node"], r["hw_id"])].add(r["report_seq"])
-print(sum(max(s) - min(s) + 1 - len(s) for s in seqs.values()))
-PY
-)
+expected_lost=$(truth_report_loss "$dir/tr2.truth")
 got_lost=$(count report_packets_lost "$dir/tr2.dpdk.cnt")
 [ "$expected_lost" -gt 0 ] || fail "the generator left no sequence gaps"
 [ "$got_lost" = "$expected_lost" ] || fail "report loss: collector counted $got_lost, the gaps add up to $expected_lost"

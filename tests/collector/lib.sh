@@ -23,3 +23,26 @@ wait_for_line() {
   done
   return 0
 }
+
+# Report packets missing from each sender's sequence, worked out from a truth / records JSONL file.
+truth_report_loss() {
+  python3 - "$1" <<'PY'
+import collections, json, sys
+seqs = collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    seqs[(r["report_node"], r["hw_id"])].add(r["report_seq"])
+print(sum(max(s) - min(s) + 1 - len(s) for s in seqs.values()))
+PY
+}
+
+# make_veth_ns NS: a network namespace holding a veth pair tx0 <-> rx0, up, without IPv6 chatter.
+make_veth_ns() {
+  ip netns add "$1" || fail "cannot create network namespace $1"
+  ip -n "$1" link add tx0 type veth peer name rx0 || fail "cannot create veth pair"
+  for i in tx0 rx0; do
+    ip netns exec "$1" sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
+    ip -n "$1" link set "$i" up
+  done
+  ip -n "$1" link set lo up
+}

@@ -16,13 +16,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-ip netns add "$ns" || fail "cannot create network namespace $ns"
-ip -n "$ns" link add tx0 type veth peer name rx0 || fail "cannot create veth pair"
-for i in tx0 rx0; do
-  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
-  ip -n "$ns" link set "$i" up
-done
-ip -n "$ns" link set lo up
+make_veth_ns "$ns"
 
 "$gen" reports --format tr2.0 --count 2000 --hops 1-6 --seed 11 --out "$dir/r.pcap" --truth "$dir/truth.jsonl" 2>/dev/null ||
   fail "generator failed"

@@ -58,15 +58,7 @@ for _ in $(seq 150); do
   sleep 0.2
 done
 [ "$got" = "$want_records" ] || { tail -5 "$dir/prom.log"; fail "Prometheus query returned $got, want $want_records"; }
-lost_truth=$(python3 - "$dir/t.jsonl" <<'PY'
-import collections, json, sys
-seqs = collections.defaultdict(set)
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    seqs[(r["report_node"], r["hw_id"])].add(r["report_seq"])
-print(sum(max(s) - min(s) + 1 - len(s) for s in seqs.values()))
-PY
-)
+lost_truth=$(truth_report_loss "$dir/t.jsonl")
 lost=$(query 'sum(hopwatch_report_packets_lost_total)')
 [ "$lost" = "$lost_truth" ] || fail "Prometheus: report loss $lost, the sequence gaps say $lost_truth"
 queues=$(query 'count(hopwatch_queue_reports_total)')

@@ -16,12 +16,7 @@ cleanup() {
   rm -rf "$dir"
 }
 trap cleanup EXIT
-ip netns add "$ns" || fail "cannot create network namespace"
-ip -n "$ns" link add tx0 type veth peer name rx0 || fail "cannot create veth pair"
-for i in tx0 rx0; do
-  ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
-  ip -n "$ns" link set "$i" up
-done
+make_veth_ns "$ns"
 "$gen" reports --format tr2.0 --count 20000 --hops 2-5 --seed 21 --out "$dir/r.pcap" 2>/dev/null || fail "generator failed"
 mkdir "$dir/files"
 
