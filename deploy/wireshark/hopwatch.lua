@@ -69,6 +69,7 @@ F.r_inner = add(ProtoField.bytes("hopwatch.report.inner", "Inner packet"))
 F.r_hop = add(ProtoField.uint32("hopwatch.report.hop", "Reporting node's hop", base.DEC))
 F.r_pad = add(ProtoField.bytes("hopwatch.report.padding", "Padding"))
 -- the inner flow, copied from Wireshark's own IP/UDP/TCP dissectors of the inner packet
+F.flow = add(ProtoField.none("hopwatch.flow", "Inner flow (from Wireshark's dissectors)"))
 F.flow_src = add(ProtoField.string("hopwatch.flow.src_ip", "Inner source address"))
 F.flow_dst = add(ProtoField.string("hopwatch.flow.dst_ip", "Inner destination address"))
 F.flow_proto = add(ProtoField.uint8("hopwatch.flow.ip_proto", "Inner IP protocol", base.DEC))
@@ -101,6 +102,9 @@ F.reserved_md = add(ProtoField.uint32("hopwatch.hop.reserved_md", "Metadata of a
 F.unavailable = add(ProtoField.string("hopwatch.hop.unavailable", "Unavailable (all ones)"))
 
 -- INT headers
+F.i_shim = addi(ProtoField.none("int.shim", "INT shim header"))
+F.i_md = addi(ProtoField.none("int.md", "INT metadata header"))
+F.i_tail = addi(ProtoField.none("int.tail", "INT tail header"))
 F.i_version = addi(ProtoField.string("int.version", "INT version"))
 F.i_detect = addi(ProtoField.string("int.detected_by", "Detected by"))
 F.i_shim_type = addi(ProtoField.uint8("int.shim.type", "Shim type", base.DEC, shim_type_vals))
@@ -338,17 +342,18 @@ end
 -- (generated) hop latency = egress - ingress mod 2^32.
 local function decode_hop(t, r, tbl, bitmap, ts32)
 	local off = 0
-	local ig, eg
+	local ig, eg, lat_unavailable
 	for _, e in ipairs(tbl) do
 		if bit32.band(bitmap, e[1]) ~= 0 then
 			local fr = r(off, e[2])
 			e[3](t, fr)
 			if e[1] == 0x0800 then ig = fr end
 			if e[1] == 0x0400 then eg = fr end
+			if e[1] == 0x2000 and is_all_ones(fr) then lat_unavailable = true end
 			off = off + e[2]
 		end
 	end
-	if ts32 and bit32.band(bitmap, 0x2000) == 0 and ig and eg and ig:len() == 4 and eg:len() == 4
+	if ts32 and (bit32.band(bitmap, 0x2000) == 0 or lat_unavailable) and ig and eg and ig:len() == 4 and eg:len() == 4
 		and not is_all_ones(ig) and not is_all_ones(eg) then
 		local lat = (eg:uint() - ig:uint()) % 4294967296
 		t:add(F.hop_latency, eg, lat):set_generated()
@@ -382,7 +387,7 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 		return false
 	end
 	local md = tvb(off, hdr_len)
-	local mt = it:add(md, "INT metadata header")
+	local mt = it:add(F.i_md, md)
 	local ver = md(0, 1):bitfield(0, 4)
 	local vi = mt:add(F.i_md_ver, md(0, 1), ver)
 	local want = ({ ["2.1"] = 2, ["1.0"] = 1, ["0.5"] = 0, ["geant"] = 1 })[version]
@@ -498,7 +503,7 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 		decode_hop(ht, r, tbl, bitmap, ts32)
 	end
 	if tail then
-		local tt = it:add(tail, "INT tail header")
+		local tt = it:add(F.i_tail, tail)
 		tt:add(F.i_tail_proto, tail(0, 1))
 		tt:add(F.i_tail_dport, tail(1, 2))
 		tt:add(F.i_tail_dscp, tail(3, 1))
@@ -533,7 +538,7 @@ local function decode_int(tvb, pinfo, tree, kind, how, np)
 	local it = parent:add(intp, tvb(0, math.min(total, 4)))
 	it:add(F.i_detect, tvb(0, 0), how):set_generated()
 	local shim = tvb(0, 4)
-	local st = it:add(shim, "INT shim header")
+	local st = it:add(F.i_shim, shim)
 	local body_len, consumed
 	if version == "2.1" then
 		st:add(F.i_shim_type, shim(0, 1), stype)
@@ -682,9 +687,17 @@ local function l4_wrapper(l4)
 				end
 				pending = { how = how, l4 = l4, sport = sport, dport = dport }
 				local ok, err = pcall(safe_call, real, tvb, pinfo, tree, tree)
+				local missed = pending
 				pending = nil
 				for port, d in pairs(saved) do
 					if d then tbl:add(port, d) else tbl:remove(port, int_payload) end
+				end
+				if missed then
+					-- the UDP/TCP dissector did not hand its payload on (e.g. a TCP segment it
+					-- considers out of order or a retransmission): decode the INT headers here
+					pending = missed
+					local ok2 = pcall(int_payload.dissector, tvb(hdr):tvb(), pinfo, tree)
+					pending = nil
 				end
 				return tvb:len()
 			end
@@ -787,7 +800,7 @@ local function dissect_inner(inner, pinfo, tree, rt, kind)
 	for i, f in ipairs(src4) do if f.offset > bestoff then best, bestoff, v6 = i, f.offset, false end end
 	for i, f in ipairs(src6) do if f.offset > bestoff then best, bestoff, v6 = i, f.offset, true end end
 	if not best then return end
-	local ft = rt:add(inner(0, 0), "Inner flow (from Wireshark's dissectors)")
+	local ft = rt:add(F.flow, inner(0, 0))
 	ft:set_generated()
 	local function put(field, arr, conv)
 		local f = arr[best]
