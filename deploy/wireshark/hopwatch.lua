@@ -153,8 +153,9 @@ E.md_length = ProtoExpert.new("hopwatch.expert.md_length", "Metadata length does
 E.truncated = ProtoExpert.new("hopwatch.expert.truncated", "Report header truncated",
 	expert.group.MALFORMED, expert.severity.ERROR)
 E.note = ProtoExpert.new("hopwatch.expert.note", "Note", expert.group.PROTOCOL, expert.severity.NOTE)
-E.inner = ProtoExpert.new("hopwatch.expert.inner_malformed", "Wireshark's dissector of the inner packet failed",
-	expert.group.MALFORMED, expert.severity.ERROR)
+E.inner = ProtoExpert.new("hopwatch.expert.inner_exception",
+	"Wireshark's dissector of the (truncated) inner packet raised an exception",
+	expert.group.MALFORMED, expert.severity.WARN)
 hw.experts = { E.version, E.length, E.md_length, E.truncated, E.note, E.inner }
 E.i_version = ProtoExpert.new("int.expert.version", "Unknown INT metadata header version",
 	expert.group.MALFORMED, expert.severity.ERROR)
@@ -220,12 +221,14 @@ local fx = {
 local function all(f) return { f() } end
 
 -- Call one of Wireshark's dissectors; an exception it raises (e.g. a malformed inner packet) becomes
--- expert info on `where` instead of a Lua error.
+-- expert info on `where` (if given; Wireshark adds its own "Malformed Packet" item) instead of a Lua
+-- error.
 local function safe_call(d, tvb, pinfo, tree, where)
 	local ok, res = pcall(function() return d:call(tvb, pinfo, tree) end)
 	if ok then return res end
 	if where then
-		where:add_proto_expert_info(E.inner, "Wireshark's dissector raised: " .. tostring(res):gsub("^.-Dissector_call: ", ""))
+		where:add_proto_expert_info(E.inner, "Wireshark's dissector of the inner packet raised: " ..
+			(tostring(res):gsub("^.-Dissector_call: ", "")))
 	end
 	return tvb:len()
 end
@@ -391,6 +394,11 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 	local ver = md(0, 1):bitfield(0, 4)
 	local vi = mt:add(F.i_md_ver, md(0, 1), ver)
 	local want = ({ ["2.1"] = 2, ["1.0"] = 1, ["0.5"] = 0, ["geant"] = 1 })[version]
+	if version == "geant" and ver ~= 1 and md(0, 1):bitfield(0, 2) == 1 then
+		-- GEANT's int_p4c-dpdk (2601_double_header.pcap) writes 0x40: a 2-bit version 1
+		vi:append_text(" (first 2 bits: version 1, GEANT int_p4c-dpdk layout)")
+		ver = 1
+	end
 	if ver ~= want then
 		vi:add_proto_expert_info(E.i_version, string.format("INT metadata header version %d (expected %d for INT %s)",
 			ver, want, version == "geant" and "1.0 (geant)" or version))
@@ -625,11 +633,11 @@ local function payload_after_int(rest, pinfo, tree, l4, dport, sport)
 	for _, p in ipairs({ lo, hi }) do
 		local d = tbl:get_dissector(p)
 		if d then
-			local n = safe_call(d, rest, pinfo, tree, tree)
+			local n = safe_call(d, rest, pinfo, tree, nil)
 			if n and n > 0 then return end
 		end
 	end
-	safe_call(dis_data, rest, pinfo, tree, tree)
+	safe_call(dis_data, rest, pinfo, tree, nil)
 end
 
 function int_payload.dissector(tvb, pinfo, tree)
@@ -686,7 +694,7 @@ local function l4_wrapper(l4)
 					end
 				end
 				pending = { how = how, l4 = l4, sport = sport, dport = dport }
-				local ok, err = pcall(safe_call, real, tvb, pinfo, tree, tree)
+				local ok, err = pcall(safe_call, real, tvb, pinfo, tree, nil)
 				local missed = pending
 				pending = nil
 				for port, d in pairs(saved) do
@@ -702,7 +710,7 @@ local function l4_wrapper(l4)
 				return tvb:len()
 			end
 		end
-		return safe_call(real, tvb, pinfo, tree, tree)
+		return safe_call(real, tvb, pinfo, tree, nil)
 	end
 end
 
@@ -725,7 +733,7 @@ function int_gpe.dissector(tvb, pinfo, tree)
 	local rest = tvb(n):tvb()
 	if info.next_proto and rest:len() > 0 then
 		local d = gpe_table:get_dissector(info.next_proto) or dis_data
-		safe_call(d, rest, pinfo, tree, tree)
+		safe_call(d, rest, pinfo, tree, nil)
 	end
 	return tvb:len()
 end
@@ -773,7 +781,7 @@ function int_geneve.dissector(tvb, pinfo, tree)
 			off = off + 4 + olen
 		end
 	end
-	return safe_call(dis_geneve, tvb, pinfo, tree, tree)
+	return safe_call(dis_geneve, tvb, pinfo, tree, nil)
 end
 
 ----------------------------------------------------------------------------------------------------
