@@ -51,10 +51,8 @@ F.r_flag_d = add(ProtoField.bool("hopwatch.report.flags.d", "D (dropped)"))
 F.r_flag_q = add(ProtoField.bool("hopwatch.report.flags.q", "Q (congested queue)"))
 F.r_flag_f = add(ProtoField.bool("hopwatch.report.flags.f", "F (tracked flow)"))
 F.r_flag_i = add(ProtoField.bool("hopwatch.report.flags.i", "I (intermediate)"))
-F.r_raw = add(ProtoField.uint32("hopwatch.report.word0", "Header word", base.HEX))
 F.r_nproto = add(ProtoField.uint8("hopwatch.report.nproto", "Next protocol", base.DEC))
 F.r_length = add(ProtoField.uint8("hopwatch.report.length", "Length (words)", base.DEC))
-F.r_rsvd = add(ProtoField.uint32("hopwatch.report.reserved", "Reserved", base.HEX))
 F.report = add(ProtoField.uint16("hopwatch.report", "Individual report", base.DEC))
 F.r_rep_type = add(ProtoField.uint8("hopwatch.report.rep_type", "RepType", base.DEC, rep_type_vals))
 F.r_in_type = add(ProtoField.uint8("hopwatch.report.in_type", "InType", base.DEC, in_type_vals))
@@ -140,7 +138,6 @@ F.i_hop = addi(ProtoField.uint8("int.hop", "Hop (stack entry, newest first)", ba
 F.i_tail_proto = addi(ProtoField.uint8("int.tail.next_proto", "Tail: IP protocol", base.DEC))
 F.i_tail_dport = addi(ProtoField.uint16("int.tail.dst_port", "Tail: original destination port", base.DEC))
 F.i_tail_dscp = addi(ProtoField.uint8("int.tail.dscp", "Tail: original DSCP", base.DEC))
-F.i_rest = addi(ProtoField.bytes("int.extra", "Bytes after the stack inside the INT length"))
 
 -- Expert info
 local E = {}
@@ -622,16 +619,21 @@ end
 -- (DSCP or UDP port), and if so lets Wireshark's UDP/TCP dissector run with the payload dissector
 -- below temporarily registered on the packet's ports.
 ----------------------------------------------------------------------------------------------------
-local pending = nil -- { how = "dscp"|"port" } while a wrapped UDP/TCP dissector runs
+-- While a wrapped UDP/TCP dissector runs: { how = "dscp"|"port", l4, sport, dport, saved = { [port] =
+-- the dissector the port table had before (false: none) } }
+local pending = nil
 
 local int_payload = Proto("int_payload", "INT-MD after TCP/UDP")
 
-local function payload_after_int(rest, pinfo, tree, l4, dport, sport)
+-- The L4 payload after the INT headers (or all of it when it was no INT after all) goes to the
+-- dissector of the (original) ports, lower port first as Wireshark's UDP/TCP do, else to data.
+local function payload_after_int(rest, pinfo, tree, p, dport)
 	if rest:len() == 0 then return end
-	local tbl = (l4 == "tcp") and tcp_port_table or udp_port_table
-	local lo, hi = math.min(dport, sport), math.max(dport, sport)
-	for _, p in ipairs({ lo, hi }) do
-		local d = tbl:get_dissector(p)
+	local tbl = (p.l4 == "tcp") and tcp_port_table or udp_port_table
+	local lo, hi = math.min(dport, p.sport), math.max(dport, p.sport)
+	for _, port in ipairs({ lo, hi }) do
+		local d
+		if p.saved[port] ~= nil then d = p.saved[port] or nil else d = tbl:get_dissector(port) end
 		if d then
 			local n = safe_call(d, rest, pinfo, tree, nil)
 			if n and n > 0 then return end
@@ -645,11 +647,15 @@ function int_payload.dissector(tvb, pinfo, tree)
 	if not p then return 0 end
 	pending = nil
 	local n, info = decode_int(tvb, pinfo, tree, "l4", p.how)
-	if n == 0 then return 0 end
+	if n == 0 then
+		-- DSCP or port matched but no INT shim: the payload goes where it would have gone
+		payload_after_int(tvb, pinfo, tree, p, p.dport)
+		return tvb:len()
+	end
 	if n < 0 then return tvb:len() end
 	pinfo.cols.protocol:append("/INT")
 	local dport = (info and info.dport) or p.dport
-	payload_after_int(tvb(n):tvb(), pinfo, tree, p.l4, dport, p.sport)
+	if n < tvb:len() then payload_after_int(tvb(n):tvb(), pinfo, tree, p, dport) end
 	return tvb:len()
 end
 
@@ -693,8 +699,8 @@ local function l4_wrapper(l4)
 						tbl:add(port, int_payload)
 					end
 				end
-				pending = { how = how, l4 = l4, sport = sport, dport = dport }
-				local ok, err = pcall(safe_call, real, tvb, pinfo, tree, nil)
+				pending = { how = how, l4 = l4, sport = sport, dport = dport, saved = saved }
+				pcall(safe_call, real, tvb, pinfo, tree, nil)
 				local missed = pending
 				pending = nil
 				for port, d in pairs(saved) do
@@ -704,7 +710,7 @@ local function l4_wrapper(l4)
 					-- the UDP/TCP dissector did not hand its payload on (e.g. a TCP segment it
 					-- considers out of order or a retransmission): decode the INT headers here
 					pending = missed
-					local ok2 = pcall(int_payload.dissector, tvb(hdr):tvb(), pinfo, tree)
+					pcall(int_payload.dissector, tvb(hdr):tvb(), pinfo, tree)
 					pending = nil
 				end
 				return tvb:len()
