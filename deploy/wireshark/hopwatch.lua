@@ -153,7 +153,6 @@ E.note = ProtoExpert.new("hopwatch.expert.note", "Note", expert.group.PROTOCOL, 
 E.inner = ProtoExpert.new("hopwatch.expert.inner_exception",
 	"Wireshark's dissector of the (truncated) inner packet raised an exception",
 	expert.group.MALFORMED, expert.severity.WARN)
-hw.experts = { E.version, E.length, E.md_length, E.truncated, E.note, E.inner }
 E.i_version = ProtoExpert.new("int.expert.version", "Unknown INT metadata header version",
 	expert.group.MALFORMED, expert.severity.ERROR)
 E.i_shim_length = ProtoExpert.new("int.expert.shim_length", "INT length does not fit",
@@ -165,7 +164,6 @@ E.i_hops = ProtoExpert.new("int.expert.hops", "Hop count does not fit the stack"
 E.i_truncated = ProtoExpert.new("int.expert.truncated", "INT header truncated",
 	expert.group.MALFORMED, expert.severity.ERROR)
 E.i_note = ProtoExpert.new("int.expert.note", "Note", expert.group.PROTOCOL, expert.severity.NOTE)
-intp.experts = { E.i_version, E.i_shim_length, E.i_bitmap, E.i_hops, E.i_truncated, E.i_note }
 
 ----------------------------------------------------------------------------------------------------
 -- Preferences
@@ -518,7 +516,7 @@ end
 
 -- Is there INT at tvb[0..]?  Decode it.  Returns consumed bytes or 0, plus extra info.
 -- how: "dscp" | "port" | "gpe" | "geneve"
-local function decode_int(tvb, pinfo, tree, kind, how, np)
+local function decode_int_checked(tvb, pinfo, tree, kind, how, np)
 	local total = tvb:len()
 	if total < 4 then return 0 end
 	local b0 = tvb(0, 1):uint()
@@ -612,6 +610,17 @@ local function decode_int(tvb, pinfo, tree, kind, how, np)
 	end
 	if version == "geant" and not tail then info.dscp = nil end
 	return consumed, info
+end
+
+E.i_internal = ProtoExpert.new("int.expert.internal", "Dissector error (please report it with the capture)",
+	expert.group.MALFORMED, expert.severity.ERROR)
+
+-- Every read is range-checked; this only turns a remaining mistake into expert info, not a Lua error.
+local function decode_int(tvb, pinfo, tree, kind, how, np)
+	local ok, n, info = pcall(decode_int_checked, tvb, pinfo, tree, kind, how, np)
+	if ok then return n, info end
+	int_tree_parent(tree):add_proto_expert_info(E.i_internal, "Dissector error: " .. tostring(n))
+	return -1, {}
 end
 
 ----------------------------------------------------------------------------------------------------
@@ -736,10 +745,9 @@ function int_gpe.dissector(tvb, pinfo, tree)
 	local n, info = decode_int(tvb, pinfo, tree, "gpe", "VXLAN-GPE next protocol", np)
 	if n <= 0 then return tvb:len() end
 	pinfo.cols.protocol:append("/INT")
-	local rest = tvb(n):tvb()
-	if info.next_proto and rest:len() > 0 then
+	if info.next_proto and n < tvb:len() then
 		local d = gpe_table:get_dissector(info.next_proto) or dis_data
-		safe_call(d, rest, pinfo, tree, nil)
+		safe_call(d, tvb(n):tvb(), pinfo, tree, nil)
 	end
 	return tvb:len()
 end
@@ -921,7 +929,6 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 			if bit32.band(bitsv, 0x8000) ~= 0 then
 				bi:add_proto_expert_info(E.note, "RepMdBits bit 0 (0x8000) is reserved")
 			end
-			local mdr = tvb(body + 8, need_md)
 			local ht = rt:add(F.r_hop, tvb(body, 8 + ml * 4), node)
 			ht:add(F.node_id, tvb(4, 4))
 			local o = 0
@@ -1012,10 +1019,12 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 	if egr and bit32.band(mdbits, 0x10) == 0 and not is_all_ones(egr) then
 		ht:add(F.hop_latency, egr, (egr:uint() - igr:uint()) % 4294967296):set_generated()
 	end
-	local inner = tvb(len * 4)
-	top:add(F.r_inner, inner)
-	local kind = ({ [0] = "eth", [1] = "ipv4", [2] = "ipv6" })[nproto]
-	dissect_inner(inner:tvb(), pinfo, tree, top, kind)
+	if len * 4 < total then
+		local inner = tvb(len * 4)
+		top:add(F.r_inner, inner)
+		local kind = ({ [0] = "eth", [1] = "ipv4", [2] = "ipv6" })[nproto]
+		dissect_inner(inner:tvb(), pinfo, tree, top, kind)
+	end
 	pinfo.cols.info:set(string.format("TR v1.0 switch %d seq %d", node, tvb(8, 4):uint()))
 end
 
@@ -1064,17 +1073,19 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 		top:add_proto_expert_info(E.version, string.format("Unknown TR v0.5 next protocol %d", nproto))
 		return
 	end
-	local inner = tvb(off)
-	top:add(F.r_inner, inner)
-	dissect_inner(inner:tvb(), pinfo, tree, top, "eth")
+	if off < total then
+		local inner = tvb(off)
+		top:add(F.r_inner, inner)
+		dissect_inner(inner:tvb(), pinfo, tree, top, "eth")
+	end
 	pinfo.cols.info:set(string.format("TR v0.5 %s switch %s seq %d", nproto == 1 and "drop" or "local",
 		node and tostring(node) or "-", tvb(4, 4):uint()))
 end
 
-function hw.dissector(tvb, pinfo, tree)
-	if tvb:len() < 1 then return 0 end
-	pinfo.cols.protocol:set("INT-TR")
-	local top = tree:add(hw, tvb())
+E.internal = ProtoExpert.new("hopwatch.expert.internal", "Dissector error (please report it with the capture)",
+	expert.group.MALFORMED, expert.severity.ERROR)
+
+local function dissect_report(tvb, pinfo, tree, top)
 	local ver = tvb(0, 1):bitfield(0, 4)
 	if ver == 2 then
 		dissect_tr2(tvb, pinfo, tree, top)
@@ -1087,6 +1098,16 @@ function hw.dissector(tvb, pinfo, tree)
 			string.format("Telemetry report version %d is not 0 (v0.5), 1 (v1.0) or 2 (v2.0)", ver))
 		pinfo.cols.info:set(string.format("Telemetry report, unknown version %d", ver))
 	end
+end
+
+-- Every read is range-checked above; this only turns a remaining mistake into expert info
+-- instead of a Lua error.
+function hw.dissector(tvb, pinfo, tree)
+	if tvb:len() < 1 then return 0 end
+	pinfo.cols.protocol:set("INT-TR")
+	local top = tree:add(hw, tvb())
+	local ok, err = pcall(dissect_report, tvb, pinfo, tree, top)
+	if not ok then top:add_proto_expert_info(E.internal, "Dissector error: " .. tostring(err)) end
 	pinfo.cols.protocol:set("INT-TR")
 	return tvb:len()
 end
@@ -1094,6 +1115,9 @@ end
 ----------------------------------------------------------------------------------------------------
 -- Registration
 ----------------------------------------------------------------------------------------------------
+hw.experts = { E.version, E.length, E.md_length, E.truncated, E.note, E.inner, E.internal }
+intp.experts = { E.i_version, E.i_shim_length, E.i_bitmap, E.i_hops, E.i_truncated, E.i_note, E.i_internal }
+
 local registered_ports = nil
 local function register()
 	if registered_ports then udp_port_table:remove(registered_ports, hw) end

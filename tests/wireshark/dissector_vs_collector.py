@@ -335,7 +335,7 @@ def run_case(gen, collector, lua, tmp, name, gopts, copts, topts, malformed, err
             # the collector rejected this frame: the dissector (or Wireshark's own dissectors of the
             # outer headers) must say why, as expert info
             ours = [ex for ex in walk(layers, "_ws.expert") if isinstance(ex, dict) and
-                    any(k.startswith(("hopwatch.expert.", "int.expert.")) for k in ex)]
+                    any(k.startswith(("hopwatch.expert.", "int.expert.")) and not k.endswith(".internal") for k in ex)]
             outer = [as_list(layers.get("ip"))[:1], as_list(layers.get("ipv6"))[:1],
                      as_list(layers.get("udp"))[:1], as_list(layers.get("tcp"))[:1], layers.get("eth")]
             theirs = any(walk(p, "_ws.expert") for p in outer if p) or "_ws.malformed" in layers
@@ -357,6 +357,9 @@ def run_case(gen, collector, lua, tmp, name, gopts, copts, topts, malformed, err
             for e, g in zip(er, gr):
                 compare(name, fno, e, g, errors, stats["known"])
                 nrec += 1
+        for ex in walk(layers, "_ws.expert"):
+            if isinstance(ex, dict) and ("hopwatch.expert.internal" in ex or "int.expert.internal" in ex):
+                errors.append(f"{name}: frame {fno}: {ex.get('_ws.expert.message')}")
         if got:
             for key in ("hopwatch", "int"):
                 for ex in walk(layers.get(key), "_ws.expert"):
