@@ -108,10 +108,6 @@ KNOWN = {
     # the original value" (INT v0.5, INT over TCP/UDP); docs/records.md: dst_port is the original
     # port with INT over UDP by port.  The collector keeps the INT port (5000).
     ("bare INT 0.5 by UDP port", "dst_port"),
-    # docs/records.md: "A metadata value of all ones on the wire means unavailable (INT spec): the
-    # field is then omitted."  BMv2's drop reports carry egress port 0xFFFF in RepMdBits metadata;
-    # the collector omits all-ones values only in stack entries and writes egress_port 65535.
-    ("BMv2 reports (tests/p4/data)", "egress_port"),
 }
 
 
