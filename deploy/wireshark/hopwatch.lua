@@ -202,6 +202,7 @@ local dis_data = Dissector.get("data")
 local udp_port_table = DissectorTable.get("udp.port")
 local tcp_port_table = DissectorTable.get("tcp.port")
 local gpe_table = DissectorTable.get("vxlan.next_proto")
+local ip_proto_table = DissectorTable.get("ip.proto")
 -- Wireshark registers Geneve by port only: take its handle from the table before replacing it
 local dis_geneve = udp_port_table:get_dissector(6081)
 
@@ -557,7 +558,8 @@ local function decode_int_checked(tvb, pinfo, tree, kind, how, np)
 	if version == "2.1" then
 		st:add(F.i_shim_type, shim(0, 1), stype)
 		if kind == "gpe" then
-			st:add(F.i_shim_g, shim(0, 1), shim(0, 1):bitfield(4, 1) == 1)
+			-- INT v2.1 GPE shim: Type:4 Rsvd:4 | Length:8 | G:1 Reserved:7 | Next Protocol:8
+			st:add(F.i_shim_g, shim(2, 1), shim(2, 1):bitfield(0, 1) == 1)
 		else
 			st:add(F.i_shim_npt, shim(0, 1), shim(0, 1):bitfield(4, 2))
 		end
@@ -579,6 +581,7 @@ local function decode_int_checked(tvb, pinfo, tree, kind, how, np)
 				info.dport = shim(2, 2):uint()
 			elseif npt == 2 then
 				st:add(F.i_shim_proto, shim(3, 1))
+				info.ip_proto = shim(3, 1):uint()
 			end
 		end
 	else
@@ -675,7 +678,14 @@ function int_payload.dissector(tvb, pinfo, tree)
 	if n < 0 then return tvb:len() end
 	pinfo.cols.protocol:append("/INT")
 	local dport = (info and info.dport) or p.dport
-	if n < tvb:len() then payload_after_int(tvb(n):tvb(), pinfo, tree, p, dport) end
+	if n < tvb:len() and info and info.ip_proto then
+		-- NPT=2: the original L4 header follows the INT stack
+		local d = (info.ip_proto == 17 and dis_udp) or (info.ip_proto == 6 and dis_tcp) or
+			ip_proto_table:get_dissector(info.ip_proto) or dis_data
+		safe_call(d, tvb(n):tvb(), pinfo, tree, nil)
+	elseif n < tvb:len() then
+		payload_after_int(tvb(n):tvb(), pinfo, tree, p, dport)
+	end
 	return tvb:len()
 end
 
@@ -740,7 +750,6 @@ local function l4_wrapper(l4)
 	end
 end
 
-local ip_proto_table = DissectorTable.get("ip.proto")
 local int_udp = Proto("int_udp", "UDP (INT-MD detection)")
 local int_tcp = Proto("int_tcp", "TCP (INT-MD detection)")
 int_udp.dissector = l4_wrapper("udp")
