@@ -75,6 +75,8 @@ F.flow_sport = add(ProtoField.uint16("hopwatch.flow.src_port", "Inner source por
 F.flow_dport = add(ProtoField.uint16("hopwatch.flow.dst_port", "Inner destination port", base.DEC))
 F.flow_dscp = add(ProtoField.uint8("hopwatch.flow.dscp", "Inner DSCP (as on the wire)", base.DEC))
 F.flow_ecn = add(ProtoField.uint8("hopwatch.flow.ecn", "Inner ECN", base.DEC))
+F.flow_roce_op = add(ProtoField.uint8("hopwatch.flow.roce_opcode", "Inner RoCEv2 BTH opcode", base.DEC))
+F.flow_roce_qp = add(ProtoField.uint32("hopwatch.flow.roce_dest_qp", "Inner RoCEv2 BTH destination QP", base.DEC))
 
 -- per-hop values: the same names for a report's own metadata and for INT stack entries
 F.node_id = add(ProtoField.uint32("hopwatch.hop.node_id", "Node id", base.DEC))
@@ -213,6 +215,7 @@ local fx = {
 	ip6_dscp = Field.new("ipv6.tclass.dscp"), ip6_ecn = Field.new("ipv6.tclass.ecn"),
 	udp_src = Field.new("udp.srcport"), udp_dst = Field.new("udp.dstport"),
 	tcp_src = Field.new("tcp.srcport"), tcp_dst = Field.new("tcp.dstport"),
+	bth_op = Field.new("infiniband.bth.opcode"), bth_qp = Field.new("infiniband.bth.destqp"),
 }
 local function all(f) return { f() } end
 
@@ -865,6 +868,12 @@ local function dissect_inner(inner, pinfo, tree, rt, kind)
 	if l4best then
 		ft:add(F.flow_sport, inner(0, 0), l4arr[1][l4best].value):set_generated()
 		ft:add(F.flow_dport, inner(0, 0), l4arr[2][l4best].value):set_generated()
+	end
+	-- RoCEv2: Wireshark's InfiniBand dissector's BTH of the inner packet
+	local op, qp = news("bth_op"), news("bth_qp")
+	if #op > 0 and op[#op].offset > bestoff then
+		ft:add(F.flow_roce_op, inner(0, 0), op[#op].value):set_generated()
+		if #qp > 0 then ft:add(F.flow_roce_qp, inner(0, 0), qp[#qp].value):set_generated() end
 	end
 end
 
