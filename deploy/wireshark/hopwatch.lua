@@ -179,8 +179,6 @@ intp.prefs.dscp = Pref.uint("INT DSCP value", 0x17, "INT-MD over TCP/UDP is pres
 	"(geant profile: 0x20 when left at 0x17)")
 intp.prefs.dscp_mask = Pref.uint("INT DSCP mask", 0x3f, "0 turns DSCP detection off (geant: 0x20 when left at 0x3f)")
 intp.prefs.port = Pref.uint("INT UDP port", 0, "UDP destination port that announces an INT shim (0 = none)")
-intp.prefs.in_reports = Pref.bool("Look for INT in report inner packets", true,
-	"Decode INT-MD stacks inside a telemetry report's inner packet")
 
 local function geant() return intp.prefs.profile == 1 end
 local function dscp_rule()
