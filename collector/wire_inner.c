@@ -337,6 +337,8 @@ static enum hw_result parse_payload(struct hw_ctx *c, struct hw_inner *in, const
 		uint8_t ip_dscp = in->tmpl.dscp;
 		r = hw_intmd_parse(c, pl, in, &used);
 		in->tmpl.dscp = ip_dscp; /* detected by port: the DSCP on the wire is the original */
+		if (in->has_tail)
+			in->tmpl.dst_port = in->tail_dport; /* v0.5: the tail keeps the original port */
 	} else if (depth == 0 && l4->proto == IPP_UDP && cfg->vxlan_gpe_port && dport == cfg->vxlan_gpe_port) {
 		return parse_gpe(c, pl, in, depth);
 	} else if (depth == 0 && l4->proto == IPP_UDP && cfg->geneve_port && dport == cfg->geneve_port) {

@@ -220,12 +220,15 @@ struct hw_int_stack {
 struct hw_inner {
 	struct hw_record tmpl;
 	struct hw_int_stack stack;
+	uint16_t tail_dport; /* INT v0.5 tail: the original destination port, when has_tail */
+	uint8_t has_tail;
 };
 
 static inline void hw_inner_clear(struct hw_inner *in)
 {
 	memcpy(&in->tmpl, &hw_zero_record, sizeof(in->tmpl));
 	in->stack.version = HW_INT_NONE;
+	in->has_tail = 0;
 }
 
 enum hw_l3_start {

@@ -136,6 +136,8 @@ enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inne
 			return hw_fail(c, sh, HW_E_INT_LENGTH);
 		const uint8_t *tail = all + total - HW_INT05_TAIL_BYTES;
 		in->tmpl.dscp = (uint8_t)(HW_FIELD(INT05_TAIL, dscp, tail) & 0x3f);
+		in->tail_dport = (uint16_t)HW_FIELD(INT05_TAIL, dest_port, tail);
+		in->has_tail = 1;
 		return hw_intmd_parse_md(c, hw_tail(s, 4), total - 4 - HW_INT05_TAIL_BYTES, in);
 	}
 	return hw_fail(c, s.p + 4, HW_E_INT_VERSION);

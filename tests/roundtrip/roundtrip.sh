@@ -26,6 +26,7 @@ cases=(
   "--format int"
   "--format int --int-version 1.0 --l4 tcp"
   "--format int --int-version 0.5 --ip 6"
+  "--format int --int-version 0.5 --int-detect port|--int-port 5000"
   "--format int --profile geant|--profile geant"
   "--format int --profile geant --geant-tail off|--profile geant"
 )

@@ -105,12 +105,7 @@ CAPTURES = [
 # Disagreements already reported where the dissector follows the spec and the generator's truth and
 # the collector does not.  They are printed, not failed, unless HOPWATCH_STRICT=1; a (case, field)
 # pair listed here that no longer differs is reported so the entry can be dropped.
-KNOWN = {
-    # INT v0.5 tail "Destination Port: the original destination port ... used by INT sink to restore
-    # the original value" (INT v0.5, INT over TCP/UDP); docs/records.md: dst_port is the original
-    # port with INT over UDP by port.  The collector keeps the INT port (5000).
-    ("bare INT 0.5 by UDP port", "dst_port"),
-}
+KNOWN = set()
 
 
 def as_list(v):
