@@ -2,6 +2,7 @@
  * and an error names the file, the key and the expected form. */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector_config.h"
@@ -59,10 +60,20 @@ static int get_ports(struct ctx *x, json_t *v, const char *key, uint16_t *ports,
 	return 0;
 }
 
-/* A string that must outlive the JSON document. */
-static const char *keep(json_t *v)
+/* A string that must outlive the JSON document; the config owns it. */
+static const char *keep(struct hw_collector_config *c, json_t *v)
 {
-	return strdup(json_string_value(v));
+	char *s = strdup(json_string_value(v));
+	if (s && c->n_owned < sizeof(c->owned) / sizeof(c->owned[0]))
+		c->owned[c->n_owned++] = s;
+	return s;
+}
+
+void hw_collector_config_free(struct hw_collector_config *c)
+{
+	for (unsigned i = 0; i < c->n_owned; i++)
+		free(c->owned[i]);
+	c->n_owned = 0;
 }
 
 static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
@@ -75,7 +86,7 @@ static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
 		if (!strcmp(k, "json") || !strcmp(k, "records_dir") || !strcmp(k, "stream") || !strcmp(k, "metrics")) {
 			if (!json_is_string(v) && !json_is_null(v))
 				return bad(x, k, "a string or null");
-			const char *s = json_is_null(v) ? NULL : keep(v);
+			const char *s = json_is_null(v) ? NULL : keep(c, v);
 			if (!strcmp(k, "json"))
 				c->json_out = s;
 			else if (!strcmp(k, "records_dir"))

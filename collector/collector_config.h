@@ -26,11 +26,15 @@ struct hw_collector_config {
 	double idle_exit_s;  /* DPDK: exit after this long without packets (0 = never) */
 	uint32_t workers;    /* DPDK: RX queues (= worker lcores) per port; default: lcores - 1 */
 	bool lossless;       /* DPDK: workers wait for slow sinks instead of dropping records */
+	char *owned[8];      /* strings read from the config file (freed by hw_collector_config_free) */
+	unsigned n_owned;
 };
 
 void hw_collector_config_default(struct hw_collector_config *c);
 /* Load a JSON config file over the current values.  0, or -1 with a message (file, key, what is
  * expected) in err. */
 int hw_collector_config_load(struct hw_collector_config *c, const char *path, char *err, size_t errlen);
+/* Free the strings a config file provided (the struct itself belongs to the caller). */
+void hw_collector_config_free(struct hw_collector_config *c);
 
 #endif

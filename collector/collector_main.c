@@ -268,6 +268,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 	if (col.n_workers)
 		hw_collector_print_counts(&col, stderr);
+	hw_collector_config_free(&col.cfg);
 	if (rc == 2)
 		return 2;
 	return rc || col.sink_errors ? 1 : 0;

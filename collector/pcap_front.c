@@ -11,6 +11,12 @@ static void to_worker(void *arg, const uint8_t *frame, size_t len, uint64_t time
 	hw_worker_frame(arg, frame, len, time_ns);
 }
 
+/* A quiet interface: hand the sinks the partly filled batch instead of holding it. */
+static void worker_idle(void *arg)
+{
+	hw_worker_flush(arg);
+}
+
 /* Default live filter: the report ports, or all IP when bare INT-MD packets are wanted. */
 static void default_filter(const struct hw_parser_config *p, char *buf, size_t len)
 {
@@ -38,8 +44,8 @@ int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 		if (!c->cfg.bpf)
 			default_filter(&c->cfg.parser, filter, sizeof(filter));
 		uint64_t kdrops = 0;
-		rc = hw_pcap_read_live(c->cfg.pcap, c->cfg.bpf ? c->cfg.bpf : filter, to_worker, c->workers[0],
-		                       (volatile int *)&hw_stop_requested, &kdrops, err, errlen);
+		rc = hw_pcap_read_live(c->cfg.pcap, c->cfg.bpf ? c->cfg.bpf : filter, to_worker, worker_idle,
+		                       c->workers[0], (volatile int *)&hw_stop_requested, &kdrops, err, errlen);
 		if (kdrops)
 			fprintf(stderr, "kernel_dropped %llu\n", (unsigned long long)kdrops);
 	}

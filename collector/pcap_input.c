@@ -57,8 +57,8 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	a->fn(a->arg, data, h->caplen, (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
 }
 
-int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, void *arg, volatile int *stop,
-                      uint64_t *kernel_drops, char *err, size_t errlen)
+int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_idle_fn idle, void *arg,
+                      volatile int *stop, uint64_t *kernel_drops, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_create(iface, ebuf);
@@ -108,7 +108,10 @@ int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, voi
 	}
 	while (!*stop) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		if (poll(&pfd, 1, 100) < 0 && errno != EINTR) {
+		int ready = poll(&pfd, 1, 100);
+		if (ready == 0 && idle)
+			idle(arg); /* quiet for a poll interval: let the owner hand on what it holds */
+		if (ready < 0 && errno != EINTR) {
 			snprintf(err, errlen, "%s: poll failed: %s", iface, strerror(errno));
 			ret = -1;
 			break;

@@ -13,11 +13,15 @@ typedef void (*hw_frame_fn)(void *arg, const uint8_t *frame, size_t len, uint64_
  * Returns 0, or -1 with a message naming the file and the problem in err (errlen bytes). */
 int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, size_t errlen);
 
+/* Called when a live capture has had no packet for a poll interval (100 ms). */
+typedef void (*hw_idle_fn)(void *arg);
+
 /* Capture live from an interface until *stop becomes nonzero: promiscuous, immediate delivery,
- * the BPF filter applied in the kernel (NULL = everything).  Packets the kernel dropped are added to
- * *kernel_drops at the end.  Returns 0, or -1 with a message naming the interface in err. */
-int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, void *arg, volatile int *stop,
-		      uint64_t *kernel_drops, char *err, size_t errlen);
+ * the BPF filter applied in the kernel (NULL = everything); idle (may be NULL) runs whenever no
+ * packet came for 100 ms.  Packets the kernel dropped are added to *kernel_drops at the end.
+ * Returns 0, or -1 with a message naming the interface in err. */
+int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_idle_fn idle, void *arg,
+                      volatile int *stop, uint64_t *kernel_drops, char *err, size_t errlen);
 
 /* True when path names an existing regular file (a capture file rather than an interface). */
 int hw_pcap_is_file(const char *path);

@@ -27,7 +27,7 @@ run_and_check() { # name
   local name=$1
   wait_for_line "$dir/$name.err" "$4" 20 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
   sleep 0.5
-  sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 20000) || fail "$name: sending failed"
+  sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 5000) || fail "$name: sending failed"
   [ "$sent" = 2000 ] || fail "$name: sent $sent frames"
   local t=0
   while [ "$(grep -c . "$dir/$name.jsonl" 2>/dev/null || echo 0)" -lt "$want" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
@@ -43,7 +43,7 @@ run_and_check() { # name
 }
 
 # 1. DPDK, net_af_packet on rx0
-ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0 -- \
+ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- \
   --json "$dir/afp.jsonl" >/dev/null 2>"$dir/afp.err" &
 cpid=$!
 run_and_check afp x x "port 0: net_af_packet"

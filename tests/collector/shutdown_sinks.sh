@@ -24,7 +24,7 @@ mkdir "$dir/files"
 lpid=$!
 wait_for_line "$dir/stream.err" "listening" 10 || fail "stream listener did not start"
 
-ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0 -- --lossless \
+ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
   --json "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock" \
   >/dev/null 2>"$dir/col.err" &
 cpid=$!
