@@ -211,7 +211,8 @@ void hw_collector_finish(struct hw_collector *c)
 void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 {
 	struct hw_worker_counters t = {0};
-	uint64_t lost = 0, dup = 0, reord = 0, seq_received = 0, senders = 0, queues = 0, overflow = 0;
+	uint64_t lost = 0, dup = 0, reord = 0, seq_received = 0, senders = 0, overflow = 0;
+	uint64_t queues = hw_collector_distinct_queues(c);
 	uint64_t evictions = 0;
 	for (unsigned i = 0; i < c->n_workers; i++) {
 		const struct hw_worker *w = c->workers[i];
@@ -232,7 +233,6 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 			dup += q->duplicate;
 			reord += q->reordered;
 		}
-		queues += w->queues.n;
 		overflow += w->queues.overflow + w->seqs.overflow;
 		evictions += w->flows.evictions;
 	}

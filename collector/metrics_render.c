@@ -42,6 +42,20 @@ static void queue_labels(struct qsum *x)
 	snprintf(x->labels, sizeof(x->labels), "node=\"%s\",port=\"%s\",queue=\"%s\"", node, port, queue);
 }
 
+static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out);
+
+size_t hw_collector_distinct_queues(const struct hw_collector *c)
+{
+	size_t cap, n = 0;
+	struct qsum *m = merge_queues(c, &cap);
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < cap; i++)
+		n += m[i].used != 0;
+	free(m);
+	return n;
+}
+
 static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 {
 	size_t total = 0;
