@@ -240,7 +240,7 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 		base.format = record_format(cfg->format);
 		base.path_len = (uint8_t)path;
 		if (!bare) {
-			base.report_node = gen_node_id(k->node_idx);
+			base.report_node = gen_node_id(cfg, k->node_idx);
 			base.hw_id = k->hw_id;
 			base.report_seq = k->seq;
 			base.report_flags = r->flags;
