@@ -181,6 +181,9 @@ struct sc_sim {
 /* traffic.c */
 int sc_traffic_build(struct sc_sim *s, char *err, size_t errlen);
 uint8_t sc_dscp_queue(uint8_t dscp);
+/* One flow (routed now); kind SC_F_ROCE / SC_F_TCP / SC_F_CNP; NULL when out of memory. */
+struct sc_flow *sc_flow_add(struct sc_sim *s, uint32_t src, uint32_t dst, unsigned kind, uint64_t bps, uint64_t start,
+                            uint64_t end);
 /* Route a flow again (path change); returns 1 when its path changed. */
 int sc_flow_route(struct sc_sim *s, struct sc_flow *f);
 
@@ -228,6 +231,8 @@ int sc_truth_write(const struct sc_sim *s, const char *path, uint64_t reports, u
 /* drop reasons the scenario writes */
 enum { SC_DROP_CONGESTION = 71, SC_DROP_MTU = 80 };
 
+/* scenario_main.c: the defaults --help lists */
+void sc_cfg_default(struct sc_cfg *c);
 int sc_main(int argc, char **argv);
 int sc_send_main(int argc, char **argv);
 

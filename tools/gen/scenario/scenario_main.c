@@ -98,6 +98,29 @@ static int topo_build(struct sc_topo *t, const char *spec, char *err, size_t err
 	return -1;
 }
 
+void sc_cfg_default(struct sc_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->seed = 1;
+	c->duration_ns = 5000000;
+	c->step_ns = 1000;
+	c->format = GEN_FMT_TR20;
+	c->sample = 100;
+	c->drop_sample = 10;
+	c->queue_report_ns = 10000;
+	c->qreport_bytes = 200e3;
+	c->ecn_bytes = 100e3;
+	c->xoff_bytes = 400e3;
+	c->xon_bytes = 300e3;
+	c->lossy_buffer = 1024e3;
+	c->lossless_buffer = 8192e3;
+	c->host_buffer = 4e6;
+	c->base_latency_ns = 600;
+	c->load = 0.3;
+	c->tcp_load = 0.05;
+	c->epoch_ns = 1767225600ull * 1000000000ull; /* 2026-01-01T00:00:00Z */
+}
+
 enum {
 	O_OUT = 256,
 	O_LIST,
@@ -165,25 +188,7 @@ int sc_main(int argc, char **argv)
 	                                     {"help", 0, 0, O_HELP},
 	                                     {0, 0, 0, 0}};
 	static struct sc_cfg cfg;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.seed = 1;
-	cfg.duration_ns = 5000000;
-	cfg.step_ns = 1000;
-	cfg.format = GEN_FMT_TR20;
-	cfg.sample = 100;
-	cfg.drop_sample = 10;
-	cfg.queue_report_ns = 10000;
-	cfg.qreport_bytes = 200e3;
-	cfg.ecn_bytes = 100e3;
-	cfg.xoff_bytes = 400e3;
-	cfg.xon_bytes = 300e3;
-	cfg.lossy_buffer = 1024e3;
-	cfg.lossless_buffer = 8192e3;
-	cfg.host_buffer = 4e6;
-	cfg.base_latency_ns = 600;
-	cfg.load = 0.3;
-	cfg.tcp_load = 0.05;
-	cfg.epoch_ns = 1767225600ull * 1000000000ull;
+	sc_cfg_default(&cfg);
 	const char *topo_spec = NULL, *events[SC_MAX_EVENTS], *collector = NULL;
 	unsigned n_ev = 0;
 	int no_events = 0, list = 0;

@@ -14,12 +14,15 @@ void sc_ip_text(uint32_t ip, char *out, size_t len)
 	snprintf(out, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
 }
 
-static int alloc(struct sc_topo *t, uint32_t nodes, uint32_t links)
+static int alloc(struct sc_topo *t, uint32_t nodes, uint32_t links, char *err, size_t errlen)
 {
 	t->nodes = calloc(nodes, sizeof(*t->nodes));
 	t->ports = calloc((size_t)links * 2, sizeof(*t->ports));
 	t->links = calloc(links, sizeof(*t->links));
-	return t->nodes && t->ports && t->links ? 0 : -1;
+	if (t->nodes && t->ports && t->links)
+		return 0;
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 static uint32_t add_node(struct sc_topo *t, const char *name, uint32_t id, unsigned tier, unsigned pod, unsigned idx,
@@ -61,6 +64,21 @@ static void connect(struct sc_topo *t, uint32_t a, unsigned pa, uint32_t b, unsi
 	t->n_links++;
 }
 
+/* Hosts: `per` under each of `leaves` leaves (nodes leaf0...), host i on leaf port i + 1, eth0. */
+static void add_hosts(struct sc_topo *t, uint32_t leaf0, unsigned leaves, unsigned per)
+{
+	char name[SC_NAME_MAX];
+	t->first_host = t->n_nodes;
+	t->n_hosts = leaves * per;
+	for (unsigned l = 0; l < leaves; l++)
+		for (unsigned h = 0; h < per; h++) {
+			snprintf(name, sizeof(name), "host%u", l * per + h + 1);
+			uint32_t n = add_node(t, name, IP4(10, 0, l + 1, h + 1), SC_HOST, t->nodes[leaf0 + l].pod,
+			                      l * per + h, 1);
+			connect(t, n, 1, leaf0 + l, h + 1, t->host_bps);
+		}
+}
+
 static int check_host_count(unsigned leaves, unsigned hosts, char *err, size_t errlen)
 {
 	if ((uint64_t)leaves * hosts > 60000) {
@@ -82,10 +100,8 @@ int sc_topo_leaf_spine(struct sc_topo *t, unsigned spines, unsigned leaves, unsi
 	t->kind = SC_LEAF_SPINE;
 	t->spines = spines, t->leaves = leaves, t->hosts_per_leaf = hosts;
 	uint32_t nodes = spines + leaves + leaves * hosts, links = leaves * spines + leaves * hosts;
-	if (alloc(t, nodes, links)) {
-		snprintf(err, errlen, "out of memory");
+	if (alloc(t, nodes, links, err, errlen))
 		return -1;
-	}
 	char name[SC_NAME_MAX];
 	for (unsigned s = 0; s < spines; s++) {
 		snprintf(name, sizeof(name), "spine%u", s + 1);
@@ -95,20 +111,10 @@ int sc_topo_leaf_spine(struct sc_topo *t, unsigned spines, unsigned leaves, unsi
 		snprintf(name, sizeof(name), "leaf%u", l + 1);
 		add_node(t, name, IP4(10, 255, 1, l + 1), SC_LEAF, 0, l, hosts + spines);
 	}
-	t->first_host = t->n_nodes;
+	add_hosts(t, spines, leaves, hosts);
 	for (unsigned l = 0; l < leaves; l++)
-		for (unsigned h = 0; h < hosts; h++) {
-			snprintf(name, sizeof(name), "host%u", l * hosts + h + 1);
-			add_node(t, name, IP4(10, 0, l + 1, h + 1), SC_HOST, 0, l * hosts + h, 1);
-		}
-	t->n_hosts = leaves * hosts;
-	for (unsigned l = 0; l < leaves; l++) {
-		uint32_t leaf = spines + l;
-		for (unsigned h = 0; h < hosts; h++)
-			connect(t, t->first_host + l * hosts + h, 1, leaf, h + 1, t->host_bps);
 		for (unsigned s = 0; s < spines; s++)
-			connect(t, leaf, hosts + s + 1, s, l + 1, t->fabric_bps);
-	}
+			connect(t, spines + l, hosts + s + 1, s, l + 1, t->fabric_bps);
 	return 0;
 }
 
@@ -123,10 +129,8 @@ int sc_topo_fat_tree(struct sc_topo *t, unsigned k, char *err, size_t errlen)
 	t->k = k;
 	t->spines = aggs, t->leaves = edges, t->hosts_per_leaf = h;
 	uint32_t nodes = cores + aggs + edges + edges * h, links = edges * h + edges * h + aggs * h;
-	if (alloc(t, nodes, links)) {
-		snprintf(err, errlen, "out of memory");
+	if (alloc(t, nodes, links, err, errlen))
 		return -1;
-	}
 	char name[SC_NAME_MAX];
 	for (unsigned c = 0; c < cores; c++) {
 		snprintf(name, sizeof(name), "core%u", c + 1);
@@ -140,21 +144,11 @@ int sc_topo_fat_tree(struct sc_topo *t, unsigned k, char *err, size_t errlen)
 		snprintf(name, sizeof(name), "edge%u-%u", e / h + 1, e % h + 1);
 		add_node(t, name, IP4(10, 255, 1, e + 1), SC_LEAF, e / h, e, k);
 	}
-	t->first_host = t->n_nodes;
-	for (unsigned e = 0; e < edges; e++)
-		for (unsigned i = 0; i < h; i++) {
-			snprintf(name, sizeof(name), "host%u", e * h + i + 1);
-			add_node(t, name, IP4(10, 0, e + 1, i + 1), SC_HOST, e / h, e * h + i, 1);
-		}
-	t->n_hosts = edges * h;
 	const uint32_t agg0 = cores, edge0 = cores + aggs;
-	for (unsigned e = 0; e < edges; e++) {
-		for (unsigned i = 0; i < h; i++)
-			connect(t, t->first_host + e * h + i, 1, edge0 + e, i + 1, t->host_bps);
-		unsigned pod = e / h;
+	add_hosts(t, edge0, edges, h);
+	for (unsigned e = 0; e < edges; e++)
 		for (unsigned a = 0; a < h; a++) /* edge port h+1+a to agg a of its pod, agg port (e%h)+1 */
-			connect(t, edge0 + e, h + a + 1, agg0 + pod * h + a, e % h + 1, t->fabric_bps);
-	}
+			connect(t, edge0 + e, h + a + 1, agg0 + (e / h) * h + a, e % h + 1, t->fabric_bps);
 	for (unsigned a = 0; a < aggs; a++) /* agg j of a pod: port h+1+c to core j*h+c, core port pod+1 */
 		for (unsigned c = 0; c < h; c++)
 			connect(t, agg0 + a, h + c + 1, (a % h) * h + c, a / h + 1, t->fabric_bps);

@@ -45,8 +45,8 @@ int sc_flow_route(struct sc_sim *s, struct sc_flow *f)
 	return changed;
 }
 
-static struct sc_flow *add_flow(struct sc_sim *s, uint32_t src, uint32_t dst, unsigned kind, uint64_t bps,
-                                uint64_t start, uint64_t end)
+struct sc_flow *sc_flow_add(struct sc_sim *s, uint32_t src, uint32_t dst, unsigned kind, uint64_t bps, uint64_t start,
+                            uint64_t end)
 {
 	if (s->n_flows == s->cap_flows) {
 		uint32_t cap = s->cap_flows ? s->cap_flows * 2 : 256;
@@ -103,11 +103,11 @@ static struct sc_flow *add_flow(struct sc_sim *s, uint32_t src, uint32_t dst, un
 static struct sc_flow *add_roce(struct sc_sim *s, uint32_t src, uint32_t dst, uint64_t bps, uint64_t start,
                                 uint64_t end)
 {
-	struct sc_flow *f = add_flow(s, src, dst, SC_F_ROCE, bps, start, end);
+	struct sc_flow *f = sc_flow_add(s, src, dst, SC_F_ROCE, bps, start, end);
 	if (!f)
 		return NULL;
 	uint32_t fi = f->id;
-	struct sc_flow *c = add_flow(s, dst, src, SC_F_CNP, 0, start, end);
+	struct sc_flow *c = sc_flow_add(s, dst, src, SC_F_CNP, 0, start, end);
 	if (!c)
 		return NULL;
 	c->cnp_of = (int32_t)fi;
@@ -175,8 +175,8 @@ int sc_traffic_build(struct sc_sim *s, char *err, size_t errlen)
 		if (c->load > 0 &&
 		    !add_roce(s, h, random_host(s, h), (uint64_t)(c->load * (double)t->host_bps), 0, UINT64_MAX))
 			goto nomem;
-		if (c->tcp_load > 0 && !add_flow(s, h, random_host(s, h), SC_F_TCP,
-		                                 (uint64_t)(c->tcp_load * (double)t->host_bps), 0, UINT64_MAX))
+		if (c->tcp_load > 0 && !sc_flow_add(s, h, random_host(s, h), SC_F_TCP,
+		                                    (uint64_t)(c->tcp_load * (double)t->host_bps), 0, UINT64_MAX))
 			goto nomem;
 	}
 	for (unsigned i = 0; i < c->n_events; i++) {
