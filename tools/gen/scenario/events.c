@@ -88,9 +88,10 @@ static const struct named scenarios[] = {
      0.3,
      0.05,
      {"incast:dst=host1,senders=12,gbps=25,start_us=500,dur_us=1500",
-      "microburst:dst=host64,senders=6,gbps=50,start_us=3000,dur_us=40",
-      "link-down:link=edge2-1:Ethernet5,start_us=1000,dur_us=2000", "pfc-storm:host=host100,start_us=2000,dur_us=1500",
-      "report-loss:node=edge3-2,fraction=0.25,start_us=0,dur_us=5000", "mtu-mismatch:link=agg4-1:Ethernet6,mtu=1500"}},
+      "microburst:dst=host64,senders=6,gbps=50,start_us=4300,dur_us=40",
+      "link-down:link=edge2-1:Ethernet5,start_us=1000,dur_us=2000",
+      "pfc-storm:host=host100,senders=4,gbps=10,start_us=2000,dur_us=1000",
+      "report-loss:node=edge3-2,fraction=0.25,start_us=0,dur_us=5000", "mtu-mismatch:link=agg1-3:Ethernet5,mtu=1500"}},
 };
 
 void sc_named_list(FILE *f)

@@ -114,7 +114,7 @@ void sc_cfg_default(struct sc_cfg *c)
 	c->xon_bytes = 300e3;
 	c->lossy_buffer = 1024e3;
 	c->lossless_buffer = 8192e3;
-	c->host_buffer = 4e6;
+	c->host_buffer = 512e3; /* a sender stalls with this much outstanding (its RDMA window) */
 	c->base_latency_ns = 600;
 	c->load = 0.3;
 	c->tcp_load = 0.05;
