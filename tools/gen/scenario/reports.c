@@ -270,7 +270,7 @@ static void emit(struct sc_sim *s, struct sc_flow *f, unsigned last, uint8_t fla
 
 void sc_report_sink(struct sc_sim *s, struct sc_flow *f, unsigned n)
 {
-	const uint64_t before = f->delivered_pkts - n, smp = s->cfg->sample;
+	const uint64_t before = f->delivered_pkts - n, smp = f->kind == SC_F_CNP ? s->cfg->cnp_sample : s->cfg->sample;
 	uint64_t reports = f->delivered_pkts / smp - before / smp;
 	for (uint64_t i = 0; i < reports; i++) {
 		f->reported++;

@@ -138,6 +138,7 @@ struct sc_cfg {
 	uint8_t format;           /* GEN_FMT_TR20 / TR10 / TR05 */
 	uint32_t sample;          /* one sink report per this many delivered packets of a flow */
 	uint32_t drop_sample;     /* one drop report per this many dropped packets of a flow at a hop */
+	uint32_t cnp_sample;      /* one sink report per this many CNPs of a flow */
 	uint32_t queue_report_ns; /* a congested queue sends at most one queue report per this */
 	double qreport_bytes;     /* queue report threshold */
 	double ecn_bytes, xoff_bytes, xon_bytes, lossy_buffer, lossless_buffer, host_buffer;

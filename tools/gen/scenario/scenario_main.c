@@ -53,6 +53,7 @@ static void usage(FILE *f)
 	      "                       tr0.5 (fabric-tna postcards from every hop)\n"
 	      "  --sample N           one sink report per N delivered packets of a flow (default 100)\n"
 	      "  --drop-sample N      one drop report per N dropped packets (default 10)\n"
+	      "  --cnp-sample N       one report per N CNPs of a flow (default 1: every CNP)\n"
 	      "  --queue-report-kb N  queue reports above this occupancy (default 200), at most one per queue\n"
 	      "  --queue-report-us N  per this interval (default 10)\n"
 	      "  --collector A.B.C.D  report destination (default 10.0.0.100), --dst-port P (32766)\n"
@@ -107,6 +108,7 @@ void sc_cfg_default(struct sc_cfg *c)
 	c->format = GEN_FMT_TR20;
 	c->sample = 100;
 	c->drop_sample = 10;
+	c->cnp_sample = 1;
 	c->queue_report_ns = 10000;
 	c->qreport_bytes = 200e3;
 	c->ecn_bytes = 100e3;
@@ -142,6 +144,7 @@ enum {
 	O_FORMAT,
 	O_SAMPLE,
 	O_DSAMPLE,
+	O_CSAMPLE,
 	O_QKB,
 	O_QUS,
 	O_COLL,
@@ -176,6 +179,7 @@ int sc_main(int argc, char **argv)
 	                                     {"format", 1, 0, O_FORMAT},
 	                                     {"sample", 1, 0, O_SAMPLE},
 	                                     {"drop-sample", 1, 0, O_DSAMPLE},
+	                                     {"cnp-sample", 1, 0, O_CSAMPLE},
 	                                     {"queue-report-kb", 1, 0, O_QKB},
 	                                     {"queue-report-us", 1, 0, O_QUS},
 	                                     {"collector", 1, 0, O_COLL},
@@ -234,6 +238,7 @@ int sc_main(int argc, char **argv)
 				return fail("--format %s: not tr2.0, tr1.0 or tr0.5%s", optarg, "");
 			break;
 		case O_SAMPLE: r = num("sample", optarg, 1, 1e9, &x), cfg.sample = (uint32_t)x; break;
+		case O_CSAMPLE: r = num("cnp-sample", optarg, 1, 1e9, &x), cfg.cnp_sample = (uint32_t)x; break;
 		case O_DSAMPLE: r = num("drop-sample", optarg, 1, 1e9, &x), cfg.drop_sample = (uint32_t)x; break;
 		case O_QKB: r = num("queue-report-kb", optarg, 0, 16383, &x), cfg.qreport_bytes = x * 1e3; break;
 		case O_QUS:

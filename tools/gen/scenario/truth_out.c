@@ -195,13 +195,13 @@ int sc_truth_write(const struct sc_sim *s, const char *path, uint64_t reports, u
 	              t->kind == SC_LEAF_SPINE ? "leaf-spine" : "fat-tree", "k", t->k, "spines", t->spines, "leaves",
 	              t->leaves, "hosts_per_leaf", t->hosts_per_leaf, "host_gbps", (double)t->host_bps / 1e9,
 	              "fabric_gbps", (double)t->fabric_bps / 1e9, "mtu", t->mtu, "nodes", nodes, "links", links);
-	json_t *model = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:s,s:s}", "ecn_bytes",
-	                          (json_int_t)c->ecn_bytes, "xoff_bytes", (json_int_t)c->xoff_bytes, "xon_bytes",
-	                          (json_int_t)c->xon_bytes, "lossy_buffer_bytes", (json_int_t)c->lossy_buffer,
-	                          "lossless_buffer_bytes", (json_int_t)c->lossless_buffer, "queue_report_bytes",
-	                          (json_int_t)c->qreport_bytes, "base_latency_ns", (json_int_t)c->base_latency_ns,
-	                          "sample", (json_int_t)c->sample, "drop_sample", (json_int_t)c->drop_sample,
-	                          "roce_queue", SC_Q_ROCE, "queue_occupancy_unit", "bytes", "hop_latency_unit", "ns");
+	json_t *model = json_pack(
+	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i,s:s,s:s}", "ecn_bytes", (json_int_t)c->ecn_bytes,
+	    "xoff_bytes", (json_int_t)c->xoff_bytes, "xon_bytes", (json_int_t)c->xon_bytes, "lossy_buffer_bytes",
+	    (json_int_t)c->lossy_buffer, "lossless_buffer_bytes", (json_int_t)c->lossless_buffer, "queue_report_bytes",
+	    (json_int_t)c->qreport_bytes, "base_latency_ns", (json_int_t)c->base_latency_ns, "sample",
+	    (json_int_t)c->sample, "drop_sample", (json_int_t)c->drop_sample, "cnp_sample", (json_int_t)c->cnp_sample,
+	    "roce_queue", SC_Q_ROCE, "queue_occupancy_unit", "bytes", "hop_latency_unit", "ns");
 	json_t *root =
 	    json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:{s:I,s:I,s:I}}", "schema",
 	              "hopwatch-scenario-truth/1", "scenario", c->name ? c->name : "custom", "seed",
