@@ -86,6 +86,11 @@ static void queue_grows_at_the_difference(void **state)
 	/* 19 x 6250 = 118750 B at 100 Gb/s = 9500 ns of queueing + the 600 ns base */
 	assert_int_equal(sc_latency_ns(&f->s, out, f->s.occ[q]), 10100);
 	assert_true(fabs(f->s.qs[q].peak - 118750.0) < 1e-3);
+	/* the history a report reads for hops its packet passed earlier: step 9 (9000-9999 ns) ended at
+	 * 9 x 6250 bytes; before the start is the first step */
+	assert_true(fabs(sc_occ_at(&f->s, q, 9500) - 56250.0) < 1e-3);
+	assert_true(sc_occ_at(&f->s, q, -3000) == 0);
+	assert_true(fabs(sc_occ_at(&f->s, q, 1000000) - f->s.occ[q]) < 1e-3);
 	done(f);
 }
 

@@ -25,8 +25,9 @@ int sc_sim_init(struct sc_sim *s, struct sc_cfg *cfg, struct sc_topo *t)
 	s->qs = calloc(nq, sizeof(*s->qs));
 	s->last_qreport = calloc(nq, sizeof(uint64_t));
 	s->qev = calloc(nq, sizeof(uint32_t));
+	s->hist = calloc((size_t)SC_HIST * t->n_ports * 3, sizeof(float));
 	if (!s->occ || !s->arr || !s->served || !s->drop || !s->rs || !s->rd || !s->ingress || !s->paused ||
-	    !s->forced || !s->qs || !s->last_qreport || !s->qev)
+	    !s->forced || !s->qs || !s->last_qreport || !s->qev || !s->hist)
 		return -1;
 	return 0;
 }
@@ -45,7 +46,36 @@ void sc_sim_free(struct sc_sim *s)
 	free(s->qs);
 	free(s->last_qreport);
 	free(s->qev);
+	free(s->hist);
 	free(s->flows);
+}
+
+/* Slot of a queue in the history: the three queues traffic uses, -1 for the others. */
+static int hist_slot(unsigned qid)
+{
+	return qid == SC_Q_TCP ? 0 : qid == SC_Q_ROCE ? 1 : qid == SC_Q_CNP ? 2 : -1;
+}
+
+double sc_occ_at(const struct sc_sim *s, uint32_t q, int64_t T)
+{
+	const int slot = hist_slot(q % SC_QUEUES);
+	const int64_t cur = (int64_t)(s->now / s->cfg->step_ns);
+	int64_t k = T < 0 ? 0 : T / (int64_t)s->cfg->step_ns;
+	if (slot < 0 || k >= cur)
+		return s->occ[q];
+	if (cur - k >= SC_HIST)
+		k = cur - SC_HIST + 1;
+	return s->hist[(size_t)(k % SC_HIST) * s->t->n_ports * 3 + (q / SC_QUEUES) * 3 + (unsigned)slot];
+}
+
+static void remember(struct sc_sim *s)
+{
+	const size_t row = (size_t)((s->now / s->cfg->step_ns) % SC_HIST) * s->t->n_ports * 3;
+	for (uint32_t p = 0; p < s->t->n_ports; p++) {
+		s->hist[row + p * 3] = (float)s->occ[sc_q(p, SC_Q_TCP)];
+		s->hist[row + p * 3 + 1] = (float)s->occ[sc_q(p, SC_Q_ROCE)];
+		s->hist[row + p * 3 + 2] = (float)s->occ[sc_q(p, SC_Q_CNP)];
+	}
 }
 
 uint32_t sc_latency_ns(const struct sc_sim *s, uint32_t port, double occ)
@@ -214,6 +244,7 @@ void sc_sim_step(struct sc_sim *s)
 		}
 	}
 	serve(s);
+	remember(s);
 	advance_flows(s);
 	pfc(s);
 	s->now += c->step_ns;

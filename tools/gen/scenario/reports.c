@@ -134,47 +134,40 @@ uint64_t sc_out_lost(const struct sc_out *o, unsigned ev)
 	return o && ev < SC_MAX_EVENTS ? o->lost[ev] : 0;
 }
 
-/* Hop values of the flow at path position h (a switch): ports, queue, latency from the queue model. */
-static void fill_hop(const struct sc_sim *s, const struct sc_flow *f, unsigned h, struct gen_hop *g)
+/* The switch hops at path positions 1..n of flow f, walking back from the last one leaving at sim time
+ * end: each hop's queue occupancy is its queue's in the step the packet left it, its latency the base plus
+ * that queue's drain time, ingress = egress - latency, and the link before it takes the cable delay and
+ * the frame's serialisation.  Device clocks are PTP time plus the switch's offset. */
+static void walk(const struct sc_sim *s, const struct sc_out *o, const struct sc_flow *f, struct gen_hop *hv,
+                 unsigned n, uint64_t end)
 {
 	const struct sc_topo *t = s->t;
-	const uint32_t port = f->path[h];
-	const uint32_t q = sc_q(port, f->qid);
-	double occ = s->occ[q];
-	g->node_id = t->nodes[t->ports[port].node].id;
-	g->in_port = t->ports[t->ports[f->path[h - 1]].peer].num;
-	g->out_port = t->ports[port].num;
-	g->l2_in = g->in_port;
-	g->l2_out = g->out_port;
-	g->qid = f->qid;
-	g->qocc = occ >= 0xfffffe ? 0xfffffe : (uint32_t)occ;
-	g->bid = 0;
-	g->bocc = g->qocc;
-	g->latency = sc_latency_ns(s, port, occ);
-	g->tx_util = 0;
-	g->unavail = 0;
-}
-
-/* Device timestamps along hops[0..n) (path positions first..first+n-1), the last leaving at sim time
- * end; each hop's ingress is its latency before its egress, the link in between takes the cable delay
- * and the frame's serialisation. */
-static void stamp(const struct sc_sim *s, const struct sc_out *o, const struct sc_flow *f, struct gen_hop *hops,
-                  unsigned first, unsigned n, uint64_t end)
-{
-	const struct sc_topo *t = s->t;
-	uint64_t T = end;
+	int64_t T = (int64_t)end;
 	for (unsigned j = n; j-- > 0;) {
-		const uint32_t port = f->path[first + j];
-		const uint64_t clock = s->cfg->epoch_ns + o->clock_off[t->ports[port].node];
-		hops[j].eg_ts = clock + T;
-		hops[j].ig_ts = hops[j].eg_ts - hops[j].latency;
+		struct gen_hop *g = &hv[j];
+		const uint32_t port = f->path[j + 1], prev = f->path[j];
+		const double occ = sc_occ_at(s, sc_q(port, f->qid), T - 1);
+		g->node_id = t->nodes[t->ports[port].node].id;
+		g->in_port = t->ports[t->ports[prev].peer].num;
+		g->out_port = t->ports[port].num;
+		g->l2_in = g->in_port;
+		g->l2_out = g->out_port;
+		g->qid = f->qid;
+		g->qocc = occ >= 0xfffffe ? 0xfffffe : (uint32_t)occ;
+		g->bid = 0;
+		g->bocc = g->qocc;
+		g->latency = sc_latency_ns(s, port, occ);
+		g->tx_util = 0;
+		g->unavail = 0;
+		g->eg_ts = s->cfg->epoch_ns + o->clock_off[t->ports[port].node] + (uint64_t)T;
+		g->ig_ts = g->eg_ts - g->latency;
 		/* a 32-bit all-ones timestamp would read as "unavailable": move it by a nanosecond */
-		if ((uint32_t)hops[j].ig_ts == 0xffffffffu)
-			hops[j].ig_ts--, hops[j].latency++;
-		if ((uint32_t)hops[j].eg_ts == 0xffffffffu)
-			hops[j].eg_ts++, hops[j].latency++;
-		const uint32_t prev = f->path[first + j - 1];
-		T -= hops[j].latency + SC_LINK_DELAY_NS + (uint64_t)f->pkt * 8 * 1000000000ull / t->ports[prev].bps;
+		if ((uint32_t)g->ig_ts == 0xffffffffu)
+			g->ig_ts--, g->latency++;
+		if ((uint32_t)g->eg_ts == 0xffffffffu)
+			g->eg_ts++, g->latency++;
+		T -= (int64_t)(g->latency + SC_LINK_DELAY_NS +
+		               (uint64_t)f->pkt * 8 * 1000000000ull / t->ports[prev].bps);
 	}
 }
 
@@ -241,9 +234,7 @@ static void emit(struct sc_sim *s, struct sc_flow *f, unsigned last, uint8_t fla
 	const uint64_t end = s->now + s->cfg->step_ns;
 	const unsigned n = last; /* switch hops at path positions 1..last */
 	struct gen_hop hv[SC_MAX_PATH];
-	for (unsigned j = 0; j < n; j++)
-		fill_hop(s, f, j + 1, &hv[j]);
-	stamp(s, o, f, hv, 1, n, end);
+	walk(s, o, f, hv, n, end);
 	const uint32_t qthr = (uint32_t)s->cfg->qreport_bytes;
 	if (o->gc.format == GEN_FMT_TR05) {
 		/* fabric-tna: every hop sends its own postcard for a tracked flow; a drop or queue report

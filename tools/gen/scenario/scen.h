@@ -16,6 +16,7 @@
 #define SC_Q_CNP 6    /* DSCP 48: strict priority */
 #define SC_MAX_EVENTS 32
 #define SC_MAX_HIST 8 /* path changes remembered per flow */
+#define SC_HIST 256   /* steps of queue occupancy kept for the hops a reported packet passed earlier */
 
 enum sc_tier { SC_HOST = 0, SC_LEAF = 1, SC_SPINE = 2, SC_CORE = 3 };
 enum sc_topo_kind { SC_LEAF_SPINE, SC_FAT_TREE };
@@ -176,6 +177,7 @@ struct sc_sim {
 	struct sc_queue_stats *qs;
 	uint64_t *last_qreport;
 	uint32_t *qev; /* per queue: events (bit i) during which it was paused */
+	float *hist;   /* occupancy of queues 0, 3 and 6 of every port in the last SC_HIST steps */
 	struct sc_out *out;
 };
 
@@ -197,6 +199,9 @@ static inline uint32_t sc_q(uint32_t port, unsigned qid)
 {
 	return port * SC_QUEUES + qid;
 }
+/* Occupancy of queue q in the step that held sim time T (ns; before the start = the first step; older than
+ * SC_HIST steps = the oldest kept). */
+double sc_occ_at(const struct sc_sim *s, uint32_t q, int64_t T);
 /* Hop latency (ns) of a queue holding occ bytes on a port of bps. */
 uint32_t sc_latency_ns(const struct sc_sim *s, uint32_t port, double occ);
 
