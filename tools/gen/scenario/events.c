@@ -279,6 +279,27 @@ int sc_event_parse(const char *spec, struct sc_cfg *cfg, const struct sc_topo *t
 
 /* ---- applying events ---- */
 
+uint16_t sc_mfs_at(const struct sc_sim *s, uint32_t port, uint64_t now)
+{
+	uint16_t m = s->t->mtu;
+	for (unsigned i = 0; i < s->cfg->n_events; i++) {
+		const struct sc_event *e = &s->cfg->events[i];
+		if (e->kind == SC_EV_MTU && e->port == port && sc_event_active(e, now) && e->mtu < m)
+			m = e->mtu;
+	}
+	return m;
+}
+
+int sc_link_down_at(const struct sc_sim *s, uint32_t link, uint64_t now)
+{
+	for (unsigned i = 0; i < s->cfg->n_events; i++) {
+		const struct sc_event *e = &s->cfg->events[i];
+		if (e->kind == SC_EV_LINK_DOWN && s->t->ports[e->port].link == link && sc_event_active(e, now))
+			return 1;
+	}
+	return 0;
+}
+
 static void reroute_all(struct sc_sim *s, unsigned ei, int mark)
 {
 	for (uint32_t i = 0; i < s->n_flows; i++)
@@ -297,9 +318,12 @@ void sc_events_apply(struct sc_sim *s)
 		const uint32_t bit = 1u << i;
 		switch (e->kind) {
 		case SC_EV_LINK_DOWN:
-			if (act != was) {
-				t->ports[e->port].up = t->ports[t->ports[e->port].peer].up = (uint8_t)!act;
-				reroute_all(s, i, 1);
+			if (act != was) { /* down while any link-down event on this link lasts */
+				const uint8_t up = (uint8_t)!sc_link_down_at(s, t->ports[e->port].link, now);
+				if (up != t->ports[e->port].up) {
+					t->ports[e->port].up = t->ports[t->ports[e->port].peer].up = up;
+					reroute_all(s, i, 1);
+				}
 			}
 			break;
 		case SC_EV_PFC_STORM: {
@@ -335,7 +359,7 @@ void sc_events_apply(struct sc_sim *s)
 			}
 			break;
 		case SC_EV_MTU:
-			t->ports[e->port].mtu = act ? e->mtu : t->mtu;
+			t->ports[e->port].mtu = sc_mfs_at(s, e->port, now);
 			if (act)
 				for (uint32_t fi = 0; fi < s->n_flows; fi++) {
 					struct sc_flow *f = &s->flows[fi];

@@ -115,28 +115,6 @@ static void put_frame(struct lldp_writer *w, uint32_t port, uint16_t mfs, unsign
 	pcap_dump((u_char *)w->d, &ph, buf);
 }
 
-/* The maximum frame size a port advertises at sim time now. */
-static uint16_t mfs_at(const struct sc_sim *s, uint32_t port, uint64_t now)
-{
-	uint16_t m = s->t->mtu;
-	for (unsigned i = 0; i < s->cfg->n_events; i++) {
-		const struct sc_event *e = &s->cfg->events[i];
-		if (e->kind == SC_EV_MTU && e->port == port && sc_event_active(e, now))
-			m = e->mtu;
-	}
-	return m;
-}
-
-static int link_down_at(const struct sc_sim *s, uint32_t link, uint64_t now)
-{
-	for (unsigned i = 0; i < s->cfg->n_events; i++) {
-		const struct sc_event *e = &s->cfg->events[i];
-		if (e->kind == SC_EV_LINK_DOWN && s->t->ports[e->port].link == link && sc_event_active(e, now))
-			return 1;
-	}
-	return 0;
-}
-
 static int write_pcap(const struct sc_sim *s, const char *path, char *err, size_t errlen)
 {
 	const struct sc_topo *t = s->t;
@@ -154,10 +132,10 @@ static int write_pcap(const struct sc_sim *s, const char *path, char *err, size_
 	/* every link, both ends, in the millisecond before the run (state at time 0) */
 	const uint64_t e0 = s->cfg->epoch_ns - 1000000;
 	for (uint32_t l = 0; l < t->n_links; l++) {
-		if (link_down_at(s, l, 0))
+		if (sc_link_down_at(s, l, 0))
 			continue;
-		put_frame(&w, t->links[l].a, mfs_at(s, t->links[l].a, 0), SC_LLDP_TTL, e0 + l * 100);
-		put_frame(&w, t->links[l].b, mfs_at(s, t->links[l].b, 0), SC_LLDP_TTL, e0 + l * 100 + 50);
+		put_frame(&w, t->links[l].a, sc_mfs_at(s, t->links[l].a, 0), SC_LLDP_TTL, e0 + l * 100);
+		put_frame(&w, t->links[l].b, sc_mfs_at(s, t->links[l].b, 0), SC_LLDP_TTL, e0 + l * 100 + 50);
 	}
 	/* events that change what a link advertises, in time order: a link going down sends shutdown
 	 * LLDPDUs (TTL 0) from both ends, coming back or changing MTU re-advertises */
@@ -186,13 +164,13 @@ static int write_pcap(const struct sc_sim *s, const char *path, char *err, size_
 			    (e->start_ns != now && e->end_ns != now))
 				continue;
 			const uint32_t l = t->ports[e->port].link, a = t->links[l].a, b = t->links[l].b;
-			const int down = link_down_at(s, l, now);
-			if (down && !link_down_at(s, l, before)) {
+			const int down = sc_link_down_at(s, l, now);
+			if (down && !sc_link_down_at(s, l, before)) {
 				put_frame(&w, a, 0, 0, s->cfg->epoch_ns + now);
 				put_frame(&w, b, 0, 0, s->cfg->epoch_ns + now);
 			} else if (!down) {
-				put_frame(&w, a, mfs_at(s, a, now), SC_LLDP_TTL, s->cfg->epoch_ns + now);
-				put_frame(&w, b, mfs_at(s, b, now), SC_LLDP_TTL, s->cfg->epoch_ns + now);
+				put_frame(&w, a, sc_mfs_at(s, a, now), SC_LLDP_TTL, s->cfg->epoch_ns + now);
+				put_frame(&w, b, sc_mfs_at(s, b, now), SC_LLDP_TTL, s->cfg->epoch_ns + now);
 			}
 		}
 	}
@@ -240,12 +218,12 @@ static int write_dump(const struct sc_sim *s, uint32_t node, const char *path, c
 	unsigned rid = 0;
 	for (uint32_t p = n->port0; p < n->port0 + n->n_ports; p++) {
 		const uint32_t peer = t->ports[p].peer;
-		if (peer == UINT32_MAX || link_down_at(s, t->ports[p].link, end))
+		if (peer == UINT32_MAX || sc_link_down_at(s, t->ports[p].link, end))
 			continue;
 		char local_name[SC_NAME_MAX], peer_name[SC_NAME_MAX], mfs[16], ridt[16];
 		sc_port_name(t, p, local_name, sizeof(local_name));
 		sc_port_name(t, peer, peer_name, sizeof(peer_name));
-		snprintf(mfs, sizeof(mfs), "%u", mfs_at(s, peer, end));
+		snprintf(mfs, sizeof(mfs), "%u", sc_mfs_at(s, peer, end));
 		snprintf(ridt, sizeof(ridt), "%u", ++rid);
 		json_t *port = json_pack("[{s:[{s:s,s:s}],s:o,s:o,s:o}]", "id", "type", "ifname", "value", peer_name,
 		                         "descr", vals(peer_name), "ttl", vals("120"), "mfs", vals(mfs));

@@ -216,6 +216,10 @@ int sc_event_parse(const char *spec, struct sc_cfg *cfg, const struct sc_topo *t
 /* Apply events at the current time (link state, forced pauses, DSCP, MTU); called every step. */
 void sc_events_apply(struct sc_sim *s);
 int sc_event_active(const struct sc_event *e, uint64_t now);
+/* The maximum frame size port accepts and advertises at sim time now (the smallest active mtu-mismatch). */
+uint16_t sc_mfs_at(const struct sc_sim *s, uint32_t port, uint64_t now);
+/* Whether a link-down event holds the link down at sim time now. */
+int sc_link_down_at(const struct sc_sim *s, uint32_t link, uint64_t now);
 
 /* reports.c: INT reports through the gen encoders, pcap + records. */
 struct sc_out;
