@@ -2,7 +2,8 @@
 """A flow's reported path is its ECMP choice: in the link-down scenario, every report the collector decodes
 names the hops truth.json gives for its flow at that time, and the spine each leaf chose is the one this
 test computes on its own from the flow hash (splitmix64 of hash ^ node_id << 17, modulo the up uplinks
-in port order), with the failed uplink left out while the event lasts.
+in port order), with the failed uplink left out while the event lasts.  And the queue depths reported
+agree with truth.json's peaks: none above its queue's peak, the incast queue's reports reach its peak.
 Usage: scen_paths.py HOPWATCH-GEN HOPWATCH-COLLECTOR"""
 import json
 import subprocess
@@ -92,5 +93,31 @@ with tempfile.TemporaryDirectory() as d:
             moved += active and len(f["paths"]) > 1
         if checked < 500 or (fmt == "tr2.0" and (spines_checked < 300 or moved < 10)):
             fail(f"{fmt}: too little checked ({checked} reports, {spines_checked} spine choices, {moved} moved)")
-        print(f"ok {fmt}: {checked} reports follow their flows' paths; {spines_checked} ECMP choices "
-              f"recomputed ({moved} while the uplink was down)")
+        if fmt == "tr0.5":
+            print(f"ok tr0.5: {checked} postcards each name a hop of their flow's paths")
+        else:
+            print(f"ok {fmt}: {checked} reports follow their flows' paths; {spines_checked} ECMP choices "
+                  f"recomputed ({moved} while the uplink was down)")
+
+    # queue depths in the incast scenario's reports against truth.json's per-queue peaks
+    out = f"{d}/incast"
+    subprocess.run([gen, "scenario", "incast", "--no-lldp", "--out", out, "--quiet"], check=True)
+    subprocess.run([col, "--pcap", out + "/reports.pcap", "--json", out + "/c.jsonl"], check=True,
+                   stderr=subprocess.DEVNULL)
+    truth = json.load(open(out + "/truth.json"))
+    peak = {(q["node_id"], q["port"], q["queue"]): q["peak_bytes"] for q in truth["queues"]}
+    seen = {}
+    for line in open(out + "/c.jsonl"):
+        r = json.loads(line)
+        if "queue_occupancy" in r:
+            k = (r["node_id"], r["egress_port"], r["queue_id"])
+            seen[k] = max(seen.get(k, 0), r["queue_occupancy"])
+    for k, v in seen.items():
+        if v > peak.get(k, 0):
+            fail(f"incast: {k} reported {v} bytes, above its truth peak {peak.get(k, 0)}")
+    place = truth["events"][0]["place"]
+    k = (place["node_id"], place["port"], place["queue"])
+    if not (0.9 * peak[k] <= seen.get(k, 0) <= peak[k]) or truth["events"][0]["effects"]["peak_queue_bytes"] != peak[k]:
+        fail(f"incast: the incast queue reported at most {seen.get(k)} bytes, truth peak {peak[k]}")
+    print(f"ok incast: {len(seen)} queues reported, none above its truth peak; the incast queue reached "
+          f"{seen[k]} of {peak[k]} bytes")
