@@ -99,7 +99,8 @@ struct gen_cfg {
 	uint16_t orig_payload; /* original L4 payload length the inner IP length claims (TR inner only) */
 	uint16_t mtu;          /* TR v2.0 coalescing closes a packet before it exceeds this */
 	uint8_t collector_ip[4];
-	uint8_t sender_net[4]; /* report source address = sender_net + node index */
+	uint8_t sender_net[4]; /* report source address = sender_net + node index + 1 */
+	uint32_t node_id_base; /* node id = node_id_base + node index + 1 (0: ids 1..N; scenarios: 10.255.0.0) */
 	uint32_t count;        /* reports to write */
 	uint32_t flows;
 	uint32_t nodes;
@@ -265,7 +266,7 @@ void gen_model_free(struct gen_model *m);
 void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns);
 /* Fill report r of packet k. */
 void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_report *r, uint64_t sim_ns);
-uint32_t gen_node_id(uint32_t node_idx);
+uint32_t gen_node_id(const struct gen_cfg *cfg, uint32_t node_idx);
 /* p4.c (--preset hopwatch-p4): the line of switches the program runs on. */
 struct gen_p4;
 struct gen_p4 *gen_p4_new(const struct gen_cfg *cfg, const struct gen_flow *flows);

@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "hopwatch/record_json.h"
 #include "rng.h"
+#include "scenario/scen.h"
 
 struct counts {
 	uint64_t packets, reports, records, valid_packets;
@@ -187,8 +188,12 @@ int main(int argc, char **argv)
 		gen_usage(stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "scenario"))
+		return sc_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "send"))
+		return sc_send_main(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "reports")) {
-		fprintf(stderr, "hopwatch-gen: %s: unknown command (the command is 'reports'; see --help)\n",
+		fprintf(stderr, "hopwatch-gen: %s: unknown command (commands: reports, scenario, send; see --help)\n",
 		        argc < 2 ? "(none)" : argv[1]);
 		return 2;
 	}

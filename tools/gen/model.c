@@ -19,9 +19,9 @@ struct gen_model {
 	struct gen_report next; /* its next report */
 };
 
-uint32_t gen_node_id(uint32_t node_idx)
+uint32_t gen_node_id(const struct gen_cfg *cfg, uint32_t node_idx)
 {
-	return node_idx + 1;
+	return cfg->node_id_base + node_idx + 1;
 }
 
 void gen_flow_finish(const struct gen_cfg *cfg, struct gen_flow *f)
@@ -172,7 +172,7 @@ static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, 
 {
 	uint64_t r = gen_splitmix(&m->rng);
 	uint64_t ph = gen_mix((uint64_t)flow_idx << 20 ^ node_idx);
-	h->node_id = gen_node_id(node_idx);
+	h->node_id = gen_node_id(m->cfg, node_idx);
 	h->in_port = (uint16_t)(1 + (ph >> 8) % 48);
 	h->out_port = (uint16_t)(1 + (ph >> 16) % 48);
 	h->l2_in = 1000u + h->in_port;
@@ -198,7 +198,7 @@ static void stamp_path(struct gen_model *m, struct gen_hop *h, unsigned n, uint6
 {
 	uint64_t age = 0;
 	for (unsigned j = n; j-- > 0;) {
-		uint64_t clock = m->cfg->dev_clock_start + m->clock_off[h[j].node_id - 1] + t;
+		uint64_t clock = m->cfg->dev_clock_start + m->clock_off[h[j].node_id - m->cfg->node_id_base - 1] + t;
 		age += j + 1 == n ? 500 : 1000;
 		h[j].eg_ts = clock - age;
 		age += h[j].latency;

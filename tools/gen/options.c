@@ -51,6 +51,8 @@ void gen_cfg_default(struct gen_cfg *c)
 void gen_usage(FILE *f)
 {
 	fputs("usage: hopwatch-gen reports [options] --out FILE.pcap [--truth FILE.jsonl] [--summary FILE.json]\n"
+	      "       hopwatch-gen scenario NAME --out DIR [options]   (simulated fabric; scenario --help)\n"
+	      "       hopwatch-gen send --pcap FILE --iface IFACE [...] (transmit a capture; send --help)\n"
 	      "\n"
 	      "Writes a pcap (Ethernet, nanosecond timestamps) of INT telemetry reports to a collector and,\n"
 	      "with --truth, one JSON line per hop record a collector should decode (docs/records.md keys).\n"

@@ -143,7 +143,7 @@ static void simulate(struct gen_p4 *p, uint64_t *rng, uint64_t sim_ns)
 		uint64_t r = gen_splitmix(rng);
 		struct gen_hop *h = &hops[j];
 		memset(h, 0, sizeof(*h));
-		h->node_id = gen_node_id(j);
+		h->node_id = gen_node_id(cfg, j);
 		h->in_port = 1;
 		h->qid = 0;
 		h->ig_ts = clock_us(p, j, t);

@@ -25,7 +25,7 @@ void gen_tr05_build(const struct gen_cfg *cfg, struct gen_pkt *k)
 	uint8_t *p = hdr + 12;
 	/* switch_id:32 ig_port:16 eg_port:16 queue_id:8, then occupancy:24 egress_ts:32 (local) or
 	 * drop_reason:8 pad:16 (drop) */
-	p = gen_put32(p, gen_node_id(k->node_idx));
+	p = gen_put32(p, gen_node_id(cfg, k->node_idx));
 	p = gen_put16(p, h->in_port);
 	p = gen_put16(p, h->out_port);
 	p = gen_put8(p, h->qid);

@@ -31,7 +31,7 @@ void gen_tr1_build(const struct gen_cfg *cfg, struct gen_pkt *k)
 	gen_put_bits(hdr, 24, 1, !!(r->flags & HW_RF_CONGESTED_QUEUE));
 	gen_put_bits(hdr, 25, 1, !!(r->flags & HW_RF_TRACKED_FLOW));
 	gen_put_bits(hdr, 26, 6, k->hw_id);
-	gen_put32(hdr + 4, gen_node_id(k->node_idx));
+	gen_put32(hdr + 4, gen_node_id(cfg, k->node_idx));
 	gen_put32(hdr + 8, k->seq);
 	gen_put32(hdr + 12, (uint32_t)h->ig_ts);
 	uint8_t *p = hdr + 16;

@@ -42,7 +42,7 @@ void gen_tr2_begin(const struct gen_cfg *cfg, struct gen_pkt *k)
 	gen_put_bits(g, 0, 4, 2);
 	gen_put_bits(g, 4, 6, k->hw_id);
 	gen_put_bits(g, 10, 22, k->seq & 0x3fffff);
-	gen_put32(g + 4, gen_node_id(k->node_idx));
+	gen_put32(g + 4, gen_node_id(cfg, k->node_idx));
 	k->len += 8;
 }
 

@@ -234,7 +234,7 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 		 * fields are merged into it instead of making a record of their own */
 		const int merged =
 		    (cfg->sink_md_stack ||
-		     (cfg->p4 && r->n_stack && r->hops[r->n_stack - 1].node_id == gen_node_id(k->node_idx))) &&
+		     (cfg->p4 && r->n_stack && r->hops[r->n_stack - 1].node_id == gen_node_id(cfg, k->node_idx))) &&
 		    !bare && r->n_stack;
 		const unsigned path = r->n_stack + (bare || merged ? 0 : 1);
 		if (n + path > cap)
@@ -245,7 +245,7 @@ unsigned gen_truth_records(const struct gen_cfg *cfg, const struct gen_pkt *k, u
 		base.format = record_format(cfg->format);
 		base.path_len = (uint8_t)path;
 		if (!bare) {
-			base.report_node = gen_node_id(k->node_idx);
+			base.report_node = gen_node_id(cfg, k->node_idx);
 			base.hw_id = k->hw_id;
 			base.report_seq = k->seq;
 			base.report_flags = r->flags;
