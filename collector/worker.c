@@ -118,7 +118,10 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 		const struct hw_record *recs = o.recs + rep->first;
 		for (uint32_t j = 0; j < rep->n_hops; j++)
 			hw_queue_table_add(&w->queues, &recs[j]);
-		if (rep->n_hops > 1 && (recs[0].valid & HW_V_FLOW) &&
+		/* Only a sink's ordinary report describes the whole path: drop and queue reports, and
+		 * intermediate reports, stop where the packet was dropped or the queue was watched. */
+		const uint8_t partial = HW_RF_DROPPED | HW_RF_CONGESTED_QUEUE | HW_RF_INTERMEDIATE;
+		if (rep->n_hops > 1 && !(rep->flags & partial) && (recs[0].valid & HW_V_FLOW) &&
 		    hw_flow_table_update(&w->flows, recs[0].flow_hash, path_signature(recs, rep->n_hops), time_ns))
 			HW_ADD(w->cnt.path_changes, 1);
 	}

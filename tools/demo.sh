@@ -1,45 +1,48 @@
 #!/usr/bin/env bash
-# The main job on bundled sample data: install what is missing, build, run the DPDK collector on a
-# net_pcap port replaying data/samples/fabric-reports.pcap (records as JSON lines and record files),
-# draw the fabric topology from bundled lldpd dumps as SVG, and print a short summary.  Output: out/.
+# The main job on bundled sample data (data/samples/incast, a generated leaf-spine fabric with an
+# incast): install what is missing, build, run the DPDK collector on a net_pcap port replaying the
+# fabric's telemetry reports, place every hop on the LLDP topology and draw it as SVG, and summarise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
 if [ -d build ]; then meson setup --reconfigure build >/dev/null; else meson setup build >/dev/null; fi
 ninja -C build >/dev/null
 rm -rf out && mkdir -p out/records
-sample=data/samples/fabric-reports.pcap
+sample=data/samples/incast
 col=build/collector/hopwatch-collector
 
-echo "== collector: DPDK, net_pcap port replaying $sample"
-if ! "$col" -l 0-1 --no-huge --no-shconf -m 512 --no-pci --log-level=3 --vdev="net_pcap0,rx_pcap=$sample" -- \
+echo "== collector: DPDK, net_pcap port replaying $sample/reports.pcap"
+if ! "$col" -l 0-1 --no-huge --no-shconf -m 512 --no-pci --log-level=3 --vdev="net_pcap0,rx_pcap=$sample/reports.pcap" -- \
     --json out/records.jsonl --records-dir out/records --idle-exit 1 --lossless 2>out/collector-counts.txt; then
   echo "   (DPDK could not start here; falling back to the libpcap front end)"
-  "$col" --pcap "$sample" --json out/records.jsonl --records-dir out/records 2>out/collector-counts.txt
+  "$col" --pcap "$sample/reports.pcap" --json out/records.jsonl --records-dir out/records 2>out/collector-counts.txt
 fi
-grep -E '^(port|packets|reports|records|not_report|report_packets_lost|queues_tracked|path_changes|json_written|files_written) ' \
+grep -E '^(port0_rx|packets|reports|records|not_report|report_packets_lost|queues_tracked|path_changes|json_written|files_written) ' \
   out/collector-counts.txt | sed 's/^/   /'
-echo "   malformed packets by reason:"
-grep -E '^(l2_|ip_|l4_|udp_|report_(truncated|version|length|type|md)|inner_|int_|too_many)' out/collector-counts.txt |
-  sed 's/^/     /'
 
-echo "== analyzer: topology from lldpd dumps (tests/topo/data/lldpd-json0)"
-build/analyzer/hopwatch-analyzer topology --lldpd-json tests/topo/data/lldpd-json0 \
-  --svg out/topology.svg --json out/topology.json --quiet || true
+echo "== analyzer: topology from the fabric's LLDP frames, every hop placed on it"
+build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
+  --records out/records.jsonl --svg out/topology.svg --json out/topology.json | tail -3 | sed 's/^/   /'
 
 echo "== summary"
-python3 - <<'PY'
-import collections, json
+python3 - "$sample/truth.json" <<'PY'
+import collections, json, sys
+truth = json.load(open(sys.argv[1]))
 recs = [json.loads(l) for l in open("out/records.jsonl")]
 peak = collections.Counter()
 for r in recs:
     if "queue_occupancy" in r:
         k = (r["node_id"], r.get("egress_port"), r["queue_id"])
         peak[k] = max(peak[k], r["queue_occupancy"])
+def ip(n):
+    return ".".join(str(n >> s & 255) for s in (24, 16, 8, 0))
 print(f"   {len(recs)} hop records, {len({r['flow_hash'] for r in recs if 'flow_hash' in r})} flows, "
-      f"{sum(1 for r in recs if 'dropped' in r['report_flags'])} hop records from drop reports")
-print("   highest queue occupancy (node, egress port, queue: device units):")
-for (n, p, q), v in peak.most_common(5):
-    print(f"     node {n} port {p} queue {q}: {v}")
+      f"{sum(1 for r in recs if 'dropped' in r['report_flags'])} from drop reports")
+print("   highest queue occupancy seen in the reports (node, egress port, queue: bytes):")
+for (n, p, q), v in peak.most_common(3):
+    print(f"     {ip(n)} port {p} queue {q}: {v}")
+for e in truth.get("events", []):
+    place = e.get("place", {})
+    print(f"   injected (truth.json): {e.get('kind')} at {place}")
 PY
-echo "   out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg"
+echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg"
