@@ -40,6 +40,13 @@ static void usage(FILE *f)
 	        "  --rotate-seconds N   start a new record file after N seconds (default 300)\n"
 	        "  --stream ADDR        live stream of record batches: unix:PATH or tcp:HOST:PORT\n"
 	        "  --metrics HOST:PORT  serve Prometheus /metrics\n"
+	        "  --clickhouse URL     insert records into ClickHouse over HTTP, e.g.\n"
+	        "                       http://127.0.0.1:8123/?database=hopwatch (schema: deploy/clickhouse/)\n"
+	        "  --clickhouse-table NAME       table to insert into (default hops)\n"
+	        "  --clickhouse-batch N          insert every N records (default 16384) ...\n"
+	        "  --clickhouse-batch-ms MS      ... or when the oldest queued record is MS old (default 1000)\n"
+	        "  --clickhouse-queue N          records held while ClickHouse is slow or down (default 262144);\n"
+	        "                                more are dropped and counted\n"
 	        "Detection:\n"
 	        "  --config FILE        JSON configuration (docs/collector.md); flags given here override it\n"
 	        "  --report-port PORT   UDP destination port of telemetry reports; repeatable (default 32766)\n"
@@ -102,6 +109,11 @@ enum {
 	O_WORKERS,
 	O_IDLE,
 	O_LOSSLESS,
+	O_CH,
+	O_CH_TABLE,
+	O_CH_BATCH,
+	O_CH_BATCH_MS,
+	O_CH_QUEUE,
 };
 
 static const struct option opts[] = {
@@ -123,6 +135,11 @@ static const struct option opts[] = {
     {"workers", required_argument, 0, O_WORKERS},
     {"idle-exit", required_argument, 0, O_IDLE},
     {"lossless", no_argument, 0, O_LOSSLESS},
+    {"clickhouse", required_argument, 0, O_CH},
+    {"clickhouse-table", required_argument, 0, O_CH_TABLE},
+    {"clickhouse-batch", required_argument, 0, O_CH_BATCH},
+    {"clickhouse-batch-ms", required_argument, 0, O_CH_BATCH_MS},
+    {"clickhouse-queue", required_argument, 0, O_CH_QUEUE},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -219,6 +236,25 @@ static void parse_options(struct hw_collector_config *c, int argc, char **argv)
 			break;
 		case O_IDLE: c->idle_exit_s = parse_seconds("--idle-exit", optarg); break;
 		case O_LOSSLESS: c->lossless = true; break;
+		case O_CH:
+			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
+				die_usage("--clickhouse", optarg,
+				          "an HTTP URL, e.g. http://127.0.0.1:8123/?database=hopwatch");
+			c->clickhouse = optarg;
+			break;
+		case O_CH_TABLE: c->clickhouse_table = optarg; break;
+		case O_CH_BATCH:
+			c->clickhouse_batch_records = (uint32_t)parse_num("--clickhouse-batch", optarg, 1, 1u << 20,
+			                                                  "a record count (1-1048576)");
+			break;
+		case O_CH_BATCH_MS:
+			c->clickhouse_batch_ms =
+			    (uint32_t)parse_num("--clickhouse-batch-ms", optarg, 0, 600000, "milliseconds (0-600000)");
+			break;
+		case O_CH_QUEUE:
+			c->clickhouse_queue_records =
+			    (uint32_t)parse_num("--clickhouse-queue", optarg, 1, 1u << 30, "a record count");
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
