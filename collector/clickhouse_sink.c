@@ -32,6 +32,7 @@ struct hw_ch_sink {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_cond_t room; /* signalled when the sender frees a chunk (lossless put waits on it) */
 	struct chunk *head, *tail;
 	uint64_t queued; /* records in chunks, under mu */
 	bool closing;
@@ -196,13 +197,14 @@ static void *sender_main(void *arg)
 			ADD(s->cnt.batches, 1);
 			__atomic_store_n(&s->cnt.queued, s->queued, __ATOMIC_RELAXED);
 			free(c);
+			pthread_cond_broadcast(&s->room);
 			backoff_ms = 0;
 			continue;
 		}
 		ADD(s->cnt.retries, 1);
 		backoff_ms = backoff_ms ? backoff_ms * 2 : 100;
-		if (backoff_ms > 5000)
-			backoff_ms = 5000;
+		if (backoff_ms > 2000)
+			backoff_ms = 2000;
 		uint64_t until = hw_sink_mono_ns() + backoff_ms * 1000000ull;
 		if (s->closing && until > drain_end)
 			until = drain_end;
@@ -231,12 +233,30 @@ static void *sender_main(void *arg)
 	return NULL;
 }
 
+/* Wait up to 100 ms for the sender to free room.  Under mu; the sender is woken first so that a
+ * partly filled chunk does not wait for its batch time. */
+static void wait_room(struct hw_ch_sink *s)
+{
+	pthread_cond_signal(&s->cv);
+	struct timespec ts;
+	uint64_t t = hw_sink_mono_ns() + 100000000ull;
+	ts.tv_sec = (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
+	pthread_cond_timedwait(&s->room, &s->mu, &ts);
+}
+
 void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t n)
 {
 	uint32_t done = 0;
 	bool wake = false;
 	pthread_mutex_lock(&s->mu);
-	while (done < n && s->queued < s->o.queue_records) {
+	for (;;) {
+		if (s->queued >= s->o.queue_records && s->o.lossless_stop && !*s->o.lossless_stop) {
+			wait_room(s);
+			continue;
+		}
+		if (done >= n || s->queued >= s->o.queue_records)
+			break;
 		struct chunk *t = s->tail;
 		if (!t || t->taken || t->n >= s->o.batch_records) {
 			t = malloc(sizeof(*t) + (size_t)s->o.batch_records * sizeof(struct hw_record));
@@ -363,11 +383,13 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cv, &ca);
+	pthread_cond_init(&s->room, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->mu, NULL);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {
 		hw_sink_err(err, errlen, "clickhouse: cannot start the sender thread");
 		pthread_cond_destroy(&s->cv);
+		pthread_cond_destroy(&s->room);
 		pthread_mutex_destroy(&s->mu);
 		goto fail;
 	}
@@ -394,6 +416,7 @@ void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
 		hw_ch_sink_counts(s, out);
 	curl_easy_cleanup(s->curl);
 	pthread_cond_destroy(&s->cv);
+	pthread_cond_destroy(&s->room);
 	pthread_mutex_destroy(&s->mu);
 	free(s->insert_url);
 	free(s->body);

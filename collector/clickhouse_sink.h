@@ -15,6 +15,9 @@ struct hw_ch_sink_opts {
 	uint32_t batch_ms;      /* ... or the oldest unsent record is this old */
 	uint32_t queue_records; /* bound of the queue (sent-but-unacknowledged records included) */
 	double drain_s;         /* at close: how long to keep trying to deliver what is queued */
+	/* Lossless (offline input, --lossless): put waits for room instead of dropping, until *stop
+	 * becomes non-zero (a signal); NULL = drop when the queue is full. */
+	volatile int *lossless_stop;
 };
 
 /* Counters, readable from any thread at any time. */
@@ -34,7 +37,8 @@ extern const char hw_ch_columns[];
 /* Start the sender thread.  Does not contact ClickHouse (it may come up later).  NULL with a
  * message naming the URL in err. */
 struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen);
-/* Queue n records.  Never blocks on ClickHouse: records that do not fit are counted as dropped. */
+/* Queue n records.  Never blocks on ClickHouse: records that do not fit are counted as dropped
+ * (unless lossless_stop is set: then it waits for room). */
 void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t n);
 void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out);
 /* Send what is queued (for up to drain_s), stop the thread, free.  Final counts go to out. */

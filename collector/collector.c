@@ -153,7 +153,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		                            .batch_records = c->cfg.clickhouse_batch_records,
 		                            .batch_ms = c->cfg.clickhouse_batch_ms,
 		                            .queue_records = c->cfg.clickhouse_queue_records,
-		                            .drain_s = c->cfg.clickhouse_drain_s};
+		                            .drain_s = c->cfg.clickhouse_drain_s,
+		                            .lossless_stop = backpressure ? (volatile int *)&hw_stop_requested : NULL};
 		if (!(c->clickhouse = hw_ch_sink_open(&o, err, errlen)))
 			return -1;
 	}
