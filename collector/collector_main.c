@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "diagnose.h"
 #include "front.h"
 
 #define PROG "hopwatch-collector"
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 	        "Usage: " PROG " [EAL options] -- [options]       receive with DPDK (any ethdev: NICs, net_pcap,\n"
 	        "                                                     net_af_packet, net_ring, ...)\n"
 	        "       " PROG " --pcap FILE|IFACE [options]      receive with libpcap (capture file or interface)\n"
+	        "       " PROG " diagnose [EAL options --] [options]  checklist of PASS/SKIP/FAIL (diagnose --help)\n"
 	        "\n"
 	        "Decodes INT telemetry reports (Telemetry Report v0.5/v1.0/v2.0 with embedded INT-MD v0.5/v1.0/v2.1\n"
 	        "stacks) and bare INT-MD data packets into one record per hop (docs/records.md), tracks report\n"
@@ -271,6 +273,9 @@ static void parse_options(struct hw_collector_config *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "diagnose")) /* the checklist: diagnose.c */
+		return hw_diagnose_main(argc - 1, argv + 1, argv[0]);
+
 	static struct hw_collector col;
 	hw_collector_config_default(&col.cfg);
 
