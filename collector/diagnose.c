@@ -462,16 +462,18 @@ static void check_topology(struct hw_diag_run *run, const char *analyzer, char *
 		             "%s topology failed (exit %d): %s", analyzer, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
 		return;
 	}
-	const char *u = strstr(summary, "unplaced ");
-	unsigned long nu = u ? strtoul(u + 9, NULL, 10) : 0;
+	const char *u = strstr(summary, "unplaced "), *pl = strstr(summary, "placed ");
+	unsigned long nu = u ? strtoul(u + 9, NULL, 10) : 0, np = pl ? strtoul(pl + 7, NULL, 10) : 0;
 	if (nu)
 		hw_diag_line(run, HW_DIAG_FAIL, "topology",
 		             "give every INT node id a name in the --map file that matches its LLDP system name or "
-		             "management address (docs/topology.md), and check LLDP runs on those ports",
-		             "%lu INT (node, port)s are not on the LLDP topology: %s%s", nu, unplaced,
-		             n_unplaced > 3 ? "; ..." : "");
+		             "management address, and its port numbers interface names (docs/topology.md); check LLDP "
+		             "runs on those ports",
+		             "%lu of %lu INT port references in the records are not on the LLDP topology: %s%s", nu,
+		             nu + np, unplaced, n_unplaced > 3 ? "; ..." : "");
 	else
-		hw_diag_line(run, HW_DIAG_PASS, "topology", NULL, "every INT (node, port) is on the LLDP topology (%s)",
+		hw_diag_line(run, HW_DIAG_PASS, "topology", NULL,
+		             "all %lu INT port references in the records are on the LLDP topology (%s)", np,
 		             summary + 10);
 }
 

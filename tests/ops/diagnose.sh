@@ -124,3 +124,24 @@ if ch_available && ch_start "$dir/ch"; then
 else
   echo "note: clickhouse-server not available: the ClickHouse PASS case was not run"
 fi
+
+# topology: hopwatch-analyzer (found beside the collector's build directory) places the records'
+# (node, port)s on the leaf-spine of tests/topo/data; a map that covers every node and port passes
+topo=$src/tests/topo/data/lldpd-json
+if [ -d "$topo" ]; then
+  "$gen" reports --count 500 --nodes 5 --hops 2-4 --seed 3 --out "$dir/n5.pcap" 2>/dev/null || fail "generator failed"
+  python3 - "$dir" <<'PY'
+import json, sys
+names = ["spine1", "spine2", "leaf1", "leaf2", "leaf3"]
+every_port = {str(i): "eth1" for i in range(1024)}   # every INT port number onto a port LLDP knows
+json.dump({"nodes": [{"name": n, "node_id": i + 1, "ports": every_port} for i, n in enumerate(names)]},
+          open(sys.argv[1] + "/map-all.json", "w"))
+json.dump({"port_format": "eth%u", "nodes": [{"name": n, "node_id": i + 1} for i, n in enumerate(names)]},
+          open(sys.argv[1] + "/map-some.json", "w"))
+PY
+  expect_pass topology "every INT port on the LLDP topology" --pcap "$dir/n5.pcap" --lldpd-json "$topo" \
+    --map "$dir/map-all.json" --only topology || fail "topology placed: exit status"
+  expect_fail topology "INT nodes and ports LLDP does not know" --pcap "$dir/good.pcap" --lldpd-json "$topo" \
+    --map "$dir/map-some.json" --only topology
+  grep -q "node_id 6 port" "$dir/line" || fail "topology: the unknown node 6 is not named"
+fi
