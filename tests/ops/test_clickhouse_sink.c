@@ -269,6 +269,8 @@ static void test_config_keys(void **state)
 	assert_int_equal(c.clickhouse_batch_ms, 20);
 	assert_int_equal(c.clickhouse_queue_records, 9000);
 	assert_true(c.clickhouse_drain_s == 2.5);
+	free((char *)c.clickhouse); /* the loader keeps its strings for the life of the process */
+	free((char *)c.clickhouse_table);
 	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse_batch_records\": 0}}", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "\"clickhouse_batch_records\": expected an integer from 1"));
 	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse_tabel\": \"x\"}}", err, sizeof(err)), -1);
