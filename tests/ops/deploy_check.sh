@@ -47,5 +47,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics did not come up"; }
+promtool check metrics <"$dir/m.txt" >"$dir/lint.txt" 2>&1 || { cat "$dir/lint.txt"; fail "promtool check metrics (with the ClickHouse sink's series)"; }
+grep -q '^hopwatch_collector_clickhouse_retries_total' "$dir/m.txt" || fail "no ClickHouse sink series on /metrics"
 python3 "$here/promql_names.py" "$dir/m.txt" "$d/prometheus/hopwatch-rules.yml" "$d"/grafana/dashboards/*.json ||
   fail "dashboards or rules name metrics the collector does not export"
