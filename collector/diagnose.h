@@ -1,5 +1,5 @@
-/* `hopwatch-collector diagnose`: a checklist of PASS / SKIP / FAIL lines, each with its reason and,
- * for a FAIL, a fix.  The parts: receive and judge (diagnose.c), DPDK (diagnose_dpdk.c), HTTP peers. */
+/* `hopwatch-collector diagnose`: PASS / SKIP / FAIL lines with reasons and fixes.  Parts: options and
+ * receiving (diagnose.c), judgements (diagnose_judge.c), DPDK (diagnose_dpdk.c), peers (diagnose_http.c). */
 #ifndef HOPWATCH_DIAGNOSE_H
 #define HOPWATCH_DIAGNOSE_H
 
@@ -41,6 +41,14 @@ void hw_diag_line(struct hw_diag_run *run, enum hw_diag_status st, const char *n
 bool hw_diag_wanted(const struct hw_diag_run *run, const char *name);
 /* Take the records the worker handed over (call after frames, and after hw_worker_flush). */
 void hw_diag_drain(struct hw_diag_run *run);
+
+/* Judgements on what the worker saw (diagnose_judge.c).  where names the input in messages. */
+void hw_diag_reports(struct hw_diag_run *run, const char *where);
+void hw_diag_parse_errors(struct hw_diag_run *run, double max_ratio);
+void hw_diag_report_loss(struct hw_diag_run *run, double max_ratio);
+void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns);
+/* Run analyzer topology with src_args (NULL-terminated LLDP source options) and --records records. */
+void hw_diag_topology(struct hw_diag_run *run, const char *analyzer, char *const *src_args, const char *records);
 
 /* DPDK checks (dpdk_eal, ports, link) then receive for run->seconds on every port.  true when
  * packets could be received (the later checks then judge them). */
