@@ -64,6 +64,8 @@ static void usage(FILE *f)
 	           "  --max-loss-ratio R    report_loss FAILs when a node loses more of its reports (default 0.01)\n"
 	           "  --max-skew-us US      clock_skew FAILs when consecutive hops' timestamps disagree by more\n"
 	           "                        (default 100)\n"
+	           "  --max-offset-ms MS    clock_skew also FAILs when timestamps that read as ns since the epoch\n"
+	           "                        are further than this from this host's clock (default 1000)\n"
 	           "  --lldpd-json DIR      topology: the switches' lldpcli JSON dumps (hopwatch-analyzer topology)\n"
 	           "  --lldp PCAP           topology: LLDP frames from a capture file\n"
 	           "  --map FILE            topology: INT node ids to names (docs/topology.md)\n"
@@ -196,6 +198,7 @@ enum {
 	D_MAXERR,
 	D_MAXLOSS,
 	D_MAXSKEW,
+	D_MAXOFF,
 	D_LLDPJSON,
 	D_LLDP,
 	D_MAP,
@@ -216,6 +219,7 @@ static const struct option dopts[] = {
     {"max-error-ratio", required_argument, 0, D_MAXERR},
     {"max-loss-ratio", required_argument, 0, D_MAXLOSS},
     {"max-skew-us", required_argument, 0, D_MAXSKEW},
+    {"max-offset-ms", required_argument, 0, D_MAXOFF},
     {"lldpd-json", required_argument, 0, D_LLDPJSON},
     {"lldp", required_argument, 0, D_LLDP},
     {"map", required_argument, 0, D_MAP},
@@ -289,7 +293,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 
 	const char *config = NULL, *pcap = NULL, *ch = NULL, *ch_table = NULL, *am = NULL, *metrics = NULL;
 	const char *analyzer = NULL;
-	double max_err = 0.01, max_loss = 0.01, max_skew_us = 100;
+	double max_err = 0.01, max_loss = 0.01, max_skew_us = 100, max_off_ms = 1000;
 	char *topo_args[8] = {0};
 	int nt = 0, o;
 	bool ports_given = false;
@@ -320,6 +324,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 		case D_MAXERR: max_err = num_arg("--max-error-ratio", optarg, 0, 1); break;
 		case D_MAXLOSS: max_loss = num_arg("--max-loss-ratio", optarg, 0, 1); break;
 		case D_MAXSKEW: max_skew_us = num_arg("--max-skew-us", optarg, 0, 1e9); break;
+		case D_MAXOFF: max_off_ms = num_arg("--max-offset-ms", optarg, 0, 1e9); break;
 		case D_LLDPJSON:
 		case D_LLDP:
 		case D_MAP:
@@ -417,7 +422,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 			hw_diag_reports(&run, where);
 			hw_diag_parse_errors(&run, max_err);
 			hw_diag_report_loss(&run, max_loss);
-			hw_diag_clock_skew(&run, max_skew_us * 1000);
+			hw_diag_clock_skew(&run, max_skew_us * 1000, max_off_ms * 1e6);
 			char abuf[PATH_MAX];
 			hw_diag_topology(&run, analyzer ? analyzer : find_analyzer(prog_path, abuf, sizeof(abuf)),
 			                 topo_args, records_path);

@@ -13,7 +13,8 @@ enum hw_diag_status { HW_DIAG_PASS, HW_DIAG_SKIP, HW_DIAG_FAIL };
 
 /* One hop-to-hop pair of switches whose timestamps are compared (clock skew). */
 struct hw_diag_pair {
-	uint32_t a, b; /* the earlier hop's node, the later hop's node; a == b == 0: free slot */
+	uint32_t a, b; /* the earlier hop's node, the later hop's node; a == b: that node against this
+	                * host's clock (epoch timestamps); n == 0: free slot */
 	uint64_t n;
 	double sum_ns; /* sum of (ingress_ts of b) - (egress_ts of a) */
 };
@@ -46,7 +47,9 @@ void hw_diag_drain(struct hw_diag_run *run);
 void hw_diag_reports(struct hw_diag_run *run, const char *where);
 void hw_diag_parse_errors(struct hw_diag_run *run, double max_ratio);
 void hw_diag_report_loss(struct hw_diag_run *run, double max_ratio);
-void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns);
+/* Consecutive hops of different switches disagree by more than max_skew_ns, or epoch-like timestamps
+ * are more than max_offset_ns from this host's clock. */
+void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns, double max_offset_ns);
 /* Run analyzer topology with src_args (NULL-terminated LLDP source options) and --records records. */
 void hw_diag_topology(struct hw_diag_run *run, const char *analyzer, char *const *src_args, const char *records);
 

@@ -48,6 +48,26 @@ static void pair_hops(struct hw_diag_run *run, const struct hw_record *a, const 
 	}
 }
 
+/* A hop whose egress timestamp reads as ns since the epoch (after 2001-09-09): its distance from this
+ * host's receive time, kept in the pair table under (node, node). */
+static void offset_add(struct hw_diag_run *run, const struct hw_record *r)
+{
+	if (!(r->valid & HW_V_EGRESS_TS) || r->egress_ts < 1000000000000000000ull || !r->node_id)
+		return;
+	double d = (double)(int64_t)(r->egress_ts - r->time_ns);
+	uint32_t h = (r->node_id * 2654435761u) & (HW_DIAG_PAIRS - 1);
+	for (unsigned i = 0; i < HW_DIAG_PAIRS; i++, h = (h + 1) & (HW_DIAG_PAIRS - 1)) {
+		struct hw_diag_pair *p = &run->pairs[h];
+		if (!p->n)
+			p->a = p->b = r->node_id;
+		if (p->a == r->node_id && p->b == r->node_id) {
+			p->n++;
+			p->sum_ns += d;
+			return;
+		}
+	}
+}
+
 void hw_diag_drain(struct hw_diag_run *run)
 {
 	struct hw_batch *bt;
@@ -58,6 +78,7 @@ void hw_diag_drain(struct hw_diag_run *run)
 			if (run->have_prev && p->time_ns == r->time_ns && p->report_node == r->report_node &&
 			    p->report_seq == r->report_seq && p->hop_index + 1 == r->hop_index)
 				pair_hops(run, p, r);
+			offset_add(run, r);
 			run->prev = *r;
 			run->have_prev = true;
 			if (run->records_json && run->records < 1000000) {
@@ -170,14 +191,40 @@ void hw_diag_report_loss(struct hw_diag_run *run, double max_ratio)
 		             nodes, worst * 100, max_ratio * 100);
 }
 
-void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns)
+/* Wall-clock offsets: the node whose timestamps are furthest from this host's clock, when that is
+ * more than max_offset_ns.  The number of nodes with epoch timestamps, or 0. */
+static unsigned worst_offset(const struct hw_diag_run *run, double max_offset_ns, uint32_t *node, double *off,
+                             unsigned *bad)
 {
-	unsigned pairs = 0, bad = 0;
-	double worst = 0;
-	uint32_t suspects[HW_DIAG_PAIRS][2];
+	unsigned n = 0;
+	*bad = 0;
+	*off = 0;
 	for (unsigned i = 0; i < HW_DIAG_PAIRS; i++) {
 		const struct hw_diag_pair *p = &run->pairs[i];
-		if (!p->n)
+		if (!p->n || p->a != p->b)
+			continue;
+		n++;
+		double mean = p->sum_ns / (double)p->n;
+		if (mean > max_offset_ns || mean < -max_offset_ns)
+			(*bad)++;
+		if ((mean < 0 ? -mean : mean) >= (*off < 0 ? -*off : *off)) {
+			*off = mean;
+			*node = p->a;
+		}
+	}
+	return n;
+}
+
+void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns, double max_offset_ns)
+{
+	unsigned pairs = 0, bad = 0, off_bad;
+	double worst = 0, off;
+	uint32_t suspects[HW_DIAG_PAIRS][2], off_node = 0;
+	char nb[16], msg[256] = "";
+	unsigned epoch_nodes = worst_offset(run, max_offset_ns, &off_node, &off, &off_bad);
+	for (unsigned i = 0; i < HW_DIAG_PAIRS; i++) {
+		const struct hw_diag_pair *p = &run->pairs[i];
+		if (!p->n || p->a == p->b)
 			continue;
 		pairs++;
 		double mean = p->sum_ns / (double)p->n;
@@ -189,31 +236,53 @@ void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns)
 			bad++;
 		}
 	}
-	if (!pairs) {
-		hw_diag_line(run, HW_DIAG_SKIP, "clock_skew", NULL,
-		             "no report carried consecutive hops with egress and ingress timestamps");
+	if (!pairs && !epoch_nodes) {
+		hw_diag_line(
+		    run, HW_DIAG_SKIP, "clock_skew", NULL,
+		    "no report carried consecutive hops with egress and ingress timestamps, nor epoch timestamps");
 		return;
 	}
+	if (off_bad) {
+		char fix[256];
+		snprintf(
+		    fix, sizeof(fix),
+		    "synchronise node %s's clock and this host's to the same time scale (PTP on both; a 37 s offset is "
+		    "TAI against UTC: set the switch or ptp4l's UTC offset)",
+		    node_text(off_node, nb));
+		hw_diag_line(
+		    run, HW_DIAG_FAIL, "clock_skew", fix,
+		    "%u of %u nodes' timestamps are more than %.0f ms from this host's clock; node %s is %.3f s %s",
+		    off_bad, epoch_nodes, max_offset_ns / 1e6, nb, (off < 0 ? -off : off) / 1e9,
+		    off < 0 ? "behind" : "ahead");
+	}
+	if (epoch_nodes)
+		snprintf(msg, sizeof(msg), "; %u nodes' epoch timestamps within %.3f ms of this host's clock",
+		         epoch_nodes, (off < 0 ? -off : off) / 1e6);
 	if (!bad) {
-		hw_diag_line(run, HW_DIAG_PASS, "clock_skew", NULL,
-		             "%u switch pairs: consecutive hops' timestamps within %.1f us (limit %.0f us)", pairs,
-		             worst / 1000, max_skew_ns / 1000);
+		if (off_bad)
+			return;
+		if (pairs)
+			hw_diag_line(run, HW_DIAG_PASS, "clock_skew", NULL,
+			             "%u switch pairs: consecutive hops' timestamps within %.1f us (limit %.0f us)%s",
+			             pairs, worst / 1000, max_skew_ns / 1000, msg);
+		else
+			hw_diag_line(run, HW_DIAG_PASS, "clock_skew", NULL, "%s", msg + 2);
 		return;
 	}
 	/* the node in most of the bad pairs is the one whose clock is off */
 	uint32_t node = 0;
 	unsigned most = 0;
 	for (unsigned i = 0; i < bad; i++)
-		for (int s = 0; s < 2; s++) {
+		for (int k = 0; k < 2; k++) {
 			unsigned n = 0;
 			for (unsigned j = 0; j < bad; j++)
-				n += suspects[j][0] == suspects[i][s] || suspects[j][1] == suspects[i][s];
+				n += suspects[j][0] == suspects[i][k] || suspects[j][1] == suspects[i][k];
 			if (n > most) {
 				most = n;
-				node = suspects[i][s];
+				node = suspects[i][k];
 			}
 		}
-	char fix[256], nb[16];
+	char fix[256];
 	snprintf(fix, sizeof(fix),
 	         "synchronise node %s's clock (PTP: ptp4l/phc2sys, or the switch's own time sync), and check that "
 	         "every switch stamps the same units (latency_unit_ns)",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hopwatch-collector diagnose, each FAIL provoked: hugepages absent (a made-up /proc), no DPDK
 # ports, link down (a memif port nobody connects to), no reports, malformed reports, report loss,
-# a switch with a skewed clock, a bad config, ClickHouse / Alertmanager / /metrics on closed ports
+# a switch with a skewed clock, switch clocks 37 s off this host's, a bad config, ClickHouse / Alertmanager / /metrics on closed ports
 # or answering wrongly.  Every FAIL line has a fix line and makes the exit status 1; a healthy
 # setup (real Alertmanager, ClickHouse when installed, a collector serving /metrics) passes.
 # Usage: diagnose.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SOURCE_ROOT
@@ -80,6 +80,16 @@ expect_fail parse_errors "20% malformed reports" --pcap "$dir/bad.pcap"
 expect_fail report_loss "every 10th report lost" --pcap "$dir/loss.pcap"
 expect_fail clock_skew "node 3's clock 5 ms off" --pcap "$dir/skew.pcap"
 grep -q "node 0.0.0.3 is in" "$dir/line" || fail "clock skew: node 3 not named: $(cat "$dir/line")"
+# switch clocks that read ns since the epoch: on this host's time, then 37 s ahead (TAI against UTC)
+"$gen" reports --count 2000 --hops 2-4 --seed 3 --dev-clock-start 1767225600000000000 --out "$dir/utc.pcap" 2>/dev/null ||
+  fail "generator failed"
+"$gen" reports --count 2000 --hops 2-4 --seed 3 --dev-clock-start 1767225637000000000 --out "$dir/tai.pcap" 2>/dev/null ||
+  fail "generator failed"
+expect_pass clock_skew "switch clocks on the host's time scale" --pcap "$dir/utc.pcap" --only clock_skew ||
+  fail "clock on time: exit status"
+grep "^PASS clock_skew" "$dir/out" | grep -q "epoch timestamps within" || fail "epoch timestamps not compared: $(cat "$dir/out")"
+expect_fail clock_skew "switch clocks 37 s ahead (TAI)" --pcap "$dir/tai.pcap" --only clock_skew
+grep -q "37.000 s ahead" "$dir/line" || fail "TAI offset not measured: $(cat "$dir/line")"
 
 # configuration
 echo '{"sinks": {"clickhouse_batch_records": 0}}' >"$dir/bad.json"
