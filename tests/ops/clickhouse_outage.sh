@@ -48,12 +48,12 @@ run() { # name queue-records
   sleep 1.5
   kill -KILL "$CH_PID"                            # ClickHouse dies mid-run ...
   wait "$CH_PID" 2>/dev/null; CH_PID=
+  kill -0 "$spid" 2>/dev/null || fail "$name: the reports ended before ClickHouse died: not an outage mid-run"
   local at=$(wc -l <"$dir/$name.jsonl")
   sleep 3
   ch_stop
   ch_start "$dir/ch" ip netns exec "$ns" || fail "$name: clickhouse-server did not restart"  # ... and comes back
   local back=$(wc -l <"$dir/$name.jsonl")
-  kill -0 "$spid" 2>/dev/null || fail "$name: the reports ended before ClickHouse was back: not an outage mid-run"
   wait "$spid"; spid=
   sleep 0.5
   kill -TERM "$cpid"; wait "$cpid"; local rc=$?; cpid=
