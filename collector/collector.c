@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clickhouse_sink.h"
 #include "collector.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
@@ -52,6 +53,8 @@ static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 	}
 	if (c->stream)
 		hw_stream_send(c->stream, b->recs, b->n); /* never blocks: a slow reader loses whole batches */
+	if (c->clickhouse)
+		hw_ch_sink_put(c->clickhouse, b->recs, b->n); /* never blocks: a full queue counts drops */
 	if (c->json) {
 		char line[HW_RECORD_JSON_MAX];
 		for (uint32_t i = 0; i < b->n; i++) {
@@ -125,7 +128,7 @@ static void *sink_main(void *arg)
 int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpressure, char *err, size_t errlen)
 {
 	c->start_ns = hw_now_ns();
-	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream;
+	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream || c->cfg.clickhouse;
 	if (c->cfg.json_out) {
 		c->json = strcmp(c->cfg.json_out, "-") ? fopen(c->cfg.json_out, "w") : stdout;
 		if (!c->json) {
@@ -144,6 +147,17 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	}
 	if (c->cfg.stream && !(c->stream = hw_stream_sender_open(c->cfg.stream, err, errlen)))
 		return -1;
+	if (c->cfg.clickhouse) {
+		struct hw_ch_sink_opts o = {.url = c->cfg.clickhouse,
+		                            .table = c->cfg.clickhouse_table,
+		                            .batch_records = c->cfg.clickhouse_batch_records,
+		                            .batch_ms = c->cfg.clickhouse_batch_ms,
+		                            .queue_records = c->cfg.clickhouse_queue_records,
+		                            .drain_s = c->cfg.clickhouse_drain_s,
+		                            .lossless_stop = backpressure ? (volatile int *)&hw_stop_requested : NULL};
+		if (!(c->clickhouse = hw_ch_sink_open(&o, err, errlen)))
+			return -1;
+	}
 	c->workers = calloc(n_workers, sizeof(*c->workers));
 	if (!c->workers) {
 		snprintf(err, errlen, "out of memory for %u workers", n_workers);
@@ -188,6 +202,14 @@ void hw_collector_finish(struct hw_collector *c)
 		c->stream_dropped = hw_stream_dropped_records(c->stream);
 		hw_stream_sender_close(c->stream);
 		c->stream = NULL;
+	}
+	if (c->clickhouse) {
+		struct hw_ch_sink_counts k;
+		hw_ch_sink_close(c->clickhouse, &k);
+		c->clickhouse = NULL;
+		c->ch_inserted = k.inserted;
+		c->ch_dropped = k.dropped;
+		c->ch_retries = k.retries;
 	}
 	if (c->files) {
 		char err[256];
@@ -256,6 +278,10 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 	if (c->cfg.stream)
 		fprintf(f, "stream_sent %llu\nstream_dropped %llu\n", (unsigned long long)c->stream_sent,
 		        (unsigned long long)c->stream_dropped);
+	if (c->cfg.clickhouse)
+		fprintf(f, "clickhouse_inserted %llu\nclickhouse_dropped %llu\nclickhouse_retries %llu\n",
+		        (unsigned long long)c->ch_inserted, (unsigned long long)c->ch_dropped,
+		        (unsigned long long)c->ch_retries);
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		fprintf(f, "memory_peak_kib %ld\n", ru.ru_maxrss);

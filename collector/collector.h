@@ -14,6 +14,7 @@
 struct hw_metrics_server;
 struct hw_record_writer;
 struct hw_stream_sender;
+struct hw_ch_sink;
 
 struct hw_collector {
 	struct hw_collector_config cfg;
@@ -28,6 +29,9 @@ struct hw_collector {
 	struct hw_metrics_server *metrics;
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
 	uint64_t start_ns;
+	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */
+	struct hw_ch_sink *clickhouse;
+	uint64_t ch_inserted, ch_dropped, ch_retries;
 };
 
 /* Set by SIGINT/SIGTERM (stop) and SIGHUP (reopen output files). */

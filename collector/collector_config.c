@@ -16,6 +16,11 @@ void hw_collector_config_default(struct hw_collector_config *c)
 	c->occupancy_unit_bytes = 1;
 	c->rotate_bytes = 256ull << 20;
 	c->rotate_seconds = 300;
+	c->clickhouse_table = "hops";
+	c->clickhouse_batch_records = 16384;
+	c->clickhouse_batch_ms = 1000;
+	c->clickhouse_queue_records = 262144;
+	c->clickhouse_drain_s = 10;
 }
 
 struct ctx {
@@ -76,6 +81,38 @@ void hw_collector_config_free(struct hw_collector_config *c)
 	c->n_owned = 0;
 }
 
+/* "sinks" keys of the ClickHouse sink (clickhouse_sink.h). */
+static int load_clickhouse(struct ctx *x, struct hw_collector_config *c, const char *k, json_t *v)
+{
+	uint64_t u;
+	if (!strcmp(k, "clickhouse_table")) {
+		if (!json_is_string(v) || !*json_string_value(v))
+			return bad(x, k, "a table name, e.g. \"hops\" or \"hopwatch.hops\"");
+		c->clickhouse_table = keep(c, v);
+	} else if (!strcmp(k, "clickhouse_batch_records")) {
+		if (get_uint(x, v, k, 1, 1u << 20, &u))
+			return -1;
+		c->clickhouse_batch_records = (uint32_t)u;
+	} else if (!strcmp(k, "clickhouse_batch_ms")) {
+		if (get_uint(x, v, k, 0, 600000, &u))
+			return -1;
+		c->clickhouse_batch_ms = (uint32_t)u;
+	} else if (!strcmp(k, "clickhouse_queue_records")) {
+		if (get_uint(x, v, k, 1, 1u << 30, &u))
+			return -1;
+		c->clickhouse_queue_records = (uint32_t)u;
+	} else if (!strcmp(k, "clickhouse_drain_seconds")) {
+		if (!json_is_number(v) || json_number_value(v) < 0)
+			return bad(x, k, "a number of seconds >= 0");
+		c->clickhouse_drain_s = json_number_value(v);
+	} else {
+		return bad(x, k,
+		           "one of clickhouse_table, clickhouse_batch_records, clickhouse_batch_ms, "
+		           "clickhouse_queue_records, clickhouse_drain_seconds (in \"sinks\")");
+	}
+	return 0;
+}
+
 static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
 {
 	const char *k;
@@ -83,7 +120,8 @@ static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
 	json_object_foreach(o, k, v)
 	{
 		uint64_t u;
-		if (!strcmp(k, "json") || !strcmp(k, "records_dir") || !strcmp(k, "stream") || !strcmp(k, "metrics")) {
+		if (!strcmp(k, "json") || !strcmp(k, "records_dir") || !strcmp(k, "stream") || !strcmp(k, "metrics") ||
+		    !strcmp(k, "clickhouse")) {
 			if (!json_is_string(v) && !json_is_null(v))
 				return bad(x, k, "a string or null");
 			const char *s = json_is_null(v) ? NULL : keep(c, v);
@@ -93,6 +131,8 @@ static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
 				c->records_dir = s;
 			else if (!strcmp(k, "stream"))
 				c->stream = s;
+			else if (!strcmp(k, "clickhouse"))
+				c->clickhouse = s;
 			else
 				c->metrics = s;
 		} else if (!strcmp(k, "rotate_mb")) {
@@ -103,10 +143,14 @@ static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
 			if (get_uint(x, v, k, 0, 86400 * 365, &u))
 				return -1;
 			c->rotate_seconds = u;
+		} else if (!strncmp(k, "clickhouse_", 11)) {
+			if (load_clickhouse(x, c, k, v))
+				return -1;
 		} else {
-			return bad(
-			    x, k,
-			    "one of json, records_dir, rotate_mb, rotate_seconds, stream, metrics (in \"sinks\")");
+			return bad(x, k,
+			           "one of json, records_dir, rotate_mb, rotate_seconds, stream, metrics, clickhouse, "
+			           "clickhouse_table, clickhouse_batch_records, clickhouse_batch_ms, "
+			           "clickhouse_queue_records, clickhouse_drain_seconds (in \"sinks\")");
 		}
 	}
 	return 0;

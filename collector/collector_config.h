@@ -28,6 +28,14 @@ struct hw_collector_config {
 	bool lossless;       /* DPDK: workers wait for slow sinks instead of dropping records */
 	char *owned[8];      /* strings read from the config file (freed by hw_collector_config_free) */
 	unsigned n_owned;
+	/* ClickHouse sink (clickhouse_sink.h): HTTP URL (NULL = off), table, batch size in records and
+	 * in time, queue bound in records, how long to keep delivering at exit */
+	const char *clickhouse;
+	const char *clickhouse_table;
+	uint32_t clickhouse_batch_records;
+	uint32_t clickhouse_batch_ms;
+	uint32_t clickhouse_queue_records;
+	double clickhouse_drain_s;
 };
 
 void hw_collector_config_default(struct hw_collector_config *c);

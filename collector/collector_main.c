@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector.h"
+#include "diagnose.h"
 #include "front.h"
 
 #define PROG "hopwatch-collector"
@@ -18,6 +19,7 @@ static void usage(FILE *f)
 	        "Usage: " PROG " [EAL options] -- [options]       receive with DPDK (any ethdev: NICs, net_pcap,\n"
 	        "                                                     net_af_packet, net_ring, ...)\n"
 	        "       " PROG " --pcap FILE|IFACE [options]      receive with libpcap (capture file or interface)\n"
+	        "       " PROG " diagnose [EAL options --] [options]  checklist of PASS/SKIP/FAIL (diagnose --help)\n"
 	        "\n"
 	        "Decodes INT telemetry reports (Telemetry Report v0.5/v1.0/v2.0 with embedded INT-MD v0.5/v1.0/v2.1\n"
 	        "stacks) and bare INT-MD data packets into one record per hop (docs/records.md), tracks report\n"
@@ -40,6 +42,13 @@ static void usage(FILE *f)
 	        "  --rotate-seconds N   start a new record file after N seconds (default 300)\n"
 	        "  --stream ADDR        live stream of record batches: unix:PATH or tcp:HOST:PORT\n"
 	        "  --metrics HOST:PORT  serve Prometheus /metrics\n"
+	        "  --clickhouse URL     insert records into ClickHouse over HTTP, e.g.\n"
+	        "                       http://127.0.0.1:8123/?database=hopwatch (schema: deploy/clickhouse/)\n"
+	        "  --clickhouse-table NAME       table to insert into (default hops)\n"
+	        "  --clickhouse-batch N          insert every N records (default 16384) ...\n"
+	        "  --clickhouse-batch-ms MS      ... or when the oldest queued record is MS old (default 1000)\n"
+	        "  --clickhouse-queue N          records held while ClickHouse is slow or down (default 262144);\n"
+	        "                                more are dropped and counted\n"
 	        "Detection:\n"
 	        "  --config FILE        JSON configuration (docs/collector.md); flags given here override it\n"
 	        "  --report-port PORT   UDP destination port of telemetry reports; repeatable (default 32766)\n"
@@ -102,6 +111,11 @@ enum {
 	O_WORKERS,
 	O_IDLE,
 	O_LOSSLESS,
+	O_CH,
+	O_CH_TABLE,
+	O_CH_BATCH,
+	O_CH_BATCH_MS,
+	O_CH_QUEUE,
 };
 
 static const struct option opts[] = {
@@ -123,6 +137,11 @@ static const struct option opts[] = {
     {"workers", required_argument, 0, O_WORKERS},
     {"idle-exit", required_argument, 0, O_IDLE},
     {"lossless", no_argument, 0, O_LOSSLESS},
+    {"clickhouse", required_argument, 0, O_CH},
+    {"clickhouse-table", required_argument, 0, O_CH_TABLE},
+    {"clickhouse-batch", required_argument, 0, O_CH_BATCH},
+    {"clickhouse-batch-ms", required_argument, 0, O_CH_BATCH_MS},
+    {"clickhouse-queue", required_argument, 0, O_CH_QUEUE},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -219,6 +238,25 @@ static void parse_options(struct hw_collector_config *c, int argc, char **argv)
 			break;
 		case O_IDLE: c->idle_exit_s = parse_seconds("--idle-exit", optarg); break;
 		case O_LOSSLESS: c->lossless = true; break;
+		case O_CH:
+			if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8))
+				die_usage("--clickhouse", optarg,
+				          "an HTTP URL, e.g. http://127.0.0.1:8123/?database=hopwatch");
+			c->clickhouse = optarg;
+			break;
+		case O_CH_TABLE: c->clickhouse_table = optarg; break;
+		case O_CH_BATCH:
+			c->clickhouse_batch_records = (uint32_t)parse_num("--clickhouse-batch", optarg, 1, 1u << 20,
+			                                                  "a record count (1-1048576)");
+			break;
+		case O_CH_BATCH_MS:
+			c->clickhouse_batch_ms =
+			    (uint32_t)parse_num("--clickhouse-batch-ms", optarg, 0, 600000, "milliseconds (0-600000)");
+			break;
+		case O_CH_QUEUE:
+			c->clickhouse_queue_records =
+			    (uint32_t)parse_num("--clickhouse-queue", optarg, 1, 1u << 30, "a record count");
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -235,6 +273,9 @@ static void parse_options(struct hw_collector_config *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "diagnose")) /* the checklist: diagnose.c */
+		return hw_diagnose_main(argc - 1, argv + 1, argv[0]);
+
 	static struct hw_collector col;
 	hw_collector_config_default(&col.cfg);
 

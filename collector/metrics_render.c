@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clickhouse_sink.h"
 #include "collector.h"
 #include "metrics.h"
 
@@ -194,6 +195,24 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	        "# HELP hopwatch_collector_start_time_seconds When the collector started.\n"
 	        "# TYPE hopwatch_collector_start_time_seconds gauge\nhopwatch_collector_start_time_seconds %.3f\n",
 	        (double)c->start_ns * 1e-9);
+
+	if (c->clickhouse) {
+		struct hw_ch_sink_counts k;
+		hw_ch_sink_counts(c->clickhouse, &k);
+		counter(f, "hopwatch_collector_clickhouse_inserted_records_total",
+		        "Records ClickHouse acknowledged (HTTP 200).", k.inserted);
+		counter(f, "hopwatch_collector_clickhouse_dropped_records_total",
+		        "Records the ClickHouse sink dropped: queue full, or undelivered at exit.", k.dropped);
+		counter(f, "hopwatch_collector_clickhouse_retries_total", "Failed ClickHouse inserts, each retried.",
+		        k.retries);
+		counter(f, "hopwatch_collector_clickhouse_inserts_total", "Acknowledged ClickHouse inserts (batches).",
+		        k.batches);
+		fprintf(f,
+		        "# HELP hopwatch_collector_clickhouse_queued_records Records waiting for ClickHouse.\n"
+		        "# TYPE hopwatch_collector_clickhouse_queued_records gauge\n"
+		        "hopwatch_collector_clickhouse_queued_records %llu\n",
+		        (unsigned long long)k.queued);
+	}
 
 	char node[20];
 	size_t cap;

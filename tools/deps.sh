@@ -7,6 +7,7 @@ pkgs=(
   libpcap-dev libjansson-dev libcmocka-dev dpdk-dev libgraphviz-dev
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev
   lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus
+  prometheus-alertmanager clickhouse-server clickhouse-client
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -17,7 +18,16 @@ if ((${#missing[@]})); then
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -q
+  # The tests start their own ClickHouse, Prometheus and Alertmanager on loopback: keep the packages'
+  # scripts from starting system services (policy-rc.d exit 101 = "not now"), unless a policy exists.
+  policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+    "${sudo_cmd[@]}" chmod +x /usr/sbin/policy-rc.d
+    policy=1
+  fi
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  [ -z "$policy" ] || "${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d
 else
   echo "deps: all ${#pkgs[@]} packages present"
 fi

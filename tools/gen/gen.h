@@ -112,6 +112,8 @@ struct gen_cfg {
 	uint64_t epoch_ns;        /* first pcap timestamp */
 	uint64_t interval_ns;     /* between packets */
 	uint64_t dev_clock_start; /* device clocks (ingress/egress timestamps) start near here */
+	uint32_t skew_node;       /* --clock-skew: this node's clock (0 = none) ... */
+	int64_t skew_ns;          /* ... is off by this much (for diagnose tests) */
 	double drop_rate, intermediate_rate, unavailable_rate, cnp_rate;
 	double malform_rate[GEN_M_COUNT];
 	uint8_t malform_any;

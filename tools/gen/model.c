@@ -122,6 +122,8 @@ struct gen_model *gen_model_new(const struct gen_cfg *cfg)
 	}
 	for (uint32_t i = 0; i < cfg->nodes; i++)
 		m->clock_off[i] = gen_splitmix(&m->rng) % 200; /* PTP-synchronised within 200 ns */
+	if (cfg->skew_node && cfg->skew_node <= cfg->nodes)
+		m->clock_off[cfg->skew_node - 1] += (uint64_t)cfg->skew_ns; /* wraps like a device clock */
 	for (size_t i = 0; i < (size_t)cfg->nodes * cfg->hw_ids; i++)
 		m->seq[i] = cfg->seq_start;
 	m->thr_drop = gen_prob_threshold(cfg->drop_rate);

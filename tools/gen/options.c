@@ -126,6 +126,8 @@ void gen_usage(FILE *f)
 	      "  --interval-ns NS      time between packets (default 1000)\n"
 	      "  --dev-clock-start NS  device clocks start here (+ per-node offset < 200 ns); the default\n"
 	      "                        2^32 - 2 ms makes 32-bit timestamps wrap early in the run\n"
+	      "  --clock-skew NODE:NS  node NODE's device clock is NS ns off (may be negative): a switch\n"
+	      "                        that lost clock synchronisation\n"
 	      "Addresses:\n"
 	      "  --collector A.B.C.D   report destination (default 10.0.0.100); senders are 10.1.x.y\n"
 	      "  --dst-port P          report UDP destination port (default 32766)\n"
@@ -334,6 +336,7 @@ enum {
 	O_EPOCH,
 	O_INTERVAL,
 	O_DEV_CLOCK,
+	O_CLOCK_SKEW,
 	O_COLLECTOR,
 	O_DST_PORT,
 	O_SRC_PORT,
@@ -383,6 +386,7 @@ static const struct option longopts[] = {
     {"epoch-ns", required_argument, 0, O_EPOCH},
     {"interval-ns", required_argument, 0, O_INTERVAL},
     {"dev-clock-start", required_argument, 0, O_DEV_CLOCK},
+    {"clock-skew", required_argument, 0, O_CLOCK_SKEW},
     {"collector", required_argument, 0, O_COLLECTOR},
     {"dst-port", required_argument, 0, O_DST_PORT},
     {"src-port", required_argument, 0, O_SRC_PORT},
@@ -700,6 +704,18 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 				return e;
 			c->dev_clock_start = v;
 			break;
+		case O_CLOCK_SKEW: {
+			char *end;
+			unsigned long node = strtoul(optarg, &end, 10);
+			long long ns = *end == ':' ? strtoll(end + 1, &end, 10) : 0;
+			if (!node || node > 65535 || *end || !strchr(optarg, ':') || ns <= -(1ll << 40) ||
+			    ns >= 1ll << 40)
+				return fail(name, "'%s' is not NODE:NS (a node id and a skew in ns, |NS| < 2^40)",
+				            optarg);
+			c->skew_node = (uint32_t)node;
+			c->skew_ns = ns;
+			break;
+		}
 		case O_COLLECTOR:
 			if (inet_pton(AF_INET, optarg, c->collector_ip) != 1)
 				return fail(name, "'%s' is not an IPv4 address", optarg);

@@ -1,0 +1,424 @@
+/* The ClickHouse sink: a queue of record chunks filled by the collector's sink thread and drained
+ * by a sender thread that POSTs RowBinary inserts with libcurl, retrying with backoff. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clickhouse_sink.h"
+#include "sinks_internal.h"
+
+const char hw_ch_columns[] =
+    "time_ns,report_node,hw_id,report_seq,report_flags,format,int_version,valid,hop_index,path_len,node_id,"
+    "ingress_port,egress_port,l2_ingress_port,l2_egress_port,hop_latency,queue_id,queue_occupancy,"
+    "ingress_ts,egress_ts,egress_tx_util,buffer_id,buffer_occupancy,drop_reason,src_ip,dst_ip,src_port,"
+    "dst_port,ip_proto,dscp,ecn,roce_opcode,roce_dest_qp,flow_hash";
+
+struct chunk {
+	struct chunk *next;
+	uint32_t n;
+	bool taken;        /* the sender is inserting it: no more records go in */
+	uint64_t first_ns; /* monotonic time of its first record */
+	struct hw_record recs[];
+};
+
+struct hw_ch_sink {
+	struct hw_ch_sink_opts o;
+	char *insert_url;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_cond_t room; /* signalled when the sender frees a chunk (lossless put waits on it) */
+	struct chunk *head, *tail;
+	uint64_t queued; /* records in chunks, under mu */
+	bool closing;
+	struct hw_ch_sink_counts cnt; /* written with atomics */
+	CURL *curl;
+	uint8_t *body;
+	char errbuf[CURL_ERROR_SIZE];
+	char reply[512];
+	size_t reply_len;
+	bool failing; /* last attempt failed: log again only when it recovers */
+};
+
+#define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
+#define GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+size_t hw_ch_rowbinary(const struct hw_record *recs, uint32_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hw_record *r = &recs[i];
+#define U8(v) (*p++ = (uint8_t)(v))
+#define U16(v) (hw_put_le16(p, (v)), p += 2)
+#define U32(v) (hw_put_le32(p, (v)), p += 4)
+#define U64(v) (hw_put_le64(p, (v)), p += 8)
+		U64(r->time_ns);
+		U32(r->report_node);
+		U8(r->hw_id);
+		U32(r->report_seq);
+		U8(r->report_flags);
+		U8(r->format);      /* Enum8: the enum hw_format value */
+		U8(r->int_version); /* Enum8: the enum hw_int_version value */
+		U32(r->valid);
+		U8(r->hop_index);
+		U8(r->path_len);
+		U32(r->node_id);
+		U32(r->ingress_port);
+		U32(r->egress_port);
+		U32(r->l2_ingress_port);
+		U32(r->l2_egress_port);
+		U32(r->hop_latency);
+		U8(r->queue_id);
+		U32(r->queue_occupancy);
+		U64(r->ingress_ts);
+		U64(r->egress_ts);
+		U32(r->egress_tx_util);
+		U8(r->buffer_id);
+		U32(r->buffer_occupancy);
+		U8(r->drop_reason);
+		memcpy(p, r->src_ip, 16);
+		p += 16;
+		memcpy(p, r->dst_ip, 16);
+		p += 16;
+		U16(r->src_port);
+		U16(r->dst_port);
+		U8(r->ip_proto);
+		U8(r->dscp);
+		U8(r->ecn);
+		U8(r->roce_opcode);
+		U32(r->roce_dest_qp);
+		U64(r->flow_hash);
+#undef U8
+#undef U16
+#undef U32
+#undef U64
+	}
+	return (size_t)(p - out);
+}
+
+static size_t on_reply(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct hw_ch_sink *s = arg;
+	size_t n = size * nmemb, room = sizeof(s->reply) - 1 - s->reply_len;
+	memcpy(s->reply + s->reply_len, data, n < room ? n : room);
+	s->reply_len += n < room ? n : room;
+	s->reply[s->reply_len] = 0;
+	return n;
+}
+
+/* One insert of a chunk.  true when ClickHouse acknowledged it with 200. */
+static bool insert(struct hw_ch_sink *s, const struct chunk *c)
+{
+	size_t len = hw_ch_rowbinary(c->recs, c->n, s->body);
+	s->reply_len = 0;
+	s->reply[0] = 0;
+	s->errbuf[0] = 0;
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	CURLcode rc = curl_easy_perform(s->curl);
+	long code = 0;
+	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
+	if (rc == CURLE_OK && code == 200) {
+		if (s->failing)
+			fprintf(stderr, "hopwatch-collector: clickhouse %s: inserts succeed again\n", s->o.url);
+		s->failing = false;
+		return true;
+	}
+	if (!s->failing) {
+		char *nl = strchr(s->reply, '\n');
+		if (nl)
+			*nl = 0;
+		fprintf(stderr, "hopwatch-collector: clickhouse %s: insert into %s failed (%s), retrying: %s\n",
+		        s->o.url, s->o.table, rc != CURLE_OK ? "no answer" : "HTTP error",
+		        rc != CURLE_OK ? (*s->errbuf ? s->errbuf : curl_easy_strerror(rc)) : s->reply);
+	}
+	s->failing = true;
+	return false;
+}
+
+/* The head chunk when it is due (full, old enough, or closing), else NULL.  Under mu. */
+static struct chunk *due(struct hw_ch_sink *s, uint64_t now)
+{
+	struct chunk *c = s->head;
+	if (!c || !c->n)
+		return NULL;
+	if (c->taken || c->n >= s->o.batch_records || s->closing ||
+	    now - c->first_ns >= (uint64_t)s->o.batch_ms * 1000000ull)
+		return c;
+	return NULL;
+}
+
+static void wait_until(struct hw_ch_sink *s, uint64_t mono_ns)
+{
+	struct timespec ts;
+	/* the condition variable uses CLOCK_MONOTONIC (see open) */
+	ts.tv_sec = (time_t)(mono_ns / 1000000000ull);
+	ts.tv_nsec = (long)(mono_ns % 1000000000ull);
+	pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+}
+
+static void *sender_main(void *arg)
+{
+	struct hw_ch_sink *s = arg;
+	uint64_t backoff_ms = 0, drain_end = 0;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		uint64_t now = hw_sink_mono_ns();
+		if (s->closing && !drain_end)
+			drain_end = now + (uint64_t)(s->o.drain_s * 1e9);
+		if (s->closing && (!s->head || !s->head->n || now >= drain_end))
+			break;
+		struct chunk *c = due(s, now);
+		if (!c) {
+			uint64_t until = now + 100000000ull;
+			if (s->head && s->head->n) {
+				uint64_t d = s->head->first_ns + (uint64_t)s->o.batch_ms * 1000000ull;
+				if (d < until)
+					until = d;
+			}
+			wait_until(s, until);
+			continue;
+		}
+		c->taken = true;
+		pthread_mutex_unlock(&s->mu);
+		bool ok = insert(s, c);
+		pthread_mutex_lock(&s->mu);
+		if (ok) {
+			s->head = c->next;
+			if (!s->head)
+				s->tail = NULL;
+			s->queued -= c->n;
+			ADD(s->cnt.inserted, c->n);
+			ADD(s->cnt.batches, 1);
+			__atomic_store_n(&s->cnt.queued, s->queued, __ATOMIC_RELAXED);
+			free(c);
+			pthread_cond_broadcast(&s->room);
+			backoff_ms = 0;
+			continue;
+		}
+		ADD(s->cnt.retries, 1);
+		backoff_ms = backoff_ms ? backoff_ms * 2 : 100;
+		if (backoff_ms > 2000)
+			backoff_ms = 2000;
+		uint64_t until = hw_sink_mono_ns() + backoff_ms * 1000000ull;
+		if (s->closing && until > drain_end)
+			until = drain_end;
+		while (hw_sink_mono_ns() < until) {
+			wait_until(s, until);
+			if (s->closing && !drain_end)
+				break; /* close() arrived: recompute the deadline */
+		}
+	}
+	/* whatever could not be delivered before the deadline is lost: count it */
+	uint64_t left = 0;
+	while (s->head) {
+		struct chunk *c = s->head;
+		s->head = c->next;
+		left += c->n;
+		free(c);
+	}
+	s->tail = NULL;
+	s->queued = 0;
+	ADD(s->cnt.dropped, left);
+	__atomic_store_n(&s->cnt.queued, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&s->mu);
+	if (left)
+		fprintf(stderr, "hopwatch-collector: clickhouse %s: %llu queued records not delivered at exit\n",
+		        s->o.url, (unsigned long long)left);
+	return NULL;
+}
+
+/* Wait up to 100 ms for the sender to free room.  Under mu; the sender is woken first so that a
+ * partly filled chunk does not wait for its batch time. */
+static void wait_room(struct hw_ch_sink *s)
+{
+	pthread_cond_signal(&s->cv);
+	struct timespec ts;
+	uint64_t t = hw_sink_mono_ns() + 100000000ull;
+	ts.tv_sec = (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
+	pthread_cond_timedwait(&s->room, &s->mu, &ts);
+}
+
+void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t n)
+{
+	uint32_t done = 0;
+	bool wake = false;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		if (s->queued >= s->o.queue_records && s->o.lossless_stop && !*s->o.lossless_stop) {
+			wait_room(s);
+			continue;
+		}
+		if (done >= n || s->queued >= s->o.queue_records)
+			break;
+		struct chunk *t = s->tail;
+		if (!t || t->taken || t->n >= s->o.batch_records) {
+			t = malloc(sizeof(*t) + (size_t)s->o.batch_records * sizeof(struct hw_record));
+			if (!t)
+				break;
+			t->next = NULL;
+			t->n = 0;
+			t->taken = false;
+			t->first_ns = hw_sink_mono_ns();
+			if (s->tail)
+				s->tail->next = t;
+			else
+				s->head = t;
+			s->tail = t;
+		}
+		uint64_t room = s->o.queue_records - s->queued;
+		uint32_t k = s->o.batch_records - t->n;
+		if (k > n - done)
+			k = n - done;
+		if (k > room)
+			k = (uint32_t)room;
+		memcpy(&t->recs[t->n], &recs[done], (size_t)k * sizeof(struct hw_record));
+		t->n += k;
+		s->queued += k;
+		done += k;
+		if (t->n >= s->o.batch_records)
+			wake = true;
+	}
+	__atomic_store_n(&s->cnt.queued, s->queued, __ATOMIC_RELAXED);
+	if (wake)
+		pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	if (done < n)
+		ADD(s->cnt.dropped, n - done);
+}
+
+void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
+{
+	out->inserted = GET(s->cnt.inserted);
+	out->dropped = GET(s->cnt.dropped);
+	out->retries = GET(s->cnt.retries);
+	out->queued = GET(s->cnt.queued);
+	out->batches = GET(s->cnt.batches);
+}
+
+static char *make_insert_url(CURL *curl, const struct hw_ch_sink_opts *o)
+{
+	char q[1024];
+	snprintf(q, sizeof(q), "INSERT INTO %s (%s) FORMAT RowBinary", o->table, hw_ch_columns);
+	char *esc = curl_easy_escape(curl, q, 0);
+	if (!esc)
+		return NULL;
+	size_t n = strlen(o->url) + strlen(esc) + 64;
+	char *u = malloc(n);
+	if (u)
+		snprintf(u, n, "%s%s%swait_end_of_query=1&query=%s", o->url, strchr(o->url, '?') ? "" : "?",
+		         strchr(o->url, '?') && o->url[strlen(o->url) - 1] != '?' && o->url[strlen(o->url) - 1] != '&'
+		             ? "&"
+		             : "",
+		         esc);
+	curl_free(esc);
+	return u;
+}
+
+static void curl_init_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static bool table_name_ok(const char *t)
+{
+	if (!*t)
+		return false;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+		      *p == '.'))
+			return false;
+	return true;
+}
+
+struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen)
+{
+	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
+		hw_sink_err(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
+		return NULL;
+	}
+	if (!table_name_ok(o->table)) {
+		hw_sink_err(err, errlen, "clickhouse table '%s': expected [database.]table of letters, digits, _",
+		            o->table);
+		return NULL;
+	}
+	if (!o->batch_records || !o->queue_records || o->queue_records < o->batch_records) {
+		hw_sink_err(err, errlen, "clickhouse: the queue (%u records) must hold at least one batch (%u records)",
+		            o->queue_records, o->batch_records);
+		return NULL;
+	}
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, curl_init_once);
+	struct hw_ch_sink *s = calloc(1, sizeof(*s));
+	if (!s) {
+		hw_sink_err(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	s->curl = curl_easy_init();
+	s->body = malloc((size_t)o->batch_records * HW_CH_ROW_MAX);
+	if (!s->curl || !s->body || !(s->insert_url = make_insert_url(s->curl, o))) {
+		hw_sink_err(err, errlen, "clickhouse: out of memory");
+		goto fail;
+	}
+	curl_easy_setopt(s->curl, CURLOPT_URL, s->insert_url);
+	curl_easy_setopt(s->curl, CURLOPT_POST, 1L);
+	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 30000L);
+	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_reply);
+	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, s->errbuf);
+	static struct curl_slist *hdrs;
+	if (!hdrs)
+		hdrs = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, hdrs);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_cond_init(&s->room, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&s->mu, NULL);
+	if (pthread_create(&s->thread, NULL, sender_main, s)) {
+		hw_sink_err(err, errlen, "clickhouse: cannot start the sender thread");
+		pthread_cond_destroy(&s->cv);
+		pthread_cond_destroy(&s->room);
+		pthread_mutex_destroy(&s->mu);
+		goto fail;
+	}
+	return s;
+fail:
+	if (s->curl)
+		curl_easy_cleanup(s->curl);
+	free(s->insert_url);
+	free(s->body);
+	free(s);
+	return NULL;
+}
+
+void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->closing = true;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	if (out)
+		hw_ch_sink_counts(s, out);
+	curl_easy_cleanup(s->curl);
+	pthread_cond_destroy(&s->cv);
+	pthread_cond_destroy(&s->room);
+	pthread_mutex_destroy(&s->mu);
+	free(s->insert_url);
+	free(s->body);
+	free(s);
+}
