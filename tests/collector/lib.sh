@@ -46,3 +46,16 @@ make_veth_ns() {
   done
   ip -n "$1" link set lo up
 }
+
+# A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# stop_pid PID: SIGTERM, then SIGKILL if it is still there after 10 s (a test never hangs on it).
+stop_pid() {
+  [ -n "$1" ] || return 0
+  kill -TERM "$1" 2>/dev/null || return 0
+  for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null
+}

@@ -12,12 +12,12 @@ command -v promtool >/dev/null || skip "promtool not installed"
 command -v curl >/dev/null || skip "curl not installed"
 dir=$(mktemp -d)
 cleanup() {
-  for p in ${cpid:-} ${ppid_:-}; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
+  stop_pid "${cpid:-}"
+  stop_pid "${ppid_:-}"
   rm -rf "$dir"
 }
 trap cleanup EXIT
-mport=$((20000 + RANDOM % 20000)) pport=$((mport + 1))
+mport=$(free_port) pport=$(free_port)
 
 "$gen" reports --format tr2.0 --count 4000 --seq-gap-every 40 --seed 31 --out "$dir/r.pcap" --truth "$dir/t.jsonl" \
   2>/dev/null || fail "generator failed"
@@ -27,15 +27,15 @@ want_records=$(grep -c . "$dir/t.jsonl")
 cpid=$!
 ok=
 for _ in $(seq 100); do
-  if curl -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
+  if curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
     grep -q "^hopwatch_collector_records_total $want_records\$" "$dir/m.txt"; then ok=1; break; fi
   sleep 0.1
 done
 [ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics never showed $want_records records"; }
 promtool check metrics <"$dir/m.txt" >"$dir/lint.txt" 2>&1 || { cat "$dir/lint.txt"; fail "promtool check metrics"; }
-curl -s -D "$dir/h.txt" -o /dev/null "http://127.0.0.1:$mport/metrics"
+curl --max-time 10 -s -D "$dir/h.txt" -o /dev/null "http://127.0.0.1:$mport/metrics"
 grep -qi '^content-type: text/plain; version=0.0.4' "$dir/h.txt" || fail "wrong content type: $(grep -i content-type "$dir/h.txt")"
-code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/nope")
+code=$(curl --max-time 10 -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/nope")
 [ "$code" = 404 ] || fail "unknown path answered $code"
 
 cat >"$dir/prom.yml" <<YML
@@ -49,7 +49,7 @@ YML
 prometheus --config.file="$dir/prom.yml" --storage.tsdb.path="$dir/data" \
   --web.listen-address="127.0.0.1:$pport" >"$dir/prom.log" 2>&1 &
 ppid_=$!
-query() { curl -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
+query() { curl --max-time 10 -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
   python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'; }
 got=none
 for _ in $(seq 150); do

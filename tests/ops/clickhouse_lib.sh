@@ -53,7 +53,7 @@ ch_start() { # DIR [PREFIX...]
   "$@" clickhouse-server --config-file="$d/config.xml" >>"$d/stdout.log" 2>&1 &
   CH_PID=$!
   for _ in $(seq 300); do
-    if "$@" curl -sf "http://127.0.0.1:$CH_HTTP/ping" >/dev/null 2>&1; then return 0; fi
+    if "$@" curl --max-time 10 -sf "http://127.0.0.1:$CH_HTTP/ping" >/dev/null 2>&1; then return 0; fi
     kill -0 "$CH_PID" 2>/dev/null || return 1
     sleep 0.1
   done
@@ -70,7 +70,7 @@ ch_stop() {
 }
 
 ch_query() { # SQL
-  "${CH_PREFIX[@]}" curl -sS --fail-with-body "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"
+  "${CH_PREFIX[@]}" curl --max-time 120 -sS --fail-with-body "http://127.0.0.1:$CH_HTTP/" --data-binary "$1"
 }
 
 ch_schema() { # SCHEMA.SQL...

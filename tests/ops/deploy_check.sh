@@ -43,7 +43,7 @@ mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 cpid=$!
 ok=
 for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" && grep -q '^hopwatch_queue_hop_latency_seconds_bucket' "$dir/m.txt" && { ok=1; break; }
+  curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" && grep -q '^hopwatch_queue_hop_latency_seconds_bucket' "$dir/m.txt" && { ok=1; break; }
   sleep 0.1
 done
 [ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics did not come up"; }
