@@ -384,6 +384,14 @@ void hw_an_topology_events(struct hw_analyzer *a)
 		a->st.active[HW_AN_TOPOLOGY]++;
 		if (a->emit)
 			a->emit(a->ctx, &e);
+		if (te->kind == HW_EV_LINK_UP) { /* news, not a condition: resolved at once */
+			e.resolved = 1;
+			e.end_ns = e.start_ns;
+			a->st.events_resolved++;
+			a->st.active[HW_AN_TOPOLOGY]--;
+			if (a->emit)
+				a->emit(a->ctx, &e);
+		}
 	}
 }
 
@@ -406,4 +414,27 @@ const struct hw_place_tally *hw_an_unplaced(const struct hw_analyzer *a)
 uint64_t hw_an_now(const struct hw_analyzer *a)
 {
 	return a->now;
+}
+
+void hw_an_link_scores(const struct hw_analyzer *a, double *scores)
+{
+	if (!a->topo)
+		return;
+	memset(scores, 0, sizeof(*scores) * a->topo->n_links);
+	uint64_t now_ms = a->now / 1000000u;
+	for (uint32_t i = 0; i < a->n_queues; i++) {
+		const struct an_queue *q = &a->queues[i];
+		if (q->topo_port == HW_TOPO_NONE)
+			continue;
+		uint32_t link = a->topo->ports[q->topo_port].link;
+		if (link == HW_TOPO_NONE || link >= a->topo->n_links)
+			continue;
+		uint32_t peak = 0;
+		for (unsigned b = 0; b < AN_RING; b++)
+			if (q->ring[b].ms + AN_RING > now_ms && q->ring[b].max_occ > peak)
+				peak = q->ring[b].max_occ;
+		double score = a->c.high_queue.raise > 0 ? peak / a->c.high_queue.raise : 0;
+		if (score > scores[link])
+			scores[link] = score;
+	}
 }

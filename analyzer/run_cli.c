@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an_metrics.h"
 #include "analyzer_cmd.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
@@ -22,7 +23,7 @@ struct opts {
 	const char *records[MAX_INPUTS];
 	int n_records;
 	int recorded_pace;
-	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook;
+	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -31,6 +32,8 @@ struct opts {
 struct out {
 	FILE *events;
 	struct hw_alert_sink *am, *webhook;
+	struct an_metrics *metrics;
+	double next_metrics; /* monotonic seconds */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -58,27 +61,22 @@ void hw_cmd_run_usage(FILE *out)
 	             "  --events FILE|-        events as JSON lines\n"
 	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
 	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
+	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
 	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
 	             "  --quiet                no summary on stderr\n");
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {{"records", required_argument, 0, 'r'},
-	                                   {"pace", required_argument, 0, 'p'},
-	                                   {"stream", required_argument, 0, 's'},
-	                                   {"duration", required_argument, 0, 'D'},
-	                                   {"lldp", required_argument, 0, 'l'},
-	                                   {"lldpd-json", required_argument, 0, 'j'},
-	                                   {"map", required_argument, 0, 'm'},
-	                                   {"config", required_argument, 0, 'c'},
-	                                   {"events", required_argument, 0, 'e'},
-	                                   {"alertmanager", required_argument, 0, 'a'},
-	                                   {"webhook", required_argument, 0, 'w'},
-	                                   {"hold", required_argument, 0, 'H'},
-	                                   {"quiet", no_argument, 0, 'q'},
-	                                   {"help", no_argument, 0, 'h'},
-	                                   {0, 0, 0, 0}};
+	static const struct option lo[] = {
+	    {"records", required_argument, 0, 'r'}, {"pace", required_argument, 0, 'p'},
+	    {"stream", required_argument, 0, 's'},  {"duration", required_argument, 0, 'D'},
+	    {"lldp", required_argument, 0, 'l'},    {"lldpd-json", required_argument, 0, 'j'},
+	    {"map", required_argument, 0, 'm'},     {"config", required_argument, 0, 'c'},
+	    {"events", required_argument, 0, 'e'},  {"alertmanager", required_argument, 0, 'a'},
+	    {"webhook", required_argument, 0, 'w'}, {"hold", required_argument, 0, 'H'},
+	    {"metrics", required_argument, 0, 'M'}, {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	int c;
@@ -111,6 +109,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'e': o->events = optarg; break;
 		case 'a': o->am = optarg; break;
 		case 'w': o->webhook = optarg; break;
+		case 'M': o->metrics = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'D':
 		case 'H': {
@@ -167,7 +166,19 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-static int replay(struct hw_analyzer *a, const struct opts *o, struct hw_record *buf)
+/* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
+static void refresh(struct hw_analyzer *a, struct out *out, int force)
+{
+	if (!out->metrics)
+		return;
+	double now = mono_s();
+	if (!force && now < out->next_metrics)
+		return;
+	out->next_metrics = now + 0.05;
+	an_metrics_update(out->metrics, a, out->am, out->webhook);
+}
+
+static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
 	double wall0 = 0;
 	uint64_t rec0 = 0;
@@ -189,6 +200,7 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct hw_record 
 				sleep_s((double)(buf[0].time_ns - rec0) / 1e9 - (mono_s() - wall0));
 			}
 			hw_an_ingest(a, buf, (size_t)n);
+			refresh(a, out, 0);
 		}
 		hw_record_reader_close(rd);
 		if (n < 0) {
@@ -199,7 +211,7 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct hw_record 
 	return HW_EXIT_OK;
 }
 
-static int live(struct hw_analyzer *a, const struct opts *o, struct hw_record *buf)
+static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
 	char err[512];
 	struct hw_stream_listener *l = hw_stream_listen(o->stream, err, sizeof(err));
@@ -216,6 +228,7 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct hw_record *b
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		else if (n > 0)
 			hw_an_ingest(a, buf, (size_t)n);
+		refresh(a, out, 0);
 	}
 	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
@@ -339,15 +352,23 @@ int hw_cmd_run(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
-	rc = o.n_records ? replay(a, &o, buf) : HW_EXIT_OK;
+	if (o.metrics && !(out.metrics = an_metrics_start(o.metrics, have_topo ? &t : NULL, err, sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		rc = HW_EXIT_USAGE;
+		goto done;
+	}
+	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
 	if (rc == HW_EXIT_OK && o.stream)
-		rc = live(a, &o, buf);
+		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);
+	refresh(a, &out, 1);
 	if (out.events)
 		fflush(out.events);
 	double end = mono_s() + o.hold;
-	while (!stop_flag && mono_s() < end)
+	while (!stop_flag && mono_s() < end) {
 		sleep_s(0.1);
+		refresh(a, &out, 1);
+	}
 	for (int i = 0; i < 2; i++) {
 		struct hw_alert_sink *s = i ? out.webhook : out.am;
 		if (s && !hw_alert_sink_drain(s, 2000) && !o.quiet)
@@ -357,6 +378,7 @@ int hw_cmd_run(int argc, char **argv)
 	if (!o.quiet)
 		summary(a, &out);
 done:
+	an_metrics_stop(out.metrics);
 	hw_alert_sink_stop(out.am);
 	hw_alert_sink_stop(out.webhook);
 	if (out.events && out.events != stdout)

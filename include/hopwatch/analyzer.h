@@ -147,6 +147,10 @@ void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s);
 /* Unplaced (node id, port) list, as the topology's placement tally keeps it; NULL without topology. */
 const struct hw_place_tally *hw_an_unplaced(const struct hw_analyzer *a);
 uint64_t hw_an_now(const struct hw_analyzer *a); /* latest record time seen */
+/* Per-link congestion score: the highest queue occupancy seen on either port of the link over the last
+ * 16 ms of record time (the millisecond ring), divided by high_queue.raise (1.0 = at the threshold).
+ * scores has topo->n_links entries; 0 without topology or records. */
+void hw_an_link_scores(const struct hw_analyzer *a, double *scores);
 
 #ifdef __cplusplus
 }

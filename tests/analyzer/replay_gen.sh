@@ -55,4 +55,45 @@ echo '{"packet_drops": {"ratio": 0.01, "windw_ns": 5}}' >"$T/bad.json"
 rc=$?
 [ "$rc" -eq 2 ] || fail "bad config: exit $rc, expected 2"
 grep -q "packet_drops.windw_ns: unknown key" "$T/err" || fail "bad config message: $(cat "$T/err")"
+# with the LLDP topology (tests/topo/data) and a node map: hops are placed, the rest counted and listed,
+# events name nodes and links, and /metrics serves the analyzer's state
+cat >"$T/map.json" <<'J'
+{"port_format": "eth%u",
+ "nodes": [{"name": "leaf1", "node_id": 1}, {"name": "leaf2", "node_id": 2}, {"name": "leaf3", "node_id": 3},
+           {"name": "spine1", "node_id": 4}, {"name": "spine2", "node_id": 5}]}
+J
+mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$analyzer" run --records "$T"/rec/*.hwr --lldpd-json "$(dirname "$0")/../topo/data/lldpd-json" --map "$T/map.json" \
+  --events "$T/topo.jsonl" --metrics 127.0.0.1:$mport --hold 3 2>"$T/topo-summary.json" &
+an=$!
+python3 - "$mport" "$T/metrics.txt" <<'PY' || { kill $an; fail "no /metrics"; }
+import sys, time, urllib.request
+for _ in range(50):
+    try:
+        body = urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=1).read().decode()
+        if "hopwatch_analyzer_records_total 80000" in body:
+            open(sys.argv[2], "w").write(body)
+            sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.1)
+sys.exit(1)
+PY
+wait $an || fail "analyzer with topology exited $?"
+if command -v promtool >/dev/null; then promtool check metrics <"$T/metrics.txt" || fail "promtool check metrics"; fi
+grep -q 'hopwatch_analyzer_link_congestion_score{link="leaf1:eth1--spine1:eth1"}' "$T/metrics.txt" ||
+  fail "no per-link congestion score"
+grep -q 'hopwatch_analyzer_alerts_active{alertname="TelemetryReportLoss"} 8' "$T/metrics.txt" ||
+  fail "active alerts by name"
+python3 - "$T/topo-summary.json" "$T/topo.jsonl" <<'PY' || fail "placement"
+import json, sys
+s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert s["placed"] > 0 and s["unplaced"] > 0 and s["placed"] + s["unplaced"] == s["records"], s
+assert any(u["why"] == "unknown_node" for u in s["unplaced_list"]), s["unplaced_list"]
+evs = [json.loads(l) for l in open(sys.argv[2])]
+assert any(e["event"] == "LinkUp" for e in evs)
+named = [e for e in evs if e["event"] == "PacketDrops" and e.get("link")]
+assert named and all(e["node"] in e["link"] for e in named), named[:1]
+print("placed", s["placed"], "unplaced", s["unplaced"], "PacketDrops on named links", len(named))
+PY
 echo PASS
