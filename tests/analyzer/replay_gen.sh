@@ -96,4 +96,17 @@ named = [e for e in evs if e["event"] == "PacketDrops" and e.get("link")]
 assert named and all(e["node"] in e["link"] for e in named), named[:1]
 print("placed", s["placed"], "unplaced", s["unplaced"], "PacketDrops on named links", len(named))
 PY
+# live: the collector streams the same capture to the analyzer over a Unix socket
+"$analyzer" run --stream "unix:$T/live.sock" --duration 4 --events "$T/live.jsonl" 2>"$T/live-summary.json" &
+an=$!
+for _ in $(seq 50); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
+"$col" --pcap "$T/reports.pcap" --stream "unix:$T/live.sock" >"$T/col-live.log" 2>&1 || fail "collector --stream"
+wait $an || fail "analyzer --stream exited $?"
+python3 - "$T/live-summary.json" "$T/col-live.log" <<'PY' || fail "live stream"
+import json, sys
+s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+sent = int([l.split()[1] for l in open(sys.argv[2]) if l.startswith("stream_sent ")][0])
+assert s["records"] == sent and sent > 0, (s["records"], sent)
+print("live: records", s["records"], "events", s["events_raised"])
+PY
 echo PASS
