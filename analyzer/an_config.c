@@ -32,6 +32,7 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->roce_queue = 3;
 	c->cnp_queue = 6;
 	c->dscp_clear_ns = 100000000;
+	c->tree_victims = 2;
 	c->max_queues = 16384;
 	c->max_flows = 65536;
 	c->enabled = (1u << HW_AN_KIND_COUNT) - 1;
@@ -77,6 +78,7 @@ static const struct key {
     K("roce_dscp", "roce_queue", T_INT, roce_queue),
     K("roce_dscp", "cnp_queue", T_INT, cnp_queue),
     K("roce_dscp", "clear_ns", T_U64, dscp_clear_ns),
+    K("congestion_tree", "victims", T_U32, tree_victims),
     K("limits", "max_queues", T_U32, max_queues),
     K("limits", "max_flows", T_U32, max_flows),
     K("alerting", "resend_ns", T_U64, resend_ns),

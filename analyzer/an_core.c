@@ -9,8 +9,9 @@
 #include "an_internal.h"
 
 static const struct an_detector *const detectors[] = {
-    &an_detect_buildup, &an_detect_high_queue, &an_detect_high_latency, &an_detect_microburst,  &an_detect_drops,
-    &an_detect_incast,  &an_detect_dscp,       &an_detect_report_loss,  &an_detect_path_change,
+    &an_detect_buildup,     &an_detect_high_queue,      &an_detect_high_latency, &an_detect_microburst,
+    &an_detect_drops,       &an_detect_incast,          &an_detect_dscp,         &an_detect_report_loss,
+    &an_detect_path_change, &an_detect_congestion_tree,
 };
 #define N_DETECTORS (sizeof(detectors) / sizeof(detectors[0]))
 
@@ -317,6 +318,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		rep->n_hops = 0;
 		rep->path_len = r->path_len;
 	}
+	if (r->hop_index < AN_PATH)
+		rep->qidx[r->hop_index] = 0;
 	if ((r->valid & HW_V_PORTS) && r->hop_index < AN_PATH) {
 		rep->hops[r->hop_index][0] = r->node_id;
 		rep->hops[r->hop_index][1] = r->egress_port;
@@ -340,6 +343,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		return;
 	}
 	update_queue(q, r);
+	if (r->hop_index < AN_PATH)
+		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
 	for (size_t d = 0; d < N_DETECTORS; d++)
 		if (detectors[d]->record && an_enabled(a, detectors[d]->kind))
 			detectors[d]->record(a, q, r);

@@ -5,11 +5,12 @@
 
 #include "hopwatch/analyzer.h"
 
-#define AN_RING 16  /* millisecond buckets per queue */
-#define AN_TREND 16 /* recent samples per queue for the trend */
-#define AN_SRC 32   /* distinct sources per queue per incast window */
-#define AN_QFLOWS 8 /* recent distinct flows per queue */
-#define AN_PATH 16  /* hops per report kept for paths */
+#define AN_RING 16   /* millisecond buckets per queue */
+#define AN_TREND 16  /* recent samples per queue for the trend */
+#define AN_SRC 32    /* distinct sources per queue per incast window */
+#define AN_QFLOWS 8  /* recent distinct flows per queue */
+#define AN_PATH 16   /* hops per report kept for paths */
+#define AN_VICTIMS 8 /* upstream congested queues remembered per root */
 #define AN_TICK_NS 1000000ull
 
 /* One episode with hysteresis: see an_hyst_step(). */
@@ -54,6 +55,10 @@ struct an_queue {
 	uint64_t dscp_last;
 	uint32_t dscp_bad;
 	uint8_t dscp_seen, dscp_want;
+	/* congestion tree: this queue as a root, the congested queues upstream of it on shared paths */
+	struct an_hyst h_tree;
+	uint32_t victims[AN_VICTIMS]; /* queue indices */
+	uint8_t n_victims;
 };
 
 struct an_sender { /* one (report_node, hw_id) */
@@ -77,6 +82,7 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint32_t node, seq;
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
 	uint32_t hops[AN_PATH][2];
+	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
 };
 
 struct hw_analyzer {
@@ -131,6 +137,7 @@ struct an_detector {
 };
 
 extern const struct an_detector an_detect_high_queue, an_detect_high_latency, an_detect_buildup, an_detect_microburst,
-    an_detect_drops, an_detect_report_loss, an_detect_path_change, an_detect_incast, an_detect_dscp;
+    an_detect_drops, an_detect_report_loss, an_detect_path_change, an_detect_incast, an_detect_dscp,
+    an_detect_congestion_tree;
 
 #endif

@@ -43,6 +43,7 @@ struct hw_an_config {
 	uint8_t roce_dscp, cnp_dscp;    /* RoceDscpMismatch: expected DSCPs of RoCE data and CNPs */
 	int roce_queue, cnp_queue;      /* expected queues (-1 = not checked) */
 	uint64_t dscp_clear_ns;         /* cleared after this long without a mismatch */
+	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
 	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
@@ -67,6 +68,7 @@ int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_
 	X(HW_AN_PATH_CHANGE, "PathChange", "info")                                                                     \
 	X(HW_AN_INCAST, "Incast", "warning")                                                                           \
 	X(HW_AN_DSCP_MISMATCH, "RoceDscpMismatch", "critical")                                                         \
+	X(HW_AN_CONGESTION_TREE, "CongestionTree", "critical")                                                         \
 	X(HW_AN_TOPOLOGY, "Topology", "warning") /* LLDP events; alertname is the topology event's name */
 
 enum hw_an_kind {

@@ -335,6 +335,50 @@ static void test_path_change(void **state)
 	hw_an_destroy(a);
 }
 
+/* A three-hop report whose hops have these occupancies. */
+static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3])
+{
+	uint32_t s = seq;
+	for (int h = 0; h < 3; h++) {
+		struct hw_record r = rec(t, occ[h], 0, 1);
+		r.report_seq = s;
+		r.node_id = (uint32_t)(10 + h);
+		r.egress_port = 5;
+		r.hop_index = (uint8_t)h;
+		r.path_len = 3;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
+/* Congestion at the last hop only: no tree; then the two upstream queues congest on the same path: one
+ * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue. */
+static void test_congestion_tree(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 23000000000ull;
+	const uint32_t root_only[3] = {100, 100, 20000}, spread[3] = {15000, 18000, 20000}, calm[3] = {100, 100, 100};
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, root_only);
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_int_equal(count("CongestionTree", 0), 0);
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, spread);
+	assert_int_equal(count("HighQueue", 0), 3);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal((int)number(e, "victims"), 2);
+	assert_non_null(strstr(e->detail, "root 12:5/3, victims 10:5/3 11:5/3"));
+	for (int i = 0; i < 200; i++, t += 10000)
+		tree_report(a, t, calm);
+	assert_int_equal(count("CongestionTree", 1), 1);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	hw_an_destroy(a);
+}
+
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
 static void test_incast(void **state)
 {
@@ -488,6 +532,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_report_loss_32bit, setup),
 	    cmocka_unit_test_setup(test_path_change, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
+	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_dscp_mismatch, setup),
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),
