@@ -198,6 +198,40 @@ void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q,
 	an_emit(a, kind, q, 0, 0, 0, h->id, h->start_ns, end, 1, nums, n, NULL, 0, NULL);
 }
 
+/* Place a new queue once; its records are then counted without a topology lookup (count_place). */
+static void place_queue(struct hw_analyzer *a, struct an_queue *q)
+{
+	uint32_t tn, tp;
+	q->placed = hw_topo_place(a->topo, a->map, q->node_id, q->port, &tn, &tp) == HW_PLACE_OK;
+	if (q->placed) {
+		q->topo_port = tp;
+		return;
+	}
+	struct hw_place_tally *t = &a->tally;
+	hw_place_tally_add(t, a->topo, a->map, q->node_id, q->port); /* lists the (node, port) */
+	t->unplaced--;                                               /* count_place counts each record */
+	for (uint32_t i = 0; i < t->n_entries; i++)
+		if (t->entries[i].node_id == q->node_id && t->entries[i].port == q->port) {
+			t->entries[i].count--;
+			q->tally_entry = i;
+		}
+}
+
+static void count_place(struct hw_analyzer *a, const struct an_queue *q)
+{
+	if (q->port == UINT32_MAX) {
+		a->st.no_port++;
+	} else if (q->placed) {
+		a->st.placed++;
+		a->tally.placed++;
+	} else {
+		a->st.unplaced++;
+		a->tally.unplaced++;
+		if (q->tally_entry < a->tally.n_entries)
+			a->tally.entries[q->tally_entry].count++;
+	}
+}
+
 static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
 {
 	uint32_t h = (node * 2654435761u) ^ (port * 40503u) ^ ((uint32_t)queue * 97u);
@@ -214,12 +248,9 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->queue = queue;
 			q->used = 1;
 			q->topo_port = HW_TOPO_NONE;
-			if (a->topo) {
-				uint32_t tn, tp;
-				q->placed = hw_topo_place(a->topo, a->map, node, port, &tn, &tp) == HW_PLACE_OK;
-				if (q->placed)
-					q->topo_port = tp;
-			}
+			q->tally_entry = UINT32_MAX;
+			if (a->topo && port != UINT32_MAX)
+				place_queue(a, q);
 			return q;
 		}
 		struct an_queue *q = &a->queues[v - 1];
@@ -329,19 +360,19 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
 	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
-	if (a->topo) {
-		if (port == UINT32_MAX)
-			a->st.no_port++;
-		else if (hw_place_tally_add(&a->tally, a->topo, a->map, r->node_id, port) == HW_PLACE_OK)
-			a->st.placed++;
-		else
-			a->st.unplaced++;
-	}
 	struct an_queue *q = queue_of(a, r->node_id, port, (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0);
 	if (!q) {
 		a->st.queues_dropped++;
+		if (a->topo && port == UINT32_MAX)
+			a->st.no_port++;
+		else if (a->topo && hw_place_tally_add(&a->tally, a->topo, a->map, r->node_id, port) == HW_PLACE_OK)
+			a->st.placed++; /* the slow way: the table is full */
+		else if (a->topo)
+			a->st.unplaced++;
 		return;
 	}
+	if (a->topo)
+		count_place(a, q);
 	update_queue(q, r);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;

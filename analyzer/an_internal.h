@@ -28,7 +28,8 @@ struct an_bucket {
 struct an_queue {
 	uint32_t node_id, port;
 	uint8_t queue, used, placed;
-	uint32_t topo_port; /* HW_TOPO_NONE when not placed */
+	uint32_t topo_port;   /* HW_TOPO_NONE when not placed */
+	uint32_t tally_entry; /* unplaced: its entry in the analyzer's placement tally */
 	uint64_t last_ns;
 	uint32_t last_occ;
 	struct an_bucket ring[AN_RING];

@@ -1,6 +1,7 @@
 /* Benchmark: analyzer ingest rate per core with every detector on, and the time from the record that
  * crosses a threshold to its alert (a) handed to the alert sink and (b) received by an HTTP peer on
- * loopback (libmicrohttpd here, standing in for Alertmanager).  Prints one JSON document. */
+ * loopback (libmicrohttpd here, standing in for Alertmanager).  Prints one JSON document.
+ * Usage: bench_analyzer [RECORDS [QUEUES [FLOWS [LLDPD_JSON_DIR MAP]]]] (with a topology every hop is placed). */
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -188,9 +189,23 @@ int main(int argc, char **argv)
 	hw_an_config_default(&c);
 	char err[256];
 	double best = 0;
+	/* optional topology: every record is then placed on it (lldpd JSON directory and a node map) */
+	struct hw_topo topo;
+	struct hw_topo_map map;
+	struct hw_topo_error terr;
+	hw_topo_init(&topo);
+	memset(&map, 0, sizeof(map));
+	int with_topo = argc > 5;
+	if (with_topo && (hw_topo_map_load(&map, argv[5], &terr) != HW_TOPO_OK ||
+	                  hw_topo_load_lldpd_dir(&topo, argv[4], 0, &terr) != HW_TOPO_OK)) {
+		fprintf(stderr, "bench_analyzer: %s\n", terr.message);
+		return 1;
+	}
+	hw_topo_map_apply(&topo, &map);
 	for (int rep = 0; rep < 3; rep++) {
 		events = 0;
-		struct hw_analyzer *a = hw_an_create(&c, NULL, NULL, count_event, NULL, err, sizeof(err));
+		struct hw_analyzer *a = hw_an_create(&c, with_topo ? &topo : NULL, with_topo ? &map : NULL, count_event,
+		                                     NULL, err, sizeof(err));
 		if (!a)
 			return 1;
 		uint64_t t0 = now_ns();
@@ -209,16 +224,19 @@ int main(int argc, char **argv)
 	}
 	qsort(h, rounds, sizeof(*h), cmp_u64);
 	qsort(w, rounds, sizeof(*w), cmp_u64);
-	printf("{\"records\":%zu,\"queues\":%u,\"flows\":%u,\"detectors\":\"all\",\"events\":%llu,"
+	printf("{\"records\":%zu,\"queues\":%u,\"flows\":%u,\"topology_links\":%u,\"detectors\":\"all\","
+	       "\"events\":%llu,"
 	       "\"records_per_second_per_core\":%.0f,\n"
 	       " \"alert_latency\":{\"rounds\":%u,"
 	       "\"to_sink_handoff_us\":{\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
 	       "\"to_http_peer_on_loopback_us\":{\"p50\":%.1f,\"p99\":%.1f,\"max\":%.1f}}}\n",
-	       n, queues, flows, (unsigned long long)events, best, rounds, h[rounds / 2] / 1e3,
+	       n, queues, flows, topo.n_links, (unsigned long long)events, best, rounds, h[rounds / 2] / 1e3,
 	       h[rounds * 99 / 100] / 1e3, h[rounds - 1] / 1e3, w[rounds / 2] / 1e3, w[rounds * 99 / 100] / 1e3,
 	       w[rounds - 1] / 1e3);
 	free(h);
 	free(w);
 	free(r);
+	hw_topo_map_free(&map);
+	hw_topo_free(&topo);
 	return 0;
 }
