@@ -397,7 +397,7 @@ void hw_an_finish(struct hw_analyzer *a)
 
 void hw_an_topology_events(struct hw_analyzer *a)
 {
-	if (!a->topo)
+	if (!a->topo || !an_enabled(a, HW_AN_TOPOLOGY))
 		return;
 	for (uint32_t i = 0; i < a->topo->n_events; i++) {
 		const struct hw_topo_event *te = &a->topo->events[i];
