@@ -12,6 +12,7 @@
 
 struct entry {
 	struct hw_an_event e;
+	uint64_t seq; /* hand-over order: a post lists its alerts in it */
 	uint8_t used, dirty;
 };
 
@@ -27,7 +28,9 @@ struct hw_alert_sink {
 	struct hw_an_event *ring; /* hand-off from detection */
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
-	uint32_t waiting;    /* dirty entries after the last attempt (under mu for stats) */
+	uint32_t *order;     /* scratch for post() */
+	uint64_t next_seq;
+	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
 	CURL *curl;
 	char *body;
@@ -144,25 +147,31 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 }
 
 /* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
+static __thread const struct entry *sort_base; /* the table post() sorts (qsort has no context argument) */
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = sort_base[*(const uint32_t *)a].seq, y = sort_base[*(const uint32_t *)b].seq;
+	return x < y ? -1 : x > y;
+}
+
 static int post(struct hw_alert_sink *s, int all)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < s->cap; i++)
-		n += s->table[i].used && (all || s->table[i].dirty);
+		if (s->table[i].used && (all || s->table[i].dirty))
+			s->order[n++] = i;
 	if (!n)
 		return 1;
+	sort_base = s->table;
+	qsort(s->order, n, sizeof(*s->order), by_seq);
 	if (grow(s, n * 4096 + 64))
 		return 0;
 	size_t o = 0;
 	o += (size_t)snprintf(s->body, s->body_cap, s->kind == HW_SINK_ALERTMANAGER ? "[" : "{\"events\":[");
-	int first = 1;
-	for (uint32_t i = 0; i < s->cap; i++) {
-		struct entry *en = &s->table[i];
-		if (!en->used || !(all || en->dirty))
-			continue;
-		if (!first)
+	for (size_t k = 0; k < n; k++) {
+		struct entry *en = &s->table[s->order[k]];
+		if (k)
 			s->body[o++] = ',';
-		first = 0;
 		if (s->kind == HW_SINK_ALERTMANAGER)
 			o += am_alert(&en->e, s->body + o, 4000);
 		else
@@ -191,21 +200,24 @@ static int post(struct hw_alert_sink *s, int all)
 		if (!en->used)
 			continue;
 		en->dirty = 0;
-		if (en->e.resolved)
-			en->used = 0; /* delivered with endsAt: forget it */
+		if (en->e.resolved || s->kind == HW_SINK_WEBHOOK)
+			en->used = 0; /* delivered with endsAt (a webhook event: delivered): forget it */
 	}
 	return 1;
 }
 
-/* Merge one handed-over event into the table (thread side). */
+/* Merge one handed-over event into the table (thread side).  Alertmanager holds alert states, so a
+ * resolve replaces its raise if both wait; a webhook gets every event. */
 static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 {
 	struct entry *free_slot = NULL;
 	for (uint32_t i = 0; i < s->cap; i++) {
 		struct entry *en = &s->table[i];
-		if (en->used && en->e.id == e->id && strcmp(en->e.alertname, e->alertname) == 0) {
+		if (s->kind == HW_SINK_ALERTMANAGER && en->used && en->e.id == e->id &&
+		    strcmp(en->e.alertname, e->alertname) == 0) {
 			en->e = *e;
 			en->dirty = 1;
+			en->seq = s->next_seq++;
 			return 1;
 		}
 		if (!en->used && !free_slot)
@@ -215,6 +227,7 @@ static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 		return 0;
 	free_slot->e = *e;
 	free_slot->used = free_slot->dirty = 1;
+	free_slot->seq = s->next_seq++;
 	return 1;
 }
 
@@ -240,7 +253,7 @@ static void *run(void *arg)
 		for (uint32_t i = 0; i < n; i++)
 			dropped += !merge(s, &batch[i]);
 		uint64_t now = mono_ns();
-		int all = now - last_all >= s->resend_ns;
+		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		uint32_t dirty = 0, active = 0;
 		for (uint32_t i = 0; i < s->cap; i++) {
 			dirty += s->table[i].used && s->table[i].dirty;
@@ -297,8 +310,9 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	s->resend_ns = resend_ns ? resend_ns : 60000000000ull;
 	s->ring = calloc(capacity, sizeof(*s->ring));
 	s->table = calloc(capacity, sizeof(*s->table));
+	s->order = calloc(capacity, sizeof(*s->order));
 	s->curl = curl_easy_init();
-	if (!s->ring || !s->table || !s->curl) {
+	if (!s->ring || !s->table || !s->order || !s->curl) {
 		snprintf(err, errlen, "%s: cannot start the HTTP client", url);
 		goto fail;
 	}
@@ -324,6 +338,7 @@ fail:
 		curl_easy_cleanup(s->curl);
 	free(s->ring);
 	free(s->table);
+	free(s->order);
 	free(s);
 	return NULL;
 }
@@ -378,6 +393,7 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 	curl_easy_cleanup(s->curl);
 	free(s->ring);
 	free(s->table);
+	free(s->order);
 	free(s->body);
 	free(s);
 }

@@ -49,6 +49,34 @@ import json, sys
 ids = [json.loads(l)["id"] for l in open(sys.argv[1]) if '"state":"firing"' in l]
 assert len(ids) == len(set(ids))
 PY
+# the webhook receives the same events as the JSONL file (a small HTTP server on loopback)
+python3 - "$T/hook.port" "$T/hook.jsonl" <<'PY' &
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[2], "ab") as f:
+            f.write(body + b"\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write(str(srv.server_port))
+srv.serve_forever()
+PY
+hook=$!
+for _ in $(seq 50); do [ -s "$T/hook.port" ] && break; sleep 0.1; done
+"$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --webhook "http://127.0.0.1:$(cat "$T/hook.port")/hook" \
+  --quiet || { kill $hook; fail "analyzer --webhook"; }
+kill $hook
+python3 - "$T/hook.jsonl" "$T/ev.jsonl" <<'PY' || fail "webhook events differ from the JSONL events"
+import json, sys
+got = [(e["id"], e["state"]) for l in open(sys.argv[1]) for e in json.loads(l)["events"]]
+want = [(e["id"], e["state"]) for e in map(json.loads, open(sys.argv[2]))]
+assert got == want, (len(got), len(want))
+print("webhook: %d events, in the order they were raised" % len(got))
+PY
 # a config key that does not exist: exit 2, message names the key
 echo '{"packet_drops": {"ratio": 0.01, "windw_ns": 5}}' >"$T/bad.json"
 "$analyzer" run --records "$T"/rec/*.hwr --config "$T/bad.json" --quiet 2>"$T/err"
