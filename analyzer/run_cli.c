@@ -12,6 +12,7 @@
 
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
+#include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/record_file.h"
@@ -20,8 +21,8 @@
 #define MAX_INPUTS 64
 
 struct opts {
-	const char *records[MAX_INPUTS];
-	int n_records;
+	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
+	int n_records, n_json;
 	int recorded_pace;
 	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics;
 	int n_lldp, n_lldpd_json;
@@ -48,6 +49,7 @@ void hw_cmd_run_usage(FILE *out)
 	fprintf(out, "usage: hopwatch-analyzer run [inputs] [topology] [outputs] [options]\n"
 	             "inputs:\n"
 	             "  --records FILE.hwr     binary record file (repeatable; read in the order given)\n"
+	             "  --json FILE.jsonl|-    JSON-lines records (docs/records.md; repeatable, after --records)\n"
 	             "  --pace recorded|fast   replay at the records' own pace, or as fast as possible (default fast)\n"
 	             "  --stream ADDR          live records from the collector: unix:PATH or tcp:HOST:PORT\n"
 	             "  --duration SECONDS     with --stream: stop after this long (default: until SIGINT/SIGTERM)\n"
@@ -68,15 +70,23 @@ void hw_cmd_run_usage(FILE *out)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-	    {"records", required_argument, 0, 'r'}, {"pace", required_argument, 0, 'p'},
-	    {"stream", required_argument, 0, 's'},  {"duration", required_argument, 0, 'D'},
-	    {"lldp", required_argument, 0, 'l'},    {"lldpd-json", required_argument, 0, 'j'},
-	    {"map", required_argument, 0, 'm'},     {"config", required_argument, 0, 'c'},
-	    {"events", required_argument, 0, 'e'},  {"alertmanager", required_argument, 0, 'a'},
-	    {"webhook", required_argument, 0, 'w'}, {"hold", required_argument, 0, 'H'},
-	    {"metrics", required_argument, 0, 'M'}, {"quiet", no_argument, 0, 'q'},
-	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+	static const struct option lo[] = {{"json", required_argument, 0, 'J'},
+	                                   {"records", required_argument, 0, 'r'},
+	                                   {"pace", required_argument, 0, 'p'},
+	                                   {"stream", required_argument, 0, 's'},
+	                                   {"duration", required_argument, 0, 'D'},
+	                                   {"lldp", required_argument, 0, 'l'},
+	                                   {"lldpd-json", required_argument, 0, 'j'},
+	                                   {"map", required_argument, 0, 'm'},
+	                                   {"config", required_argument, 0, 'c'},
+	                                   {"events", required_argument, 0, 'e'},
+	                                   {"alertmanager", required_argument, 0, 'a'},
+	                                   {"webhook", required_argument, 0, 'w'},
+	                                   {"hold", required_argument, 0, 'H'},
+	                                   {"metrics", required_argument, 0, 'M'},
+	                                   {"quiet", no_argument, 0, 'q'},
+	                                   {"help", no_argument, 0, 'h'},
+	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	int c;
@@ -84,10 +94,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r':
+		case 'J':
 		case 'l':
 		case 'j': {
-			const char **list = c == 'r' ? o->records : c == 'l' ? o->lldp : o->lldpd_json;
-			int *n = c == 'r' ? &o->n_records : c == 'l' ? &o->n_lldp : &o->n_lldpd_json;
+			const char **list = c == 'r'   ? o->records
+			                    : c == 'J' ? o->json
+			                    : c == 'l' ? o->lldp
+			                               : o->lldpd_json;
+			int *n = c == 'r'   ? &o->n_records
+			         : c == 'J' ? &o->n_json
+			         : c == 'l' ? &o->n_lldp
+			                    : &o->n_lldpd_json;
 			if (*n >= MAX_INPUTS) {
 				fprintf(stderr, "hopwatch-analyzer run: at most %d of each input\n", MAX_INPUTS);
 				return HW_EXIT_USAGE;
@@ -130,8 +147,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "hopwatch-analyzer run: unexpected argument \"%s\"\n", argv[optind]);
 		return HW_EXIT_USAGE;
 	}
-	if (!o->n_records && !o->stream) {
-		fprintf(stderr, "hopwatch-analyzer run: give --records FILE or --stream ADDR\n");
+	if (!o->n_records && !o->n_json && !o->stream) {
+		fprintf(stderr, "hopwatch-analyzer run: give --records FILE, --json FILE or --stream ADDR\n");
 		return HW_EXIT_USAGE;
 	}
 	return 0;
@@ -209,6 +226,44 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 		}
 	}
 	return HW_EXIT_OK;
+}
+
+/* JSON-lines records: parsed into batches and ingested like record files (fast pace only). */
+static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = HW_EXIT_OK;
+	for (int i = 0; i < o->n_json && rc == HW_EXIT_OK && !stop_flag; i++) {
+		FILE *f = strcmp(o->json[i], "-") ? fopen(o->json[i], "r") : stdin;
+		if (!f) {
+			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o->json[i], strerror(errno));
+			return HW_EXIT_FAIL;
+		}
+		size_t n = 0;
+		unsigned long lineno = 0;
+		while (getline(&line, &cap, f) > 0 && !stop_flag) {
+			char err[256];
+			lineno++;
+			if (line[0] == '\n')
+				continue;
+			if (hw_record_from_json_line(line, &buf[n], err, sizeof(err))) {
+				fprintf(stderr, "hopwatch-analyzer run: %s:%lu: %s\n", o->json[i], lineno, err);
+				rc = HW_EXIT_FAIL;
+				break;
+			}
+			if (++n == HW_STREAM_MAX_BATCH) {
+				hw_an_ingest(a, buf, n);
+				refresh(a, out, 0);
+				n = 0;
+			}
+		}
+		hw_an_ingest(a, buf, n);
+		if (f != stdin)
+			fclose(f);
+	}
+	free(line);
+	return rc;
 }
 
 static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
@@ -358,6 +413,8 @@ int hw_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
+	if (rc == HW_EXIT_OK && o.n_json)
+		rc = replay_json(a, &o, &out, buf);
 	if (rc == HW_EXIT_OK && o.stream)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);

@@ -42,6 +42,14 @@ PY
 "$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --events "$T/ev2.jsonl" --quiet ||
   fail "second run"
 cmp -s "$T/ev.jsonl" "$T/ev2.jsonl" || fail "two replays of the same records gave different events"
+# the same records as JSON lines (the collector's --json) give the same events
+"$col" --pcap "$T/reports.pcap" --json "$T/records.jsonl" >/dev/null 2>&1 || fail "collector --json"
+"$analyzer" run --json "$T/records.jsonl" --config "$T/only.json" --events "$T/evj.jsonl" --quiet || fail "run --json"
+cmp -s "$T/ev.jsonl" "$T/evj.jsonl" || fail "--json and --records inputs gave different events"
+printf '{"time_ns":1,"node_id":"x"}\n' >"$T/bad.jsonl"
+"$analyzer" run --json "$T/bad.jsonl" --quiet 2>"$T/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "bad.jsonl:1: node_id" "$T/err" || fail "bad JSON record: exit $rc, $(cat "$T/err")"
 # all detectors on: still one event per episode (every raise has a distinct id)
 "$analyzer" run --records "$T"/rec/*.hwr --events "$T/all.jsonl" --quiet || fail "run with all detectors"
 python3 - "$T/all.jsonl" <<'PY' || fail "an episode was raised twice"
