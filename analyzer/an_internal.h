@@ -56,6 +56,7 @@ struct an_queue {
 	uint64_t dscp_last;
 	uint32_t dscp_bad;
 	uint8_t dscp_seen, dscp_want;
+	uint32_t dscp_port; /* ingress port of the first hop: the port facing the source */
 	/* congestion tree: this queue as a root, the congested queues upstream of it on shared paths */
 	struct an_hyst h_tree;
 	uint32_t victims[AN_VICTIMS]; /* queue indices */

@@ -425,6 +425,9 @@ static void test_dscp_mismatch(void **state)
 	const struct hw_an_event *e = &evs[first("RoceDscpMismatch", 0)];
 	assert_int_equal((int)number(e, "dscp"), 0);
 	assert_int_equal((int)number(e, "expected_dscp"), 26);
+	assert_int_equal(e->node_id, 1);
+	assert_int_equal(e->port, 1); /* the ingress port: facing the source host */
+	assert_int_equal(e->queue, 0);
 	hw_an_tick(a, t + 200000000ull);
 	assert_int_equal(count("RoceDscpMismatch", 1), 1);
 	feed(a, roce(t + 300000000ull, 0x81, 26, 3)); /* a CNP in the data class */
