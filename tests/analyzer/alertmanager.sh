@@ -117,4 +117,34 @@ s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["alertmanager"
 assert s["posts_failed"] >= 1 and s["posts_ok"] >= 1 and s["waiting"] == 0 and s["dropped"] == 0, s
 print("while down: posts_failed", s["posts_failed"], "then posts_ok", s["posts_ok"], "alerts sent", s["sent_alerts"])
 PY
-echo "PASS: $active queued PacketDrops alerts arrived after Alertmanager came back"
+echo "queued: $active PacketDrops alerts arrived after Alertmanager came back"
+
+# 3: resolution: live records with drops raise PacketDrops; later records without drops resolve them,
+# the analyzer sends them with endsAt, and Alertmanager no longer lists them as active
+stop_am
+rm -rf "$T/am-data"
+start_am
+"$gen" reports --format tr2.0 --hops 3 --seed 8 --count 40000 --drop-rate 0 --epoch-ns 1767225601000000000 \
+  --out "$T/clean.pcap" >/dev/null 2>&1 || fail "hopwatch-gen (clean capture)"
+"$analyzer" run --stream "unix:$T/live.sock" --duration 30 --config "$T/cfg2.json" --alertmanager "$url" \
+  --events "$T/ev3.jsonl" --quiet &
+an_pid=$!
+for _ in $(seq 50); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
+"$col" --pcap "$T/a/reports.pcap" --stream "unix:$T/live.sock" >/dev/null 2>&1 || fail "collector --stream"
+wait_alerts PacketDrops 1 || fail "no PacketDrops from the live stream"
+firing=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/q.json")
+"$col" --pcap "$T/clean.pcap" --stream "unix:$T/live.sock" >/dev/null 2>&1 || fail "collector --stream (clean)"
+gone=
+for _ in $(seq 100); do
+  "$amtool" --alertmanager.url="$url" alert query -o json alertname=PacketDrops >"$T/q.json" 2>/dev/null
+  [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/q.json")" -eq 0 ] && { gone=1; break; }
+  sleep 0.1
+done
+kill -INT "$an_pid"
+wait "$an_pid"
+an_pid=
+[ -n "$gone" ] || fail "resolved PacketDrops still listed: $(head -c 300 "$T/q.json")"
+resolved=$(count_events "$T/ev3.jsonl" PacketDrops resolved)
+[ "$resolved" -ge "$firing" ] || fail "$firing alerts were firing, $resolved resolve events"
+echo "resolved: $firing PacketDrops alerts firing, then resolved with endsAt and gone from amtool"
+echo PASS
