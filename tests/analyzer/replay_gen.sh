@@ -42,6 +42,15 @@ PY
 "$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --events "$T/ev2.jsonl" --quiet ||
   fail "second run"
 cmp -s "$T/ev.jsonl" "$T/ev2.jsonl" || fail "two replays of the same records gave different events"
+# --pace recorded: 2000 reports 100 us apart take 0.2 s of wall time, and give the events of a fast replay
+make_records "$T/paced" "$gen" "$col" --count 2000 --interval-ns 100000 --seq-gap-every 50
+t0=$(date +%s%N)
+"$analyzer" run --records "$T"/paced/rec/*.hwr --pace recorded --events "$T/paced.jsonl" --quiet || fail "--pace recorded"
+t1=$(date +%s%N)
+"$analyzer" run --records "$T"/paced/rec/*.hwr --events "$T/fast.jsonl" --quiet || fail "--pace fast"
+[ $(((t1 - t0) / 1000000)) -ge 190 ] || fail "--pace recorded took $(((t1 - t0) / 1000000)) ms, expected about 200"
+cmp -s "$T/paced.jsonl" "$T/fast.jsonl" || fail "paced and fast replays gave different events"
+echo "paced replay: $(((t1 - t0) / 1000000)) ms for 200 ms of records"
 # the same records as JSON lines (the collector's --json) give the same events
 "$col" --pcap "$T/reports.pcap" --json "$T/records.jsonl" >/dev/null 2>&1 || fail "collector --json"
 "$analyzer" run --json "$T/records.jsonl" --config "$T/only.json" --events "$T/evj.jsonl" --quiet || fail "run --json"
