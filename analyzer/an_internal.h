@@ -102,6 +102,7 @@ struct hw_analyzer {
 	uint32_t smask, n_senders;
 	struct an_flow *flows;
 	uint32_t fmask, n_flows, n_path_active;
+	uint64_t path_next_expiry; /* record time the earliest active PathChange resolves; 0 = none */
 	struct an_report rep;
 	struct hw_place_tally tally;
 	struct hw_an_stats st;

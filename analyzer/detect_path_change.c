@@ -78,6 +78,8 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		f->ev_port = rep->hops[d][1];
 		f->changed_ns = rep->time_ns ? rep->time_ns : 1;
 		a->n_path_active++;
+		if (!a->path_next_expiry || f->changed_ns + a->c.path_change_clear_ns < a->path_next_expiry)
+			a->path_next_expiry = f->changed_ns + a->c.path_change_clear_ns;
 		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
 		        nums, 3, &f->hash, 1, detail);
 	}
@@ -86,15 +88,21 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
 }
 
+/* The flow table is scanned only when the earliest active PathChange is due, not every tick. */
 static void tick(struct hw_analyzer *a, uint64_t now)
 {
-	if (!a->n_path_active)
+	if (!a->n_path_active || now < a->path_next_expiry)
 		return;
+	a->path_next_expiry = 0;
 	for (uint32_t i = 0; i <= a->fmask; i++) {
 		struct an_flow *f = &a->flows[i];
-		if (!f->changed_ns || now - f->changed_ns < a->c.path_change_clear_ns)
+		if (!f->changed_ns)
 			continue;
-		resolve(a, f, now);
+		uint64_t due = f->changed_ns + a->c.path_change_clear_ns;
+		if (now >= due)
+			resolve(a, f, now);
+		else if (!a->path_next_expiry || due < a->path_next_expiry)
+			a->path_next_expiry = due;
 	}
 }
 

@@ -276,13 +276,20 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 	}
 	if (!o->quiet)
 		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
-	double end = o->duration > 0 ? mono_s() + o->duration : 0;
+	double end = o->duration > 0 ? mono_s() + o->duration : 0, last_wall = mono_s();
+	uint64_t last_rec = 0;
 	while (!stop_flag && (!end || mono_s() < end)) {
 		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
-		if (n < 0)
+		if (n < 0) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		else if (n > 0)
+		} else if (n > 0) {
 			hw_an_ingest(a, buf, (size_t)n);
+			last_rec = hw_an_now(a);
+			last_wall = mono_s();
+		} else if (last_rec) {
+			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
+			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
+		}
 		refresh(a, out, 0);
 	}
 	hw_stream_listener_close(l);

@@ -298,11 +298,12 @@ static void test_report_loss_32bit(void **state)
 }
 
 /* A three-hop report of one flow; the middle switch chosen by spine. */
+static uint8_t path_src = 1; /* the flow: its source host */
 static void path_report(struct hw_analyzer *a, uint64_t t, uint32_t spine)
 {
 	uint32_t nodes[3] = {10, spine, 30}, ports[3] = {5, 7, 9}, s = seq;
 	for (int h = 0; h < 3; h++) {
-		struct hw_record r = rec(t, 100, 0, 1);
+		struct hw_record r = rec(t, 100, 0, path_src);
 		r.report_seq = s;
 		r.node_id = nodes[h];
 		r.egress_port = ports[h];
@@ -330,8 +331,20 @@ static void test_path_change(void **state)
 	assert_int_equal(e->node_id, 21); /* the first hop that differs */
 	assert_int_equal(e->n_flows, 1);
 	assert_non_null(strstr(e->detail, "10:5>20:7>30:9 -> 10:5>21:7>30:9"));
-	hw_an_tick(a, t + 2000000000ull);
+	/* a second flow changes half a second later: each resolves at its own time */
+	path_src = 2;
+	path_report(a, t, 20);
+	path_report(a, t + 500000000ull, 21);
+	hw_an_finish(a); /* a report is judged when the next one starts, or at the end */
+	path_src = 1;
+	assert_int_equal(count("PathChange", 0), 2);
+	hw_an_tick(a, t + 1000000000ull);
 	assert_int_equal(count("PathChange", 1), 1);
+	hw_an_tick(a, t + 1400000000ull);
+	assert_int_equal(count("PathChange", 1), 1);
+	hw_an_tick(a, t + 1600000000ull);
+	assert_int_equal(count("PathChange", 1), 2);
+	assert_int_equal(evs[n_ev - 1].flows[0], evs[first("PathChange", 0) + 1].flows[0]);
 	hw_an_destroy(a);
 }
 
