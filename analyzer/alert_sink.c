@@ -121,6 +121,10 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 		snprintf(num, sizeof(num), "%d", e->queue);
 		o += put_label(buf + o, size - o, 0, "queue", num);
 	}
+	if (e->hw_id >= 0) {
+		snprintf(num, sizeof(num), "%d", e->hw_id);
+		o += put_label(buf + o, size - o, 0, "hw_id", num);
+	}
 	if (e->link[0])
 		o += put_label(buf + o, size - o, 0, "link", e->link);
 	o += (size_t)snprintf(buf + o, size - o, "},\"annotations\":{");

@@ -37,6 +37,7 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->emit = emit;
 	a->ctx = ctx;
 	a->next_id = 1;
+	a->emit_hw_id = -1;
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
 	a->queues = calloc(c->max_queues ? c->max_queues : 1, sizeof(*a->queues));
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
@@ -160,6 +161,7 @@ void an_emit(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue 
 	e.node_id = node_id;
 	e.port = port;
 	e.queue = queue;
+	e.hw_id = a->emit_hw_id;
 	place_names(a, node_id, port, &e);
 	for (unsigned i = 0; i < n && i < HW_AN_MAX_NUMBERS; i++) {
 		e.numbers[i].name = nums[i].name;
@@ -410,6 +412,7 @@ void hw_an_topology_events(struct hw_analyzer *a)
 		e.start_ns = (uint64_t)(te->time * 1e9);
 		e.port = UINT32_MAX;
 		e.queue = -1;
+		e.hw_id = -1;
 		snprintf(e.node, sizeof(e.node), "%s", te->a_node);
 		snprintf(e.port_name, sizeof(e.port_name), "%s", te->a_port);
 		if (te->b_node[0])

@@ -86,6 +86,8 @@ int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
 	}
 	if (e->queue >= 0)
 		PUT(",\"queue\":%d", e->queue);
+	if (e->hw_id >= 0)
+		PUT(",\"hw_id\":%d", e->hw_id);
 	if (e->link[0]) {
 		PUT(",\"link\":");
 		put_str(buf, size, &off, e->link);

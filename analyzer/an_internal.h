@@ -94,7 +94,8 @@ struct hw_analyzer {
 	hw_an_emit_fn emit;
 	void *ctx;
 	uint64_t now, next_tick, next_id;
-	int finishing; /* end of input: windows close early so their counts are judged */
+	int emit_hw_id; /* set around an_emit by TelemetryReportLoss; -1 otherwise */
+	int finishing;  /* end of input: windows close early so their counts are judged */
 	struct an_queue *queues;
 	uint32_t *qslots; /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;

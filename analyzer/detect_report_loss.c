@@ -20,6 +20,16 @@ static struct an_sender *sender_of(struct hw_analyzer *a, uint32_t node, uint8_t
 	return NULL;
 }
 
+/* an_emit for a sender; the event carries its hw_id (a node may report from several). */
+static void emit(struct hw_analyzer *a, struct an_sender *s, uint64_t end, int resolved, const struct an_num *nums,
+                 unsigned n)
+{
+	a->emit_hw_id = s->hw_id;
+	an_emit(a, HW_AN_REPORT_LOSS, NULL, s->node, UINT32_MAX, -1, s->h.id, s->h.start_ns, end, resolved, nums, n,
+	        NULL, 0, NULL);
+	a->emit_hw_id = -1;
+}
+
 static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t now)
 {
 	uint64_t expected = s->w_recv + s->w_lost;
@@ -33,11 +43,9 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 	                        {"hw_id", s->hw_id}};
 	if (st > 0) {
 		s->h.id = a->next_id++;
-		an_emit(a, HW_AN_REPORT_LOSS, NULL, s->node, UINT32_MAX, -1, s->h.id, s->h.start_ns, 0, 0, nums, 5,
-		        NULL, 0, NULL);
+		emit(a, s, 0, 0, nums, 5);
 	} else if (st < 0) {
-		an_emit(a, HW_AN_REPORT_LOSS, NULL, s->node, UINT32_MAX, -1, s->h.id, s->h.start_ns, now, 1, nums, 3,
-		        NULL, 0, NULL);
+		emit(a, s, now, 1, nums, 3);
 	}
 	s->w_start = now;
 	s->w_recv = s->w_lost = 0;

@@ -96,6 +96,7 @@ struct hw_an_event {
 	/* place; node_id 0 / port UINT32_MAX / queue -1 = not applicable */
 	uint32_t node_id, port;
 	int queue;
+	int hw_id; /* TelemetryReportLoss: the sender's hardware id (one node may have several); else -1 */
 	char node[HW_TOPO_NAME_MAX]; /* topology name when the node was placed, else "" */
 	char port_name[HW_TOPO_NAME_MAX];
 	char link[4 * HW_TOPO_NAME_MAX + 8]; /* "nodeA:portA--nodeB:portB" when the port is on a topology link */

@@ -70,6 +70,7 @@ assert got == want, (got, want)
 for a in alerts:
     l, an = a["labels"], a["annotations"]
     assert l["alertname"] == "TelemetryReportLoss" and l["severity"] == "warning" and l["job"] == "hopwatch-analyzer", l
+    assert l["hw_id"] == "0" and "queue" not in l, l
     assert float(an["ratio"]) > 0.001 and int(an["lost"]) >= 1, an
 print("amtool lists", len(alerts), "TelemetryReportLoss alerts, nodes", sorted(got))
 PY

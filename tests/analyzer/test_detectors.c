@@ -271,6 +271,8 @@ static void test_report_loss_22bit_wrap(void **state)
 	const struct hw_an_event *e = &evs[first("TelemetryReportLoss", 0)];
 	assert_int_equal((int)number(e, "lost"), 1);
 	assert_int_equal((int)number(e, "expected"), 201); /* 200 received + 1 lost */
+	assert_int_equal(e->hw_id, 0);
+	assert_int_equal(e->queue, -1);
 	assert_int_equal(e->node_id, 1);
 	hw_an_destroy(a);
 }
