@@ -86,6 +86,14 @@ static int grow(struct hw_alert_sink *s, size_t need)
 	return 0;
 }
 
+/* What snprintf into room bytes really wrote (never past the buffer, so offsets stay inside it). */
+static size_t wrote(int w, size_t room)
+{
+	if (w < 0 || !room)
+		return 0;
+	return (size_t)w < room ? (size_t)w : room - 1;
+}
+
 static size_t put_label(char *buf, size_t size, int first, const char *k, const char *v)
 {
 	/* label values here are names and numbers from our own model; quotes and backslashes are replaced */
@@ -94,8 +102,7 @@ static size_t put_label(char *buf, size_t size, int first, const char *k, const 
 	for (; v[i] && i + 1 < sizeof(clean); i++)
 		clean[i] = (v[i] == '"' || v[i] == '\\' || (unsigned char)v[i] < 0x20) ? '_' : v[i];
 	clean[i] = 0;
-	int w = snprintf(buf, size, "%s\"%s\":\"%s\"", first ? "" : ",", k, clean);
-	return w > 0 ? (size_t)w : 0;
+	return wrote(snprintf(buf, size, "%s\"%s\":\"%s\"", first ? "" : ",", k, clean), size);
 }
 
 /* One alert in Alertmanager's shape. */
@@ -103,7 +110,7 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 {
 	size_t o = 0;
 	char num[64], ts[48];
-	o += (size_t)snprintf(buf + o, size - o, "{\"labels\":{");
+	o += wrote(snprintf(buf + o, size - o, "{\"labels\":{"), size - o);
 	o += put_label(buf + o, size - o, 1, "alertname", e->alertname);
 	o += put_label(buf + o, size - o, 0, "severity", e->severity);
 	o += put_label(buf + o, size - o, 0, "job", "hopwatch-analyzer");
@@ -127,7 +134,7 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 	}
 	if (e->link[0])
 		o += put_label(buf + o, size - o, 0, "link", e->link);
-	o += (size_t)snprintf(buf + o, size - o, "},\"annotations\":{");
+	o += wrote(snprintf(buf + o, size - o, "},\"annotations\":{"), size - o);
 	char summary[512];
 	size_t so = (size_t)snprintf(summary, sizeof(summary), "%s", e->detail[0] ? e->detail : e->alertname);
 	for (unsigned i = 0; i < e->n_numbers && so < sizeof(summary); i++)
@@ -141,12 +148,12 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
 	o += put_label(buf + o, size - o, 0, "event_id", num);
 	rfc3339(e->start_ns, ts, sizeof(ts));
-	o += (size_t)snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts);
+	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
 	if (e->resolved) {
 		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
-		o += (size_t)snprintf(buf + o, size - o, ",\"endsAt\":\"%s\"", ts);
+		o += wrote(snprintf(buf + o, size - o, ",\"endsAt\":\"%s\"", ts), size - o);
 	}
-	o += (size_t)snprintf(buf + o, size - o, "}");
+	o += wrote(snprintf(buf + o, size - o, "}"), size - o);
 	return o < size ? o : size;
 }
 
