@@ -15,4 +15,8 @@ void *hw_analyzer_gvc(void);
 int hw_cmd_topology(int argc, char **argv);
 void hw_cmd_topology_usage(FILE *out);
 
+/* `hopwatch-analyzer run ...`: records in, early-warning events and alerts out. */
+int hw_cmd_run(int argc, char **argv);
+void hw_cmd_run_usage(FILE *out);
+
 #endif

@@ -23,6 +23,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
     {"topology", hw_cmd_topology, hw_cmd_topology_usage, "fabric topology from LLDP: checks, SVG, DOT, JSON"},
+    {"run", hw_cmd_run, hw_cmd_run_usage, "records + topology in; early-warning events and alerts out"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,410 @@
+/* The alert sink thread: a bounded hand-off ring from detection, a bounded table of alerts (firing or
+ * resolved-but-unsent), and libcurl POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hopwatch/alert_sink.h"
+
+struct entry {
+	struct hw_an_event e;
+	uint64_t seq; /* hand-over order: a post lists its alerts in it */
+	uint8_t used, dirty;
+};
+
+struct hw_alert_sink {
+	enum hw_sink_kind kind;
+	char url[512];
+	uint32_t cap;
+	uint64_t resend_ns;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv, done_cv;
+	int stop;
+	struct hw_an_event *ring; /* hand-off from detection */
+	uint32_t head, n;
+	struct entry *table; /* owned by the thread */
+	uint32_t *order;     /* scratch for post() */
+	uint64_t next_seq;
+	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
+	struct hw_alert_sink_stats st;
+	CURL *curl;
+	char *body;
+	size_t body_cap;
+};
+
+static size_t discard(char *p, size_t size, size_t n, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	return size * n;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
+static struct timespec deadline(long ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += ms * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	return ts;
+}
+
+static void rfc3339(uint64_t ns, char *buf, size_t size)
+{
+	time_t s = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	gmtime_r(&s, &tm);
+	size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
+}
+
+static int grow(struct hw_alert_sink *s, size_t need)
+{
+	if (need <= s->body_cap)
+		return 0;
+	size_t cap = s->body_cap ? s->body_cap : 65536;
+	while (cap < need)
+		cap *= 2;
+	char *b = realloc(s->body, cap);
+	if (!b)
+		return -1;
+	s->body = b;
+	s->body_cap = cap;
+	return 0;
+}
+
+/* What snprintf into room bytes really wrote (never past the buffer, so offsets stay inside it). */
+static size_t wrote(int w, size_t room)
+{
+	if (w < 0 || !room)
+		return 0;
+	return (size_t)w < room ? (size_t)w : room - 1;
+}
+
+static size_t put_label(char *buf, size_t size, int first, const char *k, const char *v)
+{
+	/* label values here are names and numbers from our own model; quotes and backslashes are replaced */
+	char clean[256];
+	size_t i = 0;
+	for (; v[i] && i + 1 < sizeof(clean); i++)
+		clean[i] = (v[i] == '"' || v[i] == '\\' || (unsigned char)v[i] < 0x20) ? '_' : v[i];
+	clean[i] = 0;
+	return wrote(snprintf(buf, size, "%s\"%s\":\"%s\"", first ? "" : ",", k, clean), size);
+}
+
+/* One alert in Alertmanager's shape. */
+static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
+{
+	size_t o = 0;
+	char num[64], ts[48];
+	o += wrote(snprintf(buf + o, size - o, "{\"labels\":{"), size - o);
+	o += put_label(buf + o, size - o, 1, "alertname", e->alertname);
+	o += put_label(buf + o, size - o, 0, "severity", e->severity);
+	o += put_label(buf + o, size - o, 0, "job", "hopwatch-analyzer");
+	if (e->node[0])
+		o += put_label(buf + o, size - o, 0, "node", e->node);
+	if (e->node_id) {
+		snprintf(num, sizeof(num), "%" PRIu32, e->node_id);
+		o += put_label(buf + o, size - o, 0, "node_id", num);
+	}
+	if (e->port != UINT32_MAX) {
+		snprintf(num, sizeof(num), "%" PRIu32, e->port);
+		o += put_label(buf + o, size - o, 0, "port", e->port_name[0] ? e->port_name : num);
+	}
+	if (e->queue >= 0) {
+		snprintf(num, sizeof(num), "%d", e->queue);
+		o += put_label(buf + o, size - o, 0, "queue", num);
+	}
+	if (e->hw_id >= 0) {
+		snprintf(num, sizeof(num), "%d", e->hw_id);
+		o += put_label(buf + o, size - o, 0, "hw_id", num);
+	}
+	if (e->link[0])
+		o += put_label(buf + o, size - o, 0, "link", e->link);
+	o += wrote(snprintf(buf + o, size - o, "},\"annotations\":{"), size - o);
+	char summary[512];
+	size_t so = (size_t)snprintf(summary, sizeof(summary), "%s", e->detail[0] ? e->detail : e->alertname);
+	for (unsigned i = 0; i < e->n_numbers && so < sizeof(summary); i++)
+		so += (size_t)snprintf(summary + so, sizeof(summary) - so, "%s%s=%g", i ? " " : ": ",
+		                       e->numbers[i].name, e->numbers[i].value);
+	o += put_label(buf + o, size - o, 1, "summary", summary);
+	for (unsigned i = 0; i < e->n_numbers; i++) {
+		snprintf(num, sizeof(num), "%.17g", e->numbers[i].value);
+		o += put_label(buf + o, size - o, 0, e->numbers[i].name, num);
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, e->id);
+	o += put_label(buf + o, size - o, 0, "event_id", num);
+	rfc3339(e->start_ns, ts, sizeof(ts));
+	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
+	if (e->resolved) {
+		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
+		o += wrote(snprintf(buf + o, size - o, ",\"endsAt\":\"%s\"", ts), size - o);
+	}
+	o += wrote(snprintf(buf + o, size - o, "}"), size - o);
+	return o < size ? o : size;
+}
+
+/* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
+static __thread const struct entry *sort_base; /* the table post() sorts (qsort has no context argument) */
+static int by_seq(const void *a, const void *b)
+{
+	uint64_t x = sort_base[*(const uint32_t *)a].seq, y = sort_base[*(const uint32_t *)b].seq;
+	return x < y ? -1 : x > y;
+}
+
+static int post(struct hw_alert_sink *s, int all)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < s->cap; i++)
+		if (s->table[i].used && (all || s->table[i].dirty))
+			s->order[n++] = i;
+	if (!n)
+		return 1;
+	sort_base = s->table;
+	qsort(s->order, n, sizeof(*s->order), by_seq);
+	if (grow(s, n * 4096 + 64))
+		return 0;
+	size_t o = 0;
+	o += (size_t)snprintf(s->body, s->body_cap, s->kind == HW_SINK_ALERTMANAGER ? "[" : "{\"events\":[");
+	for (size_t k = 0; k < n; k++) {
+		struct entry *en = &s->table[s->order[k]];
+		if (k)
+			s->body[o++] = ',';
+		if (s->kind == HW_SINK_ALERTMANAGER)
+			o += am_alert(&en->e, s->body + o, 4000);
+		else
+			o += (size_t)hw_an_event_json(&en->e, s->body + o, 4000);
+	}
+	o += (size_t)snprintf(s->body + o, s->body_cap - o, s->kind == HW_SINK_ALERTMANAGER ? "]" : "]}");
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE, (long)o);
+	long code = 0;
+	CURLcode rc = curl_easy_perform(s->curl);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
+	int ok = rc == CURLE_OK && code >= 200 && code < 300;
+	pthread_mutex_lock(&s->mu);
+	if (ok) {
+		s->st.posts_ok++;
+		s->st.sent_alerts += n;
+	} else {
+		s->st.posts_failed++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (!ok)
+		return 0;
+	for (uint32_t i = 0; i < s->cap; i++) {
+		struct entry *en = &s->table[i];
+		if (!en->used)
+			continue;
+		en->dirty = 0;
+		if (en->e.resolved || s->kind == HW_SINK_WEBHOOK)
+			en->used = 0; /* delivered with endsAt (a webhook event: delivered): forget it */
+	}
+	return 1;
+}
+
+/* Merge one handed-over event into the table (thread side).  Alertmanager holds alert states, so a
+ * resolve replaces its raise if both wait; a webhook gets every event. */
+static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
+{
+	struct entry *free_slot = NULL;
+	for (uint32_t i = 0; i < s->cap; i++) {
+		struct entry *en = &s->table[i];
+		if (s->kind == HW_SINK_ALERTMANAGER && en->used && en->e.id == e->id &&
+		    strcmp(en->e.alertname, e->alertname) == 0) {
+			en->e = *e;
+			en->dirty = 1;
+			en->seq = s->next_seq++;
+			return 1;
+		}
+		if (!en->used && !free_slot)
+			free_slot = en;
+	}
+	if (!free_slot)
+		return 0;
+	free_slot->e = *e;
+	free_slot->used = free_slot->dirty = 1;
+	free_slot->seq = s->next_seq++;
+	return 1;
+}
+
+static void *run(void *arg)
+{
+	struct hw_alert_sink *s = arg;
+	struct hw_an_event *batch = malloc(sizeof(*batch) * s->cap);
+	uint64_t last_all = mono_ns(), retry_at = 0;
+	pthread_mutex_lock(&s->mu);
+	while (!s->stop) {
+		if (!s->n) {
+			struct timespec ts = deadline(200);
+			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		}
+		uint32_t n = 0;
+		while (s->n && batch) {
+			batch[n++] = s->ring[s->head];
+			s->head = (s->head + 1) % s->cap;
+			s->n--;
+		}
+		pthread_mutex_unlock(&s->mu);
+		uint64_t dropped = 0;
+		for (uint32_t i = 0; i < n; i++)
+			dropped += !merge(s, &batch[i]);
+		uint64_t now = mono_ns();
+		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
+		uint32_t dirty = 0, active = 0;
+		for (uint32_t i = 0; i < s->cap; i++) {
+			dirty += s->table[i].used && s->table[i].dirty;
+			active += s->table[i].used && !s->table[i].e.resolved;
+		}
+		if ((dirty && now >= retry_at) || (all && active)) {
+			if (post(s, all))
+				retry_at = 0;
+			else
+				retry_at = now + 1000000000ull;
+			if (all)
+				last_all = now;
+		}
+		dirty = active = 0;
+		for (uint32_t i = 0; i < s->cap; i++) {
+			dirty += s->table[i].used && s->table[i].dirty;
+			active += s->table[i].used && !s->table[i].e.resolved;
+		}
+		pthread_mutex_lock(&s->mu);
+		s->st.dropped += dropped;
+		s->waiting = dirty;
+		s->st.waiting = dirty;
+		s->st.active = active;
+		pthread_cond_broadcast(&s->done_cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	free(batch);
+	return NULL;
+}
+
+struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, uint32_t capacity,
+                                          uint64_t resend_ns, char *err, size_t errlen)
+{
+	struct hw_alert_sink *s = calloc(1, sizeof(*s));
+	if (!s || !capacity) {
+		free(s);
+		snprintf(err, errlen, "%s: out of memory", url);
+		return NULL;
+	}
+	s->kind = kind;
+	size_t ul = strlen(url);
+	while (ul && url[ul - 1] == '/')
+		ul--;
+	if (kind == HW_SINK_ALERTMANAGER)
+		snprintf(s->url, sizeof(s->url), "%.*s/api/v2/alerts", (int)ul, url);
+	else
+		snprintf(s->url, sizeof(s->url), "%s", url);
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		snprintf(err, errlen, "%s: not an http:// or https:// URL", url);
+		free(s);
+		return NULL;
+	}
+	s->cap = capacity;
+	s->resend_ns = resend_ns ? resend_ns : 60000000000ull;
+	s->ring = calloc(capacity, sizeof(*s->ring));
+	s->table = calloc(capacity, sizeof(*s->table));
+	s->order = calloc(capacity, sizeof(*s->order));
+	s->curl = curl_easy_init();
+	if (!s->ring || !s->table || !s->order || !s->curl) {
+		snprintf(err, errlen, "%s: cannot start the HTTP client", url);
+		goto fail;
+	}
+	static struct curl_slist *headers; /* shared by every sink, never freed */
+	if (!headers)
+		headers = curl_slist_append(NULL, "Content-Type: application/json");
+	curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
+	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 2000L);
+	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, discard);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	pthread_cond_init(&s->done_cv, NULL);
+	if (pthread_create(&s->thread, NULL, run, s)) {
+		snprintf(err, errlen, "%s: cannot start the sender thread", url);
+		goto fail;
+	}
+	return s;
+fail:
+	if (s->curl)
+		curl_easy_cleanup(s->curl);
+	free(s->ring);
+	free(s->table);
+	free(s->order);
+	free(s);
+	return NULL;
+}
+
+int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e)
+{
+	int ok = 0;
+	pthread_mutex_lock(&s->mu);
+	s->st.pushed++;
+	if (s->n < s->cap) {
+		s->ring[(s->head + s->n) % s->cap] = *e;
+		s->n++;
+		s->waiting++;
+		ok = 1;
+		pthread_cond_signal(&s->cv);
+	} else {
+		s->st.dropped++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	pthread_mutex_lock(&s->mu);
+	while ((s->n || s->waiting) && mono_ns() < end) {
+		struct timespec ts = deadline(100);
+		pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
+	}
+	int done = !s->n && !s->waiting;
+	pthread_mutex_unlock(&s->mu);
+	return done;
+}
+
+void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st)
+{
+	pthread_mutex_lock(&s->mu);
+	*st = s->st;
+	pthread_mutex_unlock(&s->mu);
+}
+
+void hw_alert_sink_stop(struct hw_alert_sink *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stop = 1;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thread, NULL);
+	curl_easy_cleanup(s->curl);
+	free(s->ring);
+	free(s->table);
+	free(s->order);
+	free(s->body);
+	free(s);
+}

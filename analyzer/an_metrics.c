@@ -1,0 +1,183 @@
+/* /metrics for hopwatch-analyzer: records placed/unplaced, events, active alerts by name, per-link
+ * congestion score, alert sink delivery; rendered from a snapshot under a mutex. */
+#include <microhttpd.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_metrics.h"
+
+struct an_metrics {
+	struct MHD_Daemon *d;
+	const struct hw_topo *topo;
+	pthread_mutex_t mu;
+	struct hw_an_stats st;
+	struct hw_alert_sink_stats sink[2];
+	int have_sink[2];
+	double *scores;
+};
+
+static void render(struct an_metrics *m, FILE *f)
+{
+	pthread_mutex_lock(&m->mu);
+	const struct hw_an_stats *s = &m->st;
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_records_total Per-hop records ingested.\n"
+	        "# TYPE hopwatch_analyzer_records_total counter\nhopwatch_analyzer_records_total %llu\n",
+	        (unsigned long long)s->records);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_records_placed_total Records by whether their (node, egress port) is on the "
+	        "topology.\n# TYPE hopwatch_analyzer_records_placed_total counter\n"
+	        "hopwatch_analyzer_records_placed_total{placed=\"yes\"} %llu\n"
+	        "hopwatch_analyzer_records_placed_total{placed=\"no\"} %llu\n",
+	        (unsigned long long)s->placed, (unsigned long long)s->unplaced);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_reports_lost_total Telemetry reports missing from sequence numbers.\n"
+	        "# TYPE hopwatch_analyzer_reports_lost_total counter\nhopwatch_analyzer_reports_lost_total %llu\n",
+	        (unsigned long long)s->reports_lost);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_queues Queue states in use.\n# TYPE hopwatch_analyzer_queues gauge\n"
+	        "hopwatch_analyzer_queues %llu\n",
+	        (unsigned long long)s->queues);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_queue_table_full_total Records not tracked because the queue table "
+	        "was full.\n# TYPE hopwatch_analyzer_queue_table_full_total counter\n"
+	        "hopwatch_analyzer_queue_table_full_total %llu\n",
+	        (unsigned long long)s->queues_dropped);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_events_total Events by state.\n# TYPE hopwatch_analyzer_events_total "
+	        "counter\nhopwatch_analyzer_events_total{state=\"raised\"} %llu\n"
+	        "hopwatch_analyzer_events_total{state=\"resolved\"} %llu\n",
+	        (unsigned long long)s->events_raised, (unsigned long long)s->events_resolved);
+	fprintf(f, "# HELP hopwatch_analyzer_alerts_active Active episodes by alert name.\n"
+	           "# TYPE hopwatch_analyzer_alerts_active gauge\n");
+	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
+		fprintf(f, "hopwatch_analyzer_alerts_active{alertname=\"%s\"} %u\n", hw_an_kind_name(k), s->active[k]);
+	if (m->topo && m->scores) {
+		fprintf(f,
+		        "# HELP hopwatch_analyzer_link_congestion_score Peak queue occupancy on the link over the last "
+		        "16 ms over the HighQueue threshold.\n# TYPE hopwatch_analyzer_link_congestion_score gauge\n");
+		for (uint32_t l = 0; l < m->topo->n_links; l++) {
+			const struct hw_topo_port *a = &m->topo->ports[m->topo->links[l].a],
+			                          *b = &m->topo->ports[m->topo->links[l].b];
+			fprintf(f, "hopwatch_analyzer_link_congestion_score{link=\"%s:%s--%s:%s\"} %g\n",
+			        m->topo->nodes[a->node].name, a->name, m->topo->nodes[b->node].name, b->name,
+			        m->scores[l]);
+		}
+	}
+	static const char *const names[2] = {"alertmanager", "webhook"};
+	for (int i = 0; i < 2; i++) {
+		if (!m->have_sink[i])
+			continue;
+		const struct hw_alert_sink_stats *k = &m->sink[i];
+		fprintf(
+		    f,
+		    "# HELP hopwatch_analyzer_alert_posts_total HTTP posts of alerts by result.\n"
+		    "# TYPE hopwatch_analyzer_alert_posts_total counter\n"
+		    "hopwatch_analyzer_alert_posts_total{sink=\"%s\",result=\"ok\"} %llu\n"
+		    "hopwatch_analyzer_alert_posts_total{sink=\"%s\",result=\"failed\"} %llu\n"
+		    "# HELP hopwatch_analyzer_alerts_dropped_total Alerts dropped because the queue was full.\n"
+		    "# TYPE hopwatch_analyzer_alerts_dropped_total counter\n"
+		    "hopwatch_analyzer_alerts_dropped_total{sink=\"%s\"} %llu\n"
+		    "# HELP hopwatch_analyzer_alerts_waiting Alerts waiting for delivery.\n"
+		    "# TYPE hopwatch_analyzer_alerts_waiting gauge\nhopwatch_analyzer_alerts_waiting{sink=\"%s\"} %u\n",
+		    names[i], (unsigned long long)k->posts_ok, names[i], (unsigned long long)k->posts_failed, names[i],
+		    (unsigned long long)k->dropped, names[i], k->waiting);
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)state;
+	struct MHD_Response *r;
+	unsigned status = MHD_HTTP_OK;
+	if (strcmp(method, "GET") || strcmp(url, "/metrics")) {
+		static const char msg[] = "hopwatch-analyzer serves GET /metrics\n";
+		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+		status = MHD_HTTP_NOT_FOUND;
+	} else {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		if (!f)
+			return MHD_NO;
+		render(cls, f);
+		fclose(f);
+		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+		MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	}
+	enum MHD_Result ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+struct an_metrics *an_metrics_start(const char *addr, const struct hw_topo *topo, char *err, size_t errlen)
+{
+	char host[256];
+	const char *colon = strrchr(addr, ':');
+	if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host) || !colon[1]) {
+		snprintf(err, errlen, "--metrics %s: expected HOST:PORT", addr);
+		return NULL;
+	}
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *ai;
+	int rc = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (rc) {
+		snprintf(err, errlen, "--metrics %s: %s", addr, gai_strerror(rc));
+		return NULL;
+	}
+	struct an_metrics *m = calloc(1, sizeof(*m));
+	if (m && topo && topo->n_links)
+		m->scores = calloc(topo->n_links, sizeof(*m->scores));
+	if (!m || (topo && topo->n_links && !m->scores)) {
+		freeaddrinfo(ai);
+		free(m);
+		snprintf(err, errlen, "--metrics: out of memory");
+		return NULL;
+	}
+	m->topo = topo;
+	pthread_mutex_init(&m->mu, NULL);
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+	m->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (!m->d) {
+		snprintf(err, errlen, "--metrics %s: cannot listen (in use, or not an address of this host)", addr);
+		free(m->scores);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void an_metrics_update(struct an_metrics *m, const struct hw_analyzer *a, struct hw_alert_sink *am,
+                       struct hw_alert_sink *webhook)
+{
+	struct hw_alert_sink *sinks[2] = {am, webhook};
+	pthread_mutex_lock(&m->mu);
+	hw_an_stats(a, &m->st);
+	if (m->scores)
+		hw_an_link_scores(a, m->scores);
+	for (int i = 0; i < 2; i++) {
+		m->have_sink[i] = sinks[i] != NULL;
+		if (sinks[i])
+			hw_alert_sink_stats(sinks[i], &m->sink[i]);
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+void an_metrics_stop(struct an_metrics *m)
+{
+	if (!m)
+		return;
+	MHD_stop_daemon(m->d);
+	free(m->scores);
+	free(m);
+}

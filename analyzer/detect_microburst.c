@@ -1,0 +1,42 @@
+/* Microburst: a queue's occupancy rises to microburst_raise and falls below microburst_clear within
+ * microburst_max_ns.  The event is reported when the burst is over (raised and resolved together). */
+#include "an_internal.h"
+
+static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+{
+	if (!(r->valid & HW_V_QUEUE))
+		return;
+	uint32_t occ = r->queue_occupancy;
+	if (!q->mb_in) {
+		if (occ >= a->c.microburst_raise) {
+			q->mb_in = 1;
+			q->mb_start = r->time_ns;
+			q->mb_peak = occ;
+		}
+		return;
+	}
+	if (occ > q->mb_peak)
+		q->mb_peak = occ;
+	if (r->time_ns - q->mb_start > a->c.microburst_max_ns) {
+		if (occ < a->c.microburst_clear)
+			q->mb_in = 0; /* too long for a microburst: sustained congestion is HighQueue's */
+		return;
+	}
+	if (occ >= a->c.microburst_clear)
+		return;
+	q->mb_in = 0;
+	struct an_num nums[] = {{"peak", q->mb_peak},
+	                        {"duration_us", (double)(r->time_ns - q->mb_start) / 1e3},
+	                        {"threshold", a->c.microburst_raise}};
+	uint64_t id = a->next_id++;
+	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, 0, 0, nums, 3, NULL, 0, NULL);
+	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, r->time_ns, 1, nums, 3, NULL, 0, NULL);
+}
+
+static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+{
+	if (q->mb_in && now - q->mb_start > a->c.microburst_max_ns && now - q->last_ns > a->c.microburst_max_ns)
+		q->mb_in = 0; /* went silent: no fall was seen */
+}
+
+const struct an_detector an_detect_microburst = {HW_AN_MICROBURST, record, NULL, tick_queue, NULL};

@@ -1,0 +1,455 @@
+/* `hopwatch-analyzer run`: records (files or the live stream) + LLDP topology + config in; events as JSON
+ * lines, Alertmanager alerts and webhook posts out.  Time is record time, so replays are deterministic. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an_metrics.h"
+#include "analyzer_cmd.h"
+#include "records_jsonl.h"
+#include "hopwatch/alert_sink.h"
+#include "hopwatch/analyzer.h"
+#include "hopwatch/record_file.h"
+#include "hopwatch/stream.h"
+
+#define MAX_INPUTS 64
+
+struct opts {
+	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
+	int n_records, n_json;
+	int recorded_pace;
+	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics;
+	int n_lldp, n_lldpd_json;
+	double hold, duration;
+	int quiet;
+};
+
+struct out {
+	FILE *events;
+	struct hw_alert_sink *am, *webhook;
+	struct an_metrics *metrics;
+	double next_metrics; /* monotonic seconds */
+};
+
+static volatile sig_atomic_t stop_flag;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+void hw_cmd_run_usage(FILE *out)
+{
+	fprintf(out, "usage: hopwatch-analyzer run [inputs] [topology] [outputs] [options]\n"
+	             "inputs:\n"
+	             "  --records FILE.hwr     binary record file (repeatable; read in the order given)\n"
+	             "  --json FILE.jsonl|-    JSON-lines records (docs/records.md; repeatable, after --records)\n"
+	             "  --pace recorded|fast   replay at the records' own pace, or as fast as possible (default fast)\n"
+	             "  --stream ADDR          live records from the collector: unix:PATH or tcp:HOST:PORT\n"
+	             "  --duration SECONDS     with --stream: stop after this long (default: until SIGINT/SIGTERM)\n"
+	             "topology (optional; events then name nodes, ports and links):\n"
+	             "  --lldp PCAP            LLDP frames from a capture (repeatable)\n"
+	             "  --lldpd-json FILE|DIR  lldpcli JSON dumps (repeatable)\n"
+	             "  --map FILE             INT node id / port map (docs/topology.md)\n"
+	             "configuration:\n"
+	             "  --config FILE          JSON thresholds (docs/analyzer.md); unknown keys are errors\n"
+	             "outputs:\n"
+	             "  --events FILE|-        events as JSON lines\n"
+	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
+	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
+	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
+	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
+	             "  --quiet                no summary on stderr\n");
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {{"json", required_argument, 0, 'J'},
+	                                   {"records", required_argument, 0, 'r'},
+	                                   {"pace", required_argument, 0, 'p'},
+	                                   {"stream", required_argument, 0, 's'},
+	                                   {"duration", required_argument, 0, 'D'},
+	                                   {"lldp", required_argument, 0, 'l'},
+	                                   {"lldpd-json", required_argument, 0, 'j'},
+	                                   {"map", required_argument, 0, 'm'},
+	                                   {"config", required_argument, 0, 'c'},
+	                                   {"events", required_argument, 0, 'e'},
+	                                   {"alertmanager", required_argument, 0, 'a'},
+	                                   {"webhook", required_argument, 0, 'w'},
+	                                   {"hold", required_argument, 0, 'H'},
+	                                   {"metrics", required_argument, 0, 'M'},
+	                                   {"quiet", no_argument, 0, 'q'},
+	                                   {"help", no_argument, 0, 'h'},
+	                                   {0, 0, 0, 0}};
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+		case 'J':
+		case 'l':
+		case 'j': {
+			const char **list = c == 'r'   ? o->records
+			                    : c == 'J' ? o->json
+			                    : c == 'l' ? o->lldp
+			                               : o->lldpd_json;
+			int *n = c == 'r'   ? &o->n_records
+			         : c == 'J' ? &o->n_json
+			         : c == 'l' ? &o->n_lldp
+			                    : &o->n_lldpd_json;
+			if (*n >= MAX_INPUTS) {
+				fprintf(stderr, "hopwatch-analyzer run: at most %d of each input\n", MAX_INPUTS);
+				return HW_EXIT_USAGE;
+			}
+			list[(*n)++] = optarg;
+			break;
+		}
+		case 'p':
+			if (strcmp(optarg, "recorded") && strcmp(optarg, "fast")) {
+				fprintf(stderr, "hopwatch-analyzer run: --pace %s: expected recorded or fast\n",
+				        optarg);
+				return HW_EXIT_USAGE;
+			}
+			o->recorded_pace = strcmp(optarg, "recorded") == 0;
+			break;
+		case 's': o->stream = optarg; break;
+		case 'm': o->map = optarg; break;
+		case 'c': o->config = optarg; break;
+		case 'e': o->events = optarg; break;
+		case 'a': o->am = optarg; break;
+		case 'w': o->webhook = optarg; break;
+		case 'M': o->metrics = optarg; break;
+		case 'q': o->quiet = 1; break;
+		case 'D':
+		case 'H': {
+			double v = strtod(optarg, &end);
+			if (*end || v < 0) {
+				fprintf(stderr, "hopwatch-analyzer run: --%s %s: expected seconds\n",
+				        c == 'D' ? "duration" : "hold", optarg);
+				return HW_EXIT_USAGE;
+			}
+			*(c == 'D' ? &o->duration : &o->hold) = v;
+			break;
+		}
+		case 'h': hw_cmd_run_usage(stdout); return -1;
+		default: hw_cmd_run_usage(stderr); return HW_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hopwatch-analyzer run: unexpected argument \"%s\"\n", argv[optind]);
+		return HW_EXIT_USAGE;
+	}
+	if (!o->n_records && !o->n_json && !o->stream) {
+		fprintf(stderr, "hopwatch-analyzer run: give --records FILE, --json FILE or --stream ADDR\n");
+		return HW_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void emit(void *ctx, const struct hw_an_event *e)
+{
+	struct out *out = ctx;
+	if (out->events) {
+		char buf[4096];
+		hw_an_event_json(e, buf, sizeof(buf));
+		fprintf(out->events, "%s\n", buf);
+	}
+	if (out->am)
+		hw_alert_sink_push(out->am, e);
+	if (out->webhook)
+		hw_alert_sink_push(out->webhook, e);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+	if (s <= 0)
+		return;
+	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
+static void refresh(struct hw_analyzer *a, struct out *out, int force)
+{
+	if (!out->metrics)
+		return;
+	double now = mono_s();
+	if (!force && now < out->next_metrics)
+		return;
+	out->next_metrics = now + 0.05;
+	an_metrics_update(out->metrics, a, out->am, out->webhook);
+}
+
+static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+{
+	double wall0 = 0;
+	uint64_t rec0 = 0;
+	for (int i = 0; i < o->n_records && !stop_flag; i++) {
+		char err[512];
+		struct hw_record_reader *rd = hw_record_reader_open(o->records[i], err, sizeof(err));
+		if (!rd) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+		long n;
+		while (!stop_flag &&
+		       (n = hw_record_reader_read(rd, buf, o->recorded_pace ? 64 : 4096, err, sizeof(err))) > 0) {
+			if (o->recorded_pace) {
+				if (!rec0) {
+					rec0 = buf[0].time_ns;
+					wall0 = mono_s();
+				}
+				sleep_s((double)(buf[0].time_ns - rec0) / 1e9 - (mono_s() - wall0));
+			}
+			hw_an_ingest(a, buf, (size_t)n);
+			refresh(a, out, 0);
+		}
+		hw_record_reader_close(rd);
+		if (n < 0) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+	}
+	return HW_EXIT_OK;
+}
+
+/* JSON-lines records: parsed into batches and ingested like record files (fast pace only). */
+static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = HW_EXIT_OK;
+	for (int i = 0; i < o->n_json && rc == HW_EXIT_OK && !stop_flag; i++) {
+		FILE *f = strcmp(o->json[i], "-") ? fopen(o->json[i], "r") : stdin;
+		if (!f) {
+			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o->json[i], strerror(errno));
+			return HW_EXIT_FAIL;
+		}
+		size_t n = 0;
+		unsigned long lineno = 0;
+		while (getline(&line, &cap, f) > 0 && !stop_flag) {
+			char err[256];
+			lineno++;
+			if (line[0] == '\n')
+				continue;
+			if (hw_record_from_json_line(line, &buf[n], err, sizeof(err))) {
+				fprintf(stderr, "hopwatch-analyzer run: %s:%lu: %s\n", o->json[i], lineno, err);
+				rc = HW_EXIT_FAIL;
+				break;
+			}
+			if (++n == HW_STREAM_MAX_BATCH) {
+				hw_an_ingest(a, buf, n);
+				refresh(a, out, 0);
+				n = 0;
+			}
+		}
+		hw_an_ingest(a, buf, n);
+		if (f != stdin)
+			fclose(f);
+	}
+	free(line);
+	return rc;
+}
+
+static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+{
+	char err[512];
+	struct hw_stream_listener *l = hw_stream_listen(o->stream, err, sizeof(err));
+	if (!l) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		return HW_EXIT_FAIL;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
+	double end = o->duration > 0 ? mono_s() + o->duration : 0, last_wall = mono_s();
+	uint64_t last_rec = 0;
+	while (!stop_flag && (!end || mono_s() < end)) {
+		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		} else if (n > 0) {
+			hw_an_ingest(a, buf, (size_t)n);
+			last_rec = hw_an_now(a);
+			last_wall = mono_s();
+		} else if (last_rec) {
+			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
+			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
+		}
+		refresh(a, out, 0);
+	}
+	hw_stream_listener_close(l);
+	return HW_EXIT_OK;
+}
+
+static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struct opts *o)
+{
+	struct hw_topo_error err = {0};
+	enum hw_topo_result r = o->map ? hw_topo_map_load(map, o->map, &err) : HW_TOPO_OK;
+	if (r != HW_TOPO_OK) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
+		return HW_EXIT_USAGE;
+	}
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double now = ts.tv_sec + ts.tv_nsec / 1e9;
+	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++)
+		r = hw_topo_load_pcap(t, o->lldp[i], 0, 0, &err);
+	for (int i = 0; i < o->n_lldpd_json && r == HW_TOPO_OK; i++) {
+		struct stat st;
+		if (stat(o->lldpd_json[i], &st) == 0 && S_ISDIR(st.st_mode))
+			r = hw_topo_load_lldpd_dir(t, o->lldpd_json[i], now, &err);
+		else
+			r = hw_topo_load_lldpd_json(t, o->lldpd_json[i], NULL, now, &err);
+	}
+	if (r != HW_TOPO_OK) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
+		return HW_EXIT_FAIL;
+	}
+	hw_topo_check(t);
+	hw_topo_map_apply(t, o->map ? map : NULL);
+	hw_topo_assign_tiers(t);
+	return HW_EXIT_OK;
+}
+
+static void summary(struct hw_analyzer *a, const struct out *out)
+{
+	struct hw_an_stats s;
+	hw_an_stats(a, &s);
+	fprintf(stderr,
+	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
+	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu",
+	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
+	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
+	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
+	        (unsigned long long)s.events_resolved);
+	const struct hw_place_tally *t = hw_an_unplaced(a);
+	if (t) {
+		fprintf(stderr, ",\"unplaced_list\":[");
+		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
+			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
+			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
+			        (unsigned long long)t->entries[i].count);
+		fprintf(stderr, "]");
+	}
+	const struct hw_alert_sink *sinks[2] = {out->am, out->webhook};
+	const char *names[2] = {"alertmanager", "webhook"};
+	for (int i = 0; i < 2; i++) {
+		if (!sinks[i])
+			continue;
+		struct hw_alert_sink_stats st;
+		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
+		fprintf(stderr,
+		        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
+		        "\"posts_failed\":%llu,\"waiting\":%u}",
+		        names[i], (unsigned long long)st.pushed, (unsigned long long)st.dropped,
+		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
+		        (unsigned long long)st.posts_failed, st.waiting);
+	}
+	fprintf(stderr, "}\n");
+}
+
+int hw_cmd_run(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? HW_EXIT_OK : rc;
+	struct hw_an_config cfg;
+	hw_an_config_default(&cfg);
+	char err[512];
+	if (o.config && hw_an_config_load(&cfg, o.config, err, sizeof(err))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		return HW_EXIT_USAGE;
+	}
+	struct hw_topo t;
+	struct hw_topo_map map;
+	hw_topo_init(&t);
+	memset(&map, 0, sizeof(map));
+	int have_topo = o.n_lldp || o.n_lldpd_json;
+	struct out out = {0};
+	struct hw_analyzer *a = NULL;
+	struct hw_record *buf = malloc(sizeof(*buf) * HW_STREAM_MAX_BATCH);
+	if (have_topo && (rc = load_topology(&t, &map, &o)))
+		goto done;
+	rc = HW_EXIT_FAIL;
+	if (o.events) {
+		out.events = strcmp(o.events, "-") ? fopen(o.events, "w") : stdout;
+		if (!out.events) {
+			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o.events, strerror(errno));
+			goto done;
+		}
+	}
+	if (o.am && !(out.am = hw_alert_sink_start(HW_SINK_ALERTMANAGER, o.am, cfg.alert_queue, cfg.resend_ns, err,
+	                                           sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: --alertmanager %s\n", err);
+		rc = HW_EXIT_USAGE;
+		goto done;
+	}
+	if (o.webhook && !(out.webhook = hw_alert_sink_start(HW_SINK_WEBHOOK, o.webhook, cfg.alert_queue, cfg.resend_ns,
+	                                                     err, sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: --webhook %s\n", err);
+		rc = HW_EXIT_USAGE;
+		goto done;
+	}
+	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
+	if (!a || !buf) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
+		goto done;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	hw_an_topology_events(a);
+	if (o.metrics && !(out.metrics = an_metrics_start(o.metrics, have_topo ? &t : NULL, err, sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		rc = HW_EXIT_USAGE;
+		goto done;
+	}
+	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
+	if (rc == HW_EXIT_OK && o.n_json)
+		rc = replay_json(a, &o, &out, buf);
+	if (rc == HW_EXIT_OK && o.stream)
+		rc = live(a, &o, &out, buf);
+	hw_an_finish(a);
+	refresh(a, &out, 1);
+	if (out.events)
+		fflush(out.events);
+	double end = mono_s() + o.hold;
+	while (!stop_flag && mono_s() < end) {
+		sleep_s(0.1);
+		refresh(a, &out, 1);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct hw_alert_sink *s = i ? out.webhook : out.am;
+		if (s && !hw_alert_sink_drain(s, 2000) && !o.quiet)
+			fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n",
+			        i ? "webhook" : "alertmanager");
+	}
+	if (!o.quiet)
+		summary(a, &out);
+done:
+	an_metrics_stop(out.metrics);
+	hw_alert_sink_stop(out.am);
+	hw_alert_sink_stop(out.webhook);
+	if (out.events && out.events != stdout)
+		fclose(out.events);
+	hw_an_destroy(a);
+	free(buf);
+	hw_topo_map_free(&map);
+	hw_topo_free(&t);
+	return rc;
+}

@@ -1,0 +1,43 @@
+/* Alert delivery off the detection path: a sink owns a thread that POSTs events to Alertmanager
+ * (API v2) or to a generic JSON webhook with libcurl.  Pushing never blocks on the network; while the
+ * peer is down alerts wait in a bounded table and are delivered when it returns. */
+#ifndef HOPWATCH_ALERT_SINK_H
+#define HOPWATCH_ALERT_SINK_H
+
+#include <stdint.h>
+
+#include "hopwatch/analyzer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hw_sink_kind {
+	HW_SINK_ALERTMANAGER, /* POST URL/api/v2/alerts, a JSON array of alerts */
+	HW_SINK_WEBHOOK,      /* POST URL, {"events":[event JSON...]} */
+};
+
+struct hw_alert_sink;
+
+/* Start a sink.  capacity bounds both the hand-off queue and the table of alerts waiting or active;
+ * resend_ns: how often active alerts are re-sent (wall clock; Alertmanager needs it to keep them alive). */
+struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, uint32_t capacity,
+                                          uint64_t resend_ns, char *err, size_t errlen);
+/* Hand an event over (copy).  Never blocks on the network; when the queue is full the event is dropped
+ * and counted.  Returns 1 queued, 0 dropped. */
+int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e);
+/* Wait up to timeout_ms for everything handed over to be delivered; 1 when all was delivered. */
+int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms);
+
+struct hw_alert_sink_stats {
+	uint64_t pushed, dropped, sent_alerts, posts_ok, posts_failed;
+	uint32_t waiting, active;
+};
+void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st);
+/* Stop the thread (one last attempt to deliver is not made; call drain first) and free. */
+void hw_alert_sink_stop(struct hw_alert_sink *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,161 @@
+/* The analyzer core: per-hop records in, early-warning events out.  Correlates records with the LLDP
+ * topology, keeps bounded per-queue/per-flow/per-sender state and runs the detectors on record time. */
+#ifndef HOPWATCH_ANALYZER_H
+#define HOPWATCH_ANALYZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopwatch/record.h"
+#include "hopwatch/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- configuration (JSON keys in docs/analyzer.md; every threshold has a default) ---- */
+
+/* One hysteresis rule: raise when the value is >= raise for hold_ns, clear when it is < clear for
+ * clear_ns.  Times are record time (time_ns), not wall clock. */
+struct hw_an_hyst {
+	double raise, clear;
+	uint64_t hold_ns, clear_ns;
+};
+
+struct hw_an_config {
+	struct hw_an_hyst high_queue;   /* queue_occupancy, device units */
+	struct hw_an_hyst high_latency; /* hop_latency, device units (default 1 ms = 1e6 ns) */
+	uint64_t buildup_window_ns;     /* QueueBuildup: trend over the samples of the last window */
+	uint64_t buildup_lead_ns;       /* ... predicts crossing high_queue.raise within this lead */
+	uint32_t buildup_min_samples;   /* ... from at least this many samples */
+	double microburst_raise;        /* Microburst: occupancy rises to at least this */
+	double microburst_clear;        /* ... and falls below this */
+	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */
+	double drops_ratio;             /* PacketDrops: dropped / seen per queue over a window */
+	uint64_t drops_window_ns;       /* tumbling window */
+	uint32_t drops_min;             /* at least this many drops in the window */
+	double seq_loss_ratio;          /* TelemetryReportLoss: lost / expected per (node, hw_id) */
+	uint64_t seq_window_ns;         /* tumbling window */
+	uint64_t path_change_clear_ns;  /* PathChange: resolved this long after the change */
+	uint32_t incast_sources;        /* Incast: distinct sources on one congested queue */
+	double incast_occupancy;        /* ... congested = occupancy at least this */
+	uint64_t incast_window_ns;      /* ... sources counted over this window */
+	uint8_t roce_dscp, cnp_dscp;    /* RoceDscpMismatch: expected DSCPs of RoCE data and CNPs */
+	int roce_queue, cnp_queue;      /* expected queues (-1 = not checked) */
+	uint64_t dscp_clear_ns;         /* cleared after this long without a mismatch */
+	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
+	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
+	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
+	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
+	uint32_t alert_queue;           /* Alertmanager/webhook: queued alerts while the peer is down */
+};
+
+/* Fill c with the documented defaults. */
+void hw_an_config_default(struct hw_an_config *c);
+/* Load a JSON config over the defaults.  Unknown keys and wrong types are errors naming the file and
+ * the key.  Returns 0, or -1 with the message in err. */
+int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_t errlen);
+
+/* ---- events ---- */
+
+#define HW_AN_KIND_LIST(X)                                                                                             \
+	X(HW_AN_QUEUE_BUILDUP, "QueueBuildup", "warning")                                                              \
+	X(HW_AN_HIGH_QUEUE, "HighQueue", "warning")                                                                    \
+	X(HW_AN_HIGH_LATENCY, "HighHopLatency", "warning")                                                             \
+	X(HW_AN_MICROBURST, "Microburst", "info")                                                                      \
+	X(HW_AN_PACKET_DROPS, "PacketDrops", "critical")                                                               \
+	X(HW_AN_REPORT_LOSS, "TelemetryReportLoss", "warning")                                                         \
+	X(HW_AN_PATH_CHANGE, "PathChange", "info")                                                                     \
+	X(HW_AN_INCAST, "Incast", "warning")                                                                           \
+	X(HW_AN_DSCP_MISMATCH, "RoceDscpMismatch", "critical")                                                         \
+	X(HW_AN_CONGESTION_TREE, "CongestionTree", "critical")                                                         \
+	X(HW_AN_TOPOLOGY, "Topology", "warning") /* LLDP events; alertname is the topology event's name */
+
+enum hw_an_kind {
+#define HW_AN_X_ENUM(e, n, s) e,
+	HW_AN_KIND_LIST(HW_AN_X_ENUM)
+#undef HW_AN_X_ENUM
+	    HW_AN_KIND_COUNT
+};
+const char *hw_an_kind_name(enum hw_an_kind k);     /* CamelCase alertname */
+const char *hw_an_kind_severity(enum hw_an_kind k); /* "info", "warning", "critical" */
+/* The kind with this alertname; -1 when none. */
+int hw_an_kind_by_name(const char *name);
+
+#define HW_AN_MAX_NUMBERS 6
+#define HW_AN_MAX_FLOWS 8
+
+/* One event: raised (end_ns 0) or resolved (end_ns set).  Both carry the same id. */
+struct hw_an_event {
+	uint64_t id; /* one per episode */
+	enum hw_an_kind kind;
+	char alertname[32]; /* hw_an_kind_name(kind), or the topology event's name */
+	const char *severity;
+	int resolved;
+	uint64_t start_ns, end_ns;
+	/* place; node_id 0 / port UINT32_MAX / queue -1 = not applicable */
+	uint32_t node_id, port;
+	int queue;
+	int hw_id; /* TelemetryReportLoss: the sender's hardware id (one node may have several); else -1 */
+	char node[HW_TOPO_NAME_MAX]; /* topology name when the node was placed, else "" */
+	char port_name[HW_TOPO_NAME_MAX];
+	char link[4 * HW_TOPO_NAME_MAX + 8]; /* "nodeA:portA--nodeB:portB" when the port is on a topology link */
+	/* numbers that triggered it */
+	unsigned n_numbers;
+	struct {
+		const char *name;
+		double value;
+	} numbers[HW_AN_MAX_NUMBERS];
+	unsigned n_flows;
+	uint64_t flows[HW_AN_MAX_FLOWS]; /* affected flow hashes (bounded) */
+	char detail[256];
+};
+
+/* Write the event as one JSON object without a newline; returns the length (may be truncated to
+ * size - 1 like snprintf). */
+int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size);
+
+typedef void (*hw_an_emit_fn)(void *ctx, const struct hw_an_event *e);
+
+/* ---- the analyzer ---- */
+
+struct hw_analyzer;
+
+/* Tally of what came in. */
+struct hw_an_stats {
+	uint64_t records, placed, unplaced, no_port; /* unplaced: hop's egress port not on the topology */
+	uint64_t queues, queues_dropped;             /* queue states in use; records whose queue table was full */
+	uint64_t flows, reports_lost, reports;
+	uint64_t events_raised, events_resolved;
+	uint32_t active[HW_AN_KIND_COUNT];
+};
+
+/* Create an analyzer.  topo and map may be NULL (no placement; events carry node ids only); they must
+ * outlive it.  emit is called from hw_an_ingest/hw_an_tick/hw_an_finish for every raise and resolve. */
+struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_topo *topo,
+                                 const struct hw_topo_map *map, hw_an_emit_fn emit, void *ctx, char *err,
+                                 size_t errlen);
+void hw_an_destroy(struct hw_analyzer *a);
+
+/* Feed records in time order (per sender).  No allocation. */
+void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n);
+/* Advance record time without a record (clears episodes that went quiet). */
+void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns);
+/* Raise the topology's own events (MtuMismatch, PfcMismatch, link changes) through emit. */
+void hw_an_topology_events(struct hw_analyzer *a);
+/* End of input: closes the report in progress and evaluates windows that ended. */
+void hw_an_finish(struct hw_analyzer *a);
+
+void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s);
+/* Unplaced (node id, port) list, as the topology's placement tally keeps it; NULL without topology. */
+const struct hw_place_tally *hw_an_unplaced(const struct hw_analyzer *a);
+uint64_t hw_an_now(const struct hw_analyzer *a); /* latest record time seen */
+/* Per-link congestion score: the highest queue occupancy seen on either port of the link over the last
+ * 16 ms of record time (the millisecond ring), divided by high_queue.raise (1.0 = at the threshold).
+ * scores has topo->n_links entries; 0 without topology or records. */
+void hw_an_link_scores(const struct hw_analyzer *a, double *scores);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

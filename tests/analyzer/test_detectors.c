@@ -1,0 +1,560 @@
+/* Unit tests of the analyzer's detectors with hand-made record sequences: each test feeds records on
+ * record time and checks the events (kind, count, order, numbers), including hysteresis. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "hopwatch/analyzer.h"
+
+#define MAXEV 256
+static struct hw_an_event evs[MAXEV];
+static int n_ev;
+
+static void collect(void *ctx, const struct hw_an_event *e)
+{
+	(void)ctx;
+	if (n_ev < MAXEV)
+		evs[n_ev++] = *e;
+}
+
+static int count(const char *name, int resolved)
+{
+	int n = 0;
+	for (int i = 0; i < n_ev; i++)
+		n += strcmp(evs[i].alertname, name) == 0 && evs[i].resolved == resolved;
+	return n;
+}
+
+static int first(const char *name, int resolved)
+{
+	for (int i = 0; i < n_ev; i++)
+		if (strcmp(evs[i].alertname, name) == 0 && evs[i].resolved == resolved)
+			return i;
+	return -1;
+}
+
+static double number(const struct hw_an_event *e, const char *name)
+{
+	for (unsigned i = 0; i < e->n_numbers; i++)
+		if (strcmp(e->numbers[i].name, name) == 0)
+			return e->numbers[i].value;
+	fail_msg("event %s has no number %s", e->alertname, name);
+	return 0;
+}
+
+static uint32_t seq;
+/* One single-hop report at node 1, egress port 2, queue 3, from source host src. */
+static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
+{
+	struct hw_record r;
+	memset(&r, 0, sizeof(r));
+	r.time_ns = t;
+	r.valid = HW_V_PORTS | HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_FLOW;
+	r.format = HW_FORMAT_TR20;
+	r.report_node = 1;
+	r.report_seq = seq++ & 0x3fffff;
+	r.node_id = 1;
+	r.ingress_port = 1;
+	r.egress_port = 2;
+	r.queue_id = 3;
+	r.queue_occupancy = occ;
+	r.hop_latency = lat;
+	r.path_len = 1;
+	r.src_ip[10] = r.src_ip[11] = 0xff;
+	r.src_ip[15] = src;
+	r.dst_ip[15] = 200;
+	r.ip_proto = 17;
+	r.src_port = 1000;
+	r.dst_port = 4791;
+	r.flow_hash = hw_flow_hash(r.src_ip, r.dst_ip, r.ip_proto, r.src_port, r.dst_port);
+	return r;
+}
+
+static struct hw_an_config cfg;
+static struct hw_analyzer *mk(void)
+{
+	n_ev = 0;
+	seq = 0;
+	char err[256];
+	struct hw_analyzer *a = hw_an_create(&cfg, NULL, NULL, collect, NULL, err, sizeof(err));
+	assert_non_null(a);
+	return a;
+}
+
+static void feed(struct hw_analyzer *a, struct hw_record r)
+{
+	hw_an_ingest(a, &r, 1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	cfg.enabled = (1u << HW_AN_KIND_COUNT) - 1;
+	return 0;
+}
+
+/* A ramp 0 -> 20000 over 2 ms: QueueBuildup warns before HighQueue fires, one event each. */
+static void test_ramp_buildup_before_high(void **state)
+{
+	(void)state;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 1000000000000ull;
+	for (int i = 0; i <= 200; i++)
+		feed(a, rec(t0 + (uint64_t)i * 10000, (uint32_t)i * 100, 500, 1));
+	hw_an_finish(a);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	assert_int_equal(count("HighQueue", 0), 1);
+	int b = first("QueueBuildup", 0), h = first("HighQueue", 0);
+	assert_true(b < h);
+	assert_true(evs[b].start_ns < evs[h].start_ns);
+	assert_true(number(&evs[b], "occupancy") < cfg.high_queue.raise);
+	assert_true(number(&evs[b], "slope_per_ms") > 9000 && number(&evs[b], "slope_per_ms") < 11000);
+	/* HighQueue only after hold_ns above the threshold (crossed at 1 ms) */
+	assert_true(evs[h].start_ns >= t0 + 1000000 && evs[h].start_ns <= t0 + 1010000);
+	assert_int_equal(evs[h].node_id, 1);
+	assert_int_equal(evs[h].port, 2);
+	assert_int_equal(evs[h].queue, 3);
+	hw_an_destroy(a);
+}
+
+/* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
+ * and a new excursion is a second episode. */
+static void test_hysteresis_one_event_per_episode(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 5000000000ull;
+	for (int i = 0; i < 20; i++, t += 10000) /* 200 us above: past hold_ns */
+		feed(a, rec(t, 12000, 500, 1));
+	for (int i = 0; i < 100; i++, t += 10000) /* wobbling across raise, above clear */
+		feed(a, rec(t, (i & 1) ? 12000 : 9000, 500, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_int_equal(count("HighQueue", 1), 0);
+	for (int i = 0; i < 150; i++, t += 10000) /* 1.5 ms below clear (8000) */
+		feed(a, rec(t, 100, 500, 1));
+	assert_int_equal(count("HighQueue", 1), 1);
+	assert_int_equal(evs[first("HighQueue", 1)].id, evs[first("HighQueue", 0)].id);
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 15000, 500, 1));
+	assert_int_equal(count("HighQueue", 0), 2);
+	/* silence longer than clear_ns resolves through the tick */
+	hw_an_tick(a, t + 5000000);
+	assert_int_equal(count("HighQueue", 1), 2);
+	hw_an_destroy(a);
+}
+
+/* A short spike above the raise threshold does not pass hold_ns: no HighQueue. */
+static void test_hold_time_filters_spike(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 5000000000ull;
+	feed(a, rec(t, 20000, 0, 1));
+	feed(a, rec(t + 50000, 20000, 0, 1));
+	feed(a, rec(t + 60000, 100, 0, 1));
+	assert_int_equal(count("HighQueue", 0), 0);
+	hw_an_destroy(a);
+}
+
+static void test_high_hop_latency(void **state)
+{
+	(void)state;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 7000000000ull;
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 100, 2000000, 1));
+	for (int i = 0; i < 150; i++, t += 10000)
+		feed(a, rec(t, 100, 1000, 1));
+	assert_int_equal(count("HighHopLatency", 0), 1);
+	assert_int_equal(count("HighHopLatency", 1), 1);
+	assert_true(number(&evs[first("HighHopLatency", 0)], "hop_latency") >= 1000000);
+	hw_an_destroy(a);
+}
+
+/* Up and down within 200 us: one Microburst (raised and resolved); a 2 ms plateau is not one. */
+static void test_microburst(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 9000000000ull;
+	feed(a, rec(t, 100, 0, 1));
+	feed(a, rec(t + 100000, 15000, 0, 1));
+	feed(a, rec(t + 200000, 18000, 0, 1));
+	feed(a, rec(t + 300000, 100, 0, 1));
+	assert_int_equal(count("Microburst", 0), 1);
+	assert_int_equal(count("Microburst", 1), 1);
+	const struct hw_an_event *e = &evs[first("Microburst", 1)];
+	assert_int_equal((int)number(e, "peak"), 18000);
+	assert_int_equal(e->end_ns - e->start_ns, 200000);
+	t += 10000000;
+	for (int i = 0; i < 200; i++)
+		feed(a, rec(t + (uint64_t)i * 10000, 15000, 0, 1));
+	feed(a, rec(t + 2000000, 100, 0, 1));
+	assert_int_equal(count("Microburst", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* 5 drop reports in 1000 records (0.5% > 0.1%): one PacketDrops with the drop reason; a clean window
+ * resolves it. */
+static void test_packet_drops(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PACKET_DROPS;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 11000000000ull;
+	for (int i = 0; i < 1000; i++, t += 5000) { /* 5 ms */
+		struct hw_record r = rec(t, 100, 0, 1);
+		if (i % 200 == 7) {
+			r.valid |= HW_V_DROP;
+			r.report_flags |= HW_RF_DROPPED;
+			r.drop_reason = 71;
+		}
+		feed(a, r);
+	}
+	for (int i = 0; i < 4000; i++, t += 5000) /* 20 ms clean */
+		feed(a, rec(t, 100, 0, 1));
+	assert_int_equal(count("PacketDrops", 0), 1);
+	assert_int_equal(count("PacketDrops", 1), 1);
+	const struct hw_an_event *e = &evs[first("PacketDrops", 0)];
+	assert_int_equal((int)number(e, "drops"), 5);
+	assert_int_equal((int)number(e, "drop_reason"), 71);
+	assert_non_null(strstr(e->detail, "71"));
+	hw_an_destroy(a);
+}
+
+static void test_drops_below_ratio(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PACKET_DROPS;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 11000000000ull;
+	for (int i = 0; i < 4000; i++, t += 2000) { /* 1 drop in 2000 per window = 0.05% */
+		struct hw_record r = rec(t, 100, 0, 1);
+		if (i % 2000 == 3)
+			r.valid |= HW_V_DROP;
+		feed(a, r);
+	}
+	hw_an_finish(a);
+	assert_int_equal(count("PacketDrops", 0), 0);
+	hw_an_destroy(a);
+}
+
+/* Report sequence numbers of one sender: TR v2.0 wraps at 2^22 without a loss; one skipped number
+ * right after the wrap is one lost report (1 of 200 = 0.5%). */
+static void test_report_loss_22bit_wrap(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_REPORT_LOSS;
+	struct hw_analyzer *a = mk();
+	seq = 0x3fffff - 99;
+	uint64_t t = 13000000000ull;
+	for (int i = 0; i < 200; i++, t += 1000) {
+		if (i == 101)
+			seq++; /* skip 0x000001 */
+		feed(a, rec(t, 100, 0, 1));
+	}
+	hw_an_finish(a);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.reports_lost, 1);
+	assert_int_equal(count("TelemetryReportLoss", 0), 1);
+	const struct hw_an_event *e = &evs[first("TelemetryReportLoss", 0)];
+	assert_int_equal((int)number(e, "lost"), 1);
+	assert_int_equal((int)number(e, "expected"), 201); /* 200 received + 1 lost */
+	assert_int_equal(e->hw_id, 0);
+	assert_int_equal(e->queue, -1);
+	assert_int_equal(e->node_id, 1);
+	hw_an_destroy(a);
+}
+
+/* TR v1.0 numbers are 32 bits: 0xffffffff -> 0 is no loss, and a number from the past is ignored. */
+static void test_report_loss_32bit(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_REPORT_LOSS;
+	struct hw_analyzer *a = mk();
+	uint32_t seqs[] = {0xfffffffdu, 0xfffffffeu, 0xffffffffu, 0, 1, 0xfffffffeu, 2, 3};
+	uint64_t t = 15000000000ull;
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++, t += 1000) {
+		struct hw_record r = rec(t, 100, 0, 1);
+		r.format = HW_FORMAT_TR10;
+		r.report_seq = seqs[i];
+		feed(a, r);
+	}
+	hw_an_finish(a);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.reports_lost, 0);
+	assert_int_equal(count("TelemetryReportLoss", 0), 0);
+	hw_an_destroy(a);
+}
+
+/* A three-hop report of one flow; the middle switch chosen by spine. */
+static uint8_t path_src = 1; /* the flow: its source host */
+static void path_report(struct hw_analyzer *a, uint64_t t, uint32_t spine)
+{
+	uint32_t nodes[3] = {10, spine, 30}, ports[3] = {5, 7, 9}, s = seq;
+	for (int h = 0; h < 3; h++) {
+		struct hw_record r = rec(t, 100, 0, path_src);
+		r.report_seq = s;
+		r.node_id = nodes[h];
+		r.egress_port = ports[h];
+		r.hop_index = (uint8_t)h;
+		r.path_len = 3;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
+static void test_path_change(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 17000000000ull;
+	for (int i = 0; i < 5; i++, t += 1000)
+		path_report(a, t, 20);
+	assert_int_equal(count("PathChange", 0), 0);
+	for (int i = 0; i < 5; i++, t += 1000)
+		path_report(a, t, 21);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->node_id, 21); /* the first hop that differs */
+	assert_int_equal(e->n_flows, 1);
+	assert_non_null(strstr(e->detail, "10:5>20:7>30:9 -> 10:5>21:7>30:9"));
+	/* a second flow changes half a second later: each resolves at its own time */
+	path_src = 2;
+	path_report(a, t, 20);
+	path_report(a, t + 500000000ull, 21);
+	hw_an_finish(a); /* a report is judged when the next one starts, or at the end */
+	path_src = 1;
+	assert_int_equal(count("PathChange", 0), 2);
+	hw_an_tick(a, t + 1000000000ull);
+	assert_int_equal(count("PathChange", 1), 1);
+	hw_an_tick(a, t + 1400000000ull);
+	assert_int_equal(count("PathChange", 1), 1);
+	hw_an_tick(a, t + 1600000000ull);
+	assert_int_equal(count("PathChange", 1), 2);
+	assert_int_equal(evs[n_ev - 1].flows[0], evs[first("PathChange", 0) + 1].flows[0]);
+	hw_an_destroy(a);
+}
+
+/* A three-hop report whose hops have these occupancies. */
+static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3])
+{
+	uint32_t s = seq;
+	for (int h = 0; h < 3; h++) {
+		struct hw_record r = rec(t, occ[h], 0, 1);
+		r.report_seq = s;
+		r.node_id = (uint32_t)(10 + h);
+		r.egress_port = 5;
+		r.hop_index = (uint8_t)h;
+		r.path_len = 3;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
+/* Congestion at the last hop only: no tree; then the two upstream queues congest on the same path: one
+ * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue. */
+static void test_congestion_tree(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 23000000000ull;
+	const uint32_t root_only[3] = {100, 100, 20000}, spread[3] = {15000, 18000, 20000}, calm[3] = {100, 100, 100};
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, root_only);
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_int_equal(count("CongestionTree", 0), 0);
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, spread);
+	assert_int_equal(count("HighQueue", 0), 3);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal((int)number(e, "victims"), 2);
+	assert_non_null(strstr(e->detail, "root 12:5/3, victims 10:5/3 11:5/3"));
+	for (int i = 0; i < 200; i++, t += 10000)
+		tree_report(a, t, calm);
+	assert_int_equal(count("CongestionTree", 1), 1);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* 8 sources on one congested queue: Incast; 2 sources: not. */
+static void test_incast(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 19000000000ull;
+	for (int i = 0; i < 40; i++, t += 1000)
+		feed(a, rec(t, 20000, 0, (uint8_t)(1 + i % 2)));
+	assert_int_equal(count("Incast", 0), 0);
+	for (int i = 0; i < 40; i++, t += 1000)
+		feed(a, rec(t, 20000, 0, (uint8_t)(1 + i % 8)));
+	assert_int_equal(count("Incast", 0), 1);
+	assert_true(number(&evs[first("Incast", 0)], "sources") >= cfg.incast_sources);
+	for (int i = 0; i < 200; i++, t += 10000)
+		feed(a, rec(t, 100, 0, 1));
+	assert_int_equal(count("Incast", 1), 1);
+	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+}
+
+static struct hw_record roce(uint64_t t, uint8_t opcode, uint8_t dscp, uint8_t queue)
+{
+	struct hw_record r = rec(t, 100, 0, 1);
+	r.valid |= HW_V_ROCE | HW_V_TCLASS;
+	r.roce_opcode = opcode;
+	r.dscp = dscp;
+	r.queue_id = queue;
+	return r;
+}
+
+static void test_dscp_mismatch(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_DSCP_MISMATCH;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 21000000000ull;
+	feed(a, roce(t, 0x04, 26, 3));      /* RoCE data (SEND only) in its class */
+	feed(a, roce(t + 10, 0x81, 48, 6)); /* CNP in its class */
+	assert_int_equal(count("RoceDscpMismatch", 0), 0);
+	for (int i = 0; i < 10; i++)
+		feed(a, roce(t + 100 + (uint64_t)i, 0x04, 0, 0)); /* data with DSCP 0 in queue 0 */
+	assert_int_equal(count("RoceDscpMismatch", 0), 1);
+	const struct hw_an_event *e = &evs[first("RoceDscpMismatch", 0)];
+	assert_int_equal((int)number(e, "dscp"), 0);
+	assert_int_equal((int)number(e, "expected_dscp"), 26);
+	assert_int_equal(e->node_id, 1);
+	assert_int_equal(e->port, 1); /* the ingress port: facing the source host */
+	assert_int_equal(e->queue, 0);
+	hw_an_tick(a, t + 200000000ull);
+	assert_int_equal(count("RoceDscpMismatch", 1), 1);
+	feed(a, roce(t + 300000000ull, 0x81, 26, 3)); /* a CNP in the data class */
+	assert_int_equal(count("RoceDscpMismatch", 0), 2);
+	assert_int_equal((int)number(&evs[n_ev - 1], "expected_dscp"), 48);
+	hw_an_destroy(a);
+}
+
+static void test_event_json(void **state)
+{
+	(void)state;
+	struct hw_an_event e;
+	memset(&e, 0, sizeof(e));
+	strcpy(e.alertname, "HighQueue");
+	e.severity = "warning";
+	e.id = 7;
+	e.start_ns = 1;
+	e.port = 3;
+	e.queue = 2;
+	strcpy(e.node, "leaf\"1");
+	e.n_numbers = 1;
+	e.numbers[0].name = "occupancy";
+	e.numbers[0].value = 12345;
+	e.n_flows = 1;
+	e.flows[0] = 0xabc;
+	char buf[1024];
+	hw_an_event_json(&e, buf, sizeof(buf));
+	json_error_t je;
+	json_t *j = json_loads(buf, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "event")), "HighQueue");
+	assert_string_equal(json_string_value(json_object_get(j, "node")), "leaf\"1");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "numbers"), "occupancy")), 12345);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "flows"), 0)), "0000000000000abc");
+	json_decref(j);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct hw_an_config c;
+	char err[512];
+	const char *p = "test_analyzer_config.json";
+	hw_an_config_default(&c);
+	assert_int_equal(c.high_latency.raise, 1000000);
+	assert_true(c.drops_ratio == 0.001 && c.seq_loss_ratio == 0.001);
+	assert_true(c.microburst_max_ns == 1000000);
+	write_file(p, "{\"high_queue\":{\"raise\":500,\"clear\":400},\"detectors\":{\"Microburst\":false}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), 0);
+	assert_true(c.high_queue.raise == 500 && c.high_queue.clear == 400);
+	assert_false(c.enabled & (1u << HW_AN_MICROBURST));
+	write_file(p, "{\"high_queue\":{\"rise\":500}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "high_queue.rise: unknown key"));
+	assert_non_null(strstr(err, p));
+	write_file(p, "{\"hi_queue\":{}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "hi_queue: unknown key"));
+	write_file(p, "{\"incast\":{\"sources\":-3}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "incast.sources"));
+	write_file(p, "{\"detectors\":{\"Nope\":true}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "detectors.Nope"));
+	remove(p);
+}
+
+/* The queue table is bounded: more distinct queues than max_queues are counted, not stored. */
+static void test_bounded_queues(void **state)
+{
+	(void)state;
+	cfg.max_queues = 4;
+	struct hw_analyzer *a = mk();
+	for (uint32_t i = 0; i < 10; i++) {
+		struct hw_record r = rec(1000 + i, 1, 0, 1);
+		r.egress_port = i;
+		feed(a, r);
+	}
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.queues, 4);
+	assert_int_equal(st.queues_dropped, 6);
+	hw_an_destroy(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(test_ramp_buildup_before_high, setup),
+	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
+	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
+	    cmocka_unit_test_setup(test_high_hop_latency, setup),
+	    cmocka_unit_test_setup(test_microburst, setup),
+	    cmocka_unit_test_setup(test_packet_drops, setup),
+	    cmocka_unit_test_setup(test_drops_below_ratio, setup),
+	    cmocka_unit_test_setup(test_report_loss_22bit_wrap, setup),
+	    cmocka_unit_test_setup(test_report_loss_32bit, setup),
+	    cmocka_unit_test_setup(test_path_change, setup),
+	    cmocka_unit_test_setup(test_incast, setup),
+	    cmocka_unit_test_setup(test_congestion_tree, setup),
+	    cmocka_unit_test_setup(test_dscp_mismatch, setup),
+	    cmocka_unit_test_setup(test_event_json, setup),
+	    cmocka_unit_test_setup(test_config, setup),
+	    cmocka_unit_test_setup(test_bounded_queues, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
