@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job on bundled sample data (data/samples/incast, a generated leaf-spine fabric with an
 # incast): install what is missing, build, run the DPDK collector on a net_pcap port replaying the
-# fabric's telemetry reports, place every hop on the LLDP topology and draw it as SVG, and summarise.
+# fabric's telemetry reports, place every hop on the LLDP topology (SVG), run the analyzer's detectors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh
@@ -24,6 +24,10 @@ echo "== analyzer: topology from the fabric's LLDP frames, every hop placed on i
 build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
   --records out/records.jsonl --svg out/topology.svg --json out/topology.json | tail -3 | sed 's/^/   /'
 
+echo "== analyzer: detectors over the record files (thresholds for byte-valued queues: $sample/analyzer.json)"
+build/analyzer/hopwatch-analyzer run --records out/records/*.hwr --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
+  --config "$sample/analyzer.json" --events out/events.jsonl --quiet
+
 echo "== summary"
 python3 - "$sample/truth.json" <<'PY'
 import collections, json, sys
@@ -41,8 +45,19 @@ print(f"   {len(recs)} hop records, {len({r['flow_hash'] for r in recs if 'flow_
 print("   highest queue occupancy seen in the reports (node, egress port, queue: bytes):")
 for (n, p, q), v in peak.most_common(3):
     print(f"     {ip(n)} port {p} queue {q}: {v}")
+raised = collections.Counter()
+where = collections.defaultdict(set)
+for line in open("out/events.jsonl"):
+    e = json.loads(line)
+    if e["state"] == "firing" and e["event"] != "LinkUp":
+        raised[e["event"]] += 1
+        where[(e.get("node"), e.get("port_name"), e.get("queue"))].add(e["event"])
+print("   analyzer events raised: " + ", ".join(f"{k} {v}" for k, v in raised.most_common()))
 for e in truth.get("events", []):
-    place = e.get("place", {})
-    print(f"   injected (truth.json): {e.get('kind')} at {place}")
+    p = e.get("place", {})
+    here = sorted(where.get((p.get("node"), p.get("ifname"), p.get("queue")), ()))
+    print(f"   injected (truth.json): {e.get('kind')} at {p.get('node')} {p.get('ifname')} queue {p.get('queue')}; "
+          f"analyzer raised there: {', '.join(here) or 'nothing'}")
+print("   (the other events are congestion spreading upstream and elsewhere; scoring against truth.json is not built yet)")
 PY
-echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg"
+echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl"
