@@ -1,16 +1,15 @@
 /* /metrics for hopwatch-analyzer: records placed/unplaced, events, active alerts by name, per-link
- * congestion score, alert sink delivery; rendered from a snapshot under a mutex. */
-#include <microhttpd.h>
-#include <netdb.h>
+ * congestion score, alert sink delivery; rendered from a snapshot under a mutex, served by metrics_http.h. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "an_metrics.h"
+#include "hopwatch/metrics_http.h"
 
 struct an_metrics {
-	struct MHD_Daemon *d;
+	struct hw_metrics_http *http;
 	const struct hw_topo *topo;
 	pthread_mutex_t mu;
 	struct hw_an_stats st;
@@ -19,8 +18,9 @@ struct an_metrics {
 	double *scores;
 };
 
-static void render(struct an_metrics *m, FILE *f)
+static void render(void *arg, FILE *f)
 {
+	struct an_metrics *m = arg;
 	pthread_mutex_lock(&m->mu);
 	const struct hw_an_stats *s = &m->st;
 	fprintf(f,
@@ -89,67 +89,19 @@ static void render(struct an_metrics *m, FILE *f)
 	pthread_mutex_unlock(&m->mu);
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                              const char *version, const char *upload, size_t *upload_size, void **state)
-{
-	(void)version;
-	(void)upload;
-	(void)upload_size;
-	(void)state;
-	struct MHD_Response *r;
-	unsigned status = MHD_HTTP_OK;
-	if (strcmp(method, "GET") || strcmp(url, "/metrics")) {
-		static const char msg[] = "hopwatch-analyzer serves GET /metrics\n";
-		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-		status = MHD_HTTP_NOT_FOUND;
-	} else {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f)
-			return MHD_NO;
-		render(cls, f);
-		fclose(f);
-		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
-		MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-	}
-	enum MHD_Result ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
 struct an_metrics *an_metrics_start(const char *addr, const struct hw_topo *topo, char *err, size_t errlen)
 {
-	char host[256];
-	const char *colon = strrchr(addr, ':');
-	if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host) || !colon[1]) {
-		snprintf(err, errlen, "--metrics %s: expected HOST:PORT", addr);
-		return NULL;
-	}
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *ai;
-	int rc = getaddrinfo(host, colon + 1, &hints, &ai);
-	if (rc) {
-		snprintf(err, errlen, "--metrics %s: %s", addr, gai_strerror(rc));
-		return NULL;
-	}
 	struct an_metrics *m = calloc(1, sizeof(*m));
 	if (m && topo && topo->n_links)
 		m->scores = calloc(topo->n_links, sizeof(*m->scores));
 	if (!m || (topo && topo->n_links && !m->scores)) {
-		freeaddrinfo(ai);
 		free(m);
 		snprintf(err, errlen, "--metrics: out of memory");
 		return NULL;
 	}
 	m->topo = topo;
 	pthread_mutex_init(&m->mu, NULL);
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-	m->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, m, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
-	freeaddrinfo(ai);
-	if (!m->d) {
-		snprintf(err, errlen, "--metrics %s: cannot listen (in use, or not an address of this host)", addr);
+	if (!(m->http = hw_metrics_http_start(addr, render, m, err, errlen))) {
 		free(m->scores);
 		free(m);
 		return NULL;
@@ -177,7 +129,7 @@ void an_metrics_stop(struct an_metrics *m)
 {
 	if (!m)
 		return;
-	MHD_stop_daemon(m->d);
+	hw_metrics_http_stop(m->http);
 	free(m->scores);
 	free(m);
 }

@@ -9,6 +9,7 @@
 #include "clickhouse_sink.h"
 #include "collector.h"
 #include "hopwatch/record_file.h"
+#include "hopwatch/metrics_http.h"
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
 #include "metrics.h"
@@ -125,6 +126,11 @@ static void *sink_main(void *arg)
 	return NULL;
 }
 
+static void render_metrics(void *c, FILE *f)
+{
+	hw_metrics_render(c, f);
+}
+
 int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpressure, char *err, size_t errlen)
 {
 	c->start_ns = hw_now_ns();
@@ -178,14 +184,14 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		snprintf(err, errlen, "cannot start the sink thread");
 		return -1;
 	}
-	if (c->cfg.metrics && !(c->metrics = hw_metrics_start(c, c->cfg.metrics, err, errlen)))
+	if (c->cfg.metrics && !(c->metrics = hw_metrics_http_start(c->cfg.metrics, render_metrics, c, err, errlen)))
 		return -1;
 	return 0;
 }
 
 void hw_collector_finish(struct hw_collector *c)
 {
-	hw_metrics_stop(c->metrics);
+	hw_metrics_http_stop(c->metrics);
 	c->metrics = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		hw_worker_flush(c->workers[i]);

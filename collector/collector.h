@@ -11,7 +11,7 @@
 #include "collector_config.h"
 #include "worker.h"
 
-struct hw_metrics_server;
+struct hw_metrics_http;
 struct hw_record_writer;
 struct hw_stream_sender;
 struct hw_ch_sink;
@@ -26,7 +26,7 @@ struct hw_collector {
 	FILE *json;
 	struct hw_record_writer *files;
 	struct hw_stream_sender *stream;
-	struct hw_metrics_server *metrics;
+	struct hw_metrics_http *metrics;
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
 	uint64_t start_ns;
 	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */

@@ -1,15 +1,16 @@
-/* The /metrics endpoint: libmicrohttpd in its own thread renders the exposition text on each GET.
- * Scrapes read the workers' state without locks and never slow the workers down. */
+/* The /metrics endpoint shared by the collector and the analyzer: libmicrohttpd in its own thread calls
+ * the owner's render function on each GET /metrics, so scrapes never run on the owner's fast path. */
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "hopwatch/metrics_http.h"
 
-struct hw_metrics_server {
+struct hw_metrics_http {
 	struct MHD_Daemon *d;
-	const struct hw_collector *c;
+	hw_metrics_render_fn render;
+	void *arg;
 };
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -19,7 +20,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload;
 	(void)upload_size;
 	(void)state;
-	struct hw_metrics_server *s = cls;
+	struct hw_metrics_http *s = cls;
 	struct MHD_Response *r;
 	unsigned status;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
@@ -36,7 +37,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		FILE *f = open_memstream(&buf, &len);
 		if (!f)
 			return MHD_NO;
-		hw_metrics_render(s->c, f);
+		s->render(s->arg, f);
 		fclose(f);
 		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
 		MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
@@ -47,7 +48,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return ret;
 }
 
-struct hw_metrics_server *hw_metrics_start(const struct hw_collector *c, const char *addr, char *err, size_t errlen)
+struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_render_fn render, void *arg, char *err,
+                                              size_t errlen)
 {
 	char host[256];
 	const char *colon = strrchr(addr, ':');
@@ -67,13 +69,14 @@ struct hw_metrics_server *hw_metrics_start(const struct hw_collector *c, const c
 		snprintf(err, errlen, "metrics address '%s': %s", addr, gai_strerror(rc));
 		return NULL;
 	}
-	struct hw_metrics_server *s = calloc(1, sizeof(*s));
+	struct hw_metrics_http *s = calloc(1, sizeof(*s));
 	if (!s) {
 		freeaddrinfo(ai);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->c = c;
+	s->render = render;
+	s->arg = arg;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -89,7 +92,7 @@ struct hw_metrics_server *hw_metrics_start(const struct hw_collector *c, const c
 	return s;
 }
 
-void hw_metrics_stop(struct hw_metrics_server *s)
+void hw_metrics_http_stop(struct hw_metrics_http *s)
 {
 	if (!s)
 		return;
