@@ -24,9 +24,32 @@ echo "== analyzer: topology from the fabric's LLDP frames, every hop placed on i
 build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
   --records out/records.jsonl --svg out/topology.svg --json out/topology.json | tail -3 | sed 's/^/   /'
 
+# A real Alertmanager on loopback receives the alerts (prometheus-alertmanager, installed by deps.sh).
+am_args=() am_pid=
+am_bin=$(command -v alertmanager || command -v prometheus-alertmanager || true)
+if [ -n "$am_bin" ] && command -v amtool >/dev/null; then
+  am_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  printf 'route:\n  receiver: "null"\nreceivers:\n  - name: "null"\n' >out/alertmanager.yml
+  "$am_bin" --config.file=out/alertmanager.yml --storage.path=out/alertmanager-data \
+    --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >out/alertmanager.log 2>&1 &
+  am_pid=$!
+  trap '[ -n "$am_pid" ] && kill "$am_pid" 2>/dev/null' EXIT
+  for _ in $(seq 100); do
+    amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  am_args=(--alertmanager "http://127.0.0.1:$am_port" --hold 2)
+fi
+
 echo "== analyzer: detectors over the record files (thresholds for byte-valued queues: $sample/analyzer.json)"
 build/analyzer/hopwatch-analyzer run --records out/records/*.hwr --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
-  --config "$sample/analyzer.json" --events out/events.jsonl --quiet
+  --config "$sample/analyzer.json" --events out/events.jsonl "${am_args[@]}" --quiet
+if [ -n "$am_pid" ]; then
+  amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >out/alerts.txt 2>&1 || true
+  echo "   Alertmanager on 127.0.0.1:$am_port received $(($(wc -l <out/alerts.txt) - 1)) active alerts" \
+    "(amtool alert query: out/alerts.txt)"
+  kill "$am_pid" 2>/dev/null; wait "$am_pid" 2>/dev/null || true; am_pid=
+fi
 
 echo "== summary"
 python3 - "$sample/truth.json" <<'PY'
@@ -58,6 +81,7 @@ for e in truth.get("events", []):
     here = sorted(where.get((p.get("node"), p.get("ifname"), p.get("queue")), ()))
     print(f"   injected (truth.json): {e.get('kind')} at {p.get('node')} {p.get('ifname')} queue {p.get('queue')}; "
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
-print("   (the other events are congestion spreading upstream and elsewhere; scoring against truth.json is not built yet)")
 PY
-echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl"
+echo "   scored against the injected truth (tools/score_events.py; the other kinds are congestion spreading):"
+python3 tools/score_events.py "$sample/truth.json" out/events.jsonl | sed 's/^/   /'
+echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt"
