@@ -14,23 +14,20 @@
 #define LAT_BUCKETS (LAT_SUB + (LAT_MAX_EXP - LAT_SUB_BITS + 1u) * LAT_SUB)
 #define LEAF_SLOTS (HW_AN_LAT_LEAVES * 2)
 
+/* The per-report figures of a cell live apart from its histogram, so that they stay in cache. */
 struct lat_cell {
 	uint64_t count, sum, min, max;
 	uint64_t hist_total; /* the histogram's own total: halved with it when a bucket would overflow */
-	uint32_t hist[LAT_BUCKETS];
-};
-
-struct lat_leaf {
-	uint32_t node_id;
-	char name[HW_TOPO_NAME_MAX];
 };
 
 struct hw_an_latmatrix {
 	const struct hw_topo *topo;
 	struct hw_an_lat_stats st;
-	struct lat_leaf leaves[HW_AN_LAT_LEAVES];
 	uint16_t slots[LEAF_SLOTS]; /* open addressing on node id: leaf index + 1, 0 = empty */
-	struct lat_cell *cells;     /* HW_AN_LAT_LEAVES^2, [src * HW_AN_LAT_LEAVES + dst] */
+	uint32_t leaf_node[HW_AN_LAT_LEAVES];
+	char leaf_name[HW_AN_LAT_LEAVES][HW_TOPO_NAME_MAX];
+	struct lat_cell *cells;        /* HW_AN_LAT_LEAVES^2, [src * HW_AN_LAT_LEAVES + dst] */
+	uint32_t (*hist)[LAT_BUCKETS]; /* the cells' histograms, same index */
 };
 
 struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo)
@@ -40,8 +37,9 @@ struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo)
 		return NULL;
 	m->topo = topo;
 	m->cells = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->cells));
-	if (!m->cells) {
-		free(m);
+	m->hist = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->hist));
+	if (!m->cells || !m->hist) {
+		an_latency_destroy(m);
 		return NULL;
 	}
 	return m;
@@ -52,6 +50,7 @@ void an_latency_destroy(struct hw_an_latmatrix *m)
 	if (!m)
 		return;
 	free(m->cells);
+	free(m->hist);
 	free(m);
 }
 
@@ -81,18 +80,18 @@ static uint32_t leaf_of(struct hw_an_latmatrix *m, uint32_t node_id)
 	uint32_t h = (node_id * 2654435761u) >> 7;
 	for (uint32_t i = 0; i < LEAF_SLOTS; i++) {
 		uint16_t *s = &m->slots[(h + i) % LEAF_SLOTS];
-		if (*s && m->leaves[*s - 1].node_id == node_id)
+		if (*s && m->leaf_node[*s - 1] == node_id)
 			return *s - 1u;
 		if (*s)
 			continue;
 		if (m->st.n_leaves >= HW_AN_LAT_LEAVES)
 			return HW_AN_LAT_LEAVES;
-		struct lat_leaf *l = &m->leaves[m->st.n_leaves];
-		l->node_id = node_id;
-		snprintf(l->name, sizeof(l->name), "%u", node_id);
+		char *name = m->leaf_name[m->st.n_leaves];
+		m->leaf_node[m->st.n_leaves] = node_id;
+		snprintf(name, HW_TOPO_NAME_MAX, "%u", node_id);
 		for (uint32_t n = 0; m->topo && n < m->topo->n_nodes; n++)
 			if (m->topo->nodes[n].node_id == node_id && node_id) {
-				snprintf(l->name, sizeof(l->name), "%s", m->topo->nodes[n].name);
+				snprintf(name, HW_TOPO_NAME_MAX, "%s", m->topo->nodes[n].name);
 				break;
 			}
 		*s = (uint16_t)++m->st.n_leaves;
@@ -127,6 +126,7 @@ void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep)
 	}
 	m->st.reports++;
 	struct lat_cell *c = &m->cells[src * HW_AN_LAT_LEAVES + dst];
+	uint32_t *hist = m->hist[src * HW_AN_LAT_LEAVES + dst];
 	if (!c->count || v < c->min)
 		c->min = v;
 	if (v > c->max)
@@ -134,12 +134,12 @@ void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep)
 	c->count++;
 	c->sum += v;
 	unsigned b = bucket_of(v);
-	if (c->hist[b] == UINT32_MAX) { /* keep the shape, lose a little weight: halve everything */
+	if (hist[b] == UINT32_MAX) { /* keep the shape, lose a little weight: halve everything */
 		c->hist_total = 0;
 		for (unsigned i = 0; i < LAT_BUCKETS; i++)
-			c->hist_total += c->hist[i] = (uint32_t)(((uint64_t)c->hist[i] + 1) / 2);
+			c->hist_total += hist[i] = (uint32_t)(((uint64_t)hist[i] + 1) / 2);
 	}
-	c->hist[b]++;
+	hist[b]++;
 	c->hist_total++;
 }
 
@@ -150,12 +150,12 @@ void hw_an_lat_stats(const struct hw_an_latmatrix *m, struct hw_an_lat_stats *s)
 
 const char *hw_an_lat_leaf_name(const struct hw_an_latmatrix *m, uint32_t leaf)
 {
-	return leaf < m->st.n_leaves ? m->leaves[leaf].name : "";
+	return leaf < m->st.n_leaves ? m->leaf_name[leaf] : "";
 }
 
 uint32_t hw_an_lat_leaf_node_id(const struct hw_an_latmatrix *m, uint32_t leaf)
 {
-	return leaf < m->st.n_leaves ? m->leaves[leaf].node_id : 0;
+	return leaf < m->st.n_leaves ? m->leaf_node[leaf] : 0;
 }
 
 uint32_t hw_an_lat_order(const struct hw_an_latmatrix *m, uint32_t *order)
@@ -163,7 +163,7 @@ uint32_t hw_an_lat_order(const struct hw_an_latmatrix *m, uint32_t *order)
 	uint32_t n = m->st.n_leaves;
 	for (uint32_t i = 0; i < n; i++) { /* insertion sort: at most HW_AN_LAT_LEAVES */
 		uint32_t j = i;
-		while (j > 0 && hw_name_cmp(m->leaves[order[j - 1]].name, m->leaves[i].name) > 0) {
+		while (j > 0 && hw_name_cmp(m->leaf_name[order[j - 1]], m->leaf_name[i]) > 0) {
 			order[j] = order[j - 1];
 			j--;
 		}
@@ -191,9 +191,10 @@ uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint3
 		rank++;
 	if (rank < 1)
 		rank = 1;
+	const uint32_t *hist = m->hist[src * HW_AN_LAT_LEAVES + dst];
 	uint64_t seen = 0, v = c->max;
 	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
-		seen += c->hist[b];
+		seen += hist[b];
 		if (seen >= rank) {
 			v = bucket_mid(b);
 			break;
