@@ -2,7 +2,6 @@
  * lines, Alertmanager alerts and webhook posts out.  Time is record time, so replays are deterministic. */
 #include <errno.h>
 #include <getopt.h>
-#include <gvc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ struct out {
 	double next_metrics; /* monotonic seconds */
 	const char *svg_dir; /* latency matrix files */
 	uint64_t svg_every_ns, next_svg_ns;
-	GVC_t *gvc;
+	void *gvc; /* the process's Graphviz context */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -460,7 +459,7 @@ int hw_cmd_run(int argc, char **argv)
 		}
 		out.svg_dir = o.svg_dir;
 		out.svg_every_ns = (uint64_t)(o.svg_every * 1e9);
-		out.gvc = gvContext();
+		out.gvc = hw_analyzer_gvc();
 	}
 	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
 	if (!a || !buf) {
@@ -505,8 +504,6 @@ done:
 	if (out.events && out.events != stdout)
 		fclose(out.events);
 	hw_an_destroy(a);
-	if (out.gvc)
-		gvFreeContext(out.gvc);
 	free(buf);
 	hw_topo_map_free(&map);
 	hw_topo_free(&t);

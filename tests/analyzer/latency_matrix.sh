@@ -98,7 +98,8 @@ for ext in ("csv", "svg"):
 check(not glob.glob(f"{out}/.*tmp"), "temporary files left behind")
 
 # the end-of-run summary carries the matrix
-summary = json.loads(open(an_err).read().strip().splitlines()[-1])["latency_matrix"]
+# (the summary line: sanitizer builds may print their own statistics after it)
+summary = [json.loads(l) for l in open(an_err) if l.startswith('{"records"')][-1]["latency_matrix"]
 check(summary["reports"] == sum(len(v) for v in lat.values()), f"summary reports {summary['reports']}")
 check({(c["src"], c["dst"]) for c in summary["cells"]} == set(lat), "summary cells differ")
 print(f"latency matrix: {len(lat)} leaf pairs, {summary['reports']} reports: " + ("ok" if ok else "FAILED"))
