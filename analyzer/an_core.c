@@ -46,7 +46,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->senders = calloc(a->smask + 1, sizeof(*a->senders));
 	a->fmask = pow2_at_least(c->max_flows) - 1;
 	a->flows = calloc(a->fmask + 1, sizeof(*a->flows));
-	if (!a->queues || !a->qslots || !a->senders || !a->flows) {
+	a->lat = an_latency_create(topo);
+	if (!a->queues || !a->qslots || !a->senders || !a->flows || !a->lat) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -63,6 +64,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->qslots);
 	free(a->senders);
 	free(a->flows);
+	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
 }
@@ -302,6 +304,7 @@ static void finish_report(struct hw_analyzer *a)
 	if (!a->rep.active)
 		return;
 	a->st.reports++;
+	an_latency_report(a->lat, &a->rep);
 	for (size_t d = 0; d < N_DETECTORS; d++)
 		if (detectors[d]->report && an_enabled(a, detectors[d]->kind))
 			detectors[d]->report(a, &a->rep);
@@ -350,9 +353,18 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		rep->flow_hash = r->flow_hash;
 		rep->n_hops = 0;
 		rep->path_len = r->path_len;
+		rep->flags = 0;
+		rep->seen = rep->has_lat = 0;
 	}
-	if (r->hop_index < AN_PATH)
+	rep->flags |= r->report_flags;
+	if (r->hop_index < AN_PATH) {
+		uint32_t bit = 1u << r->hop_index;
 		rep->qidx[r->hop_index] = 0;
+		rep->seen |= bit;
+		rep->hop_node[r->hop_index] = r->node_id;
+		rep->hop_lat[r->hop_index] = r->hop_latency;
+		rep->has_lat = (r->valid & HW_V_HOP_LATENCY) ? rep->has_lat | bit : rep->has_lat & ~bit;
+	}
 	if ((r->valid & HW_V_PORTS) && r->hop_index < AN_PATH) {
 		rep->hops[r->hop_index][0] = r->node_id;
 		rep->hops[r->hop_index][1] = r->egress_port;
@@ -443,6 +455,11 @@ void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s)
 	for (uint32_t i = 0; i <= a->smask; i++)
 		lost += a->senders[i].lost_total;
 	s->reports_lost = lost;
+}
+
+const struct hw_an_latmatrix *hw_an_latency(const struct hw_analyzer *a)
+{
+	return a->lat;
 }
 
 const struct hw_place_tally *hw_an_unplaced(const struct hw_analyzer *a)

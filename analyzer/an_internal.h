@@ -85,7 +85,17 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
 	uint32_t hops[AN_PATH][2];
 	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
+	/* for the latency matrix (an_latency.c): report_flags, and per hop_index < AN_PATH whether a
+	 * record came (seen) and carried hop_latency (has_lat), its node and its latency */
+	uint8_t flags;
+	uint32_t seen, has_lat;
+	uint32_t hop_node[AN_PATH], hop_lat[AN_PATH];
 };
+
+/* The latency matrix (an_latency.c): created with the analyzer, fed every finished report. */
+struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo);
+void an_latency_destroy(struct hw_an_latmatrix *m);
+void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep);
 
 struct hw_analyzer {
 	struct hw_an_config c;
@@ -105,6 +115,7 @@ struct hw_analyzer {
 	uint32_t fmask, n_flows, n_path_active;
 	uint64_t path_next_expiry; /* record time the earliest active PathChange resolves; 0 = none */
 	struct an_report rep;
+	struct hw_an_latmatrix *lat;
 	struct hw_place_tally tally;
 	struct hw_an_stats st;
 };

@@ -28,6 +28,8 @@ struct opts {
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
+	const char *svg_dir;
+	double svg_every; /* seconds of record time; 0 = only at the end */
 };
 
 struct out {
@@ -35,6 +37,9 @@ struct out {
 	struct hw_alert_sink *am, *webhook;
 	struct an_metrics *metrics;
 	double next_metrics; /* monotonic seconds */
+	const char *svg_dir; /* latency matrix files */
+	uint64_t svg_every_ns, next_svg_ns;
+	void *gvc; /* the process's Graphviz context */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -64,6 +69,12 @@ void hw_cmd_run_usage(FILE *out)
 	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
 	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
 	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
+	             "  --svg-dir DIR          latency matrix (rows source leaf, columns destination leaf;\n"
+	             "                         p99.9 and avg of the summed hop latencies) as CSV and SVG:\n"
+	             "                         DIR/latency-matrix-<record time ns>.{csv,svg}, newest also\n"
+	             "                         as DIR/latency-matrix.{csv,svg} (docs/analyzer.md)\n"
+	             "  --svg-every SECONDS    write them every this many seconds of record time and at the\n"
+	             "                         end of input (default 10; 0 = only at the end)\n"
 	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
 	             "  --quiet                no summary on stderr\n");
 }
@@ -85,9 +96,12 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"hold", required_argument, 0, 'H'},
 	                                   {"metrics", required_argument, 0, 'M'},
 	                                   {"quiet", no_argument, 0, 'q'},
+	                                   {"svg-dir", required_argument, 0, 'S'},
+	                                   {"svg-every", required_argument, 0, 'E'},
 	                                   {"help", no_argument, 0, 'h'},
 	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
+	o->svg_every = 10;
 	optind = 1;
 	int c;
 	char *end;
@@ -128,15 +142,20 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'w': o->webhook = optarg; break;
 		case 'M': o->metrics = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'S': o->svg_dir = optarg; break;
 		case 'D':
-		case 'H': {
+		case 'H':
+		case 'E': {
 			double v = strtod(optarg, &end);
-			if (*end || v < 0) {
+			if (*end || end == optarg || !(v >= 0) || v > 1e9) {
 				fprintf(stderr, "hopwatch-analyzer run: --%s %s: expected seconds\n",
-				        c == 'D' ? "duration" : "hold", optarg);
+				        c == 'D'   ? "duration"
+				        : c == 'H' ? "hold"
+				                   : "svg-every",
+				        optarg);
 				return HW_EXIT_USAGE;
 			}
-			*(c == 'D' ? &o->duration : &o->hold) = v;
+			*(c == 'D' ? &o->duration : c == 'H' ? &o->hold : &o->svg_every) = v;
 			break;
 		}
 		case 'h': hw_cmd_run_usage(stdout); return -1;
@@ -195,6 +214,23 @@ static void refresh(struct hw_analyzer *a, struct out *out, int force)
 	an_metrics_update(out->metrics, a, out->am, out->webhook);
 }
 
+/* The latency matrix into --svg-dir: after a batch once --svg-every seconds of record time have passed
+ * since the last write (the first period starts at the first record), and at the end (force). */
+static void matrix_files(struct hw_analyzer *a, struct out *out, int force)
+{
+	uint64_t now = hw_an_now(a);
+	if (!out->svg_dir || (!force && (!out->svg_every_ns || !now)))
+		return;
+	if (!force && !out->next_svg_ns)
+		out->next_svg_ns = now + out->svg_every_ns;
+	if (!force && now < out->next_svg_ns)
+		return;
+	out->next_svg_ns = now + out->svg_every_ns;
+	char err[512];
+	if (hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, now, err, sizeof(err)))
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+}
+
 static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
 	double wall0 = 0;
@@ -218,6 +254,7 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 			}
 			hw_an_ingest(a, buf, (size_t)n);
 			refresh(a, out, 0);
+			matrix_files(a, out, 0);
 		}
 		hw_record_reader_close(rd);
 		if (n < 0) {
@@ -255,6 +292,7 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 			if (++n == HW_STREAM_MAX_BATCH) {
 				hw_an_ingest(a, buf, n);
 				refresh(a, out, 0);
+				matrix_files(a, out, 0);
 				n = 0;
 			}
 		}
@@ -291,6 +329,7 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
 		}
 		refresh(a, out, 0);
+		matrix_files(a, out, 0);
 	}
 	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
@@ -360,6 +399,10 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
 		        (unsigned long long)st.posts_failed, st.waiting);
 	}
+	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
+	if (lat)
+		fprintf(stderr, ",\"latency_matrix\":%s", lat);
+	free(lat);
 	fprintf(stderr, "}\n");
 }
 
@@ -406,6 +449,18 @@ int hw_cmd_run(int argc, char **argv)
 		rc = HW_EXIT_USAGE;
 		goto done;
 	}
+	if (o.svg_dir) {
+		struct stat st;
+		if (mkdir(o.svg_dir, 0755) && (errno != EEXIST || stat(o.svg_dir, &st) || !S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "hopwatch-analyzer run: --svg-dir %s: %s\n", o.svg_dir,
+			        errno == EEXIST ? "not a directory" : strerror(errno));
+			rc = HW_EXIT_USAGE;
+			goto done;
+		}
+		out.svg_dir = o.svg_dir;
+		out.svg_every_ns = (uint64_t)(o.svg_every * 1e9);
+		out.gvc = hw_analyzer_gvc();
+	}
 	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
 	if (!a || !buf) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
@@ -426,6 +481,7 @@ int hw_cmd_run(int argc, char **argv)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);
 	refresh(a, &out, 1);
+	matrix_files(a, &out, 1);
 	if (out.events)
 		fflush(out.events);
 	double end = mono_s() + o.hold;

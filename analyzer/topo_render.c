@@ -6,7 +6,7 @@
 
 #include "hopwatch/topo.h"
 
-static void sanitize(char *dst, size_t size, const char *src)
+void hw_svg_id_append(char *dst, size_t size, const char *src)
 {
 	size_t o = strlen(dst);
 	for (; *src && o + 1 < size; src++)
@@ -20,10 +20,10 @@ static void sanitize(char *dst, size_t size, const char *src)
 void hw_topo_node_svg_id(const struct hw_topo *t, uint32_t node, char *buf, size_t size)
 {
 	snprintf(buf, size, "n-");
-	sanitize(buf, size, t->nodes[node].name);
+	hw_svg_id_append(buf, size, t->nodes[node].name);
 	if (hw_topo_find_node_by_name(t, t->nodes[node].name) != node) { /* a second node with this name */
-		sanitize(buf, size, "~");
-		sanitize(buf, size, t->nodes[node].chassis_id);
+		hw_svg_id_append(buf, size, "~");
+		hw_svg_id_append(buf, size, t->nodes[node].chassis_id);
 	}
 }
 
@@ -31,18 +31,18 @@ void hw_topo_link_svg_id(const struct hw_topo *t, uint32_t link, char *buf, size
 {
 	const struct hw_topo_link *l = &t->links[link];
 	snprintf(buf, size, "l-");
-	sanitize(buf, size, t->nodes[t->ports[l->a].node].name);
-	sanitize(buf, size, ".");
-	sanitize(buf, size, t->ports[l->a].name);
-	sanitize(buf, size, "--");
-	sanitize(buf, size, t->nodes[t->ports[l->b].node].name);
-	sanitize(buf, size, ".");
-	sanitize(buf, size, t->ports[l->b].name);
+	hw_svg_id_append(buf, size, t->nodes[t->ports[l->a].node].name);
+	hw_svg_id_append(buf, size, ".");
+	hw_svg_id_append(buf, size, t->ports[l->a].name);
+	hw_svg_id_append(buf, size, "--");
+	hw_svg_id_append(buf, size, t->nodes[t->ports[l->b].node].name);
+	hw_svg_id_append(buf, size, ".");
+	hw_svg_id_append(buf, size, t->ports[l->b].name);
 }
 
 /* Graphviz expands backslash escapes (\N, \G, \n, ...) in labels and tooltips: double every backslash so
  * that a name is drawn as it was advertised. */
-static char *gv_text(const char *src, char *dst, size_t size)
+char *hw_gv_text(const char *src, char *dst, size_t size)
 {
 	size_t o = 0;
 	for (; *src && o + 2 < size; src++) {
@@ -62,7 +62,7 @@ struct slot {
 };
 
 /* Names compare with their digit runs as numbers, so leaf2 comes before leaf10. */
-static int natural_cmp(const char *a, const char *b)
+int hw_name_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
 		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
@@ -88,7 +88,7 @@ static int by_key(const void *x, const void *y, void *topo)
 	const struct hw_topo *t = topo;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
-	return natural_cmp(t->nodes[a->node].name, t->nodes[b->node].name);
+	return hw_name_cmp(t->nodes[a->node].name, t->nodes[b->node].name);
 }
 
 /* Mean position of a node's neighbours on tier `other`; -1 when it has none there. */
@@ -246,7 +246,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			double x = (width - count[k] * gap) / 2 + (i + 0.5) * gap;
 			snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, k * rank_gap);
 			agxset(v, a_pos, pos);
-			agxset(v, a_label, gv_text(n->name, text, sizeof(text)));
+			agxset(v, a_label, hw_gv_text(n->name, text, sizeof(text)));
 			agxset(v, a_shape, k == HW_TIER_HOST ? "ellipse" : "box");
 			agxset(v, a_fill, (char *)tier_fill(k));
 			if (duplicate_chassis(t, n->name)) {
@@ -256,7 +256,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			snprintf(buf, sizeof(buf), "%.200s (%s) chassis %.200s%s%.40s node_id %u", n->name,
 			         hw_topo_tier_name(n->tier), n->chassis_id, n->n_mgmt ? " mgmt " : "",
 			         n->n_mgmt ? n->mgmt[0] : "", n->node_id);
-			agxset(v, a_tip, gv_text(buf, text, sizeof(text)));
+			agxset(v, a_tip, hw_gv_text(buf, text, sizeof(text)));
 		}
 	}
 	for (unsigned k = 0; k < N_TIERS; k++)
@@ -280,12 +280,12 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		/* cgraph may store the edge with its ends swapped: label each end by its own node. */
 		int swapped = aghead(e) == gnode[pa->node] && gnode[pa->node] != gnode[pb->node];
 		if (o->port_labels) {
-			agxset(e, e_tail, gv_text(swapped ? pb->name : pa->name, text, sizeof(text)));
-			agxset(e, e_head, gv_text(swapped ? pa->name : pb->name, text, sizeof(text)));
+			agxset(e, e_tail, hw_gv_text(swapped ? pb->name : pa->name, text, sizeof(text)));
+			agxset(e, e_head, hw_gv_text(swapped ? pa->name : pb->name, text, sizeof(text)));
 		}
 		snprintf(buf, sizeof(buf), "%.100s.%.60s -- %.100s.%.60s mtu %u/%u", t->nodes[pa->node].name, pa->name,
 		         t->nodes[pb->node].name, pb->name, pa->max_frame, pb->max_frame);
-		agxset(e, e_tip, gv_text(buf, text, sizeof(text)));
+		agxset(e, e_tip, hw_gv_text(buf, text, sizeof(text)));
 	}
 
 	Agnode_t *legend = agnode(g, "legend", 1);

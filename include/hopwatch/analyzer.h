@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hopwatch/record.h"
 #include "hopwatch/topo.h"
@@ -154,6 +155,70 @@ uint64_t hw_an_now(const struct hw_analyzer *a); /* latest record time seen */
  * 16 ms of record time (the millisecond ring), divided by high_queue.raise (1.0 = at the threshold).
  * scores has topo->n_links entries; 0 without topology or records. */
 void hw_an_link_scores(const struct hw_analyzer *a, double *scores);
+
+/* ---- the latency matrix (an_latency.c, an_latency_out.c; docs/analyzer.md "Latency matrix") ----
+ *
+ * End-to-end path latency from each source leaf to each destination leaf, over the whole run.  A report
+ * counts when its path is complete: at least 2 hops, every hop_index 0 .. path_len-1 present, neither
+ * "intermediate" (the path stops at a transit switch) nor "dropped" (the packet never arrived).  Its
+ * latency is the sum of the hop_latency of its hops (time spent inside the switches, in hop_latency
+ * units: ns on every target hopwatch knows; links between switches are not measured by INT).  A complete
+ * report with a hop lacking hop_latency is skipped and counted (no_latency).  The source leaf is the
+ * node of hop 0, the destination leaf the node of the last hop; with a topology they are named by it,
+ * else by their node id in decimal.  Per cell: count, exact average, min, max, and p99.9 from a
+ * log-bucketed histogram (16 sub-buckets per power of two): within 1/32 (3.1%) of the exact order
+ * statistic, exact below 16.  No allocation per record; at most HW_AN_LAT_LEAVES leaves. */
+
+#define HW_AN_LAT_LEAVES 64 /* distinct leaves (sources and destinations together) */
+
+struct hw_an_latmatrix;
+
+struct hw_an_lat_stats {
+	uint64_t reports;     /* complete reports placed in the matrix */
+	uint64_t short_path;  /* reports of fewer than 2 hops (postcards, one-switch paths) */
+	uint64_t partial;     /* intermediate or drop reports, or reports with hops missing */
+	uint64_t no_latency;  /* complete reports with a hop lacking hop_latency */
+	uint64_t leaves_full; /* complete reports whose source or destination did not fit */
+	uint32_t n_leaves;
+};
+
+struct hw_an_lat_cell {
+	uint64_t count;
+	double avg;              /* exact mean */
+	uint64_t p999, min, max; /* p999 within 1/32 of the exact value; min and max exact */
+};
+
+/* The analyzer's matrix (never NULL for a created analyzer). */
+const struct hw_an_latmatrix *hw_an_latency(const struct hw_analyzer *a);
+void hw_an_lat_stats(const struct hw_an_latmatrix *m, struct hw_an_lat_stats *s);
+/* Leaf i (0 .. n_leaves-1, in order of first sight): its name and INT node id. */
+const char *hw_an_lat_leaf_name(const struct hw_an_latmatrix *m, uint32_t leaf);
+uint32_t hw_an_lat_leaf_node_id(const struct hw_an_latmatrix *m, uint32_t leaf);
+/* The leaves in output order (names in natural order: leaf2 before leaf10); order has n_leaves entries.
+ * Returns n_leaves. */
+uint32_t hw_an_lat_order(const struct hw_an_latmatrix *m, uint32_t *order);
+/* One cell; returns 0 (and a zeroed cell) when no report went from src to dst. */
+int hw_an_lat_cell(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, struct hw_an_lat_cell *c);
+/* Quantile q (0 < q <= 1) of a cell: the histogram bucket's midpoint holding the ceil(q * count)-th
+ * smallest latency, clamped to [min, max]; 0 for an empty cell. */
+uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, double q);
+
+/* Output.  CSV: a header line, then one row per non-empty cell in output order (source, then
+ * destination): source,destination,reports,avg_ns,p999_ns,min_ns,max_ns.  Returns 0 or -1 (errno). */
+int hw_an_lat_write_csv(const struct hw_an_latmatrix *m, FILE *f);
+/* SVG heat map through cgraph + gvc (gvc: the process's GVC_t as void*): a table with a row per source
+ * and a column per destination; cell ids "cell-<src>-<dst>" (names with characters outside
+ * [A-Za-z0-9._-] replaced by '_'), empty cells have no id; colour by p99.9 relative to the largest
+ * p99.9.  time_ns is printed in the title. */
+int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t time_ns, const char *path, char *err,
+                        size_t errlen);
+/* Both files, each written to a temporary name and renamed: DIR/latency-matrix-<time_ns>.{csv,svg},
+ * then the same content as DIR/latency-matrix.{csv,svg}.  Returns 0, or -1 with the message in err. */
+int hw_an_lat_write_files(const struct hw_an_latmatrix *m, void *gvc, const char *dir, uint64_t time_ns, char *err,
+                          size_t errlen);
+/* The stats, leaves and (when there are at most max_leaves leaves) the non-empty cells as one compact JSON
+ * object (malloc'd, free() it); NULL when out of memory. */
+char *hw_an_lat_json(const struct hw_an_latmatrix *m, uint32_t max_leaves);
 
 #ifdef __cplusplus
 }

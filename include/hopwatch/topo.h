@@ -329,6 +329,13 @@ void hw_topo_render_free(void *gvc, char *svg_buf);
 /* Ids used in the SVG (and JSON): "n-<name>" for nodes, "l-<node>.<port>--<node>.<port>" for links,
  * with characters outside [A-Za-z0-9._-] replaced by '_'. */
 void hw_topo_node_svg_id(const struct hw_topo *t, uint32_t node, char *buf, size_t size);
+/* Append src to the id in buf (NUL-terminated, size bytes) with that replacement. */
+void hw_svg_id_append(char *buf, size_t size, const char *src);
+/* Names in natural order (digit runs compare as numbers: leaf2 before leaf10); strcmp-style result. */
+int hw_name_cmp(const char *a, const char *b);
+/* src for a Graphviz label or tooltip: every backslash doubled, so that Graphviz's escapes (\N, \n, ...) do
+ * not apply; returns dst. */
+char *hw_gv_text(const char *src, char *dst, size_t size);
 void hw_topo_link_svg_id(const struct hw_topo *t, uint32_t link, char *buf, size_t size);
 
 #ifdef __cplusplus

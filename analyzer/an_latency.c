@@ -1,0 +1,218 @@
+/* The latency matrix: end-to-end path latency (sum of hop latencies) of complete reports, per (source leaf,
+ * destination leaf), with count, mean, min, max and a log-bucketed histogram for p99.9.  Bounded memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_internal.h"
+
+/* Histogram: values below LAT_SUB exact; above, LAT_SUB buckets per power of two up to 2^(LAT_MAX_EXP+1)
+ * (a path of AN_PATH hops of 32-bit latencies stays below 2^36).  A bucket [lo, lo + w) has w <= lo/16,
+ * so its midpoint is within w/2 <= v/32 of any value v in it. */
+#define LAT_SUB 16u
+#define LAT_SUB_BITS 4u
+#define LAT_MAX_EXP 35u
+#define LAT_BUCKETS (LAT_SUB + (LAT_MAX_EXP - LAT_SUB_BITS + 1u) * LAT_SUB)
+#define LEAF_SLOTS (HW_AN_LAT_LEAVES * 2)
+
+/* The per-report figures of a cell live apart from its histogram, so that they stay in cache. */
+struct lat_cell {
+	uint64_t count, sum, min, max;
+	uint64_t hist_total; /* the histogram's own total: halved with it when a bucket would overflow */
+};
+
+struct hw_an_latmatrix {
+	const struct hw_topo *topo;
+	struct hw_an_lat_stats st;
+	uint16_t slots[LEAF_SLOTS]; /* open addressing on node id: leaf index + 1, 0 = empty */
+	uint32_t leaf_node[HW_AN_LAT_LEAVES];
+	char leaf_name[HW_AN_LAT_LEAVES][HW_TOPO_NAME_MAX];
+	struct lat_cell *cells;        /* HW_AN_LAT_LEAVES^2, [src * HW_AN_LAT_LEAVES + dst] */
+	uint32_t (*hist)[LAT_BUCKETS]; /* the cells' histograms, same index */
+};
+
+struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo)
+{
+	struct hw_an_latmatrix *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->topo = topo;
+	m->cells = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->cells));
+	m->hist = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->hist));
+	if (!m->cells || !m->hist) {
+		an_latency_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+void an_latency_destroy(struct hw_an_latmatrix *m)
+{
+	if (!m)
+		return;
+	free(m->cells);
+	free(m->hist);
+	free(m);
+}
+
+static unsigned bucket_of(uint64_t v)
+{
+	if (v < LAT_SUB)
+		return (unsigned)v;
+	unsigned k = 63u - (unsigned)__builtin_clzll(v); /* v in [2^k, 2^(k+1)), k >= LAT_SUB_BITS */
+	if (k > LAT_MAX_EXP)
+		return LAT_BUCKETS - 1;
+	return LAT_SUB + (k - LAT_SUB_BITS) * LAT_SUB + (unsigned)((v >> (k - LAT_SUB_BITS)) & (LAT_SUB - 1));
+}
+
+/* The midpoint of bucket b. */
+static uint64_t bucket_mid(unsigned b)
+{
+	if (b < LAT_SUB)
+		return b;
+	unsigned k = LAT_SUB_BITS + (b - LAT_SUB) / LAT_SUB, sub = (b - LAT_SUB) % LAT_SUB;
+	uint64_t w = 1ull << (k - LAT_SUB_BITS);
+	return (uint64_t)(LAT_SUB + sub) * w + w / 2;
+}
+
+/* The leaf of a node id, added on first sight; HW_AN_LAT_LEAVES when the table is full. */
+static uint32_t leaf_of(struct hw_an_latmatrix *m, uint32_t node_id)
+{
+	uint32_t h = (node_id * 2654435761u) >> 7;
+	for (uint32_t i = 0; i < LEAF_SLOTS; i++) {
+		uint16_t *s = &m->slots[(h + i) % LEAF_SLOTS];
+		if (*s && m->leaf_node[*s - 1] == node_id)
+			return *s - 1u;
+		if (*s)
+			continue;
+		if (m->st.n_leaves >= HW_AN_LAT_LEAVES)
+			return HW_AN_LAT_LEAVES;
+		char *name = m->leaf_name[m->st.n_leaves];
+		m->leaf_node[m->st.n_leaves] = node_id;
+		snprintf(name, HW_TOPO_NAME_MAX, "%u", node_id);
+		for (uint32_t n = 0; m->topo && n < m->topo->n_nodes; n++)
+			if (m->topo->nodes[n].node_id == node_id && node_id) {
+				snprintf(name, HW_TOPO_NAME_MAX, "%s", m->topo->nodes[n].name);
+				break;
+			}
+		*s = (uint16_t)++m->st.n_leaves;
+		return *s - 1u;
+	}
+	return HW_AN_LAT_LEAVES;
+}
+
+void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep)
+{
+	unsigned n = rep->path_len;
+	if (n < 2) {
+		m->st.short_path++;
+		return;
+	}
+	uint32_t all = n >= 32 ? UINT32_MAX : (1u << n) - 1u;
+	if (n > AN_PATH || (rep->flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) || (rep->seen & all) != all) {
+		m->st.partial++;
+		return;
+	}
+	if ((rep->has_lat & all) != all) {
+		m->st.no_latency++;
+		return;
+	}
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v += rep->hop_lat[i];
+	uint32_t src = leaf_of(m, rep->hop_node[0]), dst = leaf_of(m, rep->hop_node[n - 1]);
+	if (src >= HW_AN_LAT_LEAVES || dst >= HW_AN_LAT_LEAVES) {
+		m->st.leaves_full++;
+		return;
+	}
+	m->st.reports++;
+	struct lat_cell *c = &m->cells[src * HW_AN_LAT_LEAVES + dst];
+	uint32_t *hist = m->hist[src * HW_AN_LAT_LEAVES + dst];
+	if (!c->count || v < c->min)
+		c->min = v;
+	if (v > c->max)
+		c->max = v;
+	c->count++;
+	c->sum += v;
+	unsigned b = bucket_of(v);
+	if (hist[b] == UINT32_MAX) { /* keep the shape, lose a little weight: halve everything */
+		c->hist_total = 0;
+		for (unsigned i = 0; i < LAT_BUCKETS; i++)
+			c->hist_total += hist[i] = (uint32_t)(((uint64_t)hist[i] + 1) / 2);
+	}
+	hist[b]++;
+	c->hist_total++;
+}
+
+void hw_an_lat_stats(const struct hw_an_latmatrix *m, struct hw_an_lat_stats *s)
+{
+	*s = m->st;
+}
+
+const char *hw_an_lat_leaf_name(const struct hw_an_latmatrix *m, uint32_t leaf)
+{
+	return leaf < m->st.n_leaves ? m->leaf_name[leaf] : "";
+}
+
+uint32_t hw_an_lat_leaf_node_id(const struct hw_an_latmatrix *m, uint32_t leaf)
+{
+	return leaf < m->st.n_leaves ? m->leaf_node[leaf] : 0;
+}
+
+uint32_t hw_an_lat_order(const struct hw_an_latmatrix *m, uint32_t *order)
+{
+	uint32_t n = m->st.n_leaves;
+	for (uint32_t i = 0; i < n; i++) { /* insertion sort: at most HW_AN_LAT_LEAVES */
+		uint32_t j = i;
+		while (j > 0 && hw_name_cmp(m->leaf_name[order[j - 1]], m->leaf_name[i]) > 0) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	return n;
+}
+
+static const struct lat_cell *cell_at(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst)
+{
+	if (src >= m->st.n_leaves || dst >= m->st.n_leaves)
+		return NULL;
+	const struct lat_cell *c = &m->cells[src * HW_AN_LAT_LEAVES + dst];
+	return c->count ? c : NULL;
+}
+
+uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, double q)
+{
+	const struct lat_cell *c = cell_at(m, src, dst);
+	if (!c)
+		return 0;
+	double r = q * (double)c->hist_total;
+	uint64_t rank = (uint64_t)r;
+	if ((double)rank < r - 1e-9 * r) /* ceil, forgiving rounding in q * total */
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	const uint32_t *hist = m->hist[src * HW_AN_LAT_LEAVES + dst];
+	uint64_t seen = 0, v = c->max;
+	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= rank) {
+			v = bucket_mid(b);
+			break;
+		}
+	}
+	return v < c->min ? c->min : v > c->max ? c->max : v;
+}
+
+int hw_an_lat_cell(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, struct hw_an_lat_cell *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct lat_cell *c = cell_at(m, src, dst);
+	if (!c)
+		return 0;
+	out->count = c->count;
+	out->avg = (double)c->sum / (double)c->count;
+	out->min = c->min;
+	out->max = c->max;
+	out->p999 = hw_an_lat_quantile(m, src, dst, 0.999);
+	return 1;
+}

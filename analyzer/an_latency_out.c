@@ -1,0 +1,309 @@
+/* The latency matrix out: CSV (one row per cell), an SVG heat map drawn by Graphviz (one HTML-like table),
+ * JSON for the end-of-run summary, and the time-named + stable files written atomically (temp + rename). */
+#include <errno.h>
+#include <gvc.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hopwatch/analyzer.h"
+
+/* A field quoted as RFC 4180 asks when it holds a comma, quote or line break. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int hw_an_lat_write_csv(const struct hw_an_latmatrix *m, FILE *f)
+{
+	uint32_t order[HW_AN_LAT_LEAVES], n = hw_an_lat_order(m, order);
+	fprintf(f, "source,destination,reports,avg_ns,p999_ns,min_ns,max_ns\n");
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			struct hw_an_lat_cell c;
+			if (!hw_an_lat_cell(m, order[i], order[j], &c))
+				continue;
+			csv_field(f, hw_an_lat_leaf_name(m, order[i]));
+			fputc(',', f);
+			csv_field(f, hw_an_lat_leaf_name(m, order[j]));
+			fprintf(f, ",%llu,%.1f,%llu,%llu,%llu\n", (unsigned long long)c.count, c.avg,
+			        (unsigned long long)c.p999, (unsigned long long)c.min, (unsigned long long)c.max);
+		}
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- the SVG heat map ---- */
+
+/* A latency in ns as a short human figure: "850 ns", "1.83 us", "12.4 ms". */
+static void human_ns(char *buf, size_t size, double ns)
+{
+	if (ns < 1e3)
+		snprintf(buf, size, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, size, "%.3g us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, size, "%.3g ms", ns / 1e6);
+	else
+		snprintf(buf, size, "%.3g s", ns / 1e9);
+}
+
+/* Heat colour for r in [0, 1]: pale yellow, orange, dark red (ColorBrewer YlOrRd ends and middle). */
+static void heat(char *buf, size_t size, double r)
+{
+	static const int stops[3][3] = {{0xff, 0xff, 0xcc}, {0xfd, 0x8d, 0x3c}, {0xbd, 0x00, 0x26}};
+	r = r < 0 ? 0 : r > 1 ? 1 : r;
+	int k = r < 0.5 ? 0 : 1;
+	double t = r < 0.5 ? r * 2 : (r - 0.5) * 2;
+	int rgb[3];
+	for (int i = 0; i < 3; i++)
+		rgb[i] = (int)(stops[k][i] + (stops[k + 1][i] - stops[k][i]) * t + 0.5);
+	snprintf(buf, size, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+/* The grid: every cell, header and legend swatch is a box node at a fixed position (engine nop2), so
+ * that each carries its own SVG id and tooltip. */
+struct grid {
+	Agraph_t *g;
+	Agsym_t *pos, *id, *label, *tip, *fill, *font, *width, *height, *shape, *color;
+	double cw, ch; /* cell size, points */
+	unsigned n;
+};
+
+static Agnode_t *grid_box(struct grid *G, const char *name, double col, double row, const char *id, const char *label,
+                          const char *tip, const char *fill)
+{
+	char pos[64], text[1024], w[32], h[32];
+	Agnode_t *v = agnode(G->g, (char *)name, 1);
+	snprintf(pos, sizeof(pos), "%.1f,%.1f!", (col + 0.5) * G->cw, -(row + 0.5) * G->ch);
+	snprintf(w, sizeof(w), "%.3f", G->cw / 72.0);
+	snprintf(h, sizeof(h), "%.3f", G->ch / 72.0);
+	agxset(v, G->pos, pos);
+	agxset(v, G->width, w);
+	agxset(v, G->height, h);
+	if (id)
+		agxset(v, G->id, (char *)id);
+	agxset(v, G->label, hw_gv_text(label, text, sizeof(text)));
+	if (tip)
+		agxset(v, G->tip, hw_gv_text(tip, text, sizeof(text)));
+	agxset(v, G->fill, (char *)fill);
+	return v;
+}
+
+static void ids(char *buf, size_t size, const char *prefix, const char *a, const char *b)
+{
+	snprintf(buf, size, "%s", prefix);
+	hw_svg_id_append(buf, size, a);
+	if (b) {
+		hw_svg_id_append(buf, size, "-");
+		hw_svg_id_append(buf, size, b);
+	}
+}
+
+static void build_grid(struct grid *G, const struct hw_an_latmatrix *m, uint64_t time_ns)
+{
+	uint32_t order[HW_AN_LAT_LEAVES], n = hw_an_lat_order(m, order);
+	struct hw_an_lat_stats st;
+	hw_an_lat_stats(m, &st);
+	uint64_t top = 0;
+	size_t longest = 8;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t l = strlen(hw_an_lat_leaf_name(m, i));
+		longest = l > longest ? l : longest;
+		for (uint32_t j = 0; j < n; j++) {
+			struct hw_an_lat_cell c;
+			if (hw_an_lat_cell(m, i, j, &c) && c.p999 > top)
+				top = c.p999;
+		}
+	}
+	G->n = n;
+	G->cw = 12.0 + 6.0 * (double)(longest > 40 ? 40 : longest);
+	G->ch = 30.0;
+	char name[64], id[3 * HW_TOPO_NAME_MAX + 16], label[512], tip[1024], a[32], b[32], colour[16];
+	human_ns(a, sizeof(a), (double)top);
+	snprintf(label, sizeof(label),
+	         "End-to-end latency (sum of hop latencies): p99.9 over avg\n"
+	         "rows: source leaf (requester), columns: destination leaf (responder)\n"
+	         "%llu reports up to record time %llu ns; colour: p99.9 relative to the largest (%s)",
+	         (unsigned long long)st.reports, (unsigned long long)time_ns, a);
+	Agnode_t *title = grid_box(G, "title", (n + 1) / 2.0 - 0.5, -1.6, "title", label, NULL, "white");
+	agxset(title, G->shape, "plaintext");
+	char w[32];
+	snprintf(w, sizeof(w), "%.3f", (n + 1) * G->cw / 72.0);
+	agxset(title, G->width, w);
+	grid_box(G, "corner", 0, 0, "corner", "source \\ dest", NULL, "#eeeeee");
+	for (uint32_t j = 0; j < n; j++) {
+		const char *dst = hw_an_lat_leaf_name(m, order[j]);
+		snprintf(name, sizeof(name), "c%u", j);
+		ids(id, sizeof(id), "col-", dst, NULL);
+		grid_box(G, name, j + 1, 0, id, dst, NULL, "#eeeeee");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const char *src = hw_an_lat_leaf_name(m, order[i]);
+		snprintf(name, sizeof(name), "r%u", i);
+		ids(id, sizeof(id), "row-", src, NULL);
+		grid_box(G, name, 0, i + 1, id, src, NULL, "#eeeeee");
+		for (uint32_t j = 0; j < n; j++) {
+			const char *dst = hw_an_lat_leaf_name(m, order[j]);
+			struct hw_an_lat_cell c;
+			snprintf(name, sizeof(name), "r%uc%u", i, j);
+			if (!hw_an_lat_cell(m, order[i], order[j], &c)) {
+				grid_box(G, name, j + 1, i + 1, NULL, "", NULL, "white");
+				continue;
+			}
+			double r = top ? (double)c.p999 / (double)top : 0;
+			heat(colour, sizeof(colour), r);
+			ids(id, sizeof(id), "cell-", src, dst);
+			human_ns(a, sizeof(a), (double)c.p999);
+			human_ns(b, sizeof(b), c.avg);
+			snprintf(label, sizeof(label), "%s\n%s", a, b);
+			snprintf(tip, sizeof(tip),
+			         "%s to %s: %llu reports, avg %.1f ns, p99.9 %llu ns, min %llu ns, max %llu ns", src,
+			         dst, (unsigned long long)c.count, c.avg, (unsigned long long)c.p999,
+			         (unsigned long long)c.min, (unsigned long long)c.max);
+			Agnode_t *v = grid_box(G, name, j + 1, i + 1, id, label, tip, colour);
+			if (r > 0.7)
+				agxset(v, G->font, "white");
+		}
+	}
+	/* legend: five swatches from 0 to the largest p99.9 */
+	for (unsigned k = 0; k <= 4 && top; k++) {
+		snprintf(name, sizeof(name), "legend%u", k);
+		heat(colour, sizeof(colour), k / 4.0);
+		human_ns(a, sizeof(a), (double)top * k / 4.0);
+		Agnode_t *v = grid_box(G, name, k + 0.0, n + 1.4, name, a, NULL, colour);
+		if (k == 4)
+			agxset(v, G->font, "white");
+	}
+}
+
+int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t time_ns, const char *path, char *err,
+                        size_t errlen)
+{
+	struct grid G = {0};
+	G.g = agopen("latency_matrix", Agundirected, NULL);
+	agattr(G.g, AGRAPH, "bgcolor", "white");
+	agattr(G.g, AGRAPH, "id", "latency-matrix");
+	G.pos = agattr(G.g, AGNODE, "pos", "");
+	G.id = agattr(G.g, AGNODE, "id", "");
+	G.label = agattr(G.g, AGNODE, "label", "");
+	G.tip = agattr(G.g, AGNODE, "tooltip", "");
+	G.fill = agattr(G.g, AGNODE, "fillcolor", "white");
+	G.font = agattr(G.g, AGNODE, "fontcolor", "black");
+	G.width = agattr(G.g, AGNODE, "width", "1");
+	G.height = agattr(G.g, AGNODE, "height", "0.4");
+	G.shape = agattr(G.g, AGNODE, "shape", "box");
+	G.color = agattr(G.g, AGNODE, "color", "#999999");
+	agattr(G.g, AGNODE, "style", "filled");
+	agattr(G.g, AGNODE, "fixedsize", "true");
+	agattr(G.g, AGNODE, "fontname", "Helvetica");
+	agattr(G.g, AGNODE, "fontsize", "9");
+	build_grid(&G, m, time_ns);
+	int rc = 0;
+	if (gvLayout(gvc, G.g, "nop2") != 0) {
+		snprintf(err, errlen, "latency matrix: Graphviz layout (nop2) failed");
+		rc = -1;
+	} else {
+		if (gvRenderFilename(gvc, G.g, "svg", path) != 0) {
+			snprintf(err, errlen, "%s: Graphviz could not write the SVG", path);
+			rc = -1;
+		}
+		gvFreeLayout(gvc, G.g);
+	}
+	agclose(G.g);
+	return rc;
+}
+
+/* ---- files: DIR/latency-matrix-<time>.EXT and DIR/latency-matrix.EXT ---- */
+
+static int write_csv_file(const struct hw_an_latmatrix *m, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || hw_an_lat_write_csv(m, f) || fflush(f) || fsync(fileno(f))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Write one kind to DIR/.latency-matrix.EXT.PID.tmp, rename it to the timed name, then hard-link the
+ * timed file to the temporary name again and rename that over the stable name. */
+static int publish(const struct hw_an_latmatrix *m, void *gvc, const char *dir, uint64_t time_ns, const char *ext,
+                   char *err, size_t errlen)
+{
+	char tmp[4096], timed[4096], stable[4096];
+	snprintf(tmp, sizeof(tmp), "%s/.latency-matrix.%s.%ld.tmp", dir, ext, (long)getpid());
+	snprintf(timed, sizeof(timed), "%s/latency-matrix-%llu.%s", dir, (unsigned long long)time_ns, ext);
+	snprintf(stable, sizeof(stable), "%s/latency-matrix.%s", dir, ext);
+	unlink(tmp);
+	int rc = strcmp(ext, "csv") == 0 ? write_csv_file(m, tmp, err, errlen)
+	                                 : hw_an_lat_write_svg(m, gvc, time_ns, tmp, err, errlen);
+	if (rc) {
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, timed) || link(timed, tmp) || rename(tmp, stable)) {
+		snprintf(err, errlen, "%s: %s", timed, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int hw_an_lat_write_files(const struct hw_an_latmatrix *m, void *gvc, const char *dir, uint64_t time_ns, char *err,
+                          size_t errlen)
+{
+	if (publish(m, gvc, dir, time_ns, "csv", err, errlen))
+		return -1;
+	return publish(m, gvc, dir, time_ns, "svg", err, errlen);
+}
+
+/* ---- JSON for the end-of-run summary ---- */
+
+char *hw_an_lat_json(const struct hw_an_latmatrix *m, uint32_t max_leaves)
+{
+	struct hw_an_lat_stats st;
+	hw_an_lat_stats(m, &st);
+	uint32_t order[HW_AN_LAT_LEAVES], n = hw_an_lat_order(m, order);
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I}", "reports", (json_int_t)st.reports, "short_path",
+	                      (json_int_t)st.short_path, "partial", (json_int_t)st.partial, "no_latency",
+	                      (json_int_t)st.no_latency, "leaves_full", (json_int_t)st.leaves_full);
+	json_t *leaves = json_array(), *cells = json_array();
+	for (uint32_t i = 0; i < n; i++)
+		json_array_append_new(leaves, json_string(hw_an_lat_leaf_name(m, order[i])));
+	json_object_set_new(o, "leaves", leaves);
+	for (uint32_t i = 0; i < n && n <= max_leaves; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			struct hw_an_lat_cell c;
+			if (hw_an_lat_cell(m, order[i], order[j], &c))
+				json_array_append_new(cells, json_pack("{s:s,s:s,s:I,s:f,s:I,s:I,s:I}", "src",
+				                                       hw_an_lat_leaf_name(m, order[i]), "dst",
+				                                       hw_an_lat_leaf_name(m, order[j]), "reports",
+				                                       (json_int_t)c.count, "avg_ns", c.avg, "p999_ns",
+				                                       (json_int_t)c.p999, "min_ns", (json_int_t)c.min,
+				                                       "max_ns", (json_int_t)c.max));
+		}
+	if (n <= max_leaves)
+		json_object_set_new(o, "cells", cells);
+	else
+		json_decref(cells);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return s;
+}
