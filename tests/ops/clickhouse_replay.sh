@@ -4,8 +4,9 @@
 # record files; replaying the full time range from ClickHouse gives byte for byte the events of the
 # record files; a sub-range gives exactly the records in range (counted from the collector's JSON
 # lines and by SELECT count()) and the events of those records fed as JSON lines; errors name the
-# input.  Then two shards: the switches split over two collectors, each writing its own shard, and
-# the replay from the Distributed table hops_all equals the one-collector record files.
+# input (also an error ClickHouse sends after the first rows).  Then two shards: the switches split
+# over two collectors, each writing its own shard, and the replay from the Distributed table hops_all
+# equals the one-collector record files.
 # Usage: clickhouse_replay.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 here=$(dirname "$0")
@@ -94,6 +95,9 @@ expect_err() { # RC PATTERN WHAT args...
 closed=$(free_port)
 expect_err 1 "127.0.0.1:$closed" "ClickHouse unreachable" --clickhouse "http://127.0.0.1:$closed/" --from 0 --to 1
 expect_err 1 "table nosuch: HTTP 404" "table missing" --clickhouse "$url" --table nosuch --from 0 --to 1
+# ClickHouse has sent rows (HTTP 200) when the error comes: its text ends the result
+expect_err 1 "table hops: the query failed after row 5000: Code: 396" "an error in the middle of the result" \
+  --clickhouse "$url&max_result_rows=5000&result_overflow_mode=throw&max_block_size=1000" --from 0 --to 2100-01-01T00:00:00Z
 expect_err 2 "^hopwatch-analyzer run: --from '2026-02-30T00:00:00Z': no such day" "bad time" --clickhouse "$url" --from 2026-02-30T00:00:00Z --to 1
 expect_err 2 "RFC 3339 needs a zone" "time without a zone" --clickhouse "$url" --from 2026-01-01T00:00:00 --to 1
 expect_err 2 "is not before --to" "empty range" --clickhouse "$url" --from 2026-01-01T01:00:00+01:00 --to 1767225600000000000
