@@ -96,7 +96,8 @@ void hw_diag_topology(struct hw_diag_list *run, const char *name, const char *an
 	int st = 0;
 	waitpid(pid, &st, 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) || !*summary) {
-		hw_diag_print(run, HW_DIAG_FAIL, name, "check the LLDP sources named above (and the collector's --analyzer path)",
+		hw_diag_print(run, HW_DIAG_FAIL, name,
+		              "check the LLDP sources named above (and the collector's --analyzer path)",
 		              "%s topology failed (exit %d): %s", analyzer, WIFEXITED(st) ? WEXITSTATUS(st) : -1, last);
 		return;
 	}
