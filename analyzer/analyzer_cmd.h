@@ -19,4 +19,8 @@ void hw_cmd_topology_usage(FILE *out);
 int hw_cmd_run(int argc, char **argv);
 void hw_cmd_run_usage(FILE *out);
 
+/* `hopwatch-analyzer diagnose ...`: PASS / SKIP / FAIL checklist of what `run` needs. */
+int hw_cmd_diagnose(int argc, char **argv);
+void hw_cmd_diagnose_usage(FILE *out);
+
 #endif

@@ -24,6 +24,7 @@ static const struct {
 } commands[] = {
     {"topology", hw_cmd_topology, hw_cmd_topology_usage, "fabric topology from LLDP: checks, SVG, DOT, JSON"},
     {"run", hw_cmd_run, hw_cmd_run_usage, "records + topology in; early-warning events and alerts out"},
+    {"diagnose", hw_cmd_diagnose, hw_cmd_diagnose_usage, "PASS/SKIP/FAIL checklist of what run needs"},
 };
 
 static void usage(FILE *out)

@@ -124,6 +124,12 @@ int hw_record_from_json_line(const char *line, struct hw_record *r, char *err, s
 		}
 		r->valid |= HW_V_FLOW;
 	}
+	/* ClickHouse rows (records_clickhouse.c) carry the valid bits and report_flags as integers */
+	json_t *valid = json_object_get(o, "valid"), *rf = json_object_get(o, "report_flags");
+	if (json_is_integer(valid))
+		r->valid = (uint32_t)json_integer_value(valid);
+	if (json_is_integer(rf))
+		r->report_flags = (uint8_t)json_integer_value(rf);
 	rc = 0;
 out:
 	json_decref(o);

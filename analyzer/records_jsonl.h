@@ -7,7 +7,9 @@
 
 #include "hopwatch/record.h"
 
-/* Parse one line into r.  0, or -1 with a message naming the key in err. */
+/* Parse one line into r.  0, or -1 with a message naming the key in err.  Rows from ClickHouse
+ * (records_clickhouse.c) carry every column: there "valid" (an integer) sets the valid bits as they
+ * are, and "report_flags" may be the integer bit mask instead of the list of names. */
 int hw_record_from_json_line(const char *line, struct hw_record *r, char *err, size_t errlen);
 
 #endif

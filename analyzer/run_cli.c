@@ -12,6 +12,7 @@
 
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
+#include "records_clickhouse.h"
 #include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
@@ -30,6 +31,7 @@ struct opts {
 	int quiet;
 	const char *svg_dir;
 	double svg_every; /* seconds of record time; 0 = only at the end */
+	struct hw_ch_replay ch; /* --clickhouse URL --table T --from TIME --to TIME */
 };
 
 struct out {
@@ -56,6 +58,10 @@ void hw_cmd_run_usage(FILE *out)
 	             "  --records FILE.hwr     binary record file (repeatable; read in the order given)\n"
 	             "  --json FILE.jsonl|-    JSON-lines records (docs/records.md; repeatable, after --records)\n"
 	             "  --pace recorded|fast   replay at the records' own pace, or as fast as possible (default fast)\n"
+	             "  --clickhouse URL       records of a time range from ClickHouse (docs/scale-out.md), with\n"
+	             "  --from TIME --to TIME  time_ns >= from and < to; TIME is ns since the epoch or RFC 3339\n"
+	             "                         (2026-01-01T00:00:00.25Z, 2026-01-01T01:00:00+01:00)\n"
+	             "  --table T              [database.]table (default hops; hops_all = every shard)\n"
 	             "  --stream ADDR          live records from the collector: unix:PATH or tcp:HOST:PORT\n"
 	             "  --duration SECONDS     with --stream: stop after this long (default: until SIGINT/SIGTERM)\n"
 	             "topology (optional; events then name nodes, ports and links):\n"
@@ -99,13 +105,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"svg-dir", required_argument, 0, 'S'},
 	                                   {"svg-every", required_argument, 0, 'E'},
 	                                   {"help", no_argument, 0, 'h'},
+	                                   {"clickhouse", required_argument, 0, 'C'},
+	                                   {"table", required_argument, 0, 'C'},
+	                                   {"from", required_argument, 0, 'C'},
+	                                   {"to", required_argument, 0, 'C'},
 	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
 	o->svg_every = 10;
 	optind = 1;
-	int c;
-	char *end;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	int c, li = 0;
+	char *end, err[512];
+	while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
 		switch (c) {
 		case 'r':
 		case 'J':
@@ -158,6 +168,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			*(c == 'D' ? &o->duration : c == 'H' ? &o->hold : &o->svg_every) = v;
 			break;
 		}
+		case 'C':
+			if (hw_ch_replay_option(&o->ch, lo[li].name, optarg, err, sizeof(err))) {
+				fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+				return HW_EXIT_USAGE;
+			}
+			break;
 		case 'h': hw_cmd_run_usage(stdout); return -1;
 		default: hw_cmd_run_usage(stderr); return HW_EXIT_USAGE;
 		}
@@ -166,8 +182,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "hopwatch-analyzer run: unexpected argument \"%s\"\n", argv[optind]);
 		return HW_EXIT_USAGE;
 	}
-	if (!o->n_records && !o->n_json && !o->stream) {
-		fprintf(stderr, "hopwatch-analyzer run: give --records FILE, --json FILE or --stream ADDR\n");
+	if (hw_ch_replay_check(&o->ch, err, sizeof(err))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		return HW_EXIT_USAGE;
+	}
+	if (!o->n_records && !o->n_json && !o->stream && !o->ch.url) {
+		fprintf(stderr,
+		        "hopwatch-analyzer run: give --records FILE, --json FILE, --clickhouse URL or --stream ADDR\n");
 		return HW_EXIT_USAGE;
 	}
 	return 0;
@@ -302,6 +323,31 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 	}
 	free(line);
 	return rc;
+}
+
+struct ch_feed {
+	struct hw_analyzer *a;
+	struct out *out;
+};
+
+static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
+{
+	struct ch_feed *f = ctx;
+	hw_an_ingest(f->a, r, n);
+	refresh(f->a, f->out, 0);
+	return stop_flag;
+}
+
+/* A time range from ClickHouse, streamed and ingested batch by batch like record files (fast pace). */
+static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+{
+	char err[1024];
+	struct ch_feed f = {a, out};
+	if (hw_ch_replay_run(&o->ch, buf, HW_STREAM_MAX_BATCH, ch_batch, &f, err, sizeof(err)) < 0) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		return HW_EXIT_FAIL;
+	}
+	return HW_EXIT_OK;
 }
 
 static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
@@ -477,6 +523,8 @@ int hw_cmd_run(int argc, char **argv)
 	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
 	if (rc == HW_EXIT_OK && o.n_json)
 		rc = replay_json(a, &o, &out, buf);
+	if (rc == HW_EXIT_OK && o.ch.url)
+		rc = replay_clickhouse(a, &o, &out, buf);
 	if (rc == HW_EXIT_OK && o.stream)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);

@@ -32,5 +32,5 @@ ins, rows, t0, t1, t2, batch, queue, disk = int(sys.argv[1]), int(sys.argv[2]), 
 print(json.dumps({"records": ins, "rows_in_clickhouse": rows, "batch_records": batch, "queue_records": queue,
                   "seconds": round(t2 - t1, 3), "records_per_s": round(ins / (t2 - t1)),
                   "collector_alone_records_per_s": round(ins / (t1 - t0)),
-                  "bytes_per_record_rowbinary": 133, "bytes_per_record_on_disk": round(disk / max(rows, 1), 1)}))
+                  "bytes_per_record_rowbinary": 135, "bytes_per_record_on_disk": round(disk / max(rows, 1), 1)}))
 PY

@@ -16,13 +16,14 @@ const char hw_ch_columns[] =
     "time_ns,report_node,hw_id,report_seq,report_flags,format,int_version,valid,hop_index,path_len,node_id,"
     "ingress_port,egress_port,l2_ingress_port,l2_egress_port,hop_latency,queue_id,queue_occupancy,"
     "ingress_ts,egress_ts,egress_tx_util,buffer_id,buffer_occupancy,drop_reason,src_ip,dst_ip,src_port,"
-    "dst_port,ip_proto,dscp,ecn,roce_opcode,roce_dest_qp,flow_hash";
+    "dst_port,ip_proto,dscp,ecn,roce_opcode,roce_dest_qp,flow_hash,report_pos";
 
 struct chunk {
 	struct chunk *next;
 	uint32_t n;
-	bool taken;        /* the sender is inserting it: no more records go in */
-	uint64_t first_ns; /* monotonic time of its first record */
+	bool taken;         /* the sender is inserting it: no more records go in */
+	uint64_t first_ns;  /* monotonic time of its first record */
+	uint16_t first_pos; /* report_pos of its first record */
 	struct hw_record recs[];
 };
 
@@ -36,6 +37,8 @@ struct hw_ch_sink {
 	struct chunk *head, *tail;
 	uint64_t queued; /* records in chunks, under mu */
 	bool closing;
+	struct hw_record last; /* the last record put, and its report_pos (under mu) */
+	uint16_t last_pos;
 	struct hw_ch_sink_counts cnt; /* written with atomics */
 	CURL *curl;
 	uint8_t *body;
@@ -48,11 +51,22 @@ struct hw_ch_sink {
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
 #define GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-size_t hw_ch_rowbinary(const struct hw_record *recs, uint32_t n, uint8_t *out)
+uint16_t hw_ch_report_pos(const struct hw_record *prev, uint16_t prev_pos, const struct hw_record *r)
+{
+	if (prev && prev->time_ns == r->time_ns && prev->report_node == r->report_node && prev->hw_id == r->hw_id &&
+	    prev->report_seq == r->report_seq)
+		return (uint16_t)(prev_pos + 1);
+	return 0;
+}
+
+size_t hw_ch_rowbinary(const struct hw_record *recs, uint32_t n, uint16_t first_pos, uint8_t *out)
 {
 	uint8_t *p = out;
+	uint16_t pos = first_pos;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct hw_record *r = &recs[i];
+		if (i)
+			pos = hw_ch_report_pos(&recs[i - 1], pos, r);
 #define U8(v) (*p++ = (uint8_t)(v))
 #define U16(v) (hw_put_le16(p, (v)), p += 2)
 #define U32(v) (hw_put_le32(p, (v)), p += 4)
@@ -93,6 +107,7 @@ size_t hw_ch_rowbinary(const struct hw_record *recs, uint32_t n, uint8_t *out)
 		U8(r->roce_opcode);
 		U32(r->roce_dest_qp);
 		U64(r->flow_hash);
+		U16(pos);
 #undef U8
 #undef U16
 #undef U32
@@ -114,7 +129,7 @@ static size_t on_reply(char *data, size_t size, size_t nmemb, void *arg)
 /* One insert of a chunk.  true when ClickHouse acknowledged it with 200. */
 static bool insert(struct hw_ch_sink *s, const struct chunk *c)
 {
-	size_t len = hw_ch_rowbinary(c->recs, c->n, s->body);
+	size_t len = hw_ch_rowbinary(c->recs, c->n, c->first_pos, s->body);
 	s->reply_len = 0;
 	s->reply[0] = 0;
 	s->errbuf[0] = 0;
@@ -278,6 +293,12 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 			k = n - done;
 		if (k > room)
 			k = (uint32_t)room;
+		if (!t->n)
+			t->first_pos = hw_ch_report_pos(&s->last, s->last_pos, &recs[done]);
+		for (uint32_t i = 0; i < k; i++) { /* report_pos of the chunk's next record */
+			s->last_pos = hw_ch_report_pos(&s->last, s->last_pos, &recs[done + i]);
+			s->last = recs[done + i];
+		}
 		memcpy(&t->recs[t->n], &recs[done], (size_t)k * sizeof(struct hw_record));
 		t->n += k;
 		s->queued += k;

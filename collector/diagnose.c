@@ -15,35 +15,18 @@
 
 #define PROG "hopwatch-collector diagnose"
 
-static const char *const status_word[] = {"PASS", "SKIP", "FAIL"};
-
 bool hw_diag_wanted(const struct hw_diag_run *run, const char *name)
 {
-	if (!run->only)
-		return true;
-	size_t n = strlen(name);
-	for (const char *p = run->only; (p = strstr(p, name)); p += n)
-		if ((p == run->only || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
-			return true;
-	return false;
+	return hw_diag_wanted_in(&run->list, name);
 }
 
 void hw_diag_line(struct hw_diag_run *run, enum hw_diag_status st, const char *name, const char *fix, const char *fmt,
                   ...)
 {
-	if (!hw_diag_wanted(run, name))
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	printf("%s %s: ", status_word[st], name);
-	vprintf(fmt, ap);
-	printf("\n");
+	hw_diag_vprint(&run->list, st, name, fix, fmt, ap);
 	va_end(ap);
-	if (st == HW_DIAG_FAIL) {
-		printf("  fix: %s\n", fix ? fix : "see the reason above");
-		run->fails++;
-	}
-	fflush(stdout);
 }
 
 static void usage(FILE *f)
@@ -338,7 +321,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 		case D_CH_TABLE: ch_table = optarg; break;
 		case D_AM: am = optarg; break;
 		case D_METRICS: metrics = optarg; break;
-		case D_ONLY: run.only = optarg; break;
+		case D_ONLY: run.list.only = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -424,8 +407,15 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 			hw_diag_report_loss(&run, max_loss);
 			hw_diag_clock_skew(&run, max_skew_us * 1000, max_off_ms * 1e6);
 			char abuf[PATH_MAX];
-			hw_diag_topology(&run, analyzer ? analyzer : find_analyzer(prog_path, abuf, sizeof(abuf)),
-			                 topo_args, records_path);
+			if (!topo_args[0])
+				hw_diag_line(&run, HW_DIAG_SKIP, "topology", NULL,
+				             "no LLDP source given (--lldpd-json DIR or --lldp PCAP)");
+			else if (!run.records)
+				hw_diag_line(&run, HW_DIAG_SKIP, "topology", NULL, "no hop records to place");
+			else
+				hw_diag_topology(&run.list, "topology",
+				                 analyzer ? analyzer : find_analyzer(prog_path, abuf, sizeof(abuf)),
+				                 topo_args, records_path);
 		} else {
 			static const char *const later[] = {"parse_errors", "report_loss", "clock_skew", "topology"};
 			for (unsigned i = 0; i < 4; i++)
@@ -439,19 +429,19 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 
 	/* the peers */
 	if (ch)
-		hw_diag_clickhouse(&run, ch, ch_table);
+		hw_diag_clickhouse(&run.list, ch, ch_table);
 	else
 		hw_diag_line(&run, HW_DIAG_SKIP, "clickhouse", NULL,
 		             "no ClickHouse sink configured (--clickhouse URL)");
 	if (am)
-		hw_diag_alertmanager(&run, am);
+		hw_diag_alertmanager(&run.list, am);
 	else
 		hw_diag_line(&run, HW_DIAG_SKIP, "alertmanager", NULL, "no --alertmanager URL given");
 	if (metrics)
-		hw_diag_metrics(&run, metrics);
+		hw_diag_metrics(&run.list, metrics, "hopwatch_collector_packets_total", "collector");
 	else
 		hw_diag_line(&run, HW_DIAG_SKIP, "metrics", NULL,
 		             "no /metrics configured (--metrics URL or sinks.metrics)");
-	printf("diagnose: %u FAIL\n", run.fails);
-	return run.fails ? 1 : 0;
+	printf("diagnose: %u FAIL\n", run.list.fails);
+	return run.list.fails ? 1 : 0;
 }

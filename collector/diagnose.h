@@ -7,9 +7,8 @@
 #include <stdint.h>
 
 #include "collector_config.h"
+#include "hopwatch/diag.h"
 #include "worker.h"
-
-enum hw_diag_status { HW_DIAG_PASS, HW_DIAG_SKIP, HW_DIAG_FAIL };
 
 /* One hop-to-hop pair of switches whose timestamps are compared (clock skew). */
 struct hw_diag_pair {
@@ -30,12 +29,11 @@ struct hw_diag_run {
 	struct hw_record prev; /* the previous record, to pair consecutive hops of a report */
 	bool have_prev;
 	struct hw_diag_pair pairs[HW_DIAG_PAIRS];
-	FILE *records_json; /* records kept for the topology check, or NULL */
-	unsigned fails;
-	const char *only; /* comma-separated check names to run, NULL = all */
+	FILE *records_json;       /* records kept for the topology check, or NULL */
+	struct hw_diag_list list; /* FAILs so far, --only */
 };
 
-/* Print one checklist line (and "  fix: ..." for a FAIL); counts FAILs in run->fails.  A check not
+/* Print one checklist line (and "  fix: ..." for a FAIL) to run->list (hopwatch/diag.h).  A check not
  * in run->only is not printed. */
 void hw_diag_line(struct hw_diag_run *run, enum hw_diag_status st, const char *name, const char *fix, const char *fmt,
                   ...) __attribute__((format(printf, 5, 6)));
@@ -50,17 +48,10 @@ void hw_diag_report_loss(struct hw_diag_run *run, double max_ratio);
 /* Consecutive hops of different switches disagree by more than max_skew_ns, or epoch-like timestamps
  * are more than max_offset_ns from this host's clock. */
 void hw_diag_clock_skew(struct hw_diag_run *run, double max_skew_ns, double max_offset_ns);
-/* Run analyzer topology with src_args (NULL-terminated LLDP source options) and --records records. */
-void hw_diag_topology(struct hw_diag_run *run, const char *analyzer, char *const *src_args, const char *records);
 
 /* DPDK checks (dpdk_eal, ports, link) then receive for run->seconds on every port.  true when
  * packets could be received (the later checks then judge them). */
 bool hw_diag_dpdk(struct hw_diag_run *run, int eal_argc, char **eal_argv);
-
-/* HTTP peers: ClickHouse (reachable, table with every record column), Alertmanager, /metrics. */
-void hw_diag_clickhouse(struct hw_diag_run *run, const char *url, const char *table);
-void hw_diag_alertmanager(struct hw_diag_run *run, const char *url);
-void hw_diag_metrics(struct hw_diag_run *run, const char *url);
 
 /* `hopwatch-collector diagnose ...` (argv[0] = "diagnose").  Exit status: 0 no FAIL, 1 a FAIL,
  * 2 bad usage. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "clickhouse_sink.h"
-#include "diagnose.h"
+#include "hopwatch/diag.h"
 
 struct body {
 	char buf[65536];
@@ -66,7 +66,7 @@ static void with_path(char *out, size_t len, const char *url, const char *path, 
 	snprintf(out, len, "%.*s%s%s", (int)base, url, path, keep_query && q ? q : "");
 }
 
-void hw_diag_clickhouse(struct hw_diag_run *run, const char *url, const char *table)
+void hw_diag_clickhouse(struct hw_diag_list *run, const char *url, const char *table)
 {
 	static struct body b;
 	char err[256], u[1024];
@@ -77,9 +77,9 @@ void hw_diag_clickhouse(struct hw_diag_run *run, const char *url, const char *ta
 		snprintf(fix, sizeof(fix),
 		         "start ClickHouse or correct the URL; it must answer 'Ok.' on %s (listen_host, http_port)", u);
 		if (code)
-			hw_diag_line(run, HW_DIAG_FAIL, "clickhouse", fix, "%s answered HTTP %ld", u, code);
+			hw_diag_print(run, HW_DIAG_FAIL, "clickhouse", fix, "%s answered HTTP %ld", u, code);
 		else
-			hw_diag_line(run, HW_DIAG_FAIL, "clickhouse", fix, "%s: %s", u, err);
+			hw_diag_print(run, HW_DIAG_FAIL, "clickhouse", fix, "%s: %s", u, err);
 		return;
 	}
 	/* the table must have every column the sink inserts */
@@ -97,8 +97,8 @@ void hw_diag_clickhouse(struct hw_diag_run *run, const char *url, const char *ta
 	with_path(u, sizeof(u), url, "/", true);
 	code = http(u, sql, &b, err, sizeof(err));
 	if (code != 200) {
-		hw_diag_line(run, HW_DIAG_FAIL, "clickhouse", "check the user and database in the URL",
-		             "%s: query failed (HTTP %ld): %.200s", url, code, code ? b.buf : err);
+		hw_diag_print(run, HW_DIAG_FAIL, "clickhouse", "check the user and database in the URL",
+		              "%s: query failed (HTTP %ld): %.200s", url, code, code ? b.buf : err);
 		return;
 	}
 	char missing[512] = "";
@@ -120,46 +120,46 @@ void hw_diag_clickhouse(struct hw_diag_run *run, const char *url, const char *ta
 		p += n + (p[n] == ',');
 	}
 	if (!b.len)
-		hw_diag_line(run, HW_DIAG_FAIL, "clickhouse",
-		             "create it: clickhouse-client --multiquery < deploy/clickhouse/schema.sql",
-		             "%s is up but has no table %s", url, table);
+		hw_diag_print(run, HW_DIAG_FAIL, "clickhouse",
+		              "create it: clickhouse-client --multiquery < deploy/clickhouse/schema.sql",
+		              "%s is up but has no table %s", url, table);
 	else if (n_missing)
-		hw_diag_line(run, HW_DIAG_FAIL, "clickhouse", "recreate the table from deploy/clickhouse/schema.sql",
-		             "table %s lacks %u record columns: %s", table, n_missing, missing);
+		hw_diag_print(run, HW_DIAG_FAIL, "clickhouse", "recreate the table from deploy/clickhouse/schema.sql",
+		              "table %s lacks %u record columns: %s", table, n_missing, missing);
 	else
-		hw_diag_line(run, HW_DIAG_PASS, "clickhouse", NULL, "%s answers; table %s has every record column", url,
-		             table);
+		hw_diag_print(run, HW_DIAG_PASS, "clickhouse", NULL, "%s answers; table %s has every record column",
+		              url, table);
 }
 
-void hw_diag_alertmanager(struct hw_diag_run *run, const char *url)
+void hw_diag_alertmanager(struct hw_diag_list *run, const char *url)
 {
 	static struct body b;
 	char err[256], u[1024];
-	with_path(u, sizeof(u), url, "/-/healthy", false);
+	with_path(u, sizeof(u), url, "/-/ready", false);
 	long code = http(u, NULL, &b, err, sizeof(err));
 	const char *fix = "start Alertmanager or correct the URL (its --web.listen-address, default :9093)";
 	if (code == 200)
-		hw_diag_line(run, HW_DIAG_PASS, "alertmanager", NULL, "%s is healthy", u);
+		hw_diag_print(run, HW_DIAG_PASS, "alertmanager", NULL, "%s is ready", u);
 	else if (code)
-		hw_diag_line(run, HW_DIAG_FAIL, "alertmanager", fix, "%s answered HTTP %ld", u, code);
+		hw_diag_print(run, HW_DIAG_FAIL, "alertmanager", fix, "%s answered HTTP %ld", u, code);
 	else
-		hw_diag_line(run, HW_DIAG_FAIL, "alertmanager", fix, "%s: %s", u, err);
+		hw_diag_print(run, HW_DIAG_FAIL, "alertmanager", fix, "%s: %s", u, err);
 }
 
-void hw_diag_metrics(struct hw_diag_run *run, const char *url)
+void hw_diag_metrics(struct hw_diag_list *run, const char *url, const char *metric, const char *whose)
 {
 	static struct body b;
-	char err[256];
+	char err[256], fix[300], wrong[300];
 	long code = http(url, NULL, &b, err, sizeof(err));
-	const char *fix =
-	    "start the collector with --metrics HOST:PORT (or sinks.metrics) and scrape http://HOST:PORT/metrics";
-	if (code == 200 && strstr(b.buf, "hopwatch_collector_packets_total"))
-		hw_diag_line(run, HW_DIAG_PASS, "metrics", NULL, "%s serves the collector's metrics", url);
+	snprintf(fix, sizeof(fix), "start the %s with --metrics HOST:PORT%s and scrape http://HOST:PORT/metrics", whose,
+	         strcmp(whose, "collector") ? "" : " (or sinks.metrics)");
+	snprintf(wrong, sizeof(wrong), "point --metrics at a hopwatch %s's /metrics", whose);
+	if (code == 200 && strstr(b.buf, metric))
+		hw_diag_print(run, HW_DIAG_PASS, "metrics", NULL, "%s serves the %s's metrics", url, whose);
 	else if (code == 200)
-		hw_diag_line(run, HW_DIAG_FAIL, "metrics", "point --metrics at a hopwatch collector's /metrics",
-		             "%s answers, but not with hopwatch_collector_packets_total", url);
+		hw_diag_print(run, HW_DIAG_FAIL, "metrics", wrong, "%s answers, but not with %s", url, metric);
 	else if (code)
-		hw_diag_line(run, HW_DIAG_FAIL, "metrics", fix, "%s answered HTTP %ld", url, code);
+		hw_diag_print(run, HW_DIAG_FAIL, "metrics", fix, "%s answered HTTP %ld", url, code);
 	else
-		hw_diag_line(run, HW_DIAG_FAIL, "metrics", fix, "%s: %s", url, err);
+		hw_diag_print(run, HW_DIAG_FAIL, "metrics", fix, "%s: %s", url, err);
 }

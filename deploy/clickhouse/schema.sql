@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS hopwatch.hops
     roce_opcode      UInt8,
     roce_dest_qp     UInt32,
     flow_hash        UInt64,
+    report_pos       UInt16,  -- order among the records of one (time_ns, report_node, hw_id, report_seq): replays sort by it
     -- derived at insert time, not sent by the collector
     time             DateTime MATERIALIZED toDateTime(intDiv(time_ns, 1000000000)),
     date             Date MATERIALIZED toDate(intDiv(time_ns, 1000000000))

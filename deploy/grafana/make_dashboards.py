@@ -168,10 +168,13 @@ def link():
 
 def alerts():
     b = Board("hopwatch-alerts", "hopwatch / alerts",
-              "Alerts Prometheus holds for hopwatch (collector health now; the analyzer's warnings when it exists).")
+              "Alerts Prometheus holds for hopwatch (collector and analyzer health) and the analyzer's active warnings.")
     b.panel("table", "Firing alerts", [t('ALERTS{alertstate="firing"}', format="table", instant=True)], w=24, h=10)
     b.panel("timeseries", "Alerts by name", [t("count by (alertname, alertstate) (ALERTS)", "{{alertname}} {{alertstate}}")])
-    b.panel("timeseries", "Collectors scraped", [t('up{job="hopwatch-collector"}', "{{instance}}")])
+    b.panel("timeseries", "Analyzer warnings active, by name",
+            [t("sum by (alertname) (hopwatch_analyzer_alerts_active) > 0", "{{alertname}}")])
+    b.panel("timeseries", "Collectors and analyzers scraped",
+            [t('up{job=~"hopwatch-collector|hopwatch-analyzer"}', "{{job}} {{instance}}")])
     b.panel("timeseries", "Seconds since collector start",
             [t("time() - hopwatch_collector_start_time_seconds", "{{instance}}")],
             fieldConfig={"defaults": {"unit": "s"}, "overrides": []})
@@ -182,10 +185,54 @@ def alerts():
     return b
 
 
+def analyzer():
+    b = Board("hopwatch-analyzer", "hopwatch / analyzer",
+              "The analyzer's early warnings: active alerts by name, congestion score per topology link, "
+              "records placed on the LLDP topology, alert delivery.")
+    rate = "[$__rate_interval]"
+    b.panel("stat", "Analyzers up", [t('sum(up{job="hopwatch-analyzer"})')], w=4, h=4)
+    b.panel("stat", "Records/s analyzed", [t("sum(rate(hopwatch_analyzer_records_total%s))" % rate)], w=5, h=4)
+    b.panel("stat", "Active alerts", [t("sum(hopwatch_analyzer_alerts_active)")], w=5, h=4)
+    b.panel("stat", "Unplaced records",
+            [t('sum(rate(hopwatch_analyzer_records_placed_total{placed="no"}%s)) / '
+               "sum(rate(hopwatch_analyzer_records_placed_total%s))" % (rate, rate))], w=5, h=4,
+            desc="Share of hop records whose (node, egress port) is not on the LLDP topology: the --map file "
+                 "or LLDP is out of date (hopwatch-analyzer diagnose --only placement).",
+            fieldConfig={"defaults": {"unit": "percentunit"}, "overrides": []})
+    b.panel("stat", "Reports lost (seen by the analyzer)",
+            [t("sum(increase(hopwatch_analyzer_reports_lost_total[$__range]))")], w=5, h=4)
+    b.panel("timeseries", "Active alerts by name",
+            [t("sum by (alertname) (hopwatch_analyzer_alerts_active) > 0", "{{alertname}}")])
+    b.panel("bargauge", "Most congested links (score, now)",
+            [t("topk(15, max by (link) (hopwatch_analyzer_link_congestion_score))", "{{link}}", instant=True)],
+            desc="Peak queue occupancy on either side of the link over the last 16 ms of record time, divided by "
+                 "high_queue.raise: 1 = at the HighQueue threshold.",
+            options={"orientation": "horizontal", "displayMode": "gradient"},
+            fieldConfig={"defaults": {"min": 0, "max": 1.5, "thresholds": {"mode": "absolute", "steps": [
+                {"color": "green", "value": None}, {"color": "orange", "value": 0.8},
+                {"color": "red", "value": 1}]}}, "overrides": []})
+    b.panel("timeseries", "Congestion score per link (top 10)",
+            [t("topk(10, max by (link) (hopwatch_analyzer_link_congestion_score))", "{{link}}")])
+    b.panel("timeseries", "Records placed / unplaced on the topology",
+            [t("sum by (placed) (rate(hopwatch_analyzer_records_placed_total%s))" % rate, "placed={{placed}}")])
+    b.panel("timeseries", "Events raised / resolved",
+            [t("sum by (state) (rate(hopwatch_analyzer_events_total%s))" % rate, "{{state}}")])
+    b.panel("timeseries", "Alert delivery",
+            [t("sum by (sink, result) (rate(hopwatch_analyzer_alert_posts_total%s))" % rate, "{{sink}} {{result}}"),
+             t("sum by (sink) (hopwatch_analyzer_alerts_waiting)", "{{sink}} waiting"),
+             t("sum by (sink) (rate(hopwatch_analyzer_alerts_dropped_total%s))" % rate, "{{sink}} dropped")])
+    b.panel("timeseries", "Queue table",
+            [t("sum by (instance) (hopwatch_analyzer_queues)", "queues {{instance}}"),
+             t("sum by (instance) (rate(hopwatch_analyzer_queue_table_full_total%s))" % rate,
+               "records without a queue slot {{instance}}")])
+    return b
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards")
     os.makedirs(out, exist_ok=True)
-    for name, make in (("fabric-overview", overview), ("switch", switch), ("link", link), ("alerts", alerts)):
+    for name, make in (("fabric-overview", overview), ("switch", switch), ("link", link), ("alerts", alerts),
+                       ("analyzer", analyzer)):
         with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump(make().json(), f, indent=2)
             f.write("\n")

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # Every PromQL expression of the Grafana dashboards and the Prometheus rules may only name metrics a
-# running collector exports (names taken from a scrape of its /metrics, histograms with their
-# _bucket/_sum/_count series) or series Prometheus itself makes (up, ALERTS).  Each dashboard must
-# also be provisionable from a file: a "datasource" template variable, no __inputs.
-# Usage: promql_names.py METRICS.txt RULES.yml DASHBOARD.json...
+# running collector or analyzer exports (names taken from scrapes of their /metrics, histograms with
+# their _bucket/_sum/_count series) or series Prometheus itself makes (up, ALERTS).  Each dashboard
+# must also be provisionable from a file: a "datasource" template variable, no __inputs.
+# Usage: promql_names.py METRICS.txt[,METRICS.txt...] RULES.yml DASHBOARD.json...
 import json
 import re
 import sys
@@ -63,7 +63,7 @@ def panels(board):
 
 
 def main():
-    have = exported(sys.argv[1])
+    have = set().union(*(exported(p) for p in sys.argv[1].split(",")))
     bad, n = [], 0
     exprs = rule_exprs(sys.argv[2])
     for path in sys.argv[3:]:
@@ -93,7 +93,7 @@ def main():
         if not names:
             bad.append("%s: no metric in '%s'" % (where, e))
         for name in sorted(names - have - PROMETHEUS_MADE):
-            bad.append("%s: '%s' is not exported by the collector (%s)" % (where, name, e))
+            bad.append("%s: '%s' is exported by neither the collector nor the analyzer (%s)" % (where, name, e))
     for b in bad:
         print(b)
     if bad:

@@ -18,7 +18,7 @@
 #include "clickhouse_sink.h"
 #include "collector_config.h"
 
-#define ROW 133u /* bytes of one RowBinary row of hw_ch_columns */
+#define ROW 135u /* bytes of one RowBinary row of hw_ch_columns */
 
 static void fill(struct hw_record *r, uint32_t seed)
 {
@@ -58,8 +58,12 @@ static void test_rowbinary_layout(void **state)
 	struct hw_record r[2];
 	fill(&r[0], 0);
 	fill(&r[1], 1);
+	r[1].time_ns = r[0].time_ns; /* the next record of the same report packet */
+	r[1].report_node = r[0].report_node;
+	r[1].hw_id = r[0].hw_id;
+	r[1].report_seq = r[0].report_seq;
 	uint8_t out[2 * HW_CH_ROW_MAX];
-	assert_int_equal(hw_ch_rowbinary(r, 2, out), 2 * ROW);
+	assert_int_equal(hw_ch_rowbinary(r, 2, 7, out), 2 * ROW);
 	const uint8_t *p = out;
 	assert_true(le(p, 8) == r[0].time_ns);
 	assert_int_equal(le(p + 8, 4), r[0].report_node);
@@ -80,10 +84,12 @@ static void test_rowbinary_layout(void **state)
 	assert_int_equal(le(p + 115, 2), r[0].dst_port);
 	assert_int_equal(le(p + 121, 4), r[0].roce_dest_qp);
 	assert_true(le(p + 125, 8) == r[0].flow_hash);
+	assert_int_equal(le(p + 133, 2), 7);         /* report_pos: the first row's is given */
+	assert_int_equal(le(p + ROW + 133, 2), 8);   /* ... the next of the same report counts on */
 	assert_true(le(p + ROW, 8) == r[1].time_ns); /* rows follow each other */
 	/* the column list names every field once, in this order */
 	assert_non_null(strstr(hw_ch_columns, "time_ns,report_node,hw_id,report_seq,report_flags,format,"));
-	assert_non_null(strstr(hw_ch_columns, ",roce_opcode,roce_dest_qp,flow_hash"));
+	assert_non_null(strstr(hw_ch_columns, ",roce_opcode,roce_dest_qp,flow_hash,report_pos"));
 }
 
 /* ---- a fake ClickHouse: answers the first `fail_first` inserts with 500, the rest with 200 ---- */

@@ -1,0 +1,47 @@
+/* The diagnose checklist shared by `hopwatch-collector diagnose` and `hopwatch-analyzer diagnose`: one
+ * line per check (PASS / SKIP / FAIL NAME: reason, and "  fix: ..." under a FAIL), and the checks both run. */
+#ifndef HOPWATCH_DIAG_H
+#define HOPWATCH_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum hw_diag_status { HW_DIAG_PASS, HW_DIAG_SKIP, HW_DIAG_FAIL };
+
+/* A checklist being printed: FAILs counted so far, and which checks to run. */
+struct hw_diag_list {
+	unsigned fails;
+	const char *only; /* comma-separated check names to run, NULL = all */
+};
+
+/* Is check name in l->only (or is l->only NULL)? */
+bool hw_diag_wanted_in(const struct hw_diag_list *l, const char *name);
+/* Print one line to stdout (and "  fix: FIX" for a FAIL, counted in l->fails); nothing for a check
+ * not wanted. */
+void hw_diag_print(struct hw_diag_list *l, enum hw_diag_status st, const char *name, const char *fix, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
+void hw_diag_vprint(struct hw_diag_list *l, enum hw_diag_status st, const char *name, const char *fix, const char *fmt,
+                    va_list ap);
+
+/* HTTP peers, with libcurl (check names clickhouse, alertmanager, metrics).  ClickHouse: /ping answers
+ * and table has every column the collector's sink writes.  Alertmanager: GET /-/ready answers 200.
+ * metrics: url answers 200 with the series named metric (whose: "collector" or "analyzer", for the
+ * messages). */
+void hw_diag_clickhouse(struct hw_diag_list *l, const char *url, const char *table);
+void hw_diag_alertmanager(struct hw_diag_list *l, const char *url);
+void hw_diag_metrics(struct hw_diag_list *l, const char *url, const char *metric, const char *whose);
+
+/* Runs `ANALYZER topology SRC_ARGS... [--records RECORDS]` (src_args NULL-terminated LLDP source options).
+ * Without records (NULL): PASS when the topology loads.  With a JSON-lines records file: FAIL when an INT
+ * (node, port) of the records is not on the topology.  The line is check name. */
+void hw_diag_topology(struct hw_diag_list *l, const char *name, const char *analyzer, char *const *src_args,
+                      const char *records);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
