@@ -62,12 +62,12 @@ PY
 mapfile -t acmd <"$dir/analyzer.cmd"
 "${acmd[@]}" >"$dir/an.out" 2>"$dir/an.err" &
 apid=$!
-for _ in $(seq 100); do [ -S "$dir/records.sock" ] && curl --max-time 10 -sf "http://127.0.0.1:$aport/metrics" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 300); do [ -S "$dir/records.sock" ] && curl --max-time 10 -sf "http://127.0.0.1:$aport/metrics" >/dev/null && break; sleep 0.1; done
 [ -S "$dir/records.sock" ] || { cat "$dir/an.err"; fail "the analyzer unit's command did not come up"; }
 "$col" --pcap "$S/reports.pcap" --stream "unix:$dir/records.sock" 2>"$dir/cs.err" >/dev/null || { cat "$dir/cs.err"; fail "collector streaming failed"; }
 sent=$(count stream_sent "$dir/cs.err")
 ok=
-for _ in $(seq 100); do
+for _ in $(seq 300); do
   curl --max-time 10 -sf "http://127.0.0.1:$aport/metrics" -o "$dir/am.txt" &&
     grep -q "^hopwatch_analyzer_records_total $sent\$" "$dir/am.txt" && { ok=1; break; }
   sleep 0.1
@@ -91,7 +91,7 @@ mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
   --clickhouse http://127.0.0.1:1/ --idle-exit 60 >/dev/null 2>"$dir/col.err" &
 cpid=$!
 ok=
-for _ in $(seq 100); do
+for _ in $(seq 300); do
   curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" && grep -q '^hopwatch_queue_hop_latency_seconds_bucket' "$dir/m.txt" && { ok=1; break; }
   sleep 0.1
 done
