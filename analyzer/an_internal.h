@@ -61,6 +61,8 @@ struct an_queue {
 	struct an_hyst h_tree;
 	uint32_t victims[AN_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
+	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
+	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 };
 
 struct an_sender { /* one (report_node, hw_id) */
@@ -85,6 +87,7 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
 	uint32_t hops[AN_PATH][2];
 	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
+	uint32_t occ[AN_PATH];  /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */
 };
 
 struct hw_analyzer {
@@ -127,6 +130,8 @@ void an_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q,
 void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h, uint64_t end,
                 const struct an_num *nums, unsigned n);
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
+/* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
+void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);
 
 /* The common detector interface: every hook may be NULL.
  *   record: one record of a queue (q is never NULL), after the queue's ring and samples are updated;

@@ -1,14 +1,18 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
- * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below. */
+ * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below.
+ * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
+ * counts too: a steep climb after a long flat stretch, which the whole window's line flattens. */
 #include "an_internal.h"
 
-/* Fit occupancy = v0 + slope * (t - now) over the recent samples; 0 when too few. */
-static int trend(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, double *v0, double *slope)
+/* Fit occupancy = v0 + slope * (t - now) over the newest `want` samples of the window; 0 when too few. */
+static int trend(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, unsigned want, double *v0,
+                 double *slope)
 {
 	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-	for (unsigned i = 0; i < q->s_n; i++) {
+	for (unsigned k = 1; k <= q->s_n && n < want; k++) { /* newest first */
+		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
 		if (now - q->s_t[i] > a->c.buildup_window_ns)
-			continue;
+			break;
 		double x = -(double)(now - q->s_t[i]), y = q->s_occ[i];
 		n++;
 		sx += x;
@@ -28,13 +32,19 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 {
 	if (!(r->valid & HW_V_QUEUE))
 		return;
-	double v0, slope;
-	if (!trend(a, q, r->time_ns, &v0, &slope))
+	double v0, slope, pred;
+	if (!trend(a, q, r->time_ns, AN_TREND, &v0, &slope))
 		return;
+	pred = slope > 0 ? v0 + slope * (double)a->c.buildup_lead_ns : r->queue_occupancy;
+	double v1, s1; /* a steep climb after a flat past: the newest samples' line, once halfway up */
+	if (r->queue_occupancy >= a->c.high_queue.raise * a->c.buildup_steep_from &&
+	    trend(a, q, r->time_ns, a->c.buildup_min_samples, &v1, &s1) && s1 > 0 &&
+	    v1 + s1 * (double)a->c.buildup_lead_ns > pred) {
+		pred = v1 + s1 * (double)a->c.buildup_lead_ns;
+		v0 = v1;
+		slope = s1;
+	}
 	q->buildup_slope = slope;
-	double pred = v0 + slope * (double)a->c.buildup_lead_ns;
-	if (slope <= 0)
-		pred = r->queue_occupancy; /* not building up: judge on the level itself */
 	struct hw_an_hyst rule = {a->c.high_queue.raise, a->c.high_queue.raise, 0, a->c.high_queue.clear_ns};
 	if (!q->h_buildup.active && r->queue_occupancy >= a->c.high_queue.raise)
 		return; /* already congested: that is HighQueue's, not an early warning */
