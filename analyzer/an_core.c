@@ -360,6 +360,7 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		rep->flow_hash = r->flow_hash;
 		rep->n_hops = 0;
 		rep->path_len = r->path_len;
+		rep->flags = r->report_flags;
 	}
 	if (r->hop_index < AN_PATH) {
 		rep->qidx[r->hop_index] = 0;

@@ -85,6 +85,7 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint64_t time_ns, flow_hash;
 	uint32_t node, seq;
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
+	uint8_t flags; /* report_flags (enum hw_report_flag) */
 	uint32_t hops[AN_PATH][2];
 	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
 	uint32_t occ[AN_PATH];  /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */

@@ -50,6 +50,7 @@ static double number(const struct hw_an_event *e, const char *name)
 }
 
 static uint32_t seq;
+static uint8_t report_flags; /* report_flags of the records rec() makes */
 /* One single-hop report at node 1, egress port 2, queue 3, from source host src. */
 static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 {
@@ -60,6 +61,7 @@ static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 	r.format = HW_FORMAT_TR20;
 	r.report_node = 1;
 	r.report_seq = seq++ & 0x3fffff;
+	r.report_flags = report_flags;
 	r.node_id = 1;
 	r.ingress_port = 1;
 	r.egress_port = 2;
@@ -420,6 +422,34 @@ static void test_path_change(void **state)
 	hw_an_destroy(a);
 }
 
+/* Queue and drop reports from a switch before the sink carry the path up to that switch: no PathChange.
+ * A sink report with the other spine is one. */
+static void test_path_change_ignores_partial_paths(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 18000000000ull;
+	const uint32_t nodes[2] = {10, 20}, ports[2] = {5, 7}, occ[2] = {300000, 300000};
+	for (int i = 0; i < 5; i++, t += 1000)
+		path_report(a, t, 20);
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_INTERMEDIATE; /* TR v2.0 queue report from the spine */
+	report_path(a, t, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_CONGESTED_QUEUE; /* the same without the I flag (TR v1.0) */
+	report_path(a, t + 1000, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_DROPPED; /* a drop report from the spine */
+	report_path(a, t + 2000, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_TRACKED_FLOW | HW_RF_CONGESTED_QUEUE; /* sink reports */
+	path_report(a, t + 3000, 20);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	path_report(a, t + 4000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	hw_an_destroy(a);
+}
+
 /* A three-hop report whose hops have these occupancies. */
 static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3])
 {
@@ -694,6 +724,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_report_loss_22bit_wrap, setup),
 	    cmocka_unit_test_setup(test_report_loss_32bit, setup),
 	    cmocka_unit_test_setup(test_path_change, setup),
+	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
