@@ -131,6 +131,9 @@ void an_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q,
 void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h, uint64_t end,
                 const struct an_num *nums, unsigned n);
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
+/* Queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a HighQueue
+ * episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c). */
+int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
 /* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
 void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);
 

@@ -21,23 +21,32 @@ static void add_victim(struct an_queue *root, uint32_t v)
 		root->victims[root->n_victims++] = v;
 }
 
+static int upstream_of_congestion(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	return q->down_ns && now - q->down_ns <= a->c.high_queue.clear_ns &&
+	       q->down_root != (uint32_t)(q - a->queues) && a->queues[q->down_root].h_queue.active;
+}
+
 /* Queue index ri is congested; follow "upstream of a congested queue" links while they are fresh. */
 static uint32_t root_of(const struct hw_analyzer *a, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		const struct an_queue *q = &a->queues[ri];
-		if (!q->down_ns || now - q->down_ns > a->c.high_queue.clear_ns || q->down_root == ri ||
-		    !a->queues[q->down_root].h_queue.active)
+		if (!upstream_of_congestion(a, &a->queues[ri], now))
 			break;
-		ri = q->down_root;
+		ri = a->queues[ri].down_root;
 	}
 	return ri;
 }
 
-/* With a topology: a queue in a HighQueue episode, of the same class, on the switch at the other end of
- * queue ri's link (the one whose ingress buffers pause ri); the one with a tree, else the fullest.
- * UINT32_MAX when none. */
-static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri)
+static double victim_level(const struct hw_analyzer *a)
+{
+	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : a->c.high_queue.clear;
+}
+
+/* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
+ * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
+ * level); the one with a tree, else the fullest.  UINT32_MAX when none. */
+static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri, int any)
 {
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
@@ -48,8 +57,8 @@ static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri)
 	uint32_t node = a->topo->ports[peer].node;
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
-		if (i == ri || !q->placed || q->queue != r->queue || !q->h_queue.active ||
-		    a->topo->ports[q->topo_port].node != node)
+		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
+		    !(q->h_queue.active || (any && q->last_occ >= victim_level(a))))
 			continue;
 		if (best == UINT32_MAX || (q->h_tree.active && !a->queues[best].h_tree.active) ||
 		    (q->h_tree.active == a->queues[best].h_tree.active && q->last_occ > a->queues[best].last_occ))
@@ -58,11 +67,16 @@ static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri)
 	return best;
 }
 
+int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	return upstream_of_congestion(a, q, now) || downstream(a, (uint32_t)(q - a->queues), 1) != UINT32_MAX;
+}
+
 /* Queue ri has enough victims to be a root: unless it is paused from downstream, where they go instead. */
 static uint32_t settle_root(struct hw_analyzer *a, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		uint32_t d = downstream(a, ri);
+		uint32_t d = downstream(a, ri, 0);
 		if (d == UINT32_MAX)
 			break;
 		struct an_queue *r = &a->queues[ri], *dq = &a->queues[d];
@@ -108,7 +122,7 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	struct an_queue *r = &a->queues[ri];
 	if (ri != first)
 		add_victim(r, first);
-	double level = a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : a->c.high_queue.clear;
+	double level = victim_level(a);
 	for (int h = 0; h < hop; h++) {
 		uint32_t v = rep->qidx[h];
 		if (!v || v - 1 == ri)

@@ -563,6 +563,24 @@ static void test_congestion_tree_one_root(void **state)
 	hw_an_destroy(a);
 }
 
+/* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
+ * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream). */
+static void test_incast_not_upstream(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 33000000000ull;
+	const uint32_t nodes[2] = {11, 12}, calm_full[2] = {100, 20000}, full[2] = {20000, 20000};
+	for (int i = 0; i < 20; i++, t += 10000) /* 12:5 fills from one source: HighQueue after 100 us */
+		report_path(a, t, 2, nodes, NULL, calm_full, 1, 0);
+	for (int i = 0; i < 40; i++, t += 10000) /* then 8 sources, and 11:5 fills too */
+		report_path(a, t, 2, nodes, NULL, full, (uint8_t)(1 + i % 8), 0);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(evs[first("Incast", 0)].node_id, 12);
+	hw_an_destroy(a);
+}
+
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
 static void test_incast(void **state)
 {
@@ -726,6 +744,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change, setup),
 	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
+	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
