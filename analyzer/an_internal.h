@@ -43,7 +43,7 @@ struct an_queue {
 	/* microburst */
 	uint64_t mb_start;
 	uint32_t mb_peak;
-	uint8_t mb_in;
+	uint8_t mb_in, mb_paused; /* mb_paused: it rose while a congestion tree's victim */
 	/* drops: tumbling window */
 	uint64_t dw_start;
 	uint32_t dw_seen, dw_drops;

@@ -581,6 +581,35 @@ static void test_incast_not_upstream(void **state)
 	hw_an_destroy(a);
 }
 
+/* 11:5 fills and drains within 30 us on the path 11:5 -> 12:5: a Microburst when 12:5 is calm, none when
+ * 12:5 is congested (in a HighQueue episode): then 11:5 is paused from downstream, not hit by a burst. */
+static int burst_upstream(uint32_t root_occ)
+{
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 35000000000ull;
+	const uint32_t nodes[2] = {11, 12};
+	uint32_t occ[2] = {100, root_occ};
+	for (int i = 0; i < 20; i++, t += 10000)
+		report_path(a, t, 2, nodes, NULL, occ, 1, 0);
+	const uint32_t burst[4] = {20000, 20000, 20000, 100};
+	for (int i = 0; i < 4; i++, t += 10000) {
+		occ[0] = burst[i];
+		report_path(a, t, 2, nodes, NULL, occ, 1, 0);
+	}
+	hw_an_finish(a);
+	int n = count("Microburst", 0);
+	hw_an_destroy(a);
+	return n;
+}
+
+static void test_microburst_not_when_paused(void **state)
+{
+	(void)state;
+	assert_int_equal(burst_upstream(100), 1);
+	assert_int_equal(burst_upstream(20000), 0);
+}
+
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
 static void test_incast(void **state)
 {
@@ -737,6 +766,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
+	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),
 	    cmocka_unit_test_setup(test_packet_drops, setup),
 	    cmocka_unit_test_setup(test_drops_below_ratio, setup),
 	    cmocka_unit_test_setup(test_report_loss_22bit_wrap, setup),
