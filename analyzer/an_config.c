@@ -15,6 +15,7 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->buildup_window_ns = 1000000;
 	c->buildup_lead_ns = 1000000;
 	c->buildup_min_samples = 4;
+	c->buildup_steep_from = 0.5;
 	c->microburst_raise = 10000;
 	c->microburst_clear = 2000;
 	c->microburst_max_ns = 1000000;
@@ -61,6 +62,7 @@ static const struct key {
     K("queue_buildup", "window_ns", T_U64, buildup_window_ns),
     K("queue_buildup", "lead_ns", T_U64, buildup_lead_ns),
     K("queue_buildup", "min_samples", T_U32, buildup_min_samples),
+    K("queue_buildup", "steep_from", T_DOUBLE, buildup_steep_from),
     K("microburst", "raise", T_DOUBLE, microburst_raise),
     K("microburst", "clear", T_DOUBLE, microburst_clear),
     K("microburst", "max_ns", T_U64, microburst_max_ns),
@@ -79,6 +81,7 @@ static const struct key {
     K("roce_dscp", "cnp_queue", T_INT, cnp_queue),
     K("roce_dscp", "clear_ns", T_U64, dscp_clear_ns),
     K("congestion_tree", "victims", T_U32, tree_victims),
+    K("congestion_tree", "victim_occupancy", T_DOUBLE, tree_victim_occupancy),
     K("limits", "max_queues", T_U32, max_queues),
     K("limits", "max_flows", T_U32, max_flows),
     K("alerting", "resend_ns", T_U64, resend_ns),

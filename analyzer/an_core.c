@@ -138,6 +138,16 @@ static void place_names(const struct hw_analyzer *a, uint32_t node_id, uint32_t 
 	         pp->name);
 }
 
+void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size)
+{
+	if (q->placed && q->topo_port < a->topo->n_ports) {
+		const struct hw_topo_port *p = &a->topo->ports[q->topo_port];
+		snprintf(buf, size, "%s:%s/%u", a->topo->nodes[p->node].name, p->name, q->queue);
+	} else {
+		snprintf(buf, size, "%u:%u/%u", q->node_id, q->port, q->queue);
+	}
+}
+
 void an_emit(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, uint32_t node_id, uint32_t port,
              int queue, uint64_t id, uint64_t start, uint64_t end, int resolved, const struct an_num *nums, unsigned n,
              const uint64_t *flows, unsigned n_flows, const char *detail)
@@ -364,6 +374,7 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		rep->hop_node[r->hop_index] = r->node_id;
 		rep->hop_lat[r->hop_index] = r->hop_latency;
 		rep->has_lat = (r->valid & HW_V_HOP_LATENCY) ? rep->has_lat | bit : rep->has_lat & ~bit;
+		rep->occ[r->hop_index] = (r->valid & HW_V_QUEUE) ? r->queue_occupancy : UINT32_MAX;
 	}
 	if ((r->valid & HW_V_PORTS) && r->hop_index < AN_PATH) {
 		rep->hops[r->hop_index][0] = r->node_id;

@@ -43,7 +43,7 @@ struct an_queue {
 	/* microburst */
 	uint64_t mb_start;
 	uint32_t mb_peak;
-	uint8_t mb_in;
+	uint8_t mb_in, mb_paused; /* mb_paused: it rose while a congestion tree's victim */
 	/* drops: tumbling window */
 	uint64_t dw_start;
 	uint32_t dw_seen, dw_drops;
@@ -61,6 +61,8 @@ struct an_queue {
 	struct an_hyst h_tree;
 	uint32_t victims[AN_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
+	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
+	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 };
 
 struct an_sender { /* one (report_node, hw_id) */
@@ -83,13 +85,14 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint64_t time_ns, flow_hash;
 	uint32_t node, seq;
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
+	uint8_t flags; /* report_flags (enum hw_report_flag) */
 	uint32_t hops[AN_PATH][2];
 	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
-	/* for the latency matrix (an_latency.c): report_flags, and per hop_index < AN_PATH whether a
+	/* for the latency matrix (an_latency.c): per hop_index < AN_PATH whether a
 	 * record came (seen) and carried hop_latency (has_lat), its node and its latency */
-	uint8_t flags;
 	uint32_t seen, has_lat;
 	uint32_t hop_node[AN_PATH], hop_lat[AN_PATH];
+	uint32_t occ[AN_PATH]; /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */
 };
 
 /* The latency matrix (an_latency.c): created with the analyzer, fed every finished report. */
@@ -138,6 +141,11 @@ void an_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q,
 void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h, uint64_t end,
                 const struct an_num *nums, unsigned n);
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
+/* Queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a HighQueue
+ * episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c). */
+int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
+/* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
+void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);
 
 /* The common detector interface: every hook may be NULL.
  *   record: one record of a queue (q is never NULL), after the queue's ring and samples are updated;

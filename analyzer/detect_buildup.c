@@ -1,43 +1,74 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
- * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below. */
+ * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below.
+ * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
+ * counts too: a steep climb after a long flat stretch, which the whole window's line flattens. */
 #include "an_internal.h"
 
-/* Fit occupancy = v0 + slope * (t - now) over the recent samples; 0 when too few. */
-static int trend(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, double *v0, double *slope)
+struct sums {
+	double n, sx, sy, sxx, sxy;
+};
+
+/* The least-squares line occupancy = v0 + slope * (t - now) through the sums; 0 when too few samples. */
+static int line(const struct hw_analyzer *a, const struct sums *m, double *v0, double *slope)
 {
-	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-	for (unsigned i = 0; i < q->s_n; i++) {
-		if (now - q->s_t[i] > a->c.buildup_window_ns)
-			continue;
-		double x = -(double)(now - q->s_t[i]), y = q->s_occ[i];
-		n++;
-		sx += x;
-		sy += y;
-		sxx += x * x;
-		sxy += x * y;
-	}
-	double var = n * sxx - sx * sx;
-	if (n < a->c.buildup_min_samples || n < 2 || var <= 0)
+	double var = m->n * m->sxx - m->sx * m->sx;
+	if (m->n < a->c.buildup_min_samples || m->n < 2 || var <= 0)
 		return 0;
-	*slope = (n * sxy - sx * sy) / var;
-	*v0 = (sy - *slope * sx) / n;
+	*slope = (m->n * m->sxy - m->sx * m->sy) / var;
+	*v0 = (m->sy - *slope * m->sx) / m->n;
 	return 1;
+}
+
+static void add(struct sums *m, const struct an_queue *q, unsigned i, uint64_t now)
+{
+	double x = -(double)(now - q->s_t[i]), y = q->s_occ[i];
+	m->n++;
+	m->sx += x;
+	m->sy += y;
+	m->sxx += x * x;
+	m->sxy += x * y;
+}
+
+/* The sums over the samples of the last window (recent = 0), or over the newest min_samples of them. */
+static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, int recent)
+{
+	struct sums m = {0, 0, 0, 0, 0};
+	if (!recent) {
+		for (unsigned i = 0; i < q->s_n; i++)
+			if (now - q->s_t[i] <= a->c.buildup_window_ns)
+				add(&m, q, i, now);
+		return m;
+	}
+	for (unsigned k = 1; k <= q->s_n && m.n < a->c.buildup_min_samples; k++) { /* newest first */
+		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
+		if (now - q->s_t[i] > a->c.buildup_window_ns)
+			break;
+		add(&m, q, i, now);
+	}
+	return m;
 }
 
 static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
 {
 	if (!(r->valid & HW_V_QUEUE))
 		return;
-	double v0, slope;
-	if (!trend(a, q, r->time_ns, &v0, &slope))
-		return;
-	q->buildup_slope = slope;
-	double pred = v0 + slope * (double)a->c.buildup_lead_ns;
-	if (slope <= 0)
-		pred = r->queue_occupancy; /* not building up: judge on the level itself */
-	struct hw_an_hyst rule = {a->c.high_queue.raise, a->c.high_queue.raise, 0, a->c.high_queue.clear_ns};
 	if (!q->h_buildup.active && r->queue_occupancy >= a->c.high_queue.raise)
 		return; /* already congested: that is HighQueue's, not an early warning */
+	struct sums all = trend_sums(a, q, r->time_ns, 0), recent;
+	double v0, slope, pred;
+	if (!line(a, &all, &v0, &slope))
+		return;
+	pred = slope > 0 ? v0 + slope * (double)a->c.buildup_lead_ns : r->queue_occupancy;
+	double v1, s1; /* a steep climb after a flat past: the newest samples' line, once halfway up */
+	if (pred < a->c.high_queue.raise && r->queue_occupancy >= a->c.high_queue.raise * a->c.buildup_steep_from &&
+	    (recent = trend_sums(a, q, r->time_ns, 1), line(a, &recent, &v1, &s1)) && s1 > 0 &&
+	    v1 + s1 * (double)a->c.buildup_lead_ns > pred) {
+		pred = v1 + s1 * (double)a->c.buildup_lead_ns;
+		v0 = v1;
+		slope = s1;
+	}
+	q->buildup_slope = slope;
+	struct hw_an_hyst rule = {a->c.high_queue.raise, a->c.high_queue.raise, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&q->h_buildup, &rule, pred, r->time_ns);
 	if (s > 0) {
 		double eta = slope > 0 ? (a->c.high_queue.raise - v0) / slope : 0;

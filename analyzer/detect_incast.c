@@ -1,5 +1,6 @@
 /* Incast: at least incast_sources distinct sources (inner source addresses) seen within
- * incast_window_ns on one egress queue whose occupancy is at least incast_occupancy; resolved when
+ * incast_window_ns on one egress queue whose occupancy is at least incast_occupancy, unless that queue is
+ * paused from downstream (a congestion tree's victim: the sources converge further down); resolved when
  * the queue has stayed below it for high_queue.clear_ns. */
 #include <string.h>
 
@@ -33,6 +34,8 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	}
 	struct hw_an_hyst rule = {a->c.incast_sources, 1, 0, a->c.high_queue.clear_ns};
 	double v = congested ? q->n_src : 0;
+	if (!q->h_incast.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
+		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
 	if (!q->h_incast.active && v < a->c.incast_sources)
 		return;
 	int s = an_hyst_step(&q->h_incast, &rule, v, r->time_ns);

@@ -1,5 +1,7 @@
 /* Microburst: a queue's occupancy rises to microburst_raise and falls below microburst_clear within
- * microburst_max_ns.  The event is reported when the burst is over (raised and resolved together). */
+ * microburst_max_ns, unless it rose while a congestion tree's victim (paused from downstream: PFC
+ * back-pressure filling and draining it).  The event is reported when the burst is over (raised and
+ * resolved together). */
 #include "an_internal.h"
 
 static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
@@ -12,6 +14,7 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 			q->mb_in = 1;
 			q->mb_start = r->time_ns;
 			q->mb_peak = occ;
+			q->mb_paused = (uint8_t)an_tree_victim(a, q, r->time_ns);
 		}
 		return;
 	}
@@ -25,6 +28,8 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	if (occ >= a->c.microburst_clear)
 		return;
 	q->mb_in = 0;
+	if (q->mb_paused)
+		return; /* filled while paused from downstream: PFC back-pressure, not a burst arriving here */
 	struct an_num nums[] = {{"peak", q->mb_peak},
 	                        {"duration_us", (double)(r->time_ns - q->mb_start) / 1e3},
 	                        {"threshold", a->c.microburst_raise}};

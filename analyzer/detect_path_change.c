@@ -1,6 +1,7 @@
-/* PathChange: a flow's path (the sequence of (node, egress port) of its reports' hops) differs from the
- * path it had; placed at the first hop that differs, resolved path_change_clear_ns later.  Flows live in a
- * bounded table (max_flows); a flow pushed out simply starts over. */
+/* PathChange: a flow's path (the sequence of (node, egress port) of its sink reports' hops; queue and drop
+ * reports from switches before the sink carry only the path so far) differs from the path it had; placed
+ * at the first hop that differs, resolved path_change_clear_ns later.  Flows live in a bounded table
+ * (max_flows); a flow pushed out simply starts over. */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,8 +37,10 @@ static void resolve(struct hw_analyzer *a, struct an_flow *f, uint64_t now)
 
 static void report(struct hw_analyzer *a, const struct an_report *rep)
 {
-	if (!rep->has_flow || rep->n_hops < 2)
-		return;
+	if (!rep->has_flow || rep->n_hops < 2 || (rep->flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) ||
+	    (rep->flags & (HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW)) == HW_RF_CONGESTED_QUEUE)
+		return; /* the path so far (a queue or drop report from a switch before the sink), not the flow's path
+		         */
 	for (unsigned i = 0; i < rep->n_hops; i++)
 		if (!rep->hops[i][0] && !rep->hops[i][1])
 			return; /* a hole in the path (a hop without ports) */

@@ -1,12 +1,28 @@
 #!/usr/bin/env python3
-# Scores the analyzer's events against a scenario's ground truth: per injected kind, recall (injected
-# events the analyzer raised at the right place and time), precision (events of that kind that match
-# an injection) and detection delay.  Usage: score_events.py TRUTH.json EVENTS.jsonl [--slack-ms MS] [--json]
+"""Scores the analyzer's events against a scenario's ground truth (truth.json) and, with --records, against
+the collector's hop records: precision and recall per detector, detection delay, CongestionTree victims
+against the truth's PFC tree, and the QueueBuildup lead time on every injected congestion ramp (the time
+its place's queue first crosses HighQueue's raise threshold in the records, minus the time QueueBuildup
+fired there).
+
+usage: score_events.py TRUTH.json EVENTS.jsonl [--records RECORDS.jsonl] [--config ANALYZER.json]
+                       [--slack-ms MS] [--json]
+"""
 import json
 import statistics
 import sys
 
 TIMELESS = {"MtuMismatch", "PfcMismatch"}  # topology facts: raised when the topology is read
+RAMP_KINDS = {"Incast", "CongestionTree", "QueueBuildup"}  # injected sustained congestion at a queue
+QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
+FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
+RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
+DEFAULTS = {"raise": 10000, "clear": 8000, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000,
+            "lead_ns": 1000000}
+
+
+def qkey(d):
+    return (int(d["node_id"]), int(d["port"]), int(d["queue"]))
 
 
 def place_match(truth_place, ev):
@@ -22,17 +38,67 @@ def place_match(truth_place, ev):
     return True
 
 
-def score(truth, events, slack_ns):
+def flow_match(truth_event, ev):
+    """The event names a flow the truth says the injected event touched."""
+    hashes = {f["flow_hash"] for f in truth_event.get("affected_flows", [])}
+    return any(f in hashes for f in ev.get("flows", []))
+
+
+def load_config(path):
+    c = dict(DEFAULTS)
+    if path:
+        j = json.load(open(path))
+        for k in ("raise", "clear", "hold_ns", "clear_ns"):
+            c[k] = j.get("high_queue", {}).get(k, c[k])
+        for k in ("window_ns", "lead_ns"):
+            c[k] = j.get("queue_buildup", {}).get(k, c[k])
+    return c
+
+
+def queue_series(records_path):
+    """(node_id, port, queue) -> [(time_ns, occupancy)] in record order."""
+    series = {}
+    for line in open(records_path):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        if "queue_occupancy" not in r or "egress_port" not in r:
+            continue
+        k = (int(r["node_id"]), int(r["egress_port"]), int(r["queue_id"]))
+        series.setdefault(k, []).append((int(r["time_ns"]), int(r["queue_occupancy"])))
+    return series
+
+
+def crossings(samples, cfg):
+    """Episodes of records at or above the raise threshold, [(first, last)] time each: runs of such records,
+    joined when less than clear_ns apart (one episode with hysteresis, as HighQueue counts them)."""
+    runs = []
+    for t, v in samples:
+        if v < cfg["raise"]:
+            continue
+        if runs and t - runs[-1][1] < cfg["clear_ns"]:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    return [tuple(r) for r in runs]
+
+
+def tree_victims(ev):
+    d = ev.get("detail", "")
+    if "victims" not in d:
+        return []
+    return [v for v in d.split("victims", 1)[1].split() if v]
+
+
+def score_injected(truth, raised, slack_ns):
     injected = truth.get("events", [])
-    raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
-    kinds = sorted({t["kind"] for t in injected})
     rows = {}
-    for k in kinds:
+    for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
         es = [e for e in raised if e["event"] == k]
 
         def hits(t, e):
-            if not place_match(t["place"], e):
+            if not (place_match(t["place"], e) or (k in FLOW_KINDS and flow_match(t, e))):
                 return False
             if k in TIMELESS:
                 return True
@@ -40,46 +106,176 @@ def score(truth, events, slack_ns):
 
         detected = [t for t in ts if any(hits(t, e) for e in es)]
         matched = [e for e in es if any(hits(t, e) for t in ts)]
+        accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns)]
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
-        rows[k] = {
-            "injected": len(ts),
-            "detected": len(detected),
-            "recall": len(detected) / len(ts),
-            "raised": len(es),
-            "precision": (len(matched) / len(es)) if es else None,
-            "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None,
-        }
+        row = {"injected": len(ts), "detected": len(detected), "recall": len(detected) / len(ts),
+               "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
+               "precision": ((len(matched) + len(accounted)) / len(es)) if es else None,
+               "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None}
+        if k == "CongestionTree":  # victims named by the injected trees' events, in the truth's tree of paused queues
+            named = in_tree = 0
+            for e in matched:
+                t = next(t for t in ts if hits(t, e))
+                tree = {f"{q['node']}:{q['ifname']}/{q['queue']}" for q in t["effects"].get("paused_queues", [])}
+                vs = tree_victims(e)
+                named += len(vs)
+                in_tree += sum(v in tree for v in vs)
+            row["victims_named"], row["victims_in_tree"] = named, in_tree
+        rows[k] = row
+    return rows
+
+
+def explained(truth, e, slack_ns):
+    """A raised event of a kind that was not injected, accounted for by the truth: a CongestionTree rooted at
+    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a LinkDown at an injected
+    link-down's link; PacketDrops at a queue the truth says dropped, or naming a flow an injected event
+    made lose packets."""
+    k, injected = e["event"], truth.get("events", [])
+
+    def during(t):
+        return t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns
+
+    if k == "CongestionTree":
+        return any(t["effects"].get("paused_queues") and place_match(t["place"], e) and during(t) for t in injected)
+    if k == "LinkDown":
+        return any(t["event"] == "link-down" and place_match(t["place"], e) for t in injected)
+    if k == "PacketDrops":
+        for q in truth.get("queues", []):
+            if q.get("dropped_bytes", 0) > 0 and place_match(q, e):
+                return True
+        return any(t["effects"].get("affected_flow_drops_pkts", 0) > 0 and flow_match(t, e) for t in injected)
+    return False
+
+
+def score_records(raised, series, cfg, slack_ns):
+    """HighQueue and QueueBuildup against the records.  HighQueue: a run of records at or above raise lasting
+    hold_ns is an episode to find; an event is right when such a run starts at its start.  QueueBuildup: an
+    event is right when its queue crosses raise within lead_ns (+ slack) after it; a crossing is warned
+    when a QueueBuildup at its queue fired in the window_ns + lead_ns before it."""
+    runs = {k: crossings(s, cfg) for k, s in series.items()}
+    rows = {}
+    hq = [e for e in raised if e["event"] == "HighQueue"]
+    want = [(k, a) for k, rs in runs.items() for a, b in rs if b - a >= cfg["hold_ns"]]
+    found = [w for w in want if any(qkey(e) == w[0] and w[1] <= e["start_ns"] <= w[1] + slack_ns for e in hq)]
+    right = [e for e in hq if any(a <= e["start_ns"] <= b for a, b in runs.get(qkey(e), []))]
+    rows["HighQueue"] = {"injected": len(want), "detected": len(found), "raised": len(hq), "matched": len(right)}
+    qb = [e for e in raised if e["event"] == "QueueBuildup"]
+    horizon = cfg["lead_ns"] + slack_ns
+    right = [e for e in qb if any(e["start_ns"] <= a <= e["start_ns"] + horizon for a, _ in runs.get(qkey(e), []))]
+    want = [(k, a) for k, rs in runs.items() for a, _ in rs]
+    early = cfg["window_ns"] + cfg["lead_ns"]
+    found = [w for w in want if any(qkey(e) == w[0] and w[1] - early <= e["start_ns"] < w[1] for e in qb)]
+    rows["QueueBuildup"] = {"injected": len(want), "detected": len(found), "raised": len(qb), "matched": len(right)}
+    for r in rows.values():
+        r["recall"] = r["detected"] / r["injected"] if r["injected"] else None
+        r["precision"] = r["matched"] / r["raised"] if r["raised"] else None
+    return rows
+
+
+def ramps(truth, raised, series, cfg, slack_ns):
+    """Per injected queue event: when its place's queue first crossed raise in the records (within the event
+    and its slack), and when QueueBuildup fired there before that."""
+    out = []
+    for t in truth.get("events", []):
+        if t["kind"] not in QUEUE_KINDS:
+            continue
+        k = qkey(t["place"])
+        lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
+        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= cfg["raise"]), None)
+        warn = None
+        if cross is not None:
+            # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
+            # the trend window plus the lead it looks ahead
+            ws = [e["start_ns"] for e in raised if e["event"] == "QueueBuildup" and qkey(e) == k and
+                  cross - cfg["window_ns"] - cfg["lead_ns"] <= e["start_ns"] < cross]
+            warn = max(ws) if ws else None
+        out.append({"kind": t["kind"], "place": f"{t['place']['node']}:{t['place']['ifname']}/{t['place']['queue']}",
+                    "ramp": t["kind"] in RAMP_KINDS, "start_ns": t["start_ns"], "cross_ns": cross,
+                    "buildup_ns": warn, "lead_ms": (cross - warn) / 1e6 if warn is not None else None})
+    return out
+
+
+def score(truth, events, slack_ns, series=None, cfg=None):
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
+    cfg = cfg or dict(DEFAULTS)
+    rows = score_injected(truth, raised, slack_ns)
+    detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
+    if series is not None:
+        for k, v in score_records(raised, series, cfg, slack_ns).items():
+            if k not in detectors:
+                detectors[k] = dict(v, basis="records")
     other = {}
     for e in raised:
-        if e["event"] not in rows:
-            other[e["event"]] = other.get(e["event"], 0) + 1
-    return {"scenario": truth.get("scenario"), "kinds": rows, "not_injected_kinds_raised": other,
-            "events_raised": len(raised)}
+        k = e["event"]
+        if k in detectors:
+            continue
+        other[k] = other.get(k, 0) + 1
+        d = detectors.setdefault("~" + k, {"raised": 0, "matched": 0, "injected": 0, "detected": 0, "recall": None,
+                                           "basis": "not injected"})
+        d["raised"] += 1
+        d["matched"] += explained(truth, e, slack_ns)
+    for name in [k for k in detectors if k.startswith("~")]:
+        d = detectors.pop(name)
+        d["precision"] = d["matched"] / d["raised"]
+        detectors[name[1:]] = d
+    r = {"scenario": truth.get("scenario"), "kinds": rows, "detectors": dict(sorted(detectors.items())),
+         "not_injected_kinds_raised": other, "events_raised": len(raised)}
+    if series is not None:
+        r["ramps"] = ramps(truth, raised, series, cfg, slack_ns)
+    return r
+
+
+def fmt(v, spec=".2f"):
+    return "-" if v is None else format(v, spec)
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 2:
-        print(__doc__ or "usage: score_events.py TRUTH.json EVENTS.jsonl [--slack-ms MS] [--json]", file=sys.stderr)
+    argv = sys.argv[1:]
+    opts = {}
+    for o in ("--slack-ms", "--records", "--config"):
+        if o in argv:
+            i = argv.index(o)
+            if i + 1 >= len(argv):
+                print(f"score_events.py: {o} needs a value", file=sys.stderr)
+                sys.exit(2)
+            opts[o] = argv[i + 1]
+            del argv[i:i + 2]
+    as_json = "--json" in argv
+    args = [a for a in argv if a != "--json"]
+    if len(args) != 2 or any(a.startswith("--") for a in args):
+        print(__doc__, file=sys.stderr)
         sys.exit(2)
-    slack_ms = 1.0
-    if "--slack-ms" in sys.argv:
-        slack_ms = float(sys.argv[sys.argv.index("--slack-ms") + 1])
-        args = [a for a in args if a != sys.argv[sys.argv.index("--slack-ms") + 1]]
+    slack_ns = int(float(opts.get("--slack-ms", 1.0)) * 1e6)
     truth = json.load(open(args[0]))
     events = [json.loads(line) for line in open(args[1]) if line.strip()]
-    r = score(truth, events, int(slack_ms * 1e6))
-    if "--json" in sys.argv:
+    series = queue_series(opts["--records"]) if "--records" in opts else None
+    r = score(truth, events, slack_ns, series, load_config(opts.get("--config")))
+    if as_json:
         print(json.dumps(r))
         return
     print(f"scenario {r['scenario']}: {r['events_raised']} events raised")
-    for k, v in r["kinds"].items():
-        p = "-" if v["precision"] is None else f"{v['precision']:.2f}"
-        d = "-" if v["median_delay_ms"] is None else f"{v['median_delay_ms']:.3f} ms"
-        print(f"  {k:20} recall {v['detected']}/{v['injected']}  precision {p} ({v['raised']} raised)  delay {d}")
-    if r["not_injected_kinds_raised"]:
-        print("  other kinds raised (not injected, unscored): " +
-              ", ".join(f"{k} {n}" for k, n in sorted(r["not_injected_kinds_raised"].items())))
+    print(f"  {'detector':20} {'recall':>10} {'precision':>10} {'raised':>7}  {'judged on':13} delay / notes")
+    for k, v in r["detectors"].items():
+        rec = f"{v['detected']}/{v['injected']}" if v["injected"] else "-"
+        notes = []
+        if v.get("median_delay_ms") is not None:
+            notes.append(f"delay {v['median_delay_ms']:.3f} ms")
+        if v.get("explained"):
+            notes.append(f"{v['explained']} more explained by the truth")
+        if "victims_named" in v:
+            notes.append(f"victims in the truth's tree {v['victims_in_tree']}/{v['victims_named']}")
+        if v["basis"] == "not injected" and v["matched"]:
+            notes.append(f"{v['matched']} explained by the truth (an injected event's PFC tree, link or drops)")
+        notes = "; ".join(notes)
+        print(f"  {k:20} {rec:>10} {fmt(v['precision']):>10} {v['raised']:>7}  {v['basis']:13} {notes}")
+    for m in r.get("ramps", []):
+        what = "ramp" if m["ramp"] else "burst"
+        if m["cross_ns"] is None:
+            print(f"  {what} {m['kind']} at {m['place']}: never crosses the threshold in the records")
+            continue
+        cross = (m["cross_ns"] - m["start_ns"]) / 1e6
+        lead = "no QueueBuildup before it" if m["lead_ms"] is None else f"QueueBuildup lead {m['lead_ms']:.3f} ms"
+        print(f"  {what} {m['kind']} at {m['place']}: crosses {cross:+.3f} ms after the event start; {lead}")
 
 
 if __name__ == "__main__":

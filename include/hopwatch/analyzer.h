@@ -29,6 +29,7 @@ struct hw_an_config {
 	uint64_t buildup_window_ns;     /* QueueBuildup: trend over the samples of the last window */
 	uint64_t buildup_lead_ns;       /* ... predicts crossing high_queue.raise within this lead */
 	uint32_t buildup_min_samples;   /* ... from at least this many samples */
+	double buildup_steep_from;      /* ... and from the newest min_samples ones at this fraction of raise */
 	double microburst_raise;        /* Microburst: occupancy rises to at least this */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */
@@ -45,6 +46,7 @@ struct hw_an_config {
 	int roce_queue, cnp_queue;      /* expected queues (-1 = not checked) */
 	uint64_t dscp_clear_ns;         /* cleared after this long without a mismatch */
 	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
+	double tree_victim_occupancy;   /* ... an upstream hop is congested at this occupancy (0 = high_queue.clear) */
 	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,7 @@ static double number(const struct hw_an_event *e, const char *name)
 }
 
 static uint32_t seq;
+static uint8_t report_flags; /* report_flags of the records rec() makes */
 /* One single-hop report at node 1, egress port 2, queue 3, from source host src. */
 static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 {
@@ -59,6 +61,7 @@ static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 	r.format = HW_FORMAT_TR20;
 	r.report_node = 1;
 	r.report_seq = seq++ & 0x3fffff;
+	r.report_flags = report_flags;
 	r.node_id = 1;
 	r.ingress_port = 1;
 	r.egress_port = 2;
@@ -121,6 +124,64 @@ static void test_ramp_buildup_before_high(void **state)
 	assert_int_equal(evs[h].node_id, 1);
 	assert_int_equal(evs[h].port, 2);
 	assert_int_equal(evs[h].queue, 3);
+	hw_an_destroy(a);
+}
+
+/* A linear ramp of 6 bytes per us, sampled every 10 us (occupancy 60 i at t0 + 10 i us).  The least-squares
+ * line through such samples is the ramp itself, so with the defaults (raise 10000, lead 1 ms) QueueBuildup
+ * predicts occupancy + 6000 and fires at the first sample with occupancy >= 4000: i = 67 (4020, t0 +
+ * 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us): HighQueue's
+ * episode starts there (raised after hold_ns), exactly lead_ns after the warning. */
+static void test_buildup_lead_on_linear_ramp(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 3000000000000ull;
+	for (int i = 0; i <= 200; i++)
+		feed(a, rec(t0 + (uint64_t)i * 10000, (uint32_t)i * 60, 500, 1));
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	assert_int_equal(count("HighQueue", 0), 1);
+	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)], *h = &evs[first("HighQueue", 0)];
+	assert_true(b->start_ns == t0 + 670000);
+	assert_true(h->start_ns == t0 + 1670000);
+	assert_true(h->start_ns - b->start_ns == cfg.buildup_lead_ns);
+	assert_int_equal((int)number(b, "occupancy"), 4020);
+	assert_true(fabs(number(b, "slope_per_ms") - 6000) < 1e-6);
+	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 4020) / 6000) < 1e-9);
+	hw_an_destroy(a);
+}
+
+/* A steep climb after a flat stretch: 12 empty samples 80 us apart (0..880 us), then 2000 bytes per 10 us
+ * from 900 us (0, 2000, 4000, 6000, 8000, 10000 at 900..950 us).  The line through the window's 16 newest
+ * samples, dragged down by the flat ones, predicts only 1024, 2601, 4517, 7281 for 910..940 us: no warning
+ * before the crossing at 950 us.  The newest 4 samples, trusted from half the threshold (steep_from 0.5),
+ * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing. */
+static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
+{
+	for (int k = 0; k < 12; k++)
+		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+	for (int j = 0; j <= 5; j++)
+		feed(a, rec(t0 + 900000 + (uint64_t)j * 10000, (uint32_t)j * 2000, 500, 1));
+}
+
+static void test_buildup_steep_ramp(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
+	uint64_t t0 = 4000000000000ull;
+	struct hw_analyzer *a = mk();
+	steep_ramp(a, t0);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
+	assert_true(b->start_ns == t0 + 930000);
+	assert_int_equal((int)number(b, "occupancy"), 6000);
+	assert_true(fabs(number(b, "slope_per_ms") - 200000) < 1e-3);
+	hw_an_destroy(a);
+	cfg.buildup_steep_from = 2; /* off: the window's line alone */
+	a = mk();
+	steep_ramp(a, t0);
+	assert_int_equal(count("QueueBuildup", 0), 0);
 	hw_an_destroy(a);
 }
 
@@ -299,21 +360,32 @@ static void test_report_loss_32bit(void **state)
 	hw_an_destroy(a);
 }
 
+/* One report of n hops from report_node (0: the reporting switch is node 1) about a packet of source host
+ * src: hop h at nodes[h], egress port ports[h] (NULL: all 5), queue 3 with occupancy occ[h]. */
+static void report_path(struct hw_analyzer *a, uint64_t t, int n, const uint32_t *nodes, const uint32_t *ports,
+                        const uint32_t *occ, uint8_t src, uint32_t report_node)
+{
+	uint32_t s = seq;
+	for (int h = 0; h < n; h++) {
+		struct hw_record r = rec(t, occ[h], 0, src);
+		if (report_node)
+			r.report_node = report_node;
+		r.report_seq = s;
+		r.node_id = nodes[h];
+		r.egress_port = ports ? ports[h] : 5;
+		r.hop_index = (uint8_t)h;
+		r.path_len = (uint8_t)n;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
 /* A three-hop report of one flow; the middle switch chosen by spine. */
 static uint8_t path_src = 1; /* the flow: its source host */
 static void path_report(struct hw_analyzer *a, uint64_t t, uint32_t spine)
 {
-	uint32_t nodes[3] = {10, spine, 30}, ports[3] = {5, 7, 9}, s = seq;
-	for (int h = 0; h < 3; h++) {
-		struct hw_record r = rec(t, 100, 0, path_src);
-		r.report_seq = s;
-		r.node_id = nodes[h];
-		r.egress_port = ports[h];
-		r.hop_index = (uint8_t)h;
-		r.path_len = 3;
-		hw_an_ingest(a, &r, 1);
-	}
-	seq = s + 1;
+	const uint32_t nodes[3] = {10, spine, 30}, ports[3] = {5, 7, 9}, occ[3] = {100, 100, 100};
+	report_path(a, t, 3, nodes, ports, occ, path_src, 0);
 }
 
 static void test_path_change(void **state)
@@ -350,20 +422,39 @@ static void test_path_change(void **state)
 	hw_an_destroy(a);
 }
 
+/* Queue and drop reports from a switch before the sink carry the path up to that switch: no PathChange.
+ * A sink report with the other spine is one. */
+static void test_path_change_ignores_partial_paths(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 18000000000ull;
+	const uint32_t nodes[2] = {10, 20}, ports[2] = {5, 7}, occ[2] = {300000, 300000};
+	for (int i = 0; i < 5; i++, t += 1000)
+		path_report(a, t, 20);
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_INTERMEDIATE; /* TR v2.0 queue report from the spine */
+	report_path(a, t, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_CONGESTED_QUEUE; /* the same without the I flag (TR v1.0) */
+	report_path(a, t + 1000, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_DROPPED; /* a drop report from the spine */
+	report_path(a, t + 2000, 2, nodes, ports, occ, path_src, 20);
+	report_flags = HW_RF_TRACKED_FLOW | HW_RF_CONGESTED_QUEUE; /* sink reports */
+	path_report(a, t + 3000, 20);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	path_report(a, t + 4000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	hw_an_destroy(a);
+}
+
 /* A three-hop report whose hops have these occupancies. */
 static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3])
 {
-	uint32_t s = seq;
-	for (int h = 0; h < 3; h++) {
-		struct hw_record r = rec(t, occ[h], 0, 1);
-		r.report_seq = s;
-		r.node_id = (uint32_t)(10 + h);
-		r.egress_port = 5;
-		r.hop_index = (uint8_t)h;
-		r.path_len = 3;
-		hw_an_ingest(a, &r, 1);
-	}
-	seq = s + 1;
+	const uint32_t nodes[3] = {10, 11, 12};
+	report_path(a, t, 3, nodes, NULL, occ, 1, 0);
 }
 
 /* Congestion at the last hop only: no tree; then the two upstream queues congest on the same path: one
@@ -392,6 +483,131 @@ static void test_congestion_tree(void **state)
 	assert_int_equal(count("CongestionTree", 1), 1);
 	assert_int_equal(count("CongestionTree", 0), 1);
 	hw_an_destroy(a);
+}
+
+/* A two-hop report of one flow: node `up` port 5 (occupancy occ_up) then the root, node 12 port 5. */
+static void two_hop(struct hw_analyzer *a, uint64_t t, uint32_t up, uint32_t occ_up, uint32_t occ_root)
+{
+	const uint32_t nodes[2] = {up, 12}, occ[2] = {occ_up, occ_root};
+	report_path(a, t, 2, nodes, NULL, occ, (uint8_t)up, 0);
+}
+
+/* A tree of 3 queues on shared paths: flows from node 10 and from node 11 both end in queue 12:5/3, which
+ * is congested (20000, HighQueue); the packets found 9000 bytes at 10:5 and 11:5, below HighQueue's raise
+ * (10000) but above its clear level (8000), the default victim level.  Each path shows one victim; together
+ * they make one CongestionTree at the root naming 2 victims, raised with the report that shows the second
+ * (the first report after HighQueue's hold of 100 us that comes from node 11).  Upstream queues at 5000 are
+ * not victims; with congestion_tree.victim_occupancy 4000 they are. */
+static void test_congestion_tree_shared_paths(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 29000000000ull, t = t0;
+	for (int i = 0; i < 40; i++, t += 10000) /* 10 us apart, alternating 10, 11, 10, ... */
+		two_hop(a, t, (uint32_t)(10 + i % 2), 5000, 20000);
+	assert_int_equal(count("HighQueue", 0), 1); /* the root only */
+	assert_int_equal(count("CongestionTree", 0), 0);
+	for (int i = 0; i < 40; i++, t += 10000)
+		two_hop(a, t, (uint32_t)(10 + i % 2), 9000, 20000);
+	hw_an_finish(a);
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal(e->port, 5);
+	assert_int_equal(e->queue, 3);
+	assert_int_equal((int)number(e, "victims"), 2);
+	assert_string_equal(e->detail, "root 12:5/3, victims 10:5/3 11:5/3");
+	assert_true(e->start_ns == t0 + 410000); /* reports at 400 us (node 10) and 410 us (node 11) */
+	hw_an_destroy(a);
+
+	cfg.tree_victim_occupancy = 4000;
+	a = mk();
+	t = t0;
+	for (int i = 0; i < 40; i++, t += 10000)
+		two_hop(a, t, (uint32_t)(10 + i % 2), 5000, 20000);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	/* HighQueue is raised with the record at 100 us (hold_ns); the reports at 100 and 110 us show the victims */
+	assert_true(evs[first("CongestionTree", 0)].start_ns == t0 + 110000);
+	hw_an_destroy(a);
+}
+
+/* A congested queue that reports show upstream of another congested queue is a victim, not a second root:
+ * 11:5 (15000) sits on the path 11:5 -> 12:5 (20000), and reports ending at 11:5 (queue reports from node
+ * 11) carry 9000 at 10:5 and 9500 at 13:5 upstream of it.  Taken alone those would make 11:5 a root with
+ * 2 victims; instead there is one tree, at 12:5, naming 11:5 and 10:5 (2 = congestion_tree.victims), and
+ * 13:5 joins it later (victims 3 when it resolves). */
+static void test_congestion_tree_one_root(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 31000000000ull;
+	for (int i = 0; i < 60; i++, t += 10000) {
+		two_hop(a, t, 11, 15000, 20000);
+		const uint32_t nodes[2] = {(uint32_t)(i % 2 ? 13 : 10), 11}, occ[2] = {i % 2 ? 9500u : 9000u, 15000};
+		report_path(a, t + 5000, 2, nodes, NULL, occ, 7, 11); /* node 11 about a packet it holds */
+	}
+	assert_int_equal(count("HighQueue", 0), 2);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal((int)number(e, "victims"), 2);
+	assert_string_equal(e->detail, "root 12:5/3, victims 11:5/3 10:5/3");
+	for (int i = 0; i < 200; i++, t += 10000) /* calm: HighQueue and the tree resolve */
+		two_hop(a, t, 11, 100, 100);
+	assert_int_equal(count("CongestionTree", 1), 1);
+	assert_int_equal((int)number(&evs[first("CongestionTree", 1)], "victims"), 3);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
+ * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream). */
+static void test_incast_not_upstream(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 33000000000ull;
+	const uint32_t nodes[2] = {11, 12}, calm_full[2] = {100, 20000}, full[2] = {20000, 20000};
+	for (int i = 0; i < 20; i++, t += 10000) /* 12:5 fills from one source: HighQueue after 100 us */
+		report_path(a, t, 2, nodes, NULL, calm_full, 1, 0);
+	for (int i = 0; i < 40; i++, t += 10000) /* then 8 sources, and 11:5 fills too */
+		report_path(a, t, 2, nodes, NULL, full, (uint8_t)(1 + i % 8), 0);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(evs[first("Incast", 0)].node_id, 12);
+	hw_an_destroy(a);
+}
+
+/* 11:5 fills and drains within 30 us on the path 11:5 -> 12:5: a Microburst when 12:5 is calm, none when
+ * 12:5 is congested (in a HighQueue episode): then 11:5 is paused from downstream, not hit by a burst. */
+static int burst_upstream(uint32_t root_occ)
+{
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 35000000000ull;
+	const uint32_t nodes[2] = {11, 12};
+	uint32_t occ[2] = {100, root_occ};
+	for (int i = 0; i < 20; i++, t += 10000)
+		report_path(a, t, 2, nodes, NULL, occ, 1, 0);
+	const uint32_t burst[4] = {20000, 20000, 20000, 100};
+	for (int i = 0; i < 4; i++, t += 10000) {
+		occ[0] = burst[i];
+		report_path(a, t, 2, nodes, NULL, occ, 1, 0);
+	}
+	hw_an_finish(a);
+	int n = count("Microburst", 0);
+	hw_an_destroy(a);
+	return n;
+}
+
+static void test_microburst_not_when_paused(void **state)
+{
+	(void)state;
+	assert_int_equal(burst_upstream(100), 1);
+	assert_int_equal(burst_upstream(20000), 0);
 }
 
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
@@ -502,6 +718,10 @@ static void test_config(void **state)
 	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), 0);
 	assert_true(c.high_queue.raise == 500 && c.high_queue.clear == 400);
 	assert_false(c.enabled & (1u << HW_AN_MICROBURST));
+	assert_true(c.buildup_steep_from == 0.5 && c.tree_victim_occupancy == 0);
+	write_file(p, "{\"queue_buildup\":{\"steep_from\":0.7},\"congestion_tree\":{\"victim_occupancy\":300000}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), 0);
+	assert_true(c.buildup_steep_from == 0.7 && c.tree_victim_occupancy == 300000);
 	write_file(p, "{\"high_queue\":{\"rise\":500}}");
 	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "high_queue.rise: unknown key"));
@@ -540,17 +760,24 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_ramp_buildup_before_high, setup),
+	    cmocka_unit_test_setup(test_buildup_lead_on_linear_ramp, setup),
+	    cmocka_unit_test_setup(test_buildup_steep_ramp, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
+	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),
 	    cmocka_unit_test_setup(test_packet_drops, setup),
 	    cmocka_unit_test_setup(test_drops_below_ratio, setup),
 	    cmocka_unit_test_setup(test_report_loss_22bit_wrap, setup),
 	    cmocka_unit_test_setup(test_report_loss_32bit, setup),
 	    cmocka_unit_test_setup(test_path_change, setup),
+	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
+	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
+	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
+	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
 	    cmocka_unit_test_setup(test_dscp_mismatch, setup),
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),

@@ -28,7 +28,7 @@ expect_error "not leaf-spine" clean --topology ring:5
 expect_error "unknown event kind" clean --event meteor:dst=host1
 expect_error "--format tr3.0: not tr2.0, tr1.0 or tr0.5" clean --format tr3.0
 "$gen" scenario --list | grep -q "fat-tree-mix" || fail "--list does not name fat-tree-mix"
-for n in clean incast microburst link-down pfc-storm dscp-misconfig report-loss mtu-mismatch fat-tree-mix; do
+for n in clean incast microburst link-down pfc-storm dscp-misconfig report-loss mtu-mismatch buildup fat-tree-mix; do
   "$gen" scenario --list | grep -q "^  $n " || fail "--list lacks $n"
 done
 echo "ok errors name what is wrong"
@@ -62,3 +62,27 @@ jq -e '(.events[] | select(.kind=="PathChange")) as $e | [$e.affected_flows[].id
   [.flows[] | select(.id as $i | $ids | index($i)) | (.paths | length) >= 2] | all and length > 0' \
   "$dir/a/truth.json" >/dev/null || fail "PathChange flows without a second path"
 echo "ok truth.json lists the injected events"
+
+# the incast's truth lists the PFC tree it spreads into, every member a queue of the RoCE class, and the
+# buildup scenario is a slow linear ramp: 8 senders at 13.5 Gb/s into a 100 Gb/s link (host38 receives no
+# background traffic) overfill it by 8 Gb/s = 1000 bytes per us, seen in the records of its place
+jq -e '[.events[] | select(.kind=="Incast") | .effects.paused_queues | length > 0 and all(.queue == 3)] | all' \
+  "$dir/a/truth.json" >/dev/null || fail "fat-tree-mix: an Incast without its PFC tree"
+"$gen" scenario buildup --records --out "$dir/bu" --quiet || fail "buildup failed"
+python3 - "$dir/bu" <<'PY' || fail "buildup: the queue does not climb 1000 bytes per us"
+import json, sys
+t = json.load(open(sys.argv[1] + "/truth.json"))
+e = t["events"][0]
+p, t0 = e["place"], e["start_ns"]
+pts = []
+for line in open(sys.argv[1] + "/records.jsonl"):
+    r = json.loads(line)
+    if (r["node_id"], r.get("egress_port"), r.get("queue_id")) == (p["node_id"], p["port"], p["queue"]):
+        if t0 + 300000 <= r["time_ns"] <= t0 + 900000:
+            pts.append((r["time_ns"], r["queue_occupancy"]))
+(ta, va), (tb, vb) = pts[0], pts[-1]
+rate = (vb - va) / ((tb - ta) / 1e3)
+print(f"buildup: {p['node']}:{p['ifname']}/{p['queue']} climbs {rate:.0f} bytes/us over {len(pts)} records")
+sys.exit(0 if e["kind"] == "Incast" and len(pts) > 20 and abs(rate - 1000) < 20 else 1)
+PY
+echo "ok incast trees and the buildup ramp"

@@ -81,6 +81,12 @@ static const struct named scenarios[] = {
      0.3,
      0.05,
      {"mtu-mismatch:link=spine2:Ethernet3,mtu=1500"}},
+    {"buildup",
+     LS,
+     "8 senders at 13.5 Gb/s to host38 (108 Gb/s into 100G): its queue climbs 1 KB per us, a slow ramp",
+     0.3,
+     0.05,
+     {"incast:dst=host38,senders=8,gbps=13.5,start_us=1000,dur_us=2000"}},
     {"fat-tree-mix",
      "fat-tree:8",
      "k=8 fat-tree with an incast, a microburst, a link down, a PFC storm, report "
@@ -119,7 +125,7 @@ int sc_named(const char *name, struct sc_cfg *cfg, char *topo_spec, size_t len, 
 	if (!n) {
 		snprintf(err, errlen,
 		         "%s: unknown scenario (known: clean, incast, microburst, link-down, pfc-storm, "
-		         "dscp-misconfig, report-loss, mtu-mismatch, fat-tree-mix)",
+		         "dscp-misconfig, report-loss, mtu-mismatch, buildup, fat-tree-mix)",
 		         name);
 		return -1;
 	}
@@ -371,6 +377,10 @@ void sc_events_apply(struct sc_sim *s)
 			break;
 		default: break;
 		}
+		if ((e->kind == SC_EV_INCAST || e->kind == SC_EV_MICROBURST) && act)
+			for (uint32_t p = 0; p < t->n_ports; p++) /* the PFC tree the congestion spreads into */
+				if (s->paused[sc_q(p, SC_Q_ROCE)])
+					s->qev[sc_q(p, SC_Q_ROCE)] |= bit;
 		if (e->kind == SC_EV_INCAST || e->kind == SC_EV_MICROBURST || e->kind == SC_EV_PFC_STORM) {
 			/* the queue the event is about: its peak while the event lasts and as long again after */
 			uint64_t tail = e->end_ns - e->start_ns;

@@ -130,8 +130,8 @@ static json_t *event_json(const struct sc_sim *s, unsigned i)
 		json_object_set_new(eff, "peak_queue_bytes", json_integer((json_int_t)e->peak_bytes));
 	if (e->kind == SC_EV_REPORT_LOSS)
 		json_object_set_new(eff, "lost_reports", json_integer((json_int_t)sc_out_lost(s->out, i)));
-	if (e->kind == SC_EV_PFC_STORM) {
-		json_t *tree = json_array(); /* the congestion tree: queues paused while the storm lasted */
+	if (e->kind == SC_EV_PFC_STORM || e->kind == SC_EV_INCAST || e->kind == SC_EV_MICROBURST) {
+		json_t *tree = json_array(); /* the congestion tree: queues paused while the event lasted */
 		for (uint32_t p = 0; p < t->n_ports; p++)
 			if (s->qev[sc_q(p, SC_Q_ROCE)] & (1u << i))
 				json_array_append_new(tree, queue_ref(t, p, SC_Q_ROCE));
