@@ -82,6 +82,6 @@ for e in truth.get("events", []):
     print(f"   injected (truth.json): {e.get('kind')} at {p.get('node')} {p.get('ifname')} queue {p.get('queue')}; "
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
 PY
-echo "   scored against the injected truth (tools/score_events.py; the other kinds are congestion spreading):"
-python3 tools/score_events.py "$sample/truth.json" out/events.jsonl | sed 's/^/   /'
+echo "   scored against the injected truth (tools/score_events.py; HighQueue/QueueBuildup judged on the records):"
+python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --records out/records.jsonl --config "$sample/analyzer.json" | sed 's/^/   /'
 echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt"
