@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an_graphs.h"
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
 #include "records_jsonl.h"
@@ -28,6 +29,7 @@ struct opts {
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
+	struct an_graphs_opts svg; /* svg.dir NULL: no graphs */
 };
 
 struct out {
@@ -35,6 +37,8 @@ struct out {
 	struct hw_alert_sink *am, *webhook;
 	struct an_metrics *metrics;
 	double next_metrics; /* monotonic seconds */
+	struct an_graphs *graphs;
+	struct hw_analyzer *a; /* for the graphs, inside emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -64,6 +68,15 @@ void hw_cmd_run_usage(FILE *out)
 	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
 	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
 	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
+	             "  --svg-dir DIR          congestion graphs (needs the topology): an SVG per raised congestion\n"
+	             "                         event, DIR/event-<start ns>-<id>-<alertname>.svg (newest also\n"
+	             "                         DIR/event-latest.svg), and the fabric heat map, DIR/heatmap-<ns>.svg\n"
+	             "                         (newest also DIR/heatmap.svg)\n"
+	             "  --svg-every SECONDS    heat map every SECONDS of record time and at the end (default 10;\n"
+	             "                         0 = at the end only)\n"
+	             "  --svg-rate N           at most N event SVGs per alertname per second of record time\n"
+	             "                         (default 5; 0 = every raise); the others are counted as skipped\n"
+	             "  --svg-keep N           keep the newest N event SVGs and N heat maps (default 500; 0 = all)\n"
 	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
 	             "  --quiet                no summary on stderr\n");
 }
@@ -85,9 +98,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"hold", required_argument, 0, 'H'},
 	                                   {"metrics", required_argument, 0, 'M'},
 	                                   {"quiet", no_argument, 0, 'q'},
+	                                   {"svg-dir", required_argument, 0, 'S'},
+	                                   {"svg-every", required_argument, 0, 'E'},
+	                                   {"svg-rate", required_argument, 0, 'R'},
+	                                   {"svg-keep", required_argument, 0, 'K'},
 	                                   {"help", no_argument, 0, 'h'},
 	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
+	o->svg.every_s = 10;
+	o->svg.rate = 5;
+	o->svg.keep = 500;
+	o->svg.full_max = 32;
 	optind = 1;
 	int c;
 	char *end;
@@ -128,6 +149,30 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'w': o->webhook = optarg; break;
 		case 'M': o->metrics = optarg; break;
 		case 'q': o->quiet = 1; break;
+		case 'S': o->svg.dir = optarg; break;
+		case 'E':
+		case 'R':
+		case 'K': {
+			double v = strtod(optarg, &end);
+			if (*end || !*optarg || v < 0 || v > 1e9 || (c == 'K' && v != (unsigned)v)) {
+				fprintf(stderr, "hopwatch-analyzer run: --svg-%s %s: expected a %s\n",
+				        c == 'E'   ? "every"
+				        : c == 'R' ? "rate"
+				                   : "keep",
+				        optarg,
+				        c == 'E'   ? "number of seconds"
+				        : c == 'R' ? "number per second"
+				                   : "whole number");
+				return HW_EXIT_USAGE;
+			}
+			if (c == 'E')
+				o->svg.every_s = v;
+			else if (c == 'R')
+				o->svg.rate = v;
+			else
+				o->svg.keep = (unsigned)v;
+			break;
+		}
 		case 'D':
 		case 'H': {
 			double v = strtod(optarg, &end);
@@ -147,6 +192,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "hopwatch-analyzer run: unexpected argument \"%s\"\n", argv[optind]);
 		return HW_EXIT_USAGE;
 	}
+	if (o->svg.dir && !o->n_lldp && !o->n_lldpd_json) {
+		fprintf(stderr,
+		        "hopwatch-analyzer run: --svg-dir %s: the graphs need the topology (--lldp or --lldpd-json)\n",
+		        o->svg.dir);
+		return HW_EXIT_USAGE;
+	}
 	if (!o->n_records && !o->n_json && !o->stream) {
 		fprintf(stderr, "hopwatch-analyzer run: give --records FILE, --json FILE or --stream ADDR\n");
 		return HW_EXIT_USAGE;
@@ -154,9 +205,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void emit(void *ctx, const struct hw_an_event *e)
+static void emit(void *ctx, const struct hw_an_event *ev)
 {
 	struct out *out = ctx;
+	struct hw_an_event copy;
+	const struct hw_an_event *e = ev;
+	int draw = 0;
+	if (out->graphs) { /* the SVG's name goes out with the event; it is drawn after the hand-over */
+		copy = *ev;
+		draw = an_graphs_name(out->graphs, out->a, &copy);
+		e = &copy;
+	}
 	if (out->events) {
 		char buf[4096];
 		hw_an_event_json(e, buf, sizeof(buf));
@@ -166,6 +225,8 @@ static void emit(void *ctx, const struct hw_an_event *e)
 		hw_alert_sink_push(out->am, e);
 	if (out->webhook)
 		hw_alert_sink_push(out->webhook, e);
+	if (draw)
+		an_graphs_draw_event(out->graphs, out->a, e);
 }
 
 static double mono_s(void)
@@ -186,6 +247,8 @@ static void sleep_s(double s)
 /* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
 static void refresh(struct hw_analyzer *a, struct out *out, int force)
 {
+	if (out->graphs)
+		an_graphs_tick(out->graphs, a); /* the periodic heat map, on record time */
 	if (!out->metrics)
 		return;
 	double now = mono_s();
@@ -360,6 +423,15 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
 		        (unsigned long long)st.posts_failed, st.waiting);
 	}
+	if (out->graphs) {
+		struct an_graphs_stats g;
+		an_graphs_stats(out->graphs, &g);
+		fprintf(
+		    stderr,
+		    ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"heatmaps\":%llu,\"failed\":%llu,\"removed\":%llu}",
+		    (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.heatmaps,
+		    (unsigned long long)g.failed, (unsigned long long)g.removed);
+	}
 	fprintf(stderr, "}\n");
 }
 
@@ -411,6 +483,11 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
 		goto done;
 	}
+	out.a = a;
+	if (o.svg.dir && !(out.graphs = an_graphs_start(&o.svg, &t, o.map ? &map : NULL, err, sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		goto done;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
@@ -425,6 +502,8 @@ int hw_cmd_run(int argc, char **argv)
 	if (rc == HW_EXIT_OK && o.stream)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);
+	if (out.graphs)
+		an_graphs_heatmap(out.graphs, a);
 	refresh(a, &out, 1);
 	if (out.events)
 		fflush(out.events);
@@ -445,6 +524,7 @@ done:
 	an_metrics_stop(out.metrics);
 	hw_alert_sink_stop(out.am);
 	hw_alert_sink_stop(out.webhook);
+	an_graphs_stop(out.graphs);
 	if (out.events && out.events != stdout)
 		fclose(out.events);
 	hw_an_destroy(a);

@@ -109,6 +109,7 @@ struct hw_an_event {
 	unsigned n_flows;
 	uint64_t flows[HW_AN_MAX_FLOWS]; /* affected flow hashes (bounded) */
 	char detail[256];
+	char svg[256]; /* the event's congestion graph (run --svg-dir), "" when none */
 };
 
 /* Write the event as one JSON object without a newline; returns the length (may be truncated to
@@ -154,6 +155,36 @@ uint64_t hw_an_now(const struct hw_analyzer *a); /* latest record time seen */
  * 16 ms of record time (the millisecond ring), divided by high_queue.raise (1.0 = at the threshold).
  * scores has topo->n_links entries; 0 without topology or records. */
 void hw_an_link_scores(const struct hw_analyzer *a, double *scores);
+
+/* ---- read-only state for the congestion graphs (an_query.c) ---- */
+
+/* One queue the analyzer keeps, as of the latest record time. */
+struct hw_an_queue_info {
+	uint32_t node_id, port; /* port UINT32_MAX: records without ports */
+	int queue;
+	uint32_t topo_port; /* the topology port it is placed on, HW_TOPO_NONE when not placed */
+	uint64_t last_ns;   /* time of its latest record */
+	uint32_t last_occ;  /* occupancy in its latest record */
+	uint32_t last_lat;  /* highest hop latency in the millisecond of its latest record */
+	uint32_t peak_occ;  /* highest occupancy over the last 16 ms of record time (the ring) */
+	uint32_t peak_lat;  /* highest hop latency over the same */
+	uint32_t active;    /* bit per enum hw_an_kind with an episode active on this queue */
+	unsigned n_victims; /* CongestionTree root: the congested queues upstream of it (queue indices) */
+	uint32_t victims[8];
+};
+
+/* Number of queues (indices 0 .. count-1 stay valid for the analyzer's life). */
+uint32_t hw_an_queue_count(const struct hw_analyzer *a);
+/* Fill q for queue i; -1 when i is out of range. */
+int hw_an_queue_get(const struct hw_analyzer *a, uint32_t i, struct hw_an_queue_info *q);
+/* Index of the queue (node_id, port, queue); -1 when the analyzer has none. */
+long hw_an_queue_find(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, int queue);
+/* A flow's current path: up to max hops of (node_id, egress port) in hop order, from its latest report
+ * with a full path.  Returns the number of hops, 0 when the flow is unknown (paths are kept by the
+ * PathChange detector: none when it is disabled). */
+unsigned hw_an_flow_path(const struct hw_analyzer *a, uint64_t flow_hash, uint32_t (*hops)[2], unsigned max);
+/* The configuration in use. */
+const struct hw_an_config *hw_an_config_of(const struct hw_analyzer *a);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,562 @@
+/* Congestion-path graphs: the part of the fabric an event concerns (or all of a small fabric) drawn by
+ * hw_topo_render with an overlay: links and queue badges coloured by congestion level, the affected flows'
+ * paths, a congestion tree's root and victims; the fabric heat map; files written atomically and bounded. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "an_graphs.h"
+#include "analyzer_cmd.h"
+
+#define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
+#define MAX_BADGES 64
+
+/* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
+static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
+static const char *const level_name[] = {"normal", "elevated", "high", "severe"};
+static const double level_width[] = {1, 2.5, 3.5, 5};
+static const char *const flow_color[] = {"#1f77b4", "#6a3d9a", "#17becf", "#2ca02c",
+                                         "#8c564b", "#e377c2", "#393b79", "#7f7f7f"};
+
+static int level_of(double score)
+{
+	return score >= 2 ? 3 : score >= 1 ? 2 : score >= 0.5 ? 1 : 0;
+}
+
+struct file_ring { /* the timestamped files written, oldest first */
+	char (*names)[512];
+	unsigned head, n;
+};
+
+struct an_graphs {
+	struct an_graphs_opts o;
+	char dir[400];
+	const struct hw_topo *t;
+	const struct hw_topo_map *m;
+	void *gvc;
+	double tokens[HW_AN_KIND_COUNT];
+	uint64_t token_ns[HW_AN_KIND_COUNT];
+	uint64_t next_heat_ns;
+	struct {
+		uint64_t id;
+		char svg[sizeof(((struct hw_an_event *)0)->svg)];
+	} named[NAME_SLOTS];
+	struct file_ring events, heats;
+	struct an_graphs_stats st;
+	/* scratch, sized for the topology */
+	uint8_t *show;
+	struct hw_render_link_style *links;
+	struct hw_render_node_style *nodes;
+	double *score;
+	struct hw_render_badge *badges;
+	struct hw_render_path paths[HW_AN_MAX_FLOWS];
+};
+
+struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, const struct hw_topo_map *m,
+                                  char *err, size_t errlen)
+{
+	if (strlen(o->dir) >= 200) {
+		snprintf(err, errlen, "--svg-dir %s: path longer than 200 characters", o->dir);
+		return NULL;
+	}
+	if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "--svg-dir %s: %s", o->dir, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->dir, W_OK) != 0) {
+		snprintf(err, errlen, "--svg-dir %s: not a writable directory", o->dir);
+		return NULL;
+	}
+	struct an_graphs *g = calloc(1, sizeof(*g));
+	void *gvc = hw_analyzer_gvc();
+	if (!g || !gvc) {
+		free(g);
+		snprintf(err, errlen, "--svg-dir: %s", gvc ? "out of memory" : "no Graphviz context");
+		return NULL;
+	}
+	g->o = *o;
+	snprintf(g->dir, sizeof(g->dir), "%s", o->dir);
+	g->t = t;
+	g->m = m;
+	g->gvc = gvc;
+	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
+		g->tokens[k] = o->rate > 1 ? o->rate : 1;
+	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
+	g->show = calloc(nn, 1);
+	g->nodes = calloc(nn, sizeof(*g->nodes));
+	g->links = calloc(nl, sizeof(*g->links));
+	g->score = calloc(nl, sizeof(*g->score));
+	g->badges = calloc(MAX_BADGES, sizeof(*g->badges));
+	int ok = g->show && g->nodes && g->links && g->score && g->badges;
+	if (ok && o->keep) {
+		ok = (g->events.names = calloc(o->keep, sizeof(*g->events.names))) != NULL &&
+		     (g->heats.names = calloc(o->keep, sizeof(*g->heats.names))) != NULL;
+	}
+	if (!ok) {
+		an_graphs_stop(g);
+		snprintf(err, errlen, "--svg-dir: out of memory for a topology of %u nodes", t->n_nodes);
+		return NULL;
+	}
+	return g;
+}
+
+void an_graphs_stop(struct an_graphs *g)
+{
+	if (!g)
+		return;
+	free(g->show);
+	free(g->nodes);
+	free(g->links);
+	free(g->score);
+	free(g->badges);
+	free(g->events.names);
+	free(g->heats.names);
+	free(g);
+}
+
+void an_graphs_stats(const struct an_graphs *g, struct an_graphs_stats *s)
+{
+	*s = g->st;
+}
+
+static int congestion_kind(enum hw_an_kind k)
+{
+	switch (k) {
+	case HW_AN_HIGH_QUEUE:
+	case HW_AN_HIGH_LATENCY:
+	case HW_AN_QUEUE_BUILDUP:
+	case HW_AN_MICROBURST:
+	case HW_AN_PACKET_DROPS:
+	case HW_AN_INCAST:
+	case HW_AN_CONGESTION_TREE:
+	case HW_AN_PATH_CHANGE: return 1;
+	default: return 0;
+	}
+}
+
+/* A token bucket per alertname on record time: rate per second, burst max(1, rate). */
+static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
+{
+	if (g->o.rate <= 0)
+		return 1;
+	double burst = g->o.rate > 1 ? g->o.rate : 1;
+	if (now > g->token_ns[k]) {
+		g->tokens[k] += (double)(now - g->token_ns[k]) * 1e-9 * g->o.rate;
+		if (g->tokens[k] > burst)
+			g->tokens[k] = burst;
+		g->token_ns[k] = now;
+	}
+	if (g->tokens[k] < 1)
+		return 0;
+	g->tokens[k] -= 1;
+	return 1;
+}
+
+int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
+{
+	if (!congestion_kind(e->kind))
+		return 0;
+	unsigned slot = (unsigned)(e->id % NAME_SLOTS);
+	if (e->resolved) {
+		if (g->named[slot].id == e->id)
+			snprintf(e->svg, sizeof(e->svg), "%s", g->named[slot].svg);
+		return 0;
+	}
+	if (!take_token(g, e->kind, hw_an_now(a))) {
+		g->st.skipped++;
+		return 0;
+	}
+	snprintf(e->svg, sizeof(e->svg), "%.200s/event-%" PRIu64 "-%" PRIu64 "-%.31s.svg", g->dir, e->start_ns, e->id,
+	         e->alertname);
+	g->named[slot].id = e->id;
+	snprintf(g->named[slot].svg, sizeof(g->named[slot].svg), "%s", e->svg);
+	return 1;
+}
+
+/* Write data to path through path.tmp and rename: a reader sees the old file or the new one, whole. */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	int ok = fwrite(data, 1, len, f) == len;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Remember a timestamped file; past `keep`, remove the oldest this run wrote. */
+static void keep_file(struct an_graphs *g, struct file_ring *r, const char *path)
+{
+	if (!g->o.keep)
+		return;
+	if (r->n == g->o.keep) {
+		if (unlink(r->names[r->head]) == 0)
+			g->st.removed++;
+		r->head = (r->head + 1) % g->o.keep;
+		r->n--;
+	}
+	snprintf(r->names[(r->head + r->n) % g->o.keep], sizeof(r->names[0]), "%s", path);
+	r->n++;
+}
+
+/* Render the overlay and write it to path and to the stable name latest. */
+static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int port_labels, const char *path,
+                  const char *latest)
+{
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts ro = {.svg_buf = &svg, .svg_len = &len, .port_labels = port_labels, .overlay = ov};
+	struct hw_topo_error err = {0};
+	int ok = hw_topo_render(g->gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
+	if (ok)
+		ok = write_atomic(path, svg, len) == 0 && write_atomic(latest, svg, len) == 0;
+	if (svg)
+		hw_topo_render_free(g->gvc, svg);
+	if (!ok)
+		g->st.failed++;
+	return ok;
+}
+
+/* Text for a Graphviz HTML label: & < > " escaped. */
+static void html_text(char *dst, size_t size, const char *src)
+{
+	size_t o = 0;
+	for (; *src && o + 7 < size; src++) {
+		const char *rep = *src == '&'   ? "&amp;"
+		                  : *src == '<' ? "&lt;"
+		                  : *src == '>' ? "&gt;"
+		                  : *src == '"' ? "&quot;"
+		                                : NULL;
+		if (rep) {
+			memcpy(dst + o, rep, strlen(rep));
+			o += strlen(rep);
+		} else {
+			dst[o++] = *src;
+		}
+	}
+	dst[o] = 0;
+}
+
+static void human(char *buf, size_t size, double v, const char *unit)
+{
+	if (v >= 1e9)
+		snprintf(buf, size, "%.3gG%s", v / 1e9, unit);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.3gM%s", v / 1e6, unit);
+	else if (v >= 1e3)
+		snprintf(buf, size, "%.3gk%s", v / 1e3, unit);
+	else
+		snprintf(buf, size, "%.3g%s", v, unit);
+}
+
+static void latency(char *buf, size_t size, double ns)
+{
+	if (ns >= 1e6)
+		snprintf(buf, size, "%.3gms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, size, "%.3gus", ns / 1e3);
+	else
+		snprintf(buf, size, "%.0fns", ns);
+}
+
+/* The legend: a title, lines of facts, the level colours, and (for events) the flow paths. */
+static void legend(char *buf, size_t size, const char *title, const char *facts, int flows,
+                   const struct hw_an_config *c)
+{
+	char t[600], f[1200];
+	html_text(t, sizeof(t), title);
+	size_t o = (size_t)snprintf(buf, size,
+	                            "<table border=\"1\" cellborder=\"0\" cellspacing=\"2\" bgcolor=\"white\">"
+	                            "<tr><td colspan=\"2\" align=\"left\"><b>%s</b></td></tr>",
+	                            t);
+	for (const char *p = facts; *p && o < size;) { /* one row per line of facts */
+		size_t n = strcspn(p, "\n");
+		char line[400];
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		html_text(f, sizeof(f), line);
+		o += (size_t)snprintf(buf + o, size - o, "<tr><td colspan=\"2\" align=\"left\">%s</td></tr>", f);
+		p += n + (p[n] == '\n');
+	}
+	for (int l = 1; l < 4 && o < size; l++)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td><font color=\"%s\">&#9608;&#9608;&#9608;</font></td><td align=\"left\">%s: "
+		    "score %s %g</td></tr>",
+		    level_color[l], level_name[l], "&#8805;",
+		    l == 1   ? 0.5
+		    : l == 2 ? 1.0
+		             : 2.0);
+	if (o < size && flows)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td colspan=\"2\" align=\"left\">score: max(occupancy / %g, hop latency / %g)</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">(peaks of the last 16 ms)</td></tr>",
+		    c->high_queue.raise, c->high_latency.raise);
+	else if (o < size)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td colspan=\"2\" align=\"left\">score: occupancy / %g</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>",
+		    c->high_queue.raise);
+	if (flows && o < size)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td><font color=\"%s\">&#10230;</font></td><td align=\"left\">affected flow's "
+		    "path (hop by hop)</td></tr>"
+		    "<tr><td>&#9635;</td><td align=\"left\">double border: congestion tree root</td></tr>",
+		    flow_color[0]);
+	if (o < size)
+		snprintf(buf + o, size - o, "</table>");
+}
+
+/* Topology node of an INT node id (the map, else the management address). */
+static uint32_t node_of(const struct an_graphs *g, uint32_t node_id, uint32_t port, uint32_t *tport)
+{
+	uint32_t n = HW_TOPO_NONE, p = HW_TOPO_NONE;
+	hw_topo_place(g->t, g->m, node_id, port, &n, &p);
+	if (n == HW_TOPO_NONE && node_id)
+		for (uint32_t i = 0; i < g->t->n_nodes; i++)
+			if (g->t->nodes[i].node_id == node_id) {
+				n = i;
+				break;
+			}
+	if (tport)
+		*tport = p < g->t->n_ports ? p : HW_TOPO_NONE;
+	return n < g->t->n_nodes ? n : HW_TOPO_NONE;
+}
+
+static void show_with_neighbours(struct an_graphs *g, uint32_t n)
+{
+	if (n == HW_TOPO_NONE)
+		return;
+	g->show[n] = 1;
+	for (uint32_t p = g->t->nodes[n].first_port; p != HW_TOPO_NONE; p = g->t->ports[p].next) {
+		uint32_t q = hw_topo_peer(g->t, p);
+		if (q != HW_TOPO_NONE)
+			g->show[g->t->ports[q].node] = 1;
+	}
+}
+
+static double queue_score(const struct hw_an_config *c, const struct hw_an_queue_info *q)
+{
+	double s = c->high_queue.raise > 0 ? q->peak_occ / c->high_queue.raise : 0;
+	double l = c->high_latency.raise > 0 ? q->peak_lat / c->high_latency.raise : 0;
+	return s > l ? s : l;
+}
+
+static void badge(struct an_graphs *g, uint32_t *n, const struct hw_an_queue_info *q, double score, const char *role)
+{
+	if (*n >= MAX_BADGES || q->topo_port == HW_TOPO_NONE)
+		return;
+	struct hw_render_badge *b = &g->badges[(*n)++];
+	char pid[200], occ[32], lat[32];
+	hw_topo_port_svg_id(g->t, q->topo_port, pid, sizeof(pid));
+	snprintf(b->id, sizeof(b->id), "q-%.150s.%d", pid + 2, q->queue);
+	b->port = q->topo_port;
+	human(occ, sizeof(occ), q->peak_occ, "");
+	latency(lat, sizeof(lat), q->peak_lat);
+	snprintf(b->label, sizeof(b->label), "%s%s%.60s q%d\nocc %s\nlat %s", role ? role : "", role ? " " : "",
+	         g->t->ports[q->topo_port].name, q->queue, occ, lat);
+	snprintf(b->tooltip, sizeof(b->tooltip),
+	         "%s%s%.60s %.60s queue %d: peak occupancy %u, last %u, peak hop latency %u ns (last 16 ms); score "
+	         "%.2f (%s)",
+	         role ? role : "", role ? " " : "", g->t->nodes[g->t->ports[q->topo_port].node].name,
+	         g->t->ports[q->topo_port].name, q->queue, q->peak_occ, q->last_occ, q->peak_lat, score,
+	         level_name[level_of(score)]);
+	int l = level_of(score);
+	b->fill = l ? level_color[l] : "#ffffff";
+	b->peripheries = role && strcmp(role, "ROOT") == 0 ? 2 : 1;
+}
+
+static const char *severity_color(const char *sev)
+{
+	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
+}
+
+void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
+{
+	const struct hw_topo *t = g->t;
+	const struct hw_an_config *c = hw_an_config_of(a);
+	memset(g->show, 0, t->n_nodes);
+	memset(g->nodes, 0, sizeof(*g->nodes) * t->n_nodes);
+	memset(g->links, 0, sizeof(*g->links) * t->n_links);
+	int all = t->n_nodes <= g->o.full_max;
+	if (all)
+		memset(g->show, 1, t->n_nodes);
+
+	/* the place, and a congestion tree's root queue */
+	uint32_t place_port, place = node_of(g, e->node_id, e->port, &place_port);
+	show_with_neighbours(g, place);
+	long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
+	struct hw_an_queue_info rq = {0};
+	if (root >= 0)
+		hw_an_queue_get(a, (uint32_t)root, &rq);
+
+	/* the affected flows' paths: hop nodes, then the last hop's egress peer (the destination) */
+	uint32_t n_paths = 0;
+	for (unsigned f = 0; f < e->n_flows && n_paths < HW_AN_MAX_FLOWS; f++) {
+		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
+		unsigned nh = hw_an_flow_path(a, e->flows[f], hops, HW_RENDER_PATH_MAX - 1);
+		struct hw_render_path *p = &g->paths[n_paths];
+		memset(p, 0, sizeof(*p));
+		size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 ":", e->flows[f]);
+		uint32_t tp = HW_TOPO_NONE;
+		for (unsigned h = 0; h < nh; h++) {
+			uint32_t n = node_of(g, hops[h][0], hops[h][1], &tp);
+			if (n == HW_TOPO_NONE)
+				break;
+			p->nodes[p->n++] = n;
+		}
+		if (p->n == nh && tp != HW_TOPO_NONE && hw_topo_peer(t, tp) != HW_TOPO_NONE)
+			p->nodes[p->n++] = t->ports[hw_topo_peer(t, tp)].node;
+		if (p->n < 2)
+			continue;
+		for (uint32_t k = 0; k < p->n; k++) {
+			g->show[p->nodes[k]] = 1;
+			if (to < sizeof(p->tooltip))
+				to += (size_t)snprintf(p->tooltip + to, sizeof(p->tooltip) - to, "%s%.40s",
+				                       k ? " > " : " ", t->nodes[p->nodes[k]].name);
+		}
+		snprintf(p->id, sizeof(p->id), "flow-%016" PRIx64, e->flows[f]);
+		p->color = flow_color[n_paths % 8];
+		n_paths++;
+	}
+	/* a congestion tree's victims, with the link each is on */
+	for (unsigned v = 0; v < rq.n_victims; v++) {
+		struct hw_an_queue_info vq;
+		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
+			g->show[t->ports[vq.topo_port].node] = 1;
+			uint32_t peer = hw_topo_peer(t, vq.topo_port);
+			if (peer != HW_TOPO_NONE)
+				g->show[t->ports[peer].node] = 1;
+		}
+	}
+
+	/* every queue's level on its link; badges for the congested ones in view, the place, root, victims */
+	uint32_t n_badges = 0;
+	memset(g->score, 0, sizeof(*g->score) * t->n_links);
+	uint32_t nq = hw_an_queue_count(a);
+	for (uint32_t i = 0; i < nq; i++) {
+		struct hw_an_queue_info q;
+		if (hw_an_queue_get(a, i, &q) || q.topo_port == HW_TOPO_NONE)
+			continue;
+		uint32_t link = t->ports[q.topo_port].link, peer = hw_topo_peer(t, q.topo_port);
+		if (link == HW_TOPO_NONE || link >= t->n_links || peer == HW_TOPO_NONE)
+			continue;
+		double s = queue_score(c, &q);
+		if (s > g->score[link])
+			g->score[link] = s;
+		const char *role = NULL;
+		if ((long)i == root && e->kind == HW_AN_CONGESTION_TREE)
+			role = "ROOT";
+		for (unsigned v = 0; v < rq.n_victims && e->kind == HW_AN_CONGESTION_TREE; v++)
+			if (rq.victims[v] == i)
+				role = "victim";
+		int in_view = g->show[t->ports[q.topo_port].node] && g->show[t->ports[peer].node];
+		if (in_view && (role || (long)i == root || level_of(s) > 0))
+			badge(g, &n_badges, &q, s, role);
+	}
+	for (uint32_t l = 0; l < t->n_links; l++) {
+		int lv = level_of(g->score[l]);
+		g->links[l].color = level_color[lv];
+		g->links[l].width = level_width[lv];
+		if (g->score[l] > 0)
+			snprintf(g->links[l].tooltip, sizeof(g->links[l].tooltip), "score %.2f (%s)", g->score[l],
+			         level_name[lv]);
+	}
+	if (place != HW_TOPO_NONE) {
+		g->nodes[place].color = severity_color(e->severity);
+		g->nodes[place].width = 3;
+		snprintf(g->nodes[place].note, sizeof(g->nodes[place].note), "%s%s", e->alertname,
+		         e->kind == HW_AN_CONGESTION_TREE ? " root" : "");
+	}
+	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links &&
+	    !g->links[t->ports[place_port].link].color)
+		g->links[t->ports[place_port].link].width = 2.5; /* the place, even when its queue is not congested */
+
+	char title[400], facts[1200], qs[32] = "";
+	if (e->queue >= 0)
+		snprintf(qs, sizeof(qs), " queue %d", e->queue);
+	snprintf(title, sizeof(title), "%s (%s) at %.100s %.100s%s, event %" PRIu64, e->alertname, e->severity,
+	         e->node[0] ? e->node : "?", e->port_name, qs, e->id);
+	size_t fo = (size_t)snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns", e->start_ns);
+	for (unsigned i = 0; i < e->n_numbers && fo < sizeof(facts); i++)
+		fo += (size_t)snprintf(facts + fo, sizeof(facts) - fo, "%s%s=%g", i % 3 ? " " : "\n",
+		                       e->numbers[i].name, e->numbers[i].value);
+	if (e->detail[0] && fo < sizeof(facts))
+		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
+	char html[4096];
+	legend(html, sizeof(html), title, facts, 1, c);
+	struct hw_render_overlay ov = {.show = g->show,
+	                               .links = g->links,
+	                               .nodes = g->nodes,
+	                               .badges = g->badges,
+	                               .n_badges = n_badges,
+	                               .paths = g->paths,
+	                               .n_paths = n_paths,
+	                               .legend_html = html};
+	char latest[600];
+	snprintf(latest, sizeof(latest), "%s/event-latest.svg", g->dir);
+	if (render(g, &ov, 1, e->svg, latest)) {
+		g->st.events++;
+		keep_file(g, &g->events, e->svg);
+	}
+}
+
+void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+{
+	const struct hw_topo *t = g->t;
+	const struct hw_an_config *c = hw_an_config_of(a);
+	hw_an_link_scores(a, g->score);
+	memset(g->links, 0, sizeof(*g->links) * t->n_links);
+	unsigned congested = 0;
+	for (uint32_t l = 0; l < t->n_links; l++) {
+		int lv = level_of(g->score[l]);
+		congested += lv >= 2;
+		g->links[l].color = level_color[lv];
+		g->links[l].width = level_width[lv];
+		snprintf(g->links[l].tooltip, sizeof(g->links[l].tooltip), "score %.2f (%s)", g->score[l],
+		         level_name[lv]);
+	}
+	uint64_t now = hw_an_now(a);
+	char title[200], facts[200], html[4096], path[600], latest[600];
+	snprintf(title, sizeof(title), "hopwatch fabric heat map");
+	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
+	         congested, t->n_links);
+	legend(html, sizeof(html), title, facts, 0, c);
+	struct hw_render_overlay ov = {.links = g->links, .legend_html = html};
+	snprintf(path, sizeof(path), "%s/heatmap-%" PRIu64 ".svg", g->dir, now);
+	snprintf(latest, sizeof(latest), "%s/heatmap.svg", g->dir);
+	if (render(g, &ov, t->n_links <= 256, path, latest)) {
+		g->st.heatmaps++;
+		keep_file(g, &g->heats, path);
+	}
+	if (g->o.every_s > 0)
+		g->next_heat_ns = now + (uint64_t)(g->o.every_s * 1e9);
+}
+
+void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
+{
+	if (g->o.every_s <= 0)
+		return;
+	uint64_t now = hw_an_now(a);
+	if (!now)
+		return;
+	if (!g->next_heat_ns) { /* the first record sets the clock */
+		g->next_heat_ns = now + (uint64_t)(g->o.every_s * 1e9);
+		return;
+	}
+	if (now >= g->next_heat_ns)
+		an_graphs_heatmap(g, a);
+}
