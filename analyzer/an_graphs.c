@@ -542,13 +542,14 @@ void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 		g->st.heatmaps++;
 		keep_file(g, &g->heats, path);
 	}
-	if (g->o.every_s > 0)
-		g->next_heat_ns = now + (uint64_t)(g->o.every_s * 1e9);
+	uint64_t every = (uint64_t)(g->o.every_s * 1e9);
+	while (every && g->next_heat_ns && g->next_heat_ns <= now) /* on the schedule from the first record */
+		g->next_heat_ns += every;
 }
 
 void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
 {
-	if (g->o.every_s <= 0)
+	if (g->o.every_s <= 0 || (uint64_t)(g->o.every_s * 1e9) == 0)
 		return;
 	uint64_t now = hw_an_now(a);
 	if (!now)
