@@ -26,7 +26,7 @@ build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sam
 
 echo "== analyzer: detectors over the record files (thresholds for byte-valued queues: $sample/analyzer.json)"
 build/analyzer/hopwatch-analyzer run --records out/records/*.hwr --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
-  --config "$sample/analyzer.json" --events out/events.jsonl --quiet
+  --config "$sample/analyzer.json" --events out/events.jsonl --svg-dir out/svg --quiet
 
 echo "== summary"
 python3 - "$sample/truth.json" <<'PY'
@@ -60,4 +60,6 @@ for e in truth.get("events", []):
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
 print("   (the other events are congestion spreading upstream and elsewhere; scoring against truth.json is not built yet)")
 PY
-echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl"
+echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl,"
+echo "   out/svg/: event graphs event-<ns>-<id>-<alertname>.svg ($(ls out/svg | sed -n 's/^event-[0-9]*-[0-9]*-\(.*\)\.svg$/\1/p' |
+  sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}'); newest event-latest.svg), heat map heatmap.svg"
