@@ -36,7 +36,6 @@ struct an_graphs {
 	struct an_graphs_opts o;
 	char dir[400];
 	const struct hw_topo *t;
-	const struct hw_topo_map *m;
 	void *gvc;
 	double tokens[HW_AN_KIND_COUNT];
 	uint64_t token_ns[HW_AN_KIND_COUNT];
@@ -56,8 +55,7 @@ struct an_graphs {
 	struct hw_render_path paths[HW_AN_MAX_FLOWS];
 };
 
-struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, const struct hw_topo_map *m,
-                                  char *err, size_t errlen)
+struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen)
 {
 	if (strlen(o->dir) >= 200) {
 		snprintf(err, errlen, "--svg-dir %s: path longer than 200 characters", o->dir);
@@ -82,7 +80,6 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 	g->o = *o;
 	snprintf(g->dir, sizeof(g->dir), "%s", o->dir);
 	g->t = t;
-	g->m = m;
 	g->gvc = gvc;
 	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
 		g->tokens[k] = o->rate > 1 ? o->rate : 1;
@@ -320,22 +317,6 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 		snprintf(buf + o, size - o, "</table>");
 }
 
-/* Topology node of an INT node id (the map, else the management address). */
-static uint32_t node_of(const struct an_graphs *g, uint32_t node_id, uint32_t port, uint32_t *tport)
-{
-	uint32_t n = HW_TOPO_NONE, p = HW_TOPO_NONE;
-	hw_topo_place(g->t, g->m, node_id, port, &n, &p);
-	if (n == HW_TOPO_NONE && node_id)
-		for (uint32_t i = 0; i < g->t->n_nodes; i++)
-			if (g->t->nodes[i].node_id == node_id) {
-				n = i;
-				break;
-			}
-	if (tport)
-		*tport = p < g->t->n_ports ? p : HW_TOPO_NONE;
-	return n < g->t->n_nodes ? n : HW_TOPO_NONE;
-}
-
 static void show_with_neighbours(struct an_graphs *g, uint32_t n)
 {
 	if (n == HW_TOPO_NONE)
@@ -396,7 +377,7 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		memset(g->show, 1, t->n_nodes);
 
 	/* the place, and a congestion tree's root queue */
-	uint32_t place_port, place = node_of(g, e->node_id, e->port, &place_port);
+	uint32_t place_port, place = hw_an_place(a, e->node_id, e->port, &place_port);
 	show_with_neighbours(g, place);
 	long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
 	struct hw_an_queue_info rq = {0};
@@ -413,7 +394,7 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 ":", e->flows[f]);
 		uint32_t tp = HW_TOPO_NONE;
 		for (unsigned h = 0; h < nh; h++) {
-			uint32_t n = node_of(g, hops[h][0], hops[h][1], &tp);
+			uint32_t n = hw_an_place(a, hops[h][0], hops[h][1], &tp);
 			if (n == HW_TOPO_NONE)
 				break;
 			p->nodes[p->n++] = n;

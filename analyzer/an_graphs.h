@@ -28,9 +28,8 @@ struct an_graphs_stats {
 
 struct an_graphs;
 
-/* t (and m, may be NULL) must outlive the graphs.  NULL with a message on error (the directory). */
-struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, const struct hw_topo_map *m,
-                                  char *err, size_t errlen);
+/* t (the analyzer's topology) must outlive the graphs.  NULL with a message on error (the directory). */
+struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen);
 void an_graphs_stop(struct an_graphs *g);
 
 /* Before an event goes out: for a raised congestion event within the rate, set e->svg to the file it will

@@ -484,7 +484,7 @@ int hw_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	out.a = a;
-	if (o.svg.dir && !(out.graphs = an_graphs_start(&o.svg, &t, o.map ? &map : NULL, err, sizeof(err)))) {
+	if (o.svg.dir && !(out.graphs = an_graphs_start(&o.svg, &t, err, sizeof(err)))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}

@@ -183,6 +183,10 @@ long hw_an_queue_find(const struct hw_analyzer *a, uint32_t node_id, uint32_t po
  * with a full path.  Returns the number of hops, 0 when the flow is unknown (paths are kept by the
  * PathChange detector: none when it is disabled). */
 unsigned hw_an_flow_path(const struct hw_analyzer *a, uint64_t flow_hash, uint32_t (*hops)[2], unsigned max);
+/* Place an INT (node id, port) on the topology: returns the node index (by the map, else the node's
+ * management address) and sets *topo_port (may be NULL) to the port index, HW_TOPO_NONE when either is
+ * not known or there is no topology. */
+uint32_t hw_an_place(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, uint32_t *topo_port);
 /* The configuration in use. */
 const struct hw_an_config *hw_an_config_of(const struct hw_analyzer *a);
 
