@@ -14,6 +14,7 @@
 
 #define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
 #define MAX_BADGES 64
+#define PENDING 8 /* event graphs prepared in one batch of records, drawn after it (more: drawn at once) */
 
 /* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
 static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
@@ -32,6 +33,18 @@ struct file_ring { /* the timestamped files written, oldest first */
 	unsigned head, n;
 };
 
+/* One graph to draw: the overlay's arrays, sized for the topology, and where it goes. */
+struct sketch {
+	uint8_t *show;
+	struct hw_render_link_style *links;
+	struct hw_render_node_style *nodes;
+	struct hw_render_badge *badges;
+	struct hw_render_path paths[HW_AN_MAX_FLOWS];
+	uint32_t n_badges, n_paths;
+	char html[4096];
+	char svg[sizeof(((struct hw_an_event *)0)->svg)];
+};
+
 struct an_graphs {
 	struct an_graphs_opts o;
 	char dir[400];
@@ -46,13 +59,9 @@ struct an_graphs {
 	} named[NAME_SLOTS];
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
-	/* scratch, sized for the topology */
-	uint8_t *show;
-	struct hw_render_link_style *links;
-	struct hw_render_node_style *nodes;
-	double *score;
-	struct hw_render_badge *badges;
-	struct hw_render_path paths[HW_AN_MAX_FLOWS];
+	double *score;               /* scratch: per link */
+	struct sketch pend[PENDING]; /* event graphs waiting for an_graphs_flush; the heat map uses pend[0] */
+	unsigned n_pend;
 };
 
 struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen)
@@ -84,12 +93,15 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
 		g->tokens[k] = o->rate > 1 ? o->rate : 1;
 	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
-	g->show = calloc(nn, 1);
-	g->nodes = calloc(nn, sizeof(*g->nodes));
-	g->links = calloc(nl, sizeof(*g->links));
-	g->score = calloc(nl, sizeof(*g->score));
-	g->badges = calloc(MAX_BADGES, sizeof(*g->badges));
-	int ok = g->show && g->nodes && g->links && g->score && g->badges;
+	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL;
+	for (unsigned i = 0; i < PENDING && ok; i++) {
+		struct sketch *k = &g->pend[i];
+		k->show = calloc(nn, 1);
+		k->nodes = calloc(nn, sizeof(*k->nodes));
+		k->links = calloc(nl, sizeof(*k->links));
+		k->badges = calloc(MAX_BADGES, sizeof(*k->badges));
+		ok = k->show && k->nodes && k->links && k->badges;
+	}
 	if (ok && o->keep) {
 		ok = (g->events.names = calloc(o->keep, sizeof(*g->events.names))) != NULL &&
 		     (g->heats.names = calloc(o->keep, sizeof(*g->heats.names))) != NULL;
@@ -106,11 +118,13 @@ void an_graphs_stop(struct an_graphs *g)
 {
 	if (!g)
 		return;
-	free(g->show);
-	free(g->nodes);
-	free(g->links);
+	for (unsigned i = 0; i < PENDING; i++) {
+		free(g->pend[i].show);
+		free(g->pend[i].nodes);
+		free(g->pend[i].links);
+		free(g->pend[i].badges);
+	}
 	free(g->score);
-	free(g->badges);
 	free(g->events.names);
 	free(g->heats.names);
 	free(g);
@@ -317,15 +331,15 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 		snprintf(buf + o, size - o, "</table>");
 }
 
-static void show_with_neighbours(struct an_graphs *g, uint32_t n)
+static void show_with_neighbours(const struct hw_topo *t, uint8_t *show, uint32_t n)
 {
 	if (n == HW_TOPO_NONE)
 		return;
-	g->show[n] = 1;
-	for (uint32_t p = g->t->nodes[n].first_port; p != HW_TOPO_NONE; p = g->t->ports[p].next) {
-		uint32_t q = hw_topo_peer(g->t, p);
+	show[n] = 1;
+	for (uint32_t p = t->nodes[n].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+		uint32_t q = hw_topo_peer(t, p);
 		if (q != HW_TOPO_NONE)
-			g->show[g->t->ports[q].node] = 1;
+			show[t->ports[q].node] = 1;
 	}
 }
 
@@ -336,11 +350,12 @@ static double queue_score(const struct hw_an_config *c, const struct hw_an_queue
 	return s > l ? s : l;
 }
 
-static void badge(struct an_graphs *g, uint32_t *n, const struct hw_an_queue_info *q, double score, const char *role)
+static void badge(struct an_graphs *g, struct sketch *k, const struct hw_an_queue_info *q, double score,
+                  const char *role)
 {
-	if (*n >= MAX_BADGES || q->topo_port == HW_TOPO_NONE)
+	if (k->n_badges >= MAX_BADGES || q->topo_port == HW_TOPO_NONE)
 		return;
-	struct hw_render_badge *b = &g->badges[(*n)++];
+	struct hw_render_badge *b = &k->badges[k->n_badges++];
 	char pid[200], occ[32], lat[32];
 	hw_topo_port_svg_id(g->t, q->topo_port, pid, sizeof(pid));
 	snprintf(b->id, sizeof(b->id), "q-%.150s.%d", pid + 2, q->queue);
@@ -369,27 +384,31 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
-	memset(g->show, 0, t->n_nodes);
-	memset(g->nodes, 0, sizeof(*g->nodes) * t->n_nodes);
-	memset(g->links, 0, sizeof(*g->links) * t->n_links);
+	if (g->n_pend >= PENDING) /* a burst: draw the waiting ones now (bounded memory) */
+		an_graphs_flush(g);
+	struct sketch *sk = &g->pend[g->n_pend++];
+	snprintf(sk->svg, sizeof(sk->svg), "%s", e->svg);
+	memset(sk->show, 0, t->n_nodes);
+	memset(sk->nodes, 0, sizeof(*sk->nodes) * t->n_nodes);
+	memset(sk->links, 0, sizeof(*sk->links) * t->n_links);
 	int all = t->n_nodes <= g->o.full_max;
 	if (all)
-		memset(g->show, 1, t->n_nodes);
+		memset(sk->show, 1, t->n_nodes);
 
 	/* the place, and a congestion tree's root queue */
 	uint32_t place_port, place = hw_an_place(a, e->node_id, e->port, &place_port);
-	show_with_neighbours(g, place);
+	show_with_neighbours(t, sk->show, place);
 	long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
 	struct hw_an_queue_info rq = {0};
 	if (root >= 0)
 		hw_an_queue_get(a, (uint32_t)root, &rq);
 
 	/* the affected flows' paths: hop nodes, then the last hop's egress peer (the destination) */
-	uint32_t n_paths = 0;
+	uint32_t n_paths = 0; /* sk->n_paths when done */
 	for (unsigned f = 0; f < e->n_flows && n_paths < HW_AN_MAX_FLOWS; f++) {
 		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
 		unsigned nh = hw_an_flow_path(a, e->flows[f], hops, HW_RENDER_PATH_MAX - 1);
-		struct hw_render_path *p = &g->paths[n_paths];
+		struct hw_render_path *p = &sk->paths[n_paths];
 		memset(p, 0, sizeof(*p));
 		size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 ":", e->flows[f]);
 		uint32_t tp = HW_TOPO_NONE;
@@ -404,7 +423,7 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		if (p->n < 2)
 			continue;
 		for (uint32_t k = 0; k < p->n; k++) {
-			g->show[p->nodes[k]] = 1;
+			sk->show[p->nodes[k]] = 1;
 			if (to < sizeof(p->tooltip))
 				to += (size_t)snprintf(p->tooltip + to, sizeof(p->tooltip) - to, "%s%.40s",
 				                       k ? " > " : " ", t->nodes[p->nodes[k]].name);
@@ -417,15 +436,15 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 	for (unsigned v = 0; v < rq.n_victims; v++) {
 		struct hw_an_queue_info vq;
 		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
-			g->show[t->ports[vq.topo_port].node] = 1;
+			sk->show[t->ports[vq.topo_port].node] = 1;
 			uint32_t peer = hw_topo_peer(t, vq.topo_port);
 			if (peer != HW_TOPO_NONE)
-				g->show[t->ports[peer].node] = 1;
+				sk->show[t->ports[peer].node] = 1;
 		}
 	}
 
 	/* every queue's level on its link; badges for the congested ones in view, the place, root, victims */
-	uint32_t n_badges = 0;
+	sk->n_badges = 0;
 	memset(g->score, 0, sizeof(*g->score) * t->n_links);
 	uint32_t nq = hw_an_queue_count(a);
 	for (uint32_t i = 0; i < nq; i++) {
@@ -444,27 +463,27 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		for (unsigned v = 0; v < rq.n_victims && e->kind == HW_AN_CONGESTION_TREE; v++)
 			if (rq.victims[v] == i)
 				role = "victim";
-		int in_view = g->show[t->ports[q.topo_port].node] && g->show[t->ports[peer].node];
+		int in_view = sk->show[t->ports[q.topo_port].node] && sk->show[t->ports[peer].node];
 		if (in_view && (role || (long)i == root || level_of(s) > 0))
-			badge(g, &n_badges, &q, s, role);
+			badge(g, sk, &q, s, role);
 	}
 	for (uint32_t l = 0; l < t->n_links; l++) {
 		int lv = level_of(g->score[l]);
-		g->links[l].color = level_color[lv];
-		g->links[l].width = level_width[lv];
+		sk->links[l].color = level_color[lv];
+		sk->links[l].width = level_width[lv];
 		if (g->score[l] > 0)
-			snprintf(g->links[l].tooltip, sizeof(g->links[l].tooltip), "score %.2f (%s)", g->score[l],
+			snprintf(sk->links[l].tooltip, sizeof(sk->links[l].tooltip), "score %.2f (%s)", g->score[l],
 			         level_name[lv]);
 	}
 	if (place != HW_TOPO_NONE) {
-		g->nodes[place].color = severity_color(e->severity);
-		g->nodes[place].width = 3;
-		snprintf(g->nodes[place].note, sizeof(g->nodes[place].note), "%s%s", e->alertname,
+		sk->nodes[place].color = severity_color(e->severity);
+		sk->nodes[place].width = 3;
+		snprintf(sk->nodes[place].note, sizeof(sk->nodes[place].note), "%s%s", e->alertname,
 		         e->kind == HW_AN_CONGESTION_TREE ? " root" : "");
 	}
 	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links &&
-	    !g->links[t->ports[place_port].link].color)
-		g->links[t->ports[place_port].link].width = 2.5; /* the place, even when its queue is not congested */
+	    !sk->links[t->ports[place_port].link].color)
+		sk->links[t->ports[place_port].link].width = 2.5; /* the place, even when its queue is not congested */
 
 	char title[400], facts[1200], qs[32] = "";
 	if (e->queue >= 0)
@@ -477,38 +496,48 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		                       e->numbers[i].name, e->numbers[i].value);
 	if (e->detail[0] && fo < sizeof(facts))
 		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
-	char html[4096];
-	legend(html, sizeof(html), title, facts, 1, c);
-	struct hw_render_overlay ov = {.show = g->show,
-	                               .links = g->links,
-	                               .nodes = g->nodes,
-	                               .badges = g->badges,
-	                               .n_badges = n_badges,
-	                               .paths = g->paths,
-	                               .n_paths = n_paths,
-	                               .legend_html = html};
+	legend(sk->html, sizeof(sk->html), title, facts, 1, c);
+	sk->n_paths = n_paths;
+}
+
+/* Draw the prepared event graphs (after a batch of records: no alert waits for Graphviz). */
+void an_graphs_flush(struct an_graphs *g)
+{
 	char latest[600];
 	snprintf(latest, sizeof(latest), "%s/event-latest.svg", g->dir);
-	if (render(g, &ov, 1, e->svg, latest)) {
-		g->st.events++;
-		keep_file(g, &g->events, e->svg);
+	for (unsigned i = 0; i < g->n_pend; i++) {
+		struct sketch *k = &g->pend[i];
+		struct hw_render_overlay ov = {.show = k->show,
+		                               .links = k->links,
+		                               .nodes = k->nodes,
+		                               .badges = k->badges,
+		                               .n_badges = k->n_badges,
+		                               .paths = k->paths,
+		                               .n_paths = k->n_paths,
+		                               .legend_html = k->html};
+		if (render(g, &ov, 1, k->svg, latest)) {
+			g->st.events++;
+			keep_file(g, &g->events, k->svg);
+		}
 	}
+	g->n_pend = 0;
 }
 
 void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
+	an_graphs_flush(g); /* the event graphs first, in order; then pend[0] is free */
+	struct hw_render_link_style *links = g->pend[0].links;
 	hw_an_link_scores(a, g->score);
-	memset(g->links, 0, sizeof(*g->links) * t->n_links);
+	memset(links, 0, sizeof(*links) * t->n_links);
 	unsigned congested = 0;
 	for (uint32_t l = 0; l < t->n_links; l++) {
 		int lv = level_of(g->score[l]);
 		congested += lv >= 2;
-		g->links[l].color = level_color[lv];
-		g->links[l].width = level_width[lv];
-		snprintf(g->links[l].tooltip, sizeof(g->links[l].tooltip), "score %.2f (%s)", g->score[l],
-		         level_name[lv]);
+		links[l].color = level_color[lv];
+		links[l].width = level_width[lv];
+		snprintf(links[l].tooltip, sizeof(links[l].tooltip), "score %.2f (%s)", g->score[l], level_name[lv]);
 	}
 	uint64_t now = hw_an_now(a);
 	char title[200], facts[200], html[4096], path[600], latest[600];
@@ -516,7 +545,7 @@ void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
 	         congested, t->n_links);
 	legend(html, sizeof(html), title, facts, 0, c);
-	struct hw_render_overlay ov = {.links = g->links, .legend_html = html};
+	struct hw_render_overlay ov = {.links = links, .legend_html = html};
 	snprintf(path, sizeof(path), "%s/heatmap-%" PRIu64 ".svg", g->dir, now);
 	snprintf(latest, sizeof(latest), "%s/heatmap.svg", g->dir);
 	if (render(g, &ov, t->n_links <= 256, path, latest)) {
@@ -530,6 +559,7 @@ void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 
 void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
 {
+	an_graphs_flush(g);
 	if (g->o.every_s <= 0 || (uint64_t)(g->o.every_s * 1e9) == 0)
 		return;
 	uint64_t now = hw_an_now(a);

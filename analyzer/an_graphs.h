@@ -36,11 +36,16 @@ void an_graphs_stop(struct an_graphs *g);
  * be drawn into and return 1 (then call an_graphs_draw_event once it is handed over); for a resolve, set
  * e->svg to its raise's file (so an alert keeps its annotation); else 0. */
 int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e);
-/* Draw the event named by an_graphs_name into e->svg and DIR/event-latest.svg. */
+/* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
+ * no Graphviz); it is drawn into e->svg and DIR/event-latest.svg by the next an_graphs_flush.  Up to 8
+ * wait; preparing a 9th first draws the 8 (a burst of raises: the later alerts of the batch wait). */
 void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
-/* The heat map when every_s of record time went by since the last one (cheap otherwise). */
+/* Draw the prepared event graphs.  Call after each batch of records, so that no event of the batch
+ * waits for Graphviz; an_graphs_tick and an_graphs_heatmap call it. */
+void an_graphs_flush(struct an_graphs *g);
+/* Flush, then the heat map when every_s of record time went by since the last one. */
 void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a);
-/* The heat map now (end of input): DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg. */
+/* Flush, then the heat map now (end of input): DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg. */
 void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a);
 void an_graphs_stats(const struct an_graphs *g, struct an_graphs_stats *s);
 
