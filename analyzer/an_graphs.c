@@ -3,6 +3,7 @@
  * paths, a congestion tree's root and victims; the fabric heat map; files written atomically and bounded. */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 
 #define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
 #define MAX_BADGES 64
-#define PENDING 8 /* event graphs prepared in one batch of records, drawn after it (more: drawn at once) */
+#define PENDING 16 /* graphs prepared and waiting for the drawing thread */
 
 /* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
 static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
@@ -41,8 +42,10 @@ struct sketch {
 	struct hw_render_badge *badges;
 	struct hw_render_path paths[HW_AN_MAX_FLOWS];
 	uint32_t n_badges, n_paths;
+	int heat; /* a heat map: only links */
 	char html[4096];
-	char svg[sizeof(((struct hw_an_event *)0)->svg)];
+	char svg[512];    /* the file */
+	char latest[512]; /* its stable name */
 };
 
 struct an_graphs {
@@ -59,10 +62,19 @@ struct an_graphs {
 	} named[NAME_SLOTS];
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
-	double *score;               /* scratch: per link */
-	struct sketch pend[PENDING]; /* event graphs waiting for an_graphs_flush; the heat map uses pend[0] */
-	unsigned n_pend;
+	double *score; /* scratch of the detection thread: per link */
+	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the drawing thread
+	 * (slot rd % PENDING); Graphviz runs only there */
+	struct sketch pend[PENDING];
+	uint64_t wr, rd;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	int started, stop;
 };
+
+static void *drawing(void *arg);
+static void submit(struct an_graphs *g);
 
 struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen)
 {
@@ -111,6 +123,14 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 		snprintf(err, errlen, "--svg-dir: out of memory for a topology of %u nodes", t->n_nodes);
 		return NULL;
 	}
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->started = pthread_create(&g->thread, NULL, drawing, g) == 0;
+	if (!g->started) {
+		an_graphs_stop(g);
+		snprintf(err, errlen, "--svg-dir: cannot start the drawing thread");
+		return NULL;
+	}
 	return g;
 }
 
@@ -118,6 +138,16 @@ void an_graphs_stop(struct an_graphs *g)
 {
 	if (!g)
 		return;
+	if (g->started) {
+		an_graphs_flush(g);
+		pthread_mutex_lock(&g->mu);
+		g->stop = 1;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->thread, NULL);
+		pthread_mutex_destroy(&g->mu);
+		pthread_cond_destroy(&g->cv);
+	}
 	for (unsigned i = 0; i < PENDING; i++) {
 		free(g->pend[i].show);
 		free(g->pend[i].nodes);
@@ -130,9 +160,11 @@ void an_graphs_stop(struct an_graphs *g)
 	free(g);
 }
 
-void an_graphs_stats(const struct an_graphs *g, struct an_graphs_stats *s)
+void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
 {
+	pthread_mutex_lock(&g->mu);
 	*s = g->st;
+	pthread_mutex_unlock(&g->mu);
 }
 
 static int congestion_kind(enum hw_an_kind k)
@@ -178,10 +210,17 @@ int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_a
 			snprintf(e->svg, sizeof(e->svg), "%s", g->named[slot].svg);
 		return 0;
 	}
-	if (!take_token(g, e->kind, hw_an_now(a))) {
+	pthread_mutex_lock(&g->mu);
+	while (g->o.wait && g->wr - g->rd >= PENDING)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int room = g->wr - g->rd < PENDING; /* a slot for an_graphs_draw_event */
+	if (!room || !take_token(g, e->kind, hw_an_now(a))) {
 		g->st.skipped++;
+		g->st.busy += !room;
+		pthread_mutex_unlock(&g->mu);
 		return 0;
 	}
+	pthread_mutex_unlock(&g->mu);
 	snprintf(e->svg, sizeof(e->svg), "%.200s/event-%" PRIu64 "-%" PRIu64 "-%.31s.svg", g->dir, e->start_ns, e->id,
 	         e->alertname);
 	g->named[slot].id = e->id;
@@ -234,8 +273,6 @@ static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int p
 		ok = write_atomic(path, svg, len) == 0 && write_atomic(latest, svg, len) == 0;
 	if (svg)
 		hw_topo_render_free(g->gvc, svg);
-	if (!ok)
-		g->st.failed++;
 	return ok;
 }
 
@@ -384,10 +421,15 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
-	if (g->n_pend >= PENDING) /* a burst: draw the waiting ones now (bounded memory) */
-		an_graphs_flush(g);
-	struct sketch *sk = &g->pend[g->n_pend++];
+	pthread_mutex_lock(&g->mu);
+	int room = g->wr - g->rd < PENDING; /* an_graphs_name found room, and only this thread fills slots */
+	pthread_mutex_unlock(&g->mu);
+	if (!room)
+		return;
+	struct sketch *sk = &g->pend[g->wr % PENDING];
+	sk->heat = 0;
 	snprintf(sk->svg, sizeof(sk->svg), "%s", e->svg);
+	snprintf(sk->latest, sizeof(sk->latest), "%s/event-latest.svg", g->dir);
 	memset(sk->show, 0, t->n_nodes);
 	memset(sk->nodes, 0, sizeof(*sk->nodes) * t->n_nodes);
 	memset(sk->links, 0, sizeof(*sk->links) * t->n_links);
@@ -498,68 +540,111 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
 	legend(sk->html, sizeof(sk->html), title, facts, 1, c);
 	sk->n_paths = n_paths;
+	submit(g);
 }
 
-/* Draw the prepared event graphs (after a batch of records: no alert waits for Graphviz). */
+/* Hand the slot just filled to the drawing thread. */
+static void submit(struct an_graphs *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->wr++;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* The drawing thread: Graphviz layout and render of each prepared graph, in order. */
+static void *drawing(void *arg)
+{
+	struct an_graphs *g = arg;
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (g->rd == g->wr && !g->stop)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (g->rd == g->wr)
+			break;
+		struct sketch *k = &g->pend[g->rd % PENDING];
+		pthread_mutex_unlock(&g->mu);
+		struct hw_render_overlay ov = {.links = k->links, .legend_html = k->html};
+		if (!k->heat) {
+			ov.show = k->show;
+			ov.nodes = k->nodes;
+			ov.badges = k->badges;
+			ov.n_badges = k->n_badges;
+			ov.paths = k->paths;
+			ov.n_paths = k->n_paths;
+		}
+		int ok = render(g, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
+		pthread_mutex_lock(&g->mu);
+		if (!ok)
+			g->st.failed++;
+		else if (k->heat)
+			g->st.heatmaps++;
+		else
+			g->st.events++;
+		if (ok)
+			keep_file(g, k->heat ? &g->heats : &g->events, k->svg);
+		g->rd++;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
 void an_graphs_flush(struct an_graphs *g)
 {
-	char latest[600];
-	snprintf(latest, sizeof(latest), "%s/event-latest.svg", g->dir);
-	for (unsigned i = 0; i < g->n_pend; i++) {
-		struct sketch *k = &g->pend[i];
-		struct hw_render_overlay ov = {.show = k->show,
-		                               .links = k->links,
-		                               .nodes = k->nodes,
-		                               .badges = k->badges,
-		                               .n_badges = k->n_badges,
-		                               .paths = k->paths,
-		                               .n_paths = k->n_paths,
-		                               .legend_html = k->html};
-		if (render(g, &ov, 1, k->svg, latest)) {
-			g->st.events++;
-			keep_file(g, &g->events, k->svg);
-		}
-	}
-	g->n_pend = 0;
+	pthread_mutex_lock(&g->mu);
+	while (g->rd != g->wr)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
 }
 
-void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+/* Prepare the heat map into a free slot; with wait, wait for one (the end of input). */
+static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
-	an_graphs_flush(g); /* the event graphs first, in order; then pend[0] is free */
-	struct hw_render_link_style *links = g->pend[0].links;
+	uint64_t now = hw_an_now(a), every = (uint64_t)(g->o.every_s * 1e9);
+	while (every && g->next_heat_ns && g->next_heat_ns <= now) /* on the schedule from the first batch */
+		g->next_heat_ns += every;
+	pthread_mutex_lock(&g->mu);
+	while (wait && g->wr - g->rd >= PENDING)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int room = g->wr - g->rd < PENDING;
+	g->st.busy += !room;
+	pthread_mutex_unlock(&g->mu);
+	if (!room)
+		return;
+	struct sketch *k = &g->pend[g->wr % PENDING];
+	k->heat = 1;
 	hw_an_link_scores(a, g->score);
-	memset(links, 0, sizeof(*links) * t->n_links);
+	memset(k->links, 0, sizeof(*k->links) * t->n_links);
 	unsigned congested = 0;
 	for (uint32_t l = 0; l < t->n_links; l++) {
 		int lv = level_of(g->score[l]);
 		congested += lv >= 2;
-		links[l].color = level_color[lv];
-		links[l].width = level_width[lv];
-		snprintf(links[l].tooltip, sizeof(links[l].tooltip), "score %.2f (%s)", g->score[l], level_name[lv]);
+		k->links[l].color = level_color[lv];
+		k->links[l].width = level_width[lv];
+		snprintf(k->links[l].tooltip, sizeof(k->links[l].tooltip), "score %.2f (%s)", g->score[l],
+		         level_name[lv]);
 	}
-	uint64_t now = hw_an_now(a);
-	char title[200], facts[200], html[4096], path[600], latest[600];
+	char title[200], facts[200];
 	snprintf(title, sizeof(title), "hopwatch fabric heat map");
 	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
 	         congested, t->n_links);
-	legend(html, sizeof(html), title, facts, 0, c);
-	struct hw_render_overlay ov = {.links = links, .legend_html = html};
-	snprintf(path, sizeof(path), "%s/heatmap-%" PRIu64 ".svg", g->dir, now);
-	snprintf(latest, sizeof(latest), "%s/heatmap.svg", g->dir);
-	if (render(g, &ov, t->n_links <= 256, path, latest)) {
-		g->st.heatmaps++;
-		keep_file(g, &g->heats, path);
-	}
-	uint64_t every = (uint64_t)(g->o.every_s * 1e9);
-	while (every && g->next_heat_ns && g->next_heat_ns <= now) /* on the schedule from the first record */
-		g->next_heat_ns += every;
+	legend(k->html, sizeof(k->html), title, facts, 0, c);
+	snprintf(k->svg, sizeof(k->svg), "%.400s/heatmap-%" PRIu64 ".svg", g->dir, now);
+	snprintf(k->latest, sizeof(k->latest), "%.400s/heatmap.svg", g->dir);
+	submit(g);
+}
+
+void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+{
+	heatmap(g, a, 1);
+	an_graphs_flush(g);
 }
 
 void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
 {
-	an_graphs_flush(g);
 	if (g->o.every_s <= 0 || (uint64_t)(g->o.every_s * 1e9) == 0)
 		return;
 	uint64_t now = hw_an_now(a);
@@ -570,5 +655,5 @@ void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
 		return;
 	}
 	if (now >= g->next_heat_ns)
-		an_graphs_heatmap(g, a);
+		heatmap(g, a, g->o.wait); /* live: skipped when busy */
 }

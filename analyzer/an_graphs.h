@@ -16,11 +16,13 @@ struct an_graphs_opts {
 	                      0 = no limit */
 	unsigned keep;     /* timestamped files kept per kind (event, heat map) from this run; 0 = all */
 	unsigned full_max; /* draw the whole topology when it has at most this many nodes */
+	int wait;          /* replays: wait for the drawing thread instead of skipping (deterministic output) */
 };
 
 struct an_graphs_stats {
 	uint64_t events;   /* event SVGs written */
-	uint64_t skipped;  /* raises not drawn: over the rate */
+	uint64_t skipped;  /* raises not drawn: over the rate, or busy */
+	uint64_t busy;     /* graphs not drawn because 16 were already waiting for the drawing thread */
 	uint64_t heatmaps; /* heat maps written */
 	uint64_t failed;   /* SVGs that could not be rendered or written */
 	uint64_t removed;  /* older files removed to keep `keep` */
@@ -28,7 +30,8 @@ struct an_graphs_stats {
 
 struct an_graphs;
 
-/* t (the analyzer's topology) must outlive the graphs.  NULL with a message on error (the directory). */
+/* Starts the drawing thread, the only user of Graphviz (hw_analyzer_gvc()) until an_graphs_stop.  t (the
+ * analyzer's topology) must outlive the graphs.  NULL with a message on error (the directory). */
 struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen);
 void an_graphs_stop(struct an_graphs *g);
 
@@ -37,16 +40,17 @@ void an_graphs_stop(struct an_graphs *g);
  * e->svg to its raise's file (so an alert keeps its annotation); else 0. */
 int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e);
 /* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
- * no Graphviz); it is drawn into e->svg and DIR/event-latest.svg by the next an_graphs_flush.  Up to 8
- * wait; preparing a 9th first draws the 8 (a burst of raises: the later alerts of the batch wait). */
+ * no Graphviz) and hand it to the drawing thread, which draws it into e->svg and DIR/event-latest.svg.
+ * At most 16 graphs wait: beyond, an_graphs_name skips the raise (live: detection never waits for
+ * Graphviz) or, with opts.wait (replays), waits for room. */
 void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
-/* Draw the prepared event graphs.  Call after each batch of records, so that no event of the batch
- * waits for Graphviz; an_graphs_tick and an_graphs_heatmap call it. */
+/* Wait until every graph handed over is drawn. */
 void an_graphs_flush(struct an_graphs *g);
-/* Flush, then the heat map when every_s of record time went by since the last one. */
+/* The heat map when every_s of record time went by since the last one (skipped when 16 graphs wait). */
 void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a);
-/* Flush, then the heat map now (end of input): DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg. */
+/* The heat map now (end of input; waits for room), DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg,
+ * then flush. */
 void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a);
-void an_graphs_stats(const struct an_graphs *g, struct an_graphs_stats *s);
+void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s);
 
 #endif

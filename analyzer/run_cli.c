@@ -426,11 +426,11 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 	if (out->graphs) {
 		struct an_graphs_stats g;
 		an_graphs_stats(out->graphs, &g);
-		fprintf(
-		    stderr,
-		    ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"heatmaps\":%llu,\"failed\":%llu,\"removed\":%llu}",
-		    (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.heatmaps,
-		    (unsigned long long)g.failed, (unsigned long long)g.removed);
+		fprintf(stderr,
+		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
+		        "\"removed\":%llu}",
+		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
+		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed);
 	}
 	fprintf(stderr, "}\n");
 }
@@ -484,6 +484,7 @@ int hw_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	out.a = a;
+	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
 	if (o.svg.dir && !(out.graphs = an_graphs_start(&o.svg, &t, err, sizeof(err)))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
