@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "an_graphs.h"
@@ -573,8 +574,12 @@ static void *drawing(void *arg)
 			ov.paths = k->paths;
 			ov.n_paths = k->n_paths;
 		}
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int ok = render(g, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		pthread_mutex_lock(&g->mu);
+		g->st.draw_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		if (!ok)
 			g->st.failed++;
 		else if (k->heat)

@@ -26,6 +26,7 @@ struct an_graphs_stats {
 	uint64_t heatmaps; /* heat maps written */
 	uint64_t failed;   /* SVGs that could not be rendered or written */
 	uint64_t removed;  /* older files removed to keep `keep` */
+	double draw_s;     /* time the drawing thread spent in Graphviz and writing files (monotonic) */
 };
 
 struct an_graphs;

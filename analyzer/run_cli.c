@@ -428,9 +428,10 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 		an_graphs_stats(out->graphs, &g);
 		fprintf(stderr,
 		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
-		        "\"removed\":%llu}",
+		        "\"removed\":%llu,\"draw_s\":%.3f}",
 		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
-		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed);
+		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed,
+		        g.draw_s);
 	}
 	fprintf(stderr, "}\n");
 }
