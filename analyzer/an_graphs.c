@@ -269,7 +269,9 @@ static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int p
 	size_t len = 0;
 	struct hw_render_opts ro = {.svg_buf = &svg, .svg_len = &len, .port_labels = port_labels, .overlay = ov};
 	struct hw_topo_error err = {0};
+	hw_analyzer_gvc_lock();
 	int ok = hw_topo_render(g->gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
+	hw_analyzer_gvc_unlock();
 	if (ok)
 		ok = write_atomic(path, svg, len) == 0 && write_atomic(latest, svg, len) == 0;
 	if (svg)
