@@ -41,7 +41,7 @@ struct sketch {
 	struct hw_render_link_style *links;
 	struct hw_render_node_style *nodes;
 	struct hw_render_badge *badges;
-	struct hw_render_path paths[HW_AN_MAX_FLOWS];
+	struct hw_render_path paths[HW_AN_MAX_FLOWS + 1]; /* the flows, and a PathChange's old path */
 	uint32_t n_badges, n_paths;
 	int heat; /* a heat map: only links */
 	char html[4096];
@@ -364,7 +364,7 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 		o += (size_t)snprintf(
 		    buf + o, size - o,
 		    "<tr><td><font color=\"%s\">&#10230;</font></td><td align=\"left\">affected flow's "
-		    "path (hop by hop)</td></tr>"
+		    "path (hop by hop); dashed grey: the path it left</td></tr>"
 		    "<tr><td>&#9635;</td><td align=\"left\">double border: congestion tree root</td></tr>",
 		    flow_color[0]);
 	if (o < size)
@@ -415,6 +415,35 @@ static void badge(struct an_graphs *g, struct sketch *k, const struct hw_an_queu
 	b->peripheries = role && strcmp(role, "ROOT") == 0 ? 2 : 1;
 }
 
+/* A flow's path from its hops (node id, egress port): the hops' nodes, then the last hop's egress peer (the
+ * destination); shown in the sketch.  id "flow-<hash><suffix>", tooltip "flow <hash>: a > b > c".  0 when
+ * fewer than 2 nodes are placed. */
+static int flow_path(const struct hw_analyzer *a, const struct hw_topo *t, struct sketch *sk, struct hw_render_path *p,
+                     const uint32_t (*hops)[2], unsigned nh, uint64_t hash, const char *suffix)
+{
+	memset(p, 0, sizeof(*p));
+	size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 "%s:", hash, suffix);
+	uint32_t tp = HW_TOPO_NONE;
+	for (unsigned h = 0; h < nh && p->n < HW_RENDER_PATH_MAX - 1; h++) {
+		uint32_t n = hw_an_place(a, hops[h][0], hops[h][1], &tp);
+		if (n == HW_TOPO_NONE)
+			break;
+		p->nodes[p->n++] = n;
+	}
+	if (p->n == nh && tp != HW_TOPO_NONE && hw_topo_peer(t, tp) != HW_TOPO_NONE)
+		p->nodes[p->n++] = t->ports[hw_topo_peer(t, tp)].node;
+	if (p->n < 2)
+		return 0;
+	for (uint32_t k = 0; k < p->n; k++) {
+		sk->show[p->nodes[k]] = 1;
+		if (to < sizeof(p->tooltip))
+			to += (size_t)snprintf(p->tooltip + to, sizeof(p->tooltip) - to, "%s%.40s", k ? " > " : " ",
+			                       t->nodes[p->nodes[k]].name);
+	}
+	snprintf(p->id, sizeof(p->id), "flow-%016" PRIx64 "%.8s", hash, suffix);
+	return 1;
+}
+
 static const char *severity_color(const char *sev)
 {
 	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
@@ -448,34 +477,34 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 	if (root >= 0)
 		hw_an_queue_get(a, (uint32_t)root, &rq);
 
-	/* the affected flows' paths: hop nodes, then the last hop's egress peer (the destination) */
+	/* the affected flows' paths; a PathChange also the path it left (its detail "path A -> B") */
 	uint32_t n_paths = 0; /* sk->n_paths when done */
 	for (unsigned f = 0; f < e->n_flows && n_paths < HW_AN_MAX_FLOWS; f++) {
 		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
 		unsigned nh = hw_an_flow_path(a, e->flows[f], hops, HW_RENDER_PATH_MAX - 1);
-		struct hw_render_path *p = &sk->paths[n_paths];
-		memset(p, 0, sizeof(*p));
-		size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 ":", e->flows[f]);
-		uint32_t tp = HW_TOPO_NONE;
-		for (unsigned h = 0; h < nh; h++) {
-			uint32_t n = hw_an_place(a, hops[h][0], hops[h][1], &tp);
-			if (n == HW_TOPO_NONE)
+		if (flow_path(a, t, sk, &sk->paths[n_paths], hops, nh, e->flows[f], "")) {
+			sk->paths[n_paths].color = flow_color[n_paths % 8];
+			n_paths++;
+		}
+	}
+	if (e->kind == HW_AN_PATH_CHANGE && e->n_flows == 1 && strncmp(e->detail, "path ", 5) == 0) {
+		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
+		unsigned nh = 0;
+		const char *d = e->detail + 5;
+		int used;
+		while (nh < HW_RENDER_PATH_MAX - 1 && sscanf(d, "%u:%u%n", &hops[nh][0], &hops[nh][1], &used) == 2) {
+			nh++;
+			d += used;
+			if (*d != '>')
 				break;
-			p->nodes[p->n++] = n;
+			d++;
 		}
-		if (p->n == nh && tp != HW_TOPO_NONE && hw_topo_peer(t, tp) != HW_TOPO_NONE)
-			p->nodes[p->n++] = t->ports[hw_topo_peer(t, tp)].node;
-		if (p->n < 2)
-			continue;
-		for (uint32_t k = 0; k < p->n; k++) {
-			sk->show[p->nodes[k]] = 1;
-			if (to < sizeof(p->tooltip))
-				to += (size_t)snprintf(p->tooltip + to, sizeof(p->tooltip) - to, "%s%.40s",
-				                       k ? " > " : " ", t->nodes[p->nodes[k]].name);
+		if (strncmp(d, " -> ", 4) == 0 &&
+		    flow_path(a, t, sk, &sk->paths[n_paths], hops, nh, e->flows[0], "-old")) {
+			sk->paths[n_paths].color = "#7f7f7f";
+			sk->paths[n_paths].dashed = 1;
+			n_paths++;
 		}
-		snprintf(p->id, sizeof(p->id), "flow-%016" PRIx64, e->flows[f]);
-		p->color = flow_color[n_paths % 8];
-		n_paths++;
 	}
 	/* a congestion tree's victims, with the link each is on */
 	for (unsigned v = 0; v < rq.n_victims; v++) {

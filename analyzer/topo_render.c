@@ -428,6 +428,7 @@ static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_r
 		agsafeset(e, "color", (char *)(p->color ? p->color : "#1f77b4"), "");
 		agsafeset(e, "penwidth", "2.5", "");
 		agsafeset(e, "dir", "forward", "");
+		agsafeset(e, "style", p->dashed ? "dashed" : "solid", "");
 		agsafeset(e, "arrowsize", "0.8", "");
 		agsafeset(e, "tooltip", gv_text(p->tooltip, text, sizeof(text)), "");
 	}

@@ -350,6 +350,7 @@ struct hw_render_badge { /* a box over a link, near one of its ports (e.g. an eg
 struct hw_render_path { /* a polyline through the centres of nodes, with an arrow at the last one */
 	char id[64];    /* SVG id */
 	const char *color;
+	int dashed; /* drawn dashed (a path the flow left) */
 	char tooltip[256];
 	uint32_t n;
 	uint32_t nodes[HW_RENDER_PATH_MAX]; /* topology node indices in order */

@@ -204,7 +204,7 @@ def main():
         if t["kind"] != "PathChange":
             continue
         moved = {f["flow_hash"] for f in t.get("affected_flows", [])}
-        n = 0
+        n = n_old = 0
         for e in events:
             if e["event"] != "PathChange" or e["state"] != "firing" or e["id"] not in raised_svg:
                 continue
@@ -218,10 +218,22 @@ def main():
                 got = [g.strip() for g in tooltip(ids["flow-" + h]).split(":", 1)[-1].split(" > ")]
                 if got[:len(path)] != [hop["node"] for hop in path]:
                     fail(f"{e['svg']}: flow {h} drawn through {got}, truth.json has {[x['node'] for x in path]}")
+                # the path it left, dashed: truth.json's path before this one
+                before = [p for p in f["paths"] if p["from_ns"] <= e["start_ns"]]
+                if len(before) >= 2:
+                    old = [hop["node"] for hop in before[-2]["hops"]]
+                    el = ids.get("flow-" + h + "-old")
+                    got = [g.strip() for g in tooltip(el).split(":", 1)[-1].split(" > ")] if el is not None else None
+                    if got is None or got[:len(old)] != old:
+                        fail(f"{e['svg']}: old path of {h} drawn as {got}, truth.json has {old}")
+                    elif not any(x.get("stroke-dasharray") for x in el.iter()):
+                        fail(f"{e['svg']}: old path of {h} is not dashed")
+                    else:
+                        n_old += 1
                 n += 1
-        if not n:
-            fail("PathChange: no moved flow drawn")
-        print(f"PathChange: {n} moved flows drawn on their new paths")
+        if not n or not n_old:
+            fail(f"PathChange: {n} moved flows drawn, {n_old} with the path they left")
+        print(f"PathChange: {n} moved flows drawn on their new paths, {n_old} with the path they left (dashed)")
 
     if failures:
         print(f"{len(failures)} failures")
