@@ -147,6 +147,8 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 	}
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
 	o += put_label(buf + o, size - o, 0, "event_id", num);
+	if (e->svg[0])
+		o += put_label(buf + o, size - o, 0, "svg", e->svg);
 	rfc3339(e->start_ns, ts, sizeof(ts));
 	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
 	if (e->resolved) {

@@ -114,18 +114,8 @@ int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint
 
 static void place_names(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, struct hw_an_event *e)
 {
-	if (!a->topo)
-		return;
-	uint32_t n = HW_TOPO_NONE, p = HW_TOPO_NONE;
-	hw_topo_place(a->topo, a->map, node_id, port, &n, &p);
-	if (n == HW_TOPO_NONE) {
-		for (uint32_t i = 0; i < a->topo->n_nodes; i++)
-			if (a->topo->nodes[i].node_id == node_id && node_id) {
-				n = i;
-				break;
-			}
-	}
-	if (n != HW_TOPO_NONE && n < a->topo->n_nodes)
+	uint32_t p, n = hw_an_place(a, node_id, port, &p);
+	if (n != HW_TOPO_NONE)
 		snprintf(e->node, sizeof(e->node), "%s", a->topo->nodes[n].name);
 	if (p == HW_TOPO_NONE || p >= a->topo->n_ports)
 		return;

@@ -103,6 +103,10 @@ int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
 		PUT(",\"detail\":");
 		put_str(buf, size, &off, e->detail);
 	}
+	if (e->svg[0]) {
+		PUT(",\"svg\":");
+		put_str(buf, size, &off, e->svg);
+	}
 	PUT("}");
 	if (off >= size) {
 		buf[size - 1] = 0;

@@ -81,6 +81,9 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		f->ev_port = rep->hops[d][1];
 		f->changed_ns = rep->time_ns ? rep->time_ns : 1;
 		a->n_path_active++;
+		f->path = ph; /* the new path is the flow's current one when the event goes out (its graph) */
+		f->n_hops = rep->n_hops;
+		memcpy(f->hops, rep->hops, sizeof(f->hops));
 		if (!a->path_next_expiry || f->changed_ns + a->c.path_change_clear_ns < a->path_next_expiry)
 			a->path_next_expiry = f->changed_ns + a->c.path_change_clear_ns;
 		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an_graphs.h"
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
 #include "records_clickhouse.h"
@@ -29,9 +30,8 @@ struct opts {
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
-	const char *svg_dir;
-	double svg_every; /* seconds of record time; 0 = only at the end */
-	struct hw_ch_replay ch; /* --clickhouse URL --table T --from TIME --to TIME */
+	struct hw_ch_replay ch;    /* --clickhouse URL --table T --from TIME --to TIME */
+	struct an_graphs_opts svg; /* svg.dir NULL: no graphs */
 };
 
 struct out {
@@ -42,6 +42,8 @@ struct out {
 	const char *svg_dir; /* latency matrix files */
 	uint64_t svg_every_ns, next_svg_ns;
 	void *gvc; /* the process's Graphviz context */
+	struct an_graphs *graphs;
+	struct hw_analyzer *a; /* for the graphs, inside emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -75,12 +77,20 @@ void hw_cmd_run_usage(FILE *out)
 	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
 	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
 	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
-	             "  --svg-dir DIR          latency matrix (rows source leaf, columns destination leaf;\n"
-	             "                         p99.9 and avg of the summed hop latencies) as CSV and SVG:\n"
+	             "  --svg-dir DIR          SVG and CSV outputs (docs/analyzer.md):\n"
+	             "                         the latency matrix (rows source leaf, columns destination leaf;\n"
+	             "                         p99.9 and avg of the summed hop latencies),\n"
 	             "                         DIR/latency-matrix-<record time ns>.{csv,svg}, newest also\n"
-	             "                         as DIR/latency-matrix.{csv,svg} (docs/analyzer.md)\n"
-	             "  --svg-every SECONDS    write them every this many seconds of record time and at the\n"
-	             "                         end of input (default 10; 0 = only at the end)\n"
+	             "                         DIR/latency-matrix.{csv,svg}; with the topology also the congestion\n"
+	             "                         graphs: an SVG per raised congestion event,\n"
+	             "                         DIR/event-<start ns>-<id>-<alertname>.svg (newest also\n"
+	             "                         DIR/event-latest.svg), and the fabric heat map, DIR/heatmap-<ns>.svg\n"
+	             "                         (newest also DIR/heatmap.svg)\n"
+	             "  --svg-every SECONDS    latency matrix and heat map every SECONDS of record time and at the\n"
+	             "                         end (default 10; 0 = at the end only)\n"
+	             "  --svg-rate N           at most N event SVGs per alertname per second of record time\n"
+	             "                         (default 5; 0 = every raise); the others are counted as skipped\n"
+	             "  --svg-keep N           keep the newest N event SVGs and N heat maps (default 500; 0 = all)\n"
 	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
 	             "  --quiet                no summary on stderr\n");
 }
@@ -104,6 +114,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"quiet", no_argument, 0, 'q'},
 	                                   {"svg-dir", required_argument, 0, 'S'},
 	                                   {"svg-every", required_argument, 0, 'E'},
+	                                   {"svg-rate", required_argument, 0, 'R'},
+	                                   {"svg-keep", required_argument, 0, 'K'},
 	                                   {"help", no_argument, 0, 'h'},
 	                                   {"clickhouse", required_argument, 0, 'C'},
 	                                   {"table", required_argument, 0, 'C'},
@@ -111,7 +123,10 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"to", required_argument, 0, 'C'},
 	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
-	o->svg_every = 10;
+	o->svg.every_s = 10;
+	o->svg.rate = 5;
+	o->svg.keep = 500;
+	o->svg.full_max = 32;
 	optind = 1;
 	int c, li = 0;
 	char *end, err[512];
@@ -152,20 +167,39 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'w': o->webhook = optarg; break;
 		case 'M': o->metrics = optarg; break;
 		case 'q': o->quiet = 1; break;
-		case 'S': o->svg_dir = optarg; break;
+		case 'S': o->svg.dir = optarg; break;
+		case 'E':
+		case 'R':
+		case 'K': {
+			double v = strtod(optarg, &end);
+			if (*end || !*optarg || v < 0 || v > 1e9 || (c == 'K' && v != (unsigned)v)) {
+				fprintf(stderr, "hopwatch-analyzer run: --svg-%s %s: expected a %s\n",
+				        c == 'E'   ? "every"
+				        : c == 'R' ? "rate"
+				                   : "keep",
+				        optarg,
+				        c == 'E'   ? "number of seconds"
+				        : c == 'R' ? "number per second"
+				                   : "whole number");
+				return HW_EXIT_USAGE;
+			}
+			if (c == 'E')
+				o->svg.every_s = v;
+			else if (c == 'R')
+				o->svg.rate = v;
+			else
+				o->svg.keep = (unsigned)v;
+			break;
+		}
 		case 'D':
-		case 'H':
-		case 'E': {
+		case 'H': {
 			double v = strtod(optarg, &end);
 			if (*end || end == optarg || !(v >= 0) || v > 1e9) {
 				fprintf(stderr, "hopwatch-analyzer run: --%s %s: expected seconds\n",
-				        c == 'D'   ? "duration"
-				        : c == 'H' ? "hold"
-				                   : "svg-every",
-				        optarg);
+				        c == 'D' ? "duration" : "hold", optarg);
 				return HW_EXIT_USAGE;
 			}
-			*(c == 'D' ? &o->duration : c == 'H' ? &o->hold : &o->svg_every) = v;
+			*(c == 'D' ? &o->duration : &o->hold) = v;
 			break;
 		}
 		case 'C':
@@ -194,9 +228,17 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void emit(void *ctx, const struct hw_an_event *e)
+static void emit(void *ctx, const struct hw_an_event *ev)
 {
 	struct out *out = ctx;
+	struct hw_an_event copy;
+	const struct hw_an_event *e = ev;
+	int draw = 0;
+	if (out->graphs) { /* the SVG's name goes out with the event; it is drawn after the hand-over */
+		copy = *ev;
+		draw = an_graphs_name(out->graphs, out->a, &copy);
+		e = &copy;
+	}
 	if (out->events) {
 		char buf[4096];
 		hw_an_event_json(e, buf, sizeof(buf));
@@ -206,6 +248,8 @@ static void emit(void *ctx, const struct hw_an_event *e)
 		hw_alert_sink_push(out->am, e);
 	if (out->webhook)
 		hw_alert_sink_push(out->webhook, e);
+	if (draw)
+		an_graphs_draw_event(out->graphs, out->a, e);
 }
 
 static double mono_s(void)
@@ -226,6 +270,8 @@ static void sleep_s(double s)
 /* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
 static void refresh(struct hw_analyzer *a, struct out *out, int force)
 {
+	if (out->graphs)
+		an_graphs_tick(out->graphs, a); /* the periodic heat map, on record time */
 	if (!out->metrics)
 		return;
 	double now = mono_s();
@@ -248,7 +294,10 @@ static void matrix_files(struct hw_analyzer *a, struct out *out, int force)
 		return;
 	out->next_svg_ns = now + out->svg_every_ns;
 	char err[512];
-	if (hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, now, err, sizeof(err)))
+	hw_analyzer_gvc_lock(); /* the graphs' thread renders with the same Graphviz context */
+	int bad = hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, now, err, sizeof(err));
+	hw_analyzer_gvc_unlock();
+	if (bad)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 }
 
@@ -449,6 +498,16 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 	if (lat)
 		fprintf(stderr, ",\"latency_matrix\":%s", lat);
 	free(lat);
+	if (out->graphs) {
+		struct an_graphs_stats g;
+		an_graphs_stats(out->graphs, &g);
+		fprintf(stderr,
+		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
+		        "\"removed\":%llu,\"draw_s\":%.3f}",
+		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
+		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed,
+		        g.draw_s);
+	}
 	fprintf(stderr, "}\n");
 }
 
@@ -495,21 +554,32 @@ int hw_cmd_run(int argc, char **argv)
 		rc = HW_EXIT_USAGE;
 		goto done;
 	}
-	if (o.svg_dir) {
+	if (o.svg.dir) {
 		struct stat st;
-		if (mkdir(o.svg_dir, 0755) && (errno != EEXIST || stat(o.svg_dir, &st) || !S_ISDIR(st.st_mode))) {
-			fprintf(stderr, "hopwatch-analyzer run: --svg-dir %s: %s\n", o.svg_dir,
+		if (mkdir(o.svg.dir, 0755) && (errno != EEXIST || stat(o.svg.dir, &st) || !S_ISDIR(st.st_mode))) {
+			fprintf(stderr, "hopwatch-analyzer run: --svg-dir %s: %s\n", o.svg.dir,
 			        errno == EEXIST ? "not a directory" : strerror(errno));
 			rc = HW_EXIT_USAGE;
 			goto done;
 		}
-		out.svg_dir = o.svg_dir;
-		out.svg_every_ns = (uint64_t)(o.svg_every * 1e9);
+		out.svg_dir = o.svg.dir;
+		out.svg_every_ns = (uint64_t)(o.svg.every_s * 1e9);
+		if (!have_topo)
+			fprintf(stderr,
+			        "hopwatch-analyzer run: --svg-dir %s: no topology (--lldp or --lldpd-json): the "
+			        "latency matrix only, no congestion graphs\n",
+			        o.svg.dir);
 		out.gvc = hw_analyzer_gvc();
 	}
 	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
 	if (!a || !buf) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
+		goto done;
+	}
+	out.a = a;
+	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
+	if (o.svg.dir && have_topo && !(out.graphs = an_graphs_start(&o.svg, &t, err, sizeof(err)))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
 	signal(SIGINT, on_signal);
@@ -528,6 +598,8 @@ int hw_cmd_run(int argc, char **argv)
 	if (rc == HW_EXIT_OK && o.stream)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);
+	if (out.graphs)
+		an_graphs_heatmap(out.graphs, a);
 	refresh(a, &out, 1);
 	matrix_files(a, &out, 1);
 	if (out.events)
@@ -549,6 +621,7 @@ done:
 	an_metrics_stop(out.metrics);
 	hw_alert_sink_stop(out.am);
 	hw_alert_sink_stop(out.webhook);
+	an_graphs_stop(out.graphs);
 	if (out.events && out.events != stdout)
 		fclose(out.events);
 	hw_an_destroy(a);

@@ -1,6 +1,7 @@
 /* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers in ranks (hosts at the bottom,
  * then leaves, spines, super-spines), links labelled with port names, mismatches coloured, a legend. */
 #include <gvc.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,14 @@ void hw_topo_link_svg_id(const struct hw_topo *t, uint32_t link, char *buf, size
 	hw_svg_id_append(buf, size, t->nodes[t->ports[l->b].node].name);
 	hw_svg_id_append(buf, size, ".");
 	hw_svg_id_append(buf, size, t->ports[l->b].name);
+}
+
+void hw_topo_port_svg_id(const struct hw_topo *t, uint32_t port, char *buf, size_t size)
+{
+	snprintf(buf, size, "p-");
+	hw_svg_id_append(buf, size, t->nodes[t->ports[port].node].name);
+	hw_svg_id_append(buf, size, ".");
+	hw_svg_id_append(buf, size, t->ports[port].name);
 }
 
 /* Graphviz expands backslash escapes (\N, \G, \n, ...) in labels and tooltips: double every backslash so
@@ -91,8 +100,15 @@ static int by_key(const void *x, const void *y, void *topo)
 	return hw_name_cmp(t->nodes[a->node].name, t->nodes[b->node].name);
 }
 
-/* Mean position of a node's neighbours on tier `other`; -1 when it has none there. */
-static double barycenter(const struct hw_topo *t, const double *xpos, uint32_t node, unsigned other)
+/* Whether node i is drawn (an overlay may show only part of the fabric). */
+static int shown(const struct hw_render_overlay *ov, uint32_t i)
+{
+	return !ov || !ov->show || ov->show[i];
+}
+
+/* Mean position of a node's drawn neighbours on tier `other`; -1 when it has none there. */
+static double barycenter(const struct hw_topo *t, const struct hw_render_overlay *ov, const double *xpos, uint32_t node,
+                         unsigned other)
 {
 	double sum = 0;
 	unsigned n = 0;
@@ -101,7 +117,7 @@ static double barycenter(const struct hw_topo *t, const double *xpos, uint32_t n
 		if (q == HW_TOPO_NONE)
 			continue;
 		uint32_t v = t->ports[q].node;
-		if (t->nodes[v].tier == other) {
+		if (t->nodes[v].tier == other && shown(ov, v)) {
 			sum += xpos[v];
 			n++;
 		}
@@ -112,7 +128,8 @@ static double barycenter(const struct hw_topo *t, const double *xpos, uint32_t n
 #define N_TIERS 4
 
 /* Order each tier: by name first, then by the barycentre of its neighbours on the tier it hangs from. */
-static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *count, double *xpos)
+static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay *ov, struct slot **tier,
+                        uint32_t *count, double *xpos)
 {
 	for (unsigned k = 0; k < N_TIERS; k++) {
 		for (uint32_t i = 0; i < count[k]; i++)
@@ -128,7 +145,7 @@ static void order_tiers(const struct hw_topo *t, struct slot **tier, uint32_t *c
 	for (size_t s = 0; s < sizeof(sweep) / sizeof(sweep[0]); s++) {
 		unsigned k = (unsigned)sweep[s][0], other = (unsigned)sweep[s][1];
 		for (uint32_t i = 0; i < count[k]; i++) {
-			double b = barycenter(t, xpos, tier[k][i].node, other);
+			double b = barycenter(t, ov, xpos, tier[k][i].node, other);
 			tier[k][i].key = b < 0 ? xpos[tier[k][i].node] : b;
 		}
 		qsort_r(tier[k], count[k], sizeof(struct slot), by_key, (void *)t);
@@ -155,11 +172,13 @@ static const char LEGEND[] =
     "<tr><td><font color=\"#d62728\">&#9633;</font></td><td align=\"left\">duplicate chassis ID</td></tr>"
     "</table>";
 
-static void edge_style(const struct hw_topo_link *l, const char **color, const char **style)
+static void edge_style(const struct hw_topo_link *l, int overlay, const char **color, const char **style)
 {
-	*color = "#555555";
+	*color = overlay ? "#b0b0b0" : "#555555";
 	*style = "solid";
-	if (l->flags & HW_LINK_MTU_MISMATCH)
+	if (overlay)
+		*style = l->up ? "solid" : "dotted";
+	else if (l->flags & HW_LINK_MTU_MISMATCH)
 		*color = "#d62728";
 	else if (l->flags & HW_LINK_PFC_MISMATCH)
 		*color = "#ff7f0e";
@@ -178,8 +197,12 @@ static int duplicate_chassis(const struct hw_topo *t, const char *name)
 	return 0;
 }
 
+static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_render_overlay *ov, Agnode_t **gnode,
+                         const double *xy);
+
 static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opts *o, Agnode_t **gnode)
 {
+	const struct hw_render_overlay *ov = o->overlay;
 	Agraph_t *g = agopen("fabric", Agundirected, NULL);
 	if (!g)
 		return NULL;
@@ -208,24 +231,29 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	/* Ranks and order. */
 	struct slot *tier[N_TIERS];
 	uint32_t count[N_TIERS] = {0}, fill[N_TIERS] = {0};
-	double *xpos = calloc((size_t)t->n_nodes + 1, sizeof(*xpos));
+	double *xpos = calloc((size_t)t->n_nodes + 1, sizeof(*xpos)),
+	       *xy = calloc(2 * (size_t)t->n_nodes + 2, sizeof(*xy));
 	for (uint32_t i = 0; i < t->n_nodes; i++)
-		count[t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF]++;
-	int ok = xpos != NULL;
+		if (shown(ov, i))
+			count[t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF]++;
+	int ok = xpos != NULL && xy != NULL;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		ok &= (tier[k] = calloc((size_t)count[k] + 1, sizeof(struct slot))) != NULL;
 	if (!ok) {
 		for (unsigned k = 0; k < N_TIERS; k++)
 			free(tier[k]);
 		free(xpos);
+		free(xy);
 		agclose(g);
 		return NULL;
 	}
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
+		if (!shown(ov, i))
+			continue;
 		unsigned k = t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF;
 		tier[k][fill[k]++].node = i;
 	}
-	order_tiers(t, tier, count, xpos);
+	order_tiers(t, ov, tier, count, xpos);
 	uint32_t widest = 1;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		widest = count[k] > widest ? count[k] : widest;
@@ -245,11 +273,23 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			double gap = width / count[k] < 3 * step ? width / count[k] : 3 * step;
 			double x = (width - count[k] * gap) / 2 + (i + 0.5) * gap;
 			snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, k * rank_gap);
+			xy[2 * ni] = x;
+			xy[2 * ni + 1] = k * rank_gap;
 			agxset(v, a_pos, pos);
-			agxset(v, a_label, hw_gv_text(n->name, text, sizeof(text)));
+			const struct hw_render_node_style *ns = ov && ov->nodes ? &ov->nodes[ni] : NULL;
+			if (ns && ns->note[0]) {
+				snprintf(buf, sizeof(buf), "%s\n%s", n->name, ns->note);
+				agxset(v, a_label, hw_gv_text(buf, text, sizeof(text)));
+			} else {
+				agxset(v, a_label, hw_gv_text(n->name, text, sizeof(text)));
+			}
 			agxset(v, a_shape, k == HW_TIER_HOST ? "ellipse" : "box");
 			agxset(v, a_fill, (char *)tier_fill(k));
-			if (duplicate_chassis(t, n->name)) {
+			if (ns && ns->color) {
+				agxset(v, a_ncolor, (char *)ns->color);
+				snprintf(pos, sizeof(pos), "%g", ns->width > 0 ? ns->width : 1);
+				agxset(v, a_pen, pos);
+			} else if (!ov && duplicate_chassis(t, n->name)) {
 				agxset(v, a_ncolor, "#d62728");
 				agxset(v, a_pen, "3");
 			}
@@ -266,27 +306,40 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	for (uint32_t i = 0; i < t->n_links; i++) {
 		const struct hw_topo_link *l = &t->links[i];
 		const struct hw_topo_port *pa = &t->ports[l->a], *pb = &t->ports[l->b];
+		if (!shown(ov, pa->node) || !shown(ov, pb->node))
+			continue;
 		hw_topo_link_svg_id(t, i, buf, sizeof(buf));
 		Agedge_t *e = agedge(g, gnode[pa->node], gnode[pb->node], buf, 1);
 		if (!e)
 			continue;
 		const char *color, *style;
-		edge_style(l, &color, &style);
+		edge_style(l, ov != NULL, &color, &style);
+		const struct hw_render_link_style *ls = ov && ov->links ? &ov->links[i] : NULL;
 		agxset(e, e_id, buf);
-		agxset(e, e_color, (char *)color);
+		agxset(e, e_color, (char *)(ls && ls->color ? ls->color : color));
 		agxset(e, e_style, (char *)style);
-		if (l->flags & (HW_LINK_MTU_MISMATCH | HW_LINK_PFC_MISMATCH | HW_LINK_ONE_SIDED))
+		if (ls && ls->width > 0) {
+			snprintf(pos, sizeof(pos), "%g", ls->width);
+			agxset(e, e_pen, pos);
+		} else if (!ov && (l->flags & (HW_LINK_MTU_MISMATCH | HW_LINK_PFC_MISMATCH | HW_LINK_ONE_SIDED))) {
 			agxset(e, e_pen, "2.5");
+		}
 		/* cgraph may store the edge with its ends swapped: label each end by its own node. */
 		int swapped = aghead(e) == gnode[pa->node] && gnode[pa->node] != gnode[pb->node];
 		if (o->port_labels) {
 			agxset(e, e_tail, hw_gv_text(swapped ? pb->name : pa->name, text, sizeof(text)));
 			agxset(e, e_head, hw_gv_text(swapped ? pa->name : pb->name, text, sizeof(text)));
 		}
-		snprintf(buf, sizeof(buf), "%.100s.%.60s -- %.100s.%.60s mtu %u/%u", t->nodes[pa->node].name, pa->name,
-		         t->nodes[pb->node].name, pb->name, pa->max_frame, pb->max_frame);
+		snprintf(buf, sizeof(buf), "%.100s.%.60s -- %.100s.%.60s mtu %u/%u%s%s", t->nodes[pa->node].name,
+		         pa->name, t->nodes[pb->node].name, pb->name, pa->max_frame, pb->max_frame,
+		         ls && ls->tooltip[0] ? " " : "", ls ? ls->tooltip : "");
 		agxset(e, e_tip, hw_gv_text(buf, text, sizeof(text)));
 	}
+	if (ov)
+		draw_overlay(g, t, ov, gnode, xy);
+	free(xy);
+	if (ov && !ov->legend_html)
+		return g;
 
 	Agnode_t *legend = agnode(g, "legend", 1);
 	agxset(legend, a_id, "legend");
@@ -295,12 +348,90 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	unsigned top = 0;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		top = count[k] ? k : top;
-	snprintf(pos, sizeof(pos), "%.1f,%.1f!", -160.0, top * rank_gap);
+	snprintf(pos, sizeof(pos), "%.1f,%.1f!", ov ? -300.0 : -160.0, top * rank_gap);
 	agxset(legend, a_pos, pos);
-	char *html = agstrdup_html(g, (char *)LEGEND);
+	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
 	agxset(legend, a_label, html);
 	agstrfree(g, html);
 	return g;
+}
+
+/* An overlay's badges (boxes over links near a port) and paths (polylines through node centres, drawn
+ * from the given spline: engine nop2 keeps an edge's own "pos"). */
+static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_render_overlay *ov, Agnode_t **gnode,
+                         const double *xy)
+{
+	char pos[64], text[600];
+	for (uint32_t i = 0; i < ov->n_badges; i++) {
+		const struct hw_render_badge *b = &ov->badges[i];
+		if (b->port >= t->n_ports)
+			continue;
+		uint32_t n = t->ports[b->port].node, peer = hw_topo_peer(t, b->port);
+		if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
+			continue;
+		uint32_t m = t->ports[peer].node;
+		double x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]),
+		       y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
+		Agnode_t *v = agnode(g, (char *)b->id, 1);
+		agsafeset(v, "id", (char *)b->id, "");
+		snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, y);
+		agsafeset(v, "pos", pos, "");
+		agsafeset(v, "label", hw_gv_text(b->label, text, sizeof(text)), "");
+		agsafeset(v, "tooltip", hw_gv_text(b->tooltip, text, sizeof(text)), "");
+		agsafeset(v, "shape", "box", "");
+		agsafeset(v, "style", "filled,rounded", "");
+		agsafeset(v, "fillcolor", (char *)(b->fill ? b->fill : "#ffffff"), "");
+		agsafeset(v, "fontsize", "7", "");
+		agsafeset(v, "width", "0.2", "");
+		agsafeset(v, "height", "0.2", "");
+		agsafeset(v, "margin", "0.03,0.01", "");
+		snprintf(pos, sizeof(pos), "%d", b->peripheries > 0 ? b->peripheries : 1);
+		agsafeset(v, "peripheries", pos, "");
+	}
+	for (uint32_t i = 0; i < ov->n_paths; i++) {
+		const struct hw_render_path *p = &ov->paths[i];
+		uint32_t n = p->n < HW_RENDER_PATH_MAX ? p->n : HW_RENDER_PATH_MAX;
+		if (n < 2 || p->nodes[0] >= t->n_nodes || p->nodes[n - 1] >= t->n_nodes || !gnode[p->nodes[0]] ||
+		    !gnode[p->nodes[n - 1]] || p->nodes[0] == p->nodes[n - 1])
+			continue;
+		/* Each segment is a straight cubic Bezier (control points on its ends); paths are offset a little
+		 * from one another so that flows over the same links stay apart; the last segment stops short of
+		 * the node for the arrowhead. */
+		double off = ((double)(i % 8) - 3.5) * 3.0, px[HW_RENDER_PATH_MAX], py[HW_RENDER_PATH_MAX];
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t v = p->nodes[k] < t->n_nodes ? p->nodes[k] : p->nodes[0];
+			px[k] = xy[2 * v] + off;
+			py[k] = xy[2 * v + 1] + off;
+		}
+		double dx = px[n - 1] - px[n - 2], dy = py[n - 1] - py[n - 2], len = sqrt(dx * dx + dy * dy);
+		dx = len > 0 ? dx / len : 0;
+		dy = len > 0 ? dy / len : 0;
+		char spline[HW_RENDER_PATH_MAX * 3 * 32 + 64];
+		size_t o = (size_t)snprintf(spline, sizeof(spline), "e,%.1f,%.1f %.1f,%.1f", px[n - 1] - 15 * dx,
+		                            py[n - 1] - 15 * dy, px[0], py[0]);
+		for (uint32_t k = 1; k < n && o < sizeof(spline); k++) {
+			double ex = px[k], ey = py[k];
+			if (k == n - 1) {
+				ex -= 25 * dx;
+				ey -= 25 * dy;
+			}
+			o += (size_t)snprintf(spline + o, sizeof(spline) - o, " %.1f,%.1f %.1f,%.1f %.1f,%.1f",
+			                      px[k - 1], py[k - 1], ex, ey, ex, ey);
+			px[k] = ex; /* the next segment starts where this one ended */
+			py[k] = ey;
+		}
+		Agedge_t *e = agedge(g, gnode[p->nodes[0]], gnode[p->nodes[n - 1]], (char *)p->id, 1);
+		if (!e)
+			continue;
+		agsafeset(e, "id", (char *)p->id, "");
+		agsafeset(e, "pos", spline, "");
+		agsafeset(e, "color", (char *)(p->color ? p->color : "#1f77b4"), "");
+		agsafeset(e, "penwidth", "2.5", "");
+		agsafeset(e, "dir", "forward", "");
+		agsafeset(e, "style", p->dashed ? "dashed" : "solid", "");
+		agsafeset(e, "arrowsize", "0.8", "");
+		agsafeset(e, "tooltip", hw_gv_text(p->tooltip, text, sizeof(text)), "");
+	}
 }
 
 enum hw_topo_result hw_topo_render(void *gvc_, const struct hw_topo *t, const struct hw_render_opts *o,

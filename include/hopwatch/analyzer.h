@@ -112,6 +112,7 @@ struct hw_an_event {
 	unsigned n_flows;
 	uint64_t flows[HW_AN_MAX_FLOWS]; /* affected flow hashes (bounded) */
 	char detail[256];
+	char svg[256]; /* the event's congestion graph (run --svg-dir), "" when none */
 };
 
 /* Write the event as one JSON object without a newline; returns the length (may be truncated to
@@ -221,6 +222,40 @@ int hw_an_lat_write_files(const struct hw_an_latmatrix *m, void *gvc, const char
 /* The stats, leaves and (when there are at most max_leaves leaves) the non-empty cells as one compact JSON
  * object (malloc'd, free() it); NULL when out of memory. */
 char *hw_an_lat_json(const struct hw_an_latmatrix *m, uint32_t max_leaves);
+
+/* ---- read-only state for the congestion graphs (an_query.c) ---- */
+
+/* One queue the analyzer keeps, as of the latest record time. */
+struct hw_an_queue_info {
+	uint32_t node_id, port; /* port UINT32_MAX: records without ports */
+	int queue;
+	uint32_t topo_port; /* the topology port it is placed on, HW_TOPO_NONE when not placed */
+	uint64_t last_ns;   /* time of its latest record */
+	uint32_t last_occ;  /* occupancy in its latest record */
+	uint32_t last_lat;  /* highest hop latency in the millisecond of its latest record */
+	uint32_t peak_occ;  /* highest occupancy over the last 16 ms of record time (the ring) */
+	uint32_t peak_lat;  /* highest hop latency over the same */
+	uint32_t active;    /* bit per enum hw_an_kind with an episode active on this queue */
+	unsigned n_victims; /* CongestionTree root: the congested queues upstream of it (queue indices) */
+	uint32_t victims[8];
+};
+
+/* Number of queues (indices 0 .. count-1 stay valid for the analyzer's life). */
+uint32_t hw_an_queue_count(const struct hw_analyzer *a);
+/* Fill q for queue i; -1 when i is out of range. */
+int hw_an_queue_get(const struct hw_analyzer *a, uint32_t i, struct hw_an_queue_info *q);
+/* Index of the queue (node_id, port, queue); -1 when the analyzer has none. */
+long hw_an_queue_find(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, int queue);
+/* A flow's current path: up to max hops of (node_id, egress port) in hop order, from its latest report
+ * with a full path.  Returns the number of hops, 0 when the flow is unknown (paths are kept by the
+ * PathChange detector: none when it is disabled). */
+unsigned hw_an_flow_path(const struct hw_analyzer *a, uint64_t flow_hash, uint32_t (*hops)[2], unsigned max);
+/* Place an INT (node id, port) on the topology: returns the node index (by the map, else the node's
+ * management address) and sets *topo_port (may be NULL) to the port index, HW_TOPO_NONE when either is
+ * not known or there is no topology. */
+uint32_t hw_an_place(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, uint32_t *topo_port);
+/* The configuration in use. */
+const struct hw_an_config *hw_an_config_of(const struct hw_analyzer *a);
 
 #ifdef __cplusplus
 }

@@ -148,4 +148,40 @@ an_pid=
 resolved=$(count_events "$T/ev3.jsonl" PacketDrops resolved)
 [ "$resolved" -ge "$firing" ] || fail "$firing alerts were firing, $resolved resolve events"
 echo "resolved: $firing PacketDrops alerts firing, then resolved with endsAt and gone from amtool"
+
+# 4: congestion graphs: the alerts of a scenario with a topology carry their SVG's path as the "svg"
+# annotation, and that file exists
+"$gen" scenario incast --out "$T/inc" --records >/dev/null 2>&1 || fail "hopwatch-gen scenario incast"
+echo '{"high_queue": {"raise": 1000000, "clear": 300000}, "incast": {"occupancy": 1000000}}' >"$T/cfg4.json"
+"$analyzer" run --json "$T/inc/records.jsonl" --lldp "$T/inc/lldp.pcap" --map "$T/inc/map.json" --config "$T/cfg4.json" \
+  --svg-dir "$T/svg" --svg-rate 0 --alertmanager "$url" --events "$T/ev4.jsonl" --quiet || fail "analyzer (svg)"
+# the congestion events still active at the end (no resolve), by alertname: Incast when there are any
+read -r name active < <(python3 - "$T/ev4.jsonl" <<'PY'
+import collections, json, sys
+last = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    last[e["id"]] = e
+act = collections.Counter(e["event"] for e in last.values() if e["state"] == "firing" and "svg" in e)
+name = "Incast" if act["Incast"] else act.most_common(1)[0][0]
+print(name, act[name])
+PY
+)
+[ "${active:-0}" -ge 1 ] || fail "no congestion event active at the end of the incast scenario"
+wait_alerts "$name" "$active" || fail "amtool lists $(head -c 300 "$T/q.json"), expected $active $name alerts"
+python3 - "$T/q.json" "$T/ev4.jsonl" "$name" <<'PY' || fail "svg annotations"
+import json, os, sys
+want = {}
+for l in open(sys.argv[2]):
+    e = json.loads(l)
+    if e["event"] == sys.argv[3]:
+        want[str(e["id"])] = e
+want = {k: e["svg"] for k, e in want.items() if e["state"] == "firing"}
+alerts = json.load(open(sys.argv[1]))
+for a in alerts:
+    svg = a["annotations"].get("svg")
+    assert svg and os.path.isfile(svg), a["annotations"]
+    assert want.get(a["annotations"]["event_id"]) == svg, (a["annotations"], want)
+print("amtool lists", len(alerts), sys.argv[3], "alerts, each with the path of its existing SVG")
+PY
 echo PASS

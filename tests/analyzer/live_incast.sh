@@ -23,7 +23,8 @@ read -r node ifname queue <<<"$(python3 -c "import json,sys; e=[x for x in json.
 
 # the analyzer listens; the collector (live libpcap capture on rx0) streams to it
 "$an" run --stream "unix:$dir/stream.sock" --duration 25 --lldp "$dir/s/lldp.pcap" --map "$dir/s/map.json" \
-  --config "$src/data/samples/incast/analyzer.json" --events "$dir/events.jsonl" >/dev/null 2>"$dir/an.err" &
+  --config "$src/data/samples/incast/analyzer.json" --events "$dir/events.jsonl" --svg-dir "$dir/svg" \
+  >/dev/null 2>"$dir/an.err" &
 apid=$!
 for _ in $(seq 50); do [ -S "$dir/stream.sock" ] && break; sleep 0.1; done
 [ -S "$dir/stream.sock" ] || { cat "$dir/an.err"; fail "the analyzer is not listening"; }
@@ -52,4 +53,20 @@ PY
 )
 case " $found " in *" Incast "*) ;; *) cat "$dir/an.err"; fail "no Incast at $node $ifname queue $queue (raised there: ${found:-nothing})";; esac
 case " $found " in *" HighQueue "*) ;; *) fail "no HighQueue at $node $ifname queue $queue";; esac
+# congestion graphs from the live stream (live, a raise is skipped rather than wait when 16 graphs are
+# waiting to be drawn): every event that names an SVG has it, with its queue's badge by id
+# (docs/analyzer.md), and the heat map is drawn at the end
+python3 - "$dir/events.jsonl" "$dir/svg" <<'PY' || fail "congestion graphs"
+import json, os, sys
+import xml.etree.ElementTree as ET
+ev = [json.loads(l) for l in open(sys.argv[1])]
+drawn = [e for e in ev if e["state"] == "firing" and "svg" in e]
+assert drawn, "no event graph"
+for e in drawn:
+    ids = {el.get("id") for el in ET.parse(e["svg"]).getroot().iter()}
+    if "queue" in e and e.get("port_name"):
+        assert f"q-{e['node']}.{e['port_name']}.{e['queue']}" in ids, (e["svg"], sorted(i for i in ids if i)[:20])
+ET.parse(os.path.join(sys.argv[2], "heatmap.svg"))
+print(f"live: {len(drawn)} event graphs, each with its queue's badge; heat map drawn")
+PY
 echo "ok live end to end: $records records captured and streamed; at $node $ifname queue $queue the analyzer raised: $found"

@@ -2,6 +2,7 @@
  * mismatched links in the legend's colours, and the JSON writer. */
 #include <gvc.h>
 #include <jansson.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,12 +156,73 @@ static void odd_names(void **state)
 	hw_topo_free(&t);
 }
 
+/* An overlay (the analyzer's congestion graphs): hidden nodes and their links are not drawn, a link takes
+ * the overlay's colour, a badge and a flow path appear by id, and the path is drawn from its own spline,
+ * starting at its first node's centre. */
+static void overlay(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	fabric(&t);
+	uint32_t h1 = hw_topo_find_node_by_name(&t, "h1"), l1 = hw_topo_find_node_by_name(&t, "l1"),
+	         s1 = hw_topo_find_node_by_name(&t, "s1");
+	uint8_t show[3] = {0};
+	show[l1] = show[s1] = 1;
+	struct hw_render_link_style links[2] = {{0}};
+	uint32_t up = hw_topo_find_port_by_name(&t, l1, "Ethernet48");
+	assert_true(up != HW_TOPO_NONE && t.ports[up].link != HW_TOPO_NONE);
+	links[t.ports[up].link] = (struct hw_render_link_style){.color = "#cb181d", .width = 5};
+	struct hw_render_badge badge = {.port = up,
+	                                .id = "q-l1.Ethernet48.3",
+	                                .label = "Ethernet48 q3\nocc 2M",
+	                                .fill = "#f16913",
+	                                .peripheries = 2};
+	struct hw_render_path path = {.id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
+	struct hw_render_overlay ov = {.show = show,
+	                               .links = links,
+	                               .badges = &badge,
+	                               .n_badges = 1,
+	                               .paths = &path,
+	                               .n_paths = 1,
+	                               .legend_html = "<b>congestion</b>"};
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = 1, .overlay = &ov};
+	assert_int_equal(hw_topo_render(gvc, &t, &o, NULL), HW_TOPO_OK);
+	(void)h1;
+	assert_null(element(svg, "n&#45;h1"));
+	assert_null(element(svg, "l&#45;h1.ens1&#45;&#45;l1.Ethernet0"));
+	assert_null(strstr(svg, "MTU mismatch")); /* the overlay's legend replaces the topology's */
+	assert_non_null(strstr(svg, ">congestion<"));
+	char *link = element(svg, "l&#45;l1.Ethernet48&#45;&#45;s1.Ethernet1");
+	assert_non_null(link);
+	char *red = strstr(link, "stroke=\"#cb181d\""), *link_end = strstr(link, "</g>");
+	assert_true(red && red < link_end);
+	char *b = element(svg, "q&#45;l1.Ethernet48.3");
+	assert_non_null(b);
+	assert_non_null(strstr(b, ">occ 2M<"));
+	assert_true(strstr(b, "fill=\"#f16913\"") < strstr(b, "</g>"));
+	char *f = element(svg, "flow&#45;00000000000000ab");
+	assert_non_null(f);
+	char *d = strstr(f, " d=\"M");
+	assert_true(d && d < strstr(f, "</g>") && strstr(f, "stroke=\"#1f77b4\""));
+	double px, py, lx, ly;
+	assert_int_equal(sscanf(d + 5, "%lf,%lf", &px, &py), 2);
+	char *lt = strstr(element(svg, "n&#45;l1"), "<text");
+	assert_int_equal(sscanf(strstr(lt, " x=\"") + 4, "%lf", &lx), 1);
+	assert_int_equal(sscanf(strstr(lt, " y=\"") + 4, "%lf", &ly), 1);
+	assert_true(fabs(px - lx) < 15 && fabs(py - ly) < 20); /* the label sits at the node's centre */
+	hw_topo_render_free(gvc, svg);
+	hw_topo_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(svg_has_everything),
 	    cmocka_unit_test(json_output),
 	    cmocka_unit_test(odd_names),
+	    cmocka_unit_test(overlay),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

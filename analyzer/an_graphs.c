@@ -1,0 +1,695 @@
+/* Congestion-path graphs: the part of the fabric an event concerns (or all of a small fabric) drawn by
+ * hw_topo_render with an overlay: links and queue badges coloured by congestion level, the affected flows'
+ * paths, a congestion tree's root and victims; the fabric heat map; files written atomically and bounded. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "an_graphs.h"
+#include "analyzer_cmd.h"
+
+#define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
+#define MAX_BADGES 64
+#define PENDING 16 /* graphs prepared and waiting for the drawing thread */
+
+/* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
+static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
+static const char *const level_name[] = {"normal", "elevated", "high", "severe"};
+static const double level_width[] = {1, 2.5, 3.5, 5};
+static const char *const flow_color[] = {"#1f77b4", "#6a3d9a", "#17becf", "#2ca02c",
+                                         "#8c564b", "#e377c2", "#393b79", "#7f7f7f"};
+
+static int level_of(double score)
+{
+	return score >= 2 ? 3 : score >= 1 ? 2 : score >= 0.5 ? 1 : 0;
+}
+
+struct file_ring { /* the timestamped files written, oldest first */
+	char (*names)[512];
+	unsigned head, n;
+};
+
+/* One graph to draw: the overlay's arrays, sized for the topology, and where it goes. */
+struct sketch {
+	uint8_t *show;
+	struct hw_render_link_style *links;
+	struct hw_render_node_style *nodes;
+	struct hw_render_badge *badges;
+	struct hw_render_path paths[HW_AN_MAX_FLOWS + 1]; /* the flows, and a PathChange's old path */
+	uint32_t n_badges, n_paths;
+	int heat; /* a heat map: only links */
+	char html[4096];
+	char svg[512];    /* the file */
+	char latest[512]; /* its stable name */
+};
+
+struct an_graphs {
+	struct an_graphs_opts o;
+	char dir[400];
+	const struct hw_topo *t;
+	void *gvc;
+	double tokens[HW_AN_KIND_COUNT];
+	uint64_t token_ns[HW_AN_KIND_COUNT];
+	uint64_t next_heat_ns;
+	struct {
+		uint64_t id;
+		char svg[sizeof(((struct hw_an_event *)0)->svg)];
+	} named[NAME_SLOTS];
+	struct file_ring events, heats;
+	struct an_graphs_stats st;
+	double *score; /* scratch of the detection thread: per link */
+	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the drawing thread
+	 * (slot rd % PENDING); Graphviz runs only there */
+	struct sketch pend[PENDING];
+	uint64_t wr, rd;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	int started, stop;
+};
+
+static void *drawing(void *arg);
+static void submit(struct an_graphs *g);
+
+struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen)
+{
+	if (strlen(o->dir) >= 200) {
+		snprintf(err, errlen, "--svg-dir %s: path longer than 200 characters", o->dir);
+		return NULL;
+	}
+	if (mkdir(o->dir, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "--svg-dir %s: %s", o->dir, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (stat(o->dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->dir, W_OK) != 0) {
+		snprintf(err, errlen, "--svg-dir %s: not a writable directory", o->dir);
+		return NULL;
+	}
+	struct an_graphs *g = calloc(1, sizeof(*g));
+	void *gvc = hw_analyzer_gvc();
+	if (!g || !gvc) {
+		free(g);
+		snprintf(err, errlen, "--svg-dir: %s", gvc ? "out of memory" : "no Graphviz context");
+		return NULL;
+	}
+	g->o = *o;
+	snprintf(g->dir, sizeof(g->dir), "%s", o->dir);
+	g->t = t;
+	g->gvc = gvc;
+	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
+		g->tokens[k] = o->rate > 1 ? o->rate : 1;
+	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
+	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL;
+	for (unsigned i = 0; i < PENDING && ok; i++) {
+		struct sketch *k = &g->pend[i];
+		k->show = calloc(nn, 1);
+		k->nodes = calloc(nn, sizeof(*k->nodes));
+		k->links = calloc(nl, sizeof(*k->links));
+		k->badges = calloc(MAX_BADGES, sizeof(*k->badges));
+		ok = k->show && k->nodes && k->links && k->badges;
+	}
+	if (ok && o->keep) {
+		ok = (g->events.names = calloc(o->keep, sizeof(*g->events.names))) != NULL &&
+		     (g->heats.names = calloc(o->keep, sizeof(*g->heats.names))) != NULL;
+	}
+	if (!ok) {
+		an_graphs_stop(g);
+		snprintf(err, errlen, "--svg-dir: out of memory for a topology of %u nodes", t->n_nodes);
+		return NULL;
+	}
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	g->started = pthread_create(&g->thread, NULL, drawing, g) == 0;
+	if (!g->started) {
+		an_graphs_stop(g);
+		snprintf(err, errlen, "--svg-dir: cannot start the drawing thread");
+		return NULL;
+	}
+	return g;
+}
+
+void an_graphs_stop(struct an_graphs *g)
+{
+	if (!g)
+		return;
+	if (g->started) {
+		an_graphs_flush(g);
+		pthread_mutex_lock(&g->mu);
+		g->stop = 1;
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+		pthread_join(g->thread, NULL);
+		pthread_mutex_destroy(&g->mu);
+		pthread_cond_destroy(&g->cv);
+	}
+	for (unsigned i = 0; i < PENDING; i++) {
+		free(g->pend[i].show);
+		free(g->pend[i].nodes);
+		free(g->pend[i].links);
+		free(g->pend[i].badges);
+	}
+	free(g->score);
+	free(g->events.names);
+	free(g->heats.names);
+	free(g);
+}
+
+void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
+{
+	pthread_mutex_lock(&g->mu);
+	*s = g->st;
+	pthread_mutex_unlock(&g->mu);
+}
+
+static int congestion_kind(enum hw_an_kind k)
+{
+	switch (k) {
+	case HW_AN_HIGH_QUEUE:
+	case HW_AN_HIGH_LATENCY:
+	case HW_AN_QUEUE_BUILDUP:
+	case HW_AN_MICROBURST:
+	case HW_AN_PACKET_DROPS:
+	case HW_AN_INCAST:
+	case HW_AN_CONGESTION_TREE:
+	case HW_AN_PATH_CHANGE: return 1;
+	default: return 0;
+	}
+}
+
+/* A token bucket per alertname on record time: rate per second, burst max(1, rate). */
+static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
+{
+	if (g->o.rate <= 0)
+		return 1;
+	double burst = g->o.rate > 1 ? g->o.rate : 1;
+	if (now > g->token_ns[k]) {
+		g->tokens[k] += (double)(now - g->token_ns[k]) * 1e-9 * g->o.rate;
+		if (g->tokens[k] > burst)
+			g->tokens[k] = burst;
+		g->token_ns[k] = now;
+	}
+	if (g->tokens[k] < 1)
+		return 0;
+	g->tokens[k] -= 1;
+	return 1;
+}
+
+int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
+{
+	if (!congestion_kind(e->kind))
+		return 0;
+	unsigned slot = (unsigned)(e->id % NAME_SLOTS);
+	if (e->resolved) {
+		if (g->named[slot].id == e->id)
+			snprintf(e->svg, sizeof(e->svg), "%s", g->named[slot].svg);
+		return 0;
+	}
+	pthread_mutex_lock(&g->mu);
+	while (g->o.wait && g->wr - g->rd >= PENDING)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int room = g->wr - g->rd < PENDING; /* a slot for an_graphs_draw_event */
+	if (!room || !take_token(g, e->kind, hw_an_now(a))) {
+		g->st.skipped++;
+		g->st.busy += !room;
+		pthread_mutex_unlock(&g->mu);
+		return 0;
+	}
+	pthread_mutex_unlock(&g->mu);
+	snprintf(e->svg, sizeof(e->svg), "%.200s/event-%" PRIu64 "-%" PRIu64 "-%.31s.svg", g->dir, e->start_ns, e->id,
+	         e->alertname);
+	g->named[slot].id = e->id;
+	snprintf(g->named[slot].svg, sizeof(g->named[slot].svg), "%s", e->svg);
+	return 1;
+}
+
+/* Write data to path through path.tmp and rename: a reader sees the old file or the new one, whole. */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	int ok = fwrite(data, 1, len, f) == len;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Remember a timestamped file; past `keep`, remove the oldest this run wrote. */
+static void keep_file(struct an_graphs *g, struct file_ring *r, const char *path)
+{
+	if (!g->o.keep)
+		return;
+	if (r->n == g->o.keep) {
+		if (unlink(r->names[r->head]) == 0)
+			g->st.removed++;
+		r->head = (r->head + 1) % g->o.keep;
+		r->n--;
+	}
+	snprintf(r->names[(r->head + r->n) % g->o.keep], sizeof(r->names[0]), "%s", path);
+	r->n++;
+}
+
+/* Render the overlay and write it to path and to the stable name latest. */
+static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int port_labels, const char *path,
+                  const char *latest)
+{
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts ro = {.svg_buf = &svg, .svg_len = &len, .port_labels = port_labels, .overlay = ov};
+	struct hw_topo_error err = {0};
+	hw_analyzer_gvc_lock();
+	int ok = hw_topo_render(g->gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
+	hw_analyzer_gvc_unlock();
+	if (ok)
+		ok = write_atomic(path, svg, len) == 0 && write_atomic(latest, svg, len) == 0;
+	if (svg)
+		hw_topo_render_free(g->gvc, svg);
+	return ok;
+}
+
+/* Text for a Graphviz HTML label: & < > " escaped. */
+static void html_text(char *dst, size_t size, const char *src)
+{
+	size_t o = 0;
+	for (; *src && o + 7 < size; src++) {
+		const char *rep = *src == '&'   ? "&amp;"
+		                  : *src == '<' ? "&lt;"
+		                  : *src == '>' ? "&gt;"
+		                  : *src == '"' ? "&quot;"
+		                                : NULL;
+		if (rep) {
+			memcpy(dst + o, rep, strlen(rep));
+			o += strlen(rep);
+		} else {
+			dst[o++] = *src;
+		}
+	}
+	dst[o] = 0;
+}
+
+static void human(char *buf, size_t size, double v, const char *unit)
+{
+	if (v >= 1e9)
+		snprintf(buf, size, "%.3gG%s", v / 1e9, unit);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.3gM%s", v / 1e6, unit);
+	else if (v >= 1e3)
+		snprintf(buf, size, "%.3gk%s", v / 1e3, unit);
+	else
+		snprintf(buf, size, "%.3g%s", v, unit);
+}
+
+static void latency(char *buf, size_t size, double ns)
+{
+	if (ns >= 1e6)
+		snprintf(buf, size, "%.3gms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, size, "%.3gus", ns / 1e3);
+	else
+		snprintf(buf, size, "%.0fns", ns);
+}
+
+/* The legend: a title, lines of facts, the level colours, and (for events) the flow paths. */
+static void legend(char *buf, size_t size, const char *title, const char *facts, int flows,
+                   const struct hw_an_config *c)
+{
+	char t[600], f[1200];
+	html_text(t, sizeof(t), title);
+	size_t o = (size_t)snprintf(buf, size,
+	                            "<table border=\"1\" cellborder=\"0\" cellspacing=\"2\" bgcolor=\"white\">"
+	                            "<tr><td colspan=\"2\" align=\"left\"><b>%s</b></td></tr>",
+	                            t);
+	for (const char *p = facts; *p && o < size;) { /* one row per line of facts */
+		size_t n = strcspn(p, "\n");
+		char line[400];
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		html_text(f, sizeof(f), line);
+		o += (size_t)snprintf(buf + o, size - o, "<tr><td colspan=\"2\" align=\"left\">%s</td></tr>", f);
+		p += n + (p[n] == '\n');
+	}
+	for (int l = 1; l < 4 && o < size; l++)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td><font color=\"%s\">&#9608;&#9608;&#9608;</font></td><td align=\"left\">%s: "
+		    "score %s %g</td></tr>",
+		    level_color[l], level_name[l], "&#8805;",
+		    l == 1   ? 0.5
+		    : l == 2 ? 1.0
+		             : 2.0);
+	if (o < size && flows)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td colspan=\"2\" align=\"left\">score: max(occupancy / %g, hop latency / %g)</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">(peaks of the last 16 ms)</td></tr>",
+		    c->high_queue.raise, c->high_latency.raise);
+	else if (o < size)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td colspan=\"2\" align=\"left\">score: occupancy / %g</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>",
+		    c->high_queue.raise);
+	if (flows && o < size)
+		o += (size_t)snprintf(
+		    buf + o, size - o,
+		    "<tr><td><font color=\"%s\">&#10230;</font></td><td align=\"left\">affected flow's "
+		    "path (hop by hop); dashed grey: the path it left</td></tr>"
+		    "<tr><td>&#9635;</td><td align=\"left\">double border: congestion tree root</td></tr>",
+		    flow_color[0]);
+	if (o < size)
+		snprintf(buf + o, size - o, "</table>");
+}
+
+static void show_with_neighbours(const struct hw_topo *t, uint8_t *show, uint32_t n)
+{
+	if (n == HW_TOPO_NONE)
+		return;
+	show[n] = 1;
+	for (uint32_t p = t->nodes[n].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+		uint32_t q = hw_topo_peer(t, p);
+		if (q != HW_TOPO_NONE)
+			show[t->ports[q].node] = 1;
+	}
+}
+
+static double queue_score(const struct hw_an_config *c, const struct hw_an_queue_info *q)
+{
+	double s = c->high_queue.raise > 0 ? q->peak_occ / c->high_queue.raise : 0;
+	double l = c->high_latency.raise > 0 ? q->peak_lat / c->high_latency.raise : 0;
+	return s > l ? s : l;
+}
+
+static void badge(struct an_graphs *g, struct sketch *k, const struct hw_an_queue_info *q, double score,
+                  const char *role)
+{
+	if (k->n_badges >= MAX_BADGES || q->topo_port == HW_TOPO_NONE)
+		return;
+	struct hw_render_badge *b = &k->badges[k->n_badges++];
+	char pid[200], occ[32], lat[32];
+	hw_topo_port_svg_id(g->t, q->topo_port, pid, sizeof(pid));
+	snprintf(b->id, sizeof(b->id), "q-%.150s.%d", pid + 2, q->queue);
+	b->port = q->topo_port;
+	human(occ, sizeof(occ), q->peak_occ, "");
+	latency(lat, sizeof(lat), q->peak_lat);
+	snprintf(b->label, sizeof(b->label), "%s%s%.60s q%d\nocc %s\nlat %s", role ? role : "", role ? " " : "",
+	         g->t->ports[q->topo_port].name, q->queue, occ, lat);
+	snprintf(b->tooltip, sizeof(b->tooltip),
+	         "%s%s%.60s %.60s queue %d: peak occupancy %u, last %u, peak hop latency %u ns (last 16 ms); score "
+	         "%.2f (%s)",
+	         role ? role : "", role ? " " : "", g->t->nodes[g->t->ports[q->topo_port].node].name,
+	         g->t->ports[q->topo_port].name, q->queue, q->peak_occ, q->last_occ, q->peak_lat, score,
+	         level_name[level_of(score)]);
+	int l = level_of(score);
+	b->fill = l ? level_color[l] : "#ffffff";
+	b->peripheries = role && strcmp(role, "ROOT") == 0 ? 2 : 1;
+}
+
+/* A flow's path from its hops (node id, egress port): the hops' nodes, then the last hop's egress peer (the
+ * destination); shown in the sketch.  id "flow-<hash><suffix>", tooltip "flow <hash>: a > b > c".  0 when
+ * fewer than 2 nodes are placed. */
+static int flow_path(const struct hw_analyzer *a, const struct hw_topo *t, struct sketch *sk, struct hw_render_path *p,
+                     const uint32_t (*hops)[2], unsigned nh, uint64_t hash, const char *suffix)
+{
+	memset(p, 0, sizeof(*p));
+	size_t to = (size_t)snprintf(p->tooltip, sizeof(p->tooltip), "flow %016" PRIx64 "%s:", hash, suffix);
+	uint32_t tp = HW_TOPO_NONE;
+	for (unsigned h = 0; h < nh && p->n < HW_RENDER_PATH_MAX - 1; h++) {
+		uint32_t n = hw_an_place(a, hops[h][0], hops[h][1], &tp);
+		if (n == HW_TOPO_NONE)
+			break;
+		p->nodes[p->n++] = n;
+	}
+	if (p->n == nh && tp != HW_TOPO_NONE && hw_topo_peer(t, tp) != HW_TOPO_NONE)
+		p->nodes[p->n++] = t->ports[hw_topo_peer(t, tp)].node;
+	if (p->n < 2)
+		return 0;
+	for (uint32_t k = 0; k < p->n; k++) {
+		sk->show[p->nodes[k]] = 1;
+		if (to < sizeof(p->tooltip))
+			to += (size_t)snprintf(p->tooltip + to, sizeof(p->tooltip) - to, "%s%.40s", k ? " > " : " ",
+			                       t->nodes[p->nodes[k]].name);
+	}
+	snprintf(p->id, sizeof(p->id), "flow-%016" PRIx64 "%.8s", hash, suffix);
+	return 1;
+}
+
+static const char *severity_color(const char *sev)
+{
+	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
+}
+
+void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
+{
+	const struct hw_topo *t = g->t;
+	const struct hw_an_config *c = hw_an_config_of(a);
+	pthread_mutex_lock(&g->mu);
+	int room = g->wr - g->rd < PENDING; /* an_graphs_name found room, and only this thread fills slots */
+	pthread_mutex_unlock(&g->mu);
+	if (!room)
+		return;
+	struct sketch *sk = &g->pend[g->wr % PENDING];
+	sk->heat = 0;
+	snprintf(sk->svg, sizeof(sk->svg), "%s", e->svg);
+	snprintf(sk->latest, sizeof(sk->latest), "%s/event-latest.svg", g->dir);
+	memset(sk->show, 0, t->n_nodes);
+	memset(sk->nodes, 0, sizeof(*sk->nodes) * t->n_nodes);
+	memset(sk->links, 0, sizeof(*sk->links) * t->n_links);
+	int all = t->n_nodes <= g->o.full_max;
+	if (all)
+		memset(sk->show, 1, t->n_nodes);
+
+	/* the place, and a congestion tree's root queue */
+	uint32_t place_port, place = hw_an_place(a, e->node_id, e->port, &place_port);
+	show_with_neighbours(t, sk->show, place);
+	long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
+	struct hw_an_queue_info rq = {0};
+	if (root >= 0)
+		hw_an_queue_get(a, (uint32_t)root, &rq);
+
+	/* the affected flows' paths; a PathChange also the path it left (its detail "path A -> B") */
+	uint32_t n_paths = 0; /* sk->n_paths when done */
+	for (unsigned f = 0; f < e->n_flows && n_paths < HW_AN_MAX_FLOWS; f++) {
+		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
+		unsigned nh = hw_an_flow_path(a, e->flows[f], hops, HW_RENDER_PATH_MAX - 1);
+		if (flow_path(a, t, sk, &sk->paths[n_paths], hops, nh, e->flows[f], "")) {
+			sk->paths[n_paths].color = flow_color[n_paths % 8];
+			n_paths++;
+		}
+	}
+	if (e->kind == HW_AN_PATH_CHANGE && e->n_flows == 1 && strncmp(e->detail, "path ", 5) == 0) {
+		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
+		unsigned nh = 0;
+		const char *d = e->detail + 5;
+		int used;
+		while (nh < HW_RENDER_PATH_MAX - 1 && sscanf(d, "%u:%u%n", &hops[nh][0], &hops[nh][1], &used) == 2) {
+			nh++;
+			d += used;
+			if (*d != '>')
+				break;
+			d++;
+		}
+		if (strncmp(d, " -> ", 4) == 0 &&
+		    flow_path(a, t, sk, &sk->paths[n_paths], hops, nh, e->flows[0], "-old")) {
+			sk->paths[n_paths].color = "#7f7f7f";
+			sk->paths[n_paths].dashed = 1;
+			n_paths++;
+		}
+	}
+	/* a congestion tree's victims, with the link each is on */
+	for (unsigned v = 0; v < rq.n_victims; v++) {
+		struct hw_an_queue_info vq;
+		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
+			sk->show[t->ports[vq.topo_port].node] = 1;
+			uint32_t peer = hw_topo_peer(t, vq.topo_port);
+			if (peer != HW_TOPO_NONE)
+				sk->show[t->ports[peer].node] = 1;
+		}
+	}
+
+	/* every queue's level on its link; badges for the congested ones in view, the place, root, victims */
+	sk->n_badges = 0;
+	memset(g->score, 0, sizeof(*g->score) * t->n_links);
+	uint32_t nq = hw_an_queue_count(a);
+	for (uint32_t i = 0; i < nq; i++) {
+		struct hw_an_queue_info q;
+		if (hw_an_queue_get(a, i, &q) || q.topo_port == HW_TOPO_NONE)
+			continue;
+		uint32_t link = t->ports[q.topo_port].link, peer = hw_topo_peer(t, q.topo_port);
+		if (link == HW_TOPO_NONE || link >= t->n_links || peer == HW_TOPO_NONE)
+			continue;
+		double s = queue_score(c, &q);
+		if (s > g->score[link])
+			g->score[link] = s;
+		const char *role = NULL;
+		if ((long)i == root && e->kind == HW_AN_CONGESTION_TREE)
+			role = "ROOT";
+		for (unsigned v = 0; v < rq.n_victims && e->kind == HW_AN_CONGESTION_TREE; v++)
+			if (rq.victims[v] == i)
+				role = "victim";
+		int in_view = sk->show[t->ports[q.topo_port].node] && sk->show[t->ports[peer].node];
+		if (in_view && (role || (long)i == root || level_of(s) > 0))
+			badge(g, sk, &q, s, role);
+	}
+	for (uint32_t l = 0; l < t->n_links; l++) {
+		int lv = level_of(g->score[l]);
+		sk->links[l].color = level_color[lv];
+		sk->links[l].width = level_width[lv];
+		if (g->score[l] > 0)
+			snprintf(sk->links[l].tooltip, sizeof(sk->links[l].tooltip), "score %.2f (%s)", g->score[l],
+			         level_name[lv]);
+	}
+	if (place != HW_TOPO_NONE) {
+		sk->nodes[place].color = severity_color(e->severity);
+		sk->nodes[place].width = 3;
+		snprintf(sk->nodes[place].note, sizeof(sk->nodes[place].note), "%s%s", e->alertname,
+		         e->kind == HW_AN_CONGESTION_TREE ? " root" : "");
+	}
+	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links &&
+	    !sk->links[t->ports[place_port].link].color)
+		sk->links[t->ports[place_port].link].width = 2.5; /* the place, even when its queue is not congested */
+
+	char title[400], facts[1200], qs[32] = "";
+	if (e->queue >= 0)
+		snprintf(qs, sizeof(qs), " queue %d", e->queue);
+	snprintf(title, sizeof(title), "%s (%s) at %.100s %.100s%s, event %" PRIu64, e->alertname, e->severity,
+	         e->node[0] ? e->node : "?", e->port_name, qs, e->id);
+	size_t fo = (size_t)snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns", e->start_ns);
+	for (unsigned i = 0; i < e->n_numbers && fo < sizeof(facts); i++)
+		fo += (size_t)snprintf(facts + fo, sizeof(facts) - fo, "%s%s=%g", i % 3 ? " " : "\n",
+		                       e->numbers[i].name, e->numbers[i].value);
+	if (e->detail[0] && fo < sizeof(facts))
+		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
+	legend(sk->html, sizeof(sk->html), title, facts, 1, c);
+	sk->n_paths = n_paths;
+	submit(g);
+}
+
+/* Hand the slot just filled to the drawing thread. */
+static void submit(struct an_graphs *g)
+{
+	pthread_mutex_lock(&g->mu);
+	g->wr++;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* The drawing thread: Graphviz layout and render of each prepared graph, in order. */
+static void *drawing(void *arg)
+{
+	struct an_graphs *g = arg;
+	pthread_mutex_lock(&g->mu);
+	for (;;) {
+		while (g->rd == g->wr && !g->stop)
+			pthread_cond_wait(&g->cv, &g->mu);
+		if (g->rd == g->wr)
+			break;
+		struct sketch *k = &g->pend[g->rd % PENDING];
+		pthread_mutex_unlock(&g->mu);
+		struct hw_render_overlay ov = {.links = k->links, .legend_html = k->html};
+		if (!k->heat) {
+			ov.show = k->show;
+			ov.nodes = k->nodes;
+			ov.badges = k->badges;
+			ov.n_badges = k->n_badges;
+			ov.paths = k->paths;
+			ov.n_paths = k->n_paths;
+		}
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int ok = render(g, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		pthread_mutex_lock(&g->mu);
+		g->st.draw_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!ok)
+			g->st.failed++;
+		else if (k->heat)
+			g->st.heatmaps++;
+		else
+			g->st.events++;
+		if (ok)
+			keep_file(g, k->heat ? &g->heats : &g->events, k->svg);
+		g->rd++;
+		pthread_cond_broadcast(&g->cv);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+void an_graphs_flush(struct an_graphs *g)
+{
+	pthread_mutex_lock(&g->mu);
+	while (g->rd != g->wr)
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* Prepare the heat map into a free slot; with wait, wait for one (the end of input). */
+static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
+{
+	const struct hw_topo *t = g->t;
+	const struct hw_an_config *c = hw_an_config_of(a);
+	uint64_t now = hw_an_now(a), every = (uint64_t)(g->o.every_s * 1e9);
+	while (every && g->next_heat_ns && g->next_heat_ns <= now) /* on the schedule from the first batch */
+		g->next_heat_ns += every;
+	pthread_mutex_lock(&g->mu);
+	while (wait && g->wr - g->rd >= PENDING)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int room = g->wr - g->rd < PENDING;
+	g->st.busy += !room;
+	pthread_mutex_unlock(&g->mu);
+	if (!room)
+		return;
+	struct sketch *k = &g->pend[g->wr % PENDING];
+	k->heat = 1;
+	hw_an_link_scores(a, g->score);
+	memset(k->links, 0, sizeof(*k->links) * t->n_links);
+	unsigned congested = 0;
+	for (uint32_t l = 0; l < t->n_links; l++) {
+		int lv = level_of(g->score[l]);
+		congested += lv >= 2;
+		k->links[l].color = level_color[lv];
+		k->links[l].width = level_width[lv];
+		snprintf(k->links[l].tooltip, sizeof(k->links[l].tooltip), "score %.2f (%s)", g->score[l],
+		         level_name[lv]);
+	}
+	char title[200], facts[200];
+	snprintf(title, sizeof(title), "hopwatch fabric heat map");
+	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
+	         congested, t->n_links);
+	legend(k->html, sizeof(k->html), title, facts, 0, c);
+	snprintf(k->svg, sizeof(k->svg), "%.400s/heatmap-%" PRIu64 ".svg", g->dir, now);
+	snprintf(k->latest, sizeof(k->latest), "%.400s/heatmap.svg", g->dir);
+	submit(g);
+}
+
+void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+{
+	heatmap(g, a, 1);
+	an_graphs_flush(g);
+}
+
+void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
+{
+	if (g->o.every_s <= 0 || (uint64_t)(g->o.every_s * 1e9) == 0)
+		return;
+	uint64_t now = hw_an_now(a);
+	if (!now)
+		return;
+	if (!g->next_heat_ns) { /* the first record sets the clock */
+		g->next_heat_ns = now + (uint64_t)(g->o.every_s * 1e9);
+		return;
+	}
+	if (now >= g->next_heat_ns)
+		heatmap(g, a, g->o.wait); /* live: skipped when busy */
+}
