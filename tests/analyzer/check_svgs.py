@@ -80,6 +80,8 @@ def main():
     # 1. every SVG is well-formed XML, and nothing half-written is left
     trees = {}
     for path in glob.glob(os.path.join(svg_dir, "*")):
+        if path.endswith(".csv"):  # the latency matrix's CSV shares the directory
+            continue
         if path.endswith(".tmp"):
             fail(f"{path}: a temporary file was left behind")
             continue
@@ -180,12 +182,15 @@ def main():
                 if qid in ids and not text(ids[qid]).startswith("ROOT"):
                     fail(f"{where}: the root {qid} is not marked ROOT ({text(ids[qid])!r})")
                 upstream = {sid("q-", n, ".", i, ".", str(queue)) for (n, i), (pn, pi) in peer.items() if pn == node}
+                # PFC spreads further up: the queues truth.json lists as paused by the injected events
+                upstream |= {sid("q-", p["node"], ".", p["ifname"], ".", str(p["queue"]))
+                             for t in truth.get("events", []) for p in t.get("effects", {}).get("paused_queues", [])}
                 victims = [i for i, el in ids.items() if i.startswith("q-") and text(el).startswith("victim")]
                 if not victims:
                     fail(f"{where}: no victims marked")
                 for v in victims:
                     if v not in upstream:
-                        fail(f"{where}: victim {v} is not a queue on a link into {node}")
+                        fail(f"{where}: victim {v} is neither a queue on a link into {node} nor paused in truth.json")
                 print(f"{where}: root {qid}, victims {sorted(victims)}")
         # an event lists its queue's latest flows: a long incast's senders are among them, a 40 us
         # microburst's may not be (one report in 100 is sampled)
