@@ -38,7 +38,23 @@ static void copy_missing(struct hw_record *dst, const struct hw_record *src)
 	dst->valid |= add;
 }
 
-enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const struct hw_inner *in,
+/* The stack's hops, newest first on the wire, into recs[n - 1] .. recs[0], each a copy of the
+ * report's template plus its own fields.  Inlined once per fixed plan, where pl is a constant and
+ * the decode folds to straight-line loads at fixed offsets. */
+static inline __attribute__((always_inline)) void emit_hops(const struct hw_record *tmpl, const struct hw_int_stack *st,
+                                                            struct hw_record *recs, const struct hw_md_plan *pl)
+{
+	const uint8_t *hop = st->newest;
+	for (unsigned j = st->n_hops; j-- > 0; hop += st->hop_bytes) {
+		struct hw_record *r = &recs[j];
+		memcpy(r, tmpl, sizeof(*r));
+		r->hop_index = (uint8_t)j;
+		hw_md_decode(pl, hop, r);
+		hw_md_derive_latency(r, !pl->ts64);
+	}
+}
+
+enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in,
                        const struct hw_record *own)
 {
 	struct hw_parse_out *out = c->out;
@@ -49,49 +65,47 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 	if (out->n_reps >= out->rep_cap || need > out->rec_cap - out->n_recs || need > 255)
 		return HW_E_TOO_MANY;
 
-	const uint8_t flags = (uint8_t)(m->flags | (st->version ? 0 : HW_RF_POSTCARD));
-	struct hw_record *recs = out->recs + out->n_recs;
-
-	/* Each record starts as a copy of the flow template, then gets the report's fields stored
-	 * into it directly (no modified local copy: copying a just-written struct stalls the CPU). */
-#define STAMP(r)                                                                                                       \
-	do {                                                                                                           \
-		memcpy((r), &in->tmpl, sizeof(*(r)));                                                                  \
-		(r)->time_ns = c->time_ns;                                                                             \
-		(r)->report_node = m->node;                                                                            \
-		(r)->report_seq = m->seq;                                                                              \
-		(r)->hw_id = m->hw_id;                                                                                 \
-		(r)->format = m->format;                                                                               \
-		(r)->report_flags = flags;                                                                             \
-	} while (0)
-
-	/* Wire hop j (0 = newest) is path hop n_stack - 1 - j. */
-	const uint8_t *hop = st->newest;
-	for (unsigned j = 0; j < n_stack; j++, hop += st->hop_bytes) {
-		struct hw_record *r = &recs[n_stack - 1 - j];
-		STAMP(r);
-		r->int_version = st->version;
-		hw_md_decode(&st->plan, hop, r);
-		hw_md_derive_latency(r, st->ts32);
+	/* The own hop is merged into the newest stack hop when that hop names the same node (a hop
+	 * whose node id is all-ones keeps the template's). */
+	bool merge = false;
+	if (own && n_stack && st->plan.off[MD_NODE] >= 0) {
+		uint32_t w = hw_be32(st->newest + st->plan.off[MD_NODE]);
+		merge = (w == UINT32_MAX ? in->tmpl.node_id : w) == own->node_id;
 	}
+	const unsigned total = n_stack + (own && !merge ? 1u : 0u);
+	const uint8_t flags = (uint8_t)(m->flags | (st->version ? 0 : HW_RF_POSTCARD));
 
-	unsigned total = n_stack;
-	if (own) {
-		struct hw_record *newest = n_stack ? &recs[n_stack - 1] : NULL;
-		bool newest_has_node = st->plan.off[MD_NODE] >= 0;
-		if (newest && newest_has_node && newest->node_id == own->node_id) {
-			copy_missing(newest, own);
-		} else {
-			struct hw_record *r = &recs[total++];
-			STAMP(r);
-			r->int_version = HW_INT_NONE;
-			r->node_id = own->node_id;
-			copy_missing(r, own);
+	/* Every record of the report starts as a copy of this template. */
+	struct hw_record *t = &in->tmpl;
+	t->time_ns = c->time_ns;
+	t->report_node = m->node;
+	t->report_seq = m->seq;
+	t->hw_id = m->hw_id;
+	t->format = m->format;
+	t->report_flags = flags;
+	t->int_version = st->version;
+	t->path_len = (uint8_t)total;
+
+	struct hw_record *recs = out->recs + out->n_recs;
+	if (n_stack) {
+		switch (st->plan.fixed) {
+#define HW_X_FIXED_EMIT(F, v)                                                                                          \
+	case HW_MD_FIXED_##F##_##v: emit_hops(t, st, recs, &hw_md_fixed_plans[HW_MD_FIXED_##F##_##v]); break;
+			HW_MD_FIXED_LIST(HW_X_FIXED_EMIT)
+#undef HW_X_FIXED_EMIT
+		default: emit_hops(t, st, recs, &st->plan); break;
 		}
 	}
-	for (unsigned i = 0; i < total; i++) {
-		recs[i].hop_index = (uint8_t)i;
-		recs[i].path_len = (uint8_t)total;
+
+	if (merge) {
+		copy_missing(&recs[n_stack - 1], own);
+	} else if (own) {
+		struct hw_record *r = &recs[n_stack];
+		memcpy(r, t, sizeof(*r));
+		r->int_version = HW_INT_NONE;
+		r->hop_index = (uint8_t)n_stack;
+		r->node_id = own->node_id;
+		copy_missing(r, own);
 	}
 
 	struct hw_report *rep = &out->reps[out->n_reps++];
@@ -106,5 +120,4 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const s
 	rep->drop_reason = (own && (own->valid & HW_V_DROP)) ? own->drop_reason : 0;
 	out->n_recs += total;
 	return HW_OK;
-#undef STAMP
 }

@@ -21,14 +21,6 @@ static enum hw_result cut(struct hw_ctx *c, const uint8_t *where, bool strict, e
 	return hw_fail(c, where, strict ? strict_reason : HW_E_INNER_TRUNCATED);
 }
 
-static bool port_listed(const uint16_t *ports, unsigned n, uint16_t port)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (ports[i] == port)
-			return true;
-	return false;
-}
-
 static void set_v4(uint8_t dst[16], const uint8_t *a)
 {
 	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -333,7 +325,7 @@ static enum hw_result parse_payload(struct hw_ctx *c, struct hw_inner *in, const
 	enum hw_result r = HW_OK;
 	uint16_t dport = in->tmpl.dst_port;
 
-	if (depth == 0 && l4->proto == IPP_UDP && port_listed(cfg->int_ports, cfg->n_int_ports, dport)) {
+	if (depth == 0 && l4->proto == IPP_UDP && hw_port_listed(cfg->int_ports, cfg->n_int_ports, dport)) {
 		uint8_t ip_dscp = in->tmpl.dscp;
 		r = hw_intmd_parse(c, pl, in, &used);
 		in->tmpl.dscp = ip_dscp; /* detected by port: the DSCP on the wire is the original */
@@ -396,7 +388,7 @@ enum hw_result hw_frame_parse(struct hw_ctx *c, struct hw_span s, struct hw_inne
 	if (!(in->tmpl.valid & HW_V_FLOW) || !l4.has_ports)
 		return HW_NOT_REPORT;
 	const struct hw_parser_config *cfg = c->cfg;
-	if (l4.proto == IPP_UDP && port_listed(cfg->report_ports, cfg->n_report_ports, in->tmpl.dst_port)) {
+	if (l4.proto == IPP_UDP && hw_port_listed(cfg->report_ports, cfg->n_report_ports, in->tmpl.dst_port)) {
 		*report = l4.payload;
 		return HW_OK;
 	}
