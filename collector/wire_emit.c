@@ -54,8 +54,7 @@ static inline __attribute__((always_inline)) void emit_hops(const struct hw_reco
 	}
 }
 
-enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in,
-                       const struct hw_record *own)
+enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in, struct hw_own *own)
 {
 	struct hw_parse_out *out = c->out;
 	const struct hw_int_stack *st = &in->stack;
@@ -70,7 +69,7 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct 
 	bool merge = false;
 	if (own && n_stack && st->plan.off[MD_NODE] >= 0) {
 		uint32_t w = hw_be32(st->newest + st->plan.off[MD_NODE]);
-		merge = (w == UINT32_MAX ? in->tmpl.node_id : w) == own->node_id;
+		merge = (w == UINT32_MAX ? in->tmpl.node_id : w) == own->rec.node_id;
 	}
 	const unsigned total = n_stack + (own && !merge ? 1u : 0u);
 	const uint8_t flags = (uint8_t)(m->flags | (st->version ? 0 : HW_RF_POSTCARD));
@@ -97,15 +96,25 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct 
 		}
 	}
 
+	const struct hw_record *own_rec = own ? &own->rec : NULL; /* where the own hop's fields are */
 	if (merge) {
-		copy_missing(&recs[n_stack - 1], own);
+		if (own->plan)
+			hw_md_decode_fixed(own->plan, own->md, &own->rec);
+		copy_missing(&recs[n_stack - 1], &own->rec);
 	} else if (own) {
 		struct hw_record *r = &recs[n_stack];
 		memcpy(r, t, sizeof(*r));
 		r->int_version = HW_INT_NONE;
 		r->hop_index = (uint8_t)n_stack;
-		r->node_id = own->node_id;
-		copy_missing(r, own);
+		r->node_id = own->rec.node_id;
+		if (own->plan && !own->rec.valid) {
+			hw_md_decode_fixed(own->plan, own->md, r);
+			own_rec = r;
+		} else {
+			if (own->plan)
+				hw_md_decode_fixed(own->plan, own->md, &own->rec);
+			copy_missing(r, &own->rec);
+		}
 	}
 
 	struct hw_report *rep = &out->reps[out->n_reps++];
@@ -117,7 +126,7 @@ enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct 
 	rep->seq_bits = m->seq_bits;
 	rep->first = (uint16_t)out->n_recs;
 	rep->n_hops = (uint16_t)total;
-	rep->drop_reason = (own && (own->valid & HW_V_DROP)) ? own->drop_reason : 0;
+	rep->drop_reason = (own_rec && (own_rec->valid & HW_V_DROP)) ? own_rec->drop_reason : 0;
 	out->n_recs += total;
 	return HW_OK;
 }

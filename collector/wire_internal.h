@@ -327,6 +327,18 @@ static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, s
 	r->valid = v;
 }
 
+/* hw_md_decode with the plan folded to a constant when it is one of the fixed plans. */
+static inline void hw_md_decode_fixed(const struct hw_md_plan *pl, const uint8_t *p, struct hw_record *r)
+{
+	switch (pl->fixed) {
+#define HW_X_FIXED_DECODE(F, v)                                                                                        \
+	case HW_MD_FIXED_##F##_##v: hw_md_decode(&hw_md_fixed_plans[HW_MD_FIXED_##F##_##v], p, r); break;
+		HW_MD_FIXED_LIST(HW_X_FIXED_DECODE)
+#undef HW_X_FIXED_DECODE
+	default: hw_md_decode(pl, p, r); break;
+	}
+}
+
 /* For hops with 32-bit timestamps and no latency field: hop_latency = egress - ingress mod 2^32. */
 static inline void hw_md_derive_latency(struct hw_record *r, bool ts32)
 {
@@ -399,11 +411,18 @@ struct hw_report_meta {
 	uint8_t seq_bits;
 };
 
+/* The reporting node's own hop: rec has node_id, valid and the fields already known; when plan is
+ * set, the validated metadata at md is decoded on top of them as the record is written. */
+struct hw_own {
+	struct hw_record rec;
+	const struct hw_md_plan *plan;
+	const uint8_t *md;
+};
+
 /* Emit the records of one report: the embedded stack oldest first, then the reporting node's own
  * hop (own; NULL when the report has none).  The own hop is merged into the newest stack hop when
  * that hop names the same node.  The report's fields are stamped into in->tmpl. */
-enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in,
-                       const struct hw_record *own);
+enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in, struct hw_own *own);
 
 enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s);
 enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s);
