@@ -63,21 +63,18 @@ static bool outer_fast(const struct hw_parser_config *cfg, struct hw_span s, str
 	return true;
 }
 
-enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t *frame, size_t len, uint64_t time_ns,
-                              struct hw_parse_out *out)
+/* Every frame outer_fast() does not take: the generic walk, then a report or a bare INT packet.
+ * Kept out of line so the fast path does not pay for its stack frame. */
+static __attribute__((noinline)) enum hw_result parse_frame_generic(struct hw_ctx *c, struct hw_span s)
 {
-	struct hw_ctx c;
-	ctx_init(&c, cfg, out, frame, time_ns);
-	struct hw_span report;
-	if (outer_fast(cfg, (struct hw_span){frame, len}, &report))
-		return finish(&c, dispatch_report(&c, report));
 	struct hw_inner in;
 	hw_inner_clear(&in);
-	enum hw_result r = hw_frame_parse(&c, (struct hw_span){frame, len}, &in, &report);
+	struct hw_span report;
+	enum hw_result r = hw_frame_parse(c, s, &in, &report);
 	if (r != HW_OK)
-		return finish(&c, r);
+		return r;
 	if (report.p)
-		return finish(&c, dispatch_report(&c, report));
+		return dispatch_report(c, report);
 
 	/* A bare INT-MD data packet: no report header; the newest hop stands for the sender. */
 	struct hw_report_meta m = {0};
@@ -87,5 +84,16 @@ enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t 
 		uint32_t id = hw_be32(node);
 		m.node = id == UINT32_MAX ? 0 : id;
 	}
-	return finish(&c, hw_emit(&c, &m, &in, NULL));
+	return hw_emit(c, &m, &in, NULL);
+}
+
+enum hw_result hw_parse_frame(const struct hw_parser_config *cfg, const uint8_t *frame, size_t len, uint64_t time_ns,
+                              struct hw_parse_out *out)
+{
+	struct hw_ctx c;
+	ctx_init(&c, cfg, out, frame, time_ns);
+	struct hw_span s = {frame, len}, report;
+	if (outer_fast(cfg, s, &report))
+		return finish(&c, dispatch_report(&c, report));
+	return finish(&c, parse_frame_generic(&c, s));
 }
