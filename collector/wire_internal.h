@@ -259,7 +259,8 @@ static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_
 }
 
 /* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent. */
-static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, struct hw_record *r)
+static inline __attribute__((always_inline)) void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p,
+                                                               struct hw_record *r)
 {
 	uint32_t v = r->valid, w;
 	int o;
@@ -328,7 +329,8 @@ static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, s
 }
 
 /* hw_md_decode with the plan folded to a constant when it is one of the fixed plans. */
-static inline void hw_md_decode_fixed(const struct hw_md_plan *pl, const uint8_t *p, struct hw_record *r)
+static inline __attribute__((always_inline)) void hw_md_decode_fixed(const struct hw_md_plan *pl, const uint8_t *p,
+                                                                     struct hw_record *r)
 {
 	switch (pl->fixed) {
 #define HW_X_FIXED_DECODE(F, v)                                                                                        \
