@@ -1,6 +1,6 @@
 /* Telemetry Report v2.0: the group header, then individual reports until the payload ends, each
  * with INT main contents (RepMdBits metadata of the reporting node) and an inner packet. */
-#include "wire_internal.h"
+#include "wire_emit.h"
 
 enum { REP_INNER_ONLY = 0, REP_INT = 1 };
 enum { IN_NONE = 0, IN_TLV = 1, IN_DS_EXT = 2, IN_ETH = 3, IN_IPV4 = 4, IN_IPV6 = 5 };
@@ -76,7 +76,7 @@ enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
 		default: return hw_fail(c, h, HW_E_REPORT_TYPE);
 		}
 		if (r == HW_OK)
-			r = hw_emit(c, &m, &in, &own);
+			r = hw_emit_inline(c, &m, &in, &own);
 		if (r != HW_OK)
 			return r;
 		n++;
