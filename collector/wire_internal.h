@@ -49,6 +49,15 @@ static inline uint64_t hw_be64(const uint8_t *p)
 	return __builtin_bswap64(v);
 }
 
+/* Whether port is one of the n configured ports. */
+static inline bool hw_port_listed(const uint16_t *ports, unsigned n, uint16_t port)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
+
 /* One parse call's state: configuration, output arrays and where the input starts. */
 struct hw_ctx {
 	const struct hw_parser_config *cfg;
@@ -84,16 +93,98 @@ enum hw_md_kind {
 	MD_KINDS
 };
 
-/* One metadata format: the field each bitmap bit selects (bit 0 = most significant, -1 = reserved
- * or not recorded), which bits are 8 bytes wide (every other bit is 4 bytes), and the widths of
- * timestamps and L2 ports. */
+/* The metadata formats, by name F: HW_MD_<F>_MAP(X, ...) lists X(kind, bit, ...) for every bit
+ * whose field the collector records (bit 0 = most significant; other bits are reserved or not
+ * recorded); HW_MD_<F>_WIDE has the bits that are 8 bytes wide (every other bit is 4 bytes), _TS64
+ * and _L2_16 the widths of timestamps and L2 ports.  Tables and fixed plans are built from these. */
+#define HW_MD_FORMATS(X) X(INT21) X(INT10) X(INT05) X(GEANT) X(TR2) X(TR1)
+#define HW_MD_COMMON_MAP_(X, a, b, c)                                                                                  \
+	X(MD_NODE, 0, a, b, c)                                                                                         \
+	X(MD_L1_PORTS, 1, a, b, c)                                                                                     \
+	X(MD_LATENCY, 2, a, b, c) X(MD_QUEUE, 3, a, b, c) X(MD_ING_TS, 4, a, b, c) X(MD_EG_TS, 5, a, b, c)
+/* INT v2.0/v2.1 instruction bitmap: bits 4-6 (timestamps, L2 ports) are 8 bytes; 9-14 reserved and
+ * 15 checksum complement, 4 bytes each. */
+#define HW_MD_INT21_MAP(X, a, b, c)                                                                                    \
+	HW_MD_COMMON_MAP_(X, a, b, c) X(MD_L2_PORTS, 6, a, b, c) X(MD_TX_UTIL, 7, a, b, c) X(MD_BUFFER, 8, a, b, c)
+#define HW_MD_INT21_WIDE 0x0e00
+#define HW_MD_INT21_TS64 1
+#define HW_MD_INT21_L2_16 0
+/* INT v1.0: 4-byte timestamps; L2 ports (bit 6) are 8 bytes. */
+#define HW_MD_INT10_MAP HW_MD_INT21_MAP
+#define HW_MD_INT10_WIDE 0x0200
+#define HW_MD_INT10_TS64 0
+#define HW_MD_INT10_L2_16 0
+/* INT v0.5: every instruction 4 bytes; bit 6 is queue id + congestion status (not recorded). */
+#define HW_MD_INT05_MAP(X, a, b, c) HW_MD_COMMON_MAP_(X, a, b, c) X(MD_TX_UTIL, 7, a, b, c)
+#define HW_MD_INT05_WIDE 0x0000
+#define HW_MD_INT05_TS64 0
+#define HW_MD_INT05_L2_16 0
+/* GEANT int-platform: v1.0 bit meanings, 8-byte timestamps, 16 + 16-bit L2 ports. */
+#define HW_MD_GEANT_MAP HW_MD_INT21_MAP
+#define HW_MD_GEANT_WIDE 0x0c00
+#define HW_MD_GEANT_TS64 1
+#define HW_MD_GEANT_L2_16 1
+/* Telemetry Report v2.0 RepMdBits: bit 0 reserved (the node id is in the group header), bits 4-6
+ * 8 bytes, bit 15 queue id + drop reason. */
+#define HW_MD_TR2_MAP(X, a, b, c)                                                                                      \
+	X(MD_L1_PORTS, 1, a, b, c)                                                                                     \
+	X(MD_LATENCY, 2, a, b, c)                                                                                      \
+	X(MD_QUEUE, 3, a, b, c)                                                                                        \
+	X(MD_ING_TS, 4, a, b, c)                                                                                       \
+	X(MD_EG_TS, 5, a, b, c)                                                                                        \
+	X(MD_L2_PORTS, 6, a, b, c) X(MD_TX_UTIL, 7, a, b, c) X(MD_BUFFER, 8, a, b, c) X(MD_DROP, 15, a, b, c)
+#define HW_MD_TR2_WIDE 0x0e00
+#define HW_MD_TR2_TS64 1
+#define HW_MD_TR2_L2_16 0
+/* Telemetry Report v1.0 RepMdBits, 6 bits placed at the top of the map by the caller: ports, hop
+ * latency, queue, egress timestamp, drop, tx utilisation; all 4 bytes. */
+#define HW_MD_TR1_MAP(X, a, b, c)                                                                                      \
+	X(MD_L1_PORTS, 0, a, b, c)                                                                                     \
+	X(MD_LATENCY, 1, a, b, c)                                                                                      \
+	X(MD_QUEUE, 2, a, b, c) X(MD_EG_TS, 3, a, b, c) X(MD_DROP, 4, a, b, c) X(MD_TX_UTIL, 5, a, b, c)
+#define HW_MD_TR1_WIDE 0x0000
+#define HW_MD_TR1_TS64 0
+#define HW_MD_TR1_L2_16 0
+
+enum hw_md_format {
+#define HW_X_FMT_ID(F) HW_MD_ID_##F,
+	HW_MD_FORMATS(HW_X_FMT_ID)
+#undef HW_X_FMT_ID
+};
+
+/* One metadata format as data: the field each bit selects (-1: none), the 8-byte bits, widths. */
 struct hw_md_table {
 	int8_t kind[16];
 	uint16_t wide;
 	uint8_t ts64;
 	uint8_t l2_16;
+	uint8_t id; /* enum hw_md_format */
 };
 extern const struct hw_md_table hw_md_int21, hw_md_int10, hw_md_int05, hw_md_geant, hw_md_tr2, hw_md_tr1;
+
+/* Compile-time layout arithmetic over a bitmap v of format F: the size of bit i, the offset of
+ * bit b (bytes of the set bits before it), the field at bit b, the offset of field k (-1: absent). */
+#define HW_MD_SET_(v, i) (((unsigned)(v) >> (15 - (i))) & 1u)
+#define HW_MD_BSZ_(F, v, i) (HW_MD_SET_(v, i) * (4u + 4u * HW_MD_SET_(HW_MD_##F##_WIDE, i)))
+#define HW_MD_BT_(F, v, i, b) ((i) < (b) ? HW_MD_BSZ_(F, v, i) : 0u)
+#define HW_MD_BOFF_(F, v, b)                                                                                           \
+	(HW_MD_BT_(F, v, 0, b) + HW_MD_BT_(F, v, 1, b) + HW_MD_BT_(F, v, 2, b) + HW_MD_BT_(F, v, 3, b) +               \
+	 HW_MD_BT_(F, v, 4, b) + HW_MD_BT_(F, v, 5, b) + HW_MD_BT_(F, v, 6, b) + HW_MD_BT_(F, v, 7, b) +               \
+	 HW_MD_BT_(F, v, 8, b) + HW_MD_BT_(F, v, 9, b) + HW_MD_BT_(F, v, 10, b) + HW_MD_BT_(F, v, 11, b) +             \
+	 HW_MD_BT_(F, v, 12, b) + HW_MD_BT_(F, v, 13, b) + HW_MD_BT_(F, v, 14, b) + HW_MD_BT_(F, v, 15, b))
+#define HW_X_KIND_AT_(k, bit, F, v, b) +((bit) == (b) ? (k) + 1 : 0)
+#define HW_MD_KIND_AT_(F, b) (int8_t)(-1 HW_MD_##F##_MAP(HW_X_KIND_AT_, F, 0, b))
+#define HW_X_OFF_OF_(k, bit, F, v, want) +((k) == (want) && HW_MD_SET_(v, bit) ? (int)HW_MD_BOFF_(F, v, bit) + 1 : 0)
+#define HW_MD_OFF_OF_(F, v, k) (int16_t)(-1 HW_MD_##F##_MAP(HW_X_OFF_OF_, F, v, k))
+
+#define HW_MD_TABLE(F)                                                                                                 \
+	{                                                                                                              \
+		{HW_MD_KIND_AT_(F, 0),  HW_MD_KIND_AT_(F, 1),  HW_MD_KIND_AT_(F, 2),  HW_MD_KIND_AT_(F, 3),            \
+		 HW_MD_KIND_AT_(F, 4),  HW_MD_KIND_AT_(F, 5),  HW_MD_KIND_AT_(F, 6),  HW_MD_KIND_AT_(F, 7),            \
+		 HW_MD_KIND_AT_(F, 8),  HW_MD_KIND_AT_(F, 9),  HW_MD_KIND_AT_(F, 10), HW_MD_KIND_AT_(F, 11),           \
+		 HW_MD_KIND_AT_(F, 12), HW_MD_KIND_AT_(F, 13), HW_MD_KIND_AT_(F, 14), HW_MD_KIND_AT_(F, 15)},          \
+		    HW_MD_##F##_WIDE, HW_MD_##F##_TS64, HW_MD_##F##_L2_16, HW_MD_ID_##F                                \
+	}
 
 /* Where each field sits in one hop's (or one report's) metadata for a given bitmap: byte offset
  * per kind, -1 when absent.  Built once per report, used for every hop.  off[MD_KINDS] is a scratch
@@ -103,14 +194,56 @@ struct hw_md_plan {
 	uint16_t bytes; /* total size the bitmap needs */
 	uint8_t ts64;
 	uint8_t l2_16;
+	uint8_t fixed; /* enum hw_md_fixed: this plan is one of hw_md_fixed_plans */
 };
 
-/* A plan with every field absent, copied in before the set bits are walked. */
-extern const struct hw_md_plan hw_md_plan_empty;
+/* The plan of bitmap v in format F, as a constant initializer. */
+#define HW_MD_PLAN(F, v)                                                                                               \
+	{                                                                                                              \
+		{HW_MD_OFF_OF_(F, v, MD_NODE),                                                                         \
+		 HW_MD_OFF_OF_(F, v, MD_L1_PORTS),                                                                     \
+		 HW_MD_OFF_OF_(F, v, MD_LATENCY),                                                                      \
+		 HW_MD_OFF_OF_(F, v, MD_QUEUE),                                                                        \
+		 HW_MD_OFF_OF_(F, v, MD_ING_TS),                                                                       \
+		 HW_MD_OFF_OF_(F, v, MD_EG_TS),                                                                        \
+		 HW_MD_OFF_OF_(F, v, MD_L2_PORTS),                                                                     \
+		 HW_MD_OFF_OF_(F, v, MD_TX_UTIL),                                                                      \
+		 HW_MD_OFF_OF_(F, v, MD_BUFFER),                                                                       \
+		 HW_MD_OFF_OF_(F, v, MD_DROP),                                                                         \
+		 -1},                                                                                                  \
+		    (uint16_t)HW_MD_BOFF_(F, v, 16), HW_MD_##F##_TS64, HW_MD_##F##_L2_16, HW_MD_FIXED_##F##_##v        \
+	}
+
+/* The bitmaps fabrics commonly use (and hopwatch-gen's defaults), X(format, bitmap): their plans
+ * are constants, and the hop loops get a decoder specialised to each (see hw_emit). */
+#define HW_MD_FIXED_LIST(X) X(INT21, 0xFC00) X(INT10, 0xFC00) X(TR2, 0x7C00) X(TR1, 0xF000)
+
+enum hw_md_fixed {
+	HW_MD_FIXED_NONE = 0,
+#define HW_X_FIXED_ID(F, v) HW_MD_FIXED_##F##_##v,
+	HW_MD_FIXED_LIST(HW_X_FIXED_ID)
+#undef HW_X_FIXED_ID
+	    HW_MD_FIXED_COUNT
+};
+
+/* Entry 0 is the plan with every field absent (the start of a built plan). */
+static const struct hw_md_plan hw_md_fixed_plans[HW_MD_FIXED_COUNT] = {
+    {{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}, 0, 0, 0, HW_MD_FIXED_NONE},
+#define HW_X_FIXED_PLAN(F, v) HW_MD_PLAN(F, v),
+    HW_MD_FIXED_LIST(HW_X_FIXED_PLAN)
+#undef HW_X_FIXED_PLAN
+};
 
 static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_table *t, uint16_t bits)
 {
-	*plan = hw_md_plan_empty;
+#define HW_X_FIXED_PICK(F, v)                                                                                          \
+	if (t->id == HW_MD_ID_##F && bits == (v)) {                                                                    \
+		*plan = hw_md_fixed_plans[HW_MD_FIXED_##F##_##v];                                                      \
+		return;                                                                                                \
+	}
+	HW_MD_FIXED_LIST(HW_X_FIXED_PICK)
+#undef HW_X_FIXED_PICK
+	*plan = hw_md_fixed_plans[HW_MD_FIXED_NONE];
 	unsigned off = 0;
 	uint32_t m = bits;
 	while (m) { /* one turn per set bit, most significant first */
@@ -126,7 +259,8 @@ static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_
 }
 
 /* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent. */
-static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, struct hw_record *r)
+static inline __attribute__((always_inline)) void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p,
+                                                               struct hw_record *r)
 {
 	uint32_t v = r->valid, w;
 	int o;
@@ -194,6 +328,19 @@ static inline void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p, s
 	r->valid = v;
 }
 
+/* hw_md_decode with the plan folded to a constant when it is one of the fixed plans. */
+static inline __attribute__((always_inline)) void hw_md_decode_fixed(const struct hw_md_plan *pl, const uint8_t *p,
+                                                                     struct hw_record *r)
+{
+	switch (pl->fixed) {
+#define HW_X_FIXED_DECODE(F, v)                                                                                        \
+	case HW_MD_FIXED_##F##_##v: hw_md_decode(&hw_md_fixed_plans[HW_MD_FIXED_##F##_##v], p, r); break;
+		HW_MD_FIXED_LIST(HW_X_FIXED_DECODE)
+#undef HW_X_FIXED_DECODE
+	default: hw_md_decode(pl, p, r); break;
+	}
+}
+
 /* For hops with 32-bit timestamps and no latency field: hop_latency = egress - ingress mod 2^32. */
 static inline void hw_md_derive_latency(struct hw_record *r, bool ts32)
 {
@@ -208,7 +355,6 @@ static inline void hw_md_derive_latency(struct hw_record *r, bool ts32)
 
 struct hw_int_stack {
 	uint8_t version; /* enum hw_int_version; HW_INT_NONE = no stack */
-	uint8_t ts32;    /* timestamps in this stack are 32 bits */
 	uint16_t n_hops; /* hops on the wire */
 	uint16_t hop_bytes;
 	const uint8_t *newest; /* first hop on the wire = newest; n_hops * hop_bytes validated bytes */
@@ -267,11 +413,18 @@ struct hw_report_meta {
 	uint8_t seq_bits;
 };
 
+/* The reporting node's own hop: rec has node_id, valid and the fields already known; when plan is
+ * set, the validated metadata at md is decoded on top of them as the record is written. */
+struct hw_own {
+	struct hw_record rec;
+	const struct hw_md_plan *plan;
+	const uint8_t *md;
+};
+
 /* Emit the records of one report: the embedded stack oldest first, then the reporting node's own
  * hop (own; NULL when the report has none).  The own hop is merged into the newest stack hop when
- * that hop names the same node. */
-enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, const struct hw_inner *in,
-                       const struct hw_record *own);
+ * that hop names the same node.  The report's fields are stamped into in->tmpl. */
+enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in, struct hw_own *own);
 
 enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s);
 enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s);

@@ -4,8 +4,7 @@
 
 /* Validate the stack geometry and fill in->stack.  md points at md_len validated bytes. */
 static enum hw_result set_stack(struct hw_ctx *c, struct hw_inner *in, const uint8_t *stack, size_t stack_bytes,
-                                unsigned hop_bytes, const struct hw_md_table *t, uint16_t bits, uint8_t version,
-                                bool ts32)
+                                unsigned hop_bytes, const struct hw_md_table *t, uint16_t bits, uint8_t version)
 {
 	struct hw_int_stack *st = &in->stack;
 	hw_md_plan_build(&st->plan, t, bits);
@@ -17,7 +16,6 @@ static enum hw_result set_stack(struct hw_ctx *c, struct hw_inner *in, const uin
 	if (n > c->cfg->max_hops)
 		return hw_fail(c, stack, HW_E_INT_HOPS);
 	st->version = version;
-	st->ts32 = ts32;
 	st->n_hops = (uint16_t)n;
 	st->hop_bytes = (uint16_t)hop_bytes;
 	st->newest = stack;
@@ -41,8 +39,7 @@ static enum hw_result parse_md_geant(struct hw_ctx *c, struct hw_span s, size_t 
 	size_t rest = region % plan.bytes;
 	if (rest != 0 && rest != HW_INT05_TAIL_BYTES)
 		return hw_fail(c, md, HW_E_INT_HOPS);
-	return set_stack(c, in, md + HW_INT10_MD_BYTES, region - rest, plan.bytes, &hw_md_geant, bits, HW_INT_V10,
-	                 false);
+	return set_stack(c, in, md + HW_INT10_MD_BYTES, region - rest, plan.bytes, &hw_md_geant, bits, HW_INT_V10);
 }
 
 enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len, struct hw_inner *in)
@@ -60,7 +57,7 @@ enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len,
 		unsigned hop_ml = HW_FIELD(INT21_MD, hop_ml, md);
 		uint16_t bits = (uint16_t)HW_FIELD(INT21_MD, instruction_mask, md);
 		return set_stack(c, in, md + HW_INT21_MD_BYTES, len - HW_INT21_MD_BYTES, hop_ml * 4, &hw_md_int21, bits,
-		                 HW_INT_V21, false);
+		                 HW_INT_V21);
 	}
 	case 1: {
 		if (len < HW_INT10_MD_BYTES)
@@ -68,7 +65,7 @@ enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len,
 		unsigned hop_ml = HW_FIELD(INT10_MD, hop_ml, md);
 		uint16_t bits = (uint16_t)HW_FIELD(INT10_MD, instruction_mask, md);
 		return set_stack(c, in, md + HW_INT10_MD_BYTES, len - HW_INT10_MD_BYTES, hop_ml * 4, &hw_md_int10, bits,
-		                 HW_INT_V10, true);
+		                 HW_INT_V10);
 	}
 	case 0: {
 		if (len < HW_INT05_MD_BYTES)
@@ -77,7 +74,7 @@ enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len,
 		unsigned total_hops = HW_FIELD(INT05_MD, total_hop_cnt, md);
 		uint16_t bits = (uint16_t)HW_FIELD(INT05_MD, instruction_mask, md);
 		enum hw_result r = set_stack(c, in, md + HW_INT05_MD_BYTES, len - HW_INT05_MD_BYTES, ins_cnt * 4,
-		                             &hw_md_int05, bits, HW_INT_V05, true);
+		                             &hw_md_int05, bits, HW_INT_V05);
 		if (r == HW_OK && in->stack.n_hops != total_hops)
 			return hw_fail(c, md, HW_E_INT_HOPS);
 		return r;

@@ -47,13 +47,14 @@ enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
 	    .seq_bits = 32,
 	};
 
-	struct hw_record own;
-	own.valid = 0;
-	own.node_id = 0;
+	struct hw_own own;
+	own.plan = NULL;
+	own.rec.valid = 0;
+	own.rec.node_id = 0;
 	uint32_t ig = HW_FIELD(TR05_FIXED, ig_tstamp, h);
 	if (ig != UINT32_MAX) {
-		own.ingress_ts = ig;
-		own.valid |= HW_V_INGRESS_TS;
+		own.rec.ingress_ts = ig;
+		own.rec.valid |= HW_V_INGRESS_TS;
 	}
 
 	size_t off = HW_TR05_FIXED_BYTES;
@@ -68,11 +69,11 @@ enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
 		const uint8_t *lh = hw_at(s, off, plan->bytes);
 		if (!lh)
 			return hw_fail(c, s.p + off, HW_E_REPORT_TRUNCATED);
-		hw_md_decode(plan, lh, &own);
-		hw_md_derive_latency(&own, true);
+		hw_md_decode(plan, lh, &own.rec);
+		hw_md_derive_latency(&own.rec, true);
 		off += plan->bytes;
 	}
-	m.node = own.node_id;
+	m.node = own.rec.node_id;
 
 	struct hw_inner in;
 

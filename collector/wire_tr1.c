@@ -22,20 +22,21 @@ enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s)
 	    .seq_bits = 32,
 	};
 
-	struct hw_record own;
-	own.valid = 0;
-	own.node_id = m.node;
+	struct hw_own own;
+	own.plan = NULL;
+	own.rec.valid = 0;
+	own.rec.node_id = m.node;
 	uint32_t ig = HW_FIELD(TR1_HDR, ingress_tstamp, h);
 	if (ig != UINT32_MAX) {
-		own.ingress_ts = ig;
-		own.valid |= HW_V_INGRESS_TS;
+		own.rec.ingress_ts = ig;
+		own.rec.valid |= HW_V_INGRESS_TS;
 	}
 	struct hw_md_plan plan;
 	hw_md_plan_build(&plan, &hw_md_tr1, (uint16_t)(HW_FIELD(TR1_HDR, rep_md_bits, h) << 10));
 	if (HW_TR1_HDR_BYTES + (size_t)plan.bytes > hdr_len)
 		return hw_fail(c, h, HW_E_REPORT_MD);
-	hw_md_decode(&plan, h + HW_TR1_HDR_BYTES, &own);
-	hw_md_derive_latency(&own, true);
+	hw_md_decode_fixed(&plan, h + HW_TR1_HDR_BYTES, &own.rec);
+	hw_md_derive_latency(&own.rec, true);
 
 	static const enum hw_l3_start starts[3] = {HW_START_ETH, HW_START_IPV4, HW_START_IPV6};
 	unsigned nproto = HW_FIELD(TR1_HDR, nproto, h);

@@ -1,6 +1,6 @@
 /* Telemetry Report v2.0: the group header, then individual reports until the payload ends, each
  * with INT main contents (RepMdBits metadata of the reporting node) and an inner packet. */
-#include "wire_internal.h"
+#include "wire_emit.h"
 
 enum { REP_INNER_ONLY = 0, REP_INT = 1 };
 enum { IN_NONE = 0, IN_TLV = 1, IN_DS_EXT = 2, IN_ETH = 3, IN_IPV4 = 4, IN_IPV6 = 5 };
@@ -40,19 +40,22 @@ enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
 		                    (HW_FIELD(TR2_INDIV, f, h) ? HW_RF_TRACKED_FLOW : 0) |
 		                    (HW_FIELD(TR2_INDIV, i, h) ? HW_RF_INTERMEDIATE : 0));
 
-		struct hw_record own;
-		own.valid = 0;
-		own.node_id = m.node;
+		/* The own hop's metadata is decoded straight into its record by hw_emit. */
+		struct hw_own own;
+		own.rec.valid = 0;
+		own.rec.node_id = m.node;
+		own.plan = NULL;
+		struct hw_md_plan plan;
 		size_t inner_off = 0;
 		if (rep_type == REP_INT) {
 			const uint8_t *mc = hw_at(b, 0, HW_TR2_INT_MAIN_BYTES + md_len);
 			if (!mc)
 				return hw_fail(c, h, HW_E_REPORT_LENGTH);
-			struct hw_md_plan plan;
 			hw_md_plan_build(&plan, &hw_md_tr2, (uint16_t)HW_FIELD(TR2_INT_MAIN, rep_md_bits, mc));
 			if (plan.bytes > md_len)
 				return hw_fail(c, mc, HW_E_REPORT_MD);
-			hw_md_decode(&plan, mc + HW_TR2_INT_MAIN_BYTES, &own);
+			own.plan = &plan;
+			own.md = mc + HW_TR2_INT_MAIN_BYTES;
 			inner_off = HW_TR2_INT_MAIN_BYTES + md_len; /* domain-specific metadata is skipped */
 		} else if (rep_type != REP_INNER_ONLY) {
 			return hw_fail(c, h, HW_E_REPORT_TYPE);
@@ -73,7 +76,7 @@ enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
 		default: return hw_fail(c, h, HW_E_REPORT_TYPE);
 		}
 		if (r == HW_OK)
-			r = hw_emit(c, &m, &in, &own);
+			r = hw_emit_inline(c, &m, &in, &own);
 		if (r != HW_OK)
 			return r;
 		n++;

@@ -197,14 +197,24 @@ struct hw_layout_header {
 extern const struct hw_layout_header hw_layout_headers[];
 
 /* Big-endian bit-field extraction: width <= 32 bits, within the first 16 bytes of p. */
-static inline uint32_t hw_bits_(const uint8_t *p, unsigned off, unsigned width)
+static inline __attribute__((always_inline)) uint32_t hw_bits_(const uint8_t *p, unsigned off, unsigned width)
 {
 	const uint8_t *b = p + off / 8;
 	unsigned sh = off % 8;
-	uint64_t v = 0;
 	unsigned nbytes = (sh + width + 7) / 8;
-	for (unsigned i = 0; i < nbytes; i++)
-		v = (v << 8) | b[i];
+	/* Spelled out per byte count (constant here) so the compiler merges the byte loads into one
+	 * big-endian load; a loop over the bytes stays byte by byte. */
+	uint64_t v;
+	if (nbytes == 1)
+		v = b[0];
+	else if (nbytes == 2)
+		v = (uint64_t)b[0] << 8 | b[1];
+	else if (nbytes == 3)
+		v = (uint64_t)b[0] << 16 | (uint64_t)b[1] << 8 | b[2];
+	else if (nbytes == 4)
+		v = (uint64_t)b[0] << 24 | (uint64_t)b[1] << 16 | (uint64_t)b[2] << 8 | b[3];
+	else
+		v = (uint64_t)b[0] << 32 | (uint64_t)b[1] << 24 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 8 | b[4];
 	v >>= nbytes * 8 - sh - width;
 	return (uint32_t)(v & ((width == 32) ? 0xffffffffull : ((1ull << width) - 1)));
 }
