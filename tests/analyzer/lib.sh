@@ -1,7 +1,7 @@
 # Shared helpers for the analyzer's integration tests (sourced, not run): report captures from
 # hopwatch-gen turned into record files by the real collector.
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+# skip, fail, free_port, stop_pid ...: the collector tests' helpers
+. "$(dirname "${BASH_SOURCE[0]}")/../collector/lib.sh"
 
 # make_records DIR GEN COLLECTOR [gen options...]: DIR/rec/*.hwr from a generated capture.
 make_records() {

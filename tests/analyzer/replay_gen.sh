@@ -107,7 +107,7 @@ cat >"$T/map.json" <<'J'
  "nodes": [{"name": "leaf1", "node_id": 1}, {"name": "leaf2", "node_id": 2}, {"name": "leaf3", "node_id": 3},
            {"name": "spine1", "node_id": 4}, {"name": "spine2", "node_id": 5}]}
 J
-mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mport=$(free_port)
 "$analyzer" run --records "$T"/rec/*.hwr --lldpd-json "$(dirname "$0")/../topo/data/lldpd-json" --map "$T/map.json" \
   --events "$T/topo.jsonl" --metrics 127.0.0.1:$mport --hold 3 2>"$T/topo-summary.json" &
 an=$!

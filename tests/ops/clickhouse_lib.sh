@@ -7,9 +7,8 @@ ch_available() {
   command -v clickhouse-server >/dev/null && command -v clickhouse-client >/dev/null
 }
 
-free_port() { # a TCP port of 127.0.0.1 nobody listens on now
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# free_port and the other shared helpers: tests/collector/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../collector/lib.sh"
 
 ch_config() { # DIR
   local d=$1
