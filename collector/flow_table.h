@@ -38,6 +38,12 @@ void hw_flow_table_free(struct hw_flow_table *t);
 /* Note a report of flow_hash that took path path_sig.  Returns 1 when the flow was known and its
  * path changed, 0 otherwise.  Evicts a flow (see above) when full. */
 int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns);
+/* Start loading the hash chain head that hw_flow_table_update(t, flow_hash, ...) reads first, so
+ * that with a large table the miss overlaps other work. */
+static inline void hw_flow_table_prefetch(const struct hw_flow_table *t, uint64_t flow_hash)
+{
+	__builtin_prefetch(&t->buckets[flow_hash & t->bucket_mask]);
+}
 /* Bytes of memory the table holds (fixed at init). */
 uint64_t hw_flow_table_bytes(const struct hw_flow_table *t);
 
