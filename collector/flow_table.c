@@ -1,5 +1,5 @@
-/* The flow table: hash chains over a fixed entry array plus a doubly linked recency list, so that
- * lookup, insert and LRU eviction are O(1) and memory never grows after init. */
+/* The flow table: hash chains over a fixed entry array and a CLOCK hand over the same array, so that
+ * lookup and insert are O(1), eviction amortised O(1), and memory never grows after init. */
 #include <stdlib.h>
 
 #include "flow_table.h"
@@ -22,7 +22,7 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 	t->bucket_mask = nb - 1;
 	t->cap = capacity;
 	t->n = 0;
-	t->mru = t->lru = HW_FLOW_NONE;
+	t->hand = 0;
 	t->evictions = t->path_changes = t->new_flows = 0;
 	return 0;
 }
@@ -40,37 +40,25 @@ uint64_t hw_flow_table_bytes(const struct hw_flow_table *t)
 	return (uint64_t)t->cap * sizeof(struct hw_flow_entry) + ((uint64_t)t->bucket_mask + 1) * sizeof(uint32_t);
 }
 
-static void lru_unlink(struct hw_flow_table *t, uint32_t i)
-{
-	struct hw_flow_entry *x = &t->e[i];
-	if (x->lru_prev != HW_FLOW_NONE)
-		t->e[x->lru_prev].lru_next = x->lru_next;
-	else
-		t->mru = x->lru_next;
-	if (x->lru_next != HW_FLOW_NONE)
-		t->e[x->lru_next].lru_prev = x->lru_prev;
-	else
-		t->lru = x->lru_prev;
-}
-
-static void lru_push_front(struct hw_flow_table *t, uint32_t i)
-{
-	struct hw_flow_entry *x = &t->e[i];
-	x->lru_prev = HW_FLOW_NONE;
-	x->lru_next = t->mru;
-	if (t->mru != HW_FLOW_NONE)
-		t->e[t->mru].lru_prev = i;
-	t->mru = i;
-	if (t->lru == HW_FLOW_NONE)
-		t->lru = i;
-}
-
 static void bucket_remove(struct hw_flow_table *t, uint32_t i)
 {
 	uint32_t *p = &t->buckets[t->e[i].flow_hash & t->bucket_mask];
 	while (*p != i)
 		p = &t->e[*p].bucket_next;
 	*p = t->e[i].bucket_next;
+}
+
+/* The entry to reuse: the first unmarked one from the hand on, clearing marks on the way.  Every
+ * step but the last clears a mark set by a hit, so the sweep costs O(1) per report on average. */
+static uint32_t clock_victim(struct hw_flow_table *t)
+{
+	uint32_t i = t->hand;
+	while (t->e[i].seen) {
+		t->e[i].seen = 0;
+		i = i + 1 == t->cap ? 0 : i + 1;
+	}
+	t->hand = i + 1 == t->cap ? 0 : i + 1;
+	return i;
 }
 
 int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns)
@@ -87,30 +75,25 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 			t->path_changes++;
 		}
 		x->last_seen_ns = now_ns;
-		if (t->mru != i) {
-			lru_unlink(t, i);
-			lru_push_front(t, i);
-		}
+		x->seen = 1;
 		return changed;
 	}
 	uint32_t i;
 	if (t->n < t->cap) {
 		i = t->n++;
 	} else {
-		i = t->lru; /* forget the least recently used flow */
-		lru_unlink(t, i);
+		i = clock_victim(t); /* forget a flow not reported lately */
 		bucket_remove(t, i);
 		t->evictions++;
-		head = &t->buckets[flow_hash & t->bucket_mask];
 	}
 	struct hw_flow_entry *x = &t->e[i];
 	x->flow_hash = flow_hash;
 	x->path_sig = path_sig;
 	x->last_seen_ns = now_ns;
 	x->path_changes = 0;
+	x->seen = 0;
 	x->bucket_next = *head;
 	*head = i;
-	lru_push_front(t, i);
 	t->new_flows++;
 	return 0;
 }

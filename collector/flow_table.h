@@ -1,5 +1,5 @@
 /* Per-flow path tracking: each flow's current path signature (its node/port sequence), path changes,
- * in a table of fixed capacity with least-recently-used eviction that is counted. */
+ * in a table of fixed capacity with approximately-least-recently-used eviction that is counted. */
 #ifndef HOPWATCH_FLOW_TABLE_H
 #define HOPWATCH_FLOW_TABLE_H
 
@@ -10,16 +10,22 @@ struct hw_flow_entry {
 	uint64_t path_sig;
 	uint64_t last_seen_ns;
 	uint32_t path_changes;
-	uint32_t lru_prev, lru_next; /* toward the most / least recently used end */
 	uint32_t bucket_next;
+	uint32_t seen; /* reported again since inserted or since the clock hand last passed */
 };
 
+/* Eviction is CLOCK (second chance), the usual constant-time approximation of LRU: when the table is
+ * full, a hand sweeps the entries in a circle, clearing the seen mark of each flow that has one and
+ * evicting the first flow without it, i.e. a flow not reported since its insertion or since the
+ * hand's last turn.  A new flow starts unmarked, so a flood of one-report flows evicts itself
+ * before the flows that keep reporting.  A hit only sets the mark in the entry it already read
+ * (exact LRU moved the entry in a linked list, writing two other random entries per report). */
 struct hw_flow_table {
 	struct hw_flow_entry *e;
 	uint32_t *buckets; /* heads of hash chains, HW_FLOW_NONE when empty */
 	uint32_t bucket_mask;
 	uint32_t cap, n;
-	uint32_t mru, lru;
+	uint32_t hand;         /* next entry the clock looks at */
 	uint64_t evictions;    /* flows forgotten to make room */
 	uint64_t path_changes; /* reports whose path differed from the flow's previous one */
 	uint64_t new_flows;
@@ -30,8 +36,14 @@ struct hw_flow_table {
 int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity);
 void hw_flow_table_free(struct hw_flow_table *t);
 /* Note a report of flow_hash that took path path_sig.  Returns 1 when the flow was known and its
- * path changed, 0 otherwise.  Evicts the least recently used flow when full. */
+ * path changed, 0 otherwise.  Evicts a flow (see above) when full. */
 int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns);
+/* Start loading the hash chain head that hw_flow_table_update(t, flow_hash, ...) reads first, so
+ * that with a large table the miss overlaps other work. */
+static inline void hw_flow_table_prefetch(const struct hw_flow_table *t, uint64_t flow_hash)
+{
+	__builtin_prefetch(&t->buckets[flow_hash & t->bucket_mask]);
+}
 /* Bytes of memory the table holds (fixed at init). */
 uint64_t hw_flow_table_bytes(const struct hw_flow_table *t);
 

@@ -109,6 +109,8 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 	HW_ADD(w->cnt.reports, o.n_reps);
 	HW_ADD(w->cnt.records, o.n_recs);
 
+	for (uint32_t i = 0; i < o.n_reps; i++) /* the flow lookups come last: start their misses now */
+		hw_flow_table_prefetch(&w->flows, o.recs[o.reps[i].first].flow_hash);
 	for (uint32_t i = 0; i < o.n_reps; i++) {
 		const struct hw_report *rep = &o.reps[i];
 		/* Coalesced TR v2.0 reports share one packet sequence number: count it once. */
