@@ -29,7 +29,7 @@ start_am() {
   "$am_bin" --config.file="$T/am.yml" --storage.path="$T/am-data" --web.listen-address=127.0.0.1:$port \
     --cluster.listen-address= >>"$T/am.log" 2>&1 &
   am_pid=$!
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do
     "$amtool" --alertmanager.url="$url" alert query >/dev/null 2>&1 && return 0
     sleep 0.1
   done
@@ -38,7 +38,7 @@ start_am() {
 stop_am() { kill "$am_pid"; wait "$am_pid" 2>/dev/null; am_pid=; }
 # wait_alerts NAME N: until amtool lists at least N alerts named NAME (10 s)
 wait_alerts() {
-  for _ in $(seq 100); do
+  for _ in $(seq 600); do
     "$amtool" --alertmanager.url="$url" alert query -o json "alertname=$1" >"$T/q.json" 2>/dev/null
     [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/q.json")" -ge "$2" ] && return 0
     sleep 0.1
@@ -85,7 +85,7 @@ J
 "$analyzer" run --records "$T"/a/rec/*.hwr --config "$T/cfg2.json" --alertmanager "$url" --events "$T/ev2.jsonl" \
   --hold 6 2>"$T/sum2.json" &
 an_pid=$!
-for _ in $(seq 50); do [ -s "$T/ev2.jsonl" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$T/ev2.jsonl" ] && break; sleep 0.1; done
 sleep 1.5
 "$amtool" --alertmanager.url="$url" alert query >/dev/null 2>&1 && fail "Alertmanager should be down"
 start_am
@@ -130,13 +130,13 @@ start_am
 "$analyzer" run --stream "unix:$T/live.sock" --duration 30 --config "$T/cfg2.json" --alertmanager "$url" \
   --events "$T/ev3.jsonl" --quiet &
 an_pid=$!
-for _ in $(seq 50); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
 "$col" --pcap "$T/a/reports.pcap" --stream "unix:$T/live.sock" >/dev/null 2>&1 || fail "collector --stream"
 wait_alerts PacketDrops 1 || fail "no PacketDrops from the live stream"
 firing=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/q.json")
 "$col" --pcap "$T/clean.pcap" --stream "unix:$T/live.sock" >/dev/null 2>&1 || fail "collector --stream (clean)"
 gone=
-for _ in $(seq 100); do
+for _ in $(seq 600); do
   "$amtool" --alertmanager.url="$url" alert query -o json alertname=PacketDrops >"$T/q.json" 2>/dev/null
   [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$T/q.json")" -eq 0 ] && { gone=1; break; }
   sleep 0.1

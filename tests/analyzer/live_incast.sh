@@ -26,7 +26,7 @@ read -r node ifname queue <<<"$(python3 -c "import json,sys; e=[x for x in json.
   --config "$src/data/samples/incast/analyzer.json" --events "$dir/events.jsonl" --svg-dir "$dir/svg" \
   >/dev/null 2>"$dir/an.err" &
 apid=$!
-for _ in $(seq 50); do [ -S "$dir/stream.sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$dir/stream.sock" ] && break; sleep 0.1; done
 [ -S "$dir/stream.sock" ] || { cat "$dir/an.err"; fail "the analyzer is not listening"; }
 ip netns exec "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --lossless --stream "unix:$dir/stream.sock" \
   >/dev/null 2>"$dir/col.err" &

@@ -83,7 +83,7 @@ open(sys.argv[1], "w").write(str(srv.server_port))
 srv.serve_forever()
 PY
 hook=$!
-for _ in $(seq 50); do [ -s "$T/hook.port" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$T/hook.port" ] && break; sleep 0.1; done
 "$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --webhook "http://127.0.0.1:$(cat "$T/hook.port")/hook" \
   --quiet || { kill $hook; fail "analyzer --webhook"; }
 kill $hook
@@ -144,7 +144,7 @@ PY
 # live: the collector streams the same capture to the analyzer over a Unix socket
 "$analyzer" run --stream "unix:$T/live.sock" --duration 4 --events "$T/live.jsonl" 2>"$T/live-summary.json" &
 an=$!
-for _ in $(seq 50); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
 "$col" --pcap "$T/reports.pcap" --stream "unix:$T/live.sock" >"$T/col-live.log" 2>&1 || fail "collector --stream"
 wait $an || fail "analyzer --stream exited $?"
 python3 - "$T/live-summary.json" "$T/col-live.log" <<'PY' || fail "live stream"

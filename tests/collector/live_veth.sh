@@ -25,7 +25,7 @@ want=$(wc -l <"$dir/truth.jsonl")
 # wait until the collector has counted every packet (or give up), then stop it with SIGTERM
 run_and_check() { # name
   local name=$1
-  wait_for_line "$dir/$name.err" "$4" 20 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
+  wait_for_line "$dir/$name.err" "$4" 60 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
   sleep 0.5
   sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 5000) || fail "$name: sending failed"
   [ "$sent" = 2000 ] || fail "$name: sent $sent frames"
@@ -53,7 +53,7 @@ run_and_check afp x x "port 0: net_af_packet"
 ip netns exec "$ns" "$col" --lcores=0@0,1@1,2@1 "${EAL_COMMON[@]}" \
   --vdev=net_af_packet0,iface=rx0,qpairs=2,framecnt=8192 -- --json "$dir/mq.jsonl" >/dev/null 2>"$dir/mq.err" &
 cpid=$!
-wait_for_line "$dir/mq.err" "2 RX queues" 20 || { cat "$dir/mq.err"; fail "mq: collector did not start with 2 queues"; }
+wait_for_line "$dir/mq.err" "2 RX queues" 60 || { cat "$dir/mq.err"; fail "mq: collector did not start with 2 queues"; }
 sleep 0.5
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 5000 >/dev/null || fail "mq: sending failed"
 t=0

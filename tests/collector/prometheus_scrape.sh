@@ -26,7 +26,7 @@ want_records=$(grep -c . "$dir/t.jsonl")
   --idle-exit 120 >/dev/null 2>"$dir/col.err" &
 cpid=$!
 ok=
-for _ in $(seq 100); do
+for _ in $(seq 600); do
   if curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
     grep -q "^hopwatch_collector_records_total $want_records\$" "$dir/m.txt"; then ok=1; break; fi
   sleep 0.1

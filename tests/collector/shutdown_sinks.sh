@@ -22,13 +22,13 @@ mkdir "$dir/files"
 
 "$rec" --listen "unix:$dir/stream.sock" >"$dir/stream.jsonl" 2>"$dir/stream.err" &
 lpid=$!
-wait_for_line "$dir/stream.err" "listening" 10 || fail "stream listener did not start"
+wait_for_line "$dir/stream.err" "listening" 60 || fail "stream listener did not start"
 
 ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
   --json "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock" \
   >/dev/null 2>"$dir/col.err" &
 cpid=$!
-wait_for_line "$dir/col.err" "port 0: net_af_packet" 20 || { cat "$dir/col.err"; fail "collector did not start"; }
+wait_for_line "$dir/col.err" "port 0: net_af_packet" 60 || { cat "$dir/col.err"; fail "collector did not start"; }
 sleep 0.5
 # send the capture over and over; stop the collector while traffic is still flowing
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 0 500 >/dev/null 2>&1 &

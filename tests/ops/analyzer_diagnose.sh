@@ -74,7 +74,7 @@ printf '# TYPE hopwatch_collector_packets_total counter\nhopwatch_collector_pack
 hport=$(free_port)
 (cd "$dir/www" && exec python3 -m http.server --bind 127.0.0.1 "$hport" >/dev/null 2>&1) &
 hpid=$!
-for _ in $(seq 100); do curl --max-time 10 -sf "http://127.0.0.1:$hport/metrics" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do curl --max-time 10 -sf "http://127.0.0.1:$hport/metrics" >/dev/null && break; sleep 0.1; done
 expect FAIL metrics "a collector's metrics, not the analyzer's" --metrics "http://127.0.0.1:$hport/metrics" --only metrics
 grep -q "not with hopwatch_analyzer_records_total" "$dir/line" || fail "metrics: the missing series is not named"
 expect FAIL alertmanager "a web server that is not Alertmanager" --alertmanager "http://127.0.0.1:$hport" --only alertmanager
@@ -84,7 +84,7 @@ grep -q "HTTP 404" "$dir/line" || fail "alertmanager: the status is not named"
 mport=$(free_port)
 "$an" run --stream "unix:$dir/rec.sock" --metrics "127.0.0.1:$mport" --duration 60 --quiet 2>"$dir/an.err" &
 apid=$!
-for _ in $(seq 100); do curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" >/dev/null && [ -S "$dir/rec.sock" ] && break; sleep 0.1; done
+for _ in $(seq 600); do curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" >/dev/null && [ -S "$dir/rec.sock" ] && break; sleep 0.1; done
 expect PASS stream "a running analyzer's stream socket" --stream "unix:$dir/rec.sock" --only stream
 expect PASS metrics "a running analyzer's /metrics" --metrics "127.0.0.1:$mport" --only metrics
 kill -0 "$apid" 2>/dev/null || { cat "$dir/an.err"; fail "the analyzer did not survive diagnose's connection"; }
@@ -95,7 +95,7 @@ if [ -n "$am_bin" ]; then
   "$am_bin" --config.file="$src/deploy/alertmanager/alertmanager.yml" --storage.path="$dir/am" \
     --web.listen-address="127.0.0.1:$aport" --cluster.listen-address= >"$dir/am.log" 2>&1 &
   amid=$!
-  for _ in $(seq 100); do curl --max-time 10 -sf "http://127.0.0.1:$aport/-/ready" >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do curl --max-time 10 -sf "http://127.0.0.1:$aport/-/ready" >/dev/null && break; sleep 0.1; done
   expect PASS alertmanager "Alertmanager running the deploy/ example" --alertmanager "http://127.0.0.1:$aport" --only alertmanager
 else
   echo "note: Alertmanager not installed: its PASS case was not run"

@@ -107,7 +107,7 @@ if command -v prometheus-alertmanager >/dev/null; then
   prometheus-alertmanager --config.file="$src/deploy/alertmanager/alertmanager.yml" --storage.path="$dir/am" \
     --web.listen-address="127.0.0.1:$aport" --cluster.listen-address= >"$dir/am.log" 2>&1 &
   apid=$!
-  for _ in $(seq 100); do curl --max-time 10 -sf "http://127.0.0.1:$aport/-/healthy" >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 600); do curl --max-time 10 -sf "http://127.0.0.1:$aport/-/healthy" >/dev/null && break; sleep 0.1; done
   expect_pass alertmanager "Alertmanager running the deploy/ example" --only alertmanager --alertmanager "http://127.0.0.1:$aport" ||
     fail "alertmanager up: exit status"
   # something that serves /metrics, but not a hopwatch collector's
@@ -116,7 +116,7 @@ fi
 mport=$(free_port)
 "$col" "${EAL[@]}" --vdev="net_pcap0,rx_pcap=$dir/good.pcap" -- --metrics "127.0.0.1:$mport" --idle-exit 60 >/dev/null 2>"$dir/col.err" &
 cpid=$!
-for _ in $(seq 100); do curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" >/dev/null && break; sleep 0.1; done
 echo "{\"sinks\": {\"metrics\": \"127.0.0.1:$mport\"}}" >"$dir/m.json"
 expect_pass metrics "a running collector's /metrics, from sinks.metrics of --config" --only metrics,config --config "$dir/m.json" ||
   fail "metrics up: exit status"
