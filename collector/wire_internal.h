@@ -411,8 +411,9 @@ struct hw_int_stack {
 	uint8_t version; /* enum hw_int_version; HW_INT_NONE = no stack */
 	uint16_t n_hops; /* hops on the wire */
 	uint16_t hop_bytes;
-	const uint8_t *newest; /* first hop on the wire = newest; n_hops * hop_bytes validated bytes */
-	struct hw_md_plan plan;
+	const uint8_t *newest;         /* first hop on the wire = newest; n_hops * hop_bytes validated bytes */
+	const struct hw_md_plan *plan; /* one of hw_md_fixed_plans, or &built */
+	struct hw_md_plan built;       /* the plan of a bitmap that has no fixed plan */
 };
 
 /* What the collector learns from a packet: the flow template every record of a report copies
