@@ -48,9 +48,11 @@ static inline __attribute__((always_inline)) void emit_hops(const struct hw_reco
                                                             struct hw_record *recs, const struct hw_md_plan *pl)
 {
 	const uint8_t *hop = st->newest;
-	for (unsigned j = st->n_hops; j-- > 0; hop += st->hop_bytes) {
+	const size_t hop_bytes = st->hop_bytes;
+	const struct hw_record_image t = hw_record_load(tmpl); /* in registers, not reloaded per record */
+	for (unsigned j = st->n_hops; j-- > 0; hop += hop_bytes) {
 		struct hw_record *r = &recs[j];
-		memcpy(r, tmpl, sizeof(*r));
+		hw_record_store(r, t);
 		r->hop_index = (uint8_t)j;
 		hw_md_decode(pl, hop, r);
 		hw_md_derive_latency(r, !pl->ts64);
