@@ -32,15 +32,10 @@ uint64_t hw_flow_hash(const uint8_t src_ip[16], const uint8_t dst_ip[16], uint8_
 	static const uint64_t k[8] = {0xa0761d6478bd642full, 0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull,
 	                              0x589965cc75374cc3ull, 0x1d8e4e27c47d124full, 0x9e3779b97f4a7c15ull,
 	                              0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull};
-	uint8_t tail[8] = {(uint8_t)(src_port >> 8),
-	                   (uint8_t)src_port,
-	                   (uint8_t)(dst_port >> 8),
-	                   (uint8_t)dst_port,
-	                   ip_proto,
-	                   0,
-	                   0,
-	                   0};
+	/* w4, the tail bytes sport_hi sport_lo dport_hi dport_lo proto 0 0 0 read little-endian, built
+	 * in a register (a byte array would be stored and reloaded). */
+	uint64_t w4 = (uint64_t)__builtin_bswap32((uint32_t)src_port << 16 | dst_port) | (uint64_t)ip_proto << 32;
 	uint64_t h = mum(load_le64(src_ip) ^ k[0], load_le64(src_ip + 8) ^ k[1]) ^
-	             mum(load_le64(dst_ip) ^ k[2], load_le64(dst_ip + 8) ^ k[3]) ^ mum(load_le64(tail) ^ k[4], k[5]);
+	             mum(load_le64(dst_ip) ^ k[2], load_le64(dst_ip + 8) ^ k[3]) ^ mum(w4 ^ k[4], k[5]);
 	return mum(h ^ k[6], 40 ^ k[7]);
 }

@@ -48,9 +48,11 @@ static inline __attribute__((always_inline)) void emit_hops(const struct hw_reco
                                                             struct hw_record *recs, const struct hw_md_plan *pl)
 {
 	const uint8_t *hop = st->newest;
-	for (unsigned j = st->n_hops; j-- > 0; hop += st->hop_bytes) {
+	const size_t hop_bytes = st->hop_bytes;
+	const struct hw_record_image t = hw_record_load(tmpl); /* in registers, not reloaded per record */
+	for (unsigned j = st->n_hops; j-- > 0; hop += hop_bytes) {
 		struct hw_record *r = &recs[j];
-		memcpy(r, tmpl, sizeof(*r));
+		hw_record_store(r, t);
 		r->hop_index = (uint8_t)j;
 		hw_md_decode(pl, hop, r);
 		hw_md_derive_latency(r, !pl->ts64);
@@ -72,8 +74,8 @@ hw_emit_inline(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner
 	/* The own hop is merged into the newest stack hop when that hop names the same node (a hop
 	 * whose node id is all-ones keeps the template's). */
 	bool merge = false;
-	if (own && n_stack && st->plan.off[MD_NODE] >= 0) {
-		uint32_t w = hw_be32(st->newest + st->plan.off[MD_NODE]);
+	if (own && n_stack && st->plan->off[MD_NODE] >= 0) {
+		uint32_t w = hw_be32(st->newest + st->plan->off[MD_NODE]);
 		merge = (w == UINT32_MAX ? in->tmpl.node_id : w) == own->rec.node_id;
 	}
 	const unsigned total = n_stack + (own && !merge ? 1u : 0u);
@@ -92,12 +94,12 @@ hw_emit_inline(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner
 
 	struct hw_record *recs = out->recs + out->n_recs;
 	if (n_stack) {
-		switch (st->plan.fixed) {
+		switch (st->plan->fixed) {
 #define HW_X_FIXED_EMIT(F, v)                                                                                          \
 	case HW_MD_FIXED_##F##_##v: emit_hops(t, st, recs, &hw_md_fixed_plans[HW_MD_FIXED_##F##_##v]); break;
 			HW_MD_FIXED_LIST(HW_X_FIXED_EMIT)
 #undef HW_X_FIXED_EMIT
-		default: emit_hops(t, st, recs, &st->plan); break;
+		default: emit_hops(t, st, recs, st->plan); break;
 		}
 	}
 

@@ -79,8 +79,8 @@ static __attribute__((noinline)) enum hw_result parse_frame_generic(struct hw_ct
 	/* A bare INT-MD data packet: no report header; the newest hop stands for the sender. */
 	struct hw_report_meta m = {0};
 	m.format = HW_FORMAT_INT;
-	if (in.stack.n_hops && in.stack.plan.off[MD_NODE] >= 0) {
-		const uint8_t *node = in.stack.newest + in.stack.plan.off[MD_NODE];
+	if (in.stack.n_hops && in.stack.plan->off[MD_NODE] >= 0) {
+		const uint8_t *node = in.stack.newest + in.stack.plan->off[MD_NODE];
 		uint32_t id = hw_be32(node);
 		m.node = id == UINT32_MAX ? 0 : id;
 	}

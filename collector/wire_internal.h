@@ -72,9 +72,52 @@ static inline enum hw_result hw_fail(struct hw_ctx *c, const uint8_t *where, enu
 	return r;
 }
 
-/* Zero a record with plain vector stores (a memset of this size becomes `rep stos`, whose start-up
- * cost is a large share of a 30 ns report budget). */
-extern const struct hw_record hw_zero_record;
+/* A record's 136 bytes as eight 16-byte vectors and a word: loaded once (the report's template),
+ * they stay in registers and each record is written with nine stores.  A memcpy of the template per
+ * record reloads it every time (the record stores might alias it), a memset of this size becomes
+ * `rep stos`, whose start-up cost is a large share of a 30 ns report budget. */
+typedef uint64_t hw_v2 __attribute__((vector_size(16)));
+struct hw_record_image {
+	hw_v2 v0, v1, v2, v3, v4, v5, v6, v7;
+	uint64_t w8;
+};
+_Static_assert(sizeof(struct hw_record) == 8 * 16 + 8, "hw_record_image covers the record");
+
+static inline struct hw_record_image hw_record_load(const struct hw_record *r)
+{
+	const uint8_t *p = (const uint8_t *)r;
+	struct hw_record_image m;
+	memcpy(&m.v0, p, 16);
+	memcpy(&m.v1, p + 16, 16);
+	memcpy(&m.v2, p + 32, 16);
+	memcpy(&m.v3, p + 48, 16);
+	memcpy(&m.v4, p + 64, 16);
+	memcpy(&m.v5, p + 80, 16);
+	memcpy(&m.v6, p + 96, 16);
+	memcpy(&m.v7, p + 112, 16);
+	memcpy(&m.w8, p + 128, 8);
+	return m;
+}
+
+static inline void hw_record_store(struct hw_record *r, struct hw_record_image m)
+{
+	uint8_t *p = (uint8_t *)r;
+	memcpy(p, &m.v0, 16);
+	memcpy(p + 16, &m.v1, 16);
+	memcpy(p + 32, &m.v2, 16);
+	memcpy(p + 48, &m.v3, 16);
+	memcpy(p + 64, &m.v4, 16);
+	memcpy(p + 80, &m.v5, 16);
+	memcpy(p + 96, &m.v6, 16);
+	memcpy(p + 112, &m.v7, 16);
+	memcpy(p + 128, &m.w8, 8);
+}
+
+static inline void hw_record_zero(struct hw_record *r)
+{
+	const hw_v2 z = {0, 0};
+	hw_record_store(r, (struct hw_record_image){z, z, z, z, z, z, z, z, 0});
+}
 
 /* ---- metadata decode plans: one bitmap, many hops ------------------------------------------ */
 
@@ -234,15 +277,17 @@ static const struct hw_md_plan hw_md_fixed_plans[HW_MD_FIXED_COUNT] = {
 #undef HW_X_FIXED_PLAN
 };
 
-static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_table *t, uint16_t bits)
+/* The plan of bitmap bits in format t: one of hw_md_fixed_plans when the bitmap is a common one
+ * (nothing to build or copy), otherwise built into *scratch. */
+static inline const struct hw_md_plan *hw_md_plan_pick(struct hw_md_plan *scratch, const struct hw_md_table *t,
+                                                       uint16_t bits)
 {
 #define HW_X_FIXED_PICK(F, v)                                                                                          \
-	if (t->id == HW_MD_ID_##F && bits == (v)) {                                                                    \
-		*plan = hw_md_fixed_plans[HW_MD_FIXED_##F##_##v];                                                      \
-		return;                                                                                                \
-	}
+	if (t->id == HW_MD_ID_##F && bits == (v))                                                                      \
+		return &hw_md_fixed_plans[HW_MD_FIXED_##F##_##v];
 	HW_MD_FIXED_LIST(HW_X_FIXED_PICK)
 #undef HW_X_FIXED_PICK
+	struct hw_md_plan *plan = scratch;
 	*plan = hw_md_fixed_plans[HW_MD_FIXED_NONE];
 	unsigned off = 0;
 	uint32_t m = bits;
@@ -256,6 +301,15 @@ static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_
 	plan->bytes = (uint16_t)off;
 	plan->ts64 = t->ts64;
 	plan->l2_16 = t->l2_16;
+	return plan;
+}
+
+/* The plan of bitmap bits in format t, in *plan. */
+static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_table *t, uint16_t bits)
+{
+	const struct hw_md_plan *p = hw_md_plan_pick(plan, t, bits);
+	if (p != plan)
+		*plan = *p;
 }
 
 /* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent. */
@@ -357,8 +411,9 @@ struct hw_int_stack {
 	uint8_t version; /* enum hw_int_version; HW_INT_NONE = no stack */
 	uint16_t n_hops; /* hops on the wire */
 	uint16_t hop_bytes;
-	const uint8_t *newest; /* first hop on the wire = newest; n_hops * hop_bytes validated bytes */
-	struct hw_md_plan plan;
+	const uint8_t *newest;         /* first hop on the wire = newest; n_hops * hop_bytes validated bytes */
+	const struct hw_md_plan *plan; /* one of hw_md_fixed_plans, or &built */
+	struct hw_md_plan built;       /* the plan of a bitmap that has no fixed plan */
 };
 
 /* What the collector learns from a packet: the flow template every record of a report copies
@@ -372,7 +427,7 @@ struct hw_inner {
 
 static inline void hw_inner_clear(struct hw_inner *in)
 {
-	memcpy(&in->tmpl, &hw_zero_record, sizeof(in->tmpl));
+	hw_record_zero(&in->tmpl);
 	in->stack.version = HW_INT_NONE;
 	in->has_tail = 0;
 }

@@ -7,8 +7,8 @@ static enum hw_result set_stack(struct hw_ctx *c, struct hw_inner *in, const uin
                                 unsigned hop_bytes, const struct hw_md_table *t, uint16_t bits, uint8_t version)
 {
 	struct hw_int_stack *st = &in->stack;
-	hw_md_plan_build(&st->plan, t, bits);
-	if (st->plan.bytes > hop_bytes || (hop_bytes == 0 && stack_bytes))
+	st->plan = hw_md_plan_pick(&st->built, t, bits);
+	if (st->plan->bytes > hop_bytes || (hop_bytes == 0 && stack_bytes))
 		return hw_fail(c, stack, HW_E_INT_BITMAP);
 	size_t n = hop_bytes ? stack_bytes / hop_bytes : 0;
 	if (hop_bytes && stack_bytes % hop_bytes)

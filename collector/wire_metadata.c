@@ -2,8 +2,6 @@
  * report version, and how wide the fields are (from the HW_MD_<F>_* lists in wire_internal.h). */
 #include "wire_internal.h"
 
-const struct hw_record hw_zero_record;
-
 const struct hw_md_table hw_md_int21 = HW_MD_TABLE(INT21);
 const struct hw_md_table hw_md_int10 = HW_MD_TABLE(INT10);
 const struct hw_md_table hw_md_int05 = HW_MD_TABLE(INT05);
