@@ -5,6 +5,19 @@
 enum { REP_INNER_ONLY = 0, REP_INT = 1 };
 enum { IN_NONE = 0, IN_TLV = 1, IN_DS_EXT = 2, IN_ETH = 3, IN_IPV4 = 4, IN_IPV6 = 5 };
 
+/* The report flags of the D, Q, F, I bits read as one 4-bit field (D the most significant): one
+ * table load instead of four bit tests. */
+_Static_assert(HW_OFF_TR2_INDIV_q == HW_OFF_TR2_INDIV_d + 1 && HW_OFF_TR2_INDIV_f == HW_OFF_TR2_INDIV_d + 2 &&
+                   HW_OFF_TR2_INDIV_i == HW_OFF_TR2_INDIV_d + 3,
+               "D, Q, F, I are adjacent bits");
+#define RF_OF_(n)                                                                                                      \
+	(uint8_t)(((n)&8 ? HW_RF_DROPPED : 0) | ((n)&4 ? HW_RF_CONGESTED_QUEUE : 0) |                                  \
+	          ((n)&2 ? HW_RF_TRACKED_FLOW : 0) | ((n)&1 ? HW_RF_INTERMEDIATE : 0))
+static const uint8_t rf_of_dqfi[16] = {RF_OF_(0),  RF_OF_(1),  RF_OF_(2),  RF_OF_(3), RF_OF_(4),  RF_OF_(5),
+                                       RF_OF_(6),  RF_OF_(7),  RF_OF_(8),  RF_OF_(9), RF_OF_(10), RF_OF_(11),
+                                       RF_OF_(12), RF_OF_(13), RF_OF_(14), RF_OF_(15)};
+#undef RF_OF_
+
 /* Flattened: the inner walk (itself flattened) is inlined at each start, so the common report makes
  * no calls (the call, its stack frame and register saves cost ~45 instructions per report). */
 __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
@@ -37,10 +50,7 @@ __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw
 			return hw_fail(c, h, HW_E_REPORT_LENGTH);
 		struct hw_span b = {body, body_len};
 
-		m.flags = (uint8_t)((HW_FIELD(TR2_INDIV, d, h) ? HW_RF_DROPPED : 0) |
-		                    (HW_FIELD(TR2_INDIV, q, h) ? HW_RF_CONGESTED_QUEUE : 0) |
-		                    (HW_FIELD(TR2_INDIV, f, h) ? HW_RF_TRACKED_FLOW : 0) |
-		                    (HW_FIELD(TR2_INDIV, i, h) ? HW_RF_INTERMEDIATE : 0));
+		m.flags = rf_of_dqfi[hw_bits_(h, HW_OFF_TR2_INDIV_d, 4)];
 
 		/* The own hop's metadata is decoded straight into its record by hw_emit. */
 		struct hw_own own;
