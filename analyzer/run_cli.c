@@ -301,6 +301,14 @@ static void matrix_files(struct hw_analyzer *a, struct out *out, int force)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 }
 
+/* After each batch of input, whatever the source: /metrics snapshot, heat map and latency matrix on
+ * their schedules. */
+static void after_batch(struct hw_analyzer *a, struct out *out)
+{
+	refresh(a, out, 0);
+	matrix_files(a, out, 0);
+}
+
 static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
 	double wall0 = 0;
@@ -323,8 +331,7 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 				sleep_s((double)(buf[0].time_ns - rec0) / 1e9 - (mono_s() - wall0));
 			}
 			hw_an_ingest(a, buf, (size_t)n);
-			refresh(a, out, 0);
-			matrix_files(a, out, 0);
+			after_batch(a, out);
 		}
 		hw_record_reader_close(rd);
 		if (n < 0) {
@@ -361,8 +368,7 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 			}
 			if (++n == HW_STREAM_MAX_BATCH) {
 				hw_an_ingest(a, buf, n);
-				refresh(a, out, 0);
-				matrix_files(a, out, 0);
+				after_batch(a, out);
 				n = 0;
 			}
 		}
@@ -383,7 +389,7 @@ static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
 {
 	struct ch_feed *f = ctx;
 	hw_an_ingest(f->a, r, n);
-	refresh(f->a, f->out, 0);
+	after_batch(f->a, f->out);
 	return stop_flag;
 }
 
@@ -423,8 +429,7 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
 			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
 		}
-		refresh(a, out, 0);
-		matrix_files(a, out, 0);
+		after_batch(a, out);
 	}
 	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
