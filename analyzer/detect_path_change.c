@@ -45,6 +45,10 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		if (!rep->hops[i][0] && !rep->hops[i][1])
 			return; /* a hole in the path (a hop without ports) */
 	uint64_t ph = path_hash(rep);
+	unsigned d = 0; /* the first hop that differs */
+	int changed = 0;
+	char detail[256];
+	struct an_num nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
 	uint32_t home = (uint32_t)(rep->flow_hash ^ (rep->flow_hash >> 32)) & a->fmask, slot = UINT32_MAX;
 	struct an_flow *f = NULL;
 	for (uint32_t i = 0; i < 4; i++) {
@@ -65,33 +69,34 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
 	} else if (f->path != ph && !f->changed_ns) {
-		unsigned d = 0;
 		while (d < rep->n_hops && d < f->n_hops && rep->hops[d][0] == f->hops[d][0] &&
 		       rep->hops[d][1] == f->hops[d][1])
 			d++;
 		if (d >= rep->n_hops)
 			d = rep->n_hops - 1;
-		char was[120], now[120], detail[256];
+		char was[120], now[120];
 		describe(was, sizeof(was), (const uint32_t(*)[2])f->hops, f->n_hops);
 		describe(now, sizeof(now), rep->hops, rep->n_hops);
 		snprintf(detail, sizeof(detail), "path %s -> %s", was, now);
-		struct an_num nums[] = {{"hop", d}, {"old_hops", f->n_hops}, {"new_hops", rep->n_hops}};
+		nums[0].value = d;
+		nums[1].value = f->n_hops;
+		nums[2].value = rep->n_hops;
 		f->ev_id = a->next_id++;
 		f->ev_node = rep->hops[d][0];
 		f->ev_port = rep->hops[d][1];
 		f->changed_ns = rep->time_ns ? rep->time_ns : 1;
 		a->n_path_active++;
-		f->path = ph; /* the new path is the flow's current one when the event goes out (its graph) */
-		f->n_hops = rep->n_hops;
-		memcpy(f->hops, rep->hops, sizeof(f->hops));
 		if (!a->path_next_expiry || f->changed_ns + a->c.path_change_clear_ns < a->path_next_expiry)
 			a->path_next_expiry = f->changed_ns + a->c.path_change_clear_ns;
-		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
-		        nums, 3, &f->hash, 1, detail);
+		changed = 1;
 	}
+	/* stored before the event goes out: the new path is the flow's current one (its graph) */
 	f->path = ph;
 	f->n_hops = rep->n_hops;
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
+	if (changed)
+		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
+		        nums, 3, &f->hash, 1, detail);
 }
 
 /* The flow table is scanned only when the earliest active PathChange is due, not every tick. */
