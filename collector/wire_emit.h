@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void emit_hops(const struct hw_reco
 		struct hw_record *r = &recs[j];
 		hw_record_store(r, t);
 		r->hop_index = (uint8_t)j;
-		hw_md_decode(pl, hop, r);
+		hw_md_decode_hop(pl, hop, r);
 		hw_md_derive_latency(r, !pl->ts64);
 	}
 }

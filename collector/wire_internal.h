@@ -4,8 +4,13 @@
 #define HOPWATCH_WIRE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "cpu_clones.h"
 #include "hopwatch/wire.h"
 #include "hopwatch/wire_layout.h"
 
@@ -312,74 +317,154 @@ static inline void hw_md_plan_build(struct hw_md_plan *plan, const struct hw_md_
 		*plan = *p;
 }
 
-/* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent. */
-static inline __attribute__((always_inline)) void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p,
-                                                               struct hw_record *r)
+/* Two adjacent 32-bit record fields written with one 8-byte store (stores bound the parser). */
+_Static_assert(offsetof(struct hw_record, egress_port) == offsetof(struct hw_record, ingress_port) + 4 &&
+                   offsetof(struct hw_record, queue_occupancy) == offsetof(struct hw_record, hop_latency) + 4,
+               "hw_store_pair fields are adjacent");
+static inline void hw_store_pair(uint32_t *first, uint32_t a, uint32_t b)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x = (uint64_t)b << 32 | a;
+#else
+	uint64_t x = (uint64_t)a << 32 | b;
+#endif
+	memcpy(first, &x, sizeof(x));
+}
+
+/* Whether a field value is present: all-ones is absent, unless the caller knows no word is. */
+static inline bool hw_present32(uint32_t w, bool check)
+{
+	return !check || w != UINT32_MAX;
+}
+
+/* Decode validated metadata at p into r: fields and valid bits; an all-ones value is absent.  With
+ * check false the caller has seen no all-ones word in the metadata, so every field is present. */
+static inline __attribute__((always_inline)) void hw_md_decode_as(const struct hw_md_plan *pl, const uint8_t *p,
+                                                                  struct hw_record *r, const bool check)
 {
 	uint32_t v = r->valid, w;
 	int o;
-	if ((o = pl->off[MD_NODE]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX)
+	if ((o = pl->off[MD_NODE]) >= 0 && hw_present32(w = hw_be32(p + o), check))
 		r->node_id = w;
-	if ((o = pl->off[MD_L1_PORTS]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
-		r->ingress_port = w >> 16;
-		r->egress_port = w & 0xffff;
+	if ((o = pl->off[MD_L1_PORTS]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
+		hw_store_pair(&r->ingress_port, w >> 16, w & 0xffff);
 		v |= HW_V_PORTS;
 	}
-	if ((o = pl->off[MD_LATENCY]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
-		r->hop_latency = w;
+	uint32_t lat = 0, occ = 0;
+	bool has_lat = false, has_occ = false;
+	if ((o = pl->off[MD_LATENCY]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
+		lat = w;
+		has_lat = true;
 		v |= HW_V_HOP_LATENCY;
 	}
-	if ((o = pl->off[MD_QUEUE]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+	if ((o = pl->off[MD_QUEUE]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
 		r->queue_id = (uint8_t)(w >> 24);
-		r->queue_occupancy = w & 0xffffff;
+		occ = w & 0xffffff;
+		has_occ = true;
 		v |= HW_V_QUEUE;
 	}
+	if (has_lat && has_occ) { /* the usual hop: one store for both */
+		hw_store_pair(&r->hop_latency, lat, occ);
+	} else {
+		if (has_lat)
+			r->hop_latency = lat;
+		if (has_occ)
+			r->queue_occupancy = occ;
+	}
+	const uint64_t ts_absent = pl->ts64 ? UINT64_MAX : UINT32_MAX;
+	uint64_t ing = 0, eg = 0;
+	bool has_ing = false, has_eg = false;
 	if ((o = pl->off[MD_ING_TS]) >= 0) {
-		uint64_t t = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
-		if (t != (pl->ts64 ? UINT64_MAX : UINT32_MAX)) {
-			r->ingress_ts = t;
-			v |= HW_V_INGRESS_TS;
-		}
+		ing = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
+		has_ing = !check || ing != ts_absent;
 	}
 	if ((o = pl->off[MD_EG_TS]) >= 0) {
-		uint64_t t = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
-		if (t != (pl->ts64 ? UINT64_MAX : UINT32_MAX)) {
-			r->egress_ts = t;
+		eg = pl->ts64 ? hw_be64(p + o) : hw_be32(p + o);
+		has_eg = !check || eg != ts_absent;
+	}
+	if (has_ing && has_eg) { /* the usual hop: one 16-byte store for both */
+		_Static_assert(offsetof(struct hw_record, egress_ts) == offsetof(struct hw_record, ingress_ts) + 8,
+		               "timestamps are adjacent");
+		const hw_v2 both = {ing, eg};
+		memcpy(&r->ingress_ts, &both, sizeof(both));
+		v |= HW_V_INGRESS_TS | HW_V_EGRESS_TS;
+	} else {
+		if (has_ing) {
+			r->ingress_ts = ing;
+			v |= HW_V_INGRESS_TS;
+		}
+		if (has_eg) {
+			r->egress_ts = eg;
 			v |= HW_V_EGRESS_TS;
 		}
 	}
 	if ((o = pl->off[MD_L2_PORTS]) >= 0) {
 		w = hw_be32(p + o);
 		if (pl->l2_16) {
-			if (w != UINT32_MAX) {
+			if (hw_present32(w, check)) {
 				r->l2_ingress_port = w >> 16;
 				r->l2_egress_port = w & 0xffff;
 				v |= HW_V_L2_PORTS;
 			}
 		} else {
 			uint32_t e = hw_be32(p + o + 4);
-			if (w != UINT32_MAX || e != UINT32_MAX) {
+			if (!check || w != UINT32_MAX || e != UINT32_MAX) {
 				r->l2_ingress_port = w;
 				r->l2_egress_port = e;
 				v |= HW_V_L2_PORTS;
 			}
 		}
 	}
-	if ((o = pl->off[MD_TX_UTIL]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+	if ((o = pl->off[MD_TX_UTIL]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
 		r->egress_tx_util = w;
 		v |= HW_V_TX_UTIL;
 	}
-	if ((o = pl->off[MD_BUFFER]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+	if ((o = pl->off[MD_BUFFER]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
 		r->buffer_id = (uint8_t)(w >> 24);
 		r->buffer_occupancy = w & 0xffffff;
 		v |= HW_V_BUFFER;
 	}
-	if ((o = pl->off[MD_DROP]) >= 0 && (w = hw_be32(p + o)) != UINT32_MAX) {
+	if ((o = pl->off[MD_DROP]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
 		r->queue_id = (uint8_t)(w >> 24);
 		r->drop_reason = (uint8_t)(w >> 16);
 		v |= HW_V_DROP;
 	}
 	r->valid = v;
+}
+
+static inline __attribute__((always_inline)) void hw_md_decode(const struct hw_md_plan *pl, const uint8_t *p,
+                                                               struct hw_record *r)
+{
+	hw_md_decode_as(pl, p, r, true);
+}
+
+/* Whether none of the 32-bit words of the bytes (a multiple of 4) of metadata at p is all-ones: then
+ * no field is absent (a 64-bit field is absent only when both its words are all-ones).  One or two
+ * vector compares for up to 32 bytes; false (check each field) for longer metadata. */
+static inline bool hw_md_none_absent(const uint8_t *p, unsigned bytes)
+{
+#if defined(__SSE2__)
+	if (bytes >= 16 && bytes <= 32) { /* the second window overlaps the first when bytes < 32 */
+		const __m128i ones = _mm_set1_epi32(-1);
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + bytes - 16));
+		return _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi32(a, ones), _mm_cmpeq_epi32(b, ones))) == 0;
+	}
+#endif
+	(void)p;
+	(void)bytes;
+	return false;
+}
+
+/* One stack hop's metadata: without the per-field absent tests when no word is all-ones (the usual
+ * hop), with them otherwise. */
+static inline __attribute__((always_inline)) void hw_md_decode_hop(const struct hw_md_plan *pl, const uint8_t *p,
+                                                                   struct hw_record *r)
+{
+	if (hw_md_none_absent(p, pl->bytes))
+		hw_md_decode_as(pl, p, r, false);
+	else
+		hw_md_decode_as(pl, p, r, true);
 }
 
 /* hw_md_decode with the plan folded to a constant when it is one of the fixed plans. */
@@ -388,7 +473,7 @@ static inline __attribute__((always_inline)) void hw_md_decode_fixed(const struc
 {
 	switch (pl->fixed) {
 #define HW_X_FIXED_DECODE(F, v)                                                                                        \
-	case HW_MD_FIXED_##F##_##v: hw_md_decode(&hw_md_fixed_plans[HW_MD_FIXED_##F##_##v], p, r); break;
+	case HW_MD_FIXED_##F##_##v: hw_md_decode_hop(&hw_md_fixed_plans[HW_MD_FIXED_##F##_##v], p, r); break;
 		HW_MD_FIXED_LIST(HW_X_FIXED_DECODE)
 #undef HW_X_FIXED_DECODE
 	default: hw_md_decode(pl, p, r); break;

@@ -20,7 +20,7 @@ static const uint8_t rf_of_dqfi[16] = {RF_OF_(0),  RF_OF_(1),  RF_OF_(2),  RF_OF
 
 /* Flattened: the inner walk (itself flattened) is inlined at each start, so the common report makes
  * no calls (the call, its stack frame and register saves cost ~45 instructions per report). */
-__attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
+HW_HOT_CLONES __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
 {
 	const uint8_t *g = hw_at(s, 0, HW_TR2_GROUP_BYTES);
 	if (!g)

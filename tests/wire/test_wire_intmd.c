@@ -159,6 +159,46 @@ static void int21_udp_dscp_3hops(void **state)
 	assert_int_equal(v.recs[2].egress_ts, 0x30c8);
 }
 
+/* Vector 1 with its middle hop changed, to pin the all-ones rule per field width: a 64-bit timestamp
+ * is absent only when all 8 bytes are ones; one all-ones 32-bit half leaves it present. */
+static void int21_ts64_half_ones(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t f[sizeof(v1_frame)];
+	static const uint8_t middle[8] = {0x00, 0x00, 0x00, 0x02, 0x00, 0x02, 0x00, 0x03}; /* node 2, ports 2 -> 3 */
+	static const uint8_t patch[24] = {
+	    0x00, 0x00, 0x00, 0x96,				/* hop latency 150 */
+	    0x02, 0x00, 0x00, 0x09,				/* queue id 2, occupancy 9 */
+	    0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x20, 0x00, /* ingress ts 0xffffffff00002000: present */
+	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* egress ts all ones: absent */
+	};
+	memcpy(f, v1_frame, sizeof(f));
+	size_t at = 0;
+	while (at + sizeof(middle) <= sizeof(f) && memcmp(f + at, middle, sizeof(middle)))
+		at++;
+	assert_true(at + sizeof(middle) + sizeof(patch) <= sizeof(f));
+	memcpy(f + at + sizeof(middle), patch, sizeof(patch));
+
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, f, sizeof(f), VEC_TIME_NS, &v.out), HW_OK);
+	check_bare_hops(&v, 3, 3, HW_INT_V21);
+	const uint32_t all = HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
+			     HW_V_FLOW | HW_V_TCLASS;
+	assert_int_equal(v.recs[1].valid, all & ~(uint32_t)HW_V_EGRESS_TS);
+	assert_int_equal(v.recs[1].node_id, 2);
+	assert_int_equal(v.recs[1].queue_id, 2);
+	assert_int_equal(v.recs[1].queue_occupancy, 9);
+	assert_true(v.recs[1].ingress_ts == 0xffffffff00002000ull);
+	assert_int_equal(v.recs[1].egress_ts, 0);
+	/* the hops around it keep every field */
+	assert_int_equal(v.recs[0].valid, all);
+	assert_int_equal(v.recs[2].valid, all);
+	assert_int_equal(v.recs[2].egress_ts, 0x30c8);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Vector 2 (UDP payload; Ethernet/IPv4/UDP by vec_udp4_frame, 10.0.0.1 -> 10.0.0.100).
  * per hop = node 4 + L2 ports 8 + tx util 4 + buffer 4 + checksum complement 4 = 24 B = 6 words;
@@ -722,7 +762,8 @@ static void not_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(int21_udp_dscp_3hops), cmocka_unit_test(int21_udp_bitmap_rest),
+		cmocka_unit_test(int21_udp_dscp_3hops), cmocka_unit_test(int21_ts64_half_ones),
+		cmocka_unit_test(int21_udp_bitmap_rest),
 		cmocka_unit_test(int21_dscp_bit_mask),	cmocka_unit_test(int21_tcp_ds_md),
 		cmocka_unit_test(int21_udp_port_npt1),	cmocka_unit_test(int10_udp_dscp),
 		cmocka_unit_test(int10_tcp_l2_ports),	cmocka_unit_test(int05_udp_dscp),
