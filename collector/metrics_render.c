@@ -94,7 +94,7 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 			}
 			if (maxo > x->max_occ)
 				x->max_occ = maxo;
-			x->lat_count += HW_READ(q->lat_samples);
+			x->lat_count += hw_hist_count(q->lat_hist);
 			x->lat_sum += HW_READ(q->lat_sum);
 			uint64_t cum = 0;
 			unsigned b = 0;

@@ -1,6 +1,7 @@
 /* Per-(node, egress port, queue) statistics: an open-addressing table with linear probing that is
  * written by one worker and read, without locks, by the exporter (keys are published last). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "queue_table.h"
 #include "table_size.h"
@@ -8,9 +9,10 @@
 int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 {
 	uint32_t cap = hw_pow2_at_least(capacity, 16, 1u << 30);
-	t->slots = calloc(cap, sizeof(*t->slots));
+	t->slots = aligned_alloc(64, (size_t)cap * sizeof(*t->slots));
 	if (!t->slots)
 		return -1;
+	memset(t->slots, 0, (size_t)cap * sizeof(*t->slots));
 	t->mask = cap - 1;
 	t->limit = hw_table_limit(cap);
 	t->n = 0;
@@ -32,6 +34,14 @@ unsigned hw_hist_bucket(uint64_t v)
 	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
 }
 
+uint64_t hw_hist_count(const uint64_t hist[HW_HIST_BUCKETS])
+{
+	uint64_t n = 0;
+	for (unsigned b = 0; b < HW_HIST_BUCKETS; b++)
+		n += __atomic_load_n(&hist[b], __ATOMIC_RELAXED);
+	return n;
+}
+
 static inline uint32_t key_hash(uint32_t node, uint32_t port, uint32_t queue)
 {
 	uint64_t h = ((uint64_t)node << 32 | port) * 0x9e3779b97f4a7c15ull;
@@ -41,47 +51,48 @@ static inline uint32_t key_hash(uint32_t node, uint32_t port, uint32_t queue)
 
 void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r)
 {
-	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : HW_PORT_NONE;
-	uint32_t queue = (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : HW_QUEUE_NONE;
-	uint32_t i = key_hash(r->node_id, port, queue) & t->mask;
+	/* The record read once: the slot's 32-bit stores could alias it, and would force reloads. */
+	const uint32_t valid = r->valid, node = r->node_id, occ = r->queue_occupancy, lat = r->hop_latency;
+	const uint64_t now = r->time_ns;
+	const uint32_t port = (valid & HW_V_PORTS) ? r->egress_port : HW_PORT_NONE;
+	const uint32_t queue = (valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : HW_QUEUE_NONE;
+	struct hw_queue_stats *const slots = t->slots;
+	const uint32_t mask = t->mask;
+	uint32_t i = key_hash(node, port, queue) & mask;
 	struct hw_queue_stats *s;
 	for (;;) {
-		s = &t->slots[i];
+		s = &slots[i];
 		if (!s->used) {
 			if (t->n >= t->limit) {
 				t->overflow++;
 				return;
 			}
-			s->node = r->node_id;
+			s->node = node;
 			s->port = port;
 			s->queue = queue;
 			__atomic_store_n(&s->used, 1, __ATOMIC_RELEASE);
 			t->n++;
 			break;
 		}
-		if (s->node == r->node_id && s->port == port && s->queue == queue)
+		if (s->node == node && s->port == port && s->queue == queue)
 			break;
-		i = (i + 1) & t->mask;
+		i = (i + 1) & mask;
 	}
 	s->reports++;
-	s->last_seen_ns = r->time_ns;
-	if (r->valid & HW_V_DROP)
+	s->last_seen_ns = now;
+	if (__builtin_expect(valid & HW_V_DROP, 0))
 		s->drops++;
-	if (r->valid & HW_V_QUEUE) {
-		uint64_t occ = r->queue_occupancy;
+	if (valid & HW_V_QUEUE) {
 		s->last_occupancy = occ;
 		if (occ > s->max_occupancy)
 			s->max_occupancy = occ;
-		s->occ_samples++;
 		s->occ_sum += occ;
 		s->occ_hist[hw_hist_bucket(occ)]++;
 	}
-	if (r->valid & HW_V_HOP_LATENCY) {
-		uint64_t lat = r->hop_latency;
+	if (valid & HW_V_HOP_LATENCY) {
 		s->last_latency = lat;
 		if (lat > s->max_latency)
 			s->max_latency = lat;
-		s->lat_samples++;
 		s->lat_sum += lat;
 		s->lat_hist[hw_hist_bucket(lat)]++;
 	}

@@ -4,6 +4,7 @@
 #define HOPWATCH_QUEUE_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hopwatch/record.h"
@@ -17,23 +18,25 @@
 #define HW_PORT_NONE UINT32_MAX
 #define HW_QUEUE_NONE 0xffu
 
+/* One key's statistics, 64-byte aligned: every hop touches the first line (key and summary) and one
+ * bucket line of each histogram; a histogram's sample count is the sum of its buckets. */
 struct hw_queue_stats {
 	uint32_t node;
 	uint32_t port;
 	uint32_t queue; /* HW_QUEUE_NONE when unknown */
 	uint32_t used;  /* nonzero once the key is set (written last, read first) */
 	uint64_t reports;
-	uint64_t drops;
-	uint64_t last_occupancy; /* device units */
-	uint64_t max_occupancy;
-	uint64_t last_latency;
-	uint64_t max_latency;
 	uint64_t last_seen_ns;
-	uint64_t occ_samples, lat_samples;
 	uint64_t occ_sum, lat_sum;
+	uint32_t last_occupancy; /* device units */
+	uint32_t max_occupancy;
+	uint32_t last_latency;
+	uint32_t max_latency;
+	uint64_t drops; /* second line on: rare or per-bucket */
 	uint64_t occ_hist[HW_HIST_BUCKETS];
 	uint64_t lat_hist[HW_HIST_BUCKETS];
-};
+} __attribute__((aligned(64)));
+_Static_assert(offsetof(struct hw_queue_stats, drops) == 64, "the summary fills the first line");
 
 struct hw_queue_table {
 	struct hw_queue_stats *slots;
@@ -50,5 +53,7 @@ void hw_queue_table_free(struct hw_queue_table *t);
 void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r);
 /* The bucket of a value (for tests and exporters). */
 unsigned hw_hist_bucket(uint64_t v);
+/* Samples in a histogram (the sum of its buckets), read while the worker may write it. */
+uint64_t hw_hist_count(const uint64_t hist[HW_HIST_BUCKETS]);
 
 #endif

@@ -174,7 +174,8 @@ static void queue_stats(void **state)
 	assert_int_equal(s->max_occupancy, 900);
 	assert_int_equal(s->occ_sum, 1300);
 	assert_int_equal(s->max_latency, 4000);
-	assert_int_equal(s->lat_samples, 4);
+	assert_int_equal(hw_hist_count(s->lat_hist), 4);
+	assert_int_equal(hw_hist_count(s->occ_hist), 4);
 	assert_int_equal(s->lat_hist[10], 1); /* 1000 <= 1024 */
 	assert_int_equal(s->lat_hist[11], 1); /* 2000 */
 	assert_int_equal(s->lat_hist[12], 2); /* 3000, 4000 <= 4096 */
