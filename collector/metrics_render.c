@@ -1,5 +1,7 @@
 /* Rendering /metrics: worker counters summed, sender and queue tables merged by key, device units
  * scaled to bytes and seconds by the configured unit sizes.  Names follow DESIGN.md section 7. */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,17 +9,40 @@
 #include "collector.h"
 #include "metrics.h"
 
-/* Latency histogram bounds exported: 2^k device units for these k (64 ns .. 67 ms at 1 ns units). */
-static const unsigned lat_le_k[] = {6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26};
-#define N_LE (sizeof(lat_le_k) / sizeof(lat_le_k[0]))
+/* Histogram bounds exported: 2^k device units for these k (latency: 64 ns .. 67 ms at 1 ns units;
+ * occupancy: 64 .. 64 Mi cells or bytes). */
+static const unsigned le_k[] = {6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26};
+#define N_LE (sizeof(le_k) / sizeof(le_k[0]))
+
+/* One queue histogram summed over workers: cumulative counts at the bounds, total, sum. */
+struct hsum {
+	uint64_t le[N_LE], count, sum;
+};
 
 struct qsum {
 	uint32_t node, port, queue;
 	int used;
 	char labels[64]; /* node="a.b.c.d",port="N",queue="N" */
-	uint64_t reports, drops, last_occ, max_occ, last_seen, lat_count, lat_sum;
-	uint64_t lat_le[N_LE];
+	uint64_t reports, drops, last_occ, max_occ, last_seen;
+	struct hsum lat, occ;
 };
+
+/* Add one worker's histogram: each bucket read once, so the total is never below a bound's count. */
+static void hsum_add(struct hsum *h, const uint64_t hist[HW_HIST_BUCKETS], uint64_t sum)
+{
+	uint64_t cum = 0;
+	unsigned b = 0;
+	for (unsigned k = 0; k < N_LE; k++) {
+		/* buckets 0..k hold exactly the values <= 2^k (queue_table.h) */
+		for (; b <= le_k[k]; b++)
+			cum += HW_READ(hist[b]);
+		h->le[k] += cum;
+	}
+	for (; b < HW_HIST_BUCKETS; b++)
+		cum += HW_READ(hist[b]);
+	h->count += cum;
+	h->sum += sum;
+}
 
 struct ssum {
 	uint32_t node;
@@ -94,20 +119,34 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 			}
 			if (maxo > x->max_occ)
 				x->max_occ = maxo;
-			x->lat_count += hw_hist_count(q->lat_hist);
-			x->lat_sum += HW_READ(q->lat_sum);
-			uint64_t cum = 0;
-			unsigned b = 0;
-			for (unsigned k = 0; k < N_LE; k++) {
-				/* buckets 0..k hold exactly the values <= 2^k (queue_table.h) */
-				for (; b <= lat_le_k[k]; b++)
-					cum += HW_READ(q->lat_hist[b]);
-				x->lat_le[k] += cum;
-			}
+			hsum_add(&x->lat, q->lat_hist, HW_READ(q->lat_sum));
+			hsum_add(&x->occ, q->occ_hist, HW_READ(q->occ_sum));
 		}
 	}
 	*cap_out = cap;
 	return m;
+}
+
+/* One histogram family (the struct hsum at offset off of every queue), values scaled by unit. */
+static void render_hist(FILE *f, const struct qsum *qm, size_t cap, size_t off, const char *name, const char *help,
+                        double unit, const char *fmt)
+{
+	char line[160];
+	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (size_t i = 0; i < cap; i++) {
+		if (!qm[i].used)
+			continue;
+		const char *lab = qm[i].labels;
+		const struct hsum *h = (const struct hsum *)(const void *)((const char *)&qm[i] + off);
+		for (unsigned k = 0; k < N_LE; k++) {
+			snprintf(line, sizeof(line), fmt, (double)(1ull << le_k[k]) * unit);
+			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, line, (unsigned long long)h->le[k]);
+		}
+		fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, lab, (unsigned long long)h->count);
+		snprintf(line, sizeof(line), fmt, (double)h->sum * unit);
+		fprintf(f, "%s_sum{%s} %s\n%s_count{%s} %llu\n", name, lab, line, name, lab,
+		        (unsigned long long)h->count);
+	}
 }
 
 static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
@@ -273,21 +312,9 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, x->labels, v);
 		}
 	}
-	fprintf(f, "# HELP hopwatch_queue_hop_latency_seconds Hop latency at this egress queue.\n"
-	           "# TYPE hopwatch_queue_hop_latency_seconds histogram\n");
-	for (size_t i = 0; i < cap; i++) {
-		const struct qsum *x = &qm[i];
-		if (!x->used)
-			continue;
-		for (unsigned k = 0; k < N_LE; k++)
-			fprintf(f, "hopwatch_queue_hop_latency_seconds_bucket{%s,le=\"%.9g\"} %llu\n", x->labels,
-			        (double)(1ull << lat_le_k[k]) * lat_unit, (unsigned long long)x->lat_le[k]);
-		fprintf(f, "hopwatch_queue_hop_latency_seconds_bucket{%s,le=\"+Inf\"} %llu\n", x->labels,
-		        (unsigned long long)x->lat_count);
-		fprintf(f, "hopwatch_queue_hop_latency_seconds_sum{%s} %.9g\n", x->labels,
-		        (double)x->lat_sum * lat_unit);
-		fprintf(f, "hopwatch_queue_hop_latency_seconds_count{%s} %llu\n", x->labels,
-		        (unsigned long long)x->lat_count);
-	}
+	render_hist(f, qm, cap, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
+	            "Hop latency at this egress queue.", lat_unit, "%.9g");
+	render_hist(f, qm, cap, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
+	            "Queue occupancy as each hop record reported it.", occ_unit, "%.17g");
 	free(qm);
 }

@@ -63,6 +63,19 @@ lost=$(query 'sum(hopwatch_report_packets_lost_total)')
 [ "$lost" = "$lost_truth" ] || fail "Prometheus: report loss $lost, the sequence gaps say $lost_truth"
 queues=$(query 'count(hopwatch_queue_reports_total)')
 [ "$queues" != none ] && [ "$queues" -gt 10 ] || fail "Prometheus: only $queues queue series"
-echo "ok Prometheus scraped /metrics: records $got, report loss $lost, $queues queue series; promtool clean"
+# The occupancy histogram against the generator's truth (occupancy unit 1 byte by default): samples,
+# sum, and the samples at or under 1024 bytes, over all queues.
+read -r occ_n occ_sum occ_1k < <(python3 -c '
+import json, sys
+occ = [r["queue_occupancy"] for r in map(json.loads, open(sys.argv[1])) if "queue_occupancy" in r]
+print(len(occ), sum(occ), sum(1 for v in occ if v <= 1024))' "$dir/t.jsonl")
+n=$(query 'sum(hopwatch_queue_occupancy_observed_bytes_count)')
+[ "$n" = "$occ_n" ] || fail "Prometheus: $n occupancy samples, the truth has $occ_n"
+sum=$(query 'sum(hopwatch_queue_occupancy_observed_bytes_sum)')
+[ "$sum" = "$occ_sum" ] || fail "Prometheus: occupancy sum $sum, the truth says $occ_sum"
+le1k=$(query 'sum(hopwatch_queue_occupancy_observed_bytes_bucket{le="1024"})')
+[ "$le1k" = "$occ_1k" ] || fail "Prometheus: $le1k occupancy samples <= 1024 bytes, the truth has $occ_1k"
+echo "ok Prometheus scraped /metrics: records $got, report loss $lost, $queues queue series," \
+  "occupancy histogram $n samples ($le1k <= 1 KiB); promtool clean"
 kill -TERM "$cpid"; wait "$cpid" || fail "collector exit status after SIGTERM"
 cpid=
