@@ -2,7 +2,8 @@
  * in wire_emit.h, which the TR v2.0 parser inlines. */
 #include "wire_emit.h"
 
-enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in, struct hw_own *own)
+HW_HOT_CLONES enum hw_result hw_emit(struct hw_ctx *c, const struct hw_report_meta *m, struct hw_inner *in,
+                                     struct hw_own *own)
 {
 	return hw_emit_inline(c, m, in, own);
 }

@@ -106,15 +106,15 @@ static inline void put_report(struct hw_report *rep, const struct hw_report_meta
 
 /* The reporting node's own record before its metadata: the template with no INT version, the
  * next hop index and the node's id, put into the image's lanes so the record takes nine stores. */
-static inline struct hw_record_image own_image(const struct hw_record *t, uint8_t hop_index, uint32_t node_id)
+static inline __attribute__((always_inline)) struct hw_record_image own_image(const struct hw_record *t, uint8_t hop_index, uint32_t node_id)
 {
 	struct hw_record_image m = hw_record_load(t);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	_Static_assert(offsetof(struct hw_record, node_id) == 44 && offsetof(struct hw_record, int_version) == 123 &&
 	                   offsetof(struct hw_record, hop_index) == 124,
 	               "own_image lanes");
-	m.v2[1] = (m.v2[1] & 0xffffffffull) | (uint64_t)node_id << 32;
-	m.v7[1] = (m.v7[1] & ~0xffff000000ull) | (uint64_t)HW_INT_NONE << 24 | (uint64_t)hop_index << 32;
+	m.y1[1] = (m.y1[1] & 0xffffffffull) | (uint64_t)node_id << 32;
+	m.y3[3] = (m.y3[3] & ~0xffff000000ull) | (uint64_t)HW_INT_NONE << 24 | (uint64_t)hop_index << 32;
 	return m;
 #else
 	struct hw_record r;

@@ -386,7 +386,8 @@ __attribute__((flatten)) enum hw_result hw_inner_parse(struct hw_ctx *c, struct 
 	return r;
 }
 
-enum hw_result hw_frame_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in, struct hw_span *report)
+HW_HOT_CLONES enum hw_result hw_frame_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in,
+                                            struct hw_span *report)
 {
 	struct hw_l4 l4;
 	report->p = NULL;

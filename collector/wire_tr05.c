@@ -32,7 +32,7 @@ static const struct hw_md_plan drop_plan = {
     .bytes = HW_TR05_DROP_BYTES,
 };
 
-enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
+HW_HOT_CLONES enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
 {
 	const uint8_t *h = hw_at(s, 0, HW_TR05_FIXED_BYTES);
 	if (!h)

@@ -2,7 +2,7 @@
  * the inner packet (Ethernet, IPv4 or IPv6) that may carry the INT v1.0 stack of earlier hops. */
 #include "wire_internal.h"
 
-enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s)
+HW_HOT_CLONES enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s)
 {
 	const uint8_t *h = hw_at(s, 0, HW_TR1_HDR_BYTES);
 	if (!h)
