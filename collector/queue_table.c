@@ -1,7 +1,7 @@
 /* Per-(node, egress port, queue) statistics: an open-addressing table with linear probing that is
  * written by one worker and read, without locks, by the exporter (keys are published last). */
 #include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
 #include "queue_table.h"
 #include "table_size.h"
@@ -9,10 +9,12 @@
 int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 {
 	uint32_t cap = hw_pow2_at_least(capacity, 16, 1u << 30);
-	t->slots = aligned_alloc(64, (size_t)cap * sizeof(*t->slots));
-	if (!t->slots)
+	/* calloc, not aligned_alloc + memset: pages are zeroed by the kernel as they are first touched,
+	 * so a large table costs memory only for the keys in use.  One spare slot pays for the alignment. */
+	t->mem = calloc((size_t)cap + 1, sizeof(*t->slots));
+	if (!t->mem)
 		return -1;
-	memset(t->slots, 0, (size_t)cap * sizeof(*t->slots));
+	t->slots = (struct hw_queue_stats *)(((uintptr_t)t->mem + 63) & ~(uintptr_t)63);
 	t->mask = cap - 1;
 	t->limit = hw_table_limit(cap);
 	t->n = 0;
@@ -22,7 +24,8 @@ int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 
 void hw_queue_table_free(struct hw_queue_table *t)
 {
-	free(t->slots);
+	free(t->mem);
+	t->mem = NULL;
 	t->slots = NULL;
 }
 

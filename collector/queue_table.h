@@ -39,7 +39,8 @@ struct hw_queue_stats {
 _Static_assert(offsetof(struct hw_queue_stats, drops) == 64, "the summary fills the first line");
 
 struct hw_queue_table {
-	struct hw_queue_stats *slots;
+	struct hw_queue_stats *slots; /* 64-byte aligned, inside mem */
+	void *mem;
 	uint32_t mask;     /* capacity - 1 (capacity a power of two) */
 	uint32_t limit;    /* at most this many keys (capacity * 3/4): bounded probing */
 	uint32_t n;        /* keys in use */
