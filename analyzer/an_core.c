@@ -164,6 +164,11 @@ void an_emit(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue 
 	e.port = port;
 	e.queue = queue;
 	e.hw_id = a->emit_hw_id;
+	for (unsigned i = 0; a->emit_old_path && i < a->emit_old_n && i < HW_AN_MAX_PATH; i++) {
+		e.old_path[i][0] = a->emit_old_path[i][0];
+		e.old_path[i][1] = a->emit_old_path[i][1];
+		e.n_old_path = i + 1;
+	}
 	place_names(a, node_id, port, &e);
 	for (unsigned i = 0; i < n && i < HW_AN_MAX_NUMBERS; i++) {
 		e.numbers[i].name = nums[i].name;

@@ -477,7 +477,7 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 	if (root >= 0)
 		hw_an_queue_get(a, (uint32_t)root, &rq);
 
-	/* the affected flows' paths; a PathChange also the path it left (its detail "path A -> B") */
+	/* the affected flows' paths; a PathChange also the path it left */
 	uint32_t n_paths = 0; /* sk->n_paths when done */
 	for (unsigned f = 0; f < e->n_flows && n_paths < HW_AN_MAX_FLOWS; f++) {
 		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
@@ -487,24 +487,13 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 			n_paths++;
 		}
 	}
-	if (e->kind == HW_AN_PATH_CHANGE && e->n_flows == 1 && strncmp(e->detail, "path ", 5) == 0) {
-		uint32_t hops[HW_RENDER_PATH_MAX - 1][2];
-		unsigned nh = 0;
-		const char *d = e->detail + 5;
-		int used;
-		while (nh < HW_RENDER_PATH_MAX - 1 && sscanf(d, "%u:%u%n", &hops[nh][0], &hops[nh][1], &used) == 2) {
-			nh++;
-			d += used;
-			if (*d != '>')
-				break;
-			d++;
-		}
-		if (strncmp(d, " -> ", 4) == 0 &&
-		    flow_path(a, t, sk, &sk->paths[n_paths], hops, nh, e->flows[0], "-old")) {
-			sk->paths[n_paths].color = "#7f7f7f";
-			sk->paths[n_paths].dashed = 1;
-			n_paths++;
-		}
+	if (e->kind == HW_AN_PATH_CHANGE && e->n_flows == 1 && e->n_old_path &&
+	    flow_path(a, t, sk, &sk->paths[n_paths], e->old_path,
+	              e->n_old_path < HW_RENDER_PATH_MAX - 1 ? e->n_old_path : HW_RENDER_PATH_MAX - 1, e->flows[0],
+	              "-old")) {
+		sk->paths[n_paths].color = "#7f7f7f";
+		sk->paths[n_paths].dashed = 1;
+		n_paths++;
 	}
 	/* a congestion tree's victims, with the link each is on */
 	for (unsigned v = 0; v < rq.n_victims; v++) {

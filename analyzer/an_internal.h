@@ -5,12 +5,12 @@
 
 #include "hopwatch/analyzer.h"
 
-#define AN_RING 16   /* millisecond buckets per queue */
-#define AN_TREND 16  /* recent samples per queue for the trend */
-#define AN_SRC 32    /* distinct sources per queue per incast window */
-#define AN_QFLOWS 8  /* recent distinct flows per queue */
-#define AN_PATH 16   /* hops per report kept for paths */
-#define AN_VICTIMS 8 /* upstream congested queues remembered per root */
+#define AN_RING 16             /* millisecond buckets per queue */
+#define AN_TREND 16            /* recent samples per queue for the trend */
+#define AN_SRC 32              /* distinct sources per queue per incast window */
+#define AN_QFLOWS 8            /* recent distinct flows per queue */
+#define AN_PATH HW_AN_MAX_PATH /* hops per report kept for paths */
+#define AN_VICTIMS 8           /* upstream congested queues remembered per root */
 #define AN_TICK_NS 1000000ull
 
 /* One episode with hysteresis: see an_hyst_step(). */
@@ -107,8 +107,10 @@ struct hw_analyzer {
 	hw_an_emit_fn emit;
 	void *ctx;
 	uint64_t now, next_tick, next_id;
-	int emit_hw_id; /* set around an_emit by TelemetryReportLoss; -1 otherwise */
-	int finishing;  /* end of input: windows close early so their counts are judged */
+	int emit_hw_id;                     /* set around an_emit by TelemetryReportLoss; -1 otherwise */
+	const uint32_t (*emit_old_path)[2]; /* set around an_emit by PathChange; NULL otherwise */
+	unsigned emit_old_n;
+	int finishing; /* end of input: windows close early so their counts are judged */
 	struct an_queue *queues;
 	uint32_t *qslots; /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;

@@ -49,6 +49,8 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	int changed = 0;
 	char detail[256];
 	struct an_num nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
+	uint32_t old_path[AN_PATH][2];
+	unsigned n_old = 0;
 	uint32_t home = (uint32_t)(rep->flow_hash ^ (rep->flow_hash >> 32)) & a->fmask, slot = UINT32_MAX;
 	struct an_flow *f = NULL;
 	for (uint32_t i = 0; i < 4; i++) {
@@ -78,6 +80,8 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		describe(was, sizeof(was), (const uint32_t(*)[2])f->hops, f->n_hops);
 		describe(now, sizeof(now), rep->hops, rep->n_hops);
 		snprintf(detail, sizeof(detail), "path %s -> %s", was, now);
+		n_old = f->n_hops < AN_PATH ? f->n_hops : AN_PATH;
+		memcpy(old_path, f->hops, sizeof(old_path[0]) * n_old);
 		nums[0].value = d;
 		nums[1].value = f->n_hops;
 		nums[2].value = rep->n_hops;
@@ -94,9 +98,14 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	f->path = ph;
 	f->n_hops = rep->n_hops;
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
-	if (changed)
+	if (changed) {
+		a->emit_old_path = (const uint32_t(*)[2])old_path;
+		a->emit_old_n = n_old;
 		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
 		        nums, 3, &f->hash, 1, detail);
+		a->emit_old_path = NULL;
+		a->emit_old_n = 0;
+	}
 }
 
 /* The flow table is scanned only when the earliest active PathChange is due, not every tick. */

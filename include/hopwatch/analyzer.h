@@ -87,6 +87,7 @@ int hw_an_kind_by_name(const char *name);
 
 #define HW_AN_MAX_NUMBERS 6
 #define HW_AN_MAX_FLOWS 8
+#define HW_AN_MAX_PATH 16 /* hops of a flow path an event carries */
 
 /* One event: raised (end_ns 0) or resolved (end_ns set).  Both carry the same id. */
 struct hw_an_event {
@@ -111,6 +112,9 @@ struct hw_an_event {
 	} numbers[HW_AN_MAX_NUMBERS];
 	unsigned n_flows;
 	uint64_t flows[HW_AN_MAX_FLOWS]; /* affected flow hashes (bounded) */
+	/* PathChange: the path the flow left, first hop first, as (node id, egress port); else 0 hops */
+	unsigned n_old_path;
+	uint32_t old_path[HW_AN_MAX_PATH][2];
 	char detail[256];
 	char svg[256]; /* the event's congestion graph (run --svg-dir), "" when none */
 };

@@ -405,6 +405,14 @@ static void test_path_change(void **state)
 	assert_int_equal(e->node_id, 21); /* the first hop that differs */
 	assert_int_equal(e->n_flows, 1);
 	assert_non_null(strstr(e->detail, "10:5>20:7>30:9 -> 10:5>21:7>30:9"));
+	/* the path it left, as data: 10:5, 20:7, 30:9 */
+	assert_int_equal(e->n_old_path, 3);
+	assert_int_equal(e->old_path[0][0], 10);
+	assert_int_equal(e->old_path[0][1], 5);
+	assert_int_equal(e->old_path[1][0], 20);
+	assert_int_equal(e->old_path[1][1], 7);
+	assert_int_equal(e->old_path[2][0], 30);
+	assert_int_equal(e->old_path[2][1], 9);
 	/* a second flow changes half a second later: each resolves at its own time */
 	path_src = 2;
 	path_report(a, t, 20);
