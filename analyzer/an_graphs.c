@@ -56,7 +56,6 @@ struct an_graphs {
 	void *gvc;
 	double tokens[HW_AN_KIND_COUNT];
 	uint64_t token_ns[HW_AN_KIND_COUNT];
-	uint64_t next_heat_ns;
 	struct {
 		uint64_t id;
 		char svg[sizeof(((struct hw_an_event *)0)->svg)];
@@ -628,9 +627,7 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
-	uint64_t now = hw_an_now(a), every = (uint64_t)(g->o.every_s * 1e9);
-	while (every && g->next_heat_ns && g->next_heat_ns <= now) /* on the schedule from the first batch */
-		g->next_heat_ns += every;
+	uint64_t now = hw_an_now(a);
 	pthread_mutex_lock(&g->mu);
 	while (wait && g->wr - g->rd >= PENDING)
 		pthread_cond_wait(&g->cv, &g->mu);
@@ -668,17 +665,7 @@ void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 	an_graphs_flush(g);
 }
 
-void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a)
+void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a)
 {
-	if (g->o.every_s <= 0 || (uint64_t)(g->o.every_s * 1e9) == 0)
-		return;
-	uint64_t now = hw_an_now(a);
-	if (!now)
-		return;
-	if (!g->next_heat_ns) { /* the first record sets the clock */
-		g->next_heat_ns = now + (uint64_t)(g->o.every_s * 1e9);
-		return;
-	}
-	if (now >= g->next_heat_ns)
-		heatmap(g, a, g->o.wait); /* live: skipped when busy */
+	heatmap(g, a, g->o.wait); /* live: skipped when busy */
 }

@@ -11,7 +11,8 @@
 
 struct an_graphs_opts {
 	const char *dir;   /* created when missing */
-	double every_s;    /* heat map every this many seconds of record time; 0 = only at the end */
+	double every_s;    /* heat map and latency matrix every this many seconds of record time (run_cli's
+	                    * schedule); 0 = only at the end */
 	double rate;       /* event SVGs per second of record time per alertname (burst the same, at least 1);
 	                      0 = no limit */
 	unsigned keep;     /* timestamped files kept per kind (event, heat map) from this run; 0 = all */
@@ -47,8 +48,9 @@ int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_a
 void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
 /* Wait until every graph handed over is drawn. */
 void an_graphs_flush(struct an_graphs *g);
-/* The heat map when every_s of record time went by since the last one (skipped when 16 graphs wait). */
-void an_graphs_tick(struct an_graphs *g, const struct hw_analyzer *a);
+/* The heat map now, DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg (the caller keeps the
+ * --svg-every schedule); skipped when 16 graphs wait, unless opts.wait. */
+void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a);
 /* The heat map now (end of input; waits for room), DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg,
  * then flush. */
 void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a);

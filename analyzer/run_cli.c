@@ -270,8 +270,6 @@ static void sleep_s(double s)
 /* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
 static void refresh(struct hw_analyzer *a, struct out *out, int force)
 {
-	if (out->graphs)
-		an_graphs_tick(out->graphs, a); /* the periodic heat map, on record time */
 	if (!out->metrics)
 		return;
 	double now = mono_s();
@@ -281,32 +279,44 @@ static void refresh(struct hw_analyzer *a, struct out *out, int force)
 	an_metrics_update(out->metrics, a, out->am, out->webhook);
 }
 
-/* The latency matrix into --svg-dir: after a batch once --svg-every seconds of record time have passed
- * since the last write (the first period starts at the first record), and at the end (force). */
-static void matrix_files(struct hw_analyzer *a, struct out *out, int force)
+/* The latency matrix into --svg-dir (record time now). */
+static void matrix_files(struct hw_analyzer *a, struct out *out)
 {
-	uint64_t now = hw_an_now(a);
-	if (!out->svg_dir || (!force && (!out->svg_every_ns || !now)))
-		return;
-	if (!force && !out->next_svg_ns)
-		out->next_svg_ns = now + out->svg_every_ns;
-	if (!force && now < out->next_svg_ns)
-		return;
-	out->next_svg_ns = now + out->svg_every_ns;
 	char err[512];
 	hw_analyzer_gvc_lock(); /* the graphs' thread renders with the same Graphviz context */
-	int bad = hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, now, err, sizeof(err));
+	int bad = hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, hw_an_now(a), err, sizeof(err));
 	hw_analyzer_gvc_unlock();
 	if (bad)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 }
 
-/* After each batch of input, whatever the source: /metrics snapshot, heat map and latency matrix on
- * their schedules. */
+/* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
+ * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
+static int svg_due(struct out *out, uint64_t now)
+{
+	if (!out->svg_dir || !out->svg_every_ns || !now)
+		return 0;
+	if (!out->next_svg_ns) {
+		out->next_svg_ns = now + out->svg_every_ns;
+		return 0;
+	}
+	if (now < out->next_svg_ns)
+		return 0;
+	while (out->next_svg_ns <= now)
+		out->next_svg_ns += out->svg_every_ns;
+	return 1;
+}
+
+/* After each batch of input, whatever the source: /metrics snapshot, and the heat map and latency
+ * matrix on their one schedule. */
 static void after_batch(struct hw_analyzer *a, struct out *out)
 {
 	refresh(a, out, 0);
-	matrix_files(a, out, 0);
+	if (svg_due(out, hw_an_now(a))) {
+		if (out->graphs)
+			an_graphs_heatmap_now(out->graphs, a); /* live: skipped when the drawing thread is busy */
+		matrix_files(a, out);
+	}
 }
 
 static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
@@ -606,7 +616,8 @@ int hw_cmd_run(int argc, char **argv)
 	if (out.graphs)
 		an_graphs_heatmap(out.graphs, a);
 	refresh(a, &out, 1);
-	matrix_files(a, &out, 1);
+	if (out.svg_dir)
+		matrix_files(a, &out);
 	if (out.events)
 		fflush(out.events);
 	double end = mono_s() + o.hold;

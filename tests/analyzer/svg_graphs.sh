@@ -79,7 +79,11 @@ periodic = t[:-1]
 gaps = [b - a for a, b in zip(periodic, periodic[1:])]
 ok = 3 <= len(t) <= dur // 1000000 + 1 and all(g >= 1000000 for g in gaps)
 print(f"{'ok' if ok else 'FAIL'}: {len(t)} heat maps at {[x - t[0] for x in t]} ns from the first")
-sys.exit(0 if ok else 1)
+# one --svg-every schedule: the latency matrix is written at the same record times as the heat map
+m = sorted(int(x.group(1)) for f in os.listdir(sys.argv[1]) for x in [re.match(r"latency-matrix-(\d+)\.svg$", f)] if x)
+same = m == t
+print(f"{'ok' if same else 'FAIL'}: latency matrices at {[x - t[0] for x in m] if t else m} ns, the heat maps' times")
+sys.exit(0 if ok and same else 1)
 PY
 
 echo "== usage"
