@@ -1,22 +1,69 @@
 /* Records from ClickHouse for `hopwatch-analyzer run --clickhouse`: one streamed SELECT over the HTTP
- * interface (libcurl), each JSONEachRow line parsed by the JSON-lines record parser as it arrives. */
+ * interface (libcurl) in FORMAT RowBinary, each fixed-width row decoded into a record as it arrives. */
 #include <curl/curl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "records_clickhouse.h"
-#include "records_jsonl.h"
 
-/* Every column of the schema under its JSON-lines key; valid and report_flags come as integers
- * (records_jsonl.c takes them as they are), addresses and the flow hash as the text JSON lines use. */
-static const char select_list[] =
-    "time_ns,report_node,hw_id,report_seq,report_flags,format,int_version,valid,hop_index,path_len,node_id,"
-    "ingress_port,egress_port,l2_ingress_port,l2_egress_port,hop_latency,queue_id,queue_occupancy,ingress_ts,"
-    "egress_ts,egress_tx_util,buffer_id,buffer_occupancy,drop_reason,IPv6NumToString(src_ip) AS src_ip,"
-    "IPv6NumToString(dst_ip) AS dst_ip,src_port,dst_port,ip_proto,dscp,ecn,roce_opcode,roce_dest_qp,"
-    "lower(hex(flow_hash)) AS flow_hash";
+/* The columns read back, in SELECT order: every record field, as schema.sql stores it (each column
+ * is its field's width; FixedString(16) for the addresses).  With FORMAT RowBinary a row is these
+ * values back to back, little-endian: ROW_BYTES in all. */
+#define CH_COLUMNS(X)                                                                                                  \
+	X(time_ns)                                                                                                     \
+	X(report_node)                                                                                                 \
+	X(hw_id) X(report_seq) X(report_flags) X(format) X(int_version) X(valid) X(hop_index) X(path_len) X(node_id)   \
+	    X(ingress_port) X(egress_port) X(l2_ingress_port) X(l2_egress_port) X(hop_latency) X(queue_id)             \
+	        X(queue_occupancy) X(ingress_ts) X(egress_ts) X(egress_tx_util) X(buffer_id) X(buffer_occupancy)       \
+	            X(drop_reason) X(src_ip) X(dst_ip) X(src_port) X(dst_port) X(ip_proto) X(dscp) X(ecn)              \
+	                X(roce_opcode) X(roce_dest_qp) X(flow_hash)
+#define FIELD_SIZE(f) sizeof(((struct hw_record *)0)->f)
+#define X_COL(f) {#f, offsetof(struct hw_record, f), FIELD_SIZE(f)},
+static const struct column {
+	const char *name;
+	uint16_t off, size;
+} columns[] = {CH_COLUMNS(X_COL)};
+#undef X_COL
+#define X_BYTES(f) +FIELD_SIZE(f)
+enum { ROW_BYTES = 0 CH_COLUMNS(X_BYTES) };
+#undef X_BYTES
+_Static_assert(ROW_BYTES == 133, "a hops row is 133 bytes (schema.sql without report_pos)");
+
+/* One RowBinary row into r: each column's little-endian bytes into its field.  0, or -1 with what
+ * is wrong in why (a value no hops row can hold: how a text that is not a row, such as an error
+ * ClickHouse appended, shows). */
+static int row_decode(const uint8_t *p, struct hw_record *r, char *why, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++) {
+		uint8_t *f = (uint8_t *)r + columns[c].off;
+		const unsigned size = columns[c].size;
+		if (size > 8) { /* an address: bytes in order */
+			memcpy(f, p, size);
+		} else {
+			uint64_t v = 0;
+			for (unsigned i = 0; i < size; i++)
+				v |= (uint64_t)p[i] << (8 * i);
+			switch (size) {
+			case 1: *f = (uint8_t)v; break;
+			case 2: memcpy(f, &(uint16_t){(uint16_t)v}, 2); break;
+			case 4: memcpy(f, &(uint32_t){(uint32_t)v}, 4); break;
+			default: memcpy(f, &v, 8); break;
+			}
+		}
+		p += size;
+	}
+	if (r->format > HW_FORMAT_INT || r->int_version > HW_INT_V21 || r->report_flags >= 32 ||
+	    r->valid >= (HW_V_ROCE << 1) || r->hw_id >= 64 || r->dscp >= 64 || r->ecn >= 4)
+		snprintf(why, n, "not a hops row (format %u, int_version %u, report_flags %u, valid %u)", r->format,
+		         r->int_version, r->report_flags, r->valid);
+	else
+		return 0;
+	return -1;
+}
 
 static int parse_digits(const char **p, int n, int *out)
 {
@@ -140,8 +187,8 @@ struct reader {
 	const char *table;
 	CURL *curl;
 	long code;
-	char *line;
-	size_t len, cap;
+	uint8_t part[ROW_BYTES]; /* a row split between two pieces of the answer */
+	size_t len;
 	struct hw_record *buf;
 	size_t n, n_cap;
 	hw_ch_batch_fn fn;
@@ -164,24 +211,31 @@ static int deliver(struct reader *r)
 	return r->stopped;
 }
 
-/* One complete line of the result (NUL-terminated in r->line).  0 to go on. */
-static int one_line(struct reader *r)
+/* Bytes at p (n of them, a row or what is left at the end) that are not a row: an error ClickHouse
+ * appended to the result once rows had gone out (HTTP 200 by then), or a broken answer. */
+static int not_a_row(struct reader *r, const uint8_t *p, size_t n, const char *why)
 {
-	if (!r->len)
-		return 0;
-	r->row++;
+	char text[301];
+	size_t k = n < sizeof(text) - 1 ? n : sizeof(text) - 1;
+	memcpy(text, p, k);
+	text[k] = 0;
+	if (!strncmp(text, "Code: ", 6) || strstr(text, "DB::Exception"))
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lu: %s", r->q->url,
+		         r->table, r->row, text);
+	else
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lu: %s", r->q->url, r->table, r->row + 1,
+		         why);
+	r->failed = 1;
+	return -1;
+}
+
+/* One complete row at p.  0 to go on. */
+static int one_row(struct reader *r, const uint8_t *p, size_t avail)
+{
 	char why[256];
-	if (strstr(r->line, "DB::Exception") || !strncmp(r->line, "Code: ", 6)) {
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lu: %.300s",
-		         r->q->url, r->table, r->row - 1, r->line);
-		r->failed = 1;
-		return -1;
-	}
-	if (hw_record_from_json_line(r->line, &r->buf[r->n], why, sizeof(why))) {
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lu: %s", r->q->url, r->table, r->row, why);
-		r->failed = 1;
-		return -1;
-	}
+	if (row_decode(p, &r->buf[r->n], why, sizeof(why)))
+		return not_a_row(r, p, avail, why);
+	r->row++;
 	if (++r->n == r->n_cap)
 		return deliver(r);
 	return 0;
@@ -200,45 +254,25 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 		r->body[r->body_len] = 0;
 		return n;
 	}
-	for (size_t i = 0; i < n;) {
-		char *nl = memchr(data + i, '\n', n - i);
-		size_t k = nl ? (size_t)(nl - (data + i)) : n - i;
-		if (r->len + k + 1 > r->cap) {
-			size_t cap = (r->len + k + 1) * 2;
-			char *p = realloc(r->line, cap);
-			if (!p) {
-				snprintf(r->err, r->errlen, "out of memory for a row of %zu bytes", r->len + k);
-				r->failed = 1;
-				return 0;
-			}
-			r->line = p;
-			r->cap = cap;
-		}
-		memcpy(r->line + r->len, data + i, k);
+	const uint8_t *d = (const uint8_t *)data;
+	size_t i = 0;
+	if (r->len) { /* complete the row the last piece began */
+		size_t k = ROW_BYTES - r->len < n ? ROW_BYTES - r->len : n;
+		memcpy(r->part + r->len, d, k);
 		r->len += k;
-		r->line[r->len] = 0;
-		i += k;
-		if (!nl)
-			break;
-		i++;
-		int rc = one_line(r);
+		i = k;
+		if (r->len < ROW_BYTES)
+			return n;
 		r->len = 0;
-		if (rc)
+		if (one_row(r, r->part, ROW_BYTES))
 			return 0; /* failed or stopped: curl ends the transfer */
 	}
+	for (; n - i >= ROW_BYTES; i += ROW_BYTES)
+		if (one_row(r, d + i, n - i))
+			return 0;
+	memcpy(r->part, d + i, n - i);
+	r->len = n - i;
 	return n;
-}
-
-static char *query_url(const struct hw_ch_replay *q)
-{
-	const char *u = q->url, *qm = strchr(u, '?');
-	size_t ul = strlen(u);
-	const char *sep = !qm ? "?" : (u[ul - 1] == '?' || u[ul - 1] == '&') ? "" : "&";
-	size_t n = ul + 64;
-	char *out = malloc(n);
-	if (out)
-		snprintf(out, n, "%s%soutput_format_json_quote_64bit_integers=0", u, sep);
-	return out;
 }
 
 long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, size_t cap, hw_ch_batch_fn fn,
@@ -252,20 +286,22 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 	                   .ctx = ctx,
 	                   .err = err,
 	                   .errlen = errlen};
-	char sql[2048], ebuf[CURL_ERROR_SIZE] = "";
+	char select_list[1024], sql[2048], ebuf[CURL_ERROR_SIZE] = "";
+	size_t o = 0;
+	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++)
+		o += (size_t)snprintf(select_list + o, sizeof(select_list) - o, "%s%s", c ? "," : "", columns[c].name);
 	snprintf(sql, sizeof(sql),
 	         "SELECT %s FROM %s WHERE time_ns >= %llu AND time_ns < %llu "
-	         "ORDER BY time_ns, report_node, hw_id, report_seq, report_pos FORMAT JSONEachRow",
+	         "ORDER BY time_ns, report_node, hw_id, report_seq, report_pos FORMAT RowBinary",
 	         select_list, r.table, (unsigned long long)q->from_ns, (unsigned long long)q->to_ns);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	r.curl = curl_easy_init();
-	char *url = r.curl ? query_url(q) : NULL;
-	if (!url) {
+	if (!r.curl) {
 		snprintf(err, errlen, "out of memory");
 		curl_easy_cleanup(r.curl);
 		return -1;
 	}
-	curl_easy_setopt(r.curl, CURLOPT_URL, url);
+	curl_easy_setopt(r.curl, CURLOPT_URL, q->url);
 	curl_easy_setopt(r.curl, CURLOPT_POSTFIELDS, sql);
 	curl_easy_setopt(r.curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(r.curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
@@ -289,15 +325,13 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 			*nl = 0;
 		snprintf(err, errlen, "ClickHouse %s: table %s: HTTP %ld: %s", q->url, r.table, r.code, r.body);
 	} else {
-		if (r.len && !r.stopped) /* a last row without its newline */
-			one_line(&r);
+		if (r.len && !r.stopped) /* bytes after the last whole row */
+			not_a_row(&r, r.part, r.len, "a row cut short at the end of the answer");
 		if (!r.failed) {
 			deliver(&r);
 			out = r.total;
 		}
 	}
-	free(r.line);
-	free(url);
 	curl_easy_cleanup(r.curl);
 	return out;
 }

@@ -34,8 +34,8 @@ int hw_ch_replay_check(const struct hw_ch_replay *q, char *err, size_t errlen);
  * nonzero to stop the replay early. */
 typedef int (*hw_ch_batch_fn)(void *ctx, const struct hw_record *r, size_t n);
 
-/* Stream the range: SELECT ... FORMAT JSONEachRow, parsed line by line as it arrives (memory is buf
- * and one line, whatever the range holds).  Returns the number of records delivered, or -1 with a
+/* Stream the range: SELECT ... FORMAT RowBinary, decoded row by row as it arrives (memory is buf
+ * and one row, whatever the range holds).  Returns the number of records delivered, or -1 with a
  * message naming the URL and table in err (unreachable, HTTP error such as a missing table, an error
  * ClickHouse reported in the middle of the result, a row that does not parse). */
 long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, size_t cap, hw_ch_batch_fn fn,
