@@ -319,10 +319,36 @@ static void after_batch(struct hw_analyzer *a, struct out *out)
 	}
 }
 
+/* --pace recorded: the wall clock since the first record keeps up with record time (records older
+ * than the first go at once); fast: no waiting. */
+struct pace {
+	uint64_t rec0;
+	double wall0;
+};
+
+/* Ingest n records, then the after-batch step; paced in steps of 64 records with --pace recorded. */
+static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out, struct pace *p,
+                   const struct hw_record *r, size_t n)
+{
+	size_t step = o->recorded_pace ? 64 : n;
+	for (size_t i = 0; i < n && !stop_flag; i += step) {
+		size_t k = n - i < step ? n - i : step;
+		if (o->recorded_pace && r[i].time_ns) {
+			if (!p->rec0) {
+				p->rec0 = r[i].time_ns;
+				p->wall0 = mono_s();
+			}
+			if (r[i].time_ns > p->rec0)
+				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
+		}
+		hw_an_ingest(a, r + i, k);
+		after_batch(a, out);
+	}
+}
+
 static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
-	double wall0 = 0;
-	uint64_t rec0 = 0;
+	struct pace pace = {0};
 	for (int i = 0; i < o->n_records && !stop_flag; i++) {
 		char err[512];
 		struct hw_record_reader *rd = hw_record_reader_open(o->records[i], err, sizeof(err));
@@ -331,18 +357,8 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 			return HW_EXIT_FAIL;
 		}
 		long n;
-		while (!stop_flag &&
-		       (n = hw_record_reader_read(rd, buf, o->recorded_pace ? 64 : 4096, err, sizeof(err))) > 0) {
-			if (o->recorded_pace) {
-				if (!rec0) {
-					rec0 = buf[0].time_ns;
-					wall0 = mono_s();
-				}
-				sleep_s((double)(buf[0].time_ns - rec0) / 1e9 - (mono_s() - wall0));
-			}
-			hw_an_ingest(a, buf, (size_t)n);
-			after_batch(a, out);
-		}
+		while (!stop_flag && (n = hw_record_reader_read(rd, buf, 4096, err, sizeof(err))) > 0)
+			ingest(a, o, out, &pace, buf, (size_t)n);
 		hw_record_reader_close(rd);
 		if (n < 0) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
@@ -352,9 +368,10 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 	return HW_EXIT_OK;
 }
 
-/* JSON-lines records: parsed into batches and ingested like record files (fast pace only). */
+/* JSON-lines records: parsed into batches and ingested like record files. */
 static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
+	struct pace pace = {0};
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = HW_EXIT_OK;
@@ -377,12 +394,11 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 				break;
 			}
 			if (++n == HW_STREAM_MAX_BATCH) {
-				hw_an_ingest(a, buf, n);
-				after_batch(a, out);
+				ingest(a, o, out, &pace, buf, n);
 				n = 0;
 			}
 		}
-		hw_an_ingest(a, buf, n);
+		ingest(a, o, out, &pace, buf, n);
 		if (f != stdin)
 			fclose(f);
 	}
@@ -392,22 +408,23 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 
 struct ch_feed {
 	struct hw_analyzer *a;
+	const struct opts *o;
 	struct out *out;
+	struct pace pace;
 };
 
 static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
 {
 	struct ch_feed *f = ctx;
-	hw_an_ingest(f->a, r, n);
-	after_batch(f->a, f->out);
+	ingest(f->a, f->o, f->out, &f->pace, r, n);
 	return stop_flag;
 }
 
-/* A time range from ClickHouse, streamed and ingested batch by batch like record files (fast pace). */
+/* A time range from ClickHouse, streamed and ingested batch by batch like record files. */
 static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
 {
 	char err[1024];
-	struct ch_feed f = {a, out};
+	struct ch_feed f = {a, o, out, {0}};
 	if (hw_ch_replay_run(&o->ch, buf, HW_STREAM_MAX_BATCH, ch_batch, &f, err, sizeof(err)) < 0) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_FAIL;

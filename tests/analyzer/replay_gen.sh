@@ -51,6 +51,14 @@ t1=$(date +%s%N)
 [ $(((t1 - t0) / 1000000)) -ge 190 ] || fail "--pace recorded took $(((t1 - t0) / 1000000)) ms, expected about 200"
 cmp -s "$T/paced.jsonl" "$T/fast.jsonl" || fail "paced and fast replays gave different events"
 echo "paced replay: $(((t1 - t0) / 1000000)) ms for 200 ms of records"
+# the same with the records as JSON lines
+"$col" --pcap "$T/paced/reports.pcap" --json "$T/paced.rec.jsonl" >/dev/null 2>&1 || fail "collector --json (paced)"
+t0=$(date +%s%N)
+"$analyzer" run --json "$T/paced.rec.jsonl" --pace recorded --events "$T/paced_json.jsonl" --quiet || fail "--json --pace recorded"
+t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -ge 190 ] || fail "--json --pace recorded took $(((t1 - t0) / 1000000)) ms, expected about 200"
+cmp -s "$T/paced_json.jsonl" "$T/fast.jsonl" || fail "paced JSON-lines replay gave other events than the fast one"
+echo "paced JSON-lines replay: $(((t1 - t0) / 1000000)) ms for 200 ms of records"
 # the same records as JSON lines (the collector's --json) give the same events
 "$col" --pcap "$T/reports.pcap" --json "$T/records.jsonl" >/dev/null 2>&1 || fail "collector --json"
 "$analyzer" run --json "$T/records.jsonl" --config "$T/only.json" --events "$T/evj.jsonl" --quiet || fail "run --json"

@@ -84,6 +84,21 @@ grep -q "^{\"records\":$want," "$dir/sub.sum" || fail "sub-range: $(head -c 100 
 cmp "$dir/sub_json.ev" "$dir/sub_ch.ev" || fail "sub-range: ClickHouse events differ from the same records as JSON lines"
 echo "ok sub-range [$from_txt, $to_ns): $want records of $n (= SELECT count()), events = those records as JSON lines"
 
+# --pace recorded: 2000 reports 100 us apart take 0.2 s of wall time and give the fast replay's events
+ch_query "CREATE TABLE hopwatch.paced AS hopwatch.hops" || fail "cannot create the paced table"
+"$gen" reports --format tr2.0 --hops 3 --count 2000 --interval-ns 100000 --seed 7 --out "$dir/paced.pcap" 2>/dev/null ||
+  fail "generator failed (paced)"
+collect "$dir/paced.pcap" paced paced
+"$an" run --records "$dir"/paced.rec/*.hwr --events "$dir/pf.ev" --quiet || fail "replay of the paced record files"
+t0=$(date +%s%N)
+"$an" run --clickhouse "$url" --table hopwatch.paced --from 0 --to 2100-01-01T00:00:00Z --pace recorded \
+  --events "$dir/pc.ev" --quiet || fail "paced replay from ClickHouse"
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+[ "$ms" -ge 190 ] || fail "--clickhouse --pace recorded took $ms ms, expected about 200"
+cmp "$dir/pf.ev" "$dir/pc.ev" || fail "paced ClickHouse replay gave other events than the record files"
+echo "ok --pace recorded from ClickHouse: $ms ms for 200 ms of records, the record files' events"
+
 # errors name the input; bad usage exits 2
 expect_err() { # RC PATTERN WHAT args...
   local rc=$1 pat=$2 what=$3; shift 3
