@@ -15,7 +15,8 @@
 #define CH_COLUMNS(X)                                                                                                  \
 	X(time_ns)                                                                                                     \
 	X(report_node)                                                                                                 \
-	X(hw_id) X(report_seq) X(report_flags) X(format) X(int_version) X(valid) X(hop_index) X(path_len) X(node_id)   \
+	X(hw_id)                                                                                                       \
+	X(report_seq) X(report_flags) X(format) X(int_version) X(valid) X(hop_index) X(path_len) X(node_id)            \
 	    X(ingress_port) X(egress_port) X(l2_ingress_port) X(l2_egress_port) X(hop_latency) X(queue_id)             \
 	        X(queue_occupancy) X(ingress_ts) X(egress_ts) X(egress_tx_util) X(buffer_id) X(buffer_occupancy)       \
 	            X(drop_reason) X(src_ip) X(dst_ip) X(src_port) X(dst_port) X(ip_proto) X(dscp) X(ecn)              \
@@ -193,8 +194,7 @@ struct reader {
 	size_t n, n_cap;
 	hw_ch_batch_fn fn;
 	void *ctx;
-	long long total;
-	unsigned long row;
+	long long total; /* rows delivered; total + n decoded */
 	int stopped, failed;
 	char *err;
 	size_t errlen;
@@ -220,11 +220,11 @@ static int not_a_row(struct reader *r, const uint8_t *p, size_t n, const char *w
 	memcpy(text, p, k);
 	text[k] = 0;
 	if (!strncmp(text, "Code: ", 6) || strstr(text, "DB::Exception"))
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lu: %s", r->q->url,
-		         r->table, r->row, text);
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lld: %s", r->q->url,
+		         r->table, r->total + (long long)r->n, text);
 	else
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lu: %s", r->q->url, r->table, r->row + 1,
-		         why);
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lld: %s", r->q->url, r->table,
+		         r->total + (long long)r->n + 1, why);
 	r->failed = 1;
 	return -1;
 }
@@ -235,7 +235,6 @@ static int one_row(struct reader *r, const uint8_t *p, size_t avail)
 	char why[256];
 	if (row_decode(p, &r->buf[r->n], why, sizeof(why)))
 		return not_a_row(r, p, avail, why);
-	r->row++;
 	if (++r->n == r->n_cap)
 		return deliver(r);
 	return 0;

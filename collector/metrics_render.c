@@ -131,17 +131,17 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 static void render_hist(FILE *f, const struct qsum *qm, size_t cap, size_t off, const char *name, const char *help,
                         double unit, const char *fmt)
 {
-	char line[160];
+	char line[160], le[N_LE][32]; /* the bounds' text, the same for every queue */
+	for (unsigned k = 0; k < N_LE; k++)
+		snprintf(le[k], sizeof(le[k]), fmt, (double)(1ull << le_k[k]) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	for (size_t i = 0; i < cap; i++) {
 		if (!qm[i].used)
 			continue;
 		const char *lab = qm[i].labels;
 		const struct hsum *h = (const struct hsum *)(const void *)((const char *)&qm[i] + off);
-		for (unsigned k = 0; k < N_LE; k++) {
-			snprintf(line, sizeof(line), fmt, (double)(1ull << le_k[k]) * unit);
-			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, line, (unsigned long long)h->le[k]);
-		}
+		for (unsigned k = 0; k < N_LE; k++)
+			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, le[k], (unsigned long long)h->le[k]);
 		fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, lab, (unsigned long long)h->count);
 		snprintf(line, sizeof(line), fmt, (double)h->sum * unit);
 		fprintf(f, "%s_sum{%s} %s\n%s_count{%s} %llu\n", name, lab, line, name, lab,

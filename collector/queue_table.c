@@ -37,14 +37,6 @@ unsigned hw_hist_bucket(uint64_t v)
 	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
 }
 
-uint64_t hw_hist_count(const uint64_t hist[HW_HIST_BUCKETS])
-{
-	uint64_t n = 0;
-	for (unsigned b = 0; b < HW_HIST_BUCKETS; b++)
-		n += __atomic_load_n(&hist[b], __ATOMIC_RELAXED);
-	return n;
-}
-
 static inline uint32_t key_hash(uint32_t node, uint32_t port, uint32_t queue)
 {
 	uint64_t h = ((uint64_t)node << 32 | port) * 0x9e3779b97f4a7c15ull;

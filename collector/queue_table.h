@@ -54,7 +54,5 @@ void hw_queue_table_free(struct hw_queue_table *t);
 void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r);
 /* The bucket of a value (for tests and exporters). */
 unsigned hw_hist_bucket(uint64_t v);
-/* Samples in a histogram (the sum of its buckets), read while the worker may write it. */
-uint64_t hw_hist_count(const uint64_t hist[HW_HIST_BUCKETS]);
 
 #endif
