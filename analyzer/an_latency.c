@@ -88,12 +88,11 @@ static uint32_t leaf_of(struct hw_an_latmatrix *m, uint32_t node_id)
 			return HW_AN_LAT_LEAVES;
 		char *name = m->leaf_name[m->st.n_leaves];
 		m->leaf_node[m->st.n_leaves] = node_id;
-		snprintf(name, HW_TOPO_NAME_MAX, "%u", node_id);
-		for (uint32_t n = 0; m->topo && n < m->topo->n_nodes; n++)
-			if (m->topo->nodes[n].node_id == node_id && node_id) {
-				snprintf(name, HW_TOPO_NAME_MAX, "%s", m->topo->nodes[n].name);
-				break;
-			}
+		uint32_t n = m->topo ? hw_topo_find_node_by_id(m->topo, node_id) : HW_TOPO_NONE;
+		if (n != HW_TOPO_NONE)
+			snprintf(name, HW_TOPO_NAME_MAX, "%s", m->topo->nodes[n].name);
+		else
+			snprintf(name, HW_TOPO_NAME_MAX, "%u", node_id);
 		*s = (uint16_t)++m->st.n_leaves;
 		return *s - 1u;
 	}

@@ -76,12 +76,8 @@ unsigned hw_an_flow_path(const struct hw_analyzer *a, uint64_t flow_hash, uint32
 uint32_t hw_an_place(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, uint32_t *topo_port)
 {
 	uint32_t n = HW_TOPO_NONE, p = HW_TOPO_NONE;
-	if (a->topo) {
-		hw_topo_place(a->topo, a->map, node_id, port, &n, &p);
-		for (uint32_t i = 0; n == HW_TOPO_NONE && node_id && i < a->topo->n_nodes; i++)
-			if (a->topo->nodes[i].node_id == node_id)
-				n = i;
-	}
+	if (a->topo)
+		hw_topo_place(a->topo, a->map, node_id, port, &n, &p); /* n: the node by id, even unmapped */
 	if (topo_port)
 		*topo_port = a->topo && p < a->topo->n_ports ? p : HW_TOPO_NONE;
 	return a->topo && n < a->topo->n_nodes ? n : HW_TOPO_NONE;

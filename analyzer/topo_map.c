@@ -170,10 +170,7 @@ static const struct hw_topo_map_node *map_node(const struct hw_topo_map *m, cons
 enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
                                    uint32_t port, uint32_t *node_out, uint32_t *port_out)
 {
-	uint32_t n = HW_TOPO_NONE;
-	for (uint32_t i = 0; i < t->n_nodes && n == HW_TOPO_NONE; i++)
-		if (node_id && t->nodes[i].node_id == node_id)
-			n = i;
+	uint32_t n = hw_topo_find_node_by_id(t, node_id);
 	if (node_out)
 		*node_out = n;
 	if (port_out)

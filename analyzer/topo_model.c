@@ -458,3 +458,11 @@ uint32_t hw_topo_find_node_by_name(const struct hw_topo *t, const char *name)
 			return i;
 	return HW_TOPO_NONE;
 }
+
+uint32_t hw_topo_find_node_by_id(const struct hw_topo *t, uint32_t node_id)
+{
+	for (uint32_t i = 0; node_id && i < t->n_nodes; i++)
+		if (t->nodes[i].node_id == node_id)
+			return i;
+	return HW_TOPO_NONE;
+}

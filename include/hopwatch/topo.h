@@ -203,6 +203,8 @@ enum hw_topo_result hw_topo_compare_baseline(struct hw_topo *t, const char *path
 
 /* Lookups. */
 uint32_t hw_topo_find_node_by_name(const struct hw_topo *t, const char *name);
+/* The node with this INT node id (0 is never a node id); HW_TOPO_NONE when none has it. */
+uint32_t hw_topo_find_node_by_id(const struct hw_topo *t, uint32_t node_id);
 uint32_t hw_topo_find_port_by_name(const struct hw_topo *t, uint32_t node, const char *ifname);
 /* The other end of a link, seen from port p; HW_TOPO_NONE when p has no link. */
 uint32_t hw_topo_peer(const struct hw_topo *t, uint32_t p);
