@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "an_graphs.h"
+#include "file_publish.h"
 #include "analyzer_cmd.h"
 
 #define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
@@ -228,8 +229,8 @@ int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_a
 	return 1;
 }
 
-/* Write data to path through path.tmp and rename: a reader sees the old file or the new one, whole. */
-static int write_atomic(const char *path, const char *data, size_t len)
+/* The rendered SVG to path.tmp, then published as path and latest (one file written once). */
+static int write_published(const char *path, const char *latest, const char *data, size_t len)
 {
 	char tmp[600];
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -238,11 +239,11 @@ static int write_atomic(const char *path, const char *data, size_t len)
 		return -1;
 	int ok = fwrite(data, 1, len, f) == len;
 	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ok) {
 		unlink(tmp);
 		return -1;
 	}
-	return 0;
+	return an_publish_file(tmp, path, latest);
 }
 
 /* Remember a timestamped file; past `keep`, remove the oldest this run wrote. */
@@ -272,7 +273,7 @@ static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int p
 	int ok = hw_topo_render(g->gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
 	hw_analyzer_gvc_unlock();
 	if (ok)
-		ok = write_atomic(path, svg, len) == 0 && write_atomic(latest, svg, len) == 0;
+		ok = write_published(path, latest, svg, len) == 0;
 	if (svg)
 		hw_topo_render_free(g->gvc, svg);
 	return ok;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_publish.h"
 #include "hopwatch/analyzer.h"
 
 /* A field quoted as RFC 4180 asks when it holds a comma, quote or line break. */
@@ -242,8 +243,7 @@ static int write_csv_file(const struct hw_an_latmatrix *m, const char *path, cha
 	return 0;
 }
 
-/* Write one kind to DIR/.latency-matrix.EXT.PID.tmp, rename it to the timed name, then hard-link the
- * timed file to the temporary name again and rename that over the stable name. */
+/* Write one kind to DIR/.latency-matrix.EXT.PID.tmp, then publish it as the timed and the stable name. */
 static int publish(const struct hw_an_latmatrix *m, void *gvc, const char *dir, uint64_t time_ns, const char *ext,
                    char *err, size_t errlen)
 {
@@ -258,9 +258,8 @@ static int publish(const struct hw_an_latmatrix *m, void *gvc, const char *dir, 
 		unlink(tmp);
 		return -1;
 	}
-	if (rename(tmp, timed) || link(timed, tmp) || rename(tmp, stable)) {
+	if (an_publish_file(tmp, timed, stable)) {
 		snprintf(err, errlen, "%s: %s", timed, strerror(errno));
-		unlink(tmp);
 		return -1;
 	}
 	return 0;
