@@ -5,15 +5,10 @@
 
 #include <stdio.h>
 
-/* Exit codes (DESIGN.md section 7). */
+/* Exit codes: 0 done, 1 a run failed (input, peer, output), 2 bad usage. */
 enum { HW_EXIT_OK = 0, HW_EXIT_FAIL = 1, HW_EXIT_USAGE = 2 };
 
-/* The process's one GVC_t, created on first use, freed at exit.  NULL if Graphviz cannot start. */
-void *hw_analyzer_gvc(void);
-/* Graphviz is not thread-safe: every layout/render with that context, from any thread, is done between
- * these (run --svg-dir draws from its own thread). */
-void hw_analyzer_gvc_lock(void);
-void hw_analyzer_gvc_unlock(void);
+#include "graphviz_ctx.h"
 
 /* `hopwatch-analyzer topology ...`: argv[0] is "topology". */
 int hw_cmd_topology(int argc, char **argv);

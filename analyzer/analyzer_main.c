@@ -1,32 +1,10 @@
 /* hopwatch-analyzer: dispatches to a subcommand (topology, and later replay, live, ...) and owns the
  * process-wide state they share, such as the single Graphviz context. */
-#include <gvc.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer_cmd.h"
-
-static GVC_t *gvc;
-static pthread_mutex_t gvc_mu = PTHREAD_MUTEX_INITIALIZER;
-
-void *hw_analyzer_gvc(void)
-{
-	if (!gvc)
-		gvc = gvContext();
-	return gvc;
-}
-
-void hw_analyzer_gvc_lock(void)
-{
-	pthread_mutex_lock(&gvc_mu);
-}
-
-void hw_analyzer_gvc_unlock(void)
-{
-	pthread_mutex_unlock(&gvc_mu);
-}
 
 static const struct {
 	const char *name;
@@ -60,8 +38,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
 		int rc = commands[i].run(argc - 1, argv + 1);
-		if (gvc)
-			gvFreeContext(gvc);
+		hw_analyzer_gvc_free();
 		return rc;
 	}
 	fprintf(stderr, "hopwatch-analyzer: unknown command \"%s\"\n", argv[1]);

@@ -10,7 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../collector/sinks_internal.h"
+#include "sinks_internal.h"
 #include "analyzer_cmd.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/diag.h"

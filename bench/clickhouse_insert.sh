@@ -14,7 +14,7 @@ dir=$(mktemp -d)
 trap 'ch_stop; rm -rf "$dir"' EXIT
 ch_start "$dir/ch" || { echo "clickhouse-server did not start" >&2; exit 1; }
 ch_schema "$src/deploy/clickhouse/schema.sql"
-"$build/tools/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
+"$build/gen/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
 # the same run without ClickHouse: what the collector alone costs
 t0=$(date +%s.%N)
 "$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --json /dev/null 2>"$dir/base.err"

@@ -15,7 +15,7 @@ ch_start "$dir/ch" || { echo "clickhouse-server did not start" >&2; exit 1; }
 ch_schema "$src/deploy/clickhouse/schema.sql"
 url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 an=$build/analyzer/hopwatch-analyzer
-"$build/tools/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
+"$build/gen/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
 mkdir "$dir/rec"
 "$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --records "$dir/rec" --clickhouse "$url" 2>"$dir/col.err" ||
   { cat "$dir/col.err" >&2; exit 1; }

@@ -7,7 +7,7 @@ rebuilt from tshark's tree with the same values (node ids, ports, latency, queue
 ports, tx util, buffer, drop reason, report node/seq/hw_id/flags/format, INT version, hop index and
 path length, the inner flow from Wireshark's own IP/UDP/TCP dissectors).  A missing or extra hop,
 report or field fails.  Also the BMv2 captures of tests/p4/data and the GEANT interop captures
-(../shared/testdata/interop, skipped when absent).  Malformed captures (--malform all:0.3) must give
+(tests/wire/data/interop).  Malformed captures (--malform all:0.3) must give
 expert info on every frame the collector rejected, frames it decoded must carry no error from the
 dissector, and captures with random byte errors (editcap -E) must never give a "Lua Error".
 Known collector deviations (KNOWN) are printed, not failed, unless HOPWATCH_STRICT=1.
@@ -91,7 +91,7 @@ CORRUPT = [
 ]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-INTEROP = os.path.join(os.path.dirname(ROOT), "shared", "testdata", "interop")
+INTEROP = os.path.join(ROOT, "tests", "wire", "data", "interop")
 # Real captures: (name, pcap, collector options, tshark options); missing files are skipped.
 CAPTURES = [
     ("BMv2 reports (tests/p4/data)", os.path.join(ROOT, "tests", "p4", "data", "bmv2_reports.pcap"), [], []),

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hopwatch/record.h"
+#include "hopwatch/record_rowbinary.h"
 
 struct hw_ch_sink_opts {
 	const char *url;        /* http://HOST:PORT/[?database=DB&user=U...] */
@@ -31,9 +32,6 @@ struct hw_ch_sink_counts {
 
 struct hw_ch_sink;
 
-/* The column list of an insert, in RowBinary order: the hw_record field names (docs/records.md). */
-extern const char hw_ch_columns[];
-
 /* Start the sender thread.  Does not contact ClickHouse (it may come up later).  NULL with a
  * message naming the URL in err. */
 struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen);
@@ -43,15 +41,5 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out);
 /* Send what is queued (for up to drain_s), stop the thread, free.  Final counts go to out. */
 void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out);
-
-/* Encode n records as RowBinary rows of hw_ch_columns into out (n * HW_CH_ROW_MAX bytes at most);
- * returns the bytes written. */
-#define HW_CH_ROW_MAX 160u
-size_t hw_ch_rowbinary(const struct hw_record *recs, uint32_t n, uint16_t first_pos, uint8_t *out);
-/* The column report_pos: 0 for a record that starts a new (time_ns, report_node, hw_id, report_seq),
- * prev_pos + 1 for one that continues prev's.  The hops of the individual reports of one coalesced
- * TR v2.0 packet share all four, so this keeps the collector's order for replays (ORDER BY ...,
- * report_pos). */
-uint16_t hw_ch_report_pos(const struct hw_record *prev, uint16_t prev_pos, const struct hw_record *r);
 
 #endif

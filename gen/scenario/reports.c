@@ -1,5 +1,5 @@
 /* The INT reports the simulated fabric sends its collector: sink reports with the INT-MD stack, fabric-tna
- * postcards, drop and queue reports, encoded by tools/gen's encoders into reports.pcap (+ records.jsonl). */
+ * postcards, drop and queue reports, encoded by gen/'s encoders into reports.pcap (+ records.jsonl). */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Rendering /metrics: worker counters summed, sender and queue tables merged by key, device units
- * scaled to bytes and seconds by the configured unit sizes.  Names follow DESIGN.md section 7. */
+ * scaled to bytes and seconds by the configured unit sizes.  Names follow docs/collector.md (the /metrics table). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

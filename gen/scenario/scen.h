@@ -207,7 +207,7 @@ uint32_t sc_latency_ns(const struct sc_sim *s, uint32_t port, double occ);
 
 /* events.c */
 const char *sc_event_name(unsigned kind);  /* CLI name: incast, microburst, ... */
-const char *sc_event_alert(unsigned kind); /* DESIGN.md alert name: Incast, ... */
+const char *sc_event_alert(unsigned kind); /* the analyzer's alert name: Incast, ... */
 int sc_named(const char *name, struct sc_cfg *cfg, char *topo_spec, size_t len, char *err, size_t errlen);
 void sc_named_list(FILE *f);
 const char *const *sc_named_events(const char *name); /* NULL-terminated --event specs */

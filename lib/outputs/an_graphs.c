@@ -13,7 +13,7 @@
 
 #include "an_graphs.h"
 #include "file_publish.h"
-#include "analyzer_cmd.h"
+#include "graphviz_ctx.h"
 
 #define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
 #define MAX_BADGES 64

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clickhouse_sink.h"
+#include "hopwatch/record_rowbinary.h"
 #include "hopwatch/diag.h"
 
 struct body {
