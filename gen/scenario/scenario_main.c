@@ -1,5 +1,6 @@
 /* `hopwatch-gen scenario`: the command line, then build the fabric, run the time steps and write
  * reports.pcap, records.jsonl, lldp.pcap, lldp/NAME.json, map.json and truth.json into --out. */
+#include <stdarg.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -64,10 +65,14 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int fail(const char *fmt, const char *a, const char *b)
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "hopwatch-gen scenario: ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
 }

@@ -127,13 +127,14 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 	return m;
 }
 
-/* One histogram family (the struct hsum at offset off of every queue), values scaled by unit. */
+/* One histogram family (the struct hsum at offset off of every queue), values scaled by unit and
+ * printed with %g to digits significant digits. */
 static void render_hist(FILE *f, const struct qsum *qm, size_t cap, size_t off, const char *name, const char *help,
-                        double unit, const char *fmt)
+                        double unit, int digits)
 {
 	char line[160], le[N_LE][32]; /* the bounds' text, the same for every queue */
 	for (unsigned k = 0; k < N_LE; k++)
-		snprintf(le[k], sizeof(le[k]), fmt, (double)(1ull << le_k[k]) * unit);
+		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << le_k[k]) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	for (size_t i = 0; i < cap; i++) {
 		if (!qm[i].used)
@@ -143,7 +144,7 @@ static void render_hist(FILE *f, const struct qsum *qm, size_t cap, size_t off, 
 		for (unsigned k = 0; k < N_LE; k++)
 			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, le[k], (unsigned long long)h->le[k]);
 		fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, lab, (unsigned long long)h->count);
-		snprintf(line, sizeof(line), fmt, (double)h->sum * unit);
+		snprintf(line, sizeof(line), "%.*g", digits, (double)h->sum * unit);
 		fprintf(f, "%s_sum{%s} %s\n%s_count{%s} %llu\n", name, lab, line, name, lab,
 		        (unsigned long long)h->count);
 	}
@@ -313,8 +314,8 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 		}
 	}
 	render_hist(f, qm, cap, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
-	            "Hop latency at this egress queue.", lat_unit, "%.9g");
+	            "Hop latency at this egress queue.", lat_unit, 9);
 	render_hist(f, qm, cap, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
-	            "Queue occupancy as each hop record reported it.", occ_unit, "%.17g");
+	            "Queue occupancy as each hop record reported it.", occ_unit, 17);
 	free(qm);
 }

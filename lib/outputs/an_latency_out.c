@@ -188,7 +188,7 @@ static void build_grid(struct grid *G, const struct hw_an_latmatrix *m, uint64_t
 	}
 }
 
-int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t time_ns, const char *path, char *err,
+int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t time_ns, const char *file, char *err,
                         size_t errlen)
 {
 	struct grid G = {0};
@@ -215,8 +215,8 @@ int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t tim
 		snprintf(err, errlen, "latency matrix: Graphviz layout (nop2) failed");
 		rc = -1;
 	} else {
-		if (gvRenderFilename(gvc, G.g, "svg", path) != 0) {
-			snprintf(err, errlen, "%s: Graphviz could not write the SVG", path);
+		if (gvRenderFilename(gvc, G.g, "svg", file) != 0) {
+			snprintf(err, errlen, "%s: Graphviz could not write the SVG", file);
 			rc = -1;
 		}
 		gvFreeLayout(gvc, G.g);
@@ -227,17 +227,17 @@ int hw_an_lat_write_svg(const struct hw_an_latmatrix *m, void *gvc, uint64_t tim
 
 /* ---- files: DIR/latency-matrix-<time>.EXT and DIR/latency-matrix.EXT ---- */
 
-static int write_csv_file(const struct hw_an_latmatrix *m, const char *path, char *err, size_t errlen)
+static int write_csv_file(const struct hw_an_latmatrix *m, const char *file, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(file, "w");
 	if (!f || hw_an_lat_write_csv(m, f) || fflush(f) || fsync(fileno(f))) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
 	}
 	if (fclose(f)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
 		return -1;
 	}
 	return 0;

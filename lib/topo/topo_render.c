@@ -41,12 +41,12 @@ void hw_topo_link_svg_id(const struct hw_topo *t, uint32_t link, char *buf, size
 	hw_svg_id_append(buf, size, t->ports[l->b].name);
 }
 
-void hw_topo_port_svg_id(const struct hw_topo *t, uint32_t port, char *buf, size_t size)
+void hw_topo_port_svg_id(const struct hw_topo *t, uint32_t port_idx, char *buf, size_t size)
 {
 	snprintf(buf, size, "p-");
-	hw_svg_id_append(buf, size, t->nodes[t->ports[port].node].name);
+	hw_svg_id_append(buf, size, t->nodes[t->ports[port_idx].node].name);
 	hw_svg_id_append(buf, size, ".");
-	hw_svg_id_append(buf, size, t->ports[port].name);
+	hw_svg_id_append(buf, size, t->ports[port_idx].name);
 }
 
 /* Graphviz expands backslash escapes (\N, \G, \n, ...) in labels and tooltips: double every backslash so

@@ -95,15 +95,15 @@ static void json_output(void **state)
 	(void)state;
 	struct hw_topo t;
 	fabric(&t);
-	char path[] = "/tmp/hwt-topo-json-out-XXXXXX";
-	int fd = mkstemp(path);
+	char json_file[] = "/tmp/hwt-topo-json-out-XXXXXX";
+	int fd = mkstemp(json_file);
 	assert_true(fd >= 0);
 	struct hw_place_tally tally = {0};
 	hw_place_tally_add(&tally, &t, NULL, 99, 1);
-	assert_int_equal(hw_topo_write_json(&t, &tally, path, NULL), HW_TOPO_OK);
+	assert_int_equal(hw_topo_write_json(&t, &tally, json_file, NULL), HW_TOPO_OK);
 	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	remove(path);
+	json_t *root = json_load_file(json_file, 0, &je);
+	remove(json_file);
 	assert_non_null(root);
 	assert_int_equal(json_array_size(json_object_get(root, "nodes")), 3);
 	assert_int_equal(json_array_size(json_object_get(root, "links")), 2);
@@ -177,12 +177,12 @@ static void overlay(void **state)
 	                                .label = "Ethernet48 q3\nocc 2M",
 	                                .fill = "#f16913",
 	                                .peripheries = 2};
-	struct hw_render_path path = {.id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
+	struct hw_render_path flow_path = {.id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
 	struct hw_render_overlay ov = {.show = show,
 	                               .links = links,
 	                               .badges = &badge,
 	                               .n_badges = 1,
-	                               .paths = &path,
+	                               .paths = &flow_path,
 	                               .n_paths = 1,
 	                               .legend_html = "<b>congestion</b>"};
 	char *svg = NULL;
