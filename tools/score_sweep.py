@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Detection over many fabrics: generates scenarios for every event family on leaf-spine and fat-tree
+fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
+replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
+scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
+(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts per
+injected incident, and alerts on clean fabrics.
+
+usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
+                      [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
+                      [--jobs N] [--keep DIR] [--json] [--markdown]
+
+families: clean incast microburst pfc-storm link-down report-loss mtu-mismatch dscp-misconfig mix
+shapes:   leaf-spine (4 spines, 8 leaves, 8 hosts each), fat-tree:4, fat-tree:8
+formats:  tr2.0 tr1.0 tr0.5
+"""
+import concurrent.futures
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import score_events  # noqa: E402
+
+FAMILIES = ["clean", "incast", "microburst", "pfc-storm", "link-down", "report-loss", "mtu-mismatch",
+            "dscp-misconfig", "mix"]
+SHAPES = ["leaf-spine", "fat-tree:4", "fat-tree:8"]
+FORMATS = ["tr2.0", "tr1.0", "tr0.5"]
+CONGESTION = {"Incast", "CongestionTree", "Microburst", "HighQueue", "QueueBuildup"}
+TOPOLOGY_FACTS = {"LinkUp", "MtuMismatch", "PfcMismatch"}
+
+
+class Fabric:
+    """Names of a generated fabric, as docs/scenarios.md lays them out."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        if shape == "leaf-spine":
+            self.topology, s, leaves, h = "leaf-spine:4,8,8", 4, 8, 8
+            self.hosts = leaves * h
+            self.leaves = [f"leaf{i}" for i in range(1, leaves + 1)]
+            self.uplinks = list(range(h + 1, h + s + 1))  # a leaf's ports toward the spines
+            self.spine_links = [(f"spine{i}", p) for i in range(1, s + 1) for p in range(1, leaves + 1)]
+        else:
+            k = int(shape.split(":")[1])
+            self.topology = shape
+            self.hosts = k * k * k // 4
+            self.leaves = [f"edge{p}-{i}" for p in range(1, k + 1) for i in range(1, k // 2 + 1)]
+            self.uplinks = list(range(k // 2 + 1, k + 1))
+            self.spine_links = [(f"agg{p}-{i}", q) for p in range(1, k + 1) for i in range(1, k // 2 + 1)
+                                for q in range(k // 2 + 1, k + 1)]
+
+    def host(self, rng, avoid=()):
+        while True:
+            h = f"host{rng.randint(1, self.hosts)}"
+            if h not in avoid:
+                return h
+
+
+def events_for(family, fab, rng):
+    """--event specs for one run of a family, drawn from rng (times in µs of a 5 ms run)."""
+    def incast(kind, dur_lo, dur_hi):
+        senders = rng.choice([4, 8, 16, 32])
+        senders = min(senders, fab.hosts - 1)
+        # a fan-in that overloads the receiver's 100G link: senders x gbps between 1.2x and 4x
+        gbps = round(min(50.0, max(10.0, rng.uniform(120, 400) / senders)), 1)
+        start = rng.randint(500, 2000)
+        dur = rng.randint(dur_lo, dur_hi)
+        return f"{kind}:dst={fab.host(rng)},senders={senders},gbps={gbps},start_us={start},dur_us={dur}"
+
+    def link_down():
+        leaf = rng.choice(fab.leaves)
+        return f"link-down:link={leaf}:Ethernet{rng.choice(fab.uplinks)},start_us={rng.randint(500, 2000)}," \
+               f"dur_us={rng.randint(1000, 2500)}"
+
+    if family == "clean":
+        return []
+    if family == "incast":
+        return [incast("incast", 1000, 2500)]
+    if family == "microburst":
+        return [incast("microburst", 10, 100)]
+    if family == "pfc-storm":
+        return [f"pfc-storm:host={fab.host(rng)},senders={rng.choice([2, 4, 6])},gbps={rng.choice([10, 20])},"
+                f"start_us={rng.randint(500, 2000)},dur_us={rng.randint(1000, 3000)}"]
+    if family == "link-down":
+        return [link_down()]
+    if family == "report-loss":
+        return [f"report-loss:node={rng.choice(fab.leaves)},fraction={rng.choice([0.1, 0.2, 0.3, 0.5])},"
+                f"start_us={rng.randint(500, 1500)},dur_us={rng.randint(1500, 3000)}"]
+    if family == "mtu-mismatch":
+        node, port = rng.choice(fab.spine_links)
+        return [f"mtu-mismatch:link={node}:Ethernet{port},mtu=1500"]
+    if family == "dscp-misconfig":
+        return [f"dscp-misconfig:host={fab.host(rng)},start_us=0,dur_us=5000"]
+    if family == "mix":  # several at once, in different places
+        a = incast("incast", 1000, 2000)
+        b = f"pfc-storm:host={fab.host(rng)},senders=4,gbps=10,start_us={rng.randint(2500, 3000)},dur_us=1000"
+        return [a, b, link_down()]
+    raise ValueError(family)
+
+
+def run_one(job):
+    gen, an, cfg, family, shape, fmt, seed, keep = job
+    fab = Fabric(shape)
+    rng = random.Random(f"{family}/{shape}/{fmt}/{seed}")
+    evs = events_for(family, fab, rng)
+    d = tempfile.mkdtemp(prefix="hw-sweep-")
+    try:
+        cmd = [gen, "scenario", "custom", "--topology", fab.topology, "--format", fmt, "--seed", str(seed),
+               "--out", d, "--records", "--quiet"]
+        for e in evs:
+            cmd += ["--event", e]
+        g = subprocess.run(cmd, capture_output=True, text=True)
+        if g.returncode != 0:
+            return {"job": job[3:7], "error": f"hopwatch-gen: {g.stderr.strip()}", "events": evs}
+        run = [an, "run", "--json", f"{d}/records.jsonl", "--lldp", f"{d}/lldp.pcap", "--map", f"{d}/map.json",
+               "--events", f"{d}/events.jsonl", "--quiet"]
+        if cfg:
+            run += ["--config", cfg]
+        a = subprocess.run(run, capture_output=True, text=True)
+        if a.returncode != 0:
+            return {"job": job[3:7], "error": f"hopwatch-analyzer: {a.stderr.strip()[-400:]}", "events": evs}
+        truth = json.load(open(f"{d}/truth.json"))
+        events = [json.loads(line) for line in open(f"{d}/events.jsonl") if line.strip()]
+        series = score_events.queue_series(f"{d}/records.jsonl")
+        conf = score_events.load_config(cfg)
+        r = score_events.score(truth, events, int(1e6), series, conf)
+        r["incidents"] = incidents(truth, events, int(1e6))
+        r["culprits"] = culprits(truth, events, int(1e6))
+        r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
+        if keep:
+            dst = os.path.join(keep, f"{family}-{shape.replace(':', '')}-{fmt}-{seed}")
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(d, dst)
+        return {"job": job[3:7], "events": evs, "score": r}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _qname(q):
+    return (q.get("node"), q.get("ifname"), q.get("queue"))
+
+
+def _evq(e):
+    return (e.get("node"), e.get("port_name"), e.get("queue"))
+
+
+def related(t, e, slack_ns):
+    """Is alert e part of injected incident t: raised while it lasts (with slack), at its place, at one of
+    its PFC victims, at an end of its link, or naming a flow it touched."""
+    if not (t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns or
+            t["kind"] in score_events.TIMELESS):
+        return False
+    if score_events.place_match(t["place"], e) or score_events.flow_match(t, e):
+        return True
+    return _evq(e) in {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}
+
+
+def incidents(truth, events, slack_ns):
+    """Alerts (firing, not topology facts) per injected incident."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    return [sum(related(t, e, slack_ns) for e in raised) for t in truth.get("events", [])]
+
+
+def culprits(truth, events, slack_ns):
+    """Congestion alerts placed at a PFC victim of an injected incident (a paused queue that is not the
+    incident's own place) while it lasts, per alertname."""
+    out = {}
+    for e in events:
+        if e.get("state") != "firing" or e.get("event") not in CONGESTION:
+            continue
+        for t in truth.get("events", []):
+            victims = {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}
+            if "node" not in t["place"]:
+                continue
+            root = (t["place"].get("node"), t["place"].get("ifname"), t["place"].get("queue"))
+            if _evq(e) in victims and _evq(e) != root and \
+                    t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns:
+                out[e["event"]] = out.get(e["event"], 0) + 1
+                break
+    return out
+
+
+def unconfirmed(truth, events, series, cfg, slack_ns):
+    """Alerts that neither an injected incident, nor the truth (explained), nor the simulated queue levels
+    confirm: congestion alerts at a queue whose truth peak stayed below the raise threshold."""
+    peaks = {_qname(q): q.get("peak_bytes", 0) for q in truth.get("queues", [])}
+    n = {}
+    for e in events:
+        k = e.get("event")
+        if e.get("state") != "firing" or k in TOPOLOGY_FACTS:
+            continue
+        if any(related(t, e, slack_ns) for t in truth.get("events", [])):
+            continue
+        if score_events.explained(truth, e, slack_ns):
+            continue
+        if k in CONGESTION and peaks.get(_evq(e), 0) >= cfg["raise"]:
+            continue  # background congestion the simulation confirms
+        n[k] = n.get(k, 0) + 1
+    return n
+
+
+def aggregate(results):
+    det, per_incident, wrong, clean_bad, errors = {}, [], {}, {}, []
+    for r in results:
+        if "error" in r:
+            errors.append(r)
+            continue
+        s = r["score"]
+        for k, v in s["detectors"].items():
+            d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0})
+            for f in d:
+                d[f] += v.get(f) or 0
+        per_incident += s["incidents"]
+        for k, v in s["culprits"].items():
+            wrong[k] = wrong.get(k, 0) + v
+        if r["job"][0] == "clean":
+            for k, v in s["unconfirmed"].items():
+                clean_bad[k] = clean_bad.get(k, 0) + v
+    for k, d in det.items():
+        d["recall"] = d["detected"] / d["injected"] if d["injected"] else None
+        d["precision"] = d["matched"] / d["raised"] if d["raised"] else None
+        d["at_victim"] = wrong.get(k, 0)
+    return {"runs": len(results), "failed": len(errors), "errors": errors[:10], "detectors": det,
+            "alerts_per_incident_median": statistics.median(per_incident) if per_incident else None,
+            "alerts_per_incident_max": max(per_incident) if per_incident else None,
+            "incidents": len(per_incident), "clean_unconfirmed": clean_bad}
+
+
+def main():
+    args = sys.argv[1:]
+    opt = {"--seeds": "10", "--first-seed": "1", "--families": ",".join(FAMILIES), "--shapes": ",".join(SHAPES),
+           "--formats": ",".join(FORMATS), "--jobs": str(os.cpu_count() or 1)}
+    flags = set()
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--json", "--markdown"):
+            flags.add(a)
+            i += 1
+        elif a in ("--gen", "--analyzer", "--config", "--keep") or a in opt:
+            if i + 1 >= len(args):
+                print(f"score_sweep.py: {a} needs a value", file=sys.stderr)
+                sys.exit(2)
+            opt[a] = args[i + 1]
+            i += 2
+        else:
+            print(f"score_sweep.py: unknown argument {a}\n{__doc__}", file=sys.stderr)
+            sys.exit(2)
+    if "--gen" not in opt or "--analyzer" not in opt:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    for key, allowed in (("--families", FAMILIES), ("--shapes", SHAPES), ("--formats", FORMATS)):
+        for v in opt[key].split(","):
+            if v not in allowed:
+                print(f"score_sweep.py: {key} {v}: not one of {', '.join(allowed)}", file=sys.stderr)
+                sys.exit(2)
+    first, n = int(opt["--first-seed"]), int(opt["--seeds"])
+    keep = opt.get("--keep")
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    jobs = [(opt["--gen"], opt["--analyzer"], opt.get("--config"), f, s, fm, seed, keep)
+            for f in opt["--families"].split(",") for s in opt["--shapes"].split(",")
+            for fm in opt["--formats"].split(",") for seed in range(first, first + n)]
+    with concurrent.futures.ThreadPoolExecutor(int(opt["--jobs"])) as ex:
+        results = list(ex.map(run_one, jobs))
+    agg = aggregate(results)
+    if "--json" in flags:
+        print(json.dumps({"summary": agg, "runs": results}))
+        return
+    md = "--markdown" in flags
+    print(f"{agg['runs']} runs ({agg['failed']} failed), {agg['incidents']} injected incidents; "
+          f"configuration: {opt.get('--config') or 'default'}")
+    head = ["detector", "recall", "precision", "raised", "wrong culprit (at a PFC victim)"]
+    if md:
+        print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+    for k, d in sorted(agg["detectors"].items()):
+        rec = f"{d['detected']}/{d['injected']} = {d['recall']:.2f}" if d["injected"] else "-"
+        prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
+        row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
+        print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
+    print(f"alerts per injected incident: median {agg['alerts_per_incident_median']}, "
+          f"max {agg['alerts_per_incident_max']}")
+    print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
+    for e in agg["errors"]:
+        print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
