@@ -17,6 +17,7 @@
 #include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
+#include "hopwatch/topo_sources.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/stream.h"
 

@@ -8,6 +8,9 @@
 
 #include "analyzer_cmd.h"
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
+#include "hopwatch/topo_map.h"
+#include "hopwatch/topo_render.h"
 
 #define MAX_SOURCES 64
 

@@ -11,6 +11,7 @@
 
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
+#include "hopwatch/topo_sources.h"
 
 static uint64_t now_ns(void)
 {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_render.h"
 
 static double now(void)
 {

@@ -9,6 +9,8 @@
 
 #include "hopwatch/record.h"
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_map.h"
+#include "hopwatch/topo_render.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,6 +6,7 @@
 #include <sys/time.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
 
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2 276

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
 
 static void get_str(lldpctl_atom_t *a, lldpctl_key_t k, char *dst, size_t size)
 {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
 
 /* One switch's dump: its local chassis (may be NULL) and its neighbour table. */
 struct dump {

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_map.h"
+#include "hopwatch/topo_render.h"
 
 static json_t *caps_json(uint16_t bits)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_map.h"
+#include "hopwatch/topo_render.h"
 
 static const char *const place_names[] = {
 #define HW_PLACE_X_NAME(e, n, m) n,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_render.h"
 
 void hw_svg_id_append(char *dst, size_t size, const char *src)
 {

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
 #include "lldp_frames.h"
 
 #ifndef DLT_LINUX_SLL2

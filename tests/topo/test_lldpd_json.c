@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_sources.h"
 
 #ifndef TOPO_DATA
 #error TOPO_DATA must name tests/topo/data

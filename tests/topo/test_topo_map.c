@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_map.h"
+#include "hopwatch/topo_render.h"
 #include "lldp_frames.h"
 
 static char *write_tmp(const char *text)

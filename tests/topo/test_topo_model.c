@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hopwatch/topo.h"
+#include "hopwatch/topo_render.h"
 #include "lldp_frames.h"
 
 static uint32_t adv(struct hw_topo *t, struct test_end e, double time)

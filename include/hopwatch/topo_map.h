@@ -1,0 +1,94 @@
+/* INT node ids and ports on the topology: the map file, giving nodes their INT node ids, placing one
+ * INT (node id, port) on a node and port, and the tally of what could not be placed and why. */
+#ifndef HOPWATCH_TOPO_MAP_H
+#define HOPWATCH_TOPO_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopwatch/topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+struct hw_topo_map_port {
+	uint32_t port;
+	char ifname[64];
+};
+
+struct hw_topo_map_node {
+	uint32_t node_id;
+	char name[HW_TOPO_NAME_MAX];
+	int tier;             /* -1 = not set */
+	char port_format[64]; /* printf format with one %u, e.g. "Ethernet%u"; empty = use the global one */
+	struct hw_topo_map_port *ports;
+	uint32_t n_ports;
+};
+
+struct hw_topo_map {
+	struct hw_topo_map_node *nodes;
+	uint32_t n_nodes;
+	char port_format[64]; /* default for all nodes; empty = ports only through explicit entries */
+};
+
+/* Load a map file (JSON, see docs/topology.md). */
+enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, struct hw_topo_error *err);
+void hw_topo_map_free(struct hw_topo_map *m);
+/* Give every node its INT node id (map entry by name, else its IPv4 management address) and the
+ * map's tiers.  m may be NULL. */
+void hw_topo_map_apply(struct hw_topo *t, const struct hw_topo_map *m);
+
+/* Why an INT (node, port) could not be placed. */
+#define HW_PLACE_LIST(X)                                                                                               \
+	X(HW_PLACE_OK, "placed", "placed on a port of the topology")                                                   \
+	X(HW_PLACE_NO_NODE, "unknown_node", "no topology node has this INT node id")                                   \
+	X(HW_PLACE_NO_PORT_MAP, "no_port_map", "no interface name for this port number")                               \
+	X(HW_PLACE_NO_PORT, "unknown_port", "the node has no port with the mapped name")
+
+enum hw_place_result {
+#define HW_PLACE_X_ENUM(e, n, m) e,
+	HW_PLACE_LIST(HW_PLACE_X_ENUM)
+#undef HW_PLACE_X_ENUM
+	    HW_PLACE_COUNT
+};
+const char *hw_place_name(enum hw_place_result r);
+
+/* Place one INT (node id, port number): the node and port indices, or why not. */
+enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
+                                   uint32_t port, uint32_t *node_out, uint32_t *port_out);
+
+/* A tally of placement attempts: every unplaced (node, port) is counted and listed. */
+struct hw_place_entry {
+	uint32_t node_id, port;
+	enum hw_place_result why;
+	uint64_t count;
+};
+struct hw_place_slot {
+	uint32_t node_id, port;
+	uint32_t entry; /* index in entries when unplaced */
+	uint8_t valid, why;
+};
+/* Zero-initialise.  A tally remembers outcomes per (node, port) in a small cache, so it belongs to one
+ * topology and map: start a new tally when either changes. */
+struct hw_place_tally {
+	uint64_t placed, unplaced;
+	struct hw_place_entry *entries; /* unplaced only, one per distinct (node, port) */
+	uint32_t n_entries, cap_entries;
+	struct hw_place_slot *cache; /* HW_PLACE_CACHE slots, direct-mapped on (node, port) */
+};
+#define HW_PLACE_CACHE 4096
+enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
+                                        const struct hw_topo_map *m, uint32_t node_id, uint32_t port);
+void hw_place_tally_free(struct hw_place_tally *tally);
+
+/* Read JSON-lines per-hop records (docs/records.md) and tally each hop's (node_id, ingress_port)
+ * and (node_id, egress_port). */
+enum hw_topo_result hw_place_records(struct hw_place_tally *tally, const struct hw_topo *t, const struct hw_topo_map *m,
+                                     const char *path, struct hw_topo_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
