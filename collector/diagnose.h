@@ -1,10 +1,11 @@
 /* `hopwatch-collector diagnose`: PASS / SKIP / FAIL lines with reasons and fixes.  Parts: options and
- * receiving (diagnose.c), judgements (diagnose_judge.c), DPDK (diagnose_dpdk.c), peers (diagnose_http.c). */
+ * receiving (diagnose.c), judgements (diagnose_judge.c), DPDK (diagnose_dpdk.c), peers (lib/diag/diag_http.c). */
 #ifndef HOPWATCH_DIAGNOSE_H
 #define HOPWATCH_DIAGNOSE_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "collector_config.h"
 #include "hopwatch/diag.h"
