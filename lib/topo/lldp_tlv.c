@@ -43,22 +43,72 @@ static uint32_t rd32(struct span s, size_t off)
 	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
 }
 
-static void copy_str(struct span s, char *dst, size_t size)
+/* Length of the character at off when it is printable text: 1 for ASCII 0x20..0x7e, 2..4 for a
+ * well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF; LLDP's
+ * text TLVs are SnmpAdminString, which is UTF-8), 0 for a control character or a malformed byte. */
+static size_t text_char(struct span s, size_t off)
 {
-	size_t n = s.len < size - 1 ? s.len : size - 1;
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = rd8(s, i);
-		dst[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+	uint8_t c = rd8(s, off);
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	size_t n;
+	uint8_t lo = 0x80, hi = 0xbf; /* the range of the second byte */
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong below U+0800 */
+		if (c == 0xed)
+			hi = 0x9f; /* surrogates U+D800..U+DFFF */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong below U+10000 */
+		if (c == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0; /* control, DEL, a continuation byte, 0xc0/0xc1 or 0xf5.. */
 	}
-	dst[n] = '\0';
+	if (!span_at(s, off, n))
+		return 0;
+	uint8_t c1 = rd8(s, off + 1);
+	if (c1 < lo || c1 > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((rd8(s, off + i) & 0xc0) != 0x80)
+			return 0;
+	return n;
 }
 
+/* Text TLV to a C string: printable ASCII and well-formed UTF-8 kept as they are, any other byte written
+ * as '?'; cut at size - 1 bytes, never inside a character. */
+static void copy_str(struct span s, char *dst, size_t size)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < s.len;) {
+		size_t n = text_char(s, i);
+		size_t w = n ? n : 1;
+		if (o + w > size - 1)
+			break;
+		if (n)
+			memcpy(dst + o, span_at(s, i, n), n);
+		else
+			dst[o] = '?';
+		o += w;
+		i += w;
+	}
+	dst[o] = '\0';
+}
+
+/* Every character printable text (text_char), and not empty. */
 static int printable(struct span s)
 {
-	for (size_t i = 0; i < s.len; i++) {
-		uint8_t c = rd8(s, i);
-		if (c < 0x20 || c >= 0x7f)
+	for (size_t i = 0; i < s.len;) {
+		size_t n = text_char(s, i);
+		if (!n)
 			return 0;
+		i += n;
 	}
 	return s.len > 0;
 }

@@ -321,6 +321,64 @@ static void malformed_mandatory(void **state)
 	assert_int_equal(hw_lldp_parse_pdu(NULL, 0, &i), HW_LLDP_E_ORDER);
 }
 
+/* Text TLVs are SnmpAdminString (UTF-8, 802.1AB-2016 8.5.6): well-formed UTF-8 is kept byte for byte,
+ * every other byte becomes '?', and a cut at the buffer's end never splits a character. */
+struct text_case {
+	uint8_t v[16];
+	size_t len;
+	const char *text;
+};
+
+static void utf8_text(void **state)
+{
+	(void)state;
+	static const struct text_case cases[] = {
+	    /* "Zürich": ü is U+00FC = C3 BC in UTF-8 */
+	    {{'Z', 0xc3, 0xbc, 'r', 'i', 'c', 'h'}, 7, "Z\xc3\xbcrich"},
+	    /* the same in Latin-1: FC alone is no UTF-8 lead byte */
+	    {{'Z', 0xfc, 'r', 'i', 'c', 'h'}, 6, "Z?rich"},
+	    /* U+20AC EURO SIGN = E2 82 AC; U+1F600 = F0 9F 98 80 */
+	    {{0xe2, 0x82, 0xac, '-', 0xf0, 0x9f, 0x98, 0x80}, 8, "\xe2\x82\xac-\xf0\x9f\x98\x80"},
+	    /* overlong '/' (C0 AF): C0 is never a lead byte, AF alone is a continuation byte */
+	    {{'a', 0xc0, 0xaf, 'b'}, 4, "a??b"},
+	    /* surrogate U+D800 (ED A0 80): after ED the second byte must be 80..9F, so three '?' */
+	    {{0xed, 0xa0, 0x80}, 3, "???"},
+	    /* above U+10FFFF (F4 90 80 80): after F4 the second byte must be 80..8F */
+	    {{0xf4, 0x90, 0x80, 0x80}, 4, "????"},
+	    /* a sequence cut by the end of the TLV (E2 82 of a three-byte character) */
+	    {{'a', 'b', 0xe2, 0x82}, 4, "ab??"},
+	    /* control characters and DEL */
+	    {{'x', 0x07, 0x0a, 0x7f, 'y'}, 5, "x???y"},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pdu p;
+		struct hw_lldp_info i;
+		mandatory(&p);
+		tlv(&p, 5, cases[k].len, cases[k].v); /* system name */
+		assert_int_equal(end_and_parse(&p, &i), HW_LLDP_OK);
+		assert_string_equal(i.sys_name, cases[k].text);
+	}
+
+	/* A port ID of subtype interface name (5) in UTF-8 is text, not hex: "p\xc3\xa9" (pé). */
+	static const uint8_t port_utf8[] = {5, 'p', 0xc3, 0xa9};
+	struct hw_lldp_info i;
+	assert_int_equal(with_id(2, port_utf8, sizeof(port_utf8), &i), HW_LLDP_OK);
+	assert_string_equal(i.port.text, "p\xc3\xa9");
+
+	/* A system description of 256 bytes: 254 'a', then U+00E9 (C3 A9).  The string holds 255 bytes and
+	 * its NUL; 254 + 2 = 256 > 255, so the character is left out whole: 254 bytes, all 'a'. */
+	struct pdu p;
+	uint8_t descr[256];
+	memset(descr, 'a', 254);
+	descr[254] = 0xc3;
+	descr[255] = 0xa9;
+	mandatory(&p);
+	tlv(&p, 6, sizeof(descr), descr);
+	assert_int_equal(end_and_parse(&p, &i), HW_LLDP_OK);
+	assert_int_equal(strlen(i.sys_descr), 254);
+	assert_int_equal(i.sys_descr[253], 'a');
+}
+
 static void names(void **state)
 {
 	(void)state;
@@ -345,6 +403,7 @@ int main(void)
 	    cmocka_unit_test(malformed_optional),
 	    cmocka_unit_test(duplicates_rejected),
 	    cmocka_unit_test(malformed_mandatory),
+	    cmocka_unit_test(utf8_text),
 	    cmocka_unit_test(names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
