@@ -783,7 +783,9 @@ end
 local gpe_82, gpe_08, gpe_05 = gpe_np_dissector(0x82), gpe_np_dissector(0x08), gpe_np_dissector(0x05)
 
 ----------------------------------------------------------------------------------------------------
--- Geneve: INT-MD as option class 0x0103; the packet then goes to Wireshark's Geneve dissector
+-- Geneve: INT-MD as option class 0x0103, type 1 (the high bit of the type is Geneve's critical flag;
+-- types 2 INT-Destination and 3 INT-MX carry no hop stack); the packet then goes to Wireshark's Geneve
+-- dissector
 ----------------------------------------------------------------------------------------------------
 local int_geneve = Proto("int_geneve", "INT-MD in Geneve options")
 function int_geneve.dissector(tvb, pinfo, tree)
@@ -794,7 +796,7 @@ function int_geneve.dissector(tvb, pinfo, tree)
 		while off + 4 <= stop do
 			local cls, typ = tvb(off, 2):uint(), tvb(off + 2, 1):uint()
 			local olen = tvb(off + 3, 1):bitfield(3, 5) * 4
-			if cls == 0x0103 then
+			if cls == 0x0103 and bit32.band(typ, 0x7f) == 1 then
 				local parent = int_tree_parent(tree)
 				local it = parent:add(intp, tvb(off, math.min(4 + olen, total - off)))
 				it:add(F.i_detect, tvb(off, 0), "Geneve option class 0x0103"):set_generated()

@@ -286,7 +286,12 @@ static enum hw_result parse_gpe(struct hw_ctx *c, struct hw_span pl, struct hw_i
 	return HW_OK;
 }
 
-/* Geneve: an option of the INT class carries the metadata header and stack. */
+/* Geneve option types of the INT class (INT v2.1, INT over Geneve: the shim types); the type byte's high
+ * bit is Geneve's critical flag (RFC 8926 3.5), not part of the type. */
+#define GENEVE_INT_MD 1u
+
+/* Geneve: an INT-MD option of the INT class carries the metadata header and stack; other INT option
+ * types (INT-Destination, INT-MX) carry no hop and are passed over. */
 static enum hw_result parse_geneve(struct hw_ctx *c, struct hw_span pl, struct hw_inner *in, int depth)
 {
 	const uint8_t *h = hw_at(pl, 0, 8);
@@ -307,7 +312,7 @@ static enum hw_result parse_geneve(struct hw_ctx *c, struct hw_span pl, struct h
 		size_t dl = (size_t)(o[3] & 0x1f) * 4;
 		if (!hw_at(os, pos + 4, dl))
 			return hw_fail(c, o, HW_E_INT_LENGTH);
-		if (!found && hw_be16(o) == c->cfg->geneve_int_class) {
+		if (!found && hw_be16(o) == c->cfg->geneve_int_class && (o[2] & 0x7fu) == GENEVE_INT_MD) {
 			enum hw_result r = hw_intmd_parse_md(c, hw_tail(os, pos + 4), dl, in);
 			if (r != HW_OK)
 				return r;

@@ -667,6 +667,33 @@ static void int21_geneve(void **state)
 	assert_int_equal(v.recs[1].hop_latency, 15);
 }
 
+/* Vector 10 with another option type of the INT class.  INT v2.1 (INT over Geneve) numbers the option
+ * types as the shim types: 1 INT-MD (metadata header + stack, parsed above), 2 INT-Destination, 3 INT-MX.
+ * An INT-MX option carries an instruction header, not a hop stack, so the packet holds no hop to decode:
+ * not a report (not an int_bitmap error).  The high bit of the type byte is Geneve's critical flag
+ * (RFC 8926 3.5): 0x81 is still INT-MD. */
+static void int21_geneve_option_types(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t frame[256], payload[sizeof(v10_payload)];
+	hw_parser_config_default(&cfg);
+
+	memcpy(payload, v10_payload, sizeof(payload));
+	payload[10] = 0x03; /* option type 3: INT-MX */
+	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, sizeof(payload), 40001, 6081, 0);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_NOT_REPORT);
+	assert_int_equal(v.out.n_recs, 0);
+
+	payload[10] = 0x81; /* critical | INT-MD */
+	n = vec_udp4_frame(frame, sizeof(frame), payload, sizeof(payload), 40001, 6081, 0);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	check_bare_hops(&v, 2, 52, HW_INT_V21);
+}
+
 /* Vector 11: v2.1 over UDP in IPv6 with a Hop-by-Hop extension header; INT marked by the DSCP in
  * the traffic class.  Lengths by hand: UDP = 8 + shim 4 + MD 12 + stack 8 = 32 (0x20); IPv6 payload
  * length = HBH 8 + 32 = 40 (0x28); frame = 14 + 40 + 40 = 94 B. */
@@ -768,7 +795,7 @@ int main(void)
 		cmocka_unit_test(int21_udp_port_npt1),	cmocka_unit_test(int10_udp_dscp),
 		cmocka_unit_test(int10_tcp_l2_ports),	cmocka_unit_test(int05_udp_dscp),
 		cmocka_unit_test(int05_tcp_dscp),	cmocka_unit_test(int21_vxlan_gpe),
-		cmocka_unit_test(int21_geneve),		cmocka_unit_test(int21_ipv6_ext),
+		cmocka_unit_test(int21_geneve), cmocka_unit_test(int21_geneve_option_types),		cmocka_unit_test(int21_ipv6_ext),
 		cmocka_unit_test(not_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
