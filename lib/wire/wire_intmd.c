@@ -83,6 +83,19 @@ enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len,
 	}
 }
 
+/* NPT 2: a UDP header was inserted in front of the INT shim, whose last byte keeps the original IP
+ * protocol; the original L4 header follows the INT block (at off).  The flow is the original one: its
+ * protocol, and its ports when the protocol has ports (TCP, UDP, SCTP) and they are in the span, else 0
+ * (unknown), never the inserted UDP header's ports. */
+static void npt2_original_l4(struct hw_span s, size_t off, uint8_t proto, struct hw_inner *in)
+{
+	in->tmpl.ip_proto = proto;
+	const uint8_t *l4 = hw_at(s, off, 4);
+	bool ports = proto == 6 || proto == 17 || proto == 132;
+	in->tmpl.src_port = ports && l4 ? hw_be16(l4) : 0;
+	in->tmpl.dst_port = ports && l4 ? hw_be16(l4 + 2) : 0;
+}
+
 enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in, size_t *consumed)
 {
 	const uint8_t *sh = hw_at(s, 0, 4);
@@ -104,7 +117,7 @@ enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inne
 		else if (npt == 1)
 			in->tmpl.dst_port = npt_field; /* original UDP destination port */
 		else
-			in->tmpl.ip_proto = (uint8_t)npt_field; /* original IP protocol */
+			npt2_original_l4(s, total, (uint8_t)npt_field, in);
 		*consumed = total;
 		if (type != 1) /* destination or MX header: no hop stack */
 			return HW_OK;

@@ -381,6 +381,55 @@ static void int21_udp_port_npt1(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Vector 4b: v2.1 NPT 2 (INT v2.1 "new UDP header and INT-MD inserted before TCP"; TR v2.0 "Example
+ * with Embedded INT-MD in a TCP Packet"): a UDP header to port 4444 (cfg.int_ports) was added in front
+ * of the INT shim, the shim's last byte keeps the original IP protocol (6, TCP), and the original TCP
+ * header follows the stack.  The flow is the TCP one: proto 6 with the TCP ports 443 -> 51000, not the
+ * added UDP header's ports.  payload = shim 4 + MD 12 + stack 8 + TCP 20 = 44 B. */
+static const uint8_t v4b_payload[] = {
+	0x18,			/* shim: type 1 << 4 | NPT 2 << 2 | rsvd */
+	0x05,			/* length 5 = MD 3 + stack 2 */
+	0x00, 0x06,		/* NPT 2: reserved | original IP protocol 6 (TCP) */
+	0x20, 0x00, 0x01, 0x07, /* MD: ver 2 | hop_ml 1 | remaining hop count 7 */
+	0x80, 0x00, 0x00, 0x00, /* bitmap 0x8000 node id; ds id 0 */
+	0x00, 0x00, 0x00, 0x00, /* DS instruction, DS flags */
+	0x00, 0x00, 0x00, 0x21, /* newest hop: node 33 */
+	0x00, 0x00, 0x00, 0x20, /* oldest hop: node 32 */
+	0x01, 0xbb, 0xc7, 0x38, /* TCP: src port 443 | dst port 51000 */
+	0x00, 0x00, 0x00, 0x01, /*      seq 1 */
+	0x00, 0x00, 0x00, 0x00, /*      ack 0 */
+	0x50, 0x02, 0xff, 0xff, /*      data offset 5 | SYN | window */
+	0x00, 0x00, 0x00, 0x00, /*      checksum | urgent pointer */
+};
+
+static void int21_npt2_tcp(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t frame[256];
+	static const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 100};
+	assert_int_equal(sizeof(v4b_payload), 44);
+	size_t n = vec_udp4_frame(frame, sizeof(frame), v4b_payload, sizeof(v4b_payload), 49153, 4444, 0x02);
+	hw_parser_config_default(&cfg);
+	cfg.int_ports[0] = 4444;
+	cfg.n_int_ports = 1;
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	check_bare_hops(&v, 2, 33, HW_INT_V21);
+	for (unsigned i = 0; i < 2; i++) {
+		vec_assert_flow4(&v.recs[i], src, dst, 6, 443, 51000);
+		assert_int_equal(v.recs[i].valid, HW_V_FLOW | HW_V_TCLASS);
+	}
+	/* The same packet cut right after the stack: the original TCP ports are not there; the ports are
+	 * unknown (0), never the added UDP header's. */
+	n = vec_udp4_frame(frame, sizeof(frame), v4b_payload, sizeof(v4b_payload) - 20, 49153, 4444, 0x02);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	vec_assert_flow4(&v.recs[0], src, dst, 6, 0, 0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Vector 5: v1.0 over UDP, DSCP 0x17.  per hop = switch 4 + ports 4 + latency 4 + queue 4 +
  * ingress ts 4 + egress ts 4 = 24 B = 6 words; shim length = 1 + 2 + 12 = 15 (incl. shim);
  * payload = 4 + 8 + 48 = 60 B. */
@@ -792,7 +841,7 @@ int main(void)
 		cmocka_unit_test(int21_udp_dscp_3hops), cmocka_unit_test(int21_ts64_half_ones),
 		cmocka_unit_test(int21_udp_bitmap_rest),
 		cmocka_unit_test(int21_dscp_bit_mask),	cmocka_unit_test(int21_tcp_ds_md),
-		cmocka_unit_test(int21_udp_port_npt1),	cmocka_unit_test(int10_udp_dscp),
+		cmocka_unit_test(int21_udp_port_npt1), cmocka_unit_test(int21_npt2_tcp),	cmocka_unit_test(int10_udp_dscp),
 		cmocka_unit_test(int10_tcp_l2_ports),	cmocka_unit_test(int05_udp_dscp),
 		cmocka_unit_test(int05_tcp_dscp),	cmocka_unit_test(int21_vxlan_gpe),
 		cmocka_unit_test(int21_geneve), cmocka_unit_test(int21_geneve_option_types),		cmocka_unit_test(int21_ipv6_ext),
