@@ -60,7 +60,7 @@ static void expect_report_error(const uint8_t *payload, size_t len, enum hw_resu
 	uint8_t frame[512];
 	hw_parser_config_default(&cfg);
 	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, len, 0, 32766, 0);
-	assert_true(n > 0);
+	assert_int_not_equal(n, 0);
 	expect_frame_error(&cfg, frame, n, want);
 	/* the same payload through hw_parse_report */
 	struct vec_out v;
@@ -74,7 +74,7 @@ static void expect_int_error_cfg(const struct hw_parser_config *cfg, const uint8
 {
 	uint8_t frame[512];
 	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, len, 5001, 5002, 0x5c);
-	assert_true(n > 0);
+	assert_int_not_equal(n, 0);
 	expect_frame_error(cfg, frame, n, want);
 }
 

@@ -178,7 +178,7 @@ static void int21_ts64_half_ones(void **state)
 	size_t at = 0;
 	while (at + sizeof(middle) <= sizeof(f) && memcmp(f + at, middle, sizeof(middle)))
 		at++;
-	assert_true(at + sizeof(middle) + sizeof(patch) <= sizeof(f));
+	assert_in_range(at + sizeof(middle) + sizeof(patch), 0, sizeof(f));
 	memcpy(f + at + sizeof(middle), patch, sizeof(patch));
 
 	hw_parser_config_default(&cfg);
@@ -191,7 +191,7 @@ static void int21_ts64_half_ones(void **state)
 	assert_int_equal(v.recs[1].node_id, 2);
 	assert_int_equal(v.recs[1].queue_id, 2);
 	assert_int_equal(v.recs[1].queue_occupancy, 9);
-	assert_true(v.recs[1].ingress_ts == 0xffffffff00002000ull);
+	assert_int_equal(v.recs[1].ingress_ts, 0xffffffff00002000ull);
 	assert_int_equal(v.recs[1].egress_ts, 0);
 	/* the hops around it keep every field */
 	assert_int_equal(v.recs[0].valid, all);

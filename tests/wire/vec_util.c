@@ -1,6 +1,7 @@
 /* Helpers shared by the tests/wire/ cmocka programs; see vec_util.h. */
 #include "vec_util.h"
 
+#include <stdint.h>
 #include <string.h>
 
 void vec_out_init(struct vec_out *v)
@@ -76,26 +77,26 @@ size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t l
 void vec_check_frame(const uint8_t *frame, size_t len)
 {
 	size_t off = 12;
-	assert_true(len >= 14);
+	assert_in_range(len, 14, SIZE_MAX);
 	unsigned type = (unsigned)(frame[off] << 8 | frame[off + 1]);
 	while (type == 0x8100 || type == 0x88a8) { /* skip VLAN tags */
 		off += 4;
-		assert_true(len >= off + 2);
+		assert_in_range(len, off + 2, SIZE_MAX);
 		type = (unsigned)(frame[off] << 8 | frame[off + 1]);
 	}
 	off += 2;
 	if (type == 0x86dd) {
-		assert_true(len >= off + 40);
+		assert_in_range(len, off + 40, SIZE_MAX);
 		assert_int_equal(frame[off] >> 4, 6);
 		assert_int_equal(frame[off + 4] << 8 | frame[off + 5], len - off - 40);
 		return;
 	}
 	assert_int_equal(type, 0x0800);
-	assert_true(len >= off + 20);
+	assert_in_range(len, off + 20, SIZE_MAX);
 	const uint8_t *ip = frame + off;
 	unsigned ihl = ip[0] & 0x0f;
 	assert_int_equal(ip[0] >> 4, 4);
-	assert_true(ihl >= 5);
+	assert_in_range(ihl, 5, 15);
 	assert_int_equal(ip[2] << 8 | ip[3], len - off);
 	assert_int_equal(ip[10] << 8 | ip[11], vec_ipv4_csum(ip, ihl));
 	if (ip[9] == 17) {
@@ -161,5 +162,5 @@ void vec_assert_rejected(enum hw_result got, enum hw_result want, const struct v
 	assert_int_equal(got, want);
 	assert_int_equal(v->out.n_recs, 0);
 	assert_int_equal(v->out.n_reps, 0);
-	assert_true(v->out.err_offset <= len);
+	assert_in_range(v->out.err_offset, 0, len);
 }
