@@ -220,7 +220,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		assert_int_equal(o->flags, 0xa0);
 		assert_int_equal(be16(md), 1);          /* ingress port */
 		assert_int_equal(be16(md + 2), 0xffff); /* egress port: none */
-		assert_int_not_equal(be64(md + 4), 0); /* ingress timestamp */
+		assert_int_not_equal(be64(md + 4), 0);  /* ingress timestamp */
 		assert_int_equal(md[12], 0);            /* queue id */
 		o->reason = md[13];
 		assert_int_equal(be16(md + 14), 0);

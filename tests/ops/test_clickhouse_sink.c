@@ -85,8 +85,8 @@ static void test_rowbinary_layout(void **state)
 	assert_int_equal(le(p + 115, 2), r[0].dst_port);
 	assert_int_equal(le(p + 121, 4), r[0].roce_dest_qp);
 	assert_int_equal(le(p + 125, 8), r[0].flow_hash);
-	assert_int_equal(le(p + 133, 2), 7);         /* report_pos: the first row's is given */
-	assert_int_equal(le(p + ROW + 133, 2), 8);   /* ... the next of the same report counts on */
+	assert_int_equal(le(p + 133, 2), 7);            /* report_pos: the first row's is given */
+	assert_int_equal(le(p + ROW + 133, 2), 8);      /* ... the next of the same report counts on */
 	assert_int_equal(le(p + ROW, 8), r[1].time_ns); /* rows follow each other */
 	/* the column list names every field once, in this order */
 	assert_non_null(strstr(hw_ch_columns, "time_ns,report_node,hw_id,report_seq,report_flags,format,"));

@@ -157,9 +157,9 @@ static unsigned check_int_packet(const uint8_t *ip, size_t len, unsigned newest_
 	for (unsigned h = 0; h < hops; h++) {
 		const uint8_t *w = stack + 32 * h;
 		assert_in_range((size_t)(w + 32 - ip), 0, len);
-		assert_int_equal(be32(w), newest_node - h);		 /* node id */
-		assert_int_equal(be32(w + 4), 0x00010002);		 /* L1 ports 1 -> 2 */
-		assert_int_equal(w[12], 0);				 /* queue id */
+		assert_int_equal(be32(w), newest_node - h);                 /* node id */
+		assert_int_equal(be32(w + 4), 0x00010002);                  /* L1 ports 1 -> 2 */
+		assert_int_equal(w[12], 0);                                 /* queue id */
 		assert_int_equal(be32(w + 8), be64(w + 24) - be64(w + 16)); /* latency = eg - ig (us) */
 	}
 	return hops;
@@ -204,7 +204,8 @@ static void test_report_format(void **state)
 		assert_int_equal(HW_FIELD(TR2_INT_MAIN, ds_md_bits, main_), 0);
 		assert_int_equal(HW_FIELD(TR2_INT_MAIN, ds_md_status, main_), 0);
 		unsigned bits = HW_FIELD(TR2_INT_MAIN, rep_md_bits, main_);
-		unsigned d = HW_FIELD(TR2_INDIV, d, ind), q = HW_FIELD(TR2_INDIV, q, ind), fl = HW_FIELD(TR2_INDIV, f, ind);
+		unsigned d = HW_FIELD(TR2_INDIV, d, ind), q = HW_FIELD(TR2_INDIV, q, ind),
+		         fl = HW_FIELD(TR2_INDIV, f, ind);
 
 		const uint8_t *inner = md + 4 * md_len;
 		size_t inner_len = 4 * (rep_len - 2 - md_len);
@@ -220,7 +221,7 @@ static void test_report_format(void **state)
 			assert_int_equal(q, 0);
 			assert_int_equal(node, 1);
 			assert_int_equal(be32(md), 0x0001ffff); /* ingress 1, egress unknown */
-			assert_int_equal(md[12], 0);		/* queue id */
+			assert_int_equal(md[12], 0);            /* queue id */
 			assert_in_set(md[13], drop_reasons, 2);
 			assert_int_equal(be16(md + 14), 0);
 			/* reason 26 (TTL) is the packet sent with TTL 1, 29 (no route) the one to 10.9.9.9 */
@@ -374,11 +375,9 @@ int main(int argc, char **argv)
 	}
 	data_dir = argv[1];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_format),
-		cmocka_unit_test(test_int_in_flight),
-		cmocka_unit_test(test_int_removed_at_sink),
-		cmocka_unit_test(test_tcp),
-		cmocka_unit_test(test_collector_decodes),
+	    cmocka_unit_test(test_report_format),       cmocka_unit_test(test_int_in_flight),
+	    cmocka_unit_test(test_int_removed_at_sink), cmocka_unit_test(test_tcp),
+	    cmocka_unit_test(test_collector_decodes),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

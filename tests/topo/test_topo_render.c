@@ -182,7 +182,8 @@ static void overlay(void **state)
 	                                .label = "Ethernet48 q3\nocc 2M",
 	                                .fill = "#f16913",
 	                                .peripheries = 2};
-	struct hw_render_path flow_path = {.id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
+	struct hw_render_path flow_path = {
+	    .id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
 	struct hw_render_overlay ov = {.show = show,
 	                               .links = links,
 	                               .badges = &badge,
