@@ -88,7 +88,7 @@ int dir_names(const char *dir, int want_hidden, char **names, int max)
 			continue;
 		if ((e->d_name[0] == '.') != (want_hidden != 0))
 			continue;
-		assert_true(n < max);
+		assert_in_range(n, 0, max - 1);
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
