@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -177,11 +176,4 @@ void rec_assert_equal(const struct hw_record *a, const struct hw_record *b)
 	EQ(ecn);
 	EQ(roce_opcode);
 	EQ_MEM(pad_);
-}
-
-double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
