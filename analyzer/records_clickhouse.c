@@ -11,7 +11,9 @@
 
 /* The columns read back, in SELECT order: every record field, as schema.sql stores it (each column
  * is its field's width; FixedString(16) for the addresses).  With FORMAT RowBinary a row is these
- * values back to back, little-endian: ROW_BYTES in all. */
+ * values back to back, little-endian: ROW_BYTES in all.
+ * clang-format 14 re-flows the list differently on every run, so it is left as written. */
+/* clang-format off */
 #define CH_COLUMNS(X)                                                                                                  \
 	X(time_ns)                                                                                                     \
 	X(report_node)                                                                                                 \
@@ -21,6 +23,7 @@
 	        X(queue_occupancy) X(ingress_ts) X(egress_ts) X(egress_tx_util) X(buffer_id) X(buffer_occupancy)       \
 	            X(drop_reason) X(src_ip) X(dst_ip) X(src_port) X(dst_port) X(ip_proto) X(dscp) X(ecn)              \
 	                X(roce_opcode) X(roce_dest_qp) X(flow_hash)
+/* clang-format on */
 #define FIELD_SIZE(f) sizeof(((struct hw_record *)0)->f)
 #define X_COL(f) {#f, offsetof(struct hw_record, f), FIELD_SIZE(f)},
 static const struct column {

@@ -3,7 +3,7 @@
 # Safe to run again: it asks apt only when something is not installed yet.
 set -euo pipefail
 pkgs=(
-  meson ninja-build pkg-config gcc clang libclang-rt-14-dev python3
+  meson ninja-build pkg-config gcc clang clang-format libclang-rt-14-dev python3
   libpcap-dev libjansson-dev libcmocka-dev dpdk-dev libgraphviz-dev
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev
   lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds with -Werror, runs every test plainly and again under
-# ASan+UBSan, then runs each libFuzzer target briefly.  Exits non-zero when anything failed.
+# Installs what is missing, checks every tracked C file is clang-formatted, builds with -Werror, runs
+# every test plainly and again under ASan+UBSan, then runs each libFuzzer target briefly.  Exits non-zero
+# when anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh || exit 1
@@ -23,6 +24,30 @@ run_suite() { # name, build dir, meson setup args...
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   summary+=("$name: $(python3 tools/testlog_summary.py "$dir/meson-logs/testlog.json")")
 }
+
+# Every tracked *.c/*.h as .clang-format says; hand-aligned tables and byte vectors sit between
+# "clang-format off" and "clang-format on" comments.  Names the files to run `clang-format -i` on.
+format_check() {
+  local count out rc bad
+  if ! count=$(git ls-files -- '*.c' '*.h' | wc -l) || ((count == 0)); then
+    echo "=== format: cannot list the tracked C files (not a git checkout?)"
+    summary+=("format: no file list"); status=1; return
+  fi
+  echo "=== format: clang-format --dry-run --Werror over $count files"
+  out=$(git ls-files -z -- '*.c' '*.h' | xargs -0 clang-format --dry-run --Werror --ferror-limit=1 2>&1)
+  rc=$?
+  bad=$(grep -o '^[^ ]*:[0-9]*:[0-9]*: error' <<<"$out" | sed 's/:[0-9]*:[0-9]*: error$//' | sort -u)
+  if ((rc == 0)); then
+    summary+=("format: all $count tracked C files clang-formatted")
+  elif [ -n "$bad" ]; then
+    echo "=== format: not formatted as .clang-format says (run clang-format -i on them):"
+    sed 's/^/  /' <<<"$bad"
+    summary+=("format: $(wc -l <<<"$bad") files not clang-formatted"); status=1
+  else
+    echo "$out"; summary+=("format: clang-format failed"); status=1
+  fi
+}
+format_check
 
 # Optimised, as users build it: the x86-64-v3 clones of the hot paths (collector/cpu_clones.h) run
 # here; the sanitizer build below is unoptimised and runs the baseline code.

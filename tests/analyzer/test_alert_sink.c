@@ -1,6 +1,8 @@
-/* Unit tests of the alert sink: with a peer that accepts TCP but never answers, pushing stays fast (the
- * network is the sink thread's problem) and what does not fit the bounded queue and table is counted. */
+/* Unit tests of the alert sink: with a peer that accepts TCP but never answers, pushing hands over or
+ * refuses at once (the network is the sink thread's problem) and what does not fit the bounded queue and
+ * table is counted as dropped.  No assertion reads the clock: the counts hold on a machine of any speed. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,19 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "hopwatch/alert_sink.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* A loopback listener that never accepts: connects succeed, requests hang until curl's timeout. */
 static int silent_peer(char *url, size_t size)
@@ -29,7 +23,7 @@ static int silent_peer(char *url, size_t size)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t len = sizeof(sa);
-	assert_true(fd >= 0);
+	assert_return_code(fd, errno);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(listen(fd, 16), 0);
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
@@ -60,23 +54,26 @@ static void test_bounded_and_never_blocks(void **state)
 	int fd = silent_peer(url, sizeof(url));
 	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, 4, 60000000000ull, err, sizeof(err));
 	assert_non_null(s);
-	uint64_t worst = 0;
+	uint64_t refused = 0;
 	for (uint64_t i = 1; i <= 100; i++) {
 		struct hw_an_event e = event(i);
-		uint64_t t0 = now_ns();
-		hw_alert_sink_push(s, &e);
-		uint64_t dt = now_ns() - t0;
-		if (dt > worst)
-			worst = dt;
+		int queued = hw_alert_sink_push(s, &e);
+		assert_in_range(queued, 0, 1);
+		refused += !queued;
 		if (i % 10 == 0)
 			usleep(20000); /* let the thread take some into its table and hang in the POST */
 	}
-	assert_true(worst < 5000000); /* < 5 ms even though the peer never answers */
+	/* Nothing can be delivered: the wait ends with alerts still undelivered. */
 	assert_int_equal(hw_alert_sink_drain(s, 300), 0);
 	struct hw_alert_sink_stats st;
 	hw_alert_sink_stats(s, &st);
 	assert_int_equal(st.pushed, 100);
-	assert_true(st.dropped >= 100 - 8); /* 4 in the hand-off ring + 4 in the table at the most */
+	/* Whatever the thread's pace, at most 4 wait in the hand-off ring and 4 in the table (capacity 4
+	 * each), and at most 4 more sit in the batch the thread took from the ring, whose failed merges it
+	 * counts only once its POST returns: at least 100 - 12 = 88 of the 100 are counted as dropped.
+	 * Every refused push is among them. */
+	assert_in_range(st.dropped, 100 - 12, 100);
+	assert_in_range(st.dropped, refused, 100);
 	assert_int_equal(st.posts_ok, 0);
 	hw_alert_sink_stop(s);
 	close(fd);

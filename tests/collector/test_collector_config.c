@@ -34,14 +34,15 @@ static void every_key(void **state)
 	(void)state;
 	struct hw_collector_config c = {0};
 	char err[512] = "";
-	int rc = load(&c,
-		      "{\"report_ports\": [32766, 9555], \"int_ports\": [5000], \"int_dscp\": 32, \"int_dscp_mask\": 32,"
-		      " \"max_hops\": 9, \"bare_int\": false, \"vxlan_gpe_port\": 0, \"geneve_port\": 6082,"
-		      " \"roce_port\": 4792, \"latency_unit_ns\": 2.5, \"occupancy_unit_bytes\": 80, \"queues\": 1000,"
-		      " \"senders\": 100, \"flows\": 5000, \"ring_batches\": 8, \"workers\": 3, \"idle_exit_seconds\": 1.5,"
-		      " \"sinks\": {\"json\": \"out.jsonl\", \"records_dir\": \"rec\", \"rotate_mb\": 16, \"rotate_seconds\": 60,"
-		      " \"stream\": \"unix:/tmp/s\", \"metrics\": \"127.0.0.1:9464\"}}",
-		      err, sizeof(err));
+	int rc = load(
+	    &c,
+	    "{\"report_ports\": [32766, 9555], \"int_ports\": [5000], \"int_dscp\": 32, \"int_dscp_mask\": 32,"
+	    " \"max_hops\": 9, \"bare_int\": false, \"vxlan_gpe_port\": 0, \"geneve_port\": 6082,"
+	    " \"roce_port\": 4792, \"latency_unit_ns\": 2.5, \"occupancy_unit_bytes\": 80, \"queues\": 1000,"
+	    " \"senders\": 100, \"flows\": 5000, \"ring_batches\": 8, \"workers\": 3, \"idle_exit_seconds\": 1.5,"
+	    " \"sinks\": {\"json\": \"out.jsonl\", \"records_dir\": \"rec\", \"rotate_mb\": 16, \"rotate_seconds\": 60,"
+	    " \"stream\": \"unix:/tmp/s\", \"metrics\": \"127.0.0.1:9464\"}}",
+	    err, sizeof(err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(c.parser.n_report_ports, 2);
 	assert_int_equal(c.parser.report_ports[1], 9555);
@@ -114,9 +115,9 @@ static void bad_keys_and_values(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_key),
-		cmocka_unit_test(profile_then_explicit_dscp),
-		cmocka_unit_test(bad_keys_and_values),
+	    cmocka_unit_test(every_key),
+	    cmocka_unit_test(profile_then_explicit_dscp),
+	    cmocka_unit_test(bad_keys_and_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,15 +211,11 @@ static void queue_table_overflow_counted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(seq_in_order_and_gap),
-		cmocka_unit_test(seq_wraps_at_22_bits),
-		cmocka_unit_test(seq_wraps_at_32_bits),
-		cmocka_unit_test(seq_tracker_keys),
-		cmocka_unit_test(flow_lru_and_path_changes),
-		cmocka_unit_test(flow_table_many_flows_stay_bounded),
-		cmocka_unit_test(hist_buckets_match_le),
-		cmocka_unit_test(queue_stats),
-		cmocka_unit_test(queue_table_overflow_counted),
+	    cmocka_unit_test(seq_in_order_and_gap),         cmocka_unit_test(seq_wraps_at_22_bits),
+	    cmocka_unit_test(seq_wraps_at_32_bits),         cmocka_unit_test(seq_tracker_keys),
+	    cmocka_unit_test(flow_lru_and_path_changes),    cmocka_unit_test(flow_table_many_flows_stay_bounded),
+	    cmocka_unit_test(hist_buckets_match_le),        cmocka_unit_test(queue_stats),
+	    cmocka_unit_test(queue_table_overflow_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,7 +155,7 @@ struct info {
 static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned max_node, unsigned depth_thr)
 {
 	memset(o, 0, sizeof(*o));
-	assert_true(len >= O_MD);
+	assert_in_range(len, O_MD, SIZE_MAX);
 	/* Ethernet to the collector (report_encap dst_mac 00:00:00:00:00:64) */
 	static const uint8_t coll_mac[6] = {0, 0, 0, 0, 0, 0x64};
 	assert_memory_equal(f, coll_mac, 6);
@@ -200,7 +200,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 	assert_int_equal(be16(mn + 2), 0); /* ds_id */
 	assert_int_equal(be32(mn + 4), 0); /* ds_md_bits, ds_md_status */
 	o->inner_off = O_MD + 4 * o->md_len;
-	assert_true(o->inner_off < len);
+	assert_in_range(o->inner_off, 0, len - 1);
 	o->inner_len = len - o->inner_off;
 	assert_int_equal(4 * (o->rep_len - 2 - o->md_len), o->inner_len);
 	const uint8_t *in = f + o->inner_off;
@@ -220,7 +220,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		assert_int_equal(o->flags, 0xa0);
 		assert_int_equal(be16(md), 1);          /* ingress port */
 		assert_int_equal(be16(md + 2), 0xffff); /* egress port: none */
-		assert_true(be64(md + 4) > 0);          /* ingress timestamp */
+		assert_int_not_equal(be64(md + 4), 0);  /* ingress timestamp */
 		assert_int_equal(md[12], 0);            /* queue id */
 		o->reason = md[13];
 		assert_int_equal(be16(md + 14), 0);
@@ -231,10 +231,10 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		} else {
 			assert_int_equal(o->reason, 26);
 			assert_int_equal(be32(in + 16), 0x0a000202);
-			assert_true(in[8] <= 1);
+			assert_in_range(in[8], 0, 1);
 		}
 		if (o->node == 1) { /* dropped at the source: no INT yet, the host's DSCP */
-			assert_true(in[1] >> 2 != 0x17);
+			assert_int_not_equal(in[1] >> 2, 0x17);
 			o->hops = 0;
 			return;
 		}
@@ -244,7 +244,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		assert_int_equal(be32(md), 0x00010002);                        /* port 1 -> 2 */
 		assert_int_equal(be32(md + 4), be64(md + 20) - be64(md + 12)); /* latency = eg - ig (us) */
 		assert_int_equal(md[8], 0);                                    /* queue id */
-		assert_true(be24(md + 9) < 64);                                /* BMv2 queue: 64 packets */
+		assert_in_range(be24(md + 9), 0, 63);                          /* BMv2 queue: 64 packets */
 		assert_int_equal(be32(in + 16), 0x0a000202);
 		if (o->flags & 0x40) /* Q: depth or latency threshold reached (50000 us in p4/cli) */
 			assert_true(be24(md + 9) >= depth_thr || be32(md + 4) >= 50000);
@@ -257,7 +257,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		if (o->kind == K_INT)
 			assert_int_equal(in[8], 64 - o->node);
 		else
-			assert_true(in[8] >= 1 && in[8] <= 64 - o->node);
+			assert_in_range(in[8], 1, 64 - o->node);
 	}
 	/* INT v2.1 over UDP: DSCP 0x17, UDP checksum 0, shim type 1 NPT 0 length 3 + stack words,
 	 * original DSCP in the shim, MD ver 2 hop_ml 8, RHC 8 - hops, bitmap 0xFC00 */
@@ -267,9 +267,10 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 	assert_int_equal(shim[0], 0x10);
 	assert_int_equal(shim[2], 0);
 	assert_int_equal(shim[3] & 3, 0);
-	assert_true(shim[3] >> 2 != 0x17);
+	assert_int_not_equal(shim[3] >> 2, 0x17);
 	unsigned words = shim[1];
-	assert_true(words >= 3 && (words - 3) % 8 == 0);
+	assert_in_range(words, 3, UINT_MAX);
+	assert_int_equal((words - 3) % 8, 0);
 	o->hops = (words - 3) / 8;
 	/* who is on the stack: the hops before the reporting switch (sink, drop: as received), and
 	 * for a queue report also its own, pushed at this egress */
@@ -279,7 +280,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 	assert_int_equal(be16(imd + 4), 0xFC00);
 	assert_int_equal(be16(imd + 6), 0);
 	assert_int_equal(be32(imd + 8), 0);
-	assert_true(be16(in + 24) >= 8 + 16 + 32 * o->hops + 8); /* UDP + shim + MD + stack + payload */
+	assert_in_range(be16(in + 24), 8 + 16 + 32 * o->hops + 8, UINT16_MAX); /* UDP + shim + MD + stack + payload */
 	for (unsigned h = 0; h < o->hops; h++) {
 		const uint8_t *w = stack + 32 * h;
 		if ((size_t)(w + 32 - in) > o->inner_len)
@@ -288,7 +289,7 @@ static void check_report(const uint8_t *f, size_t len, struct info *o, unsigned 
 		assert_int_equal(be32(w + 4), 0x00010002);                  /* ports */
 		assert_int_equal(be32(w + 8), be64(w + 24) - be64(w + 16)); /* latency = eg - ig */
 		assert_int_equal(w[12], 0);                                 /* queue id */
-		assert_true(be24(w + 13) < 64);
+		assert_in_range(be24(w + 13), 0, 63);
 		if (h == 0 && o->kind == K_QUEUE) /* its own hop: the same values as the metadata */
 			assert_memory_equal(w + 4, md, 28);
 	}
@@ -356,7 +357,7 @@ static void check_generated(const char *pcap, unsigned nodes, unsigned *paired, 
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", dir, pcap);
 	assert_int_equal(load(&gcap, path), 0);
-	assert_true(gcap.n > 100);
+	assert_in_range(gcap.n, 101, UINT_MAX);
 	struct info bi[8];
 	for (unsigned i = 0; i < bmv2.n; i++)
 		check_report(bmv2.f[i].d, bmv2.f[i].len, &bi[i], 3, BMV2_DEPTH_THR);
@@ -412,12 +413,12 @@ static void test_preset_vs_bmv2(void **state)
 	unsigned k[5] = {0}, paired[8] = {0};
 	check_generated("p4.pcap", 3, paired, k);
 	for (unsigned j = 0; j < bmv2.n; j++) /* each of BMv2's reports has generated twins */
-		assert_true(paired[j] > 0);
-	assert_true(k[K_INT] > 100);
-	assert_true(k[K_QUEUE] > 10);
-	assert_true(k[K_DROP] > 10);
-	assert_true(k[3] > 10);   /* sink reports with Q */
-	assert_true(k[4] > 1000); /* compared with a BMv2 report byte by byte */
+		assert_int_not_equal(paired[j], 0);
+	assert_in_range(k[K_INT], 101, UINT_MAX);
+	assert_in_range(k[K_QUEUE], 11, UINT_MAX);
+	assert_in_range(k[K_DROP], 11, UINT_MAX);
+	assert_in_range(k[3], 11, UINT_MAX);   /* sink reports with Q */
+	assert_in_range(k[4], 1001, UINT_MAX); /* compared with a BMv2 report byte by byte */
 }
 
 /* Longer lines, and payloads that make the inner packet hit the 512-byte cut. */
@@ -430,7 +431,9 @@ static void test_preset_geometry(void **state)
 	                 0);
 	unsigned k[5] = {0};
 	check_generated("big.pcap", 9, NULL, k);
-	assert_true(k[K_INT] > 100 && k[K_QUEUE] > 10 && k[K_DROP] > 10);
+	assert_in_range(k[K_INT], 101, UINT_MAX);
+	assert_in_range(k[K_QUEUE], 11, UINT_MAX);
+	assert_in_range(k[K_DROP], 11, UINT_MAX);
 	/* 20 + 8 + 16 + 8 * 32 + 1000 bytes: cut to 512, report_length 2 + 7 + 128 */
 	char path[512];
 	static struct capture c;

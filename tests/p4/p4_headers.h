@@ -18,7 +18,7 @@ struct p4h_field {
 
 struct p4h_header {
 	char name[P4H_NAME_MAX]; /* the type name as written, e.g. "tr2_group_t" */
-	char file[256];		 /* where it was declared */
+	char file[256];          /* where it was declared */
 	struct p4h_field fields[P4H_FIELDS_MAX];
 	unsigned n_fields;
 	int has_varbit;

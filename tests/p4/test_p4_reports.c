@@ -1,6 +1,7 @@
 /* What hopwatch_v1model.p4 really sends, checked byte by byte: captures from three BMv2 switches
  * (tests/p4/data/README.md) against the report format in p4/README.md, and, when the wire parser is
  * built, against the collector's decoding.  Usage: test_p4_reports DATA_DIR */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,10 @@
 #define ETH_LEN 14
 #define IP_LEN 20
 #define UDP_LEN 8
+
+/* The drop reasons the capture holds: 26 (TTL expired, the packet sent with TTL 1) and 29 (no route,
+ * the one to 10.9.9.9). */
+static const LargestIntegralType drop_reasons[] = {26, 29};
 
 struct frame {
 	uint8_t data[1600];
@@ -94,7 +99,7 @@ static unsigned ip_csum(const uint8_t *ip)
 /* Ethernet + IPv4 (no options) + UDP with consistent lengths; returns the UDP payload length. */
 static size_t check_eth_ip_udp(const uint8_t *f, size_t len)
 {
-	assert_true(len >= ETH_LEN + IP_LEN + UDP_LEN);
+	assert_in_range(len, ETH_LEN + IP_LEN + UDP_LEN, SIZE_MAX);
 	assert_int_equal(be16(f + 12), 0x0800);
 	const uint8_t *ip = f + ETH_LEN;
 	assert_int_equal(ip[0], 0x45);
@@ -136,7 +141,7 @@ static unsigned check_int_packet(const uint8_t *ip, size_t len, unsigned newest_
 		shim = ip + IP_LEN + 20;
 	}
 	const uint8_t *md = shim + HW_INT21_SHIM_BYTES;
-	assert_true(len >= (size_t)(md + HW_INT21_MD_BYTES - ip));
+	assert_in_range(len, (size_t)(md + HW_INT21_MD_BYTES - ip), SIZE_MAX);
 	assert_int_equal(HW_FIELD(INT21_SHIM, int_type, shim), 1);
 	assert_int_equal(HW_FIELD(INT21_SHIM, npt, shim), 0);
 	assert_int_equal(HW_FIELD(INT21_SHIM, npt_field, shim), 0); /* original DSCP 0 */
@@ -151,10 +156,10 @@ static unsigned check_int_packet(const uint8_t *ip, size_t len, unsigned newest_
 	const uint8_t *stack = md + HW_INT21_MD_BYTES;
 	for (unsigned h = 0; h < hops; h++) {
 		const uint8_t *w = stack + 32 * h;
-		assert_true((size_t)(w + 32 - ip) <= len);
-		assert_int_equal(be32(w), newest_node - h);		 /* node id */
-		assert_int_equal(be32(w + 4), 0x00010002);		 /* L1 ports 1 -> 2 */
-		assert_int_equal(w[12], 0);				 /* queue id */
+		assert_in_range((size_t)(w + 32 - ip), 0, len);
+		assert_int_equal(be32(w), newest_node - h);                 /* node id */
+		assert_int_equal(be32(w + 4), 0x00010002);                  /* L1 ports 1 -> 2 */
+		assert_int_equal(w[12], 0);                                 /* queue id */
 		assert_int_equal(be32(w + 8), be64(w + 24) - be64(w + 16)); /* latency = eg - ig (us) */
 	}
 	return hops;
@@ -199,7 +204,8 @@ static void test_report_format(void **state)
 		assert_int_equal(HW_FIELD(TR2_INT_MAIN, ds_md_bits, main_), 0);
 		assert_int_equal(HW_FIELD(TR2_INT_MAIN, ds_md_status, main_), 0);
 		unsigned bits = HW_FIELD(TR2_INT_MAIN, rep_md_bits, main_);
-		unsigned d = HW_FIELD(TR2_INDIV, d, ind), q = HW_FIELD(TR2_INDIV, q, ind), fl = HW_FIELD(TR2_INDIV, f, ind);
+		unsigned d = HW_FIELD(TR2_INDIV, d, ind), q = HW_FIELD(TR2_INDIV, q, ind),
+		         fl = HW_FIELD(TR2_INDIV, f, ind);
 
 		const uint8_t *inner = md + 4 * md_len;
 		size_t inner_len = 4 * (rep_len - 2 - md_len);
@@ -215,8 +221,8 @@ static void test_report_format(void **state)
 			assert_int_equal(q, 0);
 			assert_int_equal(node, 1);
 			assert_int_equal(be32(md), 0x0001ffff); /* ingress 1, egress unknown */
-			assert_int_equal(md[12], 0);		/* queue id */
-			assert_true(md[13] == 29 || md[13] == 26);
+			assert_int_equal(md[12], 0);            /* queue id */
+			assert_in_set(md[13], drop_reasons, 2);
 			assert_int_equal(be16(md + 14), 0);
 			/* reason 26 (TTL) is the packet sent with TTL 1, 29 (no route) the one to 10.9.9.9 */
 			if (md[13] == 26)
@@ -282,7 +288,7 @@ static void test_tcp(void **state)
 {
 	(void)state;
 	unsigned with_int = 0, data_bytes = 0;
-	assert_true(tcp_link.n >= 4);
+	assert_in_range(tcp_link.n, 4, UINT_MAX);
 	for (unsigned i = 0; i < tcp_link.n; i++) {
 		const uint8_t *ip = tcp_link.f[i].data + ETH_LEN;
 		assert_int_equal(ip[9], 6);
@@ -292,10 +298,10 @@ static void test_tcp(void **state)
 			with_int++;
 			assert_int_equal(check_int_packet(ip, tcp_link.f[i].len - ETH_LEN, 2), 2);
 		} else {
-			assert_true(ip[IP_LEN + 12] >> 4 > 5); /* not watched: TCP options (SYN) */
+			assert_in_range(ip[IP_LEN + 12] >> 4, 6, 15); /* not watched: TCP options (SYN) */
 		}
 	}
-	assert_true(with_int >= 3);
+	assert_in_range(with_int, 3, UINT_MAX);
 	for (unsigned i = 0; i < tcp_h2.n; i++) {
 		const uint8_t *ip = tcp_h2.f[i].data + ETH_LEN;
 		assert_int_equal(ip[9], 6);
@@ -329,7 +335,7 @@ static void test_collector_decodes(void **state)
 		if (reps[0].flags & HW_RF_DROPPED) {
 			assert_int_equal(out.n_recs, 1);
 			assert_int_equal(recs[0].node_id, 1);
-			assert_true(recs[0].drop_reason == 29 || recs[0].drop_reason == 26);
+			assert_in_set(recs[0].drop_reason, drop_reasons, 2);
 			continue;
 		}
 		/* The sink sees the whole path; the transit's queue report the path so far. */
@@ -369,11 +375,9 @@ int main(int argc, char **argv)
 	}
 	data_dir = argv[1];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_format),
-		cmocka_unit_test(test_int_in_flight),
-		cmocka_unit_test(test_int_removed_at_sink),
-		cmocka_unit_test(test_tcp),
-		cmocka_unit_test(test_collector_decodes),
+	    cmocka_unit_test(test_report_format),       cmocka_unit_test(test_int_in_flight),
+	    cmocka_unit_test(test_int_removed_at_sink), cmocka_unit_test(test_tcp),
+	    cmocka_unit_test(test_collector_decodes),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

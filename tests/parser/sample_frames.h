@@ -9,6 +9,7 @@
  * detection, NPT 0) holds two hops.  Lengths: inner UDP 8 + shim 4 + MD 12 + stack 16 + BTH 12 = 52;
  * inner IPv4 20 + 52 = 72; individual report body 8 (main) + 8 (md) + 72 = 88 B = 22 words;
  * TR payload 8 + 4 + 88 = 100; outer UDP 108; outer IPv4 128; frame 142. */
+/* clang-format off */
 static const uint8_t tr2_sink_frame[142] = {
 	/* Ethernet: dst, src, type IPv4 */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
@@ -39,11 +40,13 @@ static const uint8_t tr2_sink_frame[142] = {
 	/* BTH: opcode 0x04 (RC SEND only), flags, P_Key 0xffff, rsvd, dest QP 0x000123, PSN 7 */
 	0x04, 0x40, 0xff, 0xff, 0x00, 0x00, 0x01, 0x23, 0x80, 0x00, 0x00, 0x07,
 };
+/* clang-format on */
 
 /* TR v0.5 switch-local report (fabric-tna): nproto 2, F, hw_id 0, seq 0xfffffffe, ingress ts
  * 0xfffffff0; local header: switch 7, ports 1 -> 2, queue 0 occ 0x20, egress ts 0x10 (wrapped:
  * latency 0x10 - 0xfffffff0 mod 2^32 = 0x20).  Inner Ethernet/IPv4/TCP 10.0.0.1:80 -> 10.0.0.2:81.
  * Lengths: inner 14 + 20 + 20 = 54; TR 12 + 16 + 54 = 82; UDP 90; IPv4 110; frame 124. */
+/* clang-format off */
 static const uint8_t tr05_local_frame[124] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
 	/* IPv4 total 110 = 0x6e */
@@ -64,5 +67,6 @@ static const uint8_t tr05_local_frame[124] = {
 	0x00, 0x50, 0x00, 0x51, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x50, 0x10, 0x10, 0x00, 0x00, 0x00,
 	0x00, 0x00,
 };
+/* clang-format on */
 
 #endif

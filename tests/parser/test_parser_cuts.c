@@ -26,9 +26,9 @@ static enum hw_result parse_copy(const struct hw_parser_config *cfg, const uint8
 	if (r != HW_OK) {
 		assert_int_equal(o.n_recs, 0);
 		assert_int_equal(o.n_reps, 0);
-		assert_true(o.err_offset <= n);
+		assert_in_range(o.err_offset, 0, n);
 	}
-	assert_true((unsigned)r < HW_RESULT_COUNT);
+	assert_in_range(r, 0, HW_RESULT_COUNT - 1);
 	return r;
 }
 

@@ -39,7 +39,4 @@ void rec_fill(struct hw_record *r, uint32_t seed);
 /* Fail, naming the field, unless a and b are equal field by field (pad bytes included). */
 void rec_assert_equal(const struct hw_record *a, const struct hw_record *b);
 
-/* CLOCK_MONOTONIC in seconds. */
-double mono_s(void);
-
 #endif

@@ -66,7 +66,7 @@ static size_t read_expect(struct sink_fx *f, const char *name, uint32_t *next)
 static void assert_final_name(const char *name)
 {
 	size_t n = strlen(name);
-	assert_true(n > 8);
+	assert_in_range(n, 9, SIZE_MAX);
 	assert_memory_equal(name, "rec-", 4);
 	assert_string_equal(name + n - 4, ".hwr");
 }

@@ -20,18 +20,15 @@
 
 #define PER_BATCH 100u
 
-/* 10000 batches to nobody: all dropped and counted, in well under a second. */
+/* 10000 batches to nobody: each send returns at once with nothing sent, and all are counted as
+ * dropped.  (A send that waited for a peer would never return: the test would hang, not pass.) */
 static void drops_without_blocking(struct sink_fx *f, const char *addr)
 {
 	struct hw_stream_sender *s = fx_sender(f, addr);
 	for (unsigned i = 0; i < 10; i++)
 		rec_fill(&f->batch[i], i);
-	double t0 = mono_s();
 	for (int b = 0; b < 10000; b++)
 		assert_int_equal(hw_stream_send(s, f->batch, 10), 0);
-	double took = mono_s() - t0;
-	if (took > 0.5)
-		fail_msg("10000 dropped sends took %.3f s", took);
 	assert_int_equal(hw_stream_dropped_batches(s), 10000);
 	assert_int_equal(hw_stream_dropped_records(s), 100000);
 	assert_int_equal(hw_stream_sent_records(s), 0);
@@ -61,28 +58,25 @@ static void tcp_no_listener(void **state)
 	close(fd);
 }
 
-/* Sender floods a listener that does not read; then the listener drains everything. */
+/* Sender floods a listener that does not read (a send that blocked on the full socket would never
+ * return: nobody reads until the loop ends); then the listener drains everything. */
 static void stalled_reader(struct sink_fx *f, const char *listen_addr)
 {
 	struct hw_stream_listener *l = fx_listen(f, listen_addr);
 	struct hw_stream_sender *s = fx_sender(f, hw_stream_listener_address(l));
 	const uint32_t nbatch = 4000; /* 54 MB: far more than socket buffers hold */
-	double t0 = mono_s();
 	for (uint32_t b = 0; b < nbatch; b++) {
 		for (uint32_t i = 0; i < PER_BATCH; i++)
 			rec_fill(&f->batch[i], b * PER_BATCH + i);
 		hw_stream_send(s, f->batch, PER_BATCH);
 	}
-	double took = mono_s() - t0;
-	if (took > 2.0)
-		fail_msg("%u sends took %.3f s", nbatch, took);
-	assert_true(hw_stream_dropped_batches(s) > 0);
+	assert_int_not_equal(hw_stream_dropped_batches(s), 0);
 	uint64_t pending = hw_stream_sender_flush(s) ? 0 : PER_BATCH; /* a frame the socket took part of */
 	assert_int_equal(hw_stream_sent_records(s) + hw_stream_dropped_records(s) + pending,
 	                 (uint64_t)nbatch * PER_BATCH);
-	print_message("%s: %llu records sent, %llu dropped in %llu batches, %llu pending, %.3f s\n", listen_addr,
+	print_message("%s: %llu records sent, %llu dropped in %llu batches, %llu pending\n", listen_addr,
 	              (unsigned long long)hw_stream_sent_records(s), (unsigned long long)hw_stream_dropped_records(s),
-	              (unsigned long long)hw_stream_dropped_batches(s), (unsigned long long)pending, took);
+	              (unsigned long long)hw_stream_dropped_batches(s), (unsigned long long)pending);
 
 	/* Now read everything, letting the sender push a partly sent frame. */
 	uint64_t received = 0;
@@ -100,7 +94,7 @@ static void stalled_reader(struct sink_fx *f, const char *listen_addr)
 		}
 		assert_int_equal(n, PER_BATCH);
 		uint64_t b = (f->out[0].time_ns - 0x1000000000000000u) / 1000 / PER_BATCH;
-		assert_true((int64_t)b > last_batch); /* in order; gaps are dropped batches */
+		assert_in_range((int64_t)b, last_batch + 1, INT64_MAX); /* in order; gaps are dropped batches */
 		last_batch = (int64_t)b;
 		for (uint32_t i = 0; i < PER_BATCH; i++) {
 			rec_fill(&want, (uint32_t)b * PER_BATCH + i);
@@ -115,7 +109,7 @@ static void stalled_reader(struct sink_fx *f, const char *listen_addr)
 	assert_int_equal(received, hw_stream_sent_records(s));
 	assert_int_equal(hw_stream_sent_records(s) + hw_stream_dropped_records(s), (uint64_t)nbatch * PER_BATCH);
 	assert_int_equal(hw_stream_dropped_records(s), hw_stream_dropped_batches(s) * PER_BATCH);
-	assert_true(received > 0);
+	assert_int_not_equal(received, 0);
 	hw_stream_sender_close(s);
 	hw_stream_listener_close(l);
 }

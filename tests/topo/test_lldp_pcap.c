@@ -1,5 +1,6 @@
 /* Unit tests of the libpcap source: capture files written here (Ethernet and Linux SLL2) from hand-built
  * frames, including the MTU mismatch lldpd cannot produce (it never sends the 802.3 maximum frame size). */
+#include <errno.h>
 #include <pcap/pcap.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,7 +29,7 @@ static void cap_open(struct cap *c, int linktype)
 {
 	snprintf(c->path, sizeof(c->path), "/tmp/hwt-topo-pcap-XXXXXX");
 	int fd = mkstemp(c->path);
-	assert_true(fd >= 0);
+	assert_return_code(fd, errno);
 	close(fd);
 	c->dead = pcap_open_dead(linktype, 65535);
 	c->d = pcap_dump_open(c->dead, c->path);

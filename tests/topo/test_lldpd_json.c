@@ -1,5 +1,6 @@
 /* Unit tests of the lldpcli dump importer on real lldpd 1.0.16 dumps (tests/topo/data, both the json0 and
  * the singleton-collapsing json shape) and on malformed files. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,7 +93,7 @@ static void single_dump(void **state)
 	assert_true(has_link(&t, "leaf1.eth1 spine1.eth1"));
 	assert_true(has_link(&t, "host1.eth1 leaf1.eth3"));
 	for (uint32_t i = 0; i < t.n_links; i++) {
-		assert_true(t.links[i].last_seen <= 1000 && t.links[i].last_seen > 900);
+		assert_true(t.links[i].last_seen <= 1000 && t.links[i].last_seen > 900); /* seconds, a double */
 		assert_true(t.links[i].expires > t.links[i].last_seen);
 	}
 	hw_topo_free(&t);
@@ -103,7 +104,7 @@ static char *write_tmp(const char *text)
 	static char path[64];
 	snprintf(path, sizeof(path), "/tmp/hwt-topo-json-XXXXXX");
 	int fd = mkstemp(path);
-	assert_true(fd >= 0);
+	assert_return_code(fd, errno);
 	FILE *f = fdopen(fd, "w");
 	fputs(text, f);
 	fclose(f);

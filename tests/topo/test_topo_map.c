@@ -1,5 +1,6 @@
 /* Unit tests of INT node id / port placement: the default (node id = IPv4 management address), the map file
  * (names, port numbers, port formats, tiers), rejected map files, and the tally of unplaced (node, port). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +21,7 @@ static char *write_tmp(const char *text)
 	static char path[64];
 	snprintf(path, sizeof(path), "/tmp/hwt-topo-map-XXXXXX");
 	int fd = mkstemp(path);
-	assert_true(fd >= 0);
+	assert_return_code(fd, errno);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
 	return path;

@@ -1,5 +1,6 @@
 /* Unit tests of the SVG rendering (cgraph + gvc, one context): every node and link by id, tiers in ranks,
  * mismatched links in the legend's colours, and the JSON writer. */
+#include <errno.h>
 #include <gvc.h>
 #include <jansson.h>
 #include <math.h>
@@ -64,7 +65,8 @@ static void svg_has_everything(void **state)
 	struct hw_topo_error err = {0};
 	assert_int_equal(hw_topo_render(gvc, &t, &o, &err), HW_TOPO_OK);
 	assert_non_null(svg);
-	assert_true(len > 100 && strlen(svg) == len);
+	assert_in_range(len, 101, SIZE_MAX);
+	assert_int_equal(strlen(svg), len);
 	assert_non_null(strstr(svg, "<svg"));
 	/* Graphviz writes '-' in ids as &#45; */
 	assert_non_null(element(svg, "n&#45;h1"));
@@ -76,8 +78,10 @@ static void svg_has_everything(void **state)
 	assert_non_null(pfc);
 	char *mtu_end = strstr(mtu, "</g>"), *pfc_end = strstr(pfc, "</g>");
 	char *red = strstr(mtu, "#d62728"), *orange = strstr(pfc, "#ff7f0e");
-	assert_true(red && red < mtu_end);
-	assert_true(orange && orange < pfc_end);
+	assert_non_null(red);
+	assert_true(red < mtu_end);
+	assert_non_null(orange);
+	assert_true(orange < pfc_end);
 	assert_non_null(strstr(mtu, ">Ethernet0<"));  /* port labels */
 	assert_non_null(strstr(svg, "MTU mismatch")); /* legend */
 	/* ranks: the host is drawn below the leaf, the leaf below the spine (SVG y grows downwards) */
@@ -99,7 +103,7 @@ static void json_output(void **state)
 	fabric(&t);
 	char json_file[] = "/tmp/hwt-topo-json-out-XXXXXX";
 	int fd = mkstemp(json_file);
-	assert_true(fd >= 0);
+	assert_return_code(fd, errno);
 	struct hw_place_tally tally = {0};
 	hw_place_tally_add(&tally, &t, NULL, 99, 1);
 	assert_int_equal(hw_topo_write_json(&t, &tally, json_file, NULL), HW_TOPO_OK);
@@ -172,14 +176,16 @@ static void overlay(void **state)
 	show[l1] = show[s1] = 1;
 	struct hw_render_link_style links[2] = {{0}};
 	uint32_t up = hw_topo_find_port_by_name(&t, l1, "Ethernet48");
-	assert_true(up != HW_TOPO_NONE && t.ports[up].link != HW_TOPO_NONE);
+	assert_int_not_equal(up, HW_TOPO_NONE);
+	assert_int_not_equal(t.ports[up].link, HW_TOPO_NONE);
 	links[t.ports[up].link] = (struct hw_render_link_style){.color = "#cb181d", .width = 5};
 	struct hw_render_badge badge = {.port = up,
 	                                .id = "q-l1.Ethernet48.3",
 	                                .label = "Ethernet48 q3\nocc 2M",
 	                                .fill = "#f16913",
 	                                .peripheries = 2};
-	struct hw_render_path flow_path = {.id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
+	struct hw_render_path flow_path = {
+	    .id = "flow-00000000000000ab", .color = "#1f77b4", .n = 2, .nodes = {l1, s1}};
 	struct hw_render_overlay ov = {.show = show,
 	                               .links = links,
 	                               .badges = &badge,
@@ -199,7 +205,8 @@ static void overlay(void **state)
 	char *link = element(svg, "l&#45;l1.Ethernet48&#45;&#45;s1.Ethernet1");
 	assert_non_null(link);
 	char *red = strstr(link, "stroke=\"#cb181d\""), *link_end = strstr(link, "</g>");
-	assert_true(red && red < link_end);
+	assert_non_null(red);
+	assert_true(red < link_end);
 	char *b = element(svg, "q&#45;l1.Ethernet48.3");
 	assert_non_null(b);
 	assert_non_null(strstr(b, ">occ 2M<"));
@@ -207,7 +214,9 @@ static void overlay(void **state)
 	char *f = element(svg, "flow&#45;00000000000000ab");
 	assert_non_null(f);
 	char *d = strstr(f, " d=\"M");
-	assert_true(d && d < strstr(f, "</g>") && strstr(f, "stroke=\"#1f77b4\""));
+	assert_non_null(d);
+	assert_true(d < strstr(f, "</g>"));
+	assert_non_null(strstr(f, "stroke=\"#1f77b4\""));
 	double px, py, lx, ly;
 	assert_int_equal(sscanf(d + 5, "%lf,%lf", &px, &py), 2);
 	char *lt = strstr(element(svg, "n&#45;l1"), "<text");

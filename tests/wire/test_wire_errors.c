@@ -45,7 +45,7 @@
 #include "vec_util.h"
 
 static void expect_frame_error(const struct hw_parser_config *cfg, const uint8_t *frame, size_t len,
-			       enum hw_result want)
+                               enum hw_result want)
 {
 	struct vec_out v;
 	vec_out_init(&v);
@@ -60,7 +60,7 @@ static void expect_report_error(const uint8_t *payload, size_t len, enum hw_resu
 	uint8_t frame[512];
 	hw_parser_config_default(&cfg);
 	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, len, 0, 32766, 0);
-	assert_true(n > 0);
+	assert_int_not_equal(n, 0);
 	expect_frame_error(&cfg, frame, n, want);
 	/* the same payload through hw_parse_report */
 	struct vec_out v;
@@ -70,11 +70,11 @@ static void expect_report_error(const uint8_t *payload, size_t len, enum hw_resu
 
 /* A bare INT packet: UDP payload behind IPv4 TOS 0x5c (DSCP 0x17, the default INT DSCP). */
 static void expect_int_error_cfg(const struct hw_parser_config *cfg, const uint8_t *payload, size_t len,
-				 enum hw_result want)
+                                 enum hw_result want)
 {
 	uint8_t frame[512];
 	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, len, 5001, 5002, 0x5c);
-	assert_true(n > 0);
+	assert_int_not_equal(n, 0);
 	expect_frame_error(cfg, frame, n, want);
 }
 
@@ -91,16 +91,20 @@ static void l2_truncated(void **state)
 	(void)state;
 	struct hw_parser_config cfg;
 	hw_parser_config_default(&cfg);
+	/* clang-format off */
 	static const uint8_t short_frame[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 		0x02, 0x00, 0x00, 0x00,		    /* src MAC cut after 4 of 6 bytes */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, short_frame, sizeof(short_frame), HW_E_L2_TRUNCATED);
+	/* clang-format off */
 	static const uint8_t cut_tag[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 		0x81, 0x00, /* TPID 802.1Q */
 		0x00, 0x64, /* TCI VID 100; the tag's inner ethertype (2 B) is missing */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, cut_tag, sizeof(cut_tag), HW_E_L2_TRUNCATED);
 }
 
@@ -109,6 +113,7 @@ static void ip_truncated(void **state)
 	(void)state;
 	struct hw_parser_config cfg;
 	hw_parser_config_default(&cfg);
+	/* clang-format off */
 	static const uint8_t cut_ipv4[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 		0x08, 0x00,		/* IPv4 */
@@ -116,9 +121,11 @@ static void ip_truncated(void **state)
 		0x00, 0x00, 0x40, 0x00, /* ID, DF */
 		0x40, 0x11,		/* TTL, UDP -- frame ends after 10 of the 20 header bytes */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, cut_ipv4, sizeof(cut_ipv4), HW_E_IP_TRUNCATED);
 	/* IPv6 whose payload length (2) matches the frame, but the payload starts an 8-byte
 	 * Hop-by-Hop header: the packet ends inside its extension header */
+	/* clang-format off */
 	static const uint8_t cut_ext[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 		0x86, 0xdd,		/* IPv6 */
@@ -128,6 +135,7 @@ static void ip_truncated(void **state)
 		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x64, /* dst */
 		0x11, 0x00, /* HBH next header 17, hdr ext len 0 (8 B) -- only 2 B present */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, cut_ext, sizeof(cut_ext), HW_E_IP_TRUNCATED);
 }
 
@@ -137,6 +145,7 @@ static void ip_header(void **state)
 	struct hw_parser_config cfg;
 	hw_parser_config_default(&cfg);
 	/* IPv4 with IHL 4 (16 B: less than the fixed 20 B header); frame has a full 20 B + UDP */
+	/* clang-format off */
 	static const uint8_t ihl4[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
 		0x44, 0x00, 0x00, 0x1c, /* version 4, IHL 4 (invalid), total length 28 */
@@ -147,6 +156,7 @@ static void ip_header(void **state)
 		0x00, 0x00, 0x7f, 0xfe, /* UDP src port 0, dst port 32766 */
 		0x00, 0x08, 0x00, 0x00, /* UDP length 8 */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, ihl4, sizeof(ihl4), HW_E_IP_HEADER);
 	/* version nibble 6 behind ethertype IPv4 */
 	uint8_t v6in4[sizeof(ihl4)];
@@ -160,6 +170,7 @@ static void ip_header(void **state)
 	longer[16] = 0x00, longer[17] = 0xc8;
 	expect_frame_error(&cfg, longer, sizeof(longer), HW_E_IP_HEADER);
 	/* IPv6 payload length 100 with 8 B of payload */
+	/* clang-format off */
 	static const uint8_t v6long[] = {
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x86, 0xdd,
 		0x60, 0x00, 0x00, 0x00,		/* version 6 */
@@ -168,10 +179,12 @@ static void ip_header(void **state)
 		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x64,
 		0x00, 0x00, 0x7f, 0xfe, 0x00, 0x08, 0x00, 0x00, /* UDP to 32766, length 8 */
 	};
+	/* clang-format on */
 	expect_frame_error(&cfg, v6long, sizeof(v6long), HW_E_IP_HEADER);
 }
 
 /* a valid 24-byte TR v2.0 report: group + one report with hop latency 13 (see test_wire_outer.c) */
+/* clang-format off */
 static const uint8_t tr2_small[] = {
 	0x20, 0x00, 0x00, 0x2a, /* ver 2 | hw_id 0 | seq 42 */
 	0x00, 0x00, 0x00, 0x63, /* node 99 */
@@ -180,6 +193,7 @@ static const uint8_t tr2_small[] = {
 	0x00, 0x00, 0x00, 0x00, /* DSMdBits, DSMdStatus */
 	0x00, 0x00, 0x00, 0x0d, /* hop latency 13 */
 };
+/* clang-format on */
 
 static void udp_length(void **state)
 {
@@ -203,19 +217,24 @@ static void report_truncated(void **state)
 	static const uint8_t g5[] = {0x20, 0x00, 0x00, 0x01, 0x00};
 	expect_report_error(g5, sizeof(g5), HW_E_REPORT_TRUNCATED);
 	/* group header + 2 of the 4 individual report header bytes */
+	/* clang-format off */
 	static const uint8_t i2[] = {
 		0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, /* group: ver 2, seq 1, node 1 */
 		0x10, 0x03,					/* rep_type 1 | in_type 0; report_length 3 ... */
 	};
+	/* clang-format on */
 	expect_report_error(i2, sizeof(i2), HW_E_REPORT_TRUNCATED);
 	/* 10 of the 16 TR v1.0 header bytes */
+	/* clang-format off */
 	static const uint8_t t1[] = {
 		0x14, 0x20, 0x00, 0x00, /* ver 1 | length 4 | nproto 1 ... */
 		0x00, 0x00, 0x00, 0x01, /* switch id 1 */
 		0x00, 0x00,		/* sequence number cut */
 	};
+	/* clang-format on */
 	expect_report_error(t1, sizeof(t1), HW_E_REPORT_TRUNCATED);
 	/* TR v0.5 nproto 2: fixed 12 B, then 8 of the 16 local header bytes */
+	/* clang-format off */
 	static const uint8_t t05[] = {
 		0x02, 0x20, 0x00, 0x01, /* ver 0 | nproto 2 (local header); F; hw_id 1 */
 		0x00, 0x00, 0x00, 0x01, /* seq 1 */
@@ -223,6 +242,7 @@ static void report_truncated(void **state)
 		0x00, 0x00, 0x00, 0x65, /* local: switch id 101 */
 		0x00, 0x01, 0x00, 0x02, /* ports -- queue and egress ts missing */
 	};
+	/* clang-format on */
 	expect_report_error(t05, sizeof(t05), HW_E_REPORT_TRUNCATED);
 }
 
@@ -252,6 +272,7 @@ static void report_length(void **state)
 	expect_report_error(p, sizeof(p), HW_E_REPORT_LENGTH);
 
 	/* a good first report followed by a lying one: the whole packet is rejected */
+	/* clang-format off */
 	static const uint8_t two[] = {
 		0x20, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x63, /* group: ver 2, seq 42, node 99 */
 		0x10, 0x03, 0x01, 0x00,				/* report 1: length 3, md 1 */
@@ -261,9 +282,11 @@ static void report_length(void **state)
 		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* RepMdBits 0x2000 */
 		0x00, 0x00, 0x00, 0x0e,				/* latency 14 */
 	};
+	/* clang-format on */
 	expect_report_error(two, sizeof(two), HW_E_REPORT_LENGTH);
 
 	/* TR v1.0 length 15 words (60 B) with a 20 B payload */
+	/* clang-format off */
 	static const uint8_t t1[] = {
 		0x1f, 0x08, 0x00, 0x00, /* ver 1 | length 15 | nproto 0 | rep_md 0x10 (b1 latency) */
 		0x00, 0x00, 0x00, 0x01, /* switch id 1 */
@@ -271,6 +294,7 @@ static void report_length(void **state)
 		0x00, 0x00, 0x00, 0x10, /* ingress ts */
 		0x00, 0x00, 0x00, 0x05, /* b1: hop latency 5 */
 	};
+	/* clang-format on */
 	expect_report_error(t1, sizeof(t1), HW_E_REPORT_LENGTH);
 }
 
@@ -285,6 +309,7 @@ static void report_type(void **state)
 	expect_report_error(p, sizeof(p), HW_E_REPORT_TYPE);
 
 	/* TR v0.5 nproto 3: not Ethernet, drop or local */
+	/* clang-format off */
 	static const uint8_t t05[] = {
 		0x03, 0x20, 0x00, 0x01, /* ver 0 | nproto 3; F; hw_id 1 */
 		0x00, 0x00, 0x00, 0x01, /* seq */
@@ -292,9 +317,11 @@ static void report_type(void **state)
 		0x00, 0x00, 0x00, 0x65, 0x00, 0x01, 0x00, 0x02, /* 16 more bytes */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
+	/* clang-format on */
 	expect_report_error(t05, sizeof(t05), HW_E_REPORT_TYPE);
 
 	/* TR v1.0 nproto 5 (0 Ethernet, 1 IPv4, 2 IPv6 only): byte1 = 101 00000 */
+	/* clang-format off */
 	static const uint8_t t1[] = {
 		0x14, 0xa0, 0x00, 0x40, /* ver 1 | length 4 | nproto 5 | rep_md 0 | F */
 		0x00, 0x00, 0x00, 0x01, /* switch id */
@@ -303,6 +330,7 @@ static void report_type(void **state)
 		0x45, 0x00, 0x00, 0x14, 0x00, 0x00, 0x40, 0x00, /* 20 B that would be an IPv4 header */
 		0x40, 0x11, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
 	};
+	/* clang-format on */
 	expect_report_error(t1, sizeof(t1), HW_E_REPORT_TYPE);
 }
 
@@ -312,6 +340,7 @@ static void report_md(void **state)
 	/* RepMdBits 0x2800 = latency (1 word) + ingress ts (2 words) = 3 words, md_length 1; the
 	 * report (length 5) and the payload hold 3 words after the fixed part, so no length field
 	 * points past anything: only the bitmap/md_length disagreement is wrong */
+	/* clang-format off */
 	static const uint8_t p[] = {
 		0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, /* group: ver 2, seq 1, node 1 */
 		0x10, 0x05, 0x01, 0x00,				/* rep_type 1 | in_type 0; length 5; md 1 */
@@ -319,9 +348,11 @@ static void report_md(void **state)
 		0x00, 0x00, 0x00, 0x05,				/* latency */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, /* (ingress ts, beyond md_length) */
 	};
+	/* clang-format on */
 	expect_report_error(p, sizeof(p), HW_E_REPORT_MD);
 
 	/* TR v1.0: rep_md 0x3F (6 words) but length 4 (header only) */
+	/* clang-format off */
 	static const uint8_t t1[] = {
 		0x14, 0x3f, 0x80, 0x40, /* ver 1 | length 4 | nproto 1, rep_md 0x3F | F */
 		0x00, 0x00, 0x00, 0x01, /* switch id */
@@ -330,6 +361,7 @@ static void report_md(void **state)
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* 24 B (what the metadata would be) */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	};
+	/* clang-format on */
 	expect_report_error(t1, sizeof(t1), HW_E_REPORT_MD);
 }
 
@@ -337,25 +369,30 @@ static void inner_truncated(void **state)
 {
 	(void)state;
 	/* in_type 4 (IPv4) with 3 words of inner packet: ends inside the 20 B IPv4 header */
+	/* clang-format off */
 	static const uint8_t p[] = {
 		0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, /* group: ver 2, seq 1, node 1 */
 		0x14, 0x05, 0x00, 0x20,				/* rep_type 1 | in_type 4; length 5; md 0; F */
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* RepMdBits 0 */
 		0x45, 0x00, 0x00, 0x28, 0x00, 0x01, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00, /* 12 B of IPv4 */
 	};
+	/* clang-format on */
 	expect_report_error(p, sizeof(p), HW_E_INNER_TRUNCATED);
 	/* TR v0.5 local report whose inner Ethernet header is 10 B */
+	/* clang-format off */
 	static const uint8_t t05[] = {
 		0x02, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, /* fixed, nproto 2 */
 		0x00, 0x00, 0x00, 0x65, 0x00, 0x01, 0x00, 0x02, /* local header */
 		0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x20,
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x22, 0x02, 0x00, 0x00, 0x00, /* 10 B of Ethernet */
 	};
+	/* clang-format on */
 	expect_report_error(t05, sizeof(t05), HW_E_INNER_TRUNCATED);
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Bare INT base: v2.1 shim, MD header, 2 hops of node id (hop_ml 1) = 4 + 12 + 8 = 24 B. */
+/* clang-format off */
 static const uint8_t int21_ok[] = {
 	0x10, 0x05, 0x00, 0x00, /* shim: type 1 | NPT 0; length 5 = 3 + 2 */
 	0x20, 0x00, 0x01, 0x06, /* MD: ver 2 | hop_ml 1 | rhc 6 */
@@ -364,6 +401,7 @@ static const uint8_t int21_ok[] = {
 	0x00, 0x00, 0x00, 0x02, /* node 2 */
 	0x00, 0x00, 0x00, 0x01, /* node 1 */
 };
+/* clang-format on */
 
 static void int_base_is_valid(void **state)
 {
@@ -403,6 +441,7 @@ static void int_version(void **state)
 	expect_int_error(p, sizeof(p), HW_E_INT_VERSION);
 
 	/* v1.0 shim (type byte 1, length incl. shim) with MD version 3 */
+	/* clang-format off */
 	static const uint8_t v10[] = {
 		0x01, 0x00, 0x05, 0x00, /* v1.0 shim: type 1 | rsvd | length 5 = 1 + 2 + 2 | DSCP 0 */
 		0x30, 0x00, 0x01, 0x06, /* MD: version 3 (unknown) | hop_ml 1 | rhc 6 */
@@ -410,10 +449,12 @@ static void int_version(void **state)
 		0x00, 0x00, 0x00, 0x02, /* node 2 */
 		0x00, 0x00, 0x00, 0x01, /* node 1 */
 	};
+	/* clang-format on */
 	expect_int_error(v10, sizeof(v10), HW_E_INT_VERSION);
 
 	/* inside a TR v2.0 packet, in the second report; the first report is fine.
 	 * report 2 inner: IPv4 20 + UDP 8 + 24 = 52 B = 13 words; report_length 2 + 0 + 13 = 15 */
+	/* clang-format off */
 	static const uint8_t rep[] = {
 		0x20, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x63, /* group: ver 2, seq 42, node 99 */
 		0x10, 0x03, 0x01, 0x00,				/* report 1: in_type 0, length 3, md 1 */
@@ -430,6 +471,7 @@ static void int_version(void **state)
 		0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* bitmap 0x8000 */
 		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, /* nodes 2, 1 */
 	};
+	/* clang-format on */
 	expect_report_error(rep, sizeof(rep), HW_E_INT_VERSION);
 }
 
@@ -449,17 +491,19 @@ static void int_bitmap(void **state)
 	(void)state;
 	uint8_t p[sizeof(int21_ok)];
 	memcpy(p, int21_ok, sizeof(p));
-	p[6] = 0x02;		  /* hop_ml 2: the stack of 2 words is then 1 hop */
+	p[6] = 0x02;              /* hop_ml 2: the stack of 2 words is then 1 hop */
 	p[8] = 0xfc, p[9] = 0x00; /* bitmap 0xFC00 needs 1+1+1+1+2+2 = 8 words per hop > hop_ml 2 */
 	expect_int_error(p, sizeof(p), HW_E_INT_BITMAP);
 
 	/* v1.0: bitmap 0xF000 = 4 words (4 B each) with hop_ml 2 */
+	/* clang-format off */
 	static const uint8_t v10[] = {
 		0x01, 0x00, 0x05, 0x00, /* v1.0 shim, length 5 = 1 + 2 + 2 */
 		0x10, 0x00, 0x02, 0x06, /* MD: ver 1 | hop_ml 2 | rhc 6 */
 		0xf0, 0x00, 0x00, 0x00, /* bitmap 0xF000: switch, ports, latency, queue = 4 words */
 		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, /* one 2-word hop */
 	};
+	/* clang-format on */
 	expect_int_error(v10, sizeof(v10), HW_E_INT_BITMAP);
 }
 
@@ -467,6 +511,7 @@ static void int_hops(void **state)
 {
 	(void)state;
 	/* hop_ml 2, shim length 3 + 5 = 8: a stack of 5 words is not a whole number of hops */
+	/* clang-format off */
 	static const uint8_t odd[] = {
 		0x10, 0x08, 0x00, 0x00, /* shim: length 8 */
 		0x20, 0x00, 0x02, 0x06, /* MD: ver 2 | hop_ml 2 */
@@ -476,10 +521,12 @@ static void int_hops(void **state)
 		0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x04, /* hop: node 1, latency 4 */
 		0x00, 0x00, 0x00, 0x07,				/* a fifth word */
 	};
+	/* clang-format on */
 	expect_int_error(odd, sizeof(odd), HW_E_INT_HOPS);
 
 	/* v0.5: total hop count 3 with ins_cnt 1 needs 3 words; the shim length (1 + 2 + 2 + 1 = 6)
 	 * and the packet hold a stack of 2 */
+	/* clang-format off */
 	static const uint8_t v05[] = {
 		0x01, 0x00, 0x06, 0x00, /* v0.5 shim: length 6 (incl. shim and tail) */
 		0x00, 0x01, 0x08, 0x03, /* MD: ver 0 | ins_cnt 1 | max hop 8 | total hop count 3 */
@@ -488,15 +535,18 @@ static void int_hops(void **state)
 		0x00, 0x00, 0x00, 0x01, /* switch 1 */
 		0x11, 0x13, 0x8a, 0x00, /* tail: UDP, dport 5002, DSCP 0 */
 	};
+	/* clang-format on */
 	expect_int_error(v05, sizeof(v05), HW_E_INT_HOPS);
 
 	/* 3 hops with cfg.max_hops 2 */
+	/* clang-format off */
 	static const uint8_t three[] = {
 		0x10, 0x06, 0x00, 0x00, /* shim: length 6 = 3 + 3 */
 		0x20, 0x00, 0x01, 0x05, /* MD: ver 2 | hop_ml 1 */
 		0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* bitmap node id */
 		0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, /* nodes 3, 2, 1 */
 	};
+	/* clang-format on */
 	struct hw_parser_config cfg;
 	hw_parser_config_default(&cfg);
 	cfg.max_hops = 2;
@@ -518,6 +568,7 @@ static void too_many(void **state)
 	vec_assert_rejected(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_E_TOO_MANY, &v, n);
 
 	/* 2 coalesced reports into rep_cap 1 */
+	/* clang-format off */
 	static const uint8_t two[] = {
 		0x20, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x63, /* group: ver 2, seq 42, node 99 */
 		0x10, 0x03, 0x01, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
@@ -525,6 +576,7 @@ static void too_many(void **state)
 		0x10, 0x03, 0x01, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x0e, /* report 2: latency 14 */
 	};
+	/* clang-format on */
 	n = vec_udp4_frame(frame, sizeof(frame), two, sizeof(two), 0, 32766, 0);
 	vec_out_init(&v);
 	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK); /* fits by default */
@@ -548,15 +600,12 @@ static void result_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(l2_truncated),	     cmocka_unit_test(ip_truncated),
-		cmocka_unit_test(ip_header),	     cmocka_unit_test(udp_length),
-		cmocka_unit_test(report_truncated),  cmocka_unit_test(report_version),
-		cmocka_unit_test(report_length),     cmocka_unit_test(report_type),
-		cmocka_unit_test(report_md),	     cmocka_unit_test(inner_truncated),
-		cmocka_unit_test(int_base_is_valid), cmocka_unit_test(int_shim),
-		cmocka_unit_test(int_version),	     cmocka_unit_test(int_length),
-		cmocka_unit_test(int_bitmap),	     cmocka_unit_test(int_hops),
-		cmocka_unit_test(too_many),	     cmocka_unit_test(result_names),
+	    cmocka_unit_test(l2_truncated),    cmocka_unit_test(ip_truncated),      cmocka_unit_test(ip_header),
+	    cmocka_unit_test(udp_length),      cmocka_unit_test(report_truncated),  cmocka_unit_test(report_version),
+	    cmocka_unit_test(report_length),   cmocka_unit_test(report_type),       cmocka_unit_test(report_md),
+	    cmocka_unit_test(inner_truncated), cmocka_unit_test(int_base_is_valid), cmocka_unit_test(int_shim),
+	    cmocka_unit_test(int_version),     cmocka_unit_test(int_length),        cmocka_unit_test(int_bitmap),
+	    cmocka_unit_test(int_hops),        cmocka_unit_test(too_many),          cmocka_unit_test(result_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

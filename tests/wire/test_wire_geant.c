@@ -1,5 +1,5 @@
-/* GEANT interop captures (tests/wire/data/interop/, provenance and licence in its README.md) read with libpcap and parsed
- * with the geant profile (hw_parser_config_profile(&cfg, HW_PROFILE_GEANT): DSCP 0x20/0x20).
+/* GEANT interop captures (tests/wire/data/interop/, provenance and licence in its README.md) read with libpcap and
+ * parsed with the geant profile (hw_parser_config_profile(&cfg, HW_PROFILE_GEANT): DSCP 0x20/0x20).
  * Usage: test_wire_geant <2601_double_header.pcap> <my.pcap>   (meson passes both paths)
  *
  *   geant_double_header   2601_double_header.pcap, 1 frame of 112 B from int-platform-dpdk:
@@ -58,11 +58,11 @@ static void read_one(const char *path, struct capture *c)
 	const u_char *bytes;
 	assert_int_equal(pcap_next_ex(p, &h, &bytes), 1);
 	assert_int_equal(h->caplen, h->len);
-	assert_true(h->caplen <= sizeof(c->data));
+	assert_in_range(h->caplen, 0, sizeof(c->data));
 	memcpy(c->data, bytes, h->caplen);
 	c->len = h->caplen;
 	c->time_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
-	assert_int_equal(pcap_next_ex(p, &h, &bytes), PCAP_ERROR_BREAK);		 /* exactly one frame */
+	assert_int_equal(pcap_next_ex(p, &h, &bytes), PCAP_ERROR_BREAK);               /* exactly one frame */
 	pcap_close(p);
 }
 
@@ -76,10 +76,10 @@ static void geant_double_header(void **state)
 	assert_int_equal(c.len, 112);
 	assert_int_equal(c.time_ns, 1611664130912684000ull); /* 0x60100b02 s + 912684 us */
 	/* the bytes the README describes, at their offsets: TOS, shim, MD word 0, bitmap */
-	assert_int_equal(c.data[15], 0x80);					 /* TOS 0x80 = DSCP 0x20 */
-	assert_memory_equal(c.data + 42, "\x01\x00\x10\x00", 4);		 /* shim type 1, length 16 */
-	assert_memory_equal(c.data + 46, "\x40\x04\x04\x02", 4);		 /* MD ver 4, hop_ml 4, rhc 2 */
-	assert_memory_equal(c.data + 50, "\x00\xcc", 2);			 /* bitmap, little-endian */
+	assert_int_equal(c.data[15], 0x80);                      /* TOS 0x80 = DSCP 0x20 */
+	assert_memory_equal(c.data + 42, "\x01\x00\x10\x00", 4); /* shim type 1, length 16 */
+	assert_memory_equal(c.data + 46, "\x40\x04\x04\x02", 4); /* MD ver 4, hop_ml 4, rhc 2 */
+	assert_memory_equal(c.data + 50, "\x00\xcc", 2);         /* bitmap, little-endian */
 
 	hw_parser_config_default(&cfg);
 	hw_parser_config_profile(&cfg, HW_PROFILE_GEANT);
@@ -128,7 +128,7 @@ static void geant_my(void **state)
 	struct vec_out v;
 	read_one(path_my, &c);
 	assert_int_equal(c.len, 78);
-	assert_int_equal(c.time_ns, 1626276815067701000ull); /* 0x60ef03cf s + 67701 us */
+	assert_int_equal(c.time_ns, 1626276815067701000ull);     /* 0x60ef03cf s + 67701 us */
 	assert_memory_equal(c.data + 42, "\x01\x00\x09\x00", 4); /* shim type 1, length 9 */
 	assert_memory_equal(c.data + 46, "\x10\x00\x06\xfe", 4); /* MD ver 1, hop_ml 6, rhc 0xfe */
 	/* The one hop starts at 54, after shim (42-45) and MD header (46-53), exactly as in
@@ -193,9 +193,9 @@ int main(int argc, char **argv)
 	path_double_header = argc > 1 ? argv[1] : NULL;
 	path_my = argc > 2 ? argv[2] : NULL;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(geant_double_header),
-		cmocka_unit_test(geant_my),
-		cmocka_unit_test(geant_needs_profile),
+	    cmocka_unit_test(geant_double_header),
+	    cmocka_unit_test(geant_my),
+	    cmocka_unit_test(geant_needs_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

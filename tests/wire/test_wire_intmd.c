@@ -40,8 +40,9 @@
  *
  * Readings encoded: bare-INT report_node = the newest stack entry's node id (records.md: "last
  * hop's node"); dscp/ecn = the IP header as carried (with the INT marking); with NPT 1 dst_port is
- * the original port from the shim, and DSCP the original one from the shim; for VXLAN-GPE and Geneve no flow fields are asserted (outer vs
- * tenant 5-tuple is not fixed); no hop_latency is asserted or computed for 64-bit timestamps.
+ * the original port from the shim, and DSCP the original one from the shim; for VXLAN-GPE and Geneve
+ * no flow fields are asserted (outer vs tenant 5-tuple is not fixed); no hop_latency is asserted or
+ * computed for 64-bit timestamps.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +81,7 @@ static void check_bare_hops(const struct vec_out *v, unsigned n, uint32_t newest
  *   shim length = MD 3 + stack 24 = 27 words (0x1b)
  *   UDP payload = shim 4 + MD 12 + stack 96 + data 4 = 116 B; UDP length 124 (0x7c);
  *   IPv4 total length 20 + 124 = 144 (0x90); frame 14 + 144 = 158 B */
+/* clang-format off */
 static const uint8_t v1_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -123,6 +125,7 @@ static const uint8_t v1_frame[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x64, /* egress ts 0x1064 */
 	0x70, 0x69, 0x6e, 0x67,				/* UDP data "ping" */
 };
+/* clang-format on */
 
 static void int21_udp_dscp_3hops(void **state)
 {
@@ -130,8 +133,8 @@ static void int21_udp_dscp_3hops(void **state)
 	struct hw_parser_config cfg;
 	struct vec_out v;
 	static const uint8_t src[4] = {10, 1, 1, 1}, dst[4] = {10, 2, 2, 2};
-	const uint32_t all = HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
-			     HW_V_FLOW | HW_V_TCLASS;
+	const uint32_t all =
+	    HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_FLOW | HW_V_TCLASS;
 	hw_parser_config_default(&cfg);
 	vec_check_frame(v1_frame, sizeof(v1_frame));
 	vec_out_init(&v);
@@ -168,30 +171,32 @@ static void int21_ts64_half_ones(void **state)
 	struct vec_out v;
 	uint8_t f[sizeof(v1_frame)];
 	static const uint8_t middle[8] = {0x00, 0x00, 0x00, 0x02, 0x00, 0x02, 0x00, 0x03}; /* node 2, ports 2 -> 3 */
+	/* clang-format off */
 	static const uint8_t patch[24] = {
 	    0x00, 0x00, 0x00, 0x96,				/* hop latency 150 */
 	    0x02, 0x00, 0x00, 0x09,				/* queue id 2, occupancy 9 */
 	    0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x20, 0x00, /* ingress ts 0xffffffff00002000: present */
 	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* egress ts all ones: absent */
 	};
+	/* clang-format on */
 	memcpy(f, v1_frame, sizeof(f));
 	size_t at = 0;
 	while (at + sizeof(middle) <= sizeof(f) && memcmp(f + at, middle, sizeof(middle)))
 		at++;
-	assert_true(at + sizeof(middle) + sizeof(patch) <= sizeof(f));
+	assert_in_range(at + sizeof(middle) + sizeof(patch), 0, sizeof(f));
 	memcpy(f + at + sizeof(middle), patch, sizeof(patch));
 
 	hw_parser_config_default(&cfg);
 	vec_out_init(&v);
 	assert_int_equal(hw_parse_frame(&cfg, f, sizeof(f), VEC_TIME_NS, &v.out), HW_OK);
 	check_bare_hops(&v, 3, 3, HW_INT_V21);
-	const uint32_t all = HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
-			     HW_V_FLOW | HW_V_TCLASS;
+	const uint32_t all =
+	    HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_FLOW | HW_V_TCLASS;
 	assert_int_equal(v.recs[1].valid, all & ~(uint32_t)HW_V_EGRESS_TS);
 	assert_int_equal(v.recs[1].node_id, 2);
 	assert_int_equal(v.recs[1].queue_id, 2);
 	assert_int_equal(v.recs[1].queue_occupancy, 9);
-	assert_true(v.recs[1].ingress_ts == 0xffffffff00002000ull);
+	assert_int_equal(v.recs[1].ingress_ts, 0xffffffff00002000ull);
 	assert_int_equal(v.recs[1].egress_ts, 0);
 	/* the hops around it keep every field */
 	assert_int_equal(v.recs[0].valid, all);
@@ -203,6 +208,7 @@ static void int21_ts64_half_ones(void **state)
 /* Vector 2 (UDP payload; Ethernet/IPv4/UDP by vec_udp4_frame, 10.0.0.1 -> 10.0.0.100).
  * per hop = node 4 + L2 ports 8 + tx util 4 + buffer 4 + checksum complement 4 = 24 B = 6 words;
  * shim length = 3 + 12 = 15; payload = 4 + 12 + 48 = 64 B. */
+/* clang-format off */
 static const uint8_t v2_payload[] = {
 	0x10, 0x0f, 0x00, 0x00, /* shim: type 1 | NPT 0; length 15; rsvd; DSCP 0 */
 	0x20, 0x00, 0x06, 0x06, /* MD: ver 2 | hop_ml 6 | remaining hop count 6 */
@@ -222,6 +228,7 @@ static const uint8_t v2_payload[] = {
 	0x02, 0x00, 0x00, 0x40, /*   buffer id 2, occupancy 64 */
 	0xab, 0xcd, 0xef, 0x01, /*   checksum complement */
 };
+/* clang-format on */
 
 static void check_v2(const struct vec_out *v, uint8_t dscp, uint8_t ecn)
 {
@@ -286,6 +293,7 @@ static void int21_dscp_bit_mask(void **state)
 /* Vector 3: v2.1 over TCP (IPv4 protocol 6 by vec_ip4_frame, TOS 0x5c).  hop_ml 3 = node 1 +
  * latency 1 + 1 word of domain-specific metadata (DS id 1, DS instruction 0x8000); 2 hops.
  * shim length = 3 + 6 = 9; L4 bytes = TCP 20 + 4 + 12 + 24 = 60. */
+/* clang-format off */
 static const uint8_t v3_l4[] = {
 	0x01, 0xbb, 0xc3, 0x51, /* TCP src port 443, dst port 50001 */
 	0x00, 0x00, 0x10, 0x00, /* seq */
@@ -305,6 +313,7 @@ static const uint8_t v3_l4[] = {
 	0x00, 0x00, 0x00, 0x15, /*   latency 21 */
 	0xbb, 0xbb, 0xbb, 0xbb, /*   DS metadata */
 };
+/* clang-format on */
 
 static void int21_tcp_ds_md(void **state)
 {
@@ -334,6 +343,7 @@ static void int21_tcp_ds_md(void **state)
 /* Vector 4: v2.1 over UDP announced by destination port 4444 (cfg.int_ports), NPT 1: the shim
  * carries the original destination port 4791 (RoCEv2); the original UDP payload (BTH) follows the
  * stack.  shim length = 3 + 2 = 5; payload = 4 + 12 + 8 + BTH 12 + 16 = 52 B. */
+/* clang-format off */
 static const uint8_t v4_payload[] = {
 	0x14,			/* shim: type 1 << 4 | NPT 1 << 2 | rsvd */
 	0x05,			/* length 5 = MD 3 + stack 2 */
@@ -349,6 +359,7 @@ static const uint8_t v4_payload[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* CNP reserved 16 B */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
+/* clang-format on */
 
 static void int21_udp_port_npt1(void **state)
 {
@@ -387,19 +398,19 @@ static void int21_udp_port_npt1(void **state)
  * header follows the stack.  The flow is the TCP one: proto 6 with the TCP ports 443 -> 51000, not the
  * added UDP header's ports.  payload = shim 4 + MD 12 + stack 8 + TCP 20 = 44 B. */
 static const uint8_t v4b_payload[] = {
-	0x18,			/* shim: type 1 << 4 | NPT 2 << 2 | rsvd */
-	0x05,			/* length 5 = MD 3 + stack 2 */
-	0x00, 0x06,		/* NPT 2: reserved | original IP protocol 6 (TCP) */
-	0x20, 0x00, 0x01, 0x07, /* MD: ver 2 | hop_ml 1 | remaining hop count 7 */
-	0x80, 0x00, 0x00, 0x00, /* bitmap 0x8000 node id; ds id 0 */
-	0x00, 0x00, 0x00, 0x00, /* DS instruction, DS flags */
-	0x00, 0x00, 0x00, 0x21, /* newest hop: node 33 */
-	0x00, 0x00, 0x00, 0x20, /* oldest hop: node 32 */
-	0x01, 0xbb, 0xc7, 0x38, /* TCP: src port 443 | dst port 51000 */
-	0x00, 0x00, 0x00, 0x01, /*      seq 1 */
-	0x00, 0x00, 0x00, 0x00, /*      ack 0 */
-	0x50, 0x02, 0xff, 0xff, /*      data offset 5 | SYN | window */
-	0x00, 0x00, 0x00, 0x00, /*      checksum | urgent pointer */
+    0x18,                   /* shim: type 1 << 4 | NPT 2 << 2 | rsvd */
+    0x05,                   /* length 5 = MD 3 + stack 2 */
+    0x00, 0x06,             /* NPT 2: reserved | original IP protocol 6 (TCP) */
+    0x20, 0x00, 0x01, 0x07, /* MD: ver 2 | hop_ml 1 | remaining hop count 7 */
+    0x80, 0x00, 0x00, 0x00, /* bitmap 0x8000 node id; ds id 0 */
+    0x00, 0x00, 0x00, 0x00, /* DS instruction, DS flags */
+    0x00, 0x00, 0x00, 0x21, /* newest hop: node 33 */
+    0x00, 0x00, 0x00, 0x20, /* oldest hop: node 32 */
+    0x01, 0xbb, 0xc7, 0x38, /* TCP: src port 443 | dst port 51000 */
+    0x00, 0x00, 0x00, 0x01, /*      seq 1 */
+    0x00, 0x00, 0x00, 0x00, /*      ack 0 */
+    0x50, 0x02, 0xff, 0xff, /*      data offset 5 | SYN | window */
+    0x00, 0x00, 0x00, 0x00, /*      checksum | urgent pointer */
 };
 
 static void int21_npt2_tcp(void **state)
@@ -433,6 +444,7 @@ static void int21_npt2_tcp(void **state)
 /* Vector 5: v1.0 over UDP, DSCP 0x17.  per hop = switch 4 + ports 4 + latency 4 + queue 4 +
  * ingress ts 4 + egress ts 4 = 24 B = 6 words; shim length = 1 + 2 + 12 = 15 (incl. shim);
  * payload = 4 + 8 + 48 = 60 B. */
+/* clang-format off */
 static const uint8_t v5_payload[] = {
 	0x01,			/* shim: type 1 (hop-by-hop) */
 	0x00,			/* rsvd */
@@ -453,6 +465,7 @@ static const uint8_t v5_payload[] = {
 	0x00, 0x00, 0xf0, 0x00, /*   ingress ts 0xf000 */
 	0x00, 0x00, 0xf0, 0x1e, /*   egress ts 0xf01e */
 };
+/* clang-format on */
 
 static void int10_udp_dscp(void **state)
 {
@@ -461,8 +474,8 @@ static void int10_udp_dscp(void **state)
 	struct vec_out v;
 	uint8_t frame[256];
 	static const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 100};
-	const uint32_t all = HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
-			     HW_V_FLOW | HW_V_TCLASS;
+	const uint32_t all =
+	    HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_FLOW | HW_V_TCLASS;
 	assert_int_equal(sizeof(v5_payload), 60);
 	size_t n = vec_udp4_frame(frame, sizeof(frame), v5_payload, sizeof(v5_payload), 7100, 7101, 0x5c);
 	hw_parser_config_default(&cfg);
@@ -493,6 +506,7 @@ static void int10_udp_dscp(void **state)
 
 /* Vector 6: v1.0 over TCP.  per hop = switch 4 + L2 ports 8 + tx util 4 = 16 B = 4 words; 1 hop;
  * shim length = 1 + 2 + 4 = 7; L4 bytes = TCP 20 + 4 + 8 + 16 = 48. */
+/* clang-format off */
 static const uint8_t v6_l4[] = {
 	0x00, 0x50, 0xea, 0x60, /* TCP src port 80, dst port 60000 */
 	0x00, 0x00, 0x00, 0x01, /* seq */
@@ -507,6 +521,7 @@ static const uint8_t v6_l4[] = {
 	0x00, 0x00, 0x00, 0xc9, /*   L2 egress port 201 */
 	0x00, 0x00, 0x01, 0xf4, /*   tx util 500 */
 };
+/* clang-format on */
 
 static void int10_tcp_l2_ports(void **state)
 {
@@ -534,6 +549,7 @@ static void int10_tcp_l2_ports(void **state)
 /* ------------------------------------------------------------------------------------------ */
 /* Vector 7: v0.5 over UDP.  ins_cnt 3 (switch, ports, latency), total hop count 2: stack 6 words;
  * shim length = shim 1 + MD 2 + stack 6 + tail 1 = 10; payload = 4 + 8 + 24 + 4 = 40 B. */
+/* clang-format off */
 static const uint8_t v7_payload[] = {
 	0x01, 0x00, 0x0a, 0x00, /* v0.5 shim: type 1 (hop-by-hop) | rsvd | length 10 | rsvd */
 	0x00,			/* MD: ver 0 | rep 0 | C 0 | E 0 */
@@ -549,6 +565,7 @@ static const uint8_t v7_payload[] = {
 	0x00, 0x00, 0x00, 0x0b, /*   latency 11 */
 	0x11, 0x1b, 0x59, 0x00, /* tail: proto 17 | dst port 7001 | original DSCP 0 */
 };
+/* clang-format on */
 
 static void int05_udp_dscp(void **state)
 {
@@ -576,6 +593,7 @@ static void int05_udp_dscp(void **state)
 
 /* Vector 8: v0.5 over TCP.  ins_cnt 2 (switch, queue), 1 hop; shim length = 1 + 2 + 2 + 1 = 6;
  * L4 bytes = TCP 20 + 4 + 8 + 8 + 4 = 44. */
+/* clang-format off */
 static const uint8_t v8_l4[] = {
 	0x13, 0x88, 0x00, 0x16, /* TCP src port 5000, dst port 22 */
 	0x00, 0x00, 0x00, 0x00, /* seq */
@@ -589,6 +607,7 @@ static const uint8_t v8_l4[] = {
 	0x05, 0x00, 0x03, 0xe8, /*   queue id 5, occupancy 1000 */
 	0x06, 0x00, 0x16, 0x00, /* tail: proto 6 | dst port 22 | original DSCP 0 */
 };
+/* clang-format on */
 
 static void int05_tcp_dscp(void **state)
 {
@@ -614,6 +633,7 @@ static void int05_tcp_dscp(void **state)
 /* ------------------------------------------------------------------------------------------ */
 /* Vector 9: VXLAN-GPE (outer UDP dst 4790, no INT DSCP on the outer header).
  * GPE 8 + INT shim 4 + MD 12 + stack 16 + inner Ethernet 14 + IPv4 20 + UDP 8 = 82 B. */
+/* clang-format off */
 static uint8_t v9_payload[] = {
 	0x0c,			/* GPE flags: R R Ver 0 | I 1 | P 1 | B 0 | O 0 */
 	0x00, 0x00,		/* reserved */
@@ -641,6 +661,7 @@ static uint8_t v9_payload[] = {
 	0x30, 0x39, 0x00, 0x35,		    /* UDP src port 12345, dst port 53 */
 	0x00, 0x08, 0x00, 0x00,		    /* UDP length 8, checksum 0 */
 };
+/* clang-format on */
 
 static void int21_vxlan_gpe(void **state)
 {
@@ -669,6 +690,7 @@ static void int21_vxlan_gpe(void **state)
 /* Vector 10: Geneve (outer UDP dst 6081).  Geneve 8 + option header 4 + MD 12 + stack 16 + inner
  * Ethernet 14 + IPv4 20 + UDP 8 = 82 B; Geneve opt len = (4 + 12 + 16) / 4 = 8 words; option
  * length = (12 + 16) / 4 = 7 words (option header not counted). */
+/* clang-format off */
 static uint8_t v10_payload[] = {
 	0x08,			/* Geneve: ver 0 | opt len 8 words */
 	0x00,			/* O 0 C 0 | rsvd */
@@ -695,6 +717,7 @@ static uint8_t v10_payload[] = {
 	0x30, 0x39, 0x00, 0x35,		    /* UDP src port 12345, dst port 53 */
 	0x00, 0x08, 0x00, 0x00,		    /* UDP length 8, checksum 0 */
 };
+/* clang-format on */
 
 static void int21_geneve(void **state)
 {
@@ -746,6 +769,7 @@ static void int21_geneve_option_types(void **state)
 /* Vector 11: v2.1 over UDP in IPv6 with a Hop-by-Hop extension header; INT marked by the DSCP in
  * the traffic class.  Lengths by hand: UDP = 8 + shim 4 + MD 12 + stack 8 = 32 (0x20); IPv6 payload
  * length = HBH 8 + 32 = 40 (0x28); frame = 14 + 40 + 40 = 94 B. */
+/* clang-format off */
 static const uint8_t v11_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -769,6 +793,7 @@ static const uint8_t v11_frame[] = {
 	0x00, 0x00, 0x00, 0x02,		    /* newest hop: node 2 */
 	0x00, 0x00, 0x00, 0x01,		    /* oldest hop: node 1 */
 };
+/* clang-format on */
 
 static void int21_ipv6_ext(void **state)
 {
@@ -838,14 +863,14 @@ static void not_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(int21_udp_dscp_3hops), cmocka_unit_test(int21_ts64_half_ones),
-		cmocka_unit_test(int21_udp_bitmap_rest),
-		cmocka_unit_test(int21_dscp_bit_mask),	cmocka_unit_test(int21_tcp_ds_md),
-		cmocka_unit_test(int21_udp_port_npt1), cmocka_unit_test(int21_npt2_tcp),	cmocka_unit_test(int10_udp_dscp),
-		cmocka_unit_test(int10_tcp_l2_ports),	cmocka_unit_test(int05_udp_dscp),
-		cmocka_unit_test(int05_tcp_dscp),	cmocka_unit_test(int21_vxlan_gpe),
-		cmocka_unit_test(int21_geneve), cmocka_unit_test(int21_geneve_option_types),		cmocka_unit_test(int21_ipv6_ext),
-		cmocka_unit_test(not_int),
+	    cmocka_unit_test(int21_udp_dscp_3hops),  cmocka_unit_test(int21_ts64_half_ones),
+	    cmocka_unit_test(int21_udp_bitmap_rest), cmocka_unit_test(int21_dscp_bit_mask),
+	    cmocka_unit_test(int21_tcp_ds_md),       cmocka_unit_test(int21_udp_port_npt1),
+	    cmocka_unit_test(int21_npt2_tcp),        cmocka_unit_test(int10_udp_dscp),
+	    cmocka_unit_test(int10_tcp_l2_ports),    cmocka_unit_test(int05_udp_dscp),
+	    cmocka_unit_test(int05_tcp_dscp),        cmocka_unit_test(int21_vxlan_gpe),
+	    cmocka_unit_test(int21_geneve),          cmocka_unit_test(int21_geneve_option_types),
+	    cmocka_unit_test(int21_ipv6_ext),        cmocka_unit_test(not_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 #include "vec_util.h"
 
 /* The report: 8 + 4 + 8 + 4 = 24 B. */
+/* clang-format off */
 #define TR2_SMALL                                                                                                \
 	0x20, 0x00, 0x00, 0x2a,		/* TR v2.0 group: ver 2 | hw_id 0 | seq 42 */                        \
 		0x00, 0x00, 0x00, 0x63, /* node id 99 */                                                     \
@@ -33,6 +34,7 @@
 		0x20, 0x00,		/* RepMdBits 0x2000 hop latency */                                   \
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* ds id, DSMdBits, DSMdStatus */                        \
 		0x00, 0x00, 0x00, 0x0d		    /* hop latency 13 */
+/* clang-format on */
 
 static const uint8_t tr2_small[] = {TR2_SMALL};
 
@@ -66,6 +68,7 @@ static void expect_not_report(const struct hw_parser_config *cfg, const uint8_t 
 
 /* 802.1Q.  Lengths by hand: UDP length = 8 + 24 = 32 (0x20); IPv4 total length = 20 + 32 = 52
  * (0x34); frame = 14 + 4 (tag) + 52 = 70 B. */
+/* clang-format off */
 static const uint8_t vlan_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -81,6 +84,7 @@ static const uint8_t vlan_frame[] = {
 	0x00, 0x20, 0x00, 0x00,		    /* UDP length 32, checksum 0 */
 	TR2_SMALL,
 };
+/* clang-format on */
 
 static void outer_vlan(void **state)
 {
@@ -92,6 +96,7 @@ static void outer_vlan(void **state)
 }
 
 /* QinQ: frame = 14 + 4 + 4 + 52 = 74 B; IP and UDP lengths as above. */
+/* clang-format off */
 static const uint8_t qinq_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -109,6 +114,7 @@ static const uint8_t qinq_frame[] = {
 	0x00, 0x20, 0x00, 0x00,		    /* UDP length 32, checksum 0 */
 	TR2_SMALL,
 };
+/* clang-format on */
 
 static void outer_qinq(void **state)
 {
@@ -120,6 +126,7 @@ static void outer_qinq(void **state)
 }
 
 /* IPv4 with options: IHL 6 (24 B header); total length = 24 + 32 = 56 (0x38); frame 70 B. */
+/* clang-format off */
 static const uint8_t ipv4opt_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -134,6 +141,7 @@ static const uint8_t ipv4opt_frame[] = {
 	0x00, 0x20, 0x00, 0x00,		    /* UDP length 32, checksum 0 */
 	TR2_SMALL,
 };
+/* clang-format on */
 
 static void outer_ipv4_options(void **state)
 {
@@ -145,6 +153,7 @@ static void outer_ipv4_options(void **state)
 }
 
 /* IPv6: payload length = UDP 32 (0x20); frame = 14 + 40 + 32 = 86 B. */
+/* clang-format off */
 static const uint8_t ipv6_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -161,6 +170,7 @@ static const uint8_t ipv6_frame[] = {
 	0x00, 0x20, 0x00, 0x00, /* UDP length 32, checksum 0 (test vector; not verified) */
 	TR2_SMALL,
 };
+/* clang-format on */
 
 static void outer_ipv6(void **state)
 {
@@ -173,6 +183,7 @@ static void outer_ipv6(void **state)
 
 /* IPv6 + Hop-by-Hop (8 B) + Routing (8 B) + Destination Options (8 B) + UDP 32:
  * payload length = 24 + 32 = 56 (0x38); frame = 14 + 40 + 56 = 110 B. */
+/* clang-format off */
 static const uint8_t ipv6ext_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -196,6 +207,7 @@ static const uint8_t ipv6ext_frame[] = {
 	0x00, 0x20, 0x00, 0x00,		    /* UDP length 32, checksum 0 */
 	TR2_SMALL,
 };
+/* clang-format on */
 
 static void outer_ipv6_ext(void **state)
 {
@@ -238,6 +250,7 @@ static void not_report_wrong_port(void **state)
 }
 
 /* ARP request, 42 B. */
+/* clang-format off */
 static const uint8_t arp_frame[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* dst MAC broadcast */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -249,8 +262,10 @@ static const uint8_t arp_frame[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* target MAC */
 	0x0a, 0x00, 0x00, 0x64,		    /* target IP */
 };
+/* clang-format on */
 
 /* VLAN-tagged ARP: the same behind a tag, 46 B. */
+/* clang-format off */
 static const uint8_t vlan_arp_frame[] = {
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 	0x81, 0x00, 0x00, 0x64,			     /* 802.1Q VID 100 */
@@ -259,8 +274,10 @@ static const uint8_t vlan_arp_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x01, /* sender */
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x64, /* target */
 };
+/* clang-format on */
 
 /* ICMP echo request: IPv4 total length 20 + 8 = 28 (0x1c); frame 42 B. */
+/* clang-format off */
 static const uint8_t icmp_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 	0x08, 0x00,			/* IPv4 */
@@ -272,8 +289,10 @@ static const uint8_t icmp_frame[] = {
 	0x08, 0x00, 0xf7, 0xfe,		/* echo request, checksum */
 	0x00, 0x01, 0x00, 0x00,		/* id 1, seq 0 */
 };
+/* clang-format on */
 
 /* IPv6 TCP SYN, traffic class 0 (no INT DSCP): payload length 20; frame 74 B. */
+/* clang-format off */
 static const uint8_t ipv6_tcp_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* MACs */
 	0x86, 0xdd,			/* IPv6 */
@@ -286,6 +305,7 @@ static const uint8_t ipv6_tcp_frame[] = {
 	0x50, 0x02, 0x72, 0x10,		/* data offset 5, SYN, window */
 	0x00, 0x00, 0x00, 0x00,		/* checksum, urgent */
 };
+/* clang-format on */
 
 static void not_report_other_protocols(void **state)
 {
@@ -303,10 +323,14 @@ static void not_report_other_protocols(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(outer_vlan),	     cmocka_unit_test(outer_qinq),
-		cmocka_unit_test(outer_ipv4_options), cmocka_unit_test(outer_ipv6),
-		cmocka_unit_test(outer_ipv6_ext),     cmocka_unit_test(outer_second_port),
-		cmocka_unit_test(not_report_wrong_port), cmocka_unit_test(not_report_other_protocols),
+	    cmocka_unit_test(outer_vlan),
+	    cmocka_unit_test(outer_qinq),
+	    cmocka_unit_test(outer_ipv4_options),
+	    cmocka_unit_test(outer_ipv6),
+	    cmocka_unit_test(outer_ipv6_ext),
+	    cmocka_unit_test(outer_second_port),
+	    cmocka_unit_test(not_report_wrong_port),
+	    cmocka_unit_test(not_report_other_protocols),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,7 @@
  *           inner UDP length 12 = 0x0c)
  *   UDP payload = fixed 12 + local 16 + inner 46 = 74 B; UDP length 82 (0x52);
  *   IPv4 total length 20 + 82 = 102 (0x66); frame 14 + 102 = 116 B */
+/* clang-format off */
 static const uint8_t v1_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -76,6 +77,7 @@ static const uint8_t v1_frame[] = {
 	0x00, 0x0c, 0x00, 0x00,		    /* UDP length 12, checksum 0 */
 	0x01, 0x02, 0x03, 0x04,		    /* data */
 };
+/* clang-format on */
 #define V1_PAYLOAD_OFF (14 + 20 + 8)
 
 static void check_v1(const struct vec_out *v)
@@ -97,7 +99,7 @@ static void check_v1(const struct vec_out *v)
 	assert_int_equal(r->node_id, 101);
 	assert_int_equal(r->int_version, HW_INT_NONE);
 	assert_int_equal(r->valid, HW_V_PORTS | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_HOP_LATENCY |
-					   HW_V_FLOW | HW_V_TCLASS);
+	                               HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(r->ingress_port, 1);
 	assert_int_equal(r->egress_port, 2);
 	assert_int_equal(r->queue_id, 0);
@@ -128,13 +130,14 @@ static void tr05_parse_report(void **state)
 	struct vec_out v;
 	hw_parser_config_default(&cfg);
 	vec_out_init(&v);
-	assert_int_equal(hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF,
-					 VEC_TIME_NS, &v.out),
-			 HW_OK);
+	assert_int_equal(
+	    hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF, VEC_TIME_NS, &v.out),
+	    HW_OK);
 	check_v1(&v);
 }
 
 /* Vector 2: fixed 12 + drop 12 + inner Ethernet 14 + IPv4 20 + TCP 20 = 78 B of UDP payload. */
+/* clang-format off */
 static const uint8_t v2_payload[] = {
 	0x01,			/* ver 0 | nproto 1 (drop header + Ethernet) */
 	0x80,			/* D 1 Q 0 F 0 | rsvd */
@@ -158,6 +161,7 @@ static const uint8_t v2_payload[] = {
 	0x50, 0x11, 0x01, 0x00,		    /* data offset 5, FIN ACK, window */
 	0x00, 0x00, 0x00, 0x00,		    /* checksum, urgent */
 };
+/* clang-format on */
 
 static void tr05_drop(void **state)
 {
@@ -194,6 +198,7 @@ static void tr05_drop(void **state)
 /* Vector 3: fixed 12 + local 16 + inner Ethernet 14 + IPv4 20 + UDP 8 + INT v0.5 (shim 4 + MD 8 +
  * stack 8 + tail 4 = 24) = 94 B.  Inner IPv4 total length 20 + 8 + 24 = 52 (0x34), UDP length 32
  * (0x20); INT v0.5 shim length = 1 + 2 + 2 + 1 = 6 words (shim + MD + stack + tail). */
+/* clang-format off */
 static const uint8_t v3_payload[] = {
 	0x02, 0x60, 0x00, 0x03, /* ver 0 | nproto 2; D 0 Q 1 F 1; rsvd; hw_id 3 */
 	0x00, 0x00, 0x00, 0x09, /* sequence number 9 */
@@ -222,6 +227,7 @@ static const uint8_t v3_payload[] = {
 	0x00, 0x00, 0x00, 0x66,		    /* oldest hop: switch id 102 */
 	0x11, 0x13, 0x8a, 0x00,		    /* tail: proto 17 | dst port 5002 | original DSCP 0 */
 };
+/* clang-format on */
 
 static void tr05_local_int05(void **state)
 {
@@ -249,7 +255,7 @@ static void tr05_local_int05(void **state)
 	assert_int_equal(v.recs[0].valid, HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(v.recs[1].node_id, 103);
 	assert_int_equal(v.recs[1].valid, HW_V_PORTS | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
-						  HW_V_HOP_LATENCY | HW_V_FLOW | HW_V_TCLASS);
+	                                      HW_V_HOP_LATENCY | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(v.recs[1].ingress_port, 5);
 	assert_int_equal(v.recs[1].egress_port, 6);
 	assert_int_equal(v.recs[1].queue_id, 1);
@@ -262,10 +268,10 @@ static void tr05_local_int05(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tr05_local_wrap),
-		cmocka_unit_test(tr05_parse_report),
-		cmocka_unit_test(tr05_drop),
-		cmocka_unit_test(tr05_local_int05),
+	    cmocka_unit_test(tr05_local_wrap),
+	    cmocka_unit_test(tr05_parse_report),
+	    cmocka_unit_test(tr05_drop),
+	    cmocka_unit_test(tr05_local_int05),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

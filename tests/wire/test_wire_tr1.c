@@ -39,6 +39,7 @@
  *   inner IPv4 = 20 + TCP 20 = 40 B (total length 0x0028)
  *   UDP payload = 40 + 40 = 80 B; UDP length = 88 (0x0058); IPv4 total length = 108 (0x006c)
  *   frame = 14 + 108 = 122 B */
+/* clang-format off */
 static const uint8_t v1_frame[] = {
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, /* src MAC */
@@ -76,6 +77,7 @@ static const uint8_t v1_frame[] = {
 	0x50, 0x10, 0x10, 0x00, /* data offset 5, ACK, window */
 	0x00, 0x00, 0x00, 0x00, /* checksum, urgent */
 };
+/* clang-format on */
 #define V1_PAYLOAD_OFF (14 + 20 + 8)
 
 static void check_v1(const struct vec_out *v)
@@ -98,9 +100,8 @@ static void check_v1(const struct vec_out *v)
 	assert_int_equal(r->hop_index, 0);
 	assert_int_equal(r->node_id, 11);
 	assert_int_equal(r->int_version, HW_INT_NONE);
-	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
-								     HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_DROP |
-								     HW_V_TX_UTIL | HW_V_FLOW | HW_V_TCLASS);
+	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
+	                               HW_V_DROP | HW_V_TX_UTIL | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(r->ingress_port, 1);
 	assert_int_equal(r->egress_port, 2);
 	assert_int_equal(r->hop_latency, 512);
@@ -133,15 +134,16 @@ static void tr1_parse_report_api(void **state)
 	struct vec_out v;
 	hw_parser_config_default(&cfg);
 	vec_out_init(&v);
-	assert_int_equal(hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF,
-					 VEC_TIME_NS, &v.out),
-			 HW_OK);
+	assert_int_equal(
+	    hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF, VEC_TIME_NS, &v.out),
+	    HW_OK);
 	check_v1(&v);
 }
 
 /* Vector 2: header 16 + 1 metadata word = 20 B (length 5); inner IPv4 20 + UDP 8 + INT shim 4 +
  * MD 8 + stack 16 = 56 B (total length 0x38, UDP length 36 = 0x24); INT v1.0 shim length =
  * 1 (shim) + 2 (MD) + 4 (stack) = 7 words.  UDP payload = 20 + 56 = 76 B. */
+/* clang-format off */
 static const uint8_t v2_payload[] = {
 	0x15,			/* ver 1 | length 5 */
 	0x22,			/* nproto 1 = 001 | rep_md bits 0..4 = 00010 (rep_md 0x04: b3 egress ts) */
@@ -166,6 +168,7 @@ static const uint8_t v2_payload[] = {
 	0x00, 0x00, 0x00, 0x0a, /* oldest hop: switch id 10 */
 	0x01, 0x00, 0x00, 0x10, /*             queue id 1, occupancy 16 */
 };
+/* clang-format on */
 
 static void tr1_int10_stack_wrap(void **state)
 {
@@ -199,8 +202,8 @@ static void tr1_int10_stack_wrap(void **state)
 	/* the reporting switch: 0x00000100 - 0xffffff00 mod 2^32 = 0x200 */
 	assert_int_equal(v.recs[2].node_id, 12);
 	assert_int_equal(v.recs[2].int_version, HW_INT_NONE);
-	assert_int_equal(v.recs[2].valid, HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_HOP_LATENCY | HW_V_FLOW |
-						  HW_V_TCLASS);
+	assert_int_equal(v.recs[2].valid,
+	                 HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_HOP_LATENCY | HW_V_FLOW | HW_V_TCLASS);
 	assert_int_equal(v.recs[2].ingress_ts, 0xffffff00u);
 	assert_int_equal(v.recs[2].egress_ts, 0x00000100u);
 	assert_int_equal(v.recs[2].hop_latency, 0x200);
@@ -208,6 +211,7 @@ static void tr1_int10_stack_wrap(void **state)
 
 /* Vector 3: header 16 + 2 words = 24 B (length 6); inner IPv6 40 + TCP 20 = 60 B (payload length
  * 20).  UDP payload = 84 B. */
+/* clang-format off */
 static const uint8_t v3_payload[] = {
 	0x16,			/* ver 1 | length 6 */
 	0x52,			/* nproto 2 (IPv6) = 010 | rep_md bits 0..4 = 10010 (rep_md 0x24: b0 ports, b3) */
@@ -229,6 +233,7 @@ static const uint8_t v3_payload[] = {
 	0x50, 0x10, 0x01, 0x00, /* data offset 5, ACK, window */
 	0x00, 0x00, 0x00, 0x00, /* checksum, urgent */
 };
+/* clang-format on */
 
 static void tr1_ipv6_unavailable(void **state)
 {
@@ -259,6 +264,7 @@ static void tr1_ipv6_unavailable(void **state)
 /* Vector 4: header 16 + 1 word = 20 B (length 5); inner Ethernet 14 + IPv4 20 + TCP 20 + INT shim 4
  * + MD 8 + stack 8 = 74 B; IPv4 total length 60 (0x3c); INT v1.0 shim length 1 + 2 + 2 = 5.
  * UDP payload = 94 B. */
+/* clang-format off */
 static const uint8_t v4_payload[] = {
 	0x15,			/* ver 1 | length 5 */
 	0x08,			/* nproto 0 (Ethernet) = 000 | rep_md bits 0..4 = 01000 (rep_md 0x10: b1) */
@@ -286,6 +292,7 @@ static const uint8_t v4_payload[] = {
 	0x00, 0x00, 0x00, 0x0e,		    /* newest hop: switch id 14 (= the reporting switch) */
 	0x00, 0x00, 0x00, 0x0d,		    /* oldest hop: switch id 13 */
 };
+/* clang-format on */
 
 static void tr1_ethernet_merge(void **state)
 {
@@ -319,9 +326,9 @@ static void tr1_ethernet_merge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tr1_every_rep_md_bit), cmocka_unit_test(tr1_parse_report_api),
-		cmocka_unit_test(tr1_int10_stack_wrap), cmocka_unit_test(tr1_ipv6_unavailable),
-		cmocka_unit_test(tr1_ethernet_merge),
+	    cmocka_unit_test(tr1_every_rep_md_bit), cmocka_unit_test(tr1_parse_report_api),
+	    cmocka_unit_test(tr1_int10_stack_wrap), cmocka_unit_test(tr1_ipv6_unavailable),
+	    cmocka_unit_test(tr1_ethernet_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

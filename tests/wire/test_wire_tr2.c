@@ -55,6 +55,7 @@
  *   indiv report  = 4 + 20 * 4 = 84 B; UDP payload = group 8 + 84 = 92 B
  *   outer UDP length = 8 + 92 = 100 (0x0064); outer IPv4 total length = 20 + 100 = 120 (0x0078)
  *   frame = 14 + 120 = 134 B */
+/* clang-format off */
 static const uint8_t v1_frame[] = {
 	/* Ethernet */
 	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, /* dst MAC (collector) */
@@ -123,6 +124,7 @@ static const uint8_t v1_frame[] = {
 	/* inner UDP payload */
 	0x64, 0x61, 0x74, 0x61, /* "data" */
 };
+/* clang-format on */
 #define V1_PAYLOAD_OFF (14 + 20 + 8)
 
 static void check_v1_records(const struct vec_out *v)
@@ -187,9 +189,9 @@ static void tr2_parse_report_api(void **state)
 	struct vec_out v;
 	hw_parser_config_default(&cfg);
 	vec_out_init(&v);
-	assert_int_equal(hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF,
-					 VEC_TIME_NS, &v.out),
-			 HW_OK);
+	assert_int_equal(
+	    hw_parse_report(&cfg, v1_frame + V1_PAYLOAD_OFF, sizeof(v1_frame) - V1_PAYLOAD_OFF, VEC_TIME_NS, &v.out),
+	    HW_OK);
 	check_v1_records(&v);
 }
 
@@ -198,6 +200,7 @@ static void tr2_parse_report_api(void **state)
  * Group: word 0 = 2 << 28 | 1 << 22 | 0x3FFFFF = 0x207FFFFF (largest 22-bit sequence number).
  * Report a: 4 + 4 * 21 = 88 B; report b: 4 + 4 * 21 = 88 B; report c: 4 + 52 = 56 B.
  * UDP payload = 8 + 88 + 88 + 56 = 240 B. */
+/* clang-format off */
 static const uint8_t v2_payload[] = {
 	/* group header */
 	0x20, 0x7f, 0xff, 0xff, /* ver 2 | hw_id 1 | seq 0x3FFFFF */
@@ -274,6 +277,7 @@ static const uint8_t v2_payload[] = {
 	0x50, 0x02, 0x72, 0x10, /* data offset 5, SYN, window */
 	0x00, 0x00, 0x00, 0x00, /* checksum, urgent */
 };
+/* clang-format on */
 
 static void tr2_coalesced(void **state)
 {
@@ -289,8 +293,8 @@ static void tr2_coalesced(void **state)
 	assert_int_equal(v.out.n_reps, 3);
 	assert_int_equal(v.out.n_recs, 3);
 
-	static const uint8_t rep_flags[3] = {HW_RF_CONGESTED_QUEUE | HW_RF_POSTCARD, HW_RF_INTERMEDIATE | HW_RF_POSTCARD,
-					     HW_RF_DROPPED | HW_RF_POSTCARD};
+	static const uint8_t rep_flags[3] = {HW_RF_CONGESTED_QUEUE | HW_RF_POSTCARD,
+	                                     HW_RF_INTERMEDIATE | HW_RF_POSTCARD, HW_RF_DROPPED | HW_RF_POSTCARD};
 	for (unsigned i = 0; i < 3; i++) {
 		assert_int_equal(v.reps[i].node, 0x0a0b0c0d);
 		assert_int_equal(v.reps[i].seq, 0x3fffff);
@@ -347,6 +351,7 @@ static void tr2_coalesced(void **state)
 /* Vector 3: the sink (node 10) pushed its own stack entry AND reports a queue in RepMdBits: the
  * two are one hop.  Inner: IPv4 20 + TCP 20 + shim 4 + MD 12 + stack 16 = 72 B (0x48), no data.
  * report_length = 2 + 1 + 18 = 21; UDP payload = 8 + 4 + 84 = 96 B. */
+/* clang-format off */
 static const uint8_t v3_payload[] = {
 	0x20, 0x00, 0x00, 0x01, /* ver 2 | hw_id 0 | seq 1 */
 	0x00, 0x00, 0x00, 0x0a, /* node id 10 */
@@ -376,6 +381,7 @@ static const uint8_t v3_payload[] = {
 	0x00, 0x00, 0x00, 0x09, /* oldest hop: node id 9 */
 	0x00, 0x00, 0x00, 0x28, /*             hop latency 40 */
 };
+/* clang-format on */
 
 static void tr2_merge_sink_hop(void **state)
 {
@@ -395,7 +401,7 @@ static void tr2_merge_sink_hop(void **state)
 	assert_int_equal(v.reps[0].flags, HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW);
 	for (unsigned i = 0; i < 2; i++) {
 		vec_assert_report_fields(&v.recs[i], 10, 0, 1, HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW,
-					 HW_FORMAT_TR20, 2);
+		                         HW_FORMAT_TR20, 2);
 		assert_int_equal(v.recs[i].hop_index, i);
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 10000, 20000);
 		vec_assert_tclass(&v.recs[i], 0, 0); /* original DSCP saved in the shim: 0 */
@@ -418,6 +424,7 @@ static void tr2_merge_sink_hop(void **state)
  * transmission, and ignored upon reception" -- here it is 3 and must be ignored.  All four flags.
  * Inner: IPv4 20 + UDP 8 + shim 4 + MD 12 + stack 16 = 60 B -> report_length 15.
  * UDP payload = 8 + 4 + 60 = 72 B. */
+/* clang-format off */
 static const uint8_t v4_payload[] = {
 	0x2f, 0xc0, 0x00, 0x00, /* ver 2 | hw_id 63 (0x3f << 22 = 0x0fc00000) | seq 0 */
 	0x00, 0x00, 0x00, 0x0c, /* node id 12 */
@@ -441,6 +448,7 @@ static const uint8_t v4_payload[] = {
 	0x00, 0x00, 0x00, 0x0a, /* oldest hop: node 10 */
 	0x00, 0x01, 0x00, 0x02, /*             ports 1 -> 2 */
 };
+/* clang-format on */
 
 static void tr2_inner_only_flags(void **state)
 {
@@ -482,6 +490,7 @@ static void tr2_inner_only_flags(void **state)
 /* Vector 5: every defined RepMdBits bit at once (0x7F81), in_type 0 (no inner packet).
  * md = 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 4 = 48 B = 12 words; report_length = 2 + 12 = 14.
  * UDP payload = 8 + 4 + 56 = 68 B. */
+/* clang-format off */
 static const uint8_t v5_payload[] = {
 	0x20, 0x80, 0x00, 0x64, /* ver 2 | hw_id 2 (2 << 22 = 0x00800000) | seq 100 */
 	0x00, 0x00, 0x00, 0x14, /* node id 20 */
@@ -502,6 +511,7 @@ static const uint8_t v5_payload[] = {
 	0x01, 0x00, 0x08, 0x00,		    /* 0x0080 buffer id 1, occupancy 2048 */
 	0x04, 0x0e, 0x00, 0x00,		    /* 0x0001 queue id 4 (same queue), drop reason 14, pad */
 };
+/* clang-format on */
 
 static void tr2_all_rep_md_bits(void **state)
 {
@@ -522,9 +532,8 @@ static void tr2_all_rep_md_bits(void **state)
 	assert_int_equal(r->hop_index, 0);
 	assert_int_equal(r->node_id, 20);
 	assert_int_equal(r->int_version, HW_INT_NONE);
-	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE |
-								     HW_V_INGRESS_TS | HW_V_EGRESS_TS | HW_V_L2_PORTS |
-								     HW_V_TX_UTIL | HW_V_BUFFER | HW_V_DROP);
+	assert_int_equal(r->valid, HW_V_PORTS | HW_V_HOP_LATENCY | HW_V_QUEUE | HW_V_INGRESS_TS | HW_V_EGRESS_TS |
+	                               HW_V_L2_PORTS | HW_V_TX_UTIL | HW_V_BUFFER | HW_V_DROP);
 	assert_int_equal(r->ingress_port, 10);
 	assert_int_equal(r->egress_port, 11);
 	assert_int_equal(r->hop_latency, 300);
@@ -547,6 +556,7 @@ static void tr2_all_rep_md_bits(void **state)
  *           report_length 2 + 5 = 7 (32 B with the header word).
  * Report 2: RepMdBits 0x2000 -> md_length 1, report_length 3 (16 B).
  * UDP payload = 8 + 32 + 16 = 56 B. */
+/* clang-format off */
 static const uint8_t v6_payload[] = {
 	0x20, 0xc0, 0x00, 0x05, /* ver 2 | hw_id 3 (3 << 22 = 0x00c00000) | seq 5 */
 	0x00, 0x00, 0x00, 0x1e, /* node id 30 */
@@ -566,6 +576,7 @@ static const uint8_t v6_payload[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* ds id, DSMdBits, DSMdStatus */
 	0x00, 0x00, 0x00, 0x09, /* hop latency 9 */
 };
+/* clang-format on */
 
 static void tr2_unavailable_and_ds(void **state)
 {
@@ -595,10 +606,10 @@ static void tr2_unavailable_and_ds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tr2_single_int_stack), cmocka_unit_test(tr2_parse_report_api),
-		cmocka_unit_test(tr2_coalesced),	cmocka_unit_test(tr2_merge_sink_hop),
-		cmocka_unit_test(tr2_inner_only_flags), cmocka_unit_test(tr2_all_rep_md_bits),
-		cmocka_unit_test(tr2_unavailable_and_ds),
+	    cmocka_unit_test(tr2_single_int_stack),   cmocka_unit_test(tr2_parse_report_api),
+	    cmocka_unit_test(tr2_coalesced),          cmocka_unit_test(tr2_merge_sink_hop),
+	    cmocka_unit_test(tr2_inner_only_flags),   cmocka_unit_test(tr2_all_rep_md_bits),
+	    cmocka_unit_test(tr2_unavailable_and_ds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

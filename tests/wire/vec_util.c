@@ -1,6 +1,7 @@
 /* Helpers shared by the tests/wire/ cmocka programs; see vec_util.h. */
 #include "vec_util.h"
 
+#include <stdint.h>
 #include <string.h>
 
 void vec_out_init(struct vec_out *v)
@@ -37,8 +38,8 @@ uint16_t vec_ipv4_csum(const uint8_t *hdr, unsigned ihl_words)
 
 size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4, size_t len, uint8_t tos)
 {
-	static const uint8_t eth[14] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00,
-					0x00, 0x00, 0x00, 0x01, 0x08, 0x00};
+	static const uint8_t eth[14] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02,
+	                                0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00};
 	size_t total = 14 + 20 + len;
 	if (total > cap || 20 + len > 0xffff)
 		return 0;
@@ -47,9 +48,9 @@ size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4,
 	ip[0] = 0x45; /* version 4, IHL 5 */
 	ip[1] = tos;
 	put16(ip + 2, (uint16_t)(20 + len));
-	put16(ip + 4, 0);	/* identification */
+	put16(ip + 4, 0);      /* identification */
 	put16(ip + 6, 0x4000); /* DF */
-	ip[8] = 64;		/* TTL */
+	ip[8] = 64;            /* TTL */
 	ip[9] = proto;
 	put16(ip + 10, 0);
 	ip[12] = 10, ip[13] = 0, ip[14] = 0, ip[15] = 1;
@@ -59,8 +60,8 @@ size_t vec_ip4_frame(uint8_t *buf, size_t cap, uint8_t proto, const uint8_t *l4,
 	return total;
 }
 
-size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport,
-		      uint16_t dport, uint8_t tos)
+size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport, uint16_t dport,
+                      uint8_t tos)
 {
 	uint8_t udp[2048];
 	if (8 + len > sizeof(udp))
@@ -76,26 +77,26 @@ size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t l
 void vec_check_frame(const uint8_t *frame, size_t len)
 {
 	size_t off = 12;
-	assert_true(len >= 14);
+	assert_in_range(len, 14, SIZE_MAX);
 	unsigned type = (unsigned)(frame[off] << 8 | frame[off + 1]);
 	while (type == 0x8100 || type == 0x88a8) { /* skip VLAN tags */
 		off += 4;
-		assert_true(len >= off + 2);
+		assert_in_range(len, off + 2, SIZE_MAX);
 		type = (unsigned)(frame[off] << 8 | frame[off + 1]);
 	}
 	off += 2;
 	if (type == 0x86dd) {
-		assert_true(len >= off + 40);
+		assert_in_range(len, off + 40, SIZE_MAX);
 		assert_int_equal(frame[off] >> 4, 6);
 		assert_int_equal(frame[off + 4] << 8 | frame[off + 5], len - off - 40);
 		return;
 	}
 	assert_int_equal(type, 0x0800);
-	assert_true(len >= off + 20);
+	assert_in_range(len, off + 20, SIZE_MAX);
 	const uint8_t *ip = frame + off;
 	unsigned ihl = ip[0] & 0x0f;
 	assert_int_equal(ip[0] >> 4, 4);
-	assert_true(ihl >= 5);
+	assert_in_range(ihl, 5, 15);
 	assert_int_equal(ip[2] << 8 | ip[3], len - off);
 	assert_int_equal(ip[10] << 8 | ip[11], vec_ipv4_csum(ip, ihl));
 	if (ip[9] == 17) {
@@ -116,7 +117,7 @@ void vec_v4mapped(uint8_t out[16], uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 }
 
 void vec_assert_report_fields(const struct hw_record *r, uint32_t report_node, uint8_t hw_id, uint32_t report_seq,
-			      uint8_t report_flags, uint8_t format, uint8_t path_len)
+                              uint8_t report_flags, uint8_t format, uint8_t path_len)
 {
 	assert_int_equal(r->time_ns, VEC_TIME_NS);
 	assert_int_equal(r->report_node, report_node);
@@ -128,7 +129,7 @@ void vec_assert_report_fields(const struct hw_record *r, uint32_t report_node, u
 }
 
 void vec_assert_flow(const struct hw_record *r, const uint8_t src_ip[16], const uint8_t dst_ip[16], uint8_t ip_proto,
-		     uint16_t src_port, uint16_t dst_port)
+                     uint16_t src_port, uint16_t dst_port)
 {
 	assert_true(r->valid & HW_V_FLOW);
 	assert_memory_equal(r->src_ip, src_ip, 16);
@@ -140,7 +141,7 @@ void vec_assert_flow(const struct hw_record *r, const uint8_t src_ip[16], const 
 }
 
 void vec_assert_flow4(const struct hw_record *r, const uint8_t src[4], const uint8_t dst[4], uint8_t ip_proto,
-		      uint16_t src_port, uint16_t dst_port)
+                      uint16_t src_port, uint16_t dst_port)
 {
 	uint8_t s[16], d[16];
 	vec_v4mapped(s, src[0], src[1], src[2], src[3]);
@@ -161,5 +162,5 @@ void vec_assert_rejected(enum hw_result got, enum hw_result want, const struct v
 	assert_int_equal(got, want);
 	assert_int_equal(v->out.n_recs, 0);
 	assert_int_equal(v->out.n_reps, 0);
-	assert_true(v->out.err_offset <= len);
+	assert_in_range(v->out.err_offset, 0, len);
 }

@@ -42,8 +42,8 @@ void vec_out_init(struct vec_out *v);
 /* Ethernet (dst 02:00:00:00:00:02, src 02:00:00:00:00:01, type 0x0800) + IPv4 (IHL 5, TOS tos,
  * ID 0, DF, TTL 64, proto 17, 10.0.0.1 -> 10.0.0.100) + UDP (sport, dport, checksum 0) + payload.
  * Returns the frame length, 0 when cap is too small. */
-size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport,
-		      uint16_t dport, uint8_t tos);
+size_t vec_udp4_frame(uint8_t *buf, size_t cap, const uint8_t *payload, size_t len, uint16_t sport, uint16_t dport,
+                      uint8_t tos);
 
 /* Ethernet (as above) + IPv4 (IHL 5, TOS tos, ID 0, DF, TTL 64, protocol proto, 10.0.0.1 ->
  * 10.0.0.100) + l4 (the L4 header and everything after it, verbatim).  Total length and header
@@ -63,13 +63,13 @@ void vec_v4mapped(uint8_t out[16], uint8_t a, uint8_t b, uint8_t c, uint8_t d);
 
 /* Common report fields carried by every record. */
 void vec_assert_report_fields(const struct hw_record *r, uint32_t report_node, uint8_t hw_id, uint32_t report_seq,
-			      uint8_t report_flags, uint8_t format, uint8_t path_len);
+                              uint8_t report_flags, uint8_t format, uint8_t path_len);
 
 /* Inner flow fields: addresses, proto, ports, flow_hash = hw_flow_hash(...); checks HW_V_FLOW. */
 void vec_assert_flow(const struct hw_record *r, const uint8_t src_ip[16], const uint8_t dst_ip[16], uint8_t ip_proto,
-		     uint16_t src_port, uint16_t dst_port);
+                     uint16_t src_port, uint16_t dst_port);
 void vec_assert_flow4(const struct hw_record *r, const uint8_t src[4], const uint8_t dst[4], uint8_t ip_proto,
-		      uint16_t src_port, uint16_t dst_port);
+                      uint16_t src_port, uint16_t dst_port);
 
 /* Inner traffic class; checks HW_V_TCLASS. */
 void vec_assert_tclass(const struct hw_record *r, uint8_t dscp, uint8_t ecn);
