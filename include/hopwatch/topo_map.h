@@ -12,7 +12,6 @@
 extern "C" {
 #endif
 
-
 struct hw_topo_map_port {
 	uint32_t port;
 	char ifname[64];

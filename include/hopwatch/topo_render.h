@@ -14,7 +14,6 @@
 extern "C" {
 #endif
 
-
 /* The topology as JSON (nodes, ports, links, events, placement tally may be NULL). */
 enum hw_topo_result hw_topo_write_json(const struct hw_topo *t, const struct hw_place_tally *tally, const char *path,
                                        struct hw_topo_error *err);

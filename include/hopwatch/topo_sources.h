@@ -12,7 +12,6 @@
 extern "C" {
 #endif
 
-
 /* LLDP frames from a capture file (Ethernet, Linux SLL or SLL2) or, with live=1, an interface captured
  * for `seconds`.  Frames are grouped into segments: a file's frames (per interface index for SLL2);
  * the senders on one segment are each other's neighbours.  Expires links at the last frame's time. */

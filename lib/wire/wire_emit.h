@@ -106,7 +106,8 @@ static inline void put_report(struct hw_report *rep, const struct hw_report_meta
 
 /* The reporting node's own record before its metadata: the template with no INT version, the
  * next hop index and the node's id, put into the image's lanes so the record takes nine stores. */
-static inline __attribute__((always_inline)) struct hw_record_image own_image(const struct hw_record *t, uint8_t hop_index, uint32_t node_id)
+static inline __attribute__((always_inline)) struct hw_record_image own_image(const struct hw_record *t,
+                                                                              uint8_t hop_index, uint32_t node_id)
 {
 	struct hw_record_image m = hw_record_load(t);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
