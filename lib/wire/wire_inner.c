@@ -1,10 +1,10 @@
-/* Packets as the collector sees them inside reports (and bare INT frames): Ethernet/VLAN, IPv4,
+/* Packets as the collector sees them inside reports (and bare INT frames): Ethernet/VLAN/MPLS, IPv4,
  * IPv6 with extension headers, UDP/TCP, INT detection, VXLAN-GPE and Geneve carriers, RoCEv2 BTH. */
 #include "wire_internal.h"
 
-enum { ETH_IPV4 = 0x0800, ETH_IPV6 = 0x86dd, ETH_TEB = 0x6558 };
-enum { IPP_TCP = 6, IPP_UDP = 17 };
-enum { MAX_VLAN_TAGS = 3, MAX_IPV6_EXT = 8, MAX_TUNNEL_DEPTH = 1 };
+enum { ETH_IPV4 = 0x0800, ETH_IPV6 = 0x86dd, ETH_TEB = 0x6558, ETH_MPLS = 0x8847, ETH_MPLS_MC = 0x8848 };
+enum { IPP_TCP = 6, IPP_UDP = 17, IPP_SCTP = 132 };
+enum { MAX_VLAN_TAGS = 3, MAX_MPLS_LABELS = 8, MAX_IPV6_EXT = 8, MAX_TUNNEL_DEPTH = 1 };
 
 /* Where the L4 payload is, once the headers are read. */
 struct hw_l4 {
@@ -160,6 +160,25 @@ static enum hw_result parse_headers(struct hw_ctx *c, struct hw_span s, enum hw_
 			ethertype = hw_be16(tag + 2);
 			off += 4;
 		}
+		/* An MPLS label stack (RFC 3032): label:20 TC:3 S:1 TTL:8 per entry, S set on the last one.
+		 * Below it, IP by its version nibble (RFC 4385's first-nibble rule); anything else (a
+		 * pseudowire control word, more than MAX_MPLS_LABELS entries) is not IP. */
+		if (ethertype == ETH_MPLS || ethertype == ETH_MPLS_MC) {
+			ethertype = 0;
+			for (int i = 0; i < MAX_MPLS_LABELS; i++) {
+				const uint8_t *lse = hw_at(s, off, 4);
+				if (!lse)
+					return cut(c, s.p + off, strict, HW_E_L2_TRUNCATED);
+				off += 4;
+				if (lse[2] & 1) {
+					const uint8_t *v = hw_at(s, off, 1);
+					if (!v)
+						return cut(c, s.p + off, strict, HW_E_L2_TRUNCATED);
+					ethertype = v[0] >> 4 == 4 ? ETH_IPV4 : v[0] >> 4 == 6 ? ETH_IPV6 : 0;
+					break;
+				}
+			}
+		}
 	}
 
 	size_t l4_off, l3_end;
@@ -181,6 +200,12 @@ static enum hw_result parse_headers(struct hw_ctx *c, struct hw_span s, enum hw_
 	struct hw_span l3 = {s.p, l3_end};
 	if (!l4_ok || (proto != IPP_UDP && proto != IPP_TCP)) {
 		l4->payload = (struct hw_span){s.p + l4_off, l3_end - l4_off};
+		/* SCTP's common header starts with the two ports as UDP's and TCP's do (RFC 9260 3.1) */
+		const uint8_t *sc = proto == IPP_SCTP && l4_ok ? hw_at(l3, l4_off, 4) : NULL;
+		if (sc) {
+			in->tmpl.src_port = hw_be16(sc);
+			in->tmpl.dst_port = hw_be16(sc + 2);
+		}
 		return HW_OK;
 	}
 	if (proto == IPP_UDP) {

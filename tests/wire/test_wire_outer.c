@@ -7,6 +7,8 @@
  *   outer_ipv6          plain IPv6
  *   outer_ipv6_ext      IPv6 with Hop-by-Hop, Routing and Destination Options extension headers
  *   outer_second_port   a second configured report port (cfg.report_ports[1])
+ *   outer_mpls          one MPLS label, then two (RFC 3032 label stack entries, S on the last),
+ *                       IPv4 found by its version nibble; a pseudowire control word is not IP
  * and the same record must come out each time.  not_report_*: wrong UDP destination port (also
  * when the source port is the report port), ARP, VLAN-tagged ARP, ICMP, IPv6 TCP without INT ->
  * HW_NOT_REPORT with no records.
@@ -93,6 +95,32 @@ static void outer_vlan(void **state)
 	hw_parser_config_default(&cfg);
 	assert_int_equal(sizeof(vlan_frame), 70);
 	expect_small_report(&cfg, vlan_frame, sizeof(vlan_frame));
+}
+
+/* MPLS (ethertype 0x8847) in place of vlan_frame's tag: 12 B of MACs, the ethertype, one label stack
+ * entry label:20 TC:3 S:1 TTL:8 = 16 | 0 | 1 | 64 -> 00 01 01 40, then IPv4: 12 + 2 + 4 + 52 = 70 B.
+ * Two entries: 16 with S 0 (00 01 00 40), then 17 with S 1 (00 01 11 40): 74 B.  A first nibble of 0
+ * below the stack is a pseudowire control word (RFC 4385), not IP: not a report. */
+static void outer_mpls(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	uint8_t frame[sizeof(vlan_frame) + 4];
+	static const uint8_t one[6] = {0x88, 0x47, 0x00, 0x01, 0x01, 0x40};
+	static const uint8_t two[10] = {0x88, 0x47, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x11, 0x40};
+	hw_parser_config_default(&cfg);
+
+	memcpy(frame, vlan_frame, sizeof(vlan_frame));
+	memcpy(frame + 12, one, sizeof(one));
+	expect_small_report(&cfg, frame, sizeof(vlan_frame));
+
+	memcpy(frame, vlan_frame, 12);
+	memcpy(frame + 12, two, sizeof(two));
+	memcpy(frame + 22, vlan_frame + 18, sizeof(vlan_frame) - 18);
+	expect_small_report(&cfg, frame, sizeof(frame));
+
+	frame[22] = 0x05; /* the IPv4 header's first byte 0x45 becomes a control word's 0x05 */
+	expect_not_report(&cfg, frame, sizeof(frame));
 }
 
 /* QinQ: frame = 14 + 4 + 4 + 52 = 74 B; IP and UDP lengths as above. */
@@ -324,6 +352,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(outer_vlan),
+	    cmocka_unit_test(outer_mpls),
 	    cmocka_unit_test(outer_qinq),
 	    cmocka_unit_test(outer_ipv4_options),
 	    cmocka_unit_test(outer_ipv6),

@@ -486,6 +486,30 @@ static void tr2_inner_only_flags(void **state)
 	assert_int_equal(v.recs[1].egress_port, 4);
 }
 
+/* Vector 4 with the inner packet's protocol 17 changed to 132 (SCTP, byte 9 of the inner IPv4 header at
+ * payload offset 8 + 4 = 12, so byte 21): SCTP's common header starts with the ports as UDP's does (RFC
+ * 9260 3.1), so the flow is 10.0.1.1:5001 -> 10.0.2.2:5002 proto 132.  SCTP carries no INT here, so no
+ * stack is read: one record, the reporting node 12, DSCP as on the wire (0x5c >> 2 = 0x17). */
+static void tr2_inner_sctp_ports(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t payload[sizeof(v4_payload)], frame[256];
+	static const uint8_t src[4] = {10, 0, 1, 1}, dst[4] = {10, 0, 2, 2};
+	memcpy(payload, v4_payload, sizeof(payload));
+	assert_int_equal(payload[21], 0x11);
+	payload[21] = 132;
+	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, sizeof(payload), 0, 32766, 0);
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 1);
+	assert_int_equal(v.recs[0].node_id, 12);
+	vec_assert_flow4(&v.recs[0], src, dst, 132, 5001, 5002);
+	vec_assert_tclass(&v.recs[0], 0x17, 0);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Vector 5: every defined RepMdBits bit at once (0x7F81), in_type 0 (no inner packet).
  * md = 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 4 = 48 B = 12 words; report_length = 2 + 12 = 14.
@@ -606,10 +630,10 @@ static void tr2_unavailable_and_ds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(tr2_single_int_stack),   cmocka_unit_test(tr2_parse_report_api),
-	    cmocka_unit_test(tr2_coalesced),          cmocka_unit_test(tr2_merge_sink_hop),
-	    cmocka_unit_test(tr2_inner_only_flags),   cmocka_unit_test(tr2_all_rep_md_bits),
-	    cmocka_unit_test(tr2_unavailable_and_ds),
+	    cmocka_unit_test(tr2_single_int_stack), cmocka_unit_test(tr2_parse_report_api),
+	    cmocka_unit_test(tr2_coalesced),        cmocka_unit_test(tr2_merge_sink_hop),
+	    cmocka_unit_test(tr2_inner_only_flags), cmocka_unit_test(tr2_inner_sctp_ports),
+	    cmocka_unit_test(tr2_all_rep_md_bits),  cmocka_unit_test(tr2_unavailable_and_ds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

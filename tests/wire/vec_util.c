@@ -85,6 +85,13 @@ void vec_check_frame(const uint8_t *frame, size_t len)
 		type = (unsigned)(frame[off] << 8 | frame[off + 1]);
 	}
 	off += 2;
+	if (type == 0x8847) { /* skip MPLS label stack entries up to the one with S set; IP below */
+		do {
+			off += 4;
+			assert_in_range(len, off + 1, SIZE_MAX);
+		} while (!(frame[off - 2] & 1));
+		type = frame[off] >> 4 == 6 ? 0x86dd : 0x0800;
+	}
 	if (type == 0x86dd) {
 		assert_in_range(len, off + 40, SIZE_MAX);
 		assert_int_equal(frame[off] >> 4, 6);
