@@ -10,7 +10,7 @@ CREATE TABLE IF NOT EXISTS hopwatch.hops
     report_node      UInt32,
     hw_id            UInt8,
     report_seq       UInt32,
-    report_flags     UInt8,   -- bits: 1 dropped, 2 congested_queue, 4 tracked_flow, 8 intermediate, 16 postcard
+    report_flags     UInt8,   -- bits: 1 dropped, 2 congested_queue, 4 tracked_flow, 8 intermediate, 16 postcard, 32 inner_truncated
     format           Enum8('none' = 0, 'tr0.5' = 1, 'tr1.0' = 2, 'tr2.0' = 3, 'int' = 4),
     int_version      Enum8('none' = 0, '0.5' = 1, '1.0' = 2, '2.1' = 3),
     valid            UInt32,  -- bits of enum hw_valid (record.h): 1 ports, 2 hop_latency, 4 queue, ...

@@ -34,6 +34,8 @@ enum hw_report_flag {
 	HW_RF_TRACKED_FLOW = 1u << 2,    /* "tracked_flow": F bit */
 	HW_RF_INTERMEDIATE = 1u << 3,    /* "intermediate": I bit (TR v2.0) */
 	HW_RF_POSTCARD = 1u << 4,        /* "postcard": the report carried no embedded INT stack */
+	HW_RF_INNER_TRUNCATED = 1u << 5, /* "inner_truncated": the report's copy of the packet ends inside its
+	                                  * L2/L3/L4 headers; the flow keys that were present are kept */
 };
 
 /* valid bits: which optional fields of a record are present.  Fields not listed here

@@ -33,6 +33,7 @@ const char *hw_report_flag_name(unsigned bit)
 	case HW_RF_TRACKED_FLOW: return "tracked_flow";
 	case HW_RF_INTERMEDIATE: return "intermediate";
 	case HW_RF_POSTCARD: return "postcard";
+	case HW_RF_INNER_TRUNCATED: return "inner_truncated";
 	default: return NULL;
 	}
 }

@@ -410,7 +410,8 @@ __attribute__((flatten)) enum hw_result hw_inner_parse(struct hw_ctx *c, struct 
                                                        bool strict, struct hw_inner *in)
 {
 	enum hw_result r = parse_at(c, s, start, strict, in, 0);
-	if (r == HW_OK && (in->tmpl.valid & HW_V_FLOW))
+	/* A cut copy (HW_E_INNER_TRUNCATED) keeps the flow keys read before the cut */
+	if ((r == HW_OK || r == HW_E_INNER_TRUNCATED) && (in->tmpl.valid & HW_V_FLOW))
 		in->tmpl.flow_hash = hw_flow_hash(in->tmpl.src_ip, in->tmpl.dst_ip, in->tmpl.ip_proto,
 		                                  in->tmpl.src_port, in->tmpl.dst_port);
 	return r;

@@ -511,6 +511,18 @@ static inline void hw_inner_clear(struct hw_inner *in)
 	in->has_tail = 0;
 }
 
+/* The report parsers' handling of hw_inner_parse()'s result: a copy cut inside its headers is a
+ * normal report (TR v2.0 calls the inner packet "a truncated packet fragment"), flagged
+ * HW_RF_INNER_TRUNCATED; any other error stays an error. */
+static inline enum hw_result hw_inner_cut(enum hw_result r, uint8_t *report_flags)
+{
+	if (r == HW_E_INNER_TRUNCATED) {
+		*report_flags |= HW_RF_INNER_TRUNCATED;
+		return HW_OK;
+	}
+	return r;
+}
+
 enum hw_l3_start {
 	HW_START_ETH,
 	HW_START_IPV4,
@@ -520,7 +532,8 @@ enum hw_l3_start {
 /* Parse a packet from its L2 or L3 header: flow 5-tuple, DSCP/ECN, RoCE BTH, INT-MD stack.
  * strict: the packet is the received frame (IP/UDP lengths must agree with the bytes), not a
  * truncated copy inside a report.  Headers that are cut give HW_E_INNER_TRUNCATED (or the outer
- * reasons when strict). */
+ * reasons when strict) with what was read before the cut kept in *in (flow keys, flow hash): a report
+ * parser keeps the report and marks it with hw_inner_cut(). */
 enum hw_result hw_inner_parse(struct hw_ctx *c, struct hw_span s, enum hw_l3_start start, bool strict,
                               struct hw_inner *in);
 

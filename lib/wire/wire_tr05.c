@@ -78,7 +78,7 @@ HW_HOT_CLONES enum hw_result hw_parse_tr05(struct hw_ctx *c, struct hw_span s)
 	struct hw_inner in;
 
 	hw_inner_clear(&in);
-	enum hw_result r = hw_inner_parse(c, hw_tail(s, off), HW_START_ETH, false, &in);
+	enum hw_result r = hw_inner_cut(hw_inner_parse(c, hw_tail(s, off), HW_START_ETH, false, &in), &m.flags);
 	if (r != HW_OK)
 		return r;
 	return hw_emit(c, &m, &in, &own);

@@ -44,7 +44,7 @@ HW_HOT_CLONES enum hw_result hw_parse_tr1(struct hw_ctx *c, struct hw_span s)
 		return hw_fail(c, h, HW_E_REPORT_TYPE);
 	struct hw_inner in;
 	hw_inner_clear(&in);
-	enum hw_result r = hw_inner_parse(c, hw_tail(s, hdr_len), starts[nproto], false, &in);
+	enum hw_result r = hw_inner_cut(hw_inner_parse(c, hw_tail(s, hdr_len), starts[nproto], false, &in), &m.flags);
 	if (r != HW_OK)
 		return r;
 	return hw_emit(c, &m, &in, &own);

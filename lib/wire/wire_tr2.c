@@ -87,6 +87,7 @@ HW_HOT_CLONES __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx
 		case IN_IPV6: r = hw_inner_parse(c, inner, HW_START_IPV6, false, &in); break;
 		default: return hw_fail(c, h, HW_E_REPORT_TYPE);
 		}
+		r = hw_inner_cut(r, &m.flags);
 		/* Inner Only carries none of the reporting node's own metadata: with an embedded stack the
 		 * stack's hops are the report's records; without one, a record naming the node stands for it. */
 		if (r == HW_OK)

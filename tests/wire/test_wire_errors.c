@@ -365,20 +365,81 @@ static void report_md(void **state)
 	expect_report_error(t1, sizeof(t1), HW_E_REPORT_MD);
 }
 
+/* A report whose copy of the packet ends inside the copy's own headers is a report, not an error (TR
+ * v2.0 calls the inner packet "a truncated packet fragment"): the switch's metadata is kept, the flow
+ * keys read before the cut are kept, and each such report carries inner_truncated.  Parsed through
+ * hw_parse_report; n records expected, each from node `node` with report flags `flags`. */
+static void expect_cut_report(const uint8_t *payload, size_t len, unsigned n, uint32_t node, uint8_t flags)
+{
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_report(&cfg, payload, len, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, n);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(v.recs[i].node_id, node);
+		assert_int_equal(v.recs[i].report_flags, flags);
+	}
+}
+
 static void inner_truncated(void **state)
 {
 	(void)state;
-	/* in_type 4 (IPv4) with 3 words of inner packet: ends inside the 20 B IPv4 header */
+	/* TR v2.0, in_type 4 (IPv4) with 3 words of inner packet: ends inside the 20 B IPv4 header.
+	 * RepMdBits 0x2000 (hop latency 5).  One record: node 1, latency 5 kept; no flow (the addresses
+	 * were not reached); flags F (0x20 in the D Q F I nibble) | postcard (no stack) | inner_truncated. */
 	/* clang-format off */
 	static const uint8_t p[] = {
 		0x20, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, /* group: ver 2, seq 1, node 1 */
-		0x14, 0x05, 0x00, 0x20,				/* rep_type 1 | in_type 4; length 5; md 0; F */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* RepMdBits 0 */
+		0x14, 0x06, 0x01, 0x20,				/* rep_type 1 | in_type 4; length 6; md 1; F */
+		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* RepMdBits 0x2000 hop latency */
+		0x00, 0x00, 0x00, 0x05,				/* hop latency 5 */
 		0x45, 0x00, 0x00, 0x28, 0x00, 0x01, 0x40, 0x00, 0x40, 0x06, 0x00, 0x00, /* 12 B of IPv4 */
 	};
 	/* clang-format on */
-	expect_report_error(p, sizeof(p), HW_E_INNER_TRUNCATED);
-	/* TR v0.5 local report whose inner Ethernet header is 10 B */
+	const uint8_t fl = HW_RF_TRACKED_FLOW | HW_RF_POSTCARD | HW_RF_INNER_TRUNCATED;
+	expect_cut_report(p, sizeof(p), 1, 1, fl);
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_report(&cfg, p, sizeof(p), VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.recs[0].valid, HW_V_HOP_LATENCY);
+	assert_int_equal(v.recs[0].hop_latency, 5);
+
+	/* The same individual report three times in one TR v2.0 packet (group 8 + 3 x 28 = 92 B): all three
+	 * come out (before, the first cut copy rejected the whole packet: 3 in, 0 out). */
+	uint8_t three[8 + 3 * 28];
+	memcpy(three, p, 8);
+	for (int i = 0; i < 3; i++)
+		memcpy(three + 8 + 28 * i, p + 8, 28);
+	expect_cut_report(three, sizeof(three), 3, 1, fl);
+
+	/* The copy cut inside its UDP header (IPv4 20 B whole, 2 B of UDP): the addresses and protocol are
+	 * kept, the ports are unknown (0): 10.0.0.1 -> 10.0.0.2, proto 17.  Length 9 words = 8 RepMdBits + 4
+	 * latency + 22 packet + 2 padding. */
+	/* clang-format off */
+	static const uint8_t u[] = {
+		0x20, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, /* group: ver 2, seq 2, node 1 */
+		0x14, 0x09, 0x01, 0x00,				/* rep_type 1 | in_type 4; length 9; md 1 */
+		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* RepMdBits 0x2000 hop latency */
+		0x00, 0x00, 0x00, 0x07,				/* hop latency 7 */
+		0x45, 0x00, 0x00, 0x30, 0x00, 0x01, 0x40, 0x00, /* IPv4, total length 48 (more than copied) */
+		0x40, 0x11, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x01, /* TTL 64, UDP; src 10.0.0.1 */
+		0x0a, 0x00, 0x00, 0x02,				/* dst 10.0.0.2 */
+		0x13, 0x89, 0x00, 0x00,				/* 2 B of UDP (src port 5001), then padding */
+	};
+	/* clang-format on */
+	static const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 2};
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_report(&cfg, u, sizeof(u), VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 1);
+	assert_int_equal(v.recs[0].report_flags, HW_RF_POSTCARD | HW_RF_INNER_TRUNCATED);
+	vec_assert_flow4(&v.recs[0], src, dst, 17, 0, 0);
+	assert_int_equal(v.recs[0].hop_latency, 7);
+
+	/* TR v0.5 local report whose inner Ethernet header is 10 B: the report (node 0x65 = 101) is kept */
 	/* clang-format off */
 	static const uint8_t t05[] = {
 		0x02, 0x20, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x10, /* fixed, nproto 2 */
@@ -387,7 +448,12 @@ static void inner_truncated(void **state)
 		0x02, 0x00, 0x00, 0x00, 0x00, 0x22, 0x02, 0x00, 0x00, 0x00, /* 10 B of Ethernet */
 	};
 	/* clang-format on */
-	expect_report_error(t05, sizeof(t05), HW_E_INNER_TRUNCATED);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_report(&cfg, t05, sizeof(t05), VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 1);
+	assert_int_equal(v.recs[0].node_id, 0x65);
+	assert_int_not_equal(v.recs[0].report_flags & HW_RF_INNER_TRUNCATED, 0);
+	assert_int_equal(v.recs[0].valid & HW_V_FLOW, 0);
 }
 
 /* ------------------------------------------------------------------------------------------ */
