@@ -18,6 +18,35 @@ static const uint8_t rf_of_dqfi[16] = {RF_OF_(0),  RF_OF_(1),  RF_OF_(2),  RF_OF
                                        RF_OF_(12), RF_OF_(13), RF_OF_(14), RF_OF_(15)};
 #undef RF_OF_
 
+/* InType 1 (TR v2.0, "Individual Report Inner Contents for InType 1"): TLVs of TLVType:4 Rsvd:4 |
+ * TLVLength:8 (words of data after this first word) | Data Template:16, then the data.  The first TLV
+ * of type 1, 2 or 3 (Ethernet, IPv4, IPv6) is the truncated packet the flow keys come from; domain
+ * specific extension data (type 0) and reserved types are passed over.  A TLV past the body is a
+ * report_length error. */
+static __attribute__((noinline)) enum hw_result tr2_tlvs(struct hw_ctx *c, struct hw_span s, struct hw_inner *in)
+{
+	static const enum hw_l3_start starts[4] = {HW_START_ETH, HW_START_ETH, HW_START_IPV4, HW_START_IPV6};
+	bool have_packet = false;
+	for (size_t pos = 0; pos < s.len;) {
+		const uint8_t *t = hw_at(s, pos, 4);
+		if (!t)
+			return hw_fail(c, s.p + pos, HW_E_REPORT_LENGTH);
+		unsigned type = t[0] >> 4;
+		size_t len = (size_t)t[1] * 4;
+		if (!hw_at(s, pos + 4, len))
+			return hw_fail(c, t, HW_E_REPORT_LENGTH);
+		if (!have_packet && type >= 1 && type <= 3) {
+			have_packet = true;
+			struct hw_span pkt = {t + 4, len}; /* inside s: hw_at granted pos + 4 + len */
+			enum hw_result r = hw_inner_parse(c, pkt, starts[type], false, in);
+			if (r != HW_OK)
+				return r;
+		}
+		pos += 4 + len;
+	}
+	return HW_OK;
+}
+
 /* Flattened: the inner walk (itself flattened) is inlined at each start, so the common report makes
  * no calls (the call, its stack frame and register saves cost ~45 instructions per report). */
 HW_HOT_CLONES __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx *c, struct hw_span s)
@@ -80,8 +109,8 @@ HW_HOT_CLONES __attribute__((flatten)) enum hw_result hw_parse_tr2(struct hw_ctx
 		enum hw_result r = HW_OK;
 		switch (in_type) {
 		case IN_NONE:
-		case IN_TLV:
 		case IN_DS_EXT: break;
+		case IN_TLV: r = tr2_tlvs(c, inner, &in); break;
 		case IN_ETH: r = hw_inner_parse(c, inner, HW_START_ETH, false, &in); break;
 		case IN_IPV4: r = hw_inner_parse(c, inner, HW_START_IPV4, false, &in); break;
 		case IN_IPV6: r = hw_inner_parse(c, inner, HW_START_IPV6, false, &in); break;

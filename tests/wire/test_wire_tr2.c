@@ -510,6 +510,62 @@ static void tr2_inner_sctp_ports(void **state)
 	vec_assert_tclass(&v.recs[0], 0x17, 0);
 }
 
+/* InType 1 (TLV), after TR v2.0's example "Individual Report Inner Contents for InType 1" (there with
+ * MD Length 2 although its metadata is 3 words; here the lengths agree).  RepMdBits 0x4000 (level 1
+ * interface IDs, 1 word: ports 3 -> 4), MD Length 1.  Then a TLV of type 0 (domain specific extension,
+ * 1 word of data, passed over) and a TLV of type 2 (IPv4, 7 words: IPv4 20 + UDP 8).  Report Length =
+ * main 8 + metadata 4 + TLV 4 + 4 + TLV 4 + 28 = 52 B = 13 words; UDP payload = 8 + 4 + 52 = 64 B.
+ * One record, node 7, ports 3 -> 4, flow 10.1.0.1:1000 -> 10.2.0.2:2000 proto 17, DSCP 26 (TOS 0x68),
+ * flags F | postcard (no stack). */
+/* clang-format off */
+static const uint8_t tlv_payload[] = {
+	0x20, 0x00, 0x00, 0x05, /* ver 2 | hw_id 0 | seq 5 */
+	0x00, 0x00, 0x00, 0x07, /* node id 7 */
+	0x11, 0x0d, 0x01, 0x20, /* rep_type 1 | in_type 1 (TLV); length 13; md 1; F */
+	0x40, 0x00, 0x00, 0x00, /* RepMdBits 0x4000 (L1 ports); domain specific id 0 */
+	0x00, 0x00, 0x00, 0x00, /* DSMdBits 0, DSMdStatus 0 */
+	0x00, 0x03, 0x00, 0x04, /* ingress port 3, egress port 4 */
+	0x00, 0x01, 0x00, 0x00, /* TLV type 0 | rsvd; length 1 word; template 0 */
+	0xde, 0xad, 0xbe, 0xef, /*   domain specific extension data */
+	0x20, 0x07, 0x00, 0x00, /* TLV type 2 (IPv4) | rsvd; length 7 words; reserved */
+	0x45, 0x68, 0x00, 0x1c, /*   IPv4, TOS 0x68 (DSCP 26), total length 28 */
+	0x00, 0x01, 0x40, 0x00, /*   ID 1, DF */
+	0x40, 0x11, 0x00, 0x00, /*   TTL 64, UDP, checksum */
+	0x0a, 0x01, 0x00, 0x01, /*   src 10.1.0.1 */
+	0x0a, 0x02, 0x00, 0x02, /*   dst 10.2.0.2 */
+	0x03, 0xe8, 0x07, 0xd0, /*   UDP src port 1000, dst port 2000 */
+	0x00, 0x08, 0x00, 0x00, /*   UDP length 8, checksum 0 */
+};
+/* clang-format on */
+
+static void tr2_in_type_tlv(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t frame[256];
+	static const uint8_t src[4] = {10, 1, 0, 1}, dst[4] = {10, 2, 0, 2};
+	assert_int_equal(sizeof(tlv_payload), 64);
+	size_t n = vec_udp4_frame(frame, sizeof(frame), tlv_payload, sizeof(tlv_payload), 0, 32766, 0);
+	hw_parser_config_default(&cfg);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 1);
+	vec_assert_report_fields(&v.recs[0], 7, 0, 5, HW_RF_TRACKED_FLOW | HW_RF_POSTCARD, HW_FORMAT_TR20, 1);
+	assert_int_equal(v.recs[0].ingress_port, 3);
+	assert_int_equal(v.recs[0].egress_port, 4);
+	vec_assert_flow4(&v.recs[0], src, dst, 17, 1000, 2000);
+	vec_assert_tclass(&v.recs[0], 26, 0);
+
+	/* A TLV whose length points past the report: report_length error */
+	uint8_t bad[sizeof(tlv_payload)];
+	memcpy(bad, tlv_payload, sizeof(bad));
+	bad[33] = 0x08; /* the IPv4 TLV's length 7 -> 8 words: 4 B past the 52 B of the report */
+	n = vec_udp4_frame(frame, sizeof(frame), bad, sizeof(bad), 0, 32766, 0);
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_E_REPORT_LENGTH);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Vector 5: every defined RepMdBits bit at once (0x7F81), in_type 0 (no inner packet).
  * md = 4 + 4 + 4 + 8 + 8 + 8 + 4 + 4 + 4 = 48 B = 12 words; report_length = 2 + 12 = 14.
@@ -630,10 +686,11 @@ static void tr2_unavailable_and_ds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(tr2_single_int_stack), cmocka_unit_test(tr2_parse_report_api),
-	    cmocka_unit_test(tr2_coalesced),        cmocka_unit_test(tr2_merge_sink_hop),
-	    cmocka_unit_test(tr2_inner_only_flags), cmocka_unit_test(tr2_inner_sctp_ports),
-	    cmocka_unit_test(tr2_all_rep_md_bits),  cmocka_unit_test(tr2_unavailable_and_ds),
+	    cmocka_unit_test(tr2_single_int_stack),   cmocka_unit_test(tr2_parse_report_api),
+	    cmocka_unit_test(tr2_coalesced),          cmocka_unit_test(tr2_merge_sink_hop),
+	    cmocka_unit_test(tr2_inner_only_flags),   cmocka_unit_test(tr2_inner_sctp_ports),
+	    cmocka_unit_test(tr2_in_type_tlv),        cmocka_unit_test(tr2_all_rep_md_bits),
+	    cmocka_unit_test(tr2_unavailable_and_ds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
