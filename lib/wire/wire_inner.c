@@ -5,6 +5,7 @@
 enum { ETH_IPV4 = 0x0800, ETH_IPV6 = 0x86dd, ETH_TEB = 0x6558, ETH_MPLS = 0x8847, ETH_MPLS_MC = 0x8848 };
 enum { IPP_TCP = 6, IPP_UDP = 17, IPP_SCTP = 132 };
 enum { MAX_VLAN_TAGS = 3, MAX_MPLS_LABELS = 8, MAX_IPV6_EXT = 8, MAX_TUNNEL_DEPTH = 1 };
+enum { VXLAN_PORT = 4789 }; /* RFC 7348 */
 
 /* Where the L4 payload is, once the headers are read. */
 struct hw_l4 {
@@ -377,6 +378,15 @@ static enum hw_result parse_payload(struct hw_ctx *c, struct hw_inner *in, const
 	}
 	if (r != HW_OK)
 		return r;
+
+	/* VXLAN (RFC 7348: flags with I set, VNI), also when INT over UDP (NPT 1) restored its port: the
+	 * flow is the tenant packet's, as for VXLAN-GPE and Geneve (docs/records.md) */
+	if (depth == 0 && l4->proto == IPP_UDP && in->tmpl.dst_port == VXLAN_PORT) {
+		const uint8_t *vx = hw_at(pl, used, 8);
+		if (vx && (vx[0] & 0x08))
+			tunneled_flow(c, hw_tail(pl, used + 8), HW_START_ETH, in, depth);
+		return HW_OK;
+	}
 
 	if (l4->proto == IPP_UDP && cfg->roce_port && in->tmpl.dst_port == cfg->roce_port) {
 		const uint8_t *bth = hw_at(pl, used, 12);

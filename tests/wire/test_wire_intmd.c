@@ -441,6 +441,55 @@ static void int21_npt2_tcp(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Vector 4c: v2.1 over UDP port 4444 with NPT 1 restoring the original port 4789 (VXLAN, RFC 7348).
+ * After the stack: VXLAN 8 B (flags 0x08 = I, VNI 100), the tenant frame: Ethernet 14, IPv4 20
+ * (192.168.1.1 -> 192.168.2.2, TCP, TOS 0), TCP 20 (80 -> 40000).  The flow is the tenant's, as for
+ * VXLAN-GPE and Geneve (docs/records.md), and as Wireshark's VXLAN dissector shows it.  payload =
+ * shim 4 + MD 12 + stack 8 + 8 + 14 + 20 + 20 = 86 B. */
+/* clang-format off */
+static const uint8_t v4c_payload[] = {
+	0x14, 0x05, 0x12, 0xb5, /* shim: type 1 | NPT 1; length 5; original UDP dst port 4789 */
+	0x20, 0x00, 0x01, 0x07, /* MD: ver 2 | hop_ml 1 | remaining hop count 7 */
+	0x80, 0x00, 0x00, 0x00, /* bitmap 0x8000 node id; ds id 0 */
+	0x00, 0x00, 0x00, 0x00, /* DS instruction, DS flags */
+	0x00, 0x00, 0x00, 0x21, /* newest hop: node 33 */
+	0x00, 0x00, 0x00, 0x20, /* oldest hop: node 32 */
+	0x08, 0x00, 0x00, 0x00, /* VXLAN: flags I | reserved */
+	0x00, 0x00, 0x64, 0x00, /*        VNI 100 | reserved */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x0b, /* tenant Ethernet dst */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x0a, /*                 src */
+	0x08, 0x00,             /*                 IPv4 */
+	0x45, 0x00, 0x00, 0x28, /* tenant IPv4, TOS 0, total length 40 */
+	0x00, 0x01, 0x40, 0x00, /*   ID 1, DF */
+	0x40, 0x06, 0x00, 0x00, /*   TTL 64, TCP, checksum */
+	0xc0, 0xa8, 0x01, 0x01, /*   src 192.168.1.1 */
+	0xc0, 0xa8, 0x02, 0x02, /*   dst 192.168.2.2 */
+	0x00, 0x50, 0x9c, 0x40, /* tenant TCP: src port 80, dst port 40000 */
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, /* seq 1, ack 0 */
+	0x50, 0x10, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, /* data offset 5 | ACK | window; checksum, urgent */
+};
+/* clang-format on */
+
+static void int21_npt1_vxlan(void **state)
+{
+	(void)state;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	uint8_t frame[256];
+	static const uint8_t src[4] = {192, 168, 1, 1}, dst[4] = {192, 168, 2, 2};
+	assert_int_equal(sizeof(v4c_payload), 86);
+	size_t n = vec_udp4_frame(frame, sizeof(frame), v4c_payload, sizeof(v4c_payload), 49153, 4444, 0);
+	hw_parser_config_default(&cfg);
+	cfg.int_ports[0] = 4444;
+	cfg.n_int_ports = 1;
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	check_bare_hops(&v, 2, 33, HW_INT_V21);
+	for (unsigned i = 0; i < 2; i++)
+		vec_assert_flow4(&v.recs[i], src, dst, 6, 80, 40000);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Vector 5: v1.0 over UDP, DSCP 0x17.  per hop = switch 4 + ports 4 + latency 4 + queue 4 +
  * ingress ts 4 + egress ts 4 = 24 B = 6 words; shim length = 1 + 2 + 12 = 15 (incl. shim);
  * payload = 4 + 8 + 48 = 60 B. */
@@ -863,14 +912,23 @@ static void not_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(int21_udp_dscp_3hops),  cmocka_unit_test(int21_ts64_half_ones),
-	    cmocka_unit_test(int21_udp_bitmap_rest), cmocka_unit_test(int21_dscp_bit_mask),
-	    cmocka_unit_test(int21_tcp_ds_md),       cmocka_unit_test(int21_udp_port_npt1),
-	    cmocka_unit_test(int21_npt2_tcp),        cmocka_unit_test(int10_udp_dscp),
-	    cmocka_unit_test(int10_tcp_l2_ports),    cmocka_unit_test(int05_udp_dscp),
-	    cmocka_unit_test(int05_tcp_dscp),        cmocka_unit_test(int21_vxlan_gpe),
-	    cmocka_unit_test(int21_geneve),          cmocka_unit_test(int21_geneve_option_types),
-	    cmocka_unit_test(int21_ipv6_ext),        cmocka_unit_test(not_int),
+	    cmocka_unit_test(int21_udp_dscp_3hops),
+	    cmocka_unit_test(int21_ts64_half_ones),
+	    cmocka_unit_test(int21_udp_bitmap_rest),
+	    cmocka_unit_test(int21_dscp_bit_mask),
+	    cmocka_unit_test(int21_tcp_ds_md),
+	    cmocka_unit_test(int21_udp_port_npt1),
+	    cmocka_unit_test(int21_npt2_tcp),
+	    cmocka_unit_test(int21_npt1_vxlan),
+	    cmocka_unit_test(int10_udp_dscp),
+	    cmocka_unit_test(int10_tcp_l2_ports),
+	    cmocka_unit_test(int05_udp_dscp),
+	    cmocka_unit_test(int05_tcp_dscp),
+	    cmocka_unit_test(int21_vxlan_gpe),
+	    cmocka_unit_test(int21_geneve),
+	    cmocka_unit_test(int21_geneve_option_types),
+	    cmocka_unit_test(int21_ipv6_ext),
+	    cmocka_unit_test(not_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
