@@ -13,6 +13,7 @@
 #include "an_graphs.h"
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
+#include "clock.h"
 #include "records_clickhouse.h"
 #include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
@@ -252,13 +253,6 @@ static void emit(void *ctx, const struct hw_an_event *ev)
 		an_graphs_draw_event(out->graphs, out->a, e);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
 	if (s <= 0)
@@ -272,7 +266,7 @@ static void refresh(struct hw_analyzer *a, struct out *out, int force)
 {
 	if (!out->metrics)
 		return;
-	double now = mono_s();
+	double now = hw_mono_s();
 	if (!force && now < out->next_metrics)
 		return;
 	out->next_metrics = now + 0.05;
@@ -336,10 +330,10 @@ static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out,
 		if (o->recorded_pace && r[i].time_ns) {
 			if (!p->rec0) {
 				p->rec0 = r[i].time_ns;
-				p->wall0 = mono_s();
+				p->wall0 = hw_mono_s();
 			}
 			if (r[i].time_ns > p->rec0)
-				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
+				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (hw_mono_s() - p->wall0));
 		}
 		hw_an_ingest(a, r + i, k);
 		after_batch(a, out);
@@ -442,19 +436,19 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 	}
 	if (!o->quiet)
 		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
-	double end = o->duration > 0 ? mono_s() + o->duration : 0, last_wall = mono_s();
+	double end = o->duration > 0 ? hw_mono_s() + o->duration : 0, last_wall = hw_mono_s();
 	uint64_t last_rec = 0;
-	while (!stop_flag && (!end || mono_s() < end)) {
+	while (!stop_flag && (!end || hw_mono_s() < end)) {
 		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
 		if (n < 0) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		} else if (n > 0) {
 			hw_an_ingest(a, buf, (size_t)n);
 			last_rec = hw_an_now(a);
-			last_wall = mono_s();
+			last_wall = hw_mono_s();
 		} else if (last_rec) {
 			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
-			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
+			hw_an_tick(a, last_rec + (uint64_t)((hw_mono_s() - last_wall) * 1e9));
 		}
 		after_batch(a, out);
 	}
@@ -470,9 +464,7 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
 		return HW_EXIT_USAGE;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double now = ts.tv_sec + ts.tv_nsec / 1e9;
+	double now = hw_real_s();
 	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++)
 		r = hw_topo_load_pcap(t, o->lldp[i], 0, 0, &err);
 	for (int i = 0; i < o->n_lldpd_json && r == HW_TOPO_OK; i++) {
@@ -637,8 +629,8 @@ int hw_cmd_run(int argc, char **argv)
 		matrix_files(a, &out);
 	if (out.events)
 		fflush(out.events);
-	double end = mono_s() + o.hold;
-	while (!stop_flag && mono_s() < end) {
+	double end = hw_mono_s() + o.hold;
+	while (!stop_flag && hw_mono_s() < end) {
 		sleep_s(0.1);
 		refresh(a, &out, 1);
 	}

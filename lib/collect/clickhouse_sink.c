@@ -99,10 +99,8 @@ static struct chunk *due(struct hw_ch_sink *s, uint64_t now)
 
 static void wait_until(struct hw_ch_sink *s, uint64_t mono_ns)
 {
-	struct timespec ts;
 	/* the condition variable uses CLOCK_MONOTONIC (see open) */
-	ts.tv_sec = (time_t)(mono_ns / 1000000000ull);
-	ts.tv_nsec = (long)(mono_ns % 1000000000ull);
+	struct timespec ts = hw_ns_timespec(mono_ns);
 	pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 }
 
@@ -112,7 +110,7 @@ static void *sender_main(void *arg)
 	uint64_t backoff_ms = 0, drain_end = 0;
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		uint64_t now = hw_sink_mono_ns();
+		uint64_t now = hw_mono_ns();
 		if (s->closing && !drain_end)
 			drain_end = now + (uint64_t)(s->o.drain_s * 1e9);
 		if (s->closing && (!s->head || !s->head->n || now >= drain_end))
@@ -149,10 +147,10 @@ static void *sender_main(void *arg)
 		backoff_ms = backoff_ms ? backoff_ms * 2 : 100;
 		if (backoff_ms > 2000)
 			backoff_ms = 2000;
-		uint64_t until = hw_sink_mono_ns() + backoff_ms * 1000000ull;
+		uint64_t until = hw_mono_ns() + backoff_ms * 1000000ull;
 		if (s->closing && until > drain_end)
 			until = drain_end;
-		while (hw_sink_mono_ns() < until) {
+		while (hw_mono_ns() < until) {
 			wait_until(s, until);
 			if (s->closing && !drain_end)
 				break; /* close() arrived: recompute the deadline */
@@ -182,10 +180,7 @@ static void *sender_main(void *arg)
 static void wait_room(struct hw_ch_sink *s)
 {
 	pthread_cond_signal(&s->cv);
-	struct timespec ts;
-	uint64_t t = hw_sink_mono_ns() + 100000000ull;
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
+	struct timespec ts = hw_ns_timespec(hw_mono_ns() + 100000000ull);
 	pthread_cond_timedwait(&s->room, &s->mu, &ts);
 }
 
@@ -209,7 +204,7 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 			t->next = NULL;
 			t->n = 0;
 			t->taken = false;
-			t->first_ns = hw_sink_mono_ns();
+			t->first_ns = hw_mono_ns();
 			if (s->tail)
 				s->tail->next = t;
 			else
@@ -290,31 +285,31 @@ static bool table_name_ok(const char *t)
 struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen)
 {
 	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		hw_sink_err(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
+		hw_errf(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
 		return NULL;
 	}
 	if (!table_name_ok(o->table)) {
-		hw_sink_err(err, errlen, "clickhouse table '%s': expected [database.]table of letters, digits, _",
-		            o->table);
+		hw_errf(err, errlen, "clickhouse table '%s': expected [database.]table of letters, digits, _",
+		        o->table);
 		return NULL;
 	}
 	if (!o->batch_records || !o->queue_records || o->queue_records < o->batch_records) {
-		hw_sink_err(err, errlen, "clickhouse: the queue (%u records) must hold at least one batch (%u records)",
-		            o->queue_records, o->batch_records);
+		hw_errf(err, errlen, "clickhouse: the queue (%u records) must hold at least one batch (%u records)",
+		        o->queue_records, o->batch_records);
 		return NULL;
 	}
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, curl_init_once);
 	struct hw_ch_sink *s = calloc(1, sizeof(*s));
 	if (!s) {
-		hw_sink_err(err, errlen, "out of memory");
+		hw_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->o = *o;
 	s->curl = curl_easy_init();
 	s->body = malloc((size_t)o->batch_records * HW_CH_ROW_MAX);
 	if (!s->curl || !s->body || !(s->insert_url = make_insert_url(s->curl, o))) {
-		hw_sink_err(err, errlen, "clickhouse: out of memory");
+		hw_errf(err, errlen, "clickhouse: out of memory");
 		goto fail;
 	}
 	curl_easy_setopt(s->curl, CURLOPT_URL, s->insert_url);
@@ -337,7 +332,7 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->mu, NULL);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {
-		hw_sink_err(err, errlen, "clickhouse: cannot start the sender thread");
+		hw_errf(err, errlen, "clickhouse: cannot start the sender thread");
 		pthread_cond_destroy(&s->cv);
 		pthread_cond_destroy(&s->room);
 		pthread_mutex_destroy(&s->mu);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hopwatch/alert_sink.h"
 
 struct entry {
@@ -42,24 +43,6 @@ static size_t discard(char *p, size_t size, size_t n, void *ctx)
 	(void)p;
 	(void)ctx;
 	return size * n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
-static struct timespec deadline(long ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += ms * 1000000L;
-	ts.tv_sec += ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
-	return ts;
 }
 
 static void rfc3339(uint64_t ns, char *buf, size_t size)
@@ -248,11 +231,11 @@ static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
 	struct hw_an_event *batch = malloc(sizeof(*batch) * s->cap);
-	uint64_t last_all = mono_ns(), retry_at = 0;
+	uint64_t last_all = hw_mono_ns(), retry_at = 0;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
 		if (!s->n) {
-			struct timespec ts = deadline(200);
+			struct timespec ts = hw_real_deadline(200);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 		uint32_t n = 0;
@@ -265,7 +248,7 @@ static void *run(void *arg)
 		uint64_t dropped = 0;
 		for (uint32_t i = 0; i < n; i++)
 			dropped += !merge(s, &batch[i]);
-		uint64_t now = mono_ns();
+		uint64_t now = hw_mono_ns();
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		uint32_t dirty = 0, active = 0;
 		for (uint32_t i = 0; i < s->cap; i++) {
@@ -376,10 +359,10 @@ int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e)
 
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms)
 {
-	uint64_t end = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = hw_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	pthread_mutex_lock(&s->mu);
-	while ((s->n || s->waiting) && mono_ns() < end) {
-		struct timespec ts = deadline(100);
+	while ((s->n || s->waiting) && hw_mono_ns() < end) {
+		struct timespec ts = hw_real_deadline(100);
 		pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
 	}
 	int done = !s->n && !s->waiting;
