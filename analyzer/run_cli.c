@@ -14,6 +14,7 @@
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
 #include "clock.h"
+#include "json_writer.h"
 #include "records_clickhouse.h"
 #include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
@@ -488,21 +489,43 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 {
 	struct hw_an_stats s;
 	hw_an_stats(a, &s);
-	fprintf(stderr,
-	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
-	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu",
-	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
-	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
-	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
-	        (unsigned long long)s.events_resolved);
+	struct hw_json j;
+	hw_json_init_heap(&j);
+	hw_json_obj(&j);
+	const struct {
+		const char *key;
+		uint64_t v;
+	} counts[] = {{"records", s.records},
+	              {"placed", s.placed},
+	              {"unplaced", s.unplaced},
+	              {"queues", s.queues},
+	              {"queues_dropped", s.queues_dropped},
+	              {"reports", s.reports},
+	              {"reports_lost", s.reports_lost},
+	              {"flows", s.flows},
+	              {"events_raised", s.events_raised},
+	              {"events_resolved", s.events_resolved}};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		hw_json_key(&j, counts[i].key);
+		hw_json_u64(&j, counts[i].v);
+	}
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
-		fprintf(stderr, ",\"unplaced_list\":[");
-		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
-			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
-			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
-			        (unsigned long long)t->entries[i].count);
-		fprintf(stderr, "]");
+		hw_json_key(&j, "unplaced_list");
+		hw_json_arr(&j);
+		for (uint32_t i = 0; i < t->n_entries && i < 32; i++) {
+			hw_json_obj(&j);
+			hw_json_key(&j, "node_id");
+			hw_json_u64(&j, t->entries[i].node_id);
+			hw_json_key(&j, "port");
+			hw_json_u64(&j, t->entries[i].port);
+			hw_json_key(&j, "why");
+			hw_json_str(&j, hw_place_name(t->entries[i].why));
+			hw_json_key(&j, "records");
+			hw_json_u64(&j, t->entries[i].count);
+			hw_json_obj_end(&j);
+		}
+		hw_json_arr_end(&j);
 	}
 	const struct hw_alert_sink *sinks[2] = {out->am, out->webhook};
 	const char *names[2] = {"alertmanager", "webhook"};
@@ -511,28 +534,47 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 			continue;
 		struct hw_alert_sink_stats st;
 		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
-		fprintf(stderr,
-		        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
-		        "\"posts_failed\":%llu,\"waiting\":%u}",
-		        names[i], (unsigned long long)st.pushed, (unsigned long long)st.dropped,
-		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
-		        (unsigned long long)st.posts_failed, st.waiting);
+		hw_json_key(&j, names[i]);
+		hw_json_obj(&j);
+		const struct {
+			const char *key;
+			uint64_t v;
+		} sc[] = {{"pushed", st.pushed},     {"dropped", st.dropped},           {"sent_alerts", st.sent_alerts},
+		          {"posts_ok", st.posts_ok}, {"posts_failed", st.posts_failed}, {"waiting", st.waiting}};
+		for (size_t k = 0; k < sizeof(sc) / sizeof(sc[0]); k++) {
+			hw_json_key(&j, sc[k].key);
+			hw_json_u64(&j, sc[k].v);
+		}
+		hw_json_obj_end(&j);
 	}
 	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
-	if (lat)
-		fprintf(stderr, ",\"latency_matrix\":%s", lat);
+	if (lat) {
+		hw_json_key(&j, "latency_matrix");
+		hw_json_raw(&j, lat, strlen(lat));
+	}
 	free(lat);
 	if (out->graphs) {
 		struct an_graphs_stats g;
 		an_graphs_stats(out->graphs, &g);
-		fprintf(stderr,
-		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
-		        "\"removed\":%llu,\"draw_s\":%.3f}",
-		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
-		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed,
-		        g.draw_s);
+		hw_json_key(&j, "svg");
+		hw_json_obj(&j);
+		const struct {
+			const char *key;
+			uint64_t v;
+		} gc[] = {{"events", g.events},     {"skipped", g.skipped}, {"busy", g.busy},
+		          {"heatmaps", g.heatmaps}, {"failed", g.failed},   {"removed", g.removed}};
+		for (size_t k = 0; k < sizeof(gc) / sizeof(gc[0]); k++) {
+			hw_json_key(&j, gc[k].key);
+			hw_json_u64(&j, gc[k].v);
+		}
+		hw_json_key(&j, "draw_s");
+		hw_json_numf(&j, "%.3f", g.draw_s);
+		hw_json_obj_end(&j);
 	}
-	fprintf(stderr, "}\n");
+	hw_json_obj_end(&j);
+	if (!j.failed)
+		fprintf(stderr, "%s\n", j.buf);
+	hw_json_free(&j);
 }
 
 int hw_cmd_run(int argc, char **argv)

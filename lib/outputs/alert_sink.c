@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "hopwatch/alert_sink.h"
+#include "json_writer.h"
 
 struct entry {
 	struct hw_an_event e;
@@ -34,8 +35,7 @@ struct hw_alert_sink {
 	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
 	CURL *curl;
-	char *body;
-	size_t body_cap;
+	struct hw_json body; /* the POST body, its buffer kept between posts */
 };
 
 static size_t discard(char *p, size_t size, size_t n, void *ctx)
@@ -54,92 +54,71 @@ static void rfc3339(uint64_t ns, char *buf, size_t size)
 	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
 }
 
-static int grow(struct hw_alert_sink *s, size_t need)
+/* A label or annotation: at most its first 255 bytes, escaped. */
+static void put_label(struct hw_json *j, const char *k, const char *v)
 {
-	if (need <= s->body_cap)
-		return 0;
-	size_t cap = s->body_cap ? s->body_cap : 65536;
-	while (cap < need)
-		cap *= 2;
-	char *b = realloc(s->body, cap);
-	if (!b)
-		return -1;
-	s->body = b;
-	s->body_cap = cap;
-	return 0;
-}
-
-/* What snprintf into room bytes really wrote (never past the buffer, so offsets stay inside it). */
-static size_t wrote(int w, size_t room)
-{
-	if (w < 0 || !room)
-		return 0;
-	return (size_t)w < room ? (size_t)w : room - 1;
-}
-
-static size_t put_label(char *buf, size_t size, int first, const char *k, const char *v)
-{
-	/* label values here are names and numbers from our own model; quotes and backslashes are replaced */
-	char clean[256];
-	size_t i = 0;
-	for (; v[i] && i + 1 < sizeof(clean); i++)
-		clean[i] = (v[i] == '"' || v[i] == '\\' || (unsigned char)v[i] < 0x20) ? '_' : v[i];
-	clean[i] = 0;
-	return wrote(snprintf(buf, size, "%s\"%s\":\"%s\"", first ? "" : ",", k, clean), size);
+	size_t n = strlen(v);
+	hw_json_key(j, k);
+	hw_json_strn(j, v, n < 255 ? n : 255);
 }
 
 /* One alert in Alertmanager's shape. */
-static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
+static void am_alert(struct hw_json *j, const struct hw_an_event *e)
 {
-	size_t o = 0;
 	char num[64], ts[48];
-	o += wrote(snprintf(buf + o, size - o, "{\"labels\":{"), size - o);
-	o += put_label(buf + o, size - o, 1, "alertname", e->alertname);
-	o += put_label(buf + o, size - o, 0, "severity", e->severity);
-	o += put_label(buf + o, size - o, 0, "job", "hopwatch-analyzer");
+	hw_json_obj(j);
+	hw_json_key(j, "labels");
+	hw_json_obj(j);
+	put_label(j, "alertname", e->alertname);
+	put_label(j, "severity", e->severity);
+	put_label(j, "job", "hopwatch-analyzer");
 	if (e->node[0])
-		o += put_label(buf + o, size - o, 0, "node", e->node);
+		put_label(j, "node", e->node);
 	if (e->node_id) {
 		snprintf(num, sizeof(num), "%" PRIu32, e->node_id);
-		o += put_label(buf + o, size - o, 0, "node_id", num);
+		put_label(j, "node_id", num);
 	}
 	if (e->port != UINT32_MAX) {
 		snprintf(num, sizeof(num), "%" PRIu32, e->port);
-		o += put_label(buf + o, size - o, 0, "port", e->port_name[0] ? e->port_name : num);
+		put_label(j, "port", e->port_name[0] ? e->port_name : num);
 	}
 	if (e->queue >= 0) {
 		snprintf(num, sizeof(num), "%d", e->queue);
-		o += put_label(buf + o, size - o, 0, "queue", num);
+		put_label(j, "queue", num);
 	}
 	if (e->hw_id >= 0) {
 		snprintf(num, sizeof(num), "%d", e->hw_id);
-		o += put_label(buf + o, size - o, 0, "hw_id", num);
+		put_label(j, "hw_id", num);
 	}
 	if (e->link[0])
-		o += put_label(buf + o, size - o, 0, "link", e->link);
-	o += wrote(snprintf(buf + o, size - o, "},\"annotations\":{"), size - o);
+		put_label(j, "link", e->link);
+	hw_json_obj_end(j);
+	hw_json_key(j, "annotations");
+	hw_json_obj(j);
 	char summary[512];
 	size_t so = (size_t)snprintf(summary, sizeof(summary), "%s", e->detail[0] ? e->detail : e->alertname);
 	for (unsigned i = 0; i < e->n_numbers && so < sizeof(summary); i++)
 		so += (size_t)snprintf(summary + so, sizeof(summary) - so, "%s%s=%g", i ? " " : ": ",
 		                       e->numbers[i].name, e->numbers[i].value);
-	o += put_label(buf + o, size - o, 1, "summary", summary);
+	put_label(j, "summary", summary);
 	for (unsigned i = 0; i < e->n_numbers; i++) {
 		snprintf(num, sizeof(num), "%.17g", e->numbers[i].value);
-		o += put_label(buf + o, size - o, 0, e->numbers[i].name, num);
+		put_label(j, e->numbers[i].name, num);
 	}
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
-	o += put_label(buf + o, size - o, 0, "event_id", num);
+	put_label(j, "event_id", num);
 	if (e->svg[0])
-		o += put_label(buf + o, size - o, 0, "svg", e->svg);
+		put_label(j, "svg", e->svg);
+	hw_json_obj_end(j);
 	rfc3339(e->start_ns, ts, sizeof(ts));
-	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
+	hw_json_key(j, "startsAt");
+	hw_json_str(j, ts);
 	if (e->resolved) {
 		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
-		o += wrote(snprintf(buf + o, size - o, ",\"endsAt\":\"%s\"", ts), size - o);
+		hw_json_key(j, "endsAt");
+		hw_json_str(j, ts);
 	}
-	o += wrote(snprintf(buf + o, size - o, "}"), size - o);
-	return o < size ? o : size;
+	hw_json_obj_end(j);
 }
 
 /* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
@@ -160,22 +139,29 @@ static int post(struct hw_alert_sink *s, int all)
 		return 1;
 	sort_base = s->table;
 	qsort(s->order, n, sizeof(*s->order), by_seq);
-	if (grow(s, n * 4096 + 64))
-		return 0;
-	size_t o = 0;
-	o += (size_t)snprintf(s->body, s->body_cap, s->kind == HW_SINK_ALERTMANAGER ? "[" : "{\"events\":[");
-	for (size_t k = 0; k < n; k++) {
-		struct entry *en = &s->table[s->order[k]];
-		if (k)
-			s->body[o++] = ',';
-		if (s->kind == HW_SINK_ALERTMANAGER)
-			o += am_alert(&en->e, s->body + o, 4000);
-		else
-			o += (size_t)hw_an_event_json(&en->e, s->body + o, 4000);
+	struct hw_json *j = &s->body;
+	hw_json_reset(j);
+	if (s->kind == HW_SINK_WEBHOOK) {
+		hw_json_obj(j);
+		hw_json_key(j, "events");
 	}
-	o += (size_t)snprintf(s->body + o, s->body_cap - o, s->kind == HW_SINK_ALERTMANAGER ? "]" : "]}");
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE, (long)o);
+	hw_json_arr(j);
+	for (size_t k = 0; k < n; k++) {
+		const struct hw_an_event *e = &s->table[s->order[k]].e;
+		if (s->kind == HW_SINK_ALERTMANAGER) {
+			am_alert(j, e);
+		} else {
+			char ev[4000]; /* an event's JSON line, as the events file has it */
+			hw_json_raw(j, ev, (size_t)hw_an_event_json(e, ev, sizeof(ev)));
+		}
+	}
+	hw_json_arr_end(j);
+	if (s->kind == HW_SINK_WEBHOOK)
+		hw_json_obj_end(j);
+	if (j->failed)
+		return 0; /* out of memory: counted as nothing, tried again */
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, j->buf);
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE, (long)j->len);
 	long code = 0;
 	CURLcode rc = curl_easy_perform(s->curl);
 	if (rc == CURLE_OK)
@@ -290,6 +276,7 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 		return NULL;
 	}
 	s->kind = kind;
+	hw_json_init_heap(&s->body);
 	size_t ul = strlen(url);
 	while (ul && url[ul - 1] == '/')
 		ul--;
@@ -390,6 +377,6 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 	free(s->ring);
 	free(s->table);
 	free(s->order);
-	free(s->body);
+	hw_json_free(&s->body);
 	free(s);
 }
