@@ -485,6 +485,19 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
+/* Keys and their counts, into the summary's JSON. */
+struct count {
+	const char *key;
+	uint64_t v;
+};
+static void put_counts(struct hw_json *j, const struct count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hw_json_key(j, c[i].key);
+		hw_json_u64(j, c[i].v);
+	}
+}
+
 static void summary(struct hw_analyzer *a, const struct out *out)
 {
 	struct hw_an_stats s;
@@ -492,33 +505,25 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 	struct hw_json j;
 	hw_json_init_heap(&j);
 	hw_json_obj(&j);
-	const struct {
-		const char *key;
-		uint64_t v;
-	} counts[] = {{"records", s.records},
-	              {"placed", s.placed},
-	              {"unplaced", s.unplaced},
-	              {"queues", s.queues},
-	              {"queues_dropped", s.queues_dropped},
-	              {"reports", s.reports},
-	              {"reports_lost", s.reports_lost},
-	              {"flows", s.flows},
-	              {"events_raised", s.events_raised},
-	              {"events_resolved", s.events_resolved}};
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		hw_json_key(&j, counts[i].key);
-		hw_json_u64(&j, counts[i].v);
-	}
+	const struct count counts[] = {{"records", s.records},
+	                               {"placed", s.placed},
+	                               {"unplaced", s.unplaced},
+	                               {"queues", s.queues},
+	                               {"queues_dropped", s.queues_dropped},
+	                               {"reports", s.reports},
+	                               {"reports_lost", s.reports_lost},
+	                               {"flows", s.flows},
+	                               {"events_raised", s.events_raised},
+	                               {"events_resolved", s.events_resolved}};
+	put_counts(&j, counts, sizeof(counts) / sizeof(counts[0]));
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
 		hw_json_key(&j, "unplaced_list");
 		hw_json_arr(&j);
 		for (uint32_t i = 0; i < t->n_entries && i < 32; i++) {
 			hw_json_obj(&j);
-			hw_json_key(&j, "node_id");
-			hw_json_u64(&j, t->entries[i].node_id);
-			hw_json_key(&j, "port");
-			hw_json_u64(&j, t->entries[i].port);
+			const struct count place[] = {{"node_id", t->entries[i].node_id}, {"port", t->entries[i].port}};
+			put_counts(&j, place, 2);
 			hw_json_key(&j, "why");
 			hw_json_str(&j, hw_place_name(t->entries[i].why));
 			hw_json_key(&j, "records");
@@ -534,17 +539,12 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 			continue;
 		struct hw_alert_sink_stats st;
 		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
+		const struct count sc[] = {
+		    {"pushed", st.pushed},     {"dropped", st.dropped},           {"sent_alerts", st.sent_alerts},
+		    {"posts_ok", st.posts_ok}, {"posts_failed", st.posts_failed}, {"waiting", st.waiting}};
 		hw_json_key(&j, names[i]);
 		hw_json_obj(&j);
-		const struct {
-			const char *key;
-			uint64_t v;
-		} sc[] = {{"pushed", st.pushed},     {"dropped", st.dropped},           {"sent_alerts", st.sent_alerts},
-		          {"posts_ok", st.posts_ok}, {"posts_failed", st.posts_failed}, {"waiting", st.waiting}};
-		for (size_t k = 0; k < sizeof(sc) / sizeof(sc[0]); k++) {
-			hw_json_key(&j, sc[k].key);
-			hw_json_u64(&j, sc[k].v);
-		}
+		put_counts(&j, sc, sizeof(sc) / sizeof(sc[0]));
 		hw_json_obj_end(&j);
 	}
 	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
@@ -556,17 +556,11 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 	if (out->graphs) {
 		struct an_graphs_stats g;
 		an_graphs_stats(out->graphs, &g);
+		const struct count gc[] = {{"events", g.events},     {"skipped", g.skipped}, {"busy", g.busy},
+		                           {"heatmaps", g.heatmaps}, {"failed", g.failed},   {"removed", g.removed}};
 		hw_json_key(&j, "svg");
 		hw_json_obj(&j);
-		const struct {
-			const char *key;
-			uint64_t v;
-		} gc[] = {{"events", g.events},     {"skipped", g.skipped}, {"busy", g.busy},
-		          {"heatmaps", g.heatmaps}, {"failed", g.failed},   {"removed", g.removed}};
-		for (size_t k = 0; k < sizeof(gc) / sizeof(gc[0]); k++) {
-			hw_json_key(&j, gc[k].key);
-			hw_json_u64(&j, gc[k].v);
-		}
+		put_counts(&j, gc, sizeof(gc) / sizeof(gc[0]));
 		hw_json_key(&j, "draw_s");
 		hw_json_numf(&j, "%.3f", g.draw_s);
 		hw_json_obj_end(&j);

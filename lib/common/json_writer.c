@@ -235,31 +235,36 @@ static char *format(char *tmp, size_t size, size_t *len, const char *fmt, va_lis
 	return s ? s : tmp;
 }
 
-void hw_json_strf(struct hw_json *j, const char *fmt, ...)
+/* A printf-formatted value: escaped as a string (quote) or written as is. */
+static void put_formatted(struct hw_json *j, int quote, const char *fmt, va_list ap)
 {
 	char tmp[256];
 	size_t n;
-	va_list ap;
-	va_start(ap, fmt);
 	char *s = format(tmp, sizeof(tmp), &n, fmt, ap);
-	va_end(ap);
-	hw_json_strn(j, s, n);
+	if (quote) {
+		hw_json_strn(j, s, n);
+	} else {
+		sep(j);
+		put(j, s, n);
+	}
 	if (s != tmp)
 		free(s);
 }
 
-void hw_json_numf(struct hw_json *j, const char *fmt, ...)
+void hw_json_strf(struct hw_json *j, const char *fmt, ...)
 {
-	char tmp[256];
-	size_t n;
 	va_list ap;
 	va_start(ap, fmt);
-	char *s = format(tmp, sizeof(tmp), &n, fmt, ap);
+	put_formatted(j, 1, fmt, ap);
 	va_end(ap);
-	sep(j);
-	put(j, s, n);
-	if (s != tmp)
-		free(s);
+}
+
+void hw_json_numf(struct hw_json *j, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	put_formatted(j, 0, fmt, ap);
+	va_end(ap);
 }
 
 void hw_json_u64(struct hw_json *j, uint64_t v)

@@ -1,6 +1,5 @@
 /* The alert sink thread: a bounded hand-off ring from detection, a bounded table of alerts (firing or
- * resolved-but-unsent), and libcurl POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
-#include <curl/curl.h>
+ * resolved-but-unsent), and HTTP POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "clock.h"
 #include "hopwatch/alert_sink.h"
+#include "http_client.h"
 #include "json_writer.h"
 
 struct entry {
@@ -34,16 +34,9 @@ struct hw_alert_sink {
 	uint64_t next_seq;
 	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
-	CURL *curl;
+	struct hw_http *http;
 	struct hw_json body; /* the POST body, its buffer kept between posts */
 };
-
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-	(void)p;
-	(void)ctx;
-	return size * n;
-}
 
 static void rfc3339(uint64_t ns, char *buf, size_t size)
 {
@@ -160,13 +153,8 @@ static int post(struct hw_alert_sink *s, int all)
 		hw_json_obj_end(j);
 	if (j->failed)
 		return 0; /* out of memory: counted as nothing, tried again */
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, j->buf);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE, (long)j->len);
-	long code = 0;
-	CURLcode rc = curl_easy_perform(s->curl);
-	if (rc == CURLE_OK)
-		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
-	int ok = rc == CURLE_OK && code >= 200 && code < 300;
+	struct hw_http_reply r;
+	int ok = !hw_http_post(s->http, j->buf, j->len, &r) && r.status >= 200 && r.status < 300;
 	pthread_mutex_lock(&s->mu);
 	if (ok) {
 		s->st.posts_ok++;
@@ -294,20 +282,13 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	s->ring = calloc(capacity, sizeof(*s->ring));
 	s->table = calloc(capacity, sizeof(*s->table));
 	s->order = calloc(capacity, sizeof(*s->order));
-	s->curl = curl_easy_init();
-	if (!s->ring || !s->table || !s->order || !s->curl) {
+	const struct hw_http_opts ho = {
+	    .connect_timeout_ms = 1000, .timeout_ms = 2000, .content_type = "application/json"}; /* reply dropped */
+	s->http = hw_http_open(s->url, &ho, NULL, 0);
+	if (!s->ring || !s->table || !s->order || !s->http) {
 		snprintf(err, errlen, "%s: cannot start the HTTP client", url);
 		goto fail;
 	}
-	static struct curl_slist *headers; /* shared by every sink, never freed */
-	if (!headers)
-		headers = curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
-	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 2000L);
-	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
-	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, discard);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -317,8 +298,7 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	}
 	return s;
 fail:
-	if (s->curl)
-		curl_easy_cleanup(s->curl);
+	hw_http_close(s->http);
 	free(s->ring);
 	free(s->table);
 	free(s->order);
@@ -373,7 +353,7 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);
-	curl_easy_cleanup(s->curl);
+	hw_http_close(s->http);
 	free(s->ring);
 	free(s->table);
 	free(s->order);
