@@ -10,12 +10,12 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "sinks_internal.h"
 #include "analyzer_cmd.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/diag.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
+#include "sock_addr.h"
 
 #define PROG "hopwatch-analyzer diagnose"
 #define MAX_SRC 4

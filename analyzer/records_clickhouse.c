@@ -1,12 +1,12 @@
 /* Records from ClickHouse for `hopwatch-analyzer run --clickhouse`: one streamed SELECT over the HTTP
- * interface (libcurl) in FORMAT RowBinary, each fixed-width row decoded into a record as it arrives. */
-#include <curl/curl.h>
+ * interface (lib/common/http_client) in FORMAT RowBinary, each fixed-width row decoded into a record as it arrives. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "http_client.h"
 #include "records_clickhouse.h"
 
 /* The columns read back, in SELECT order: every record field, as schema.sql stores it (each column
@@ -189,7 +189,7 @@ int hw_ch_replay_check(const struct hw_ch_replay *q, char *err, size_t errlen)
 struct reader {
 	const struct hw_ch_replay *q;
 	const char *table;
-	CURL *curl;
+	const char *url; /* q->url with its password hidden, for messages */
 	long code;
 	uint8_t part[ROW_BYTES]; /* a row split between two pieces of the answer */
 	size_t len;
@@ -223,10 +223,10 @@ static int not_a_row(struct reader *r, const uint8_t *p, size_t n, const char *w
 	memcpy(text, p, k);
 	text[k] = 0;
 	if (!strncmp(text, "Code: ", 6) || strstr(text, "DB::Exception"))
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lld: %s", r->q->url,
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: the query failed after row %lld: %s", r->url,
 		         r->table, r->total + (long long)r->n, text);
 	else
-		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lld: %s", r->q->url, r->table,
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: row %lld: %s", r->url, r->table,
 		         r->total + (long long)r->n + 1, why);
 	r->failed = 1;
 	return -1;
@@ -243,18 +243,17 @@ static int one_row(struct reader *r, const uint8_t *p, size_t avail)
 	return 0;
 }
 
-static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
+/* A piece of the answer.  0 to go on. */
+static int on_data(void *arg, long status, const char *data, size_t n)
 {
 	struct reader *r = arg;
-	size_t n = size * nmemb;
-	if (!r->code)
-		curl_easy_getinfo(r->curl, CURLINFO_RESPONSE_CODE, &r->code);
+	r->code = status;
 	if (r->code != 200) {
 		size_t room = sizeof(r->body) - 1 - r->body_len, k = n < room ? n : room;
 		memcpy(r->body + r->body_len, data, k);
 		r->body_len += k;
 		r->body[r->body_len] = 0;
-		return n;
+		return 0;
 	}
 	const uint8_t *d = (const uint8_t *)data;
 	size_t i = 0;
@@ -264,17 +263,17 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 		r->len += k;
 		i = k;
 		if (r->len < ROW_BYTES)
-			return n;
+			return 0;
 		r->len = 0;
 		if (one_row(r, r->part, ROW_BYTES))
-			return 0; /* failed or stopped: curl ends the transfer */
+			return 1; /* failed or stopped: the transfer ends */
 	}
 	for (; n - i >= ROW_BYTES; i += ROW_BYTES)
 		if (one_row(r, d + i, n - i))
-			return 0;
+			return 1;
 	memcpy(r->part, d + i, n - i);
 	r->len = n - i;
-	return n;
+	return 0;
 }
 
 long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, size_t cap, hw_ch_batch_fn fn,
@@ -288,7 +287,7 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 	                   .ctx = ctx,
 	                   .err = err,
 	                   .errlen = errlen};
-	char select_list[1024], sql[2048], ebuf[CURL_ERROR_SIZE] = "";
+	char select_list[1024], sql[2048];
 	size_t o = 0;
 	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++)
 		o += (size_t)snprintf(select_list + o, sizeof(select_list) - o, "%s%s", c ? "," : "", columns[c].name);
@@ -296,36 +295,27 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 	         "SELECT %s FROM %s WHERE time_ns >= %llu AND time_ns < %llu "
 	         "ORDER BY time_ns, report_node, hw_id, report_seq, report_pos FORMAT RowBinary",
 	         select_list, r.table, (unsigned long long)q->from_ns, (unsigned long long)q->to_ns);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	r.curl = curl_easy_init();
-	if (!r.curl) {
-		snprintf(err, errlen, "out of memory");
-		curl_easy_cleanup(r.curl);
-		return -1;
-	}
-	curl_easy_setopt(r.curl, CURLOPT_URL, q->url);
-	curl_easy_setopt(r.curl, CURLOPT_POSTFIELDS, sql);
-	curl_easy_setopt(r.curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(r.curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	/* a query that sends nothing for 5 minutes (sorting a huge range) is given up */
-	curl_easy_setopt(r.curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(r.curl, CURLOPT_LOW_SPEED_TIME, 300L);
-	curl_easy_setopt(r.curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(r.curl, CURLOPT_WRITEDATA, &r);
-	curl_easy_setopt(r.curl, CURLOPT_ERRORBUFFER, ebuf);
-	CURLcode rc = curl_easy_perform(r.curl);
+	const struct hw_http_opts ho = {
+	    .connect_timeout_ms = 5000, .low_speed_time_s = 300, .on_body = on_data, .ctx = &r};
+	struct hw_http *h = hw_http_open(q->url, &ho, err, errlen);
+	if (!h)
+		return -1;
+	r.url = hw_http_url(h);
+	struct hw_http_reply rep;
+	int rc = hw_http_post(h, sql, strlen(sql), &rep);
 	if (!r.code)
-		curl_easy_getinfo(r.curl, CURLINFO_RESPONSE_CODE, &r.code);
+		r.code = rep.status;
 	long long out = -1;
 	if (r.failed) {
 		/* err is set */
-	} else if (rc != CURLE_OK && !r.stopped) {
-		snprintf(err, errlen, "ClickHouse %s: %s", q->url, *ebuf ? ebuf : curl_easy_strerror(rc));
+	} else if (rc && !r.stopped) {
+		snprintf(err, errlen, "ClickHouse %s", rep.err);
 	} else if (r.code != 200 && !r.stopped) {
 		char *nl = strchr(r.body, '\n');
 		if (nl)
 			*nl = 0;
-		snprintf(err, errlen, "ClickHouse %s: table %s: HTTP %ld: %s", q->url, r.table, r.code, r.body);
+		snprintf(err, errlen, "ClickHouse %s: table %s: HTTP %ld: %s", r.url, r.table, r.code, r.body);
 	} else {
 		if (r.len && !r.stopped) /* bytes after the last whole row */
 			not_a_row(&r, r.part, r.len, "a row cut short at the end of the answer");
@@ -334,6 +324,6 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 			out = r.total;
 		}
 	}
-	curl_easy_cleanup(r.curl);
+	hw_http_close(h);
 	return out;
 }

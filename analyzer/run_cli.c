@@ -13,6 +13,8 @@
 #include "an_graphs.h"
 #include "an_metrics.h"
 #include "analyzer_cmd.h"
+#include "clock.h"
+#include "json_writer.h"
 #include "records_clickhouse.h"
 #include "records_jsonl.h"
 #include "hopwatch/alert_sink.h"
@@ -253,13 +255,6 @@ static void emit(void *ctx, const struct hw_an_event *ev)
 		an_graphs_draw_event(out->graphs, out->a, e);
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sleep_s(double s)
 {
 	if (s <= 0)
@@ -273,7 +268,7 @@ static void refresh(struct hw_analyzer *a, struct out *out, int force)
 {
 	if (!out->metrics)
 		return;
-	double now = mono_s();
+	double now = hw_mono_s();
 	if (!force && now < out->next_metrics)
 		return;
 	out->next_metrics = now + 0.05;
@@ -337,10 +332,10 @@ static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out,
 		if (o->recorded_pace && r[i].time_ns) {
 			if (!p->rec0) {
 				p->rec0 = r[i].time_ns;
-				p->wall0 = mono_s();
+				p->wall0 = hw_mono_s();
 			}
 			if (r[i].time_ns > p->rec0)
-				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
+				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (hw_mono_s() - p->wall0));
 		}
 		hw_an_ingest(a, r + i, k);
 		after_batch(a, out);
@@ -443,19 +438,19 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 	}
 	if (!o->quiet)
 		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
-	double end = o->duration > 0 ? mono_s() + o->duration : 0, last_wall = mono_s();
+	double end = o->duration > 0 ? hw_mono_s() + o->duration : 0, last_wall = hw_mono_s();
 	uint64_t last_rec = 0;
-	while (!stop_flag && (!end || mono_s() < end)) {
+	while (!stop_flag && (!end || hw_mono_s() < end)) {
 		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
 		if (n < 0) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		} else if (n > 0) {
 			hw_an_ingest(a, buf, (size_t)n);
 			last_rec = hw_an_now(a);
-			last_wall = mono_s();
+			last_wall = hw_mono_s();
 		} else if (last_rec) {
 			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
-			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
+			hw_an_tick(a, last_rec + (uint64_t)((hw_mono_s() - last_wall) * 1e9));
 		}
 		after_batch(a, out);
 	}
@@ -471,9 +466,7 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
 		return HW_EXIT_USAGE;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double now = ts.tv_sec + ts.tv_nsec / 1e9;
+	double now = hw_real_s();
 	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++)
 		r = hw_topo_load_pcap(t, o->lldp[i], 0, 0, &err);
 	for (int i = 0; i < o->n_lldpd_json && r == HW_TOPO_OK; i++) {
@@ -493,25 +486,52 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
+/* Keys and their counts, into the summary's JSON. */
+struct count {
+	const char *key;
+	uint64_t v;
+};
+static void put_counts(struct hw_json *j, const struct count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		hw_json_key(j, c[i].key);
+		hw_json_u64(j, c[i].v);
+	}
+}
+
 static void summary(struct hw_analyzer *a, const struct out *out)
 {
 	struct hw_an_stats s;
 	hw_an_stats(a, &s);
-	fprintf(stderr,
-	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
-	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu",
-	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
-	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
-	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
-	        (unsigned long long)s.events_resolved);
+	struct hw_json j;
+	hw_json_init_heap(&j);
+	hw_json_obj(&j);
+	const struct count counts[] = {{"records", s.records},
+	                               {"placed", s.placed},
+	                               {"unplaced", s.unplaced},
+	                               {"queues", s.queues},
+	                               {"queues_dropped", s.queues_dropped},
+	                               {"reports", s.reports},
+	                               {"reports_lost", s.reports_lost},
+	                               {"flows", s.flows},
+	                               {"events_raised", s.events_raised},
+	                               {"events_resolved", s.events_resolved}};
+	put_counts(&j, counts, sizeof(counts) / sizeof(counts[0]));
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
-		fprintf(stderr, ",\"unplaced_list\":[");
-		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
-			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
-			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
-			        (unsigned long long)t->entries[i].count);
-		fprintf(stderr, "]");
+		hw_json_key(&j, "unplaced_list");
+		hw_json_arr(&j);
+		for (uint32_t i = 0; i < t->n_entries && i < 32; i++) {
+			hw_json_obj(&j);
+			const struct count place[] = {{"node_id", t->entries[i].node_id}, {"port", t->entries[i].port}};
+			put_counts(&j, place, 2);
+			hw_json_key(&j, "why");
+			hw_json_str(&j, hw_place_name(t->entries[i].why));
+			hw_json_key(&j, "records");
+			hw_json_u64(&j, t->entries[i].count);
+			hw_json_obj_end(&j);
+		}
+		hw_json_arr_end(&j);
 	}
 	const struct hw_alert_sink *sinks[2] = {out->am, out->webhook};
 	const char *names[2] = {"alertmanager", "webhook"};
@@ -520,28 +540,36 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 			continue;
 		struct hw_alert_sink_stats st;
 		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
-		fprintf(stderr,
-		        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
-		        "\"posts_failed\":%llu,\"waiting\":%u}",
-		        names[i], (unsigned long long)st.pushed, (unsigned long long)st.dropped,
-		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
-		        (unsigned long long)st.posts_failed, st.waiting);
+		const struct count sc[] = {
+		    {"pushed", st.pushed},     {"dropped", st.dropped},           {"sent_alerts", st.sent_alerts},
+		    {"posts_ok", st.posts_ok}, {"posts_failed", st.posts_failed}, {"waiting", st.waiting}};
+		hw_json_key(&j, names[i]);
+		hw_json_obj(&j);
+		put_counts(&j, sc, sizeof(sc) / sizeof(sc[0]));
+		hw_json_obj_end(&j);
 	}
 	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
-	if (lat)
-		fprintf(stderr, ",\"latency_matrix\":%s", lat);
+	if (lat) {
+		hw_json_key(&j, "latency_matrix");
+		hw_json_raw(&j, lat, strlen(lat));
+	}
 	free(lat);
 	if (out->graphs) {
 		struct an_graphs_stats g;
 		an_graphs_stats(out->graphs, &g);
-		fprintf(stderr,
-		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
-		        "\"removed\":%llu,\"draw_s\":%.3f}",
-		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
-		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed,
-		        g.draw_s);
+		const struct count gc[] = {{"events", g.events},     {"skipped", g.skipped}, {"busy", g.busy},
+		                           {"heatmaps", g.heatmaps}, {"failed", g.failed},   {"removed", g.removed}};
+		hw_json_key(&j, "svg");
+		hw_json_obj(&j);
+		put_counts(&j, gc, sizeof(gc) / sizeof(gc[0]));
+		hw_json_key(&j, "draw_s");
+		hw_json_numf(&j, "%.3f", g.draw_s);
+		hw_json_obj_end(&j);
 	}
-	fprintf(stderr, "}\n");
+	hw_json_obj_end(&j);
+	if (!j.failed)
+		fprintf(stderr, "%s\n", j.buf);
+	hw_json_free(&j);
 }
 
 int hw_cmd_run(int argc, char **argv)
@@ -638,8 +666,8 @@ int hw_cmd_run(int argc, char **argv)
 		matrix_files(a, &out);
 	if (out.events)
 		fflush(out.events);
-	double end = mono_s() + o.hold;
-	while (!stop_flag && mono_s() < end) {
+	double end = hw_mono_s() + o.hold;
+	while (!stop_flag && hw_mono_s() < end) {
 		sleep_s(0.1);
 		refresh(a, &out, 1);
 	}

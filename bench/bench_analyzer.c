@@ -9,16 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/topo_sources.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Synthetic traffic: 3-hop TR v2.0 reports of `flows` flows over `queues` egress queues, 1 report per
  * 100 ns of record time, occupancies on per-queue ramps (so trends, bursts and thresholds are exercised),
@@ -93,7 +87,7 @@ static void to_sink(void *ctx, const struct hw_an_event *e)
 	if (e->resolved || e->kind != HW_AN_HIGH_QUEUE)
 		return;
 	hw_alert_sink_push(l->sink, e);
-	l->handoff_ns = now_ns();
+	l->handoff_ns = hw_mono_ns();
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -113,7 +107,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	pthread_mutex_lock(&l->mu);
-	l->received_ns = now_ns();
+	l->received_ns = hw_mono_ns();
 	l->received = 1;
 	pthread_cond_signal(&l->cv);
 	pthread_mutex_unlock(&l->mu);
@@ -163,7 +157,7 @@ static int latency(unsigned rounds, uint64_t *handoff, uint64_t *wire)
 		pthread_mutex_lock(&l.mu);
 		l.received = 0;
 		pthread_mutex_unlock(&l.mu);
-		uint64_t t0 = now_ns();
+		uint64_t t0 = hw_mono_ns();
 		hw_an_ingest(a, &r, 1);
 		handoff[i] = l.handoff_ns - t0;
 		pthread_mutex_lock(&l.mu);
@@ -209,11 +203,11 @@ int main(int argc, char **argv)
 		                                     NULL, err, sizeof(err));
 		if (!a)
 			return 1;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = hw_mono_ns();
 		for (size_t i = 0; i < n; i += 4096)
 			hw_an_ingest(a, r + i, n - i < 4096 ? n - i : 4096);
 		hw_an_finish(a);
-		double rate = n / ((now_ns() - t0) / 1e9);
+		double rate = n / ((hw_mono_ns() - t0) / 1e9);
 		if (rate > best)
 			best = rate;
 		hw_an_destroy(a);

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "hopwatch/pcap_input.h"
 
@@ -58,13 +59,6 @@ struct run {
 
 static double chunk_times[2][MAX_CHUNKS]; /* one array per concurrent run */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -79,7 +73,7 @@ static int loop(void *arg)
 	uint64_t n_total = 0, sum = 0, next_mark = CHUNK;
 	double *chunk = r->chunk;
 	unsigned n_chunks = 0;
-	double t0 = now_s(), mark = t0;
+	double t0 = hw_mono_s(), mark = t0;
 	while (n_total < r->packets_target) {
 		uint16_t n = rte_eth_rx_burst(r->port, 0, m, BURST);
 		for (uint16_t k = 0; k < n; k++) {
@@ -105,7 +99,7 @@ static int loop(void *arg)
 		if (!n && r->w)
 			hw_worker_flush(r->w);
 		if (n_total >= next_mark) { /* a clock read per 256 packets: negligible */
-			double t = now_s();
+			double t = hw_mono_s();
 			if (n_chunks < MAX_CHUNKS)
 				chunk[n_chunks++] = (t - mark) / (double)(n_total - next_mark + CHUNK) * CHUNK;
 			mark = t;
@@ -114,7 +108,7 @@ static int loop(void *arg)
 	}
 	if (r->w)
 		hw_worker_flush(r->w);
-	r->seconds = now_s() - t0;
+	r->seconds = hw_mono_s() - t0;
 	r->packets = n_total;
 	r->sum = sum;
 	qsort(chunk, n_chunks, sizeof(double), cmp_double);

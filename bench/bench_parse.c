@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hopwatch/pcap_input.h"
 #include "hopwatch/wire.h"
 
@@ -36,13 +37,6 @@ static void add_frame(void *arg, const uint8_t *frame, size_t len, uint64_t t)
 	b->off[b->n] = b->used;
 	b->len[b->n++] = len;
 	b->used += len;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -112,7 +106,7 @@ int main(int argc, char **argv)
 		double rate[101];
 		uint64_t sink = 0;
 		for (int r = 0; r < runs; r++) {
-			double t0 = now();
+			double t0 = hw_mono_s();
 			for (uint64_t p = 0; p < passes; p++)
 				for (size_t k = 0; k < b.n; k++) {
 					struct hw_parse_out o = {
@@ -120,7 +114,7 @@ int main(int argc, char **argv)
 					hw_parse_frame(&cfg, b.bytes + b.off[k], b.len[k], p, &o);
 					sink += o.n_recs;
 				}
-			rate[r] = (double)(reports * passes) / (now() - t0);
+			rate[r] = (double)(reports * passes) / (hw_mono_s() - t0);
 		}
 		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
 		double med = rate[runs / 2];

@@ -6,14 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "scen.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* usage: bench_scenario [K [DURATION_US [DIR]]]: fat-tree:K (default 8), 50 % RoCE load, every packet sampled,
  * the pcap in a temporary directory under DIR (default /dev/shm: the generator, not the disk, is measured) */
@@ -54,13 +48,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_scenario: %s\n", err);
 			return 1;
 		}
-		const double t0 = now();
+		const double t0 = hw_mono_s();
 		while (s.now < cfg.duration_ns)
 			sc_sim_step(&s);
 		uint64_t reports, records, packets;
 		sc_out_counts(s.out, &reports, &records, &packets);
 		rc = sc_out_close(s.out);
-		const double secs = now() - t0;
+		const double secs = hw_mono_s() - t0;
 		snprintf(path, sizeof(path), "%s/reports.pcap", dir);
 		unlink(path);
 		s.out = NULL;

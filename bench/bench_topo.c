@@ -9,15 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_render.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A port of a node named `name`, advertised as LLDP would (chassis = locally assigned name). */
 static uint32_t fabric_port(struct hw_topo *t, const char *name, unsigned ifn, uint16_t caps)
@@ -83,17 +77,17 @@ static void run(unsigned k, int labels, struct result *r)
 {
 	struct hw_topo t;
 	hw_topo_init(&t);
-	double t0 = now();
+	double t0 = hw_mono_s();
 	fat_tree(&t, k);
 	hw_topo_check(&t);
 	hw_topo_assign_tiers(&t);
-	double t1 = now();
+	double t1 = hw_mono_s();
 	GVC_t *gvc = gvContext();
 	char *svg = NULL;
 	size_t len = 0;
 	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = labels};
 	r->ok = hw_topo_render(gvc, &t, &o, NULL) == HW_TOPO_OK;
-	double t2 = now();
+	double t2 = hw_mono_s();
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	r->k = k;

@@ -9,17 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "collector.h"
 #include "diagnose.h"
 
 #define BURST 32
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* One RX and one TX queue, started, promiscuous.  0, or -1 with err. */
 static int start_port(uint16_t port, struct rte_mempool *pool, char *err, size_t errlen)
@@ -100,7 +94,7 @@ bool hw_diag_dpdk(struct hw_diag_run *run, int eal_argc, char **eal_argv)
 	hw_diag_line(run, HW_DIAG_PASS, "ports", NULL, "%u port%s started: %s", started, started > 1 ? "s" : "", names);
 
 	/* links come up within a few seconds of starting */
-	double t0 = mono_s();
+	double t0 = hw_mono_s();
 	for (;;) {
 		n_down = 0;
 		od = 0;
@@ -114,7 +108,7 @@ bool hw_diag_dpdk(struct hw_diag_run *run, int eal_argc, char **eal_argv)
 					                       port);
 			}
 		}
-		if (!n_down || mono_s() - t0 > 3)
+		if (!n_down || hw_mono_s() - t0 > 3)
 			break;
 		usleep(100000);
 	}
@@ -128,13 +122,13 @@ bool hw_diag_dpdk(struct hw_diag_run *run, int eal_argc, char **eal_argv)
 		hw_diag_line(run, HW_DIAG_PASS, "link", NULL, "every port's link is up");
 
 	struct rte_mbuf *m[BURST];
-	double end = mono_s() + run->seconds;
-	while (mono_s() < end) {
+	double end = hw_mono_s() + run->seconds;
+	while (hw_mono_s() < end) {
 		unsigned got = 0;
 		RTE_ETH_FOREACH_DEV(port)
 		{
 			uint16_t n = rte_eth_rx_burst(port, 0, m, BURST);
-			uint64_t now = hw_now_ns();
+			uint64_t now = hw_real_ns();
 			for (uint16_t k = 0; k < n; k++) {
 				const uint8_t *p = rte_pktmbuf_mtod(m[k], const uint8_t *);
 				hw_worker_frame(run->w, p, rte_pktmbuf_data_len(m[k]), now);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "front.h"
 
 #define BURST 32
@@ -46,7 +47,7 @@ static int worker_main(void *arg)
 			if (!n)
 				continue;
 			got += n;
-			uint64_t now = hw_now_ns(); /* once per burst (vDSO, no system call) */
+			uint64_t now = hw_real_ns(); /* once per burst (vDSO, no system call) */
 			for (uint16_t k = 0; k < n; k++) {
 				if (k + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], void *));

@@ -8,6 +8,7 @@
 
 #include "gen.h"
 #include "hopwatch/record_json.h"
+#include "json_writer.h"
 #include "rng.h"
 #include "scenario/scen.h"
 
@@ -57,18 +58,29 @@ static int write_summary(const char *path, const struct gen_cfg *cfg, const stru
 		fprintf(stderr, "hopwatch-gen: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "{\"packets\":%llu,\"reports\":%llu,\"records\":%llu,\"valid_packets\":%llu,\"malformed\":{",
-	        (unsigned long long)c->packets, (unsigned long long)c->reports, (unsigned long long)c->records,
-	        (unsigned long long)c->valid_packets);
-	int first = 1;
+	struct hw_json j;
+	hw_json_init_heap(&j);
+	hw_json_obj(&j);
+	hw_json_key(&j, "packets");
+	hw_json_u64(&j, c->packets);
+	hw_json_key(&j, "reports");
+	hw_json_u64(&j, c->reports);
+	hw_json_key(&j, "records");
+	hw_json_u64(&j, c->records);
+	hw_json_key(&j, "valid_packets");
+	hw_json_u64(&j, c->valid_packets);
+	hw_json_key(&j, "malformed");
+	hw_json_obj(&j);
 	for (unsigned k = 1; k < GEN_M_COUNT; k++)
 		if (cfg->malform_rate[k] > 0) {
-			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", gen_malform_name(k),
-			        (unsigned long long)c->malformed[k]);
-			first = 0;
+			hw_json_key(&j, gen_malform_name(k));
+			hw_json_u64(&j, c->malformed[k]);
 		}
-	fprintf(f, "}}\n");
-	return fclose(f) ? 1 : 0;
+	hw_json_obj_end(&j);
+	hw_json_obj_end(&j);
+	int bad = j.failed || fprintf(f, "%s\n", j.buf) < 0;
+	hw_json_free(&j);
+	return fclose(f) || bad ? 1 : 0;
 }
 
 static int run(const struct gen_cfg *cfg, const struct gen_paths *paths)

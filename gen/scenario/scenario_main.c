@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "clock.h"
 #include "scen.h"
 
 static void usage(FILE *f)
@@ -343,12 +344,10 @@ int sc_main(int argc, char **argv)
 		goto out_out;
 	}
 	sc_out_collector(sim.out, collector ? (const uint8_t *)&ca.s_addr : NULL, (uint16_t)dport);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	const uint64_t t0 = hw_mono_ns();
 	while (sim.now < cfg.duration_ns)
 		sc_sim_step(&sim);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	const double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	const double secs = (double)(hw_mono_ns() - t0) / 1e9;
 	uint64_t reports, records, packets;
 	sc_out_counts(sim.out, &reports, &records, &packets);
 	char path[4096];

@@ -8,19 +8,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "scen.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_until(uint64_t t)
 {
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = hw_mono_ns();
 		if (now >= t)
 			return;
 		if (t - now > 200000) { /* sleep most of a long wait, spin the last 0.2 ms */
@@ -107,7 +101,7 @@ int sc_send_main(int argc, char **argv)
 		return 1;
 	}
 	uint64_t sent = 0, failed = 0;
-	const uint64_t t0 = mono_ns();
+	const uint64_t t0 = hw_mono_ns();
 	for (unsigned long l = 0; l < loops; l++) {
 		pcap_t *in = pcap_open_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, eb);
 		if (!in) {
@@ -117,7 +111,7 @@ int sc_send_main(int argc, char **argv)
 		}
 		struct pcap_pkthdr *h;
 		const u_char *data;
-		uint64_t first_ts = 0, start = mono_ns();
+		uint64_t first_ts = 0, start = hw_mono_ns();
 		int r;
 		while ((r = pcap_next_ex(in, &h, &data)) == 1) {
 			uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
@@ -136,7 +130,7 @@ int sc_send_main(int argc, char **argv)
 			fprintf(stderr, "hopwatch-gen send: %s: %s\n", file, pcap_geterr(in));
 		pcap_close(in);
 	}
-	const double secs = (double)(mono_ns() - t0) / 1e9;
+	const double secs = (double)(hw_mono_ns() - t0) / 1e9;
 	fprintf(stderr, "sent %llu\nfailed %llu\nseconds %.3f\nrate_pps %.0f\n", (unsigned long long)sent,
 	        (unsigned long long)failed, secs, secs > 0 ? (double)sent / secs : 0);
 	pcap_close(out);

@@ -1,10 +1,10 @@
 /* Event names, severities and the event's JSON form (one line of the events file, the webhook body,
  * and the source of Alertmanager labels/annotations). */
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "hopwatch/analyzer.h"
+#include "json_writer.h"
 
 static const char *const names[] = {
 #define HW_AN_X_NAME(e, n, s) n,
@@ -35,82 +35,73 @@ int hw_an_kind_by_name(const char *name)
 	return -1;
 }
 
-/* Append a JSON string (quotes and escapes) at buf+*off. */
-static void put_str(char *buf, size_t size, size_t *off, const char *s)
-{
-	if (*off < size)
-		buf[(*off)++] = '"';
-	for (; *s && *off + 7 < size; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') {
-			buf[(*off)++] = '\\';
-			buf[(*off)++] = (char)ch;
-		} else if (ch < 0x20) {
-			*off += (size_t)snprintf(buf + *off, size - *off, "\\u%04x", ch);
-		} else {
-			buf[(*off)++] = (char)ch;
-		}
-	}
-	if (*off < size)
-		buf[(*off)++] = '"';
-}
-
-#define PUT(...)                                                                                                       \
-	do {                                                                                                           \
-		int w_ = snprintf(buf + off, off < size ? size - off : 0, __VA_ARGS__);                                \
-		if (w_ > 0)                                                                                            \
-			off += (size_t)w_;                                                                             \
-	} while (0)
-
 int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
 {
-	size_t off = 0;
 	if (!size)
 		return 0;
-	PUT("{\"event\":");
-	put_str(buf, size, &off, e->alertname);
-	PUT(",\"state\":\"%s\",\"id\":%" PRIu64 ",\"severity\":\"%s\",\"start_ns\":%" PRIu64,
-	    e->resolved ? "resolved" : "firing", e->id, e->severity, e->start_ns);
-	if (e->resolved)
-		PUT(",\"end_ns\":%" PRIu64, e->end_ns);
-	PUT(",\"node_id\":%" PRIu32, e->node_id);
+	struct hw_json j;
+	hw_json_init(&j, buf, size);
+	hw_json_obj(&j);
+	hw_json_key(&j, "event");
+	hw_json_str(&j, e->alertname);
+	hw_json_key(&j, "state");
+	hw_json_str(&j, e->resolved ? "resolved" : "firing");
+	hw_json_key(&j, "id");
+	hw_json_u64(&j, e->id);
+	hw_json_key(&j, "severity");
+	hw_json_str(&j, e->severity);
+	hw_json_key(&j, "start_ns");
+	hw_json_u64(&j, e->start_ns);
+	if (e->resolved) {
+		hw_json_key(&j, "end_ns");
+		hw_json_u64(&j, e->end_ns);
+	}
+	hw_json_key(&j, "node_id");
+	hw_json_u64(&j, e->node_id);
 	if (e->node[0]) {
-		PUT(",\"node\":");
-		put_str(buf, size, &off, e->node);
+		hw_json_key(&j, "node");
+		hw_json_str(&j, e->node);
 	}
-	if (e->port != UINT32_MAX)
-		PUT(",\"port\":%" PRIu32, e->port);
+	if (e->port != UINT32_MAX) {
+		hw_json_key(&j, "port");
+		hw_json_u64(&j, e->port);
+	}
 	if (e->port_name[0]) {
-		PUT(",\"port_name\":");
-		put_str(buf, size, &off, e->port_name);
+		hw_json_key(&j, "port_name");
+		hw_json_str(&j, e->port_name);
 	}
-	if (e->queue >= 0)
-		PUT(",\"queue\":%d", e->queue);
-	if (e->hw_id >= 0)
-		PUT(",\"hw_id\":%d", e->hw_id);
+	if (e->queue >= 0) {
+		hw_json_key(&j, "queue");
+		hw_json_i64(&j, e->queue);
+	}
+	if (e->hw_id >= 0) {
+		hw_json_key(&j, "hw_id");
+		hw_json_i64(&j, e->hw_id);
+	}
 	if (e->link[0]) {
-		PUT(",\"link\":");
-		put_str(buf, size, &off, e->link);
+		hw_json_key(&j, "link");
+		hw_json_str(&j, e->link);
 	}
-	PUT(",\"numbers\":{");
-	for (unsigned i = 0; i < e->n_numbers; i++)
-		PUT("%s\"%s\":%.17g", i ? "," : "", e->numbers[i].name, e->numbers[i].value);
-	PUT("},\"flows\":[");
+	hw_json_key(&j, "numbers");
+	hw_json_obj(&j);
+	for (unsigned i = 0; i < e->n_numbers; i++) {
+		hw_json_key(&j, e->numbers[i].name);
+		hw_json_numf(&j, "%.17g", e->numbers[i].value);
+	}
+	hw_json_obj_end(&j);
+	hw_json_key(&j, "flows");
+	hw_json_arr(&j);
 	for (unsigned i = 0; i < e->n_flows; i++)
-		PUT("%s\"%016" PRIx64 "\"", i ? "," : "", e->flows[i]);
-	PUT("]");
+		hw_json_strf(&j, "%016" PRIx64, e->flows[i]);
+	hw_json_arr_end(&j);
 	if (e->detail[0]) {
-		PUT(",\"detail\":");
-		put_str(buf, size, &off, e->detail);
+		hw_json_key(&j, "detail");
+		hw_json_str(&j, e->detail);
 	}
 	if (e->svg[0]) {
-		PUT(",\"svg\":");
-		put_str(buf, size, &off, e->svg);
+		hw_json_key(&j, "svg");
+		hw_json_str(&j, e->svg);
 	}
-	PUT("}");
-	if (off >= size) {
-		buf[size - 1] = 0;
-		return (int)(size - 1);
-	}
-	return (int)off;
+	hw_json_obj_end(&j);
+	return (int)j.len;
 }

@@ -1,6 +1,5 @@
 /* The ClickHouse sink: a queue of record chunks filled by the collector's sink thread and drained
- * by a sender thread that POSTs RowBinary inserts with libcurl, retrying with backoff. */
-#include <curl/curl.h>
+ * by a sender thread that POSTs RowBinary inserts over HTTP, retrying with backoff. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 
 #include "clickhouse_sink.h"
+#include "http_client.h"
 #include "sinks_internal.h"
 
 struct chunk {
@@ -23,7 +23,7 @@ struct chunk {
 
 struct hw_ch_sink {
 	struct hw_ch_sink_opts o;
-	char *insert_url;
+	char url_shown[1024]; /* o.url with its password hidden, for messages */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -34,53 +34,30 @@ struct hw_ch_sink {
 	struct hw_record last; /* the last record put, and its report_pos (under mu) */
 	uint16_t last_pos;
 	struct hw_ch_sink_counts cnt; /* written with atomics */
-	CURL *curl;
+	struct hw_http *http;         /* to the insert URL */
 	uint8_t *body;
-	char errbuf[CURL_ERROR_SIZE];
-	char reply[512];
-	size_t reply_len;
 	bool failing; /* last attempt failed: log again only when it recovers */
 };
 
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
 #define GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-static size_t on_reply(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct hw_ch_sink *s = arg;
-	size_t n = size * nmemb, room = sizeof(s->reply) - 1 - s->reply_len;
-	memcpy(s->reply + s->reply_len, data, n < room ? n : room);
-	s->reply_len += n < room ? n : room;
-	s->reply[s->reply_len] = 0;
-	return n;
-}
-
 /* One insert of a chunk.  true when ClickHouse acknowledged it with 200. */
 static bool insert(struct hw_ch_sink *s, const struct chunk *c)
 {
 	size_t len = hw_ch_rowbinary(c->recs, c->n, c->first_pos, s->body);
-	s->reply_len = 0;
-	s->reply[0] = 0;
-	s->errbuf[0] = 0;
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	CURLcode rc = curl_easy_perform(s->curl);
-	long code = 0;
-	curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
-	if (rc == CURLE_OK && code == 200) {
+	struct hw_http_reply r;
+	int rc = hw_http_post(s->http, s->body, len, &r);
+	if (!rc && r.status == 200) {
 		if (s->failing)
-			fprintf(stderr, "hopwatch-collector: clickhouse %s: inserts succeed again\n", s->o.url);
+			fprintf(stderr, "hopwatch-collector: clickhouse %s: inserts succeed again\n", s->url_shown);
 		s->failing = false;
 		return true;
 	}
-	if (!s->failing) {
-		char *nl = strchr(s->reply, '\n');
-		if (nl)
-			*nl = 0;
-		fprintf(stderr, "hopwatch-collector: clickhouse %s: insert into %s failed (%s), retrying: %s\n",
-		        s->o.url, s->o.table, rc != CURLE_OK ? "no answer" : "HTTP error",
-		        rc != CURLE_OK ? (*s->errbuf ? s->errbuf : curl_easy_strerror(rc)) : s->reply);
-	}
+	if (!s->failing) /* the reply's first line: ClickHouse's error */
+		fprintf(stderr, "hopwatch-collector: clickhouse %s: insert into %s failed (%s), retrying: %.*s\n",
+		        s->url_shown, s->o.table, rc ? "no answer" : "HTTP error",
+		        (int)(rc ? strlen(r.what) : strcspn(r.body, "\n")), rc ? r.what : r.body);
 	s->failing = true;
 	return false;
 }
@@ -99,10 +76,8 @@ static struct chunk *due(struct hw_ch_sink *s, uint64_t now)
 
 static void wait_until(struct hw_ch_sink *s, uint64_t mono_ns)
 {
-	struct timespec ts;
 	/* the condition variable uses CLOCK_MONOTONIC (see open) */
-	ts.tv_sec = (time_t)(mono_ns / 1000000000ull);
-	ts.tv_nsec = (long)(mono_ns % 1000000000ull);
+	struct timespec ts = hw_ns_timespec(mono_ns);
 	pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 }
 
@@ -112,7 +87,7 @@ static void *sender_main(void *arg)
 	uint64_t backoff_ms = 0, drain_end = 0;
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
-		uint64_t now = hw_sink_mono_ns();
+		uint64_t now = hw_mono_ns();
 		if (s->closing && !drain_end)
 			drain_end = now + (uint64_t)(s->o.drain_s * 1e9);
 		if (s->closing && (!s->head || !s->head->n || now >= drain_end))
@@ -149,10 +124,10 @@ static void *sender_main(void *arg)
 		backoff_ms = backoff_ms ? backoff_ms * 2 : 100;
 		if (backoff_ms > 2000)
 			backoff_ms = 2000;
-		uint64_t until = hw_sink_mono_ns() + backoff_ms * 1000000ull;
+		uint64_t until = hw_mono_ns() + backoff_ms * 1000000ull;
 		if (s->closing && until > drain_end)
 			until = drain_end;
-		while (hw_sink_mono_ns() < until) {
+		while (hw_mono_ns() < until) {
 			wait_until(s, until);
 			if (s->closing && !drain_end)
 				break; /* close() arrived: recompute the deadline */
@@ -173,7 +148,7 @@ static void *sender_main(void *arg)
 	pthread_mutex_unlock(&s->mu);
 	if (left)
 		fprintf(stderr, "hopwatch-collector: clickhouse %s: %llu queued records not delivered at exit\n",
-		        s->o.url, (unsigned long long)left);
+		        s->url_shown, (unsigned long long)left);
 	return NULL;
 }
 
@@ -182,10 +157,7 @@ static void *sender_main(void *arg)
 static void wait_room(struct hw_ch_sink *s)
 {
 	pthread_cond_signal(&s->cv);
-	struct timespec ts;
-	uint64_t t = hw_sink_mono_ns() + 100000000ull;
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
+	struct timespec ts = hw_ns_timespec(hw_mono_ns() + 100000000ull);
 	pthread_cond_timedwait(&s->room, &s->mu, &ts);
 }
 
@@ -209,7 +181,7 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 			t->next = NULL;
 			t->n = 0;
 			t->taken = false;
-			t->first_ns = hw_sink_mono_ns();
+			t->first_ns = hw_mono_ns();
 			if (s->tail)
 				s->tail->next = t;
 			else
@@ -252,11 +224,11 @@ void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out
 	out->batches = GET(s->cnt.batches);
 }
 
-static char *make_insert_url(CURL *curl, const struct hw_ch_sink_opts *o)
+static char *make_insert_url(const struct hw_ch_sink_opts *o)
 {
 	char q[1024];
 	snprintf(q, sizeof(q), "INSERT INTO %s (%s) FORMAT RowBinary", o->table, hw_ch_columns);
-	char *esc = curl_easy_escape(curl, q, 0);
+	char *esc = hw_http_escape(q);
 	if (!esc)
 		return NULL;
 	size_t n = strlen(o->url) + strlen(esc) + 64;
@@ -267,13 +239,8 @@ static char *make_insert_url(CURL *curl, const struct hw_ch_sink_opts *o)
 		             ? "&"
 		             : "",
 		         esc);
-	curl_free(esc);
+	free(esc);
 	return u;
-}
-
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
 static bool table_name_ok(const char *t)
@@ -290,45 +257,38 @@ static bool table_name_ok(const char *t)
 struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen)
 {
 	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		hw_sink_err(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
+		hw_errf(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
 		return NULL;
 	}
 	if (!table_name_ok(o->table)) {
-		hw_sink_err(err, errlen, "clickhouse table '%s': expected [database.]table of letters, digits, _",
-		            o->table);
+		hw_errf(err, errlen, "clickhouse table '%s': expected [database.]table of letters, digits, _",
+		        o->table);
 		return NULL;
 	}
 	if (!o->batch_records || !o->queue_records || o->queue_records < o->batch_records) {
-		hw_sink_err(err, errlen, "clickhouse: the queue (%u records) must hold at least one batch (%u records)",
-		            o->queue_records, o->batch_records);
+		hw_errf(err, errlen, "clickhouse: the queue (%u records) must hold at least one batch (%u records)",
+		        o->queue_records, o->batch_records);
 		return NULL;
 	}
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, curl_init_once);
 	struct hw_ch_sink *s = calloc(1, sizeof(*s));
 	if (!s) {
-		hw_sink_err(err, errlen, "out of memory");
+		hw_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->o = *o;
-	s->curl = curl_easy_init();
+	hw_http_redact(o->url, s->url_shown, sizeof(s->url_shown));
+	const struct hw_http_opts ho = {.connect_timeout_ms = 2000,
+	                                .timeout_ms = 30000,
+	                                .content_type = "application/octet-stream",
+	                                .body_max = 511};
+	char *insert_url = make_insert_url(o);
+	s->http = insert_url ? hw_http_open(insert_url, &ho, NULL, 0) : NULL;
+	free(insert_url);
 	s->body = malloc((size_t)o->batch_records * HW_CH_ROW_MAX);
-	if (!s->curl || !s->body || !(s->insert_url = make_insert_url(s->curl, o))) {
-		hw_sink_err(err, errlen, "clickhouse: out of memory");
+	if (!s->http || !s->body) {
+		hw_errf(err, errlen, "clickhouse: out of memory");
 		goto fail;
 	}
-	curl_easy_setopt(s->curl, CURLOPT_URL, s->insert_url);
-	curl_easy_setopt(s->curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 30000L);
-	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_reply);
-	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, s->errbuf);
-	static struct curl_slist *hdrs;
-	if (!hdrs)
-		hdrs = curl_slist_append(NULL, "Content-Type: application/octet-stream");
-	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, hdrs);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -337,7 +297,7 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->mu, NULL);
 	if (pthread_create(&s->thread, NULL, sender_main, s)) {
-		hw_sink_err(err, errlen, "clickhouse: cannot start the sender thread");
+		hw_errf(err, errlen, "clickhouse: cannot start the sender thread");
 		pthread_cond_destroy(&s->cv);
 		pthread_cond_destroy(&s->room);
 		pthread_mutex_destroy(&s->mu);
@@ -345,9 +305,7 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	}
 	return s;
 fail:
-	if (s->curl)
-		curl_easy_cleanup(s->curl);
-	free(s->insert_url);
+	hw_http_close(s->http);
 	free(s->body);
 	free(s);
 	return NULL;
@@ -364,11 +322,10 @@ void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
 	pthread_join(s->thread, NULL);
 	if (out)
 		hw_ch_sink_counts(s, out);
-	curl_easy_cleanup(s->curl);
+	hw_http_close(s->http);
 	pthread_cond_destroy(&s->cv);
 	pthread_cond_destroy(&s->room);
 	pthread_mutex_destroy(&s->mu);
-	free(s->insert_url);
 	free(s->body);
 	free(s);
 }

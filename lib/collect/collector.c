@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "clickhouse_sink.h"
+#include "clock.h"
 #include "collector.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/metrics_http.h"
@@ -36,18 +37,11 @@ void hw_install_signal_handlers(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-uint64_t hw_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 {
 	if (c->files) {
 		char err[256];
-		if (hw_record_writer_write(c->files, b->recs, b->n, hw_now_ns(), err, sizeof(err))) {
+		if (hw_record_writer_write(c->files, b->recs, b->n, hw_real_ns(), err, sizeof(err))) {
 			fprintf(stderr, "hopwatch-collector: %s\n", err);
 			c->sink_errors++;
 		}
@@ -116,7 +110,7 @@ static void *sink_main(void *arg)
 				hw_stream_sender_flush(c->stream);
 			if (c->files) { /* time rotation also happens when no records arrive */
 				char err[256];
-				if (hw_record_writer_write(c->files, NULL, 0, hw_now_ns(), err, sizeof(err)))
+				if (hw_record_writer_write(c->files, NULL, 0, hw_real_ns(), err, sizeof(err)))
 					fprintf(stderr, "hopwatch-collector: %s\n", err);
 			}
 			struct timespec ts = {0, 200000};
@@ -133,7 +127,7 @@ static void render_metrics(void *c, FILE *f)
 
 int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpressure, char *err, size_t errlen)
 {
-	c->start_ns = hw_now_ns();
+	c->start_ns = hw_real_ns();
 	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream || c->cfg.clickhouse;
 	if (c->cfg.json_out) {
 		c->json = strcmp(c->cfg.json_out, "-") ? fopen(c->cfg.json_out, "w") : stdout;

@@ -45,7 +45,5 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 void hw_collector_finish(struct hw_collector *c);
 /* Print the final counters (stderr). */
 void hw_collector_print_counts(const struct hw_collector *c, FILE *f);
-/* Wall-clock time in ns since the epoch. */
-uint64_t hw_now_ns(void);
 
 #endif

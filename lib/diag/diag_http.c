@@ -1,59 +1,35 @@
-/* diagnose checks of the HTTP peers with libcurl: ClickHouse (ping, and the table has every record
+/* diagnose checks of the HTTP peers (lib/common/http_client): ClickHouse (ping, and the table has every record
  * column), Alertmanager (/-/healthy), and a collector's /metrics. */
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hopwatch/record_rowbinary.h"
 #include "hopwatch/diag.h"
+#include "http_client.h"
 
 struct body {
 	char buf[65536];
 	size_t len;
 };
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct body *b = arg;
-	size_t n = size * nmemb, room = sizeof(b->buf) - 1 - b->len;
-	memcpy(b->buf + b->len, data, n < room ? n : room);
-	b->len += n < room ? n : room;
-	b->buf[b->len] = 0;
-	return n;
-}
-
 /* GET url (or POST post when not NULL).  The HTTP status, or 0 with the transport error in err. */
 static long http(const char *url, const char *post, struct body *b, char *err, size_t errlen)
 {
-	static int inited;
-	if (!inited++)
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-	CURL *c = curl_easy_init();
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return 0;
-	}
-	char ebuf[CURL_ERROR_SIZE] = "";
+	const struct hw_http_opts o = {.connect_timeout_ms = 2000, .timeout_ms = 5000, .body_max = sizeof(b->buf) - 1};
 	b->len = 0;
 	b->buf[0] = 0;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
-	if (post)
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, post);
-	CURLcode rc = curl_easy_perform(c);
-	long code = 0;
-	if (rc == CURLE_OK)
-		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	else
-		snprintf(err, errlen, "%s", *ebuf ? ebuf : curl_easy_strerror(rc));
-	curl_easy_cleanup(c);
-	return code;
+	struct hw_http *h = hw_http_open(url, &o, err, errlen);
+	if (!h)
+		return 0;
+	struct hw_http_reply r;
+	int rc = post ? hw_http_post(h, post, strlen(post), &r) : hw_http_get(h, &r);
+	if (rc)
+		snprintf(err, errlen, "%s", r.what);
+	memcpy(b->buf, r.body, r.body_len + 1);
+	b->len = r.body_len;
+	hw_http_close(h);
+	return rc ? 0 : r.status;
 }
 
 /* url with its path replaced by path (query kept when keep_query). */

@@ -1,6 +1,5 @@
 /* The alert sink thread: a bounded hand-off ring from detection, a bounded table of alerts (firing or
- * resolved-but-unsent), and libcurl POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
-#include <curl/curl.h>
+ * resolved-but-unsent), and HTTP POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hopwatch/alert_sink.h"
+#include "http_client.h"
+#include "json_writer.h"
 
 struct entry {
 	struct hw_an_event e;
@@ -32,35 +34,9 @@ struct hw_alert_sink {
 	uint64_t next_seq;
 	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
-	CURL *curl;
-	char *body;
-	size_t body_cap;
+	struct hw_http *http;
+	struct hw_json body; /* the POST body, its buffer kept between posts */
 };
-
-static size_t discard(char *p, size_t size, size_t n, void *ctx)
-{
-	(void)p;
-	(void)ctx;
-	return size * n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
-static struct timespec deadline(long ms)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += ms * 1000000L;
-	ts.tv_sec += ts.tv_nsec / 1000000000L;
-	ts.tv_nsec %= 1000000000L;
-	return ts;
-}
 
 static void rfc3339(uint64_t ns, char *buf, size_t size)
 {
@@ -71,92 +47,71 @@ static void rfc3339(uint64_t ns, char *buf, size_t size)
 	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
 }
 
-static int grow(struct hw_alert_sink *s, size_t need)
+/* A label or annotation: at most its first 255 bytes, escaped. */
+static void put_label(struct hw_json *j, const char *k, const char *v)
 {
-	if (need <= s->body_cap)
-		return 0;
-	size_t cap = s->body_cap ? s->body_cap : 65536;
-	while (cap < need)
-		cap *= 2;
-	char *b = realloc(s->body, cap);
-	if (!b)
-		return -1;
-	s->body = b;
-	s->body_cap = cap;
-	return 0;
-}
-
-/* What snprintf into room bytes really wrote (never past the buffer, so offsets stay inside it). */
-static size_t wrote(int w, size_t room)
-{
-	if (w < 0 || !room)
-		return 0;
-	return (size_t)w < room ? (size_t)w : room - 1;
-}
-
-static size_t put_label(char *buf, size_t size, int first, const char *k, const char *v)
-{
-	/* label values here are names and numbers from our own model; quotes and backslashes are replaced */
-	char clean[256];
-	size_t i = 0;
-	for (; v[i] && i + 1 < sizeof(clean); i++)
-		clean[i] = (v[i] == '"' || v[i] == '\\' || (unsigned char)v[i] < 0x20) ? '_' : v[i];
-	clean[i] = 0;
-	return wrote(snprintf(buf, size, "%s\"%s\":\"%s\"", first ? "" : ",", k, clean), size);
+	size_t n = strlen(v);
+	hw_json_key(j, k);
+	hw_json_strn(j, v, n < 255 ? n : 255);
 }
 
 /* One alert in Alertmanager's shape. */
-static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
+static void am_alert(struct hw_json *j, const struct hw_an_event *e)
 {
-	size_t o = 0;
 	char num[64], ts[48];
-	o += wrote(snprintf(buf + o, size - o, "{\"labels\":{"), size - o);
-	o += put_label(buf + o, size - o, 1, "alertname", e->alertname);
-	o += put_label(buf + o, size - o, 0, "severity", e->severity);
-	o += put_label(buf + o, size - o, 0, "job", "hopwatch-analyzer");
+	hw_json_obj(j);
+	hw_json_key(j, "labels");
+	hw_json_obj(j);
+	put_label(j, "alertname", e->alertname);
+	put_label(j, "severity", e->severity);
+	put_label(j, "job", "hopwatch-analyzer");
 	if (e->node[0])
-		o += put_label(buf + o, size - o, 0, "node", e->node);
+		put_label(j, "node", e->node);
 	if (e->node_id) {
 		snprintf(num, sizeof(num), "%" PRIu32, e->node_id);
-		o += put_label(buf + o, size - o, 0, "node_id", num);
+		put_label(j, "node_id", num);
 	}
 	if (e->port != UINT32_MAX) {
 		snprintf(num, sizeof(num), "%" PRIu32, e->port);
-		o += put_label(buf + o, size - o, 0, "port", e->port_name[0] ? e->port_name : num);
+		put_label(j, "port", e->port_name[0] ? e->port_name : num);
 	}
 	if (e->queue >= 0) {
 		snprintf(num, sizeof(num), "%d", e->queue);
-		o += put_label(buf + o, size - o, 0, "queue", num);
+		put_label(j, "queue", num);
 	}
 	if (e->hw_id >= 0) {
 		snprintf(num, sizeof(num), "%d", e->hw_id);
-		o += put_label(buf + o, size - o, 0, "hw_id", num);
+		put_label(j, "hw_id", num);
 	}
 	if (e->link[0])
-		o += put_label(buf + o, size - o, 0, "link", e->link);
-	o += wrote(snprintf(buf + o, size - o, "},\"annotations\":{"), size - o);
+		put_label(j, "link", e->link);
+	hw_json_obj_end(j);
+	hw_json_key(j, "annotations");
+	hw_json_obj(j);
 	char summary[512];
 	size_t so = (size_t)snprintf(summary, sizeof(summary), "%s", e->detail[0] ? e->detail : e->alertname);
 	for (unsigned i = 0; i < e->n_numbers && so < sizeof(summary); i++)
 		so += (size_t)snprintf(summary + so, sizeof(summary) - so, "%s%s=%g", i ? " " : ": ",
 		                       e->numbers[i].name, e->numbers[i].value);
-	o += put_label(buf + o, size - o, 1, "summary", summary);
+	put_label(j, "summary", summary);
 	for (unsigned i = 0; i < e->n_numbers; i++) {
 		snprintf(num, sizeof(num), "%.17g", e->numbers[i].value);
-		o += put_label(buf + o, size - o, 0, e->numbers[i].name, num);
+		put_label(j, e->numbers[i].name, num);
 	}
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
-	o += put_label(buf + o, size - o, 0, "event_id", num);
+	put_label(j, "event_id", num);
 	if (e->svg[0])
-		o += put_label(buf + o, size - o, 0, "svg", e->svg);
+		put_label(j, "svg", e->svg);
+	hw_json_obj_end(j);
 	rfc3339(e->start_ns, ts, sizeof(ts));
-	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
+	hw_json_key(j, "startsAt");
+	hw_json_str(j, ts);
 	if (e->resolved) {
 		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
-		o += wrote(snprintf(buf + o, size - o, ",\"endsAt\":\"%s\"", ts), size - o);
+		hw_json_key(j, "endsAt");
+		hw_json_str(j, ts);
 	}
-	o += wrote(snprintf(buf + o, size - o, "}"), size - o);
-	return o < size ? o : size;
+	hw_json_obj_end(j);
 }
 
 /* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
@@ -177,27 +132,29 @@ static int post(struct hw_alert_sink *s, int all)
 		return 1;
 	sort_base = s->table;
 	qsort(s->order, n, sizeof(*s->order), by_seq);
-	if (grow(s, n * 4096 + 64))
-		return 0;
-	size_t o = 0;
-	o += (size_t)snprintf(s->body, s->body_cap, s->kind == HW_SINK_ALERTMANAGER ? "[" : "{\"events\":[");
-	for (size_t k = 0; k < n; k++) {
-		struct entry *en = &s->table[s->order[k]];
-		if (k)
-			s->body[o++] = ',';
-		if (s->kind == HW_SINK_ALERTMANAGER)
-			o += am_alert(&en->e, s->body + o, 4000);
-		else
-			o += (size_t)hw_an_event_json(&en->e, s->body + o, 4000);
+	struct hw_json *j = &s->body;
+	hw_json_reset(j);
+	if (s->kind == HW_SINK_WEBHOOK) {
+		hw_json_obj(j);
+		hw_json_key(j, "events");
 	}
-	o += (size_t)snprintf(s->body + o, s->body_cap - o, s->kind == HW_SINK_ALERTMANAGER ? "]" : "]}");
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE, (long)o);
-	long code = 0;
-	CURLcode rc = curl_easy_perform(s->curl);
-	if (rc == CURLE_OK)
-		curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
-	int ok = rc == CURLE_OK && code >= 200 && code < 300;
+	hw_json_arr(j);
+	for (size_t k = 0; k < n; k++) {
+		const struct hw_an_event *e = &s->table[s->order[k]].e;
+		if (s->kind == HW_SINK_ALERTMANAGER) {
+			am_alert(j, e);
+		} else {
+			char ev[4000]; /* an event's JSON line, as the events file has it */
+			hw_json_raw(j, ev, (size_t)hw_an_event_json(e, ev, sizeof(ev)));
+		}
+	}
+	hw_json_arr_end(j);
+	if (s->kind == HW_SINK_WEBHOOK)
+		hw_json_obj_end(j);
+	if (j->failed)
+		return 0; /* out of memory: counted as nothing, tried again */
+	struct hw_http_reply r;
+	int ok = !hw_http_post(s->http, j->buf, j->len, &r) && r.status >= 200 && r.status < 300;
 	pthread_mutex_lock(&s->mu);
 	if (ok) {
 		s->st.posts_ok++;
@@ -248,11 +205,11 @@ static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
 	struct hw_an_event *batch = malloc(sizeof(*batch) * s->cap);
-	uint64_t last_all = mono_ns(), retry_at = 0;
+	uint64_t last_all = hw_mono_ns(), retry_at = 0;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
 		if (!s->n) {
-			struct timespec ts = deadline(200);
+			struct timespec ts = hw_real_deadline(200);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 		uint32_t n = 0;
@@ -265,7 +222,7 @@ static void *run(void *arg)
 		uint64_t dropped = 0;
 		for (uint32_t i = 0; i < n; i++)
 			dropped += !merge(s, &batch[i]);
-		uint64_t now = mono_ns();
+		uint64_t now = hw_mono_ns();
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		uint32_t dirty = 0, active = 0;
 		for (uint32_t i = 0; i < s->cap; i++) {
@@ -307,6 +264,7 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 		return NULL;
 	}
 	s->kind = kind;
+	hw_json_init_heap(&s->body);
 	size_t ul = strlen(url);
 	while (ul && url[ul - 1] == '/')
 		ul--;
@@ -324,20 +282,13 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	s->ring = calloc(capacity, sizeof(*s->ring));
 	s->table = calloc(capacity, sizeof(*s->table));
 	s->order = calloc(capacity, sizeof(*s->order));
-	s->curl = curl_easy_init();
-	if (!s->ring || !s->table || !s->order || !s->curl) {
+	const struct hw_http_opts ho = {
+	    .connect_timeout_ms = 1000, .timeout_ms = 2000, .content_type = "application/json"}; /* reply dropped */
+	s->http = hw_http_open(s->url, &ho, NULL, 0);
+	if (!s->ring || !s->table || !s->order || !s->http) {
 		snprintf(err, errlen, "%s: cannot start the HTTP client", url);
 		goto fail;
 	}
-	static struct curl_slist *headers; /* shared by every sink, never freed */
-	if (!headers)
-		headers = curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
-	curl_easy_setopt(s->curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 2000L);
-	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
-	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, discard);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
@@ -347,8 +298,7 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	}
 	return s;
 fail:
-	if (s->curl)
-		curl_easy_cleanup(s->curl);
+	hw_http_close(s->http);
 	free(s->ring);
 	free(s->table);
 	free(s->order);
@@ -376,10 +326,10 @@ int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e)
 
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms)
 {
-	uint64_t end = mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+	uint64_t end = hw_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	pthread_mutex_lock(&s->mu);
-	while ((s->n || s->waiting) && mono_ns() < end) {
-		struct timespec ts = deadline(100);
+	while ((s->n || s->waiting) && hw_mono_ns() < end) {
+		struct timespec ts = hw_real_deadline(100);
 		pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
 	}
 	int done = !s->n && !s->waiting;
@@ -403,10 +353,10 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);
-	curl_easy_cleanup(s->curl);
+	hw_http_close(s->http);
 	free(s->ring);
 	free(s->table);
 	free(s->order);
-	free(s->body);
+	hw_json_free(&s->body);
 	free(s);
 }

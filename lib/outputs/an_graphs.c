@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "an_graphs.h"
+#include "clock.h"
 #include "file_publish.h"
 #include "graphviz_ctx.h"
 
@@ -594,12 +595,11 @@ static void *drawing(void *arg)
 			ov.paths = k->paths;
 			ov.n_paths = k->n_paths;
 		}
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		uint64_t t0 = hw_mono_ns();
 		int ok = render(g, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		uint64_t t1 = hw_mono_ns();
 		pthread_mutex_lock(&g->mu);
-		g->st.draw_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		g->st.draw_s += (double)(t1 - t0) / 1e9;
 		if (!ok)
 			g->st.failed++;
 		else if (k->heat)

@@ -34,13 +34,6 @@ struct hw_record_writer {
 	uint8_t buf[WRITER_BUF];
 };
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void put_header(uint8_t h[HW_RECORD_FILE_HEADER], uint64_t created_ns)
 {
 	memset(h, 0, HW_RECORD_FILE_HEADER);
@@ -94,7 +87,7 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 static int flush_buf(struct hw_record_writer *w, char *err, size_t errlen)
 {
 	if (write_all(w->fd, w->buf, w->buflen)) {
-		hw_sink_err(err, errlen, "write %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+		hw_errf(err, errlen, "write %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
 		abandon_file(w);
 		return -1;
 	}
@@ -104,7 +97,7 @@ static int flush_buf(struct hw_record_writer *w, char *err, size_t errlen)
 
 static int start_file(struct hw_record_writer *w, uint64_t now_ns, char *err, size_t errlen)
 {
-	uint64_t stamp = wall_ns();
+	uint64_t stamp = hw_real_ns();
 	for (int tries = 0; tries < 1000; tries++) {
 		if (stamp <= w->last_stamp)
 			stamp = w->last_stamp + 1;
@@ -116,12 +109,12 @@ static int start_file(struct hw_record_writer *w, uint64_t now_ns, char *err, si
 		if (w->fd >= 0)
 			break;
 		if (errno != EEXIST) {
-			hw_sink_err(err, errlen, "create %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+			hw_errf(err, errlen, "create %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
 			return -1;
 		}
 	}
 	if (w->fd < 0) {
-		hw_sink_err(err, errlen, "create %s/%s: no free file name", w->dir, w->tmp_name);
+		hw_errf(err, errlen, "create %s/%s: no free file name", w->dir, w->tmp_name);
 		return -1;
 	}
 	put_header(w->buf, stamp);
@@ -140,12 +133,12 @@ static int finish_file(struct hw_record_writer *w, char *err, size_t errlen)
 	if (flush_buf(w, err, errlen))
 		return -1;
 	if (fsync(w->fd)) {
-		hw_sink_err(err, errlen, "fsync %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
+		hw_errf(err, errlen, "fsync %s/%s: %s", w->dir, w->tmp_name, strerror(errno));
 		abandon_file(w);
 		return -1;
 	}
 	if (renameat(w->dirfd, w->tmp_name, w->dirfd, w->final_name)) {
-		hw_sink_err(err, errlen, "rename %s/%s to %s: %s", w->dir, w->tmp_name, w->final_name, strerror(errno));
+		hw_errf(err, errlen, "rename %s/%s to %s: %s", w->dir, w->tmp_name, w->final_name, strerror(errno));
 		abandon_file(w);
 		return -1;
 	}
@@ -153,7 +146,7 @@ static int finish_file(struct hw_record_writer *w, char *err, size_t errlen)
 	w->fd = -1;
 	w->files++;
 	if (fsync(w->dirfd)) {
-		hw_sink_err(err, errlen, "fsync directory %s: %s", w->dir, strerror(errno));
+		hw_errf(err, errlen, "fsync directory %s: %s", w->dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -164,25 +157,25 @@ struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opt
 	if (!o || !o->dir || !o->prefix || !*o->prefix || strchr(o->prefix, '/') ||
 	    strlen(o->prefix) >= sizeof(((struct hw_record_writer *)0)->prefix) ||
 	    strlen(o->dir) >= sizeof(((struct hw_record_writer *)0)->dir)) {
-		hw_sink_err(err, errlen,
-		            "record writer: need a directory and a prefix of 1 to 127 bytes without '/' (dir \"%s\", "
-		            "prefix \"%s\")",
-		            o && o->dir ? o->dir : "", o && o->prefix ? o->prefix : "");
+		hw_errf(err, errlen,
+		        "record writer: need a directory and a prefix of 1 to 127 bytes without '/' (dir \"%s\", "
+		        "prefix \"%s\")",
+		        o && o->dir ? o->dir : "", o && o->prefix ? o->prefix : "");
 		return NULL;
 	}
 	int dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
-		hw_sink_err(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
+		hw_errf(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
 		return NULL;
 	}
 	if (faccessat(dirfd, ".", W_OK, AT_EACCESS)) {
-		hw_sink_err(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
+		hw_errf(err, errlen, "record directory %s: %s", o->dir, strerror(errno));
 		close(dirfd);
 		return NULL;
 	}
 	struct hw_record_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
-		hw_sink_err(err, errlen, "record writer for %s: out of memory", o->dir);
+		hw_errf(err, errlen, "record writer for %s: out of memory", o->dir);
 		close(dirfd);
 		return NULL;
 	}
@@ -283,41 +276,39 @@ static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t 
                       size_t errlen)
 {
 	if (got < 8 || memcmp(h, HW_RECORD_FILE_MAGIC, 8)) {
-		hw_sink_err(err, errlen, "%s: not a hopwatch record file (wrong magic)", path);
+		hw_errf(err, errlen, "%s: not a hopwatch record file (wrong magic)", path);
 		return -1;
 	}
 	if (got < HW_RECORD_FILE_HEADER) {
-		hw_sink_err(err, errlen, "%s: truncated header: %zd of %u bytes", path, got, HW_RECORD_FILE_HEADER);
+		hw_errf(err, errlen, "%s: truncated header: %zd of %u bytes", path, got, HW_RECORD_FILE_HEADER);
 		return -1;
 	}
 	unsigned version = hw_get_le16(h + 8), rec_size = hw_get_le16(h + 10);
 	uint32_t hdr_size = hw_get_le32(h + 12), layout = hw_get_le32(h + 24);
 	if (version == 0 || version > HW_RECORD_FILE_VERSION) {
-		hw_sink_err(err, errlen, "%s: format version %u %s (this reader knows version %u)", path, version,
-		            version ? "is newer than this reader" : "is not valid", HW_RECORD_FILE_VERSION);
+		hw_errf(err, errlen, "%s: format version %u %s (this reader knows version %u)", path, version,
+		        version ? "is newer than this reader" : "is not valid", HW_RECORD_FILE_VERSION);
 		return -1;
 	}
 	if (rec_size != HW_RECORD_SIZE) {
-		hw_sink_err(err, errlen, "%s: record size %u bytes, expected %u", path, rec_size, HW_RECORD_SIZE);
+		hw_errf(err, errlen, "%s: record size %u bytes, expected %u", path, rec_size, HW_RECORD_SIZE);
 		return -1;
 	}
 	if (hdr_size != HW_RECORD_FILE_HEADER) {
-		hw_sink_err(err, errlen, "%s: header size %u bytes, expected %u", path, hdr_size,
-		            HW_RECORD_FILE_HEADER);
+		hw_errf(err, errlen, "%s: header size %u bytes, expected %u", path, hdr_size, HW_RECORD_FILE_HEADER);
 		return -1;
 	}
 	if (layout == 0 || layout > HW_RECORD_LAYOUT_VERSION) {
-		hw_sink_err(err, errlen, "%s: record layout version %u %s (this reader knows version %u)", path, layout,
-		            layout ? "is newer than this reader" : "is not valid", HW_RECORD_LAYOUT_VERSION);
+		hw_errf(err, errlen, "%s: record layout version %u %s (this reader knows version %u)", path, layout,
+		        layout ? "is newer than this reader" : "is not valid", HW_RECORD_LAYOUT_VERSION);
 		return -1;
 	}
 	uint64_t body = size - HW_RECORD_FILE_HEADER;
 	if (body % HW_RECORD_SIZE) {
-		hw_sink_err(err, errlen,
-		            "%s: torn last record: %llu bytes after the last whole record (file is %llu bytes, records "
-		            "are %u)",
-		            path, (unsigned long long)(body % HW_RECORD_SIZE), (unsigned long long)size,
-		            HW_RECORD_SIZE);
+		hw_errf(err, errlen,
+		        "%s: torn last record: %llu bytes after the last whole record (file is %llu bytes, records "
+		        "are %u)",
+		        path, (unsigned long long)(body % HW_RECORD_SIZE), (unsigned long long)size, HW_RECORD_SIZE);
 		return -1;
 	}
 	*nrec = body / HW_RECORD_SIZE;
@@ -328,7 +319,7 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		hw_sink_err(err, errlen, "%s: %s", path, strerror(errno));
+		hw_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	struct stat st;
@@ -336,12 +327,12 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 	uint64_t nrec = 0;
 	ssize_t got = 0;
 	if (fstat(fd, &st) || (got = read_full(fd, h, sizeof(h))) < 0) {
-		hw_sink_err(err, errlen, "%s: %s", path, strerror(errno));
+		hw_errf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		hw_sink_err(err, errlen, "%s: not a regular file", path);
+		hw_errf(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return NULL;
 	}
@@ -351,7 +342,7 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 	}
 	struct hw_record_reader *r = malloc(sizeof(*r));
 	if (!r) {
-		hw_sink_err(err, errlen, "%s: out of memory", path);
+		hw_errf(err, errlen, "%s: out of memory", path);
 		close(fd);
 		return NULL;
 	}
@@ -371,13 +362,13 @@ long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, si
 		size_t chunk = n - total < READER_CHUNK ? n - total : READER_CHUNK;
 		ssize_t got = read_full(r->fd, r->buf, chunk * HW_RECORD_SIZE);
 		if (got < 0) {
-			hw_sink_err(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
-			            strerror(errno));
+			hw_errf(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
+			        strerror(errno));
 			return -1;
 		}
 		if ((size_t)got != chunk * HW_RECORD_SIZE) {
-			hw_sink_err(err, errlen, "%s: file shrank while reading: ends after record %llu", r->path,
-			            (unsigned long long)(r->done + (size_t)got / HW_RECORD_SIZE));
+			hw_errf(err, errlen, "%s: file shrank while reading: ends after record %llu", r->path,
+			        (unsigned long long)(r->done + (size_t)got / HW_RECORD_SIZE));
 			return -1;
 		}
 		for (size_t i = 0; i < chunk; i++)

@@ -1,11 +1,14 @@
-/* Helpers shared by the record file and stream sinks: little-endian loads and stores, error
- * formatting, the stream frame header and "unix:" / "tcp:" address parsing. */
+/* Helpers shared by the record file and stream sinks: little-endian loads and stores and the stream
+ * frame header (error text: errf.h, the clock: clock.h, addresses: sock_addr.h, all in lib/common). */
 #ifndef HOPWATCH_SINKS_INTERNAL_H
 #define HOPWATCH_SINKS_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
+
+#include "clock.h"
+#include "errf.h"
+#include "sock_addr.h"
 
 static inline void hw_put_le16(uint8_t *p, uint16_t v)
 {
@@ -40,12 +43,6 @@ static inline uint64_t hw_get_le64(const uint8_t *p)
 	return (uint64_t)hw_get_le32(p) | (uint64_t)hw_get_le32(p + 4) << 32;
 }
 
-/* snprintf into err when err is not NULL (errlen may be 0). */
-void hw_sink_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* CLOCK_MONOTONIC in ns. */
-uint64_t hw_sink_mono_ns(void);
-
 /* Stream frame header (stream.h), decoded. */
 struct hw_frame_hdr {
 	uint32_t magic;
@@ -58,17 +55,5 @@ struct hw_frame_hdr {
 };
 void hw_frame_hdr_put(uint8_t out[32], uint32_t count, uint64_t seq, uint64_t dropped);
 void hw_frame_hdr_get(const uint8_t in[32], struct hw_frame_hdr *h);
-
-/* A parsed stream address: "unix:/path" or "tcp:HOST:PORT" (HOST may be [v6]).  One resolved
- * socket address; for tcp the first getaddrinfo result.  0, or -1 with err naming addr. */
-struct hw_sock_addr {
-	int family; /* AF_UNIX, AF_INET or AF_INET6 */
-	struct sockaddr_storage ss;
-	socklen_t len;
-	char path[108]; /* unix socket path, "" for tcp */
-};
-int hw_sock_addr_parse(const char *addr, int passive, struct hw_sock_addr *out, char *err, size_t errlen);
-/* "unix:/path" or "tcp:HOST:PORT" text of a socket address (buf of at least 128 bytes). */
-const char *hw_sock_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen);
 
 #endif

@@ -44,7 +44,7 @@ static int listen_fd(struct hw_stream_listener *l, const char *addr, const struc
 		struct stat st;
 		if (lstat(a->path, &st) == 0) {
 			if (!S_ISSOCK(st.st_mode)) {
-				hw_sink_err(err, errlen, "listen %s: %s exists and is not a socket", addr, a->path);
+				hw_errf(err, errlen, "listen %s: %s exists and is not a socket", addr, a->path);
 				return -1;
 			}
 			unlink(a->path);
@@ -52,14 +52,14 @@ static int listen_fd(struct hw_stream_listener *l, const char *addr, const struc
 	}
 	l->lfd = socket(a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l->lfd < 0) {
-		hw_sink_err(err, errlen, "listen %s: socket: %s", addr, strerror(errno));
+		hw_errf(err, errlen, "listen %s: socket: %s", addr, strerror(errno));
 		return -1;
 	}
 	int one = 1;
 	if (a->family != AF_UNIX)
 		setsockopt(l->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(l->lfd, (const struct sockaddr *)&a->ss, a->len) || listen(l->lfd, 64)) {
-		hw_sink_err(err, errlen, "listen %s: %s", addr, strerror(errno));
+		hw_errf(err, errlen, "listen %s: %s", addr, strerror(errno));
 		return -1;
 	}
 	struct sockaddr_storage ss;
@@ -78,7 +78,7 @@ struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t 
 		return NULL;
 	struct hw_stream_listener *l = calloc(1, sizeof(*l));
 	if (!l) {
-		hw_sink_err(err, errlen, "listen %s: out of memory", addr);
+		hw_errf(err, errlen, "listen %s: out of memory", addr);
 		return NULL;
 	}
 	l->lfd = -1;
@@ -138,17 +138,17 @@ static int frame_header(const struct conn *c, struct hw_frame_hdr *h, char *err,
 		return 0;
 	hw_frame_hdr_get(c->buf, h);
 	if (h->magic != HW_STREAM_MAGIC)
-		hw_sink_err(err, errlen, "stream from %s: bad magic 0x%08x (expected 0x%08x), connection closed",
-		            c->name, h->magic, HW_STREAM_MAGIC);
+		hw_errf(err, errlen, "stream from %s: bad magic 0x%08x (expected 0x%08x), connection closed", c->name,
+		        h->magic, HW_STREAM_MAGIC);
 	else if (h->version != HW_STREAM_VERSION)
-		hw_sink_err(err, errlen, "stream from %s: frame version %u (expected %u), connection closed", c->name,
-		            h->version, HW_STREAM_VERSION);
+		hw_errf(err, errlen, "stream from %s: frame version %u (expected %u), connection closed", c->name,
+		        h->version, HW_STREAM_VERSION);
 	else if (h->rec_size != HW_RECORD_SIZE)
-		hw_sink_err(err, errlen, "stream from %s: record size %u (expected %u), connection closed", c->name,
-		            h->rec_size, HW_RECORD_SIZE);
+		hw_errf(err, errlen, "stream from %s: record size %u (expected %u), connection closed", c->name,
+		        h->rec_size, HW_RECORD_SIZE);
 	else if (h->count > HW_STREAM_MAX_BATCH)
-		hw_sink_err(err, errlen, "stream from %s: batch of %u records (at most %u), connection closed", c->name,
-		            h->count, HW_STREAM_MAX_BATCH);
+		hw_errf(err, errlen, "stream from %s: batch of %u records (at most %u), connection closed", c->name,
+		        h->count, HW_STREAM_MAX_BATCH);
 	else
 		return 1;
 	return -1;
@@ -181,9 +181,9 @@ static long take_frame(struct hw_stream_listener *l, int i, struct hw_record *ou
 	}
 	if (c->eof) {
 		if (c->len)
-			hw_sink_err(err, errlen,
-			            "stream from %s: closed in the middle of a frame (%zu bytes of it arrived)",
-			            c->name, c->len);
+			hw_errf(err, errlen,
+			        "stream from %s: closed in the middle of a frame (%zu bytes of it arrived)", c->name,
+			        c->len);
 		size_t torn = c->len;
 		drop_conn(l, i);
 		return torn ? -1 : 0;
@@ -218,7 +218,7 @@ static void read_conn(struct conn *c)
 
 long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int timeout_ms, char *err, size_t errlen)
 {
-	uint64_t deadline = hw_sink_mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
+	uint64_t deadline = hw_mono_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000u;
 	for (;;) {
 		for (int n = 0; n < l->nconns; n++) {
 			int i = (int)((l->next + (unsigned)n) % (unsigned)l->nconns);
@@ -230,7 +230,7 @@ long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int 
 		}
 		int wait_ms = -1;
 		if (timeout_ms >= 0) {
-			uint64_t now = hw_sink_mono_ns();
+			uint64_t now = hw_mono_ns();
 			wait_ms = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
 		}
 		l->pfd[0] = (struct pollfd){.fd = l->lfd, .events = POLLIN};
@@ -239,7 +239,7 @@ long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int 
 		int nc = l->nconns;
 		int rc = poll(l->pfd, (nfds_t)(1 + nc), wait_ms);
 		if (rc < 0 && errno != EINTR) {
-			hw_sink_err(err, errlen, "stream %s: poll: %s", l->addr_text, strerror(errno));
+			hw_errf(err, errlen, "stream %s: poll: %s", l->addr_text, strerror(errno));
 			return -1;
 		}
 		if (rc <= 0 && wait_ms == 0)

@@ -64,7 +64,7 @@ struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size
 		return NULL;
 	struct hw_stream_sender *s = calloc(1, sizeof(*s));
 	if (!s) {
-		hw_sink_err(err, errlen, "stream sender for %s: out of memory", addr);
+		hw_errf(err, errlen, "stream sender for %s: out of memory", addr);
 		return NULL;
 	}
 	s->addr = a;
@@ -75,7 +75,7 @@ struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size
 
 static void start_connect(struct hw_stream_sender *s)
 {
-	uint64_t now = hw_sink_mono_ns();
+	uint64_t now = hw_mono_ns();
 	if (s->attempted && now - s->last_attempt_ns < RECONNECT_NS)
 		return;
 	s->attempted = 1;

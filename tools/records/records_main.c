@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
@@ -31,20 +32,17 @@ static int listen_stream(const char *addr, double idle, unsigned long long want)
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
 	unsigned long long total = 0, batches = 0, bad = 0;
-	struct timespec last;
-	clock_gettime(CLOCK_MONOTONIC, &last);
+	uint64_t last = hw_mono_ns();
 	while (!stop && (!want || total < want)) {
 		long n = hw_stream_receive(l, recs, 100, err, sizeof(err));
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		uint64_t now = hw_mono_ns();
 		if (n < 0) {
 			fprintf(stderr, "hopwatch-records: %s\n", err);
 			bad++;
 			continue;
 		}
 		if (n == 0) {
-			if (idle > 0 &&
-			    (double)(now.tv_sec - last.tv_sec) + (double)(now.tv_nsec - last.tv_nsec) * 1e-9 >= idle)
+			if (idle > 0 && (double)(now - last) / 1e9 >= idle)
 				break;
 			continue;
 		}

@@ -1,0 +1,27 @@
+/* The process's clocks in one place: monotonic and wall-clock time in ns or seconds, and the
+ * timespec deadlines pthread_cond_timedwait wants. */
+#ifndef HOPWATCH_CLOCK_H
+#define HOPWATCH_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in ns: for intervals, timeouts and pacing. */
+uint64_t hw_mono_ns(void);
+
+/* CLOCK_REALTIME in ns since the epoch: for timestamps that leave the process. */
+uint64_t hw_real_ns(void);
+
+/* CLOCK_MONOTONIC in seconds (tv_sec + tv_nsec / 1e9). */
+double hw_mono_s(void);
+
+/* CLOCK_REALTIME in seconds since the epoch (tv_sec + tv_nsec / 1e9). */
+double hw_real_s(void);
+
+/* ns (of whichever clock) as a timespec. */
+struct timespec hw_ns_timespec(uint64_t ns);
+
+/* CLOCK_REALTIME ms from now: the deadline of a condition variable on the default clock. */
+struct timespec hw_real_deadline(long ms);
+
+#endif
