@@ -43,7 +43,7 @@ struct out {
 	uint64_t svg_every_ns, next_svg_ns;
 	void *gvc; /* the process's Graphviz context */
 	struct an_graphs *graphs;
-	struct hw_analyzer *a; /* for the graphs, inside emit */
+	struct hw_analyzer *a; /* for the graphs, in emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -614,6 +614,8 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
+	if (out.graphs) /* a graph shows the analyzer's state at its event's step */
+		hw_an_deliver_per_step(a, 1);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);

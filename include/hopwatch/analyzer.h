@@ -139,14 +139,22 @@ struct hw_an_stats {
 };
 
 /* Create an analyzer.  topo and map may be NULL (no placement; events carry node ids only); they must
- * outlive it.  emit is called from hw_an_ingest/hw_an_tick/hw_an_finish for every raise and resolve. */
+ * outlive it.  emit gets every raise and resolve, in order: the detectors queue them while they run and
+ * hw_an_ingest, hw_an_tick, hw_an_finish and hw_an_topology_events hand them over just before they return
+ * (emit must not call those four). */
 struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_topo *topo,
                                  const struct hw_topo_map *map, hw_an_emit_fn emit, void *ctx, char *err,
                                  size_t errlen);
 void hw_an_destroy(struct hw_analyzer *a);
 
-/* Feed records in time order (per sender).  No allocation. */
+/* Feed records in time order (per sender).  No allocation, except that the event queue grows (doubling)
+ * when a call raises more events than any call before. */
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n);
+/* With on, hw_an_ingest hands events over after each step of each record instead of once per call: after
+ * record time advanced to the record (ticks), after the report it ends was judged, after the record itself.
+ * For outputs that read the analyzer's state for an event (the event graphs): they see the state of the step
+ * that raised it, never a detector half-way. */
+void hw_an_deliver_per_step(struct hw_analyzer *a, int on);
 /* Advance record time without a record (clears episodes that went quiet). */
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns);
 /* Raise the topology's own events (MtuMismatch, PfcMismatch, link changes) through emit. */

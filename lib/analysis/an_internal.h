@@ -95,6 +95,13 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint32_t occ[AN_PATH]; /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */
 };
 
+/* An event being built (an_ev_begin .. an_ev_commit), then waiting in the analyzer's queue. */
+struct an_ev {
+	struct hw_an_event e;
+	struct hw_analyzer *a;
+	uint8_t own_flows; /* an_ev_flow called: the queue's recent flows are replaced */
+};
+
 /* The latency matrix (an_latency.c): created with the analyzer, fed every finished report. */
 struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo);
 void an_latency_destroy(struct hw_an_latmatrix *m);
@@ -107,9 +114,12 @@ struct hw_analyzer {
 	hw_an_emit_fn emit;
 	void *ctx;
 	uint64_t now, next_tick, next_id;
-	int emit_hw_id;                     /* set around an_emit by TelemetryReportLoss; -1 otherwise */
-	const uint32_t (*emit_old_path)[2]; /* set around an_emit by PathChange; NULL otherwise */
-	unsigned emit_old_n;
+	struct an_ev *pending; /* events committed and not yet delivered (an_ev_commit) */
+	uint32_t n_pending, cap_pending;
+	struct an_ev spare;    /* built and dropped when the queue cannot grow (out of memory) */
+	uint64_t events_dropped;
+	int delivering;
+	int per_step; /* hw_an_deliver_per_step */
 	int finishing; /* end of input: windows close early so their counts are judged */
 	struct an_queue *queues;
 	uint32_t *qslots; /* open addressing: index + 1, 0 = empty */
@@ -128,20 +138,27 @@ struct hw_analyzer {
 /* Hysteresis: +1 raised, -1 cleared, 0 no change. */
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now);
 
-/* Emit a raise (resolved 0) or a resolve for an episode at queue q (may be NULL; then node_id/port/queue
- * name the place).  numbers: n pairs of (name, value). */
-struct an_num {
-	const char *name;
-	double value;
-};
-void an_emit(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, uint32_t node_id, uint32_t port,
-             int queue, uint64_t id, uint64_t start, uint64_t end, int resolved, const struct an_num *nums, unsigned n,
-             const uint64_t *flows, unsigned n_flows, const char *detail);
-/* Shorthands for a queue's hysteresis episode. */
-void an_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h,
-                const struct an_num *nums, unsigned n, const char *detail);
-void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h, uint64_t end,
-                const struct an_num *nums, unsigned n);
+/* The event builder.  An event is begun, given what it carries, and committed; committed events wait in
+ * the analyzer's queue and go to the emit callback when the public call (hw_an_ingest, hw_an_tick,
+ * hw_an_finish, hw_an_topology_events) returns, so outputs never run inside the core.  One event is built at a
+ * time (begin, then commit, before the next begin).
+ *   an_ev_begin: an episode's raise (id, start) at queue q: the event is placed at q and carries q's recent
+ *                flows unless an_ev_flow is called; q NULL: not placed until an_ev_place.
+ *   an_ev_resolved: makes it the resolve, at end_ns. */
+struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, uint64_t id,
+                          uint64_t start_ns);
+void an_ev_place(struct an_ev *e, uint32_t node_id, uint32_t port, int queue);
+void an_ev_resolved(struct an_ev *e, uint64_t end_ns);
+void an_ev_num(struct an_ev *e, const char *name, double value); /* name: a string constant */
+void an_ev_flow(struct an_ev *e, uint64_t flow_hash);
+void an_ev_hw_id(struct an_ev *e, int hw_id);
+void an_ev_old_path(struct an_ev *e, const uint32_t (*hops)[2], unsigned n);
+void an_ev_detail(struct an_ev *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void an_ev_commit(struct an_ev *e);
+/* Shorthands for a queue's hysteresis episode: the raise (a new id) and the resolve (the episode ends). */
+struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h);
+struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h,
+                            uint64_t end);
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
 /* Queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a HighQueue
  * episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c). */

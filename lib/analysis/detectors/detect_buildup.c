@@ -72,23 +72,27 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	int s = an_hyst_step(&q->h_buildup, &rule, pred, r->time_ns);
 	if (s > 0) {
 		double eta = slope > 0 ? (a->c.high_queue.raise - v0) / slope : 0;
-		struct an_num nums[] = {{"occupancy", r->queue_occupancy},
-		                        {"slope_per_ms", slope * 1e6},
-		                        {"predicted", pred},
-		                        {"threshold", a->c.high_queue.raise},
-		                        {"eta_ms", eta / 1e6}};
-		an_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, nums, 5, NULL);
+		struct an_ev *e = an_ev_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "slope_per_ms", slope * 1e6);
+		an_ev_num(e, "predicted", pred);
+		an_ev_num(e, "threshold", a->c.high_queue.raise);
+		an_ev_num(e, "eta_ms", eta / 1e6);
+		an_ev_commit(e);
 	} else if (s < 0) {
-		struct an_num nums[] = {{"occupancy", r->queue_occupancy}, {"slope_per_ms", slope * 1e6}};
-		an_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, r->time_ns, nums, 2);
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, r->time_ns);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "slope_per_ms", slope * 1e6);
+		an_ev_commit(e);
 	}
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
 {
 	if (q->h_buildup.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
-		struct an_num nums[] = {{"occupancy", q->last_occ}};
-		an_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, now, nums, 1);
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, now);
+		an_ev_num(e, "occupancy", q->last_occ);
+		an_ev_commit(e);
 	}
 }
 

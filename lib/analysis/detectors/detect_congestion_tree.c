@@ -103,8 +103,11 @@ static void raise_tree(struct hw_analyzer *a, struct an_queue *r, uint64_t now)
 	}
 	r->h_tree.active = 1;
 	r->h_tree.start_ns = now;
-	struct an_num nums[] = {{"victims", r->n_victims}, {"root_occupancy", r->last_occ}};
-	an_raise_q(a, HW_AN_CONGESTION_TREE, r, &r->h_tree, nums, 2, detail);
+	struct an_ev *e = an_ev_raise_q(a, HW_AN_CONGESTION_TREE, r, &r->h_tree);
+	an_ev_num(e, "victims", r->n_victims);
+	an_ev_num(e, "root_occupancy", r->last_occ);
+	an_ev_detail(e, "%s", detail);
+	an_ev_commit(e);
 }
 
 static void report(struct hw_analyzer *a, const struct an_report *rep)
@@ -145,8 +148,9 @@ static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
 	if (q->h_queue.active)
 		return;
 	if (q->h_tree.active) {
-		struct an_num nums[] = {{"victims", q->n_victims}};
-		an_clear_q(a, HW_AN_CONGESTION_TREE, q, &q->h_tree, now, nums, 1);
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_CONGESTION_TREE, q, &q->h_tree, now);
+		an_ev_num(e, "victims", q->n_victims);
+		an_ev_commit(e);
 	}
 	q->n_victims = 0;
 }

@@ -14,17 +14,19 @@ static void close_window(struct hw_analyzer *a, struct an_queue *q, uint64_t now
 	} else {
 		/* a strict "above": nudge the value so that ratio == threshold does not raise */
 		int s = an_hyst_step(&q->h_drops, &rule, ratio > a->c.drops_ratio ? ratio : 0, q->dw_start);
-		char detail[64];
-		snprintf(detail, sizeof(detail), "drop reason %u", q->last_reason);
-		struct an_num nums[] = {{"drops", q->dw_drops},
-		                        {"seen", q->dw_seen},
-		                        {"ratio", ratio},
-		                        {"threshold", a->c.drops_ratio},
-		                        {"drop_reason", q->last_reason}};
-		if (s > 0)
-			an_raise_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops, nums, 5, detail);
-		else if (s < 0)
-			an_clear_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops, now, nums, 3);
+		if (s) {
+			struct an_ev *e = s > 0 ? an_ev_raise_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops)
+			                        : an_ev_clear_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops, now);
+			an_ev_num(e, "drops", q->dw_drops);
+			an_ev_num(e, "seen", q->dw_seen);
+			an_ev_num(e, "ratio", ratio);
+			if (s > 0) {
+				an_ev_num(e, "threshold", a->c.drops_ratio);
+				an_ev_num(e, "drop_reason", q->last_reason);
+				an_ev_detail(e, "drop reason %u", q->last_reason);
+			}
+			an_ev_commit(e);
+		}
 	}
 	q->dw_start = now;
 	q->dw_seen = q->dw_drops = 0;

@@ -26,23 +26,29 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	q->h_dscp.start_ns = r->time_ns;
 	q->h_dscp.active = 1;
 	q->dscp_bad = 1;
-	char detail[128];
-	snprintf(detail, sizeof(detail), "%s with DSCP %u in queue %u, expected DSCP %u%s", cnp ? "CNP" : "RoCEv2 data",
-	         r->dscp, r->queue_id, want, want_q >= 0 ? " and its queue" : "");
-	struct an_num nums[] = {{"dscp", r->dscp}, {"expected_dscp", want}, {"expected_queue", want_q}};
-	uint64_t flow = r->flow_hash;
 	q->h_dscp.id = a->next_id++;
-	an_emit(a, HW_AN_DSCP_MISMATCH, NULL, q->node_id, q->dscp_port, q->queue, q->h_dscp.id, r->time_ns, 0, 0, nums,
-	        3, &flow, (r->valid & HW_V_FLOW) ? 1 : 0, detail);
+	struct an_ev *e = an_ev_begin(a, HW_AN_DSCP_MISMATCH, NULL, q->h_dscp.id, r->time_ns);
+	an_ev_place(e, q->node_id, q->dscp_port, q->queue);
+	an_ev_num(e, "dscp", r->dscp);
+	an_ev_num(e, "expected_dscp", want);
+	an_ev_num(e, "expected_queue", want_q);
+	if (r->valid & HW_V_FLOW)
+		an_ev_flow(e, r->flow_hash);
+	an_ev_detail(e, "%s with DSCP %u in queue %u, expected DSCP %u%s", cnp ? "CNP" : "RoCEv2 data", r->dscp,
+	             r->queue_id, want, want_q >= 0 ? " and its queue" : "");
+	an_ev_commit(e);
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
 {
 	if (q->h_dscp.active && now - q->dscp_last >= a->c.dscp_clear_ns) {
-		struct an_num nums[] = {{"mismatched", q->dscp_bad}, {"dscp", q->dscp_seen}};
 		q->h_dscp.active = 0;
-		an_emit(a, HW_AN_DSCP_MISMATCH, NULL, q->node_id, q->dscp_port, q->queue, q->h_dscp.id,
-		        q->h_dscp.start_ns, now, 1, nums, 2, q->flows, q->n_flows, NULL);
+		struct an_ev *e = an_ev_begin(a, HW_AN_DSCP_MISMATCH, q, q->h_dscp.id, q->h_dscp.start_ns);
+		an_ev_place(e, q->node_id, q->dscp_port, q->queue);
+		an_ev_resolved(e, now);
+		an_ev_num(e, "mismatched", q->dscp_bad);
+		an_ev_num(e, "dscp", q->dscp_seen);
+		an_ev_commit(e);
 	}
 }
 

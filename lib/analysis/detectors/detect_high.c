@@ -6,19 +6,25 @@ static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_rec
                   struct an_hyst *h, const struct hw_an_hyst *rule, double v, const char *name)
 {
 	int s = an_hyst_step(h, rule, v, r->time_ns);
-	struct an_num nums[] = {{name, v}, {"threshold", rule->raise}, {"peak", h->peak}};
-	if (s > 0)
-		an_raise_q(a, kind, q, h, nums, 2, NULL);
-	else if (s < 0)
-		an_clear_q(a, kind, q, h, r->time_ns, nums + 2, 1);
+	if (s > 0) {
+		struct an_ev *e = an_ev_raise_q(a, kind, q, h);
+		an_ev_num(e, name, v);
+		an_ev_num(e, "threshold", rule->raise);
+		an_ev_commit(e);
+	} else if (s < 0) {
+		struct an_ev *e = an_ev_clear_q(a, kind, q, h, r->time_ns);
+		an_ev_num(e, "peak", h->peak);
+		an_ev_commit(e);
+	}
 }
 
 static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kind, struct an_hyst *h,
                   const struct hw_an_hyst *rule, uint64_t now)
 {
 	if (h->active && now > q->last_ns && now - q->last_ns >= rule->clear_ns) {
-		struct an_num nums[] = {{"peak", h->peak}};
-		an_clear_q(a, kind, q, h, now, nums, 1);
+		struct an_ev *e = an_ev_clear_q(a, kind, q, h, now);
+		an_ev_num(e, "peak", h->peak);
+		an_ev_commit(e);
 	}
 }
 

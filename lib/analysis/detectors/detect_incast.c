@@ -39,12 +39,16 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	if (!q->h_incast.active && v < a->c.incast_sources)
 		return;
 	int s = an_hyst_step(&q->h_incast, &rule, v, r->time_ns);
-	struct an_num nums[] = {
-	    {"sources", q->n_src}, {"occupancy", r->queue_occupancy}, {"min_sources", a->c.incast_sources}};
-	if (s > 0)
-		an_raise_q(a, HW_AN_INCAST, q, &q->h_incast, nums, 3, NULL);
-	else if (s < 0) {
-		an_clear_q(a, HW_AN_INCAST, q, &q->h_incast, r->time_ns, nums, 1);
+	if (s > 0) {
+		struct an_ev *e = an_ev_raise_q(a, HW_AN_INCAST, q, &q->h_incast);
+		an_ev_num(e, "sources", q->n_src);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "min_sources", a->c.incast_sources);
+		an_ev_commit(e);
+	} else if (s < 0) {
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &q->h_incast, r->time_ns);
+		an_ev_num(e, "sources", q->n_src);
+		an_ev_commit(e);
 		q->n_src = 0;
 		q->iw_start = 0;
 	}
@@ -53,8 +57,9 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
 {
 	if (q->h_incast.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
-		struct an_num nums[] = {{"sources", q->n_src}};
-		an_clear_q(a, HW_AN_INCAST, q, &q->h_incast, now, nums, 1);
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &q->h_incast, now);
+		an_ev_num(e, "sources", q->n_src);
+		an_ev_commit(e);
 		q->n_src = 0;
 		q->iw_start = 0;
 	}

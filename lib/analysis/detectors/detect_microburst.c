@@ -30,12 +30,16 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	q->mb_in = 0;
 	if (q->mb_paused)
 		return; /* filled while paused from downstream: PFC back-pressure, not a burst arriving here */
-	struct an_num nums[] = {{"peak", q->mb_peak},
-	                        {"duration_us", (double)(r->time_ns - q->mb_start) / 1e3},
-	                        {"threshold", a->c.microburst_raise}};
 	uint64_t id = a->next_id++;
-	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, 0, 0, nums, 3, NULL, 0, NULL);
-	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, r->time_ns, 1, nums, 3, NULL, 0, NULL);
+	for (int resolved = 0; resolved < 2; resolved++) { /* raised and resolved together */
+		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, q->mb_start);
+		if (resolved)
+			an_ev_resolved(e, r->time_ns);
+		an_ev_num(e, "peak", q->mb_peak);
+		an_ev_num(e, "duration_us", (double)(r->time_ns - q->mb_start) / 1e3);
+		an_ev_num(e, "threshold", a->c.microburst_raise);
+		an_ev_commit(e);
+	}
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)

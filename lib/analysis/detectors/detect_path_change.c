@@ -29,8 +29,11 @@ static void describe(char *buf, size_t size, const uint32_t hops[][2], unsigned 
 
 static void resolve(struct hw_analyzer *a, struct an_flow *f, uint64_t now)
 {
-	an_emit(a, HW_AN_PATH_CHANGE, NULL, f->ev_node, f->ev_port, -1, f->ev_id, f->changed_ns, now, 1, NULL, 0,
-	        &f->hash, 1, NULL);
+	struct an_ev *e = an_ev_begin(a, HW_AN_PATH_CHANGE, NULL, f->ev_id, f->changed_ns);
+	an_ev_place(e, f->ev_node, f->ev_port, -1);
+	an_ev_resolved(e, now);
+	an_ev_flow(e, f->hash);
+	an_ev_commit(e);
 	f->changed_ns = 0;
 	a->n_path_active--;
 }
@@ -48,7 +51,10 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	unsigned d = 0; /* the first hop that differs */
 	int changed = 0;
 	char detail[256];
-	struct an_num nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
+	struct {
+		const char *name;
+		double value;
+	} nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
 	uint32_t old_path[AN_PATH][2];
 	unsigned n_old = 0;
 	uint32_t home = (uint32_t)(rep->flow_hash ^ (rep->flow_hash >> 32)) & a->fmask, slot = UINT32_MAX;
@@ -99,12 +105,14 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	f->n_hops = rep->n_hops;
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
 	if (changed) {
-		a->emit_old_path = (const uint32_t(*)[2])old_path;
-		a->emit_old_n = n_old;
-		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
-		        nums, 3, &f->hash, 1, detail);
-		a->emit_old_path = NULL;
-		a->emit_old_n = 0;
+		struct an_ev *e = an_ev_begin(a, HW_AN_PATH_CHANGE, NULL, f->ev_id, f->changed_ns);
+		an_ev_place(e, rep->hops[d][0], rep->hops[d][1], -1);
+		for (unsigned i = 0; i < 3; i++)
+			an_ev_num(e, nums[i].name, nums[i].value);
+		an_ev_flow(e, f->hash);
+		an_ev_old_path(e, (const uint32_t(*)[2])old_path, n_old);
+		an_ev_detail(e, "%s", detail);
+		an_ev_commit(e);
 	}
 }
 

@@ -20,14 +20,13 @@ static struct an_sender *sender_of(struct hw_analyzer *a, uint32_t node, uint8_t
 	return NULL;
 }
 
-/* an_emit for a sender; the event carries its hw_id (a node may report from several). */
-static void emit(struct hw_analyzer *a, struct an_sender *s, uint64_t end, int resolved, const struct an_num *nums,
-                 unsigned n)
+/* The event of a sender's episode; it carries its hw_id (a node may report from several). */
+static struct an_ev *sender_event(struct hw_analyzer *a, struct an_sender *s)
 {
-	a->emit_hw_id = s->hw_id;
-	an_emit(a, HW_AN_REPORT_LOSS, NULL, s->node, UINT32_MAX, -1, s->h.id, s->h.start_ns, end, resolved, nums, n,
-	        NULL, 0, NULL);
-	a->emit_hw_id = -1;
+	struct an_ev *e = an_ev_begin(a, HW_AN_REPORT_LOSS, NULL, s->h.id, s->h.start_ns);
+	an_ev_place(e, s->node, UINT32_MAX, -1);
+	an_ev_hw_id(e, s->hw_id);
+	return e;
 }
 
 static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t now)
@@ -36,16 +35,20 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 	double ratio = expected ? (double)s->w_lost / expected : 0;
 	struct hw_an_hyst rule = {a->c.seq_loss_ratio, a->c.seq_loss_ratio, 0, 0};
 	int st = an_hyst_step(&s->h, &rule, ratio > a->c.seq_loss_ratio ? ratio : 0, s->w_start);
-	struct an_num nums[] = {{"lost", s->w_lost},
-	                        {"expected", expected},
-	                        {"ratio", ratio},
-	                        {"threshold", a->c.seq_loss_ratio},
-	                        {"hw_id", s->hw_id}};
-	if (st > 0) {
+	if (st > 0)
 		s->h.id = a->next_id++;
-		emit(a, s, 0, 0, nums, 5);
-	} else if (st < 0) {
-		emit(a, s, now, 1, nums, 3);
+	if (st) {
+		struct an_ev *e = sender_event(a, s);
+		if (st < 0)
+			an_ev_resolved(e, now);
+		an_ev_num(e, "lost", s->w_lost);
+		an_ev_num(e, "expected", expected);
+		an_ev_num(e, "ratio", ratio);
+		if (st > 0) {
+			an_ev_num(e, "threshold", a->c.seq_loss_ratio);
+			an_ev_num(e, "hw_id", s->hw_id);
+		}
+		an_ev_commit(e);
 	}
 	s->w_start = now;
 	s->w_recv = s->w_lost = 0;
