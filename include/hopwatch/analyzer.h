@@ -84,6 +84,8 @@ const char *hw_an_kind_name(enum hw_an_kind k);     /* CamelCase alertname */
 const char *hw_an_kind_severity(enum hw_an_kind k); /* "info", "warning", "critical" */
 /* The kind with this alertname; -1 when none. */
 int hw_an_kind_by_name(const char *name);
+/* Whether k is a congestion kind (its detector says so): the event graphs draw its raises. */
+int hw_an_kind_congestion(enum hw_an_kind k);
 
 #define HW_AN_MAX_NUMBERS 6
 #define HW_AN_MAX_FLOWS 8

@@ -1,19 +1,12 @@
-/* The analyzer core: bounded tables (queues, senders, flows), report assembly, placement on the topology,
- * record-time ticks, and the hysteresis/emit helpers the detectors share. */
+/* The analyzer core: the bounded queue table and the detectors' side tables, report assembly, placement on
+ * the topology, record-time ticks, the hysteresis helper and the event builder and queue. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "an_internal.h"
-
-static const struct an_detector *const detectors[] = {
-    &an_detect_buildup,     &an_detect_high_queue,      &an_detect_high_latency, &an_detect_microburst,
-    &an_detect_drops,       &an_detect_incast,          &an_detect_dscp,         &an_detect_report_loss,
-    &an_detect_path_change, &an_detect_congestion_tree,
-};
-#define N_DETECTORS (sizeof(detectors) / sizeof(detectors[0]))
+#include "detector.h"
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -21,6 +14,35 @@ static uint32_t pow2_at_least(uint32_t n)
 	while (p < n && p < (1u << 30))
 		p <<= 1;
 	return p;
+}
+
+#define AN_ALIGN(n) (((n) + 15u) & ~(size_t)15u)
+
+/* The registry's detectors and the state each declares (detector.h). */
+static int create_detectors(struct hw_analyzer *a)
+{
+	a->n_dets = an_registry_count;
+	a->dets = calloc(a->n_dets, sizeof(*a->dets));
+	if (!a->dets)
+		return -1;
+	for (unsigned i = 0; i < a->n_dets; i++) {
+		struct an_det *d = &a->dets[i];
+		const struct an_detector *def = an_registry[i];
+		d->def = def;
+		d->qoff = a->qstride;
+		a->qstride += AN_ALIGN(def->queue_size);
+		if (def->flow_size && !(d->flows = calloc(an_flow_slots(a), def->flow_size)))
+			return -1;
+		if (def->sender_size && !(d->senders = calloc(an_sender_slots(a), def->sender_size)))
+			return -1;
+		if (def->state_size && !(d->state = calloc(1, def->state_size)))
+			return -1;
+		if (!a->by_kind[def->kind])
+			a->by_kind[def->kind] = d;
+	}
+	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
+		return -1;
+	return 0;
 }
 
 struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_topo *topo,
@@ -42,11 +64,9 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
 	a->qmask = qcap - 1;
 	a->smask = 4095;
-	a->senders = calloc(a->smask + 1, sizeof(*a->senders));
 	a->fmask = pow2_at_least(c->max_flows) - 1;
-	a->flows = calloc(a->fmask + 1, sizeof(*a->flows));
 	a->lat = an_latency_create(topo);
-	if (!a->queues || !a->qslots || !a->senders || !a->flows || !a->lat) {
+	if (!a->queues || !a->qslots || !a->lat || create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -59,14 +79,33 @@ void hw_an_destroy(struct hw_analyzer *a)
 {
 	if (!a)
 		return;
+	for (unsigned i = 0; a->dets && i < a->n_dets; i++) {
+		free(a->dets[i].flows);
+		free(a->dets[i].senders);
+		free(a->dets[i].state);
+	}
+	free(a->dets);
+	free(a->qstate);
 	free(a->queues);
 	free(a->qslots);
-	free(a->senders);
-	free(a->flows);
 	free(a->pending);
 	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
+}
+
+const struct an_hyst *an_episode(const struct hw_analyzer *a, enum hw_an_kind k, const struct an_queue *q)
+{
+	const struct an_det *d = a->by_kind[k];
+	return d && d->def->episode ? d->def->episode(an_qstate(a, d, q)) : NULL;
+}
+
+int hw_an_kind_congestion(enum hw_an_kind k)
+{
+	for (unsigned i = 0; i < an_registry_count; i++)
+		if (an_registry[i]->kind == k)
+			return an_registry[i]->congestion;
+	return 0;
 }
 
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
@@ -392,22 +431,25 @@ static void finish_report(struct hw_analyzer *a)
 		return;
 	a->st.reports++;
 	an_latency_report(a->lat, &a->rep);
-	for (size_t d = 0; d < N_DETECTORS; d++)
-		if (detectors[d]->report && an_enabled(a, detectors[d]->kind))
-			detectors[d]->report(a, &a->rep);
+	for (unsigned i = 0; i < a->n_dets; i++) {
+		struct an_det *d = &a->dets[i];
+		if (d->def->report && an_enabled(a, d->def->kind))
+			d->def->report(a, d, &a->rep);
+	}
 	a->rep.active = 0;
 }
 
 static void run_tick(struct hw_analyzer *a, uint64_t now)
 {
-	for (size_t d = 0; d < N_DETECTORS; d++) {
-		if (!an_enabled(a, detectors[d]->kind))
+	for (unsigned k = 0; k < a->n_dets; k++) {
+		struct an_det *d = &a->dets[k];
+		if (!an_enabled(a, d->def->kind))
 			continue;
-		if (detectors[d]->tick_queue)
+		if (d->def->tick_queue)
 			for (uint32_t i = 0; i < a->n_queues; i++)
-				detectors[d]->tick_queue(a, &a->queues[i], now);
-		if (detectors[d]->tick)
-			detectors[d]->tick(a, now);
+				d->def->tick_queue(a, d, &a->queues[i], an_qstate(a, d, &a->queues[i]), now);
+		if (d->def->tick)
+			d->def->tick(a, d, now);
 	}
 }
 
@@ -488,9 +530,11 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	update_queue(q, r);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
-	for (size_t d = 0; d < N_DETECTORS; d++)
-		if (detectors[d]->record && an_enabled(a, detectors[d]->kind))
-			detectors[d]->record(a, q, r);
+	for (unsigned i = 0; i < a->n_dets; i++) {
+		struct an_det *d = &a->dets[i];
+		if (d->def->record && an_enabled(a, d->def->kind))
+			d->def->record(a, d, q, an_qstate(a, d, q), r);
+	}
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
@@ -550,10 +594,9 @@ void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s)
 	*s = a->st;
 	s->queues = a->n_queues;
 	s->flows = a->n_flows;
-	uint64_t lost = 0;
-	for (uint32_t i = 0; i <= a->smask; i++)
-		lost += a->senders[i].lost_total;
-	s->reports_lost = lost;
+	for (unsigned i = 0; i < a->n_dets; i++)
+		if (a->dets[i].def->stats)
+			a->dets[i].def->stats(a, &a->dets[i], s);
 }
 
 const struct hw_an_latmatrix *hw_an_latency(const struct hw_analyzer *a)

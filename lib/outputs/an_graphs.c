@@ -168,21 +168,6 @@ void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
 	pthread_mutex_unlock(&g->mu);
 }
 
-static int congestion_kind(enum hw_an_kind k)
-{
-	switch (k) {
-	case HW_AN_HIGH_QUEUE:
-	case HW_AN_HIGH_LATENCY:
-	case HW_AN_QUEUE_BUILDUP:
-	case HW_AN_MICROBURST:
-	case HW_AN_PACKET_DROPS:
-	case HW_AN_INCAST:
-	case HW_AN_CONGESTION_TREE:
-	case HW_AN_PATH_CHANGE: return 1;
-	default: return 0;
-	}
-}
-
 /* A token bucket per alertname on record time: rate per second, burst max(1, rate). */
 static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 {
@@ -203,7 +188,7 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 
 int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
 {
-	if (!congestion_kind(e->kind))
+	if (!hw_an_kind_congestion(e->kind))
 		return 0;
 	unsigned slot = (unsigned)(e->id % NAME_SLOTS);
 	if (e->resolved) {

@@ -1,12 +1,20 @@
 /* TelemetryReportLoss: gaps in report_seq per (report_node, hw_id), 22-bit numbers for TR v2.0 and 32-bit
  * otherwise, with wrap; lost / expected over tumbling seq_window_ns windows above seq_loss_ratio. */
-#include "an_internal.h"
+#include "detector.h"
 
-static struct an_sender *sender_of(struct hw_analyzer *a, uint32_t node, uint8_t hw_id)
+struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
+	uint32_t node, seq;
+	uint8_t hw_id, used, have;
+	uint64_t w_start, w_recv, w_lost, lost_total;
+	struct an_hyst h;
+};
+
+static struct an_sender *sender_of(struct hw_analyzer *a, struct an_det *d, uint32_t node, uint8_t hw_id)
 {
+	struct an_sender *senders = d->senders;
 	uint32_t h = (node * 2654435761u) ^ (hw_id * 97u);
 	for (uint32_t i = 0; i <= a->smask; i++) {
-		struct an_sender *s = &a->senders[(h + i) & a->smask];
+		struct an_sender *s = &senders[(h + i) & a->smask];
 		if (!s->used) {
 			s->used = 1;
 			s->node = node;
@@ -54,11 +62,11 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 	s->w_recv = s->w_lost = 0;
 }
 
-static void report(struct hw_analyzer *a, const struct an_report *rep)
+static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
 	if (rep->format == HW_FORMAT_INT || rep->format == HW_FORMAT_NONE)
 		return; /* bare INT packets carry no report sequence number */
-	struct an_sender *s = sender_of(a, rep->node, rep->hw_id);
+	struct an_sender *s = sender_of(a, d, rep->node, rep->hw_id);
 	if (!s)
 		return;
 	if (!s->have) {
@@ -80,16 +88,44 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	s->seq = rep->seq;
 }
 
-static void tick(struct hw_analyzer *a, uint64_t now)
+static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 {
 	if (!a->n_senders)
 		return;
 	for (uint32_t i = 0; i <= a->smask; i++) {
-		struct an_sender *s = &a->senders[i];
+		struct an_sender *s = &((struct an_sender *)d->senders)[i];
 		if (s->used && s->have && (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
 		    (s->w_lost || s->h.active))
 			close_window(a, s, now);
 	}
 }
 
-const struct an_detector an_detect_report_loss = {HW_AN_REPORT_LOSS, NULL, report, NULL, tick};
+static void stats(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *st)
+{
+	const struct an_sender *senders = d->senders;
+	for (uint32_t i = 0; i <= a->smask; i++)
+		st->reports_lost += senders[i].lost_total;
+}
+
+static const struct an_key keys[] = {
+    AN_KEY("report_loss", "ratio", AN_DOUBLE, seq_loss_ratio),
+    AN_KEY("report_loss", "window_ns", AN_U64, seq_window_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->seq_loss_ratio = 0.001;
+	c->seq_window_ns = 100000000;
+}
+
+const struct an_detector an_detect_report_loss = {
+    .name = "report_loss",
+    .kind = HW_AN_REPORT_LOSS,
+    .keys = keys,
+    .n_keys = sizeof(keys) / sizeof(keys[0]),
+    .defaults = defaults,
+    .sender_size = sizeof(struct an_sender),
+    .report = report,
+    .tick = tick,
+    .stats = stats,
+};
