@@ -91,7 +91,7 @@ static void to_sink(void *ctx, const struct hw_an_event *e)
 	struct lat *l = ctx;
 	if (e->resolved || e->kind != HW_AN_HIGH_QUEUE)
 		return;
-	hw_alert_sink_push(l->sink, e);
+	hw_alert_sink_push(l->sink, e, NULL);
 	l->handoff_ns = now_ns();
 }
 

@@ -118,12 +118,12 @@ struct hw_an_event {
 	unsigned n_old_path;
 	uint32_t old_path[HW_AN_MAX_PATH][2];
 	char detail[256];
-	char svg[256]; /* the event's congestion graph (run --svg-dir), "" when none */
 };
 
 /* Write the event as one JSON object without a newline; returns the length (may be truncated to
- * size - 1 like snprintf). */
-int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size);
+ * size - 1 like snprintf).  svg: the outputs' annotation, the event's congestion graph file (run --svg-dir),
+ * written as the last key "svg"; NULL or "" = none. */
+int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, size_t size);
 
 typedef void (*hw_an_emit_fn)(void *ctx, const struct hw_an_event *e);
 

@@ -62,7 +62,7 @@ static void put_str(char *buf, size_t size, size_t *off, const char *s)
 			off += (size_t)w_;                                                                             \
 	} while (0)
 
-int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
+int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, size_t size)
 {
 	size_t off = 0;
 	if (!size)
@@ -103,9 +103,9 @@ int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
 		PUT(",\"detail\":");
 		put_str(buf, size, &off, e->detail);
 	}
-	if (e->svg[0]) {
+	if (svg && svg[0]) {
 		PUT(",\"svg\":");
-		put_str(buf, size, &off, e->svg);
+		put_str(buf, size, &off, svg);
 	}
 	PUT("}");
 	if (off >= size) {

@@ -10,8 +10,15 @@
 
 #include "hopwatch/alert_sink.h"
 
+/* An event as handed over, with the outputs' annotation. */
+struct noted {
+	struct hw_an_event e;
+	char svg[256]; /* its graph's file (run --svg-dir), "" when none */
+};
+
 struct entry {
 	struct hw_an_event e;
+	char svg[256];
 	uint64_t seq; /* hand-over order: a post lists its alerts in it */
 	uint8_t used, dirty;
 };
@@ -25,7 +32,7 @@ struct hw_alert_sink {
 	pthread_mutex_t mu;
 	pthread_cond_t cv, done_cv;
 	int stop;
-	struct hw_an_event *ring; /* hand-off from detection */
+	struct noted *ring; /* hand-off from detection */
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
@@ -106,7 +113,7 @@ static size_t put_label(char *buf, size_t size, int first, const char *k, const 
 }
 
 /* One alert in Alertmanager's shape. */
-static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
+static size_t am_alert(const struct hw_an_event *e, const char *svg, char *buf, size_t size)
 {
 	size_t o = 0;
 	char num[64], ts[48];
@@ -147,8 +154,8 @@ static size_t am_alert(const struct hw_an_event *e, char *buf, size_t size)
 	}
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
 	o += put_label(buf + o, size - o, 0, "event_id", num);
-	if (e->svg[0])
-		o += put_label(buf + o, size - o, 0, "svg", e->svg);
+	if (svg[0])
+		o += put_label(buf + o, size - o, 0, "svg", svg);
 	rfc3339(e->start_ns, ts, sizeof(ts));
 	o += wrote(snprintf(buf + o, size - o, "},\"startsAt\":\"%s\"", ts), size - o);
 	if (e->resolved) {
@@ -186,9 +193,9 @@ static int post(struct hw_alert_sink *s, int all)
 		if (k)
 			s->body[o++] = ',';
 		if (s->kind == HW_SINK_ALERTMANAGER)
-			o += am_alert(&en->e, s->body + o, 4000);
+			o += am_alert(&en->e, en->svg, s->body + o, 4000);
 		else
-			o += (size_t)hw_an_event_json(&en->e, s->body + o, 4000);
+			o += (size_t)hw_an_event_json(&en->e, en->svg, s->body + o, 4000);
 	}
 	o += (size_t)snprintf(s->body + o, s->body_cap - o, s->kind == HW_SINK_ALERTMANAGER ? "]" : "]}");
 	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, s->body);
@@ -221,14 +228,16 @@ static int post(struct hw_alert_sink *s, int all)
 
 /* Merge one handed-over event into the table (thread side).  Alertmanager holds alert states, so a
  * resolve replaces its raise if both wait; a webhook gets every event. */
-static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
+static int merge(struct hw_alert_sink *s, const struct noted *x)
 {
+	const struct hw_an_event *e = &x->e;
 	struct entry *free_slot = NULL;
 	for (uint32_t i = 0; i < s->cap; i++) {
 		struct entry *en = &s->table[i];
 		if (s->kind == HW_SINK_ALERTMANAGER && en->used && en->e.id == e->id &&
 		    strcmp(en->e.alertname, e->alertname) == 0) {
 			en->e = *e;
+			memcpy(en->svg, x->svg, sizeof(en->svg));
 			en->dirty = 1;
 			en->seq = s->next_seq++;
 			return 1;
@@ -239,6 +248,7 @@ static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 	if (!free_slot)
 		return 0;
 	free_slot->e = *e;
+	memcpy(free_slot->svg, x->svg, sizeof(free_slot->svg));
 	free_slot->used = free_slot->dirty = 1;
 	free_slot->seq = s->next_seq++;
 	return 1;
@@ -247,7 +257,7 @@ static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
-	struct hw_an_event *batch = malloc(sizeof(*batch) * s->cap);
+	struct noted *batch = malloc(sizeof(*batch) * s->cap);
 	uint64_t last_all = mono_ns(), retry_at = 0;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
@@ -356,13 +366,15 @@ fail:
 	return NULL;
 }
 
-int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e)
+int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg)
 {
 	int ok = 0;
 	pthread_mutex_lock(&s->mu);
 	s->st.pushed++;
 	if (s->n < s->cap) {
-		s->ring[(s->head + s->n) % s->cap] = *e;
+		struct noted *x = &s->ring[(s->head + s->n) % s->cap];
+		x->e = *e;
+		snprintf(x->svg, sizeof(x->svg), "%s", svg ? svg : "");
 		s->n++;
 		s->waiting++;
 		ok = 1;

@@ -64,7 +64,7 @@ static void test_bounded_and_never_blocks(void **state)
 	for (uint64_t i = 1; i <= 100; i++) {
 		struct hw_an_event e = event(i);
 		uint64_t t0 = now_ns();
-		hw_alert_sink_push(s, &e);
+		hw_alert_sink_push(s, &e, NULL);
 		uint64_t dt = now_ns() - t0;
 		if (dt > worst)
 			worst = dt;

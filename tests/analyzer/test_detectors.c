@@ -693,7 +693,7 @@ static void test_event_json(void **state)
 	e.n_flows = 1;
 	e.flows[0] = 0xabc;
 	char buf[1024];
-	hw_an_event_json(&e, buf, sizeof(buf));
+	hw_an_event_json(&e, NULL, buf, sizeof(buf));
 	json_error_t je;
 	json_t *j = json_loads(buf, 0, &je);
 	assert_non_null(j);
