@@ -47,7 +47,6 @@ struct hw_an_config {
 	uint64_t dscp_clear_ns;         /* cleared after this long without a mismatch */
 	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
 	double tree_victim_occupancy;   /* ... an upstream hop is congested at this occupancy (0 = high_queue.clear) */
-	uint64_t stall_ns;              /* QueueStall: occupancy unchanged and non-zero this long */
 	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
@@ -73,7 +72,6 @@ int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_
 	X(HW_AN_INCAST, "Incast", "warning")                                                                           \
 	X(HW_AN_DSCP_MISMATCH, "RoceDscpMismatch", "critical")                                                         \
 	X(HW_AN_CONGESTION_TREE, "CongestionTree", "critical")                                                         \
-	X(HW_AN_QUEUE_STALL, "QueueStall", "warning")                                                                  \
 	X(HW_AN_TOPOLOGY, "Topology", "warning") /* LLDP events; alertname is the topology event's name */
 
 enum hw_an_kind {

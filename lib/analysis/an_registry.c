@@ -12,8 +12,7 @@
 	X(an_detect_dscp)                                                                                              \
 	X(an_detect_report_loss)                                                                                       \
 	X(an_detect_path_change)                                                                                       \
-	X(an_detect_congestion_tree)                                                                                   \
-	X(an_detect_queue_stall)
+	X(an_detect_congestion_tree)
 
 #define AN_DECLARE(d) extern const struct an_detector d;
 AN_DETECTORS(AN_DECLARE)
