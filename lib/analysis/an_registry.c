@@ -1,5 +1,6 @@
 /* The registry of detectors: every detector the analyzer runs, in the order it runs them (the order of events
- * raised by one record follows it).  A new detector is a file in detectors/ and a line here. */
+ * raised by one record follows it).  A new detector is a file in detectors/ and a line here (and its file
+ * name in meson.build). */
 #include "detector.h"
 
 #define AN_DETECTORS(X)                                                                                                \
@@ -12,7 +13,8 @@
 	X(an_detect_dscp)                                                                                              \
 	X(an_detect_report_loss)                                                                                       \
 	X(an_detect_path_change)                                                                                       \
-	X(an_detect_congestion_tree)
+	X(an_detect_congestion_tree)                                                                                   \
+	/* a new detector: one line above */
 
 #define AN_DECLARE(d) extern const struct an_detector d;
 AN_DETECTORS(AN_DECLARE)
