@@ -23,8 +23,11 @@ static int create_detectors(struct hw_analyzer *a)
 {
 	a->n_dets = an_registry_count;
 	a->dets = calloc(a->n_dets, sizeof(*a->dets));
-	if (!a->dets)
+	a->on_record = calloc(a->n_dets * 3, sizeof(*a->on_record));
+	if (!a->dets || !a->on_record)
 		return -1;
+	a->on_report = a->on_record + a->n_dets;
+	a->on_tick = a->on_report + a->n_dets;
 	for (unsigned i = 0; i < a->n_dets; i++) {
 		struct an_det *d = &a->dets[i];
 		const struct an_detector *def = an_registry[i];
@@ -39,6 +42,12 @@ static int create_detectors(struct hw_analyzer *a)
 			return -1;
 		if (!a->by_kind[def->kind])
 			a->by_kind[def->kind] = d;
+		if (def->record)
+			a->on_record[a->n_on_record++] = d;
+		if (def->report)
+			a->on_report[a->n_on_report++] = d;
+		if (def->tick_queue || def->tick)
+			a->on_tick[a->n_on_tick++] = d;
 	}
 	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
 		return -1;
@@ -85,6 +94,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].state);
 	}
 	free(a->dets);
+	free(a->on_record);
 	free(a->qstate);
 	free(a->queues);
 	free(a->qslots);
@@ -92,12 +102,6 @@ void hw_an_destroy(struct hw_analyzer *a)
 	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
-}
-
-const struct an_hyst *an_episode(const struct hw_analyzer *a, enum hw_an_kind k, const struct an_queue *q)
-{
-	const struct an_det *d = a->by_kind[k];
-	return d && d->def->episode ? d->def->episode(an_qstate(a, d, q)) : NULL;
 }
 
 int hw_an_kind_congestion(enum hw_an_kind k)
@@ -431,9 +435,9 @@ static void finish_report(struct hw_analyzer *a)
 		return;
 	a->st.reports++;
 	an_latency_report(a->lat, &a->rep);
-	for (unsigned i = 0; i < a->n_dets; i++) {
-		struct an_det *d = &a->dets[i];
-		if (d->def->report && an_enabled(a, d->def->kind))
+	for (unsigned i = 0; i < a->n_on_report; i++) {
+		struct an_det *d = a->on_report[i];
+		if (an_enabled(a, d->def->kind))
 			d->def->report(a, d, &a->rep);
 	}
 	a->rep.active = 0;
@@ -441,13 +445,15 @@ static void finish_report(struct hw_analyzer *a)
 
 static void run_tick(struct hw_analyzer *a, uint64_t now)
 {
-	for (unsigned k = 0; k < a->n_dets; k++) {
-		struct an_det *d = &a->dets[k];
+	for (unsigned k = 0; k < a->n_on_tick; k++) {
+		struct an_det *d = a->on_tick[k];
 		if (!an_enabled(a, d->def->kind))
 			continue;
-		if (d->def->tick_queue)
-			for (uint32_t i = 0; i < a->n_queues; i++)
-				d->def->tick_queue(a, d, &a->queues[i], an_qstate(a, d, &a->queues[i]), now);
+		if (d->def->tick_queue) {
+			unsigned char *qs = a->qstate + d->qoff;
+			for (uint32_t i = 0; i < a->n_queues; i++, qs += a->qstride)
+				d->def->tick_queue(a, d, &a->queues[i], qs, now);
+		}
 		if (d->def->tick)
 			d->def->tick(a, d, now);
 	}
@@ -530,10 +536,11 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	update_queue(q, r);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
-	for (unsigned i = 0; i < a->n_dets; i++) {
-		struct an_det *d = &a->dets[i];
-		if (d->def->record && an_enabled(a, d->def->kind))
-			d->def->record(a, d, q, an_qstate(a, d, q), r);
+	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
+	for (unsigned i = 0; i < a->n_on_record; i++) {
+		struct an_det *d = a->on_record[i];
+		if (an_enabled(a, d->def->kind))
+			d->def->record(a, d, q, qs + d->qoff, r);
 	}
 }
 

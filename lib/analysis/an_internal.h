@@ -92,6 +92,8 @@ struct hw_analyzer {
 	uint32_t fmask, n_flows;   /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
 	struct an_det *dets;       /* the registry's detectors, in order (an_registry.c) */
 	unsigned n_dets;
+	struct an_det **on_record, **on_report, **on_tick; /* those with each hook, in order */
+	unsigned n_on_record, n_on_report, n_on_tick;
 	struct an_det *by_kind[HW_AN_KIND_COUNT];
 	struct an_report rep;
 	struct hw_an_latmatrix *lat;

@@ -35,9 +35,8 @@ int hw_an_queue_get(const struct hw_analyzer *a, uint32_t i, struct hw_an_queue_
 	}
 	for (unsigned k = 0; k < a->n_dets; k++) {
 		const struct an_det *d = &a->dets[k];
-		const void *qs = an_qstate(a, d, q);
-		const struct an_hyst *h = d->def->episode ? d->def->episode(qs) : NULL;
-		if (h && h->active)
+		const unsigned char *qs = an_qstate(a, d, q);
+		if (d->def->has_episode && ((const struct an_hyst *)(qs + d->def->episode_off))->active)
 			out->active |= 1u << d->def->kind;
 		if (d->def->queue_info)
 			d->def->queue_info(a, d, qs, out);

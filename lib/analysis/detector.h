@@ -19,18 +19,21 @@ struct an_key {
 		section, name, type, offsetof(struct hw_an_config, field)                                              \
 	}
 
+/* In a struct an_detector: its per-queue state (type) keeps its episode in field. */
+#define AN_EPISODE(type, field) .has_episode = 1, .episode_off = offsetof(type, field)
+
 struct an_det;
 
 /* A detector.  Every size and hook may be 0 / NULL.  The core allocates the state the detector declares,
  * zeroed, and hands it over: per queue (its slice of every queue, an_qstate), a flow table (flow_size
  * bytes per slot, an_flow_slots() slots), a sender table (sender_size bytes per slot, an_sender_slots()
  * slots) and state_size bytes for the whole analyzer; the detector keys its flow and sender slots itself.
- * Hooks run only while its kind is enabled, in the registry's order (an_registry.c):
+ * A detector that keeps a hysteresis episode per queue names it with AN_EPISODE (hw_an_queue_get's active
+ * bits, an_episode).  Hooks run only while its kind is enabled, in the registry's order (an_registry.c):
  *   record:     one record of queue q, after the core updated q (ring, trend samples, recent flows);
  *   report:     a finished report, for detectors that look at whole reports or senders;
  *   tick_queue: record time advanced to now (about every millisecond), for each queue: close windows,
  *               clear quiet episodes; tick: the same once per tick;
- *   episode:    its per-queue episode (hysteresis) in qs, for hw_an_queue_get's active bits and an_episode;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
  *   stats:      adds its counters to hw_an_stats's answer. */
@@ -42,12 +45,13 @@ struct an_detector {
 	unsigned n_keys;
 	void (*defaults)(struct hw_an_config *c); /* sets its keys' documented defaults */
 	size_t queue_size, flow_size, sender_size, state_size;
+	int has_episode;    /* AN_EPISODE */
+	size_t episode_off; /* ... offset of its struct an_hyst in its per-queue state */
 	void (*record)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
 	               const struct hw_record *r);
 	void (*report)(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep);
 	void (*tick_queue)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now);
 	void (*tick)(struct hw_analyzer *a, struct an_det *d, uint64_t now);
-	const struct an_hyst *(*episode)(const void *qs);
 	void (*queue_info)(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
 	                   struct hw_an_queue_info *out);
 	unsigned (*flow_path)(const struct hw_analyzer *a, const struct an_det *d, uint64_t flow_hash,
@@ -85,7 +89,13 @@ static inline struct an_det *an_det_of(const struct hw_analyzer *a, enum hw_an_k
 	return a->by_kind[k];
 }
 /* The episode of kind k on queue q (NULL when that detector keeps none). */
-const struct an_hyst *an_episode(const struct hw_analyzer *a, enum hw_an_kind k, const struct an_queue *q);
+static inline const struct an_hyst *an_episode(const struct hw_analyzer *a, enum hw_an_kind k, const struct an_queue *q)
+{
+	const struct an_det *d = a->by_kind[k];
+	if (!d || !d->def->has_episode)
+		return NULL;
+	return (const struct an_hyst *)((const unsigned char *)an_qstate(a, d, q) + d->def->episode_off);
+}
 
 /* Between detectors: queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a
  * HighQueue episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c;

@@ -105,11 +105,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 }
 
-static const struct an_hyst *episode(const void *qs)
-{
-	return &((const struct buildup_q *)qs)->h;
-}
-
 static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "window_ns", AN_U64, buildup_window_ns),
     AN_KEY("queue_buildup", "lead_ns", AN_U64, buildup_lead_ns),
@@ -135,5 +130,5 @@ const struct an_detector an_detect_buildup = {
     .queue_size = sizeof(struct buildup_q),
     .record = record,
     .tick_queue = tick_queue,
-    .episode = episode,
+    AN_EPISODE(struct buildup_q, h),
 };

@@ -185,11 +185,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	t->n_victims = 0;
 }
 
-static const struct an_hyst *episode(const void *qs)
-{
-	return &((const struct tree_q *)qs)->h;
-}
-
 /* A root's victims, for the graphs. */
 static void queue_info(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
                        struct hw_an_queue_info *out)
@@ -222,6 +217,6 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
-    .episode = episode,
+    AN_EPISODE(struct tree_q, h),
     .queue_info = queue_info,
 };

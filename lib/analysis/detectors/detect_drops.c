@@ -64,11 +64,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 		close_window(a, q, w, now);
 }
 
-static const struct an_hyst *episode(const void *qs)
-{
-	return &((const struct drops_q *)qs)->h;
-}
-
 static const struct an_key keys[] = {
     AN_KEY("packet_drops", "ratio", AN_DOUBLE, drops_ratio),
     AN_KEY("packet_drops", "window_ns", AN_U64, drops_window_ns),
@@ -92,5 +87,5 @@ const struct an_detector an_detect_drops = {
     .queue_size = sizeof(struct drops_q),
     .record = record,
     .tick_queue = tick_queue,
-    .episode = episode,
+    AN_EPISODE(struct drops_q, h),
 };

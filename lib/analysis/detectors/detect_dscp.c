@@ -66,11 +66,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 }
 
-static const struct an_hyst *episode(const void *qs)
-{
-	return &((const struct dscp_q *)qs)->h;
-}
-
 static const struct an_key keys[] = {
     AN_KEY("roce_dscp", "roce_dscp", AN_U8, roce_dscp),     AN_KEY("roce_dscp", "cnp_dscp", AN_U8, cnp_dscp),
     AN_KEY("roce_dscp", "roce_queue", AN_INT, roce_queue),  AN_KEY("roce_dscp", "cnp_queue", AN_INT, cnp_queue),
@@ -95,5 +90,5 @@ const struct an_detector an_detect_dscp = {
     .queue_size = sizeof(struct dscp_q),
     .record = record,
     .tick_queue = tick_queue,
-    .episode = episode,
+    AN_EPISODE(struct dscp_q, h),
 };

@@ -2,6 +2,10 @@
  * for hold_ns; resolved once below its clear threshold for clear_ns, or after that long without records. */
 #include "detector.h"
 
+struct high_q { /* per queue, each of the two */
+	struct an_hyst h;
+};
+
 static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r, enum hw_an_kind kind,
                   struct an_hyst *h, const struct hw_an_hyst *rule, double v, const char *name)
 {
@@ -28,24 +32,19 @@ static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kin
 	}
 }
 
-/* Each keeps one episode per queue. */
-static const struct an_hyst *episode(const void *qs)
-{
-	return qs;
-}
-
 static void queue_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                          const struct hw_record *r)
 {
 	(void)d;
 	if (r->valid & HW_V_QUEUE)
-		level(a, q, r, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, r->queue_occupancy, "occupancy");
+		level(a, q, r, HW_AN_HIGH_QUEUE, &((struct high_q *)qs)->h, &a->c.high_queue, r->queue_occupancy,
+		      "occupancy");
 }
 
 static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	(void)d;
-	quiet(a, q, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, now);
+	quiet(a, q, HW_AN_HIGH_QUEUE, &((struct high_q *)qs)->h, &a->c.high_queue, now);
 }
 
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
@@ -53,13 +52,14 @@ static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_qu
 {
 	(void)d;
 	if (r->valid & HW_V_HOP_LATENCY)
-		level(a, q, r, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, r->hop_latency, "hop_latency");
+		level(a, q, r, HW_AN_HIGH_LATENCY, &((struct high_q *)qs)->h, &a->c.high_latency, r->hop_latency,
+		      "hop_latency");
 }
 
 static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	(void)d;
-	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
+	quiet(a, q, HW_AN_HIGH_LATENCY, &((struct high_q *)qs)->h, &a->c.high_latency, now);
 }
 
 static const struct an_key queue_keys[] = {
@@ -92,10 +92,10 @@ const struct an_detector an_detect_high_queue = {
     .keys = queue_keys,
     .n_keys = sizeof(queue_keys) / sizeof(queue_keys[0]),
     .defaults = queue_defaults,
-    .queue_size = sizeof(struct an_hyst),
+    .queue_size = sizeof(struct high_q),
     .record = queue_record,
     .tick_queue = queue_tick,
-    .episode = episode,
+    AN_EPISODE(struct high_q, h),
 };
 const struct an_detector an_detect_high_latency = {
     .name = "high_hop_latency",
@@ -104,8 +104,8 @@ const struct an_detector an_detect_high_latency = {
     .keys = latency_keys,
     .n_keys = sizeof(latency_keys) / sizeof(latency_keys[0]),
     .defaults = latency_defaults,
-    .queue_size = sizeof(struct an_hyst),
+    .queue_size = sizeof(struct high_q),
     .record = latency_record,
     .tick_queue = latency_tick,
-    .episode = episode,
+    AN_EPISODE(struct high_q, h),
 };

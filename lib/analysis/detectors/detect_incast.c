@@ -78,11 +78,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 }
 
-static const struct an_hyst *episode(const void *qs)
-{
-	return &((const struct incast_q *)qs)->h;
-}
-
 static const struct an_key keys[] = {
     AN_KEY("incast", "sources", AN_U32, incast_sources),
     AN_KEY("incast", "occupancy", AN_DOUBLE, incast_occupancy),
@@ -106,5 +101,5 @@ const struct an_detector an_detect_incast = {
     .queue_size = sizeof(struct incast_q),
     .record = record,
     .tick_queue = tick_queue,
-    .episode = episode,
+    AN_EPISODE(struct incast_q, h),
 };
