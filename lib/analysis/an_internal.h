@@ -106,8 +106,9 @@ int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint
 
 /* The event builder.  An event is begun, given what it carries, and committed; committed events wait in
  * the analyzer's queue and go to the emit callback when the public call (hw_an_ingest, hw_an_tick,
- * hw_an_finish, hw_an_topology_events) returns, so outputs never run inside the core.  One event is built at a
- * time (begin, then commit, before the next begin).
+ * hw_an_finish, hw_an_topology_events) returns, or after each step of a record (hw_an_deliver_per_step), so
+ * outputs never run inside a detector.  One event is built at a time (begin, then commit, before the next
+ * begin).
  *   an_ev_begin: an episode's raise (id, start) at queue q: the event is placed at q and carries q's recent
  *                flows unless an_ev_flow is called; q NULL: not placed until an_ev_place.
  *   an_ev_resolved: makes it the resolve, at end_ns. */

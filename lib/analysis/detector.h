@@ -19,6 +19,8 @@ struct an_key {
 		section, name, type, offsetof(struct hw_an_config, field)                                              \
 	}
 
+/* In a struct an_detector: its config keys (an array of struct an_key). */
+#define AN_KEYS(array) .keys = (array), .n_keys = sizeof(array) / sizeof((array)[0])
 /* In a struct an_detector: its per-queue state (type) keeps its episode in field. */
 #define AN_EPISODE(type, field) .has_episode = 1, .episode_off = offsetof(type, field)
 

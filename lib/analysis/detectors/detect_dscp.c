@@ -84,8 +84,7 @@ static void defaults(struct hw_an_config *c)
 const struct an_detector an_detect_dscp = {
     .name = "roce_dscp",
     .kind = HW_AN_DSCP_MISMATCH,
-    .keys = keys,
-    .n_keys = sizeof(keys) / sizeof(keys[0]),
+    AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct dscp_q),
     .record = record,

@@ -121,8 +121,7 @@ static void defaults(struct hw_an_config *c)
 const struct an_detector an_detect_report_loss = {
     .name = "report_loss",
     .kind = HW_AN_REPORT_LOSS,
-    .keys = keys,
-    .n_keys = sizeof(keys) / sizeof(keys[0]),
+    AN_KEYS(keys),
     .defaults = defaults,
     .sender_size = sizeof(struct an_sender),
     .report = report,
