@@ -46,7 +46,7 @@ struct out {
 	uint64_t svg_every_ns, next_svg_ns;
 	void *gvc; /* the process's Graphviz context */
 	struct an_graphs *graphs;
-	struct hw_analyzer *a; /* for the graphs, inside emit */
+	struct hw_analyzer *a; /* for the graphs, in emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -231,28 +231,22 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void emit(void *ctx, const struct hw_an_event *ev)
+static void emit(void *ctx, const struct hw_an_event *e)
 {
 	struct out *out = ctx;
-	struct hw_an_event copy;
-	const struct hw_an_event *e = ev;
-	int draw = 0;
-	if (out->graphs) { /* the SVG's name goes out with the event; it is drawn after the hand-over */
-		copy = *ev;
-		draw = an_graphs_name(out->graphs, out->a, &copy);
-		e = &copy;
-	}
+	char svg[AN_GRAPHS_SVG_MAX] = ""; /* the SVG's name goes out with the event; it is drawn after the hand-over */
+	int draw = out->graphs && an_graphs_name(out->graphs, out->a, e, svg);
 	if (out->events) {
 		char buf[4096];
-		hw_an_event_json(e, buf, sizeof(buf));
+		hw_an_event_json(e, svg, buf, sizeof(buf));
 		fprintf(out->events, "%s\n", buf);
 	}
 	if (out->am)
-		hw_alert_sink_push(out->am, e);
+		hw_alert_sink_push(out->am, e, svg);
 	if (out->webhook)
-		hw_alert_sink_push(out->webhook, e);
+		hw_alert_sink_push(out->webhook, e, svg);
 	if (draw)
-		an_graphs_draw_event(out->graphs, out->a, e);
+		an_graphs_draw_event(out->graphs, out->a, e, svg);
 }
 
 static void sleep_s(double s)
@@ -643,6 +637,8 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
+	if (out.graphs) /* a graph shows the analyzer's state at its event's step */
+		hw_an_deliver_per_step(a, 1);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);

@@ -86,7 +86,7 @@ static void to_sink(void *ctx, const struct hw_an_event *e)
 	struct lat *l = ctx;
 	if (e->resolved || e->kind != HW_AN_HIGH_QUEUE)
 		return;
-	hw_alert_sink_push(l->sink, e);
+	hw_alert_sink_push(l->sink, e, NULL);
 	l->handoff_ns = hw_mono_ns();
 }
 

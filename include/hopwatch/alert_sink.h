@@ -23,9 +23,10 @@ struct hw_alert_sink;
  * resend_ns: how often active alerts are re-sent (wall clock; Alertmanager needs it to keep them alive). */
 struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, uint32_t capacity,
                                           uint64_t resend_ns, char *err, size_t errlen);
-/* Hand an event over (copy).  Never blocks on the network; when the queue is full the event is dropped
- * and counted.  Returns 1 queued, 0 dropped. */
-int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e);
+/* Hand an event over (copy), with its graph's file svg (the "svg" annotation; NULL or "" = none).  Never
+ * blocks on the network; when the queue is full the event is dropped and counted.  Returns 1 queued, 0
+ * dropped. */
+int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg);
 /* Wait up to timeout_ms for everything handed over to be delivered; 1 when all was delivered. */
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms);
 

@@ -86,6 +86,8 @@ const char *hw_an_kind_name(enum hw_an_kind k);     /* CamelCase alertname */
 const char *hw_an_kind_severity(enum hw_an_kind k); /* "info", "warning", "critical" */
 /* The kind with this alertname; -1 when none. */
 int hw_an_kind_by_name(const char *name);
+/* Whether k is a congestion kind (its detector says so): the event graphs draw its raises. */
+int hw_an_kind_congestion(enum hw_an_kind k);
 
 #define HW_AN_MAX_NUMBERS 6
 #define HW_AN_MAX_FLOWS 8
@@ -118,12 +120,12 @@ struct hw_an_event {
 	unsigned n_old_path;
 	uint32_t old_path[HW_AN_MAX_PATH][2];
 	char detail[256];
-	char svg[256]; /* the event's congestion graph (run --svg-dir), "" when none */
 };
 
 /* Write the event as one JSON object without a newline; returns the length (may be truncated to
- * size - 1 like snprintf). */
-int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size);
+ * size - 1 like snprintf).  svg: the outputs' annotation, the event's congestion graph file (run --svg-dir),
+ * written as the last key "svg"; NULL or "" = none. */
+int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, size_t size);
 
 typedef void (*hw_an_emit_fn)(void *ctx, const struct hw_an_event *e);
 
@@ -141,14 +143,22 @@ struct hw_an_stats {
 };
 
 /* Create an analyzer.  topo and map may be NULL (no placement; events carry node ids only); they must
- * outlive it.  emit is called from hw_an_ingest/hw_an_tick/hw_an_finish for every raise and resolve. */
+ * outlive it.  emit gets every raise and resolve, in order: the detectors queue them while they run and
+ * hw_an_ingest, hw_an_tick, hw_an_finish and hw_an_topology_events hand them over just before they return
+ * (emit must not call those four). */
 struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_topo *topo,
                                  const struct hw_topo_map *map, hw_an_emit_fn emit, void *ctx, char *err,
                                  size_t errlen);
 void hw_an_destroy(struct hw_analyzer *a);
 
-/* Feed records in time order (per sender).  No allocation. */
+/* Feed records in time order (per sender).  No allocation, except that the event queue grows (doubling)
+ * when a call raises more events than any call before. */
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n);
+/* With on, hw_an_ingest hands events over after each step of each record instead of once per call: after
+ * record time advanced to the record (ticks), after the report it ends was judged, after the record itself.
+ * For outputs that read the analyzer's state for an event (the event graphs): they see the state of the step
+ * that raised it, never a detector half-way. */
+void hw_an_deliver_per_step(struct hw_analyzer *a, int on);
 /* Advance record time without a record (clears episodes that went quiet). */
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns);
 /* Raise the topology's own events (MtuMismatch, PfcMismatch, link changes) through emit. */

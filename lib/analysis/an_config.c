@@ -1,39 +1,27 @@
 /* The analyzer's JSON configuration: documented defaults (docs/analyzer.md) and a table-driven loader that
- * names the file and the key of anything it does not understand. */
+ * names the file and the key of anything it does not understand; the detectors declare their own keys. */
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "hopwatch/analyzer.h"
+#include "detector.h"
+
+/* The core's own keys; each detector declares its own (detector.h). */
+static const struct an_key core_keys[] = {
+    AN_KEY("limits", "max_queues", AN_U32, max_queues),
+    AN_KEY("limits", "max_flows", AN_U32, max_flows),
+    AN_KEY("alerting", "resend_ns", AN_U64, resend_ns),
+    AN_KEY("alerting", "queue", AN_U32, alert_queue),
+};
+#define N_CORE_KEYS (sizeof(core_keys) / sizeof(core_keys[0]))
 
 void hw_an_config_default(struct hw_an_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->high_queue = (struct hw_an_hyst){10000, 8000, 100000, 1000000};
-	c->high_latency = (struct hw_an_hyst){1000000, 800000, 100000, 1000000};
-	c->buildup_window_ns = 1000000;
-	c->buildup_lead_ns = 1000000;
-	c->buildup_min_samples = 4;
-	c->buildup_steep_from = 0.5;
-	c->microburst_raise = 10000;
-	c->microburst_clear = 2000;
-	c->microburst_max_ns = 1000000;
-	c->drops_ratio = 0.001;
-	c->drops_window_ns = 10000000;
-	c->drops_min = 1;
-	c->seq_loss_ratio = 0.001;
-	c->seq_window_ns = 100000000;
-	c->path_change_clear_ns = 1000000000;
-	c->incast_sources = 4;
-	c->incast_occupancy = 10000;
-	c->incast_window_ns = 1000000;
-	c->roce_dscp = 26;
-	c->cnp_dscp = 48;
-	c->roce_queue = 3;
-	c->cnp_queue = 6;
-	c->dscp_clear_ns = 100000000;
-	c->tree_victims = 2;
+	for (unsigned i = 0; i < an_registry_count; i++)
+		if (an_registry[i]->defaults)
+			an_registry[i]->defaults(c);
 	c->max_queues = 16384;
 	c->max_flows = 65536;
 	c->enabled = (1u << HW_AN_KIND_COUNT) - 1;
@@ -41,55 +29,21 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->alert_queue = 4096;
 }
 
-enum type { T_DOUBLE, T_U64, T_U32, T_U8, T_INT };
-static const struct key {
-	const char *section, *name;
-	enum type type;
-	size_t off;
-} keys[] = {
-#define K(s, n, t, f)                                                                                                  \
-	{                                                                                                              \
-		s, n, t, offsetof(struct hw_an_config, f)                                                              \
+/* Key i of the core's and the detectors' keys, in that order; NULL past the last. */
+static const struct an_key *key_at(unsigned i)
+{
+	if (i < N_CORE_KEYS)
+		return &core_keys[i];
+	i -= (unsigned)N_CORE_KEYS;
+	for (unsigned d = 0; d < an_registry_count; d++) {
+		if (i < an_registry[d]->n_keys)
+			return &an_registry[d]->keys[i];
+		i -= an_registry[d]->n_keys;
 	}
-    K("high_queue", "raise", T_DOUBLE, high_queue.raise),
-    K("high_queue", "clear", T_DOUBLE, high_queue.clear),
-    K("high_queue", "hold_ns", T_U64, high_queue.hold_ns),
-    K("high_queue", "clear_ns", T_U64, high_queue.clear_ns),
-    K("high_hop_latency", "raise", T_DOUBLE, high_latency.raise),
-    K("high_hop_latency", "clear", T_DOUBLE, high_latency.clear),
-    K("high_hop_latency", "hold_ns", T_U64, high_latency.hold_ns),
-    K("high_hop_latency", "clear_ns", T_U64, high_latency.clear_ns),
-    K("queue_buildup", "window_ns", T_U64, buildup_window_ns),
-    K("queue_buildup", "lead_ns", T_U64, buildup_lead_ns),
-    K("queue_buildup", "min_samples", T_U32, buildup_min_samples),
-    K("queue_buildup", "steep_from", T_DOUBLE, buildup_steep_from),
-    K("microburst", "raise", T_DOUBLE, microburst_raise),
-    K("microburst", "clear", T_DOUBLE, microburst_clear),
-    K("microburst", "max_ns", T_U64, microburst_max_ns),
-    K("packet_drops", "ratio", T_DOUBLE, drops_ratio),
-    K("packet_drops", "window_ns", T_U64, drops_window_ns),
-    K("packet_drops", "min_drops", T_U32, drops_min),
-    K("report_loss", "ratio", T_DOUBLE, seq_loss_ratio),
-    K("report_loss", "window_ns", T_U64, seq_window_ns),
-    K("path_change", "clear_ns", T_U64, path_change_clear_ns),
-    K("incast", "sources", T_U32, incast_sources),
-    K("incast", "occupancy", T_DOUBLE, incast_occupancy),
-    K("incast", "window_ns", T_U64, incast_window_ns),
-    K("roce_dscp", "roce_dscp", T_U8, roce_dscp),
-    K("roce_dscp", "cnp_dscp", T_U8, cnp_dscp),
-    K("roce_dscp", "roce_queue", T_INT, roce_queue),
-    K("roce_dscp", "cnp_queue", T_INT, cnp_queue),
-    K("roce_dscp", "clear_ns", T_U64, dscp_clear_ns),
-    K("congestion_tree", "victims", T_U32, tree_victims),
-    K("congestion_tree", "victim_occupancy", T_DOUBLE, tree_victim_occupancy),
-    K("limits", "max_queues", T_U32, max_queues),
-    K("limits", "max_flows", T_U32, max_flows),
-    K("alerting", "resend_ns", T_U64, resend_ns),
-    K("alerting", "queue", T_U32, alert_queue),
-#undef K
-};
+	return NULL;
+}
 
-static int set(struct hw_an_config *c, const struct key *k, json_t *v, const char *path, char *err, size_t errlen)
+static int set(struct hw_an_config *c, const struct an_key *k, json_t *v, const char *path, char *err, size_t errlen)
 {
 	if (!json_is_number(v)) {
 		snprintf(err, errlen, "%s: %s.%s: expected a number", path, k->section, k->name);
@@ -97,22 +51,25 @@ static int set(struct hw_an_config *c, const struct key *k, json_t *v, const cha
 	}
 	double d = json_number_value(v);
 	char *p = (char *)c + k->off;
-	if (k->type != T_DOUBLE && (d < (k->type == T_INT ? -1 : 0) || d != (double)(long long)d)) {
+	if (k->type != AN_DOUBLE && (d < (k->type == AN_INT ? -1 : 0) || d != (double)(long long)d)) {
 		snprintf(err, errlen, "%s: %s.%s: expected a whole number%s", path, k->section, k->name,
-		         k->type == T_INT ? " (-1 = not checked)" : " >= 0");
+		         k->type == AN_INT ? " (-1 = not checked)" : " >= 0");
 		return -1;
 	}
-	double max = k->type == T_U8 ? 255 : k->type == T_U32 ? 4294967295.0 : k->type == T_INT ? 2147483647.0 : 1.8e19;
+	double max = k->type == AN_U8    ? 255
+	             : k->type == AN_U32 ? 4294967295.0
+	             : k->type == AN_INT ? 2147483647.0
+	                                 : 1.8e19;
 	if (d > max) {
 		snprintf(err, errlen, "%s: %s.%s: %g is out of range", path, k->section, k->name, d);
 		return -1;
 	}
 	switch (k->type) {
-	case T_DOUBLE: *(double *)p = d; break;
-	case T_U64: *(uint64_t *)p = (uint64_t)d; break;
-	case T_U32: *(uint32_t *)p = (uint32_t)d; break;
-	case T_U8: *(uint8_t *)p = (uint8_t)d; break;
-	case T_INT: *(int *)p = (int)d; break;
+	case AN_DOUBLE: *(double *)p = d; break;
+	case AN_U64: *(uint64_t *)p = (uint64_t)d; break;
+	case AN_U32: *(uint32_t *)p = (uint32_t)d; break;
+	case AN_U8: *(uint8_t *)p = (uint8_t)d; break;
+	case AN_INT: *(int *)p = (int)d; break;
 	}
 	return 0;
 }
@@ -169,8 +126,8 @@ int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_
 			continue;
 		}
 		int known = 0;
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			known |= strcmp(keys[i].section, sec) == 0;
+		for (unsigned i = 0; key_at(i); i++)
+			known |= strcmp(key_at(i)->section, sec) == 0;
 		if (!known) {
 			snprintf(err, errlen, "%s: %s: unknown key", path, sec);
 			rc = -1;
@@ -180,16 +137,15 @@ int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_
 		json_t *v;
 		json_object_foreach(obj, name, v)
 		{
-			size_t i = 0;
-			while (i < sizeof(keys) / sizeof(keys[0]) &&
-			       (strcmp(keys[i].section, sec) || strcmp(keys[i].name, name)))
-				i++;
-			if (i == sizeof(keys) / sizeof(keys[0])) {
+			const struct an_key *k;
+			for (unsigned i = 0; (k = key_at(i)) && (strcmp(k->section, sec) || strcmp(k->name, name)); i++)
+				;
+			if (!k) {
 				snprintf(err, errlen, "%s: %s.%s: unknown key", path, sec, name);
 				rc = -1;
 				break;
 			}
-			if ((rc = set(c, &keys[i], v, path, err, errlen)))
+			if ((rc = set(c, k, v, path, err, errlen)))
 				break;
 		}
 	}

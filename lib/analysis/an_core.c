@@ -1,19 +1,12 @@
-/* The analyzer core: bounded tables (queues, senders, flows), report assembly, placement on the topology,
- * record-time ticks, and the hysteresis/emit helpers the detectors share. */
+/* The analyzer core: the bounded queue table and the detectors' side tables, report assembly, placement on
+ * the topology, record-time ticks, the hysteresis helper and the event builder and queue. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "an_internal.h"
-
-static const struct an_detector *const detectors[] = {
-    &an_detect_buildup,     &an_detect_high_queue,      &an_detect_high_latency, &an_detect_microburst,
-    &an_detect_drops,       &an_detect_incast,          &an_detect_dscp,         &an_detect_report_loss,
-    &an_detect_path_change, &an_detect_congestion_tree,
-};
-#define N_DETECTORS (sizeof(detectors) / sizeof(detectors[0]))
+#include "detector.h"
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -21,6 +14,44 @@ static uint32_t pow2_at_least(uint32_t n)
 	while (p < n && p < (1u << 30))
 		p <<= 1;
 	return p;
+}
+
+#define AN_ALIGN(n) (((n) + 15u) & ~(size_t)15u)
+
+/* The registry's detectors and the state each declares (detector.h). */
+static int create_detectors(struct hw_analyzer *a)
+{
+	a->n_dets = an_registry_count;
+	a->dets = calloc(a->n_dets, sizeof(*a->dets));
+	a->on_record = calloc(a->n_dets * 3, sizeof(*a->on_record));
+	if (!a->dets || !a->on_record)
+		return -1;
+	a->on_report = a->on_record + a->n_dets;
+	a->on_tick = a->on_report + a->n_dets;
+	for (unsigned i = 0; i < a->n_dets; i++) {
+		struct an_det *d = &a->dets[i];
+		const struct an_detector *def = an_registry[i];
+		d->def = def;
+		d->qoff = a->qstride;
+		a->qstride += AN_ALIGN(def->queue_size);
+		if (def->flow_size && !(d->flows = calloc(an_flow_slots(a), def->flow_size)))
+			return -1;
+		if (def->sender_size && !(d->senders = calloc(an_sender_slots(a), def->sender_size)))
+			return -1;
+		if (def->state_size && !(d->state = calloc(1, def->state_size)))
+			return -1;
+		if (!a->by_kind[def->kind])
+			a->by_kind[def->kind] = d;
+		if (def->record)
+			a->on_record[a->n_on_record++] = d;
+		if (def->report)
+			a->on_report[a->n_on_report++] = d;
+		if (def->tick_queue || def->tick)
+			a->on_tick[a->n_on_tick++] = d;
+	}
+	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
+		return -1;
+	return 0;
 }
 
 struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_topo *topo,
@@ -37,17 +68,14 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->emit = emit;
 	a->ctx = ctx;
 	a->next_id = 1;
-	a->emit_hw_id = -1;
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
 	a->queues = calloc(c->max_queues ? c->max_queues : 1, sizeof(*a->queues));
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
 	a->qmask = qcap - 1;
 	a->smask = 4095;
-	a->senders = calloc(a->smask + 1, sizeof(*a->senders));
 	a->fmask = pow2_at_least(c->max_flows) - 1;
-	a->flows = calloc(a->fmask + 1, sizeof(*a->flows));
 	a->lat = an_latency_create(topo);
-	if (!a->queues || !a->qslots || !a->senders || !a->flows || !a->lat) {
+	if (!a->queues || !a->qslots || !a->lat || create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -60,13 +88,28 @@ void hw_an_destroy(struct hw_analyzer *a)
 {
 	if (!a)
 		return;
+	for (unsigned i = 0; a->dets && i < a->n_dets; i++) {
+		free(a->dets[i].flows);
+		free(a->dets[i].senders);
+		free(a->dets[i].state);
+	}
+	free(a->dets);
+	free(a->on_record);
+	free(a->qstate);
 	free(a->queues);
 	free(a->qslots);
-	free(a->senders);
-	free(a->flows);
+	free(a->pending);
 	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
+}
+
+int hw_an_kind_congestion(enum hw_an_kind k)
+{
+	for (unsigned i = 0; i < an_registry_count; i++)
+		if (an_registry[i]->kind == k)
+			return an_registry[i]->congestion;
+	return 0;
 }
 
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
@@ -138,73 +181,155 @@ void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *
 	}
 }
 
-void an_emit(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, uint32_t node_id, uint32_t port,
-             int queue, uint64_t id, uint64_t start, uint64_t end, int resolved, const struct an_num *nums, unsigned n,
-             const uint64_t *flows, unsigned n_flows, const char *detail)
+/* The next free slot of the pending queue, grown by doubling; the spare slot when it cannot grow. */
+static struct an_ev *pending_slot(struct hw_analyzer *a)
 {
-	struct hw_an_event e;
-	memset(&e, 0, sizeof(e));
+	if (a->n_pending == a->cap_pending) {
+		uint32_t cap = a->cap_pending ? a->cap_pending * 2 : 64;
+		struct an_ev *p = realloc(a->pending, cap * sizeof(*p));
+		if (!p)
+			return &a->spare;
+		a->pending = p;
+		a->cap_pending = cap;
+	}
+	return &a->pending[a->n_pending];
+}
+
+struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, uint64_t id,
+                          uint64_t start_ns)
+{
+	struct an_ev *ev = pending_slot(a);
+	struct hw_an_event *e = &ev->e;
+	memset(ev, 0, sizeof(*ev));
+	ev->a = a;
+	e->id = id;
+	e->kind = kind;
+	snprintf(e->alertname, sizeof(e->alertname), "%s", hw_an_kind_name(kind));
+	e->severity = hw_an_kind_severity(kind);
+	e->start_ns = start_ns;
+	e->port = UINT32_MAX;
+	e->queue = -1;
+	e->hw_id = -1;
 	if (q) {
-		node_id = q->node_id;
-		port = q->port;
-		queue = q->queue;
-		if (!flows) {
-			flows = q->flows;
-			n_flows = q->n_flows;
-		}
+		e->node_id = q->node_id;
+		e->port = q->port;
+		e->queue = q->queue;
+		for (unsigned i = 0; i < q->n_flows && i < HW_AN_MAX_FLOWS; i++)
+			e->flows[e->n_flows++] = q->flows[i];
 	}
-	e.id = id;
-	e.kind = kind;
-	snprintf(e.alertname, sizeof(e.alertname), "%s", hw_an_kind_name(kind));
-	e.severity = hw_an_kind_severity(kind);
-	e.resolved = resolved;
-	e.start_ns = start;
-	e.end_ns = end;
-	e.node_id = node_id;
-	e.port = port;
-	e.queue = queue;
-	e.hw_id = a->emit_hw_id;
-	for (unsigned i = 0; a->emit_old_path && i < a->emit_old_n && i < HW_AN_MAX_PATH; i++) {
-		e.old_path[i][0] = a->emit_old_path[i][0];
-		e.old_path[i][1] = a->emit_old_path[i][1];
-		e.n_old_path = i + 1;
+	return ev;
+}
+
+void an_ev_place(struct an_ev *ev, uint32_t node_id, uint32_t port, int queue)
+{
+	ev->e.node_id = node_id;
+	ev->e.port = port;
+	ev->e.queue = queue;
+}
+
+void an_ev_resolved(struct an_ev *ev, uint64_t end_ns)
+{
+	ev->e.resolved = 1;
+	ev->e.end_ns = end_ns;
+}
+
+void an_ev_num(struct an_ev *ev, const char *name, double value)
+{
+	struct hw_an_event *e = &ev->e;
+	if (e->n_numbers >= HW_AN_MAX_NUMBERS)
+		return;
+	e->numbers[e->n_numbers].name = name;
+	e->numbers[e->n_numbers++].value = value;
+}
+
+void an_ev_flow(struct an_ev *ev, uint64_t flow_hash)
+{
+	struct hw_an_event *e = &ev->e;
+	if (!ev->own_flows) {
+		ev->own_flows = 1;
+		e->n_flows = 0;
 	}
-	place_names(a, node_id, port, &e);
-	for (unsigned i = 0; i < n && i < HW_AN_MAX_NUMBERS; i++) {
-		e.numbers[i].name = nums[i].name;
-		e.numbers[i].value = nums[i].value;
-		e.n_numbers = i + 1;
+	if (e->n_flows < HW_AN_MAX_FLOWS)
+		e->flows[e->n_flows++] = flow_hash;
+}
+
+void an_ev_hw_id(struct an_ev *ev, int hw_id)
+{
+	ev->e.hw_id = hw_id;
+}
+
+void an_ev_old_path(struct an_ev *ev, const uint32_t (*hops)[2], unsigned n)
+{
+	struct hw_an_event *e = &ev->e;
+	for (unsigned i = 0; i < n && i < HW_AN_MAX_PATH; i++) {
+		e->old_path[i][0] = hops[i][0];
+		e->old_path[i][1] = hops[i][1];
+		e->n_old_path = i + 1;
 	}
-	for (unsigned i = 0; flows && i < n_flows && i < HW_AN_MAX_FLOWS; i++)
-		e.flows[e.n_flows++] = flows[i];
-	if (detail)
-		snprintf(e.detail, sizeof(e.detail), "%s", detail);
-	if (resolved) {
+}
+
+void an_ev_detail(struct an_ev *ev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ev->e.detail, sizeof(ev->e.detail), fmt, ap);
+	va_end(ap);
+}
+
+/* Count the event, name its place on the topology and queue it (deliver() sends it). */
+static void commit_event(struct hw_analyzer *a, struct an_ev *ev)
+{
+	struct hw_an_event *e = &ev->e;
+	if (e->resolved) {
 		a->st.events_resolved++;
-		if (a->st.active[kind])
-			a->st.active[kind]--;
+		if (a->st.active[e->kind])
+			a->st.active[e->kind]--;
 	} else {
 		a->st.events_raised++;
-		a->st.active[kind]++;
+		a->st.active[e->kind]++;
 	}
-	if (a->emit)
-		a->emit(a->ctx, &e);
+	if (ev == &a->spare)
+		a->events_dropped++;
+	else
+		a->n_pending++;
 }
 
-void an_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h,
-                const struct an_num *nums, unsigned n, const char *detail)
+void an_ev_commit(struct an_ev *ev)
+{
+	struct hw_analyzer *a = ev->a;
+	if (ev->e.kind != HW_AN_TOPOLOGY)
+		place_names(a, ev->e.node_id, ev->e.port, &ev->e);
+	commit_event(a, ev);
+}
+
+/* Hand the queued events to the emit callback, in the order they were committed. */
+static void deliver(struct hw_analyzer *a)
+{
+	if (a->delivering)
+		return;
+	a->delivering = 1;
+	for (uint32_t i = 0; i < a->n_pending; i++)
+		if (a->emit)
+			a->emit(a->ctx, &a->pending[i].e);
+	a->n_pending = 0;
+	a->delivering = 0;
+}
+
+struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
 	h->id = a->next_id++;
-	an_emit(a, kind, q, 0, 0, 0, h->id, h->start_ns, 0, 0, nums, n, NULL, 0, detail);
+	return an_ev_begin(a, kind, q, h->id, h->start_ns);
 }
 
-void an_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, struct an_queue *q, struct an_hyst *h, uint64_t end,
-                const struct an_num *nums, unsigned n)
+struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h,
+                            uint64_t end)
 {
 	h->active = 0;
 	h->above = 0;
 	h->below = 0;
-	an_emit(a, kind, q, 0, 0, 0, h->id, h->start_ns, end, 1, nums, n, NULL, 0, NULL);
+	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
+	an_ev_resolved(ev, end);
+	return ev;
 }
 
 /* Place a new queue once; its records are then counted without a topology lookup (count_place). */
@@ -310,26 +435,31 @@ static void finish_report(struct hw_analyzer *a)
 		return;
 	a->st.reports++;
 	an_latency_report(a->lat, &a->rep);
-	for (size_t d = 0; d < N_DETECTORS; d++)
-		if (detectors[d]->report && an_enabled(a, detectors[d]->kind))
-			detectors[d]->report(a, &a->rep);
+	for (unsigned i = 0; i < a->n_on_report; i++) {
+		struct an_det *d = a->on_report[i];
+		if (an_enabled(a, d->def->kind))
+			d->def->report(a, d, &a->rep);
+	}
 	a->rep.active = 0;
 }
 
 static void run_tick(struct hw_analyzer *a, uint64_t now)
 {
-	for (size_t d = 0; d < N_DETECTORS; d++) {
-		if (!an_enabled(a, detectors[d]->kind))
+	for (unsigned k = 0; k < a->n_on_tick; k++) {
+		struct an_det *d = a->on_tick[k];
+		if (!an_enabled(a, d->def->kind))
 			continue;
-		if (detectors[d]->tick_queue)
-			for (uint32_t i = 0; i < a->n_queues; i++)
-				detectors[d]->tick_queue(a, &a->queues[i], now);
-		if (detectors[d]->tick)
-			detectors[d]->tick(a, now);
+		if (d->def->tick_queue) {
+			unsigned char *qs = a->qstate + d->qoff;
+			for (uint32_t i = 0; i < a->n_queues; i++, qs += a->qstride)
+				d->def->tick_queue(a, d, &a->queues[i], qs, now);
+		}
+		if (d->def->tick)
+			d->def->tick(a, d, now);
 	}
 }
 
-void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
+static void advance(struct hw_analyzer *a, uint64_t now_ns)
 {
 	if (now_ns > a->now)
 		a->now = now_ns;
@@ -339,15 +469,25 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 	}
 }
 
+void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
+{
+	advance(a, now_ns);
+	deliver(a);
+}
+
 static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 {
 	a->st.records++;
-	hw_an_tick(a, r->time_ns);
+	advance(a, r->time_ns);
+	if (a->per_step)
+		deliver(a);
 	/* report assembly: consecutive records of one report share sender, sequence number and time */
 	struct an_report *rep = &a->rep;
 	if (!rep->active || rep->node != r->report_node || rep->seq != r->report_seq || rep->hw_id != r->hw_id ||
 	    rep->time_ns != r->time_ns) {
 		finish_report(a);
+		if (a->per_step)
+			deliver(a);
 		rep->active = 1;
 		rep->node = r->report_node;
 		rep->seq = r->report_seq;
@@ -396,15 +536,27 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	update_queue(q, r);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
-	for (size_t d = 0; d < N_DETECTORS; d++)
-		if (detectors[d]->record && an_enabled(a, detectors[d]->kind))
-			detectors[d]->record(a, q, r);
+	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
+	for (unsigned i = 0; i < a->n_on_record; i++) {
+		struct an_det *d = a->on_record[i];
+		if (an_enabled(a, d->def->kind))
+			d->def->record(a, d, q, qs + d->qoff, r);
+	}
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		ingest_one(a, &r[i]);
+		if (a->per_step)
+			deliver(a);
+	}
+	deliver(a);
+}
+
+void hw_an_deliver_per_step(struct hw_analyzer *a, int on)
+{
+	a->per_step = on != 0;
 }
 
 void hw_an_finish(struct hw_analyzer *a)
@@ -413,6 +565,7 @@ void hw_an_finish(struct hw_analyzer *a)
 	a->finishing = 1;
 	run_tick(a, a->now);
 	a->finishing = 0;
+	deliver(a);
 }
 
 void hw_an_topology_events(struct hw_analyzer *a)
@@ -421,35 +574,26 @@ void hw_an_topology_events(struct hw_analyzer *a)
 		return;
 	for (uint32_t i = 0; i < a->topo->n_events; i++) {
 		const struct hw_topo_event *te = &a->topo->events[i];
-		struct hw_an_event e;
-		memset(&e, 0, sizeof(e));
-		e.id = a->next_id++;
-		e.kind = HW_AN_TOPOLOGY;
-		snprintf(e.alertname, sizeof(e.alertname), "%s", hw_topo_event_name(te->kind));
-		e.severity = (te->kind == HW_EV_LINK_UP) ? "info" : "warning";
-		e.start_ns = (uint64_t)(te->time * 1e9);
-		e.port = UINT32_MAX;
-		e.queue = -1;
-		e.hw_id = -1;
-		snprintf(e.node, sizeof(e.node), "%s", te->a_node);
-		snprintf(e.port_name, sizeof(e.port_name), "%s", te->a_port);
+		struct an_ev *ev = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, a->next_id++, (uint64_t)(te->time * 1e9));
+		struct hw_an_event *e = &ev->e;
+		snprintf(e->alertname, sizeof(e->alertname), "%s", hw_topo_event_name(te->kind));
+		e->severity = (te->kind == HW_EV_LINK_UP) ? "info" : "warning";
+		snprintf(e->node, sizeof(e->node), "%s", te->a_node);
+		snprintf(e->port_name, sizeof(e->port_name), "%s", te->a_port);
 		if (te->b_node[0])
-			snprintf(e.link, sizeof(e.link), "%s:%s--%s:%s", te->a_node, te->a_port, te->b_node,
+			snprintf(e->link, sizeof(e->link), "%s:%s--%s:%s", te->a_node, te->a_port, te->b_node,
 			         te->b_port);
-		snprintf(e.detail, sizeof(e.detail), "%s", te->detail);
-		a->st.events_raised++;
-		a->st.active[HW_AN_TOPOLOGY]++;
-		if (a->emit)
-			a->emit(a->ctx, &e);
+		snprintf(e->detail, sizeof(e->detail), "%s", te->detail);
+		struct hw_an_event raised = *e;
+		an_ev_commit(ev);
 		if (te->kind == HW_EV_LINK_UP) { /* news, not a condition: resolved at once */
-			e.resolved = 1;
-			e.end_ns = e.start_ns;
-			a->st.events_resolved++;
-			a->st.active[HW_AN_TOPOLOGY]--;
-			if (a->emit)
-				a->emit(a->ctx, &e);
+			struct an_ev *r = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, 0, 0);
+			r->e = raised;
+			an_ev_resolved(r, raised.start_ns);
+			an_ev_commit(r);
 		}
 	}
+	deliver(a);
 }
 
 void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s)
@@ -457,10 +601,9 @@ void hw_an_stats(const struct hw_analyzer *a, struct hw_an_stats *s)
 	*s = a->st;
 	s->queues = a->n_queues;
 	s->flows = a->n_flows;
-	uint64_t lost = 0;
-	for (uint32_t i = 0; i <= a->smask; i++)
-		lost += a->senders[i].lost_total;
-	s->reports_lost = lost;
+	for (unsigned i = 0; i < a->n_dets; i++)
+		if (a->dets[i].def->stats)
+			a->dets[i].def->stats(a, &a->dets[i], s);
 }
 
 const struct hw_an_latmatrix *hw_an_latency(const struct hw_analyzer *a)

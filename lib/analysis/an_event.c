@@ -35,7 +35,7 @@ int hw_an_kind_by_name(const char *name)
 	return -1;
 }
 
-int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
+int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, size_t size)
 {
 	if (!size)
 		return 0;
@@ -98,9 +98,9 @@ int hw_an_event_json(const struct hw_an_event *e, char *buf, size_t size)
 		hw_json_key(&j, "detail");
 		hw_json_str(&j, e->detail);
 	}
-	if (e->svg[0]) {
+	if (svg && svg[0]) {
 		hw_json_key(&j, "svg");
-		hw_json_str(&j, e->svg);
+		hw_json_str(&j, svg);
 	}
 	hw_json_obj_end(&j);
 	return (int)j.len;

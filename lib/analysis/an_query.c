@@ -2,7 +2,7 @@
  * latency, active episodes, a congestion tree's victims) and flows' current paths.  No allocation. */
 #include <string.h>
 
-#include "an_internal.h"
+#include "detector.h"
 
 uint32_t hw_an_queue_count(const struct hw_analyzer *a)
 {
@@ -33,18 +33,14 @@ int hw_an_queue_get(const struct hw_analyzer *a, uint32_t i, struct hw_an_queue_
 		if (k->ms == last_ms)
 			out->last_lat = k->max_lat;
 	}
-	const struct {
-		enum hw_an_kind kind;
-		const struct an_hyst *h;
-	} eps[] = {{HW_AN_HIGH_QUEUE, &q->h_queue},      {HW_AN_HIGH_LATENCY, &q->h_lat},
-	           {HW_AN_QUEUE_BUILDUP, &q->h_buildup}, {HW_AN_PACKET_DROPS, &q->h_drops},
-	           {HW_AN_INCAST, &q->h_incast},         {HW_AN_DSCP_MISMATCH, &q->h_dscp},
-	           {HW_AN_CONGESTION_TREE, &q->h_tree}};
-	for (size_t k = 0; k < sizeof(eps) / sizeof(eps[0]); k++)
-		if (eps[k].h->active)
-			out->active |= 1u << eps[k].kind;
-	for (unsigned v = 0; v < q->n_victims && v < AN_VICTIMS && v < 8; v++)
-		out->victims[out->n_victims++] = q->victims[v];
+	for (unsigned k = 0; k < a->n_dets; k++) {
+		const struct an_det *d = &a->dets[k];
+		const unsigned char *qs = an_qstate(a, d, q);
+		if (d->def->has_episode && ((const struct an_hyst *)(qs + d->def->episode_off))->active)
+			out->active |= 1u << d->def->kind;
+		if (d->def->queue_info)
+			d->def->queue_info(a, d, qs, out);
+	}
 	return 0;
 }
 
@@ -60,15 +56,11 @@ long hw_an_queue_find(const struct hw_analyzer *a, uint32_t node_id, uint32_t po
 
 unsigned hw_an_flow_path(const struct hw_analyzer *a, uint64_t flow_hash, uint32_t (*hops)[2], unsigned max)
 {
-	/* the flow table's probe sequence (detect_path_change.c): four slots from the flow's home */
-	uint32_t home = (uint32_t)(flow_hash ^ (flow_hash >> 32)) & a->fmask;
-	for (uint32_t i = 0; i < 4; i++) {
-		const struct an_flow *f = &a->flows[(home + i) & a->fmask];
-		if (!f->path || f->hash != flow_hash)
-			continue;
-		unsigned n = f->n_hops < max ? f->n_hops : max;
-		memcpy(hops, f->hops, n * sizeof(hops[0]));
-		return n;
+	for (unsigned k = 0; k < a->n_dets; k++) {
+		const struct an_det *d = &a->dets[k];
+		unsigned n = d->def->flow_path ? d->def->flow_path(a, d, flow_hash, hops, max) : 0;
+		if (n)
+			return n;
 	}
 	return 0;
 }

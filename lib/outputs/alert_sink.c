@@ -12,8 +12,15 @@
 #include "http_client.h"
 #include "json_writer.h"
 
+/* An event as handed over, with the outputs' annotation. */
+struct noted {
+	struct hw_an_event e;
+	char svg[256]; /* its graph's file (run --svg-dir), "" when none */
+};
+
 struct entry {
 	struct hw_an_event e;
+	char svg[256];
 	uint64_t seq; /* hand-over order: a post lists its alerts in it */
 	uint8_t used, dirty;
 };
@@ -27,7 +34,7 @@ struct hw_alert_sink {
 	pthread_mutex_t mu;
 	pthread_cond_t cv, done_cv;
 	int stop;
-	struct hw_an_event *ring; /* hand-off from detection */
+	struct noted *ring; /* hand-off from detection */
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
@@ -56,7 +63,7 @@ static void put_label(struct hw_json *j, const char *k, const char *v)
 }
 
 /* One alert in Alertmanager's shape. */
-static void am_alert(struct hw_json *j, const struct hw_an_event *e)
+static void am_alert(struct hw_json *j, const struct hw_an_event *e, const char *svg)
 {
 	char num[64], ts[48];
 	hw_json_obj(j);
@@ -100,8 +107,8 @@ static void am_alert(struct hw_json *j, const struct hw_an_event *e)
 	}
 	snprintf(num, sizeof(num), "%" PRIu64, e->id);
 	put_label(j, "event_id", num);
-	if (e->svg[0])
-		put_label(j, "svg", e->svg);
+	if (svg[0])
+		put_label(j, "svg", svg);
 	hw_json_obj_end(j);
 	rfc3339(e->start_ns, ts, sizeof(ts));
 	hw_json_key(j, "startsAt");
@@ -140,12 +147,12 @@ static int post(struct hw_alert_sink *s, int all)
 	}
 	hw_json_arr(j);
 	for (size_t k = 0; k < n; k++) {
-		const struct hw_an_event *e = &s->table[s->order[k]].e;
+		const struct entry *en = &s->table[s->order[k]];
 		if (s->kind == HW_SINK_ALERTMANAGER) {
-			am_alert(j, e);
+			am_alert(j, &en->e, en->svg);
 		} else {
 			char ev[4000]; /* an event's JSON line, as the events file has it */
-			hw_json_raw(j, ev, (size_t)hw_an_event_json(e, ev, sizeof(ev)));
+			hw_json_raw(j, ev, (size_t)hw_an_event_json(&en->e, en->svg, ev, sizeof(ev)));
 		}
 	}
 	hw_json_arr_end(j);
@@ -178,14 +185,16 @@ static int post(struct hw_alert_sink *s, int all)
 
 /* Merge one handed-over event into the table (thread side).  Alertmanager holds alert states, so a
  * resolve replaces its raise if both wait; a webhook gets every event. */
-static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
+static int merge(struct hw_alert_sink *s, const struct noted *x)
 {
+	const struct hw_an_event *e = &x->e;
 	struct entry *free_slot = NULL;
 	for (uint32_t i = 0; i < s->cap; i++) {
 		struct entry *en = &s->table[i];
 		if (s->kind == HW_SINK_ALERTMANAGER && en->used && en->e.id == e->id &&
 		    strcmp(en->e.alertname, e->alertname) == 0) {
 			en->e = *e;
+			memcpy(en->svg, x->svg, sizeof(en->svg));
 			en->dirty = 1;
 			en->seq = s->next_seq++;
 			return 1;
@@ -196,6 +205,7 @@ static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 	if (!free_slot)
 		return 0;
 	free_slot->e = *e;
+	memcpy(free_slot->svg, x->svg, sizeof(free_slot->svg));
 	free_slot->used = free_slot->dirty = 1;
 	free_slot->seq = s->next_seq++;
 	return 1;
@@ -204,7 +214,7 @@ static int merge(struct hw_alert_sink *s, const struct hw_an_event *e)
 static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
-	struct hw_an_event *batch = malloc(sizeof(*batch) * s->cap);
+	struct noted *batch = malloc(sizeof(*batch) * s->cap);
 	uint64_t last_all = hw_mono_ns(), retry_at = 0;
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
@@ -306,13 +316,15 @@ fail:
 	return NULL;
 }
 
-int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e)
+int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg)
 {
 	int ok = 0;
 	pthread_mutex_lock(&s->mu);
 	s->st.pushed++;
 	if (s->n < s->cap) {
-		s->ring[(s->head + s->n) % s->cap] = *e;
+		struct noted *x = &s->ring[(s->head + s->n) % s->cap];
+		x->e = *e;
+		snprintf(x->svg, sizeof(x->svg), "%s", svg ? svg : "");
 		s->n++;
 		s->waiting++;
 		ok = 1;

@@ -60,7 +60,7 @@ struct an_graphs {
 	uint64_t token_ns[HW_AN_KIND_COUNT];
 	struct {
 		uint64_t id;
-		char svg[sizeof(((struct hw_an_event *)0)->svg)];
+		char svg[AN_GRAPHS_SVG_MAX];
 	} named[NAME_SLOTS];
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
@@ -169,21 +169,6 @@ void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
 	pthread_mutex_unlock(&g->mu);
 }
 
-static int congestion_kind(enum hw_an_kind k)
-{
-	switch (k) {
-	case HW_AN_HIGH_QUEUE:
-	case HW_AN_HIGH_LATENCY:
-	case HW_AN_QUEUE_BUILDUP:
-	case HW_AN_MICROBURST:
-	case HW_AN_PACKET_DROPS:
-	case HW_AN_INCAST:
-	case HW_AN_CONGESTION_TREE:
-	case HW_AN_PATH_CHANGE: return 1;
-	default: return 0;
-	}
-}
-
 /* A token bucket per alertname on record time: rate per second, burst max(1, rate). */
 static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 {
@@ -202,14 +187,14 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 	return 1;
 }
 
-int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
+int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
 {
-	if (!congestion_kind(e->kind))
+	if (!hw_an_kind_congestion(e->kind))
 		return 0;
 	unsigned slot = (unsigned)(e->id % NAME_SLOTS);
 	if (e->resolved) {
 		if (g->named[slot].id == e->id)
-			snprintf(e->svg, sizeof(e->svg), "%s", g->named[slot].svg);
+			snprintf(svg, AN_GRAPHS_SVG_MAX, "%s", g->named[slot].svg);
 		return 0;
 	}
 	pthread_mutex_lock(&g->mu);
@@ -223,10 +208,10 @@ int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_a
 		return 0;
 	}
 	pthread_mutex_unlock(&g->mu);
-	snprintf(e->svg, sizeof(e->svg), "%.200s/event-%" PRIu64 "-%" PRIu64 "-%.31s.svg", g->dir, e->start_ns, e->id,
+	snprintf(svg, AN_GRAPHS_SVG_MAX, "%.200s/event-%" PRIu64 "-%" PRIu64 "-%.31s.svg", g->dir, e->start_ns, e->id,
 	         e->alertname);
 	g->named[slot].id = e->id;
-	snprintf(g->named[slot].svg, sizeof(g->named[slot].svg), "%s", e->svg);
+	snprintf(g->named[slot].svg, sizeof(g->named[slot].svg), "%s", svg);
 	return 1;
 }
 
@@ -450,7 +435,8 @@ static const char *severity_color(const char *sev)
 	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
 }
 
-void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
+void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
+                          const char *svg)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
@@ -461,7 +447,7 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 		return;
 	struct sketch *sk = &g->pend[g->wr % PENDING];
 	sk->heat = 0;
-	snprintf(sk->svg, sizeof(sk->svg), "%s", e->svg);
+	snprintf(sk->svg, sizeof(sk->svg), "%s", svg);
 	snprintf(sk->latest, sizeof(sk->latest), "%s/event-latest.svg", g->dir);
 	memset(sk->show, 0, t->n_nodes);
 	memset(sk->nodes, 0, sizeof(*sk->nodes) * t->n_nodes);

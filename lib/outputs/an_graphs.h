@@ -37,15 +37,19 @@ struct an_graphs;
 struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen);
 void an_graphs_stop(struct an_graphs *g);
 
-/* Before an event goes out: for a raised congestion event within the rate, set e->svg to the file it will
- * be drawn into and return 1 (then call an_graphs_draw_event once it is handed over); for a resolve, set
- * e->svg to its raise's file (so an alert keeps its annotation); else 0. */
-int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e);
+#define AN_GRAPHS_SVG_MAX 256 /* an event graph's file name, with the directory */
+
+/* Before an event goes out: for a raised congestion event within the rate, set svg (AN_GRAPHS_SVG_MAX bytes;
+ * the event's "svg" annotation) to the file it will be drawn into and return 1 (then call an_graphs_draw_event
+ * once it is handed over); for a resolve, set svg to its raise's file (so an alert keeps its annotation);
+ * else 0 (svg untouched). */
+int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg);
 /* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
- * no Graphviz) and hand it to the drawing thread, which draws it into e->svg and DIR/event-latest.svg.
+ * no Graphviz) and hand it to the drawing thread, which draws it into svg and DIR/event-latest.svg.
  * At most 16 graphs wait: beyond, an_graphs_name skips the raise (live: detection never waits for
  * Graphviz) or, with opts.wait (replays), waits for room. */
-void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
+void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
+                          const char *svg);
 /* Wait until every graph handed over is drawn. */
 void an_graphs_flush(struct an_graphs *g);
 /* The heat map now, DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg (the caller keeps the

@@ -75,7 +75,7 @@ static void post_one(enum hw_sink_kind kind)
 	struct hw_alert_sink *s = hw_alert_sink_start(kind, url, 4, 0, err, sizeof(err));
 	assert_non_null(s);
 	struct hw_an_event e = odd_event();
-	assert_int_equal(hw_alert_sink_push(s, &e), 1);
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
 	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
 	struct hw_alert_sink_stats st;
 	hw_alert_sink_stats(s, &st);

@@ -57,7 +57,7 @@ static void test_bounded_and_never_blocks(void **state)
 	uint64_t refused = 0;
 	for (uint64_t i = 1; i <= 100; i++) {
 		struct hw_an_event e = event(i);
-		int queued = hw_alert_sink_push(s, &e);
+		int queued = hw_alert_sink_push(s, &e, NULL);
 		assert_in_range(queued, 0, 1);
 		refused += !queued;
 		if (i % 10 == 0)

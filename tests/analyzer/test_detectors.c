@@ -694,7 +694,7 @@ static void test_event_json(void **state)
 	e.n_flows = 1;
 	e.flows[0] = 0xabc;
 	char buf[1024];
-	hw_an_event_json(&e, buf, sizeof(buf));
+	hw_an_event_json(&e, NULL, buf, sizeof(buf));
 	json_error_t je;
 	json_t *j = json_loads(buf, 0, &je);
 	assert_non_null(j);
@@ -765,6 +765,48 @@ static void test_bounded_queues(void **state)
 	hw_an_destroy(a);
 }
 
+/* Events wait in the analyzer's queue and reach the emit callback when hw_an_ingest returns: the callback
+ * sees the analyzer after the whole call; with hw_an_deliver_per_step, after the step that raised it. */
+static struct hw_analyzer *seen_by;
+static uint64_t now_at_emit[4];
+static int n_at_emit;
+
+static void note_now(void *ctx, const struct hw_an_event *e)
+{
+	(void)ctx;
+	(void)e;
+	if (n_at_emit < 4)
+		now_at_emit[n_at_emit++] = hw_an_now(seen_by);
+}
+
+static void test_events_after_ingest(void **state)
+{
+	(void)state;
+	char err[256];
+	uint64_t t0 = 1000000000000ull;
+	/* 21 records of one queue, 10 us apart, occupancy 20000 (>= high_queue.raise 10000) from t0 on: HighQueue
+	 * is raised at the first record at least hold_ns (100 us) after t0, record 10 (t0 + 100 us); the batch
+	 * ends with record 20 (t0 + 200 us).  No other detector fires: the occupancy is flat (no buildup), it never
+	 * falls (no microburst), one source (no incast), no drops, one-hop reports (no path change, no tree). */
+	struct hw_record r[21];
+	for (int per_step = 0; per_step < 2; per_step++) {
+		seq = 0;
+		for (int i = 0; i <= 20; i++)
+			r[i] = rec(t0 + (uint64_t)i * 10000, 20000, 500, 1);
+		seen_by = hw_an_create(&cfg, NULL, NULL, note_now, NULL, err, sizeof(err));
+		assert_non_null(seen_by);
+		hw_an_deliver_per_step(seen_by, per_step);
+		n_at_emit = 0;
+		hw_an_ingest(seen_by, r, 21);
+		assert_int_equal(n_at_emit, 1);
+		if (per_step)
+			assert_int_equal(now_at_emit[0], t0 + 100000); /* record 10, the raise */
+		else
+			assert_int_equal(now_at_emit[0], t0 + 200000); /* record 20, the end of the call */
+		hw_an_destroy(seen_by);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -791,6 +833,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),
 	    cmocka_unit_test_setup(test_bounded_queues, setup),
+	    cmocka_unit_test_setup(test_events_after_ingest, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,12 @@
  * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below.
  * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
  * counts too: a steep climb after a long flat stretch, which the whole window's line flattens. */
-#include "an_internal.h"
+#include "detector.h"
+
+struct buildup_q { /* per queue */
+	struct an_hyst h;
+	double slope; /* units per ns, at the last evaluation */
+};
 
 struct sums {
 	double n, sx, sy, sxx, sxy;
@@ -48,11 +53,13 @@ static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue
 	return m;
 }
 
-static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
+	struct buildup_q *b = qs;
+	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
-	if (!q->h_buildup.active && r->queue_occupancy >= a->c.high_queue.raise)
+	if (!b->h.active && r->queue_occupancy >= a->c.high_queue.raise)
 		return; /* already congested: that is HighQueue's, not an early warning */
 	struct sums all = trend_sums(a, q, r->time_ns, 0), recent;
 	double v0, slope, pred;
@@ -67,29 +74,60 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 		v0 = v1;
 		slope = s1;
 	}
-	q->buildup_slope = slope;
+	b->slope = slope;
 	struct hw_an_hyst rule = {a->c.high_queue.raise, a->c.high_queue.raise, 0, a->c.high_queue.clear_ns};
-	int s = an_hyst_step(&q->h_buildup, &rule, pred, r->time_ns);
+	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
 	if (s > 0) {
 		double eta = slope > 0 ? (a->c.high_queue.raise - v0) / slope : 0;
-		struct an_num nums[] = {{"occupancy", r->queue_occupancy},
-		                        {"slope_per_ms", slope * 1e6},
-		                        {"predicted", pred},
-		                        {"threshold", a->c.high_queue.raise},
-		                        {"eta_ms", eta / 1e6}};
-		an_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, nums, 5, NULL);
+		struct an_ev *e = an_ev_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &b->h);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "slope_per_ms", slope * 1e6);
+		an_ev_num(e, "predicted", pred);
+		an_ev_num(e, "threshold", a->c.high_queue.raise);
+		an_ev_num(e, "eta_ms", eta / 1e6);
+		an_ev_commit(e);
 	} else if (s < 0) {
-		struct an_num nums[] = {{"occupancy", r->queue_occupancy}, {"slope_per_ms", slope * 1e6}};
-		an_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, r->time_ns, nums, 2);
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &b->h, r->time_ns);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "slope_per_ms", slope * 1e6);
+		an_ev_commit(e);
 	}
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->h_buildup.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
-		struct an_num nums[] = {{"occupancy", q->last_occ}};
-		an_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &q->h_buildup, now, nums, 1);
+	struct buildup_q *b = qs;
+	(void)d;
+	if (b->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_QUEUE_BUILDUP, q, &b->h, now);
+		an_ev_num(e, "occupancy", q->last_occ);
+		an_ev_commit(e);
 	}
 }
 
-const struct an_detector an_detect_buildup = {HW_AN_QUEUE_BUILDUP, record, NULL, tick_queue, NULL};
+static const struct an_key keys[] = {
+    AN_KEY("queue_buildup", "window_ns", AN_U64, buildup_window_ns),
+    AN_KEY("queue_buildup", "lead_ns", AN_U64, buildup_lead_ns),
+    AN_KEY("queue_buildup", "min_samples", AN_U32, buildup_min_samples),
+    AN_KEY("queue_buildup", "steep_from", AN_DOUBLE, buildup_steep_from),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->buildup_window_ns = 1000000;
+	c->buildup_lead_ns = 1000000;
+	c->buildup_min_samples = 4;
+	c->buildup_steep_from = 0.5;
+}
+
+const struct an_detector an_detect_buildup = {
+    .name = "queue_buildup",
+    .kind = HW_AN_QUEUE_BUILDUP,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct buildup_q),
+    .record = record,
+    .tick_queue = tick_queue,
+    AN_EPISODE(struct buildup_q, h),
+};

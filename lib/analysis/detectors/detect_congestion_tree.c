@@ -8,32 +8,54 @@
  * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
 #include <stdio.h>
 
-#include "an_internal.h"
+#include "detector.h"
 
 #define MAX_HOPS_DOWN 4 /* victim -> root links followed to find the root */
+#define MAX_VICTIMS 8   /* upstream congested queues remembered per root */
 
-static void add_victim(struct an_queue *root, uint32_t v)
+struct tree_q { /* per queue: this queue as a root, the congested queues upstream of it on shared paths */
+	struct an_hyst h;
+	uint32_t victims[MAX_VICTIMS]; /* queue indices */
+	uint8_t n_victims;
+	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
+	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
+};
+
+/* Queue index i's tree state, and whether it is in a HighQueue episode. */
+static struct tree_q *tq(const struct hw_analyzer *a, const struct an_det *d, uint32_t i)
+{
+	return an_qstate(a, d, &a->queues[i]);
+}
+
+static int high(const struct hw_analyzer *a, uint32_t i)
+{
+	const struct an_hyst *h = an_episode(a, HW_AN_HIGH_QUEUE, &a->queues[i]);
+	return h && h->active;
+}
+
+static void add_victim(struct tree_q *root, uint32_t v)
 {
 	for (unsigned i = 0; i < root->n_victims; i++)
 		if (root->victims[i] == v)
 			return;
-	if (root->n_victims < AN_VICTIMS)
+	if (root->n_victims < MAX_VICTIMS)
 		root->victims[root->n_victims++] = v;
 }
 
-static int upstream_of_congestion(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+static int upstream_of_congestion(const struct hw_analyzer *a, const struct an_det *d, uint32_t qi, uint64_t now)
 {
-	return q->down_ns && now - q->down_ns <= a->c.high_queue.clear_ns &&
-	       q->down_root != (uint32_t)(q - a->queues) && a->queues[q->down_root].h_queue.active;
+	const struct tree_q *q = tq(a, d, qi);
+	return q->down_ns && now - q->down_ns <= a->c.high_queue.clear_ns && q->down_root != qi &&
+	       high(a, q->down_root);
 }
 
 /* Queue index ri is congested; follow "upstream of a congested queue" links while they are fresh. */
-static uint32_t root_of(const struct hw_analyzer *a, uint32_t ri, uint64_t now)
+static uint32_t root_of(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		if (!upstream_of_congestion(a, &a->queues[ri], now))
+		if (!upstream_of_congestion(a, d, ri, now))
 			break;
-		ri = a->queues[ri].down_root;
+		ri = tq(a, d, ri)->down_root;
 	}
 	return ri;
 }
@@ -46,7 +68,7 @@ static double victim_level(const struct hw_analyzer *a)
 /* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
  * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
  * level); the one with a tree, else the fullest.  UINT32_MAX when none. */
-static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri, int any)
+static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any)
 {
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
@@ -58,10 +80,11 @@ static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri, int any)
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
 		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
-		    !(q->h_queue.active || (any && q->last_occ >= victim_level(a))))
+		    !(high(a, i) || (any && q->last_occ >= victim_level(a))))
 			continue;
-		if (best == UINT32_MAX || (q->h_tree.active && !a->queues[best].h_tree.active) ||
-		    (q->h_tree.active == a->queues[best].h_tree.active && q->last_occ > a->queues[best].last_occ))
+		uint8_t tree = tq(a, d, i)->h.active;
+		if (best == UINT32_MAX || (tree && !tq(a, d, best)->h.active) ||
+		    (tree == tq(a, d, best)->h.active && q->last_occ > a->queues[best].last_occ))
 			best = i;
 	}
 	return best;
@@ -69,57 +92,64 @@ static uint32_t downstream(const struct hw_analyzer *a, uint32_t ri, int any)
 
 int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
-	return upstream_of_congestion(a, q, now) || downstream(a, (uint32_t)(q - a->queues), 1) != UINT32_MAX;
+	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
+	uint32_t qi = (uint32_t)(q - a->queues);
+	return d && (upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1) != UINT32_MAX);
 }
 
 /* Queue ri has enough victims to be a root: unless it is paused from downstream, where they go instead. */
-static uint32_t settle_root(struct hw_analyzer *a, uint32_t ri, uint64_t now)
+static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		uint32_t d = downstream(a, ri, 0);
-		if (d == UINT32_MAX)
+		uint32_t di = downstream(a, d, ri, 0);
+		if (di == UINT32_MAX)
 			break;
-		struct an_queue *r = &a->queues[ri], *dq = &a->queues[d];
+		struct tree_q *r = tq(a, d, ri), *dq = tq(a, d, di);
 		for (unsigned v = 0; v < r->n_victims; v++)
-			if (r->victims[v] != d)
+			if (r->victims[v] != di)
 				add_victim(dq, r->victims[v]);
 		add_victim(dq, ri);
 		r->n_victims = 0;
 		r->down_ns = now;
-		r->down_root = d;
-		ri = d;
+		r->down_root = di;
+		ri = di;
 	}
 	return ri;
 }
 
-static void raise_tree(struct hw_analyzer *a, struct an_queue *r, uint64_t now)
+static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
+	const struct an_queue *q = &a->queues[ri];
+	struct tree_q *r = tq(a, d, ri);
 	char detail[256], name[96];
-	an_queue_name(a, r, name, sizeof(name));
+	an_queue_name(a, q, name, sizeof(name));
 	size_t off = (size_t)snprintf(detail, sizeof(detail), "root %s, victims", name);
 	for (unsigned i = 0; i < r->n_victims && off < sizeof(detail); i++) {
 		an_queue_name(a, &a->queues[r->victims[i]], name, sizeof(name));
 		off += (size_t)snprintf(detail + off, sizeof(detail) - off, " %s", name);
 	}
-	r->h_tree.active = 1;
-	r->h_tree.start_ns = now;
-	struct an_num nums[] = {{"victims", r->n_victims}, {"root_occupancy", r->last_occ}};
-	an_raise_q(a, HW_AN_CONGESTION_TREE, r, &r->h_tree, nums, 2, detail);
+	r->h.active = 1;
+	r->h.start_ns = now;
+	struct an_ev *e = an_ev_raise_q(a, HW_AN_CONGESTION_TREE, q, &r->h);
+	an_ev_num(e, "victims", r->n_victims);
+	an_ev_num(e, "root_occupancy", q->last_occ);
+	an_ev_detail(e, "%s", detail);
+	an_ev_commit(e);
 }
 
-static void report(struct hw_analyzer *a, const struct an_report *rep)
+static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
 	int hop = -1; /* the most downstream hop in a HighQueue episode, still above its clear level */
 	for (int h = rep->n_hops - 1; h >= 0 && hop < 0; h--)
-		if (rep->qidx[h] && a->queues[rep->qidx[h] - 1].h_queue.active &&
+		if (rep->qidx[h] && high(a, rep->qidx[h] - 1) &&
 		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->c.high_queue.clear))
 			hop = h;
 	if (hop < 1)
 		return;
-	uint32_t first = rep->qidx[hop] - 1, ri = root_of(a, first, rep->time_ns);
-	struct an_queue *r = &a->queues[ri];
+	uint32_t first = rep->qidx[hop] - 1, ri = root_of(a, d, first, rep->time_ns);
+	struct tree_q *r = tq(a, d, ri);
 	if (ri != first)
 		add_victim(r, first);
 	double level = victim_level(a);
@@ -127,28 +157,65 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		uint32_t v = rep->qidx[h];
 		if (!v || v - 1 == ri)
 			continue;
-		struct an_queue *q = &a->queues[v - 1];
+		struct tree_q *q = tq(a, d, v - 1);
 		q->down_ns = rep->time_ns;
 		q->down_root = ri;
-		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= level) || q->h_queue.active)
+		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= level) || high(a, v - 1))
 			add_victim(r, v - 1);
 	}
-	if (r->h_tree.active || r->n_victims < a->c.tree_victims)
+	if (r->h.active || r->n_victims < a->c.tree_victims)
 		return;
-	r = &a->queues[settle_root(a, ri, rep->time_ns)];
-	if (!r->h_tree.active && r->n_victims >= a->c.tree_victims)
-		raise_tree(a, r, rep->time_ns);
+	ri = settle_root(a, d, ri, rep->time_ns);
+	r = tq(a, d, ri);
+	if (!r->h.active && r->n_victims >= a->c.tree_victims)
+		raise_tree(a, d, ri, rep->time_ns);
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->h_queue.active)
+	struct tree_q *t = qs;
+	(void)d;
+	if (high(a, (uint32_t)(q - a->queues)))
 		return;
-	if (q->h_tree.active) {
-		struct an_num nums[] = {{"victims", q->n_victims}};
-		an_clear_q(a, HW_AN_CONGESTION_TREE, q, &q->h_tree, now, nums, 1);
+	if (t->h.active) {
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_CONGESTION_TREE, q, &t->h, now);
+		an_ev_num(e, "victims", t->n_victims);
+		an_ev_commit(e);
 	}
-	q->n_victims = 0;
+	t->n_victims = 0;
 }
 
-const struct an_detector an_detect_congestion_tree = {HW_AN_CONGESTION_TREE, NULL, report, tick_queue, NULL};
+/* A root's victims, for the graphs. */
+static void queue_info(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
+                       struct hw_an_queue_info *out)
+{
+	const struct tree_q *t = qs;
+	(void)a;
+	(void)d;
+	for (unsigned v = 0; v < t->n_victims && v < MAX_VICTIMS && out->n_victims < 8; v++)
+		out->victims[out->n_victims++] = t->victims[v];
+}
+
+static const struct an_key keys[] = {
+    AN_KEY("congestion_tree", "victims", AN_U32, tree_victims),
+    AN_KEY("congestion_tree", "victim_occupancy", AN_DOUBLE, tree_victim_occupancy),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->tree_victims = 2;
+	c->tree_victim_occupancy = 0; /* high_queue.clear */
+}
+
+const struct an_detector an_detect_congestion_tree = {
+    .name = "congestion_tree",
+    .kind = HW_AN_CONGESTION_TREE,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct tree_q),
+    .report = report,
+    .tick_queue = tick_queue,
+    AN_EPISODE(struct tree_q, h),
+    .queue_info = queue_info,
+};

@@ -1,53 +1,90 @@
 /* PacketDrops: drop reports (records with a drop reason) per queue over tumbling windows of
  * drops_window_ns; raised when dropped / seen exceeds drops_ratio with at least drops_min drops,
  * resolved after a window at or below it. */
-#include "an_internal.h"
+#include <stdio.h>
 
-static void close_window(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+#include "detector.h"
+
+struct drops_q { /* per queue: a tumbling window */
+	struct an_hyst h;
+	uint64_t start;
+	uint32_t seen, drops;
+	uint8_t last_reason;
+};
+
+static void close_window(struct hw_analyzer *a, struct an_queue *q, struct drops_q *w, uint64_t now)
 {
-	double ratio = q->dw_seen ? (double)q->dw_drops / q->dw_seen : 0;
+	double ratio = w->seen ? (double)w->drops / w->seen : 0;
 	struct hw_an_hyst rule = {a->c.drops_ratio, a->c.drops_ratio, 0, 0};
-	if (!q->h_drops.active && q->dw_drops < a->c.drops_min)
+	if (!w->h.active && w->drops < a->c.drops_min)
 		ratio = 0;
-	if (!q->h_drops.active && ratio <= a->c.drops_ratio) {
-		q->h_drops.above = 0;
+	if (!w->h.active && ratio <= a->c.drops_ratio) {
+		w->h.above = 0;
 	} else {
 		/* a strict "above": nudge the value so that ratio == threshold does not raise */
-		int s = an_hyst_step(&q->h_drops, &rule, ratio > a->c.drops_ratio ? ratio : 0, q->dw_start);
-		char detail[64];
-		snprintf(detail, sizeof(detail), "drop reason %u", q->last_reason);
-		struct an_num nums[] = {{"drops", q->dw_drops},
-		                        {"seen", q->dw_seen},
-		                        {"ratio", ratio},
-		                        {"threshold", a->c.drops_ratio},
-		                        {"drop_reason", q->last_reason}};
-		if (s > 0)
-			an_raise_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops, nums, 5, detail);
-		else if (s < 0)
-			an_clear_q(a, HW_AN_PACKET_DROPS, q, &q->h_drops, now, nums, 3);
+		int s = an_hyst_step(&w->h, &rule, ratio > a->c.drops_ratio ? ratio : 0, w->start);
+		if (s) {
+			struct an_ev *e = s > 0 ? an_ev_raise_q(a, HW_AN_PACKET_DROPS, q, &w->h)
+			                        : an_ev_clear_q(a, HW_AN_PACKET_DROPS, q, &w->h, now);
+			an_ev_num(e, "drops", w->drops);
+			an_ev_num(e, "seen", w->seen);
+			an_ev_num(e, "ratio", ratio);
+			if (s > 0) {
+				an_ev_num(e, "threshold", a->c.drops_ratio);
+				an_ev_num(e, "drop_reason", w->last_reason);
+				an_ev_detail(e, "drop reason %u", w->last_reason);
+			}
+			an_ev_commit(e);
+		}
 	}
-	q->dw_start = now;
-	q->dw_seen = q->dw_drops = 0;
+	w->start = now;
+	w->seen = w->drops = 0;
 }
 
-static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
-	if (!q->dw_start)
-		q->dw_start = r->time_ns;
-	else if (r->time_ns - q->dw_start >= a->c.drops_window_ns)
-		close_window(a, q, r->time_ns);
-	q->dw_seen++;
+	struct drops_q *w = qs;
+	(void)d;
+	if (!w->start)
+		w->start = r->time_ns;
+	else if (r->time_ns - w->start >= a->c.drops_window_ns)
+		close_window(a, q, w, r->time_ns);
+	w->seen++;
 	if (r->valid & HW_V_DROP) {
-		q->dw_drops++;
-		q->last_reason = r->drop_reason;
+		w->drops++;
+		w->last_reason = r->drop_reason;
 	}
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->dw_start && (now - q->dw_start >= a->c.drops_window_ns || a->finishing) &&
-	    (q->dw_drops || q->h_drops.active))
-		close_window(a, q, now);
+	struct drops_q *w = qs;
+	(void)d;
+	if (w->start && (now - w->start >= a->c.drops_window_ns || a->finishing) && (w->drops || w->h.active))
+		close_window(a, q, w, now);
 }
 
-const struct an_detector an_detect_drops = {HW_AN_PACKET_DROPS, record, NULL, tick_queue, NULL};
+static const struct an_key keys[] = {
+    AN_KEY("packet_drops", "ratio", AN_DOUBLE, drops_ratio),
+    AN_KEY("packet_drops", "window_ns", AN_U64, drops_window_ns),
+    AN_KEY("packet_drops", "min_drops", AN_U32, drops_min),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->drops_ratio = 0.001;
+	c->drops_window_ns = 10000000;
+	c->drops_min = 1;
+}
+
+const struct an_detector an_detect_drops = {
+    .name = "packet_drops",
+    .kind = HW_AN_PACKET_DROPS,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct drops_q),
+    .record = record,
+    .tick_queue = tick_queue,
+    AN_EPISODE(struct drops_q, h),
+};

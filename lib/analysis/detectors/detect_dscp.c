@@ -2,12 +2,24 @@
  * the CNP class, seen at the first hop (where the source's marking enters the fabric); placed at that
  * hop's ingress port (the port facing the source host) and the queue the traffic landed in; resolved
  * after dscp_clear_ns without a mismatch. */
-#include "an_internal.h"
+#include <stdio.h>
+
+#include "detector.h"
+
+struct dscp_q { /* per queue */
+	struct an_hyst h;
+	uint64_t last; /* latest mismatch */
+	uint32_t bad;  /* mismatches in the episode */
+	uint8_t seen, want;
+	uint32_t port; /* ingress port of the first hop: the port facing the source */
+};
 
 #define CNP_OPCODE 0x81
 
-static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
+	struct dscp_q *m = qs;
+	(void)d;
 	if ((r->valid & (HW_V_ROCE | HW_V_TCLASS)) != (HW_V_ROCE | HW_V_TCLASS) || r->hop_index != 0)
 		return;
 	int cnp = r->roce_opcode == CNP_OPCODE;
@@ -16,34 +28,66 @@ static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_re
 	int bad_q = want_q >= 0 && (r->valid & HW_V_QUEUE) && r->queue_id != want_q;
 	if (r->dscp == want && !bad_q)
 		return;
-	q->dscp_last = r->time_ns;
-	q->dscp_bad++;
-	if (q->h_dscp.active)
+	m->last = r->time_ns;
+	m->bad++;
+	if (m->h.active)
 		return;
-	q->dscp_seen = r->dscp;
-	q->dscp_port = (r->valid & HW_V_PORTS) ? r->ingress_port : UINT32_MAX;
-	q->dscp_want = (uint8_t)want;
-	q->h_dscp.start_ns = r->time_ns;
-	q->h_dscp.active = 1;
-	q->dscp_bad = 1;
-	char detail[128];
-	snprintf(detail, sizeof(detail), "%s with DSCP %u in queue %u, expected DSCP %u%s", cnp ? "CNP" : "RoCEv2 data",
-	         r->dscp, r->queue_id, want, want_q >= 0 ? " and its queue" : "");
-	struct an_num nums[] = {{"dscp", r->dscp}, {"expected_dscp", want}, {"expected_queue", want_q}};
-	uint64_t flow = r->flow_hash;
-	q->h_dscp.id = a->next_id++;
-	an_emit(a, HW_AN_DSCP_MISMATCH, NULL, q->node_id, q->dscp_port, q->queue, q->h_dscp.id, r->time_ns, 0, 0, nums,
-	        3, &flow, (r->valid & HW_V_FLOW) ? 1 : 0, detail);
+	m->seen = r->dscp;
+	m->port = (r->valid & HW_V_PORTS) ? r->ingress_port : UINT32_MAX;
+	m->want = (uint8_t)want;
+	m->h.start_ns = r->time_ns;
+	m->h.active = 1;
+	m->bad = 1;
+	m->h.id = a->next_id++;
+	struct an_ev *e = an_ev_begin(a, HW_AN_DSCP_MISMATCH, NULL, m->h.id, r->time_ns);
+	an_ev_place(e, q->node_id, m->port, q->queue);
+	an_ev_num(e, "dscp", r->dscp);
+	an_ev_num(e, "expected_dscp", want);
+	an_ev_num(e, "expected_queue", want_q);
+	if (r->valid & HW_V_FLOW)
+		an_ev_flow(e, r->flow_hash);
+	an_ev_detail(e, "%s with DSCP %u in queue %u, expected DSCP %u%s", cnp ? "CNP" : "RoCEv2 data", r->dscp,
+	             r->queue_id, want, want_q >= 0 ? " and its queue" : "");
+	an_ev_commit(e);
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->h_dscp.active && now - q->dscp_last >= a->c.dscp_clear_ns) {
-		struct an_num nums[] = {{"mismatched", q->dscp_bad}, {"dscp", q->dscp_seen}};
-		q->h_dscp.active = 0;
-		an_emit(a, HW_AN_DSCP_MISMATCH, NULL, q->node_id, q->dscp_port, q->queue, q->h_dscp.id,
-		        q->h_dscp.start_ns, now, 1, nums, 2, q->flows, q->n_flows, NULL);
+	struct dscp_q *m = qs;
+	(void)d;
+	if (m->h.active && now - m->last >= a->c.dscp_clear_ns) {
+		m->h.active = 0;
+		struct an_ev *e = an_ev_begin(a, HW_AN_DSCP_MISMATCH, q, m->h.id, m->h.start_ns);
+		an_ev_place(e, q->node_id, m->port, q->queue);
+		an_ev_resolved(e, now);
+		an_ev_num(e, "mismatched", m->bad);
+		an_ev_num(e, "dscp", m->seen);
+		an_ev_commit(e);
 	}
 }
 
-const struct an_detector an_detect_dscp = {HW_AN_DSCP_MISMATCH, record, NULL, tick_queue, NULL};
+static const struct an_key keys[] = {
+    AN_KEY("roce_dscp", "roce_dscp", AN_U8, roce_dscp),     AN_KEY("roce_dscp", "cnp_dscp", AN_U8, cnp_dscp),
+    AN_KEY("roce_dscp", "roce_queue", AN_INT, roce_queue),  AN_KEY("roce_dscp", "cnp_queue", AN_INT, cnp_queue),
+    AN_KEY("roce_dscp", "clear_ns", AN_U64, dscp_clear_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->roce_dscp = 26;
+	c->cnp_dscp = 48;
+	c->roce_queue = 3;
+	c->cnp_queue = 6;
+	c->dscp_clear_ns = 100000000;
+}
+
+const struct an_detector an_detect_dscp = {
+    .name = "roce_dscp",
+    .kind = HW_AN_DSCP_MISMATCH,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct dscp_q),
+    .record = record,
+    .tick_queue = tick_queue,
+    AN_EPISODE(struct dscp_q, h),
+};

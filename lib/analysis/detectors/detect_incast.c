@@ -4,7 +4,16 @@
  * the queue has stayed below it for high_queue.clear_ns. */
 #include <string.h>
 
-#include "an_internal.h"
+#include "detector.h"
+
+#define MAX_SOURCES 32 /* distinct sources per queue per window */
+
+struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window */
+	struct an_hyst h;
+	uint64_t start;
+	uint32_t src[MAX_SOURCES];
+	uint8_t n_src;
+};
 
 static uint32_t src_key(const struct hw_record *r)
 {
@@ -14,50 +23,82 @@ static uint32_t src_key(const struct hw_record *r)
 	return h ? h : 1;
 }
 
-static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
+	struct incast_q *w = qs;
+	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
 	int congested = r->queue_occupancy >= a->c.incast_occupancy;
 	if (congested && (r->valid & HW_V_FLOW)) {
-		if (!q->iw_start || r->time_ns - q->iw_start >= a->c.incast_window_ns) {
-			q->iw_start = r->time_ns;
-			if (!q->h_incast.active)
-				q->n_src = 0;
+		if (!w->start || r->time_ns - w->start >= a->c.incast_window_ns) {
+			w->start = r->time_ns;
+			if (!w->h.active)
+				w->n_src = 0;
 		}
 		uint32_t k = src_key(r);
 		unsigned i = 0;
-		while (i < q->n_src && q->src[i] != k)
+		while (i < w->n_src && w->src[i] != k)
 			i++;
-		if (i == q->n_src && q->n_src < AN_SRC)
-			q->src[q->n_src++] = k;
+		if (i == w->n_src && w->n_src < MAX_SOURCES)
+			w->src[w->n_src++] = k;
 	}
 	struct hw_an_hyst rule = {a->c.incast_sources, 1, 0, a->c.high_queue.clear_ns};
-	double v = congested ? q->n_src : 0;
-	if (!q->h_incast.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
+	double v = congested ? w->n_src : 0;
+	if (!w->h.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
 		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
-	if (!q->h_incast.active && v < a->c.incast_sources)
+	if (!w->h.active && v < a->c.incast_sources)
 		return;
-	int s = an_hyst_step(&q->h_incast, &rule, v, r->time_ns);
-	struct an_num nums[] = {
-	    {"sources", q->n_src}, {"occupancy", r->queue_occupancy}, {"min_sources", a->c.incast_sources}};
-	if (s > 0)
-		an_raise_q(a, HW_AN_INCAST, q, &q->h_incast, nums, 3, NULL);
-	else if (s < 0) {
-		an_clear_q(a, HW_AN_INCAST, q, &q->h_incast, r->time_ns, nums, 1);
-		q->n_src = 0;
-		q->iw_start = 0;
+	int s = an_hyst_step(&w->h, &rule, v, r->time_ns);
+	if (s > 0) {
+		struct an_ev *e = an_ev_raise_q(a, HW_AN_INCAST, q, &w->h);
+		an_ev_num(e, "sources", w->n_src);
+		an_ev_num(e, "occupancy", r->queue_occupancy);
+		an_ev_num(e, "min_sources", a->c.incast_sources);
+		an_ev_commit(e);
+	} else if (s < 0) {
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &w->h, r->time_ns);
+		an_ev_num(e, "sources", w->n_src);
+		an_ev_commit(e);
+		w->n_src = 0;
+		w->start = 0;
 	}
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->h_incast.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
-		struct an_num nums[] = {{"sources", q->n_src}};
-		an_clear_q(a, HW_AN_INCAST, q, &q->h_incast, now, nums, 1);
-		q->n_src = 0;
-		q->iw_start = 0;
+	struct incast_q *w = qs;
+	(void)d;
+	if (w->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
+		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &w->h, now);
+		an_ev_num(e, "sources", w->n_src);
+		an_ev_commit(e);
+		w->n_src = 0;
+		w->start = 0;
 	}
 }
 
-const struct an_detector an_detect_incast = {HW_AN_INCAST, record, NULL, tick_queue, NULL};
+static const struct an_key keys[] = {
+    AN_KEY("incast", "sources", AN_U32, incast_sources),
+    AN_KEY("incast", "occupancy", AN_DOUBLE, incast_occupancy),
+    AN_KEY("incast", "window_ns", AN_U64, incast_window_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->incast_sources = 4;
+	c->incast_occupancy = 10000;
+	c->incast_window_ns = 1000000;
+}
+
+const struct an_detector an_detect_incast = {
+    .name = "incast",
+    .kind = HW_AN_INCAST,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct incast_q),
+    .record = record,
+    .tick_queue = tick_queue,
+    AN_EPISODE(struct incast_q, h),
+};

@@ -2,46 +2,82 @@
  * microburst_max_ns, unless it rose while a congestion tree's victim (paused from downstream: PFC
  * back-pressure filling and draining it).  The event is reported when the burst is over (raised and
  * resolved together). */
-#include "an_internal.h"
+#include "detector.h"
 
-static void record(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r)
+struct burst_q { /* per queue */
+	uint64_t start;
+	uint32_t peak;
+	uint8_t in, paused; /* paused: it rose while a congestion tree's victim */
+};
+
+static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
+	struct burst_q *b = qs;
+	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
 	uint32_t occ = r->queue_occupancy;
-	if (!q->mb_in) {
+	if (!b->in) {
 		if (occ >= a->c.microburst_raise) {
-			q->mb_in = 1;
-			q->mb_start = r->time_ns;
-			q->mb_peak = occ;
-			q->mb_paused = (uint8_t)an_tree_victim(a, q, r->time_ns);
+			b->in = 1;
+			b->start = r->time_ns;
+			b->peak = occ;
+			b->paused = (uint8_t)an_tree_victim(a, q, r->time_ns);
 		}
 		return;
 	}
-	if (occ > q->mb_peak)
-		q->mb_peak = occ;
-	if (r->time_ns - q->mb_start > a->c.microburst_max_ns) {
+	if (occ > b->peak)
+		b->peak = occ;
+	if (r->time_ns - b->start > a->c.microburst_max_ns) {
 		if (occ < a->c.microburst_clear)
-			q->mb_in = 0; /* too long for a microburst: sustained congestion is HighQueue's */
+			b->in = 0; /* too long for a microburst: sustained congestion is HighQueue's */
 		return;
 	}
 	if (occ >= a->c.microburst_clear)
 		return;
-	q->mb_in = 0;
-	if (q->mb_paused)
+	b->in = 0;
+	if (b->paused)
 		return; /* filled while paused from downstream: PFC back-pressure, not a burst arriving here */
-	struct an_num nums[] = {{"peak", q->mb_peak},
-	                        {"duration_us", (double)(r->time_ns - q->mb_start) / 1e3},
-	                        {"threshold", a->c.microburst_raise}};
 	uint64_t id = a->next_id++;
-	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, 0, 0, nums, 3, NULL, 0, NULL);
-	an_emit(a, HW_AN_MICROBURST, q, 0, 0, 0, id, q->mb_start, r->time_ns, 1, nums, 3, NULL, 0, NULL);
+	for (int resolved = 0; resolved < 2; resolved++) { /* raised and resolved together */
+		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, b->start);
+		if (resolved)
+			an_ev_resolved(e, r->time_ns);
+		an_ev_num(e, "peak", b->peak);
+		an_ev_num(e, "duration_us", (double)(r->time_ns - b->start) / 1e3);
+		an_ev_num(e, "threshold", a->c.microburst_raise);
+		an_ev_commit(e);
+	}
 }
 
-static void tick_queue(struct hw_analyzer *a, struct an_queue *q, uint64_t now)
+static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
-	if (q->mb_in && now - q->mb_start > a->c.microburst_max_ns && now - q->last_ns > a->c.microburst_max_ns)
-		q->mb_in = 0; /* went silent: no fall was seen */
+	struct burst_q *b = qs;
+	(void)d;
+	if (b->in && now - b->start > a->c.microburst_max_ns && now - q->last_ns > a->c.microburst_max_ns)
+		b->in = 0; /* went silent: no fall was seen */
 }
 
-const struct an_detector an_detect_microburst = {HW_AN_MICROBURST, record, NULL, tick_queue, NULL};
+static const struct an_key keys[] = {
+    AN_KEY("microburst", "raise", AN_DOUBLE, microburst_raise),
+    AN_KEY("microburst", "clear", AN_DOUBLE, microburst_clear),
+    AN_KEY("microburst", "max_ns", AN_U64, microburst_max_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->microburst_raise = 10000;
+	c->microburst_clear = 2000;
+	c->microburst_max_ns = 1000000;
+}
+
+const struct an_detector an_detect_microburst = {
+    .name = "microburst",
+    .kind = HW_AN_MICROBURST,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .queue_size = sizeof(struct burst_q),
+    .record = record,
+    .tick_queue = tick_queue,
+};

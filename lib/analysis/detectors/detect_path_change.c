@@ -5,7 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "an_internal.h"
+#include "detector.h"
+
+struct an_flow {             /* a slot of the flow table */
+	uint64_t hash, path; /* path: hash of the hop sequence; 0 = empty slot */
+	uint64_t changed_ns; /* PathChange active since (0 = none) */
+	uint64_t ev_id;
+	uint32_t ev_node, ev_port; /* where the active PathChange was placed */
+	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
+	uint8_t n_hops;
+};
+
+struct path_state {
+	uint32_t n_path_active;
+	uint64_t path_next_expiry; /* record time the earliest active PathChange resolves; 0 = none */
+};
 
 static uint64_t path_hash(const struct an_report *rep)
 {
@@ -27,16 +41,21 @@ static void describe(char *buf, size_t size, const uint32_t hops[][2], unsigned 
 	}
 }
 
-static void resolve(struct hw_analyzer *a, struct an_flow *f, uint64_t now)
+static void resolve(struct hw_analyzer *a, struct path_state *ps, struct an_flow *f, uint64_t now)
 {
-	an_emit(a, HW_AN_PATH_CHANGE, NULL, f->ev_node, f->ev_port, -1, f->ev_id, f->changed_ns, now, 1, NULL, 0,
-	        &f->hash, 1, NULL);
+	struct an_ev *e = an_ev_begin(a, HW_AN_PATH_CHANGE, NULL, f->ev_id, f->changed_ns);
+	an_ev_place(e, f->ev_node, f->ev_port, -1);
+	an_ev_resolved(e, now);
+	an_ev_flow(e, f->hash);
+	an_ev_commit(e);
 	f->changed_ns = 0;
-	a->n_path_active--;
+	ps->n_path_active--;
 }
 
-static void report(struct hw_analyzer *a, const struct an_report *rep)
+static void report(struct hw_analyzer *a, struct an_det *det, const struct an_report *rep)
 {
+	struct path_state *ps = det->state;
+	struct an_flow *flows = det->flows;
 	if (!rep->has_flow || rep->n_hops < 2 || (rep->flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) ||
 	    (rep->flags & (HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW)) == HW_RF_CONGESTED_QUEUE)
 		return; /* the path so far (a queue or drop report from a switch before the sink), not the flow's path
@@ -48,13 +67,16 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	unsigned d = 0; /* the first hop that differs */
 	int changed = 0;
 	char detail[256];
-	struct an_num nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
+	struct {
+		const char *name;
+		double value;
+	} nums[] = {{"hop", 0}, {"old_hops", 0}, {"new_hops", 0}};
 	uint32_t old_path[AN_PATH][2];
 	unsigned n_old = 0;
 	uint32_t home = (uint32_t)(rep->flow_hash ^ (rep->flow_hash >> 32)) & a->fmask, slot = UINT32_MAX;
 	struct an_flow *f = NULL;
 	for (uint32_t i = 0; i < 4; i++) {
-		struct an_flow *c = &a->flows[(home + i) & a->fmask];
+		struct an_flow *c = &flows[(home + i) & a->fmask];
 		if (c->path && c->hash == rep->flow_hash) {
 			f = c;
 			break;
@@ -63,11 +85,11 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 			slot = (home + i) & a->fmask;
 	}
 	if (!f) {
-		f = &a->flows[slot == UINT32_MAX ? home : slot];
+		f = &flows[slot == UINT32_MAX ? home : slot];
 		if (!f->path)
 			a->n_flows++;
 		else if (f->changed_ns)
-			resolve(a, f, rep->time_ns); /* pushed out while its event was active */
+			resolve(a, ps, f, rep->time_ns); /* pushed out while its event was active */
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
 	} else if (f->path != ph && !f->changed_ns) {
@@ -89,9 +111,9 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		f->ev_node = rep->hops[d][0];
 		f->ev_port = rep->hops[d][1];
 		f->changed_ns = rep->time_ns ? rep->time_ns : 1;
-		a->n_path_active++;
-		if (!a->path_next_expiry || f->changed_ns + a->c.path_change_clear_ns < a->path_next_expiry)
-			a->path_next_expiry = f->changed_ns + a->c.path_change_clear_ns;
+		ps->n_path_active++;
+		if (!ps->path_next_expiry || f->changed_ns + a->c.path_change_clear_ns < ps->path_next_expiry)
+			ps->path_next_expiry = f->changed_ns + a->c.path_change_clear_ns;
 		changed = 1;
 	}
 	/* stored before the event goes out: the new path is the flow's current one (its graph) */
@@ -99,31 +121,70 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	f->n_hops = rep->n_hops;
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
 	if (changed) {
-		a->emit_old_path = (const uint32_t(*)[2])old_path;
-		a->emit_old_n = n_old;
-		an_emit(a, HW_AN_PATH_CHANGE, NULL, rep->hops[d][0], rep->hops[d][1], -1, f->ev_id, f->changed_ns, 0, 0,
-		        nums, 3, &f->hash, 1, detail);
-		a->emit_old_path = NULL;
-		a->emit_old_n = 0;
+		struct an_ev *e = an_ev_begin(a, HW_AN_PATH_CHANGE, NULL, f->ev_id, f->changed_ns);
+		an_ev_place(e, rep->hops[d][0], rep->hops[d][1], -1);
+		for (unsigned i = 0; i < 3; i++)
+			an_ev_num(e, nums[i].name, nums[i].value);
+		an_ev_flow(e, f->hash);
+		an_ev_old_path(e, (const uint32_t(*)[2])old_path, n_old);
+		an_ev_detail(e, "%s", detail);
+		an_ev_commit(e);
 	}
 }
 
 /* The flow table is scanned only when the earliest active PathChange is due, not every tick. */
-static void tick(struct hw_analyzer *a, uint64_t now)
+static void tick(struct hw_analyzer *a, struct an_det *det, uint64_t now)
 {
-	if (!a->n_path_active || now < a->path_next_expiry)
+	struct path_state *ps = det->state;
+	if (!ps->n_path_active || now < ps->path_next_expiry)
 		return;
-	a->path_next_expiry = 0;
+	ps->path_next_expiry = 0;
 	for (uint32_t i = 0; i <= a->fmask; i++) {
-		struct an_flow *f = &a->flows[i];
+		struct an_flow *f = &((struct an_flow *)det->flows)[i];
 		if (!f->changed_ns)
 			continue;
 		uint64_t due = f->changed_ns + a->c.path_change_clear_ns;
 		if (now >= due)
-			resolve(a, f, now);
-		else if (!a->path_next_expiry || due < a->path_next_expiry)
-			a->path_next_expiry = due;
+			resolve(a, ps, f, now);
+		else if (!ps->path_next_expiry || due < ps->path_next_expiry)
+			ps->path_next_expiry = due;
 	}
 }
 
-const struct an_detector an_detect_path_change = {HW_AN_PATH_CHANGE, NULL, report, NULL, tick};
+/* A flow's current path (the graphs): the flow table's probe sequence, four slots from the flow's home. */
+static unsigned flow_path(const struct hw_analyzer *a, const struct an_det *det, uint64_t flow_hash,
+                          uint32_t (*hops)[2], unsigned max)
+{
+	uint32_t home = (uint32_t)(flow_hash ^ (flow_hash >> 32)) & a->fmask;
+	for (uint32_t i = 0; i < 4; i++) {
+		const struct an_flow *f = &((const struct an_flow *)det->flows)[(home + i) & a->fmask];
+		if (!f->path || f->hash != flow_hash)
+			continue;
+		unsigned n = f->n_hops < max ? f->n_hops : max;
+		memcpy(hops, f->hops, n * sizeof(hops[0]));
+		return n;
+	}
+	return 0;
+}
+
+static const struct an_key keys[] = {
+    AN_KEY("path_change", "clear_ns", AN_U64, path_change_clear_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->path_change_clear_ns = 1000000000;
+}
+
+const struct an_detector an_detect_path_change = {
+    .name = "path_change",
+    .kind = HW_AN_PATH_CHANGE,
+    .congestion = 1,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .flow_size = sizeof(struct an_flow),
+    .state_size = sizeof(struct path_state),
+    .report = report,
+    .tick = tick,
+    .flow_path = flow_path,
+};

@@ -1,12 +1,20 @@
 /* TelemetryReportLoss: gaps in report_seq per (report_node, hw_id), 22-bit numbers for TR v2.0 and 32-bit
  * otherwise, with wrap; lost / expected over tumbling seq_window_ns windows above seq_loss_ratio. */
-#include "an_internal.h"
+#include "detector.h"
 
-static struct an_sender *sender_of(struct hw_analyzer *a, uint32_t node, uint8_t hw_id)
+struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
+	uint32_t node, seq;
+	uint8_t hw_id, used, have;
+	uint64_t w_start, w_recv, w_lost, lost_total;
+	struct an_hyst h;
+};
+
+static struct an_sender *sender_of(struct hw_analyzer *a, struct an_det *d, uint32_t node, uint8_t hw_id)
 {
+	struct an_sender *senders = d->senders;
 	uint32_t h = (node * 2654435761u) ^ (hw_id * 97u);
 	for (uint32_t i = 0; i <= a->smask; i++) {
-		struct an_sender *s = &a->senders[(h + i) & a->smask];
+		struct an_sender *s = &senders[(h + i) & a->smask];
 		if (!s->used) {
 			s->used = 1;
 			s->node = node;
@@ -20,14 +28,13 @@ static struct an_sender *sender_of(struct hw_analyzer *a, uint32_t node, uint8_t
 	return NULL;
 }
 
-/* an_emit for a sender; the event carries its hw_id (a node may report from several). */
-static void emit(struct hw_analyzer *a, struct an_sender *s, uint64_t end, int resolved, const struct an_num *nums,
-                 unsigned n)
+/* The event of a sender's episode; it carries its hw_id (a node may report from several). */
+static struct an_ev *sender_event(struct hw_analyzer *a, struct an_sender *s)
 {
-	a->emit_hw_id = s->hw_id;
-	an_emit(a, HW_AN_REPORT_LOSS, NULL, s->node, UINT32_MAX, -1, s->h.id, s->h.start_ns, end, resolved, nums, n,
-	        NULL, 0, NULL);
-	a->emit_hw_id = -1;
+	struct an_ev *e = an_ev_begin(a, HW_AN_REPORT_LOSS, NULL, s->h.id, s->h.start_ns);
+	an_ev_place(e, s->node, UINT32_MAX, -1);
+	an_ev_hw_id(e, s->hw_id);
+	return e;
 }
 
 static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t now)
@@ -36,26 +43,30 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 	double ratio = expected ? (double)s->w_lost / expected : 0;
 	struct hw_an_hyst rule = {a->c.seq_loss_ratio, a->c.seq_loss_ratio, 0, 0};
 	int st = an_hyst_step(&s->h, &rule, ratio > a->c.seq_loss_ratio ? ratio : 0, s->w_start);
-	struct an_num nums[] = {{"lost", s->w_lost},
-	                        {"expected", expected},
-	                        {"ratio", ratio},
-	                        {"threshold", a->c.seq_loss_ratio},
-	                        {"hw_id", s->hw_id}};
-	if (st > 0) {
+	if (st > 0)
 		s->h.id = a->next_id++;
-		emit(a, s, 0, 0, nums, 5);
-	} else if (st < 0) {
-		emit(a, s, now, 1, nums, 3);
+	if (st) {
+		struct an_ev *e = sender_event(a, s);
+		if (st < 0)
+			an_ev_resolved(e, now);
+		an_ev_num(e, "lost", s->w_lost);
+		an_ev_num(e, "expected", expected);
+		an_ev_num(e, "ratio", ratio);
+		if (st > 0) {
+			an_ev_num(e, "threshold", a->c.seq_loss_ratio);
+			an_ev_num(e, "hw_id", s->hw_id);
+		}
+		an_ev_commit(e);
 	}
 	s->w_start = now;
 	s->w_recv = s->w_lost = 0;
 }
 
-static void report(struct hw_analyzer *a, const struct an_report *rep)
+static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
 	if (rep->format == HW_FORMAT_INT || rep->format == HW_FORMAT_NONE)
 		return; /* bare INT packets carry no report sequence number */
-	struct an_sender *s = sender_of(a, rep->node, rep->hw_id);
+	struct an_sender *s = sender_of(a, d, rep->node, rep->hw_id);
 	if (!s)
 		return;
 	if (!s->have) {
@@ -77,16 +88,43 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 	s->seq = rep->seq;
 }
 
-static void tick(struct hw_analyzer *a, uint64_t now)
+static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 {
 	if (!a->n_senders)
 		return;
 	for (uint32_t i = 0; i <= a->smask; i++) {
-		struct an_sender *s = &a->senders[i];
+		struct an_sender *s = &((struct an_sender *)d->senders)[i];
 		if (s->used && s->have && (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
 		    (s->w_lost || s->h.active))
 			close_window(a, s, now);
 	}
 }
 
-const struct an_detector an_detect_report_loss = {HW_AN_REPORT_LOSS, NULL, report, NULL, tick};
+static void stats(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *st)
+{
+	const struct an_sender *senders = d->senders;
+	for (uint32_t i = 0; i <= a->smask; i++)
+		st->reports_lost += senders[i].lost_total;
+}
+
+static const struct an_key keys[] = {
+    AN_KEY("report_loss", "ratio", AN_DOUBLE, seq_loss_ratio),
+    AN_KEY("report_loss", "window_ns", AN_U64, seq_window_ns),
+};
+
+static void defaults(struct hw_an_config *c)
+{
+	c->seq_loss_ratio = 0.001;
+	c->seq_window_ns = 100000000;
+}
+
+const struct an_detector an_detect_report_loss = {
+    .name = "report_loss",
+    .kind = HW_AN_REPORT_LOSS,
+    AN_KEYS(keys),
+    .defaults = defaults,
+    .sender_size = sizeof(struct an_sender),
+    .report = report,
+    .tick = tick,
+    .stats = stats,
+};

@@ -1,0 +1,107 @@
+/* The detector plug-in interface: what one detector (detectors/detect_*.c) declares to the analyzer core (its
+ * event kind, config keys and defaults, state sizes, hooks) and the core's accessors for its state. */
+#ifndef HOPWATCH_AN_DETECTOR_H
+#define HOPWATCH_AN_DETECTOR_H
+
+#include <stddef.h>
+
+#include "an_internal.h"
+
+/* One key of the JSON config file, "section": {"name": value}, stored in struct hw_an_config at off. */
+enum an_key_type { AN_DOUBLE, AN_U64, AN_U32, AN_U8, AN_INT };
+struct an_key {
+	const char *section, *name;
+	enum an_key_type type;
+	size_t off;
+};
+#define AN_KEY(section, name, type, field)                                                                             \
+	{                                                                                                              \
+		section, name, type, offsetof(struct hw_an_config, field)                                              \
+	}
+
+/* In a struct an_detector: its config keys (an array of struct an_key). */
+#define AN_KEYS(array) .keys = (array), .n_keys = sizeof(array) / sizeof((array)[0])
+/* In a struct an_detector: its per-queue state (type) keeps its episode in field. */
+#define AN_EPISODE(type, field) .has_episode = 1, .episode_off = offsetof(type, field)
+
+struct an_det;
+
+/* A detector.  Every size and hook may be 0 / NULL.  The core allocates the state the detector declares,
+ * zeroed, and hands it over: per queue (its slice of every queue, an_qstate), a flow table (flow_size
+ * bytes per slot, an_flow_slots() slots), a sender table (sender_size bytes per slot, an_sender_slots()
+ * slots) and state_size bytes for the whole analyzer; the detector keys its flow and sender slots itself.
+ * A detector that keeps a hysteresis episode per queue names it with AN_EPISODE (hw_an_queue_get's active
+ * bits, an_episode).  Hooks run only while its kind is enabled, in the registry's order (an_registry.c):
+ *   record:     one record of queue q, after the core updated q (ring, trend samples, recent flows);
+ *   report:     a finished report, for detectors that look at whole reports or senders;
+ *   tick_queue: record time advanced to now (about every millisecond), for each queue: close windows,
+ *               clear quiet episodes; tick: the same once per tick;
+ *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
+ *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
+ *   stats:      adds its counters to hw_an_stats's answer. */
+struct an_detector {
+	const char *name;          /* its config section ("high_queue"), for messages */
+	enum hw_an_kind kind;      /* the event kind it raises; "detectors": {"<alertname>": false} turns it off */
+	int congestion;            /* a congestion kind: the outputs draw a graph of its raises */
+	const struct an_key *keys; /* its config keys */
+	unsigned n_keys;
+	void (*defaults)(struct hw_an_config *c); /* sets its keys' documented defaults */
+	size_t queue_size, flow_size, sender_size, state_size;
+	int has_episode;    /* AN_EPISODE */
+	size_t episode_off; /* ... offset of its struct an_hyst in its per-queue state */
+	void (*record)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
+	               const struct hw_record *r);
+	void (*report)(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep);
+	void (*tick_queue)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now);
+	void (*tick)(struct hw_analyzer *a, struct an_det *d, uint64_t now);
+	void (*queue_info)(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
+	                   struct hw_an_queue_info *out);
+	unsigned (*flow_path)(const struct hw_analyzer *a, const struct an_det *d, uint64_t flow_hash,
+	                      uint32_t (*hops)[2], unsigned max);
+	void (*stats)(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *s);
+};
+
+/* A detector in one analyzer: the state the core allocated for it. */
+struct an_det {
+	const struct an_detector *def;
+	size_t qoff; /* its slice's offset in each queue's state */
+	void *flows, *senders, *state;
+};
+
+/* The registry (an_registry.c): every detector, in the order they run. */
+extern const struct an_detector *const an_registry[];
+extern const unsigned an_registry_count;
+
+/* Detector d's state of queue q. */
+static inline void *an_qstate(const struct hw_analyzer *a, const struct an_det *d, const struct an_queue *q)
+{
+	return a->qstate + (size_t)(q - a->queues) * a->qstride + d->qoff;
+}
+static inline uint32_t an_flow_slots(const struct hw_analyzer *a)
+{
+	return a->fmask + 1; /* limits.max_flows rounded up to a power of 2 (at least 16) */
+}
+static inline uint32_t an_sender_slots(const struct hw_analyzer *a)
+{
+	return a->smask + 1;
+}
+/* The detector of kind k in a (NULL when none). */
+static inline struct an_det *an_det_of(const struct hw_analyzer *a, enum hw_an_kind k)
+{
+	return a->by_kind[k];
+}
+/* The episode of kind k on queue q (NULL when that detector keeps none). */
+static inline const struct an_hyst *an_episode(const struct hw_analyzer *a, enum hw_an_kind k, const struct an_queue *q)
+{
+	const struct an_det *d = a->by_kind[k];
+	if (!d || !d->def->has_episode)
+		return NULL;
+	return (const struct an_hyst *)((const unsigned char *)an_qstate(a, d, q) + d->def->episode_off);
+}
+
+/* Between detectors: queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a
+ * HighQueue episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c;
+ * 0 without that detector). */
+int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
+
+#endif
