@@ -3,6 +3,7 @@
 #ifndef HOPWATCH_AN_INTERNAL_H
 #define HOPWATCH_AN_INTERNAL_H
 
+#include "facts.h"
 #include "hopwatch/analyzer.h"
 
 #define AN_RING 16             /* millisecond buckets per queue */
@@ -66,18 +67,20 @@ struct an_queue {
 };
 
 struct an_sender { /* one (report_node, hw_id) */
-	uint32_t node, seq;
-	uint8_t hw_id, used, have;
+	uint32_t node;
+	uint8_t hw_id, used;
+	struct hw_seq_fact seq; /* highest number and reorder window (lib/facts) */
 	uint64_t w_start, w_recv, w_lost, lost_total;
 	struct an_hyst h;
 };
 
 struct an_flow {
-	uint64_t hash, path; /* path: hash of the hop sequence; 0 = empty slot */
+	uint64_t hash, path; /* path: signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
 	uint64_t changed_ns; /* PathChange active since (0 = none) */
 	uint64_t ev_id;
 	uint32_t ev_node, ev_port; /* where the active PathChange was placed */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
+	uint32_t in0;              /* ingress_port of hop 0 (the other hops' follow from the path) */
 	uint8_t n_hops;
 };
 
@@ -87,6 +90,8 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
 	uint8_t flags; /* report_flags (enum hw_report_flag) */
 	uint32_t hops[AN_PATH][2];
+	uint32_t hop_in[AN_PATH]; /* each hop's ingress_port (for the path signature) */
+	uint32_t ports;           /* bit i: hop i carried its ports */
 	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
 	/* for the latency matrix (an_latency.c): per hop_index < AN_PATH whether a
 	 * record came (seen) and carried hop_latency (has_lat), its node and its latency */
