@@ -80,7 +80,7 @@ struct an_flow {
 	uint64_t ev_id;
 	uint32_t ev_node, ev_port; /* where the active PathChange was placed */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
-	uint32_t in0;              /* ingress_port of hop 0 (the other hops' follow from the path) */
+	uint32_t in0;              /* ingress_port of hop 0 (the link into the first switch) */
 	uint8_t n_hops;
 };
 
@@ -92,7 +92,7 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint32_t hops[AN_PATH][2];
 	uint32_t hop_in[AN_PATH]; /* each hop's ingress_port (for the path signature) */
 	uint32_t ports;           /* bit i: hop i carried its ports */
-	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
+	uint32_t qidx[AN_PATH];   /* queue index + 1 of each hop, 0 = none */
 	/* for the latency matrix (an_latency.c): per hop_index < AN_PATH whether a
 	 * record came (seen) and carried hop_latency (has_lat), its node and its latency */
 	uint32_t seen, has_lat;

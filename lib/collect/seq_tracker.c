@@ -30,9 +30,7 @@ void hw_seq_apply(struct hw_seq_state *s, uint32_t seq)
 	s->received++;
 	const struct hw_seq_step st = hw_seq_update(&s->f, seq, hw_seq_mask(s->bits));
 	switch (st.kind) {
-	case HW_SEQ_NEXT:
-		s->lost += st.lost;
-		break;
+	case HW_SEQ_NEXT: s->lost += st.lost; break;
 	case HW_SEQ_LATE:
 		s->reordered++;
 		if (s->lost)
@@ -41,11 +39,8 @@ void hw_seq_apply(struct hw_seq_state *s, uint32_t seq)
 	case HW_SEQ_TOO_LATE:
 		s->reordered++; /* too late to tell; counted lost already */
 		break;
-	case HW_SEQ_DUPLICATE:
-		s->duplicate++;
-		break;
-	case HW_SEQ_FIRST:
-		break;
+	case HW_SEQ_DUPLICATE: s->duplicate++; break;
+	case HW_SEQ_FIRST: break;
 	}
 }
 

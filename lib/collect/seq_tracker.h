@@ -10,8 +10,8 @@
 struct hw_seq_state {
 	uint32_t node;
 	uint8_t hw_id;
-	uint8_t bits; /* sequence width */
-	uint8_t used; /* key set (written last) */
+	uint8_t bits;         /* sequence width */
+	uint8_t used;         /* key set (written last) */
 	struct hw_seq_fact f; /* highest number and reorder window (lib/facts) */
 	uint64_t received, lost, duplicate, reordered;
 };

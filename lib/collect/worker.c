@@ -109,15 +109,14 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 			hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
 		const struct hw_record *recs = o.recs + rep->first;
 		uint64_t sig = HW_PATH_SIG_SEED;
-		uint32_t valid = HW_V_PORTS;
 		for (uint32_t j = 0; j < rep->n_hops; j++) {
 			hw_queue_table_add(&w->queues, &recs[j]);
 			sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
-			valid &= recs[j].valid;
 		}
 		/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
 		 * intermediate reports, stop where the packet was dropped or the queue was watched. */
-		if (hw_path_report_whole(rep->flags, rep->n_hops, (recs[0].valid & HW_V_FLOW) != 0, valid != 0) &&
+		if (hw_path_report_whole(rep->flags, rep->n_hops, (recs[0].valid & HW_V_FLOW) != 0) &&
+		    hw_path_hops_have_ports(recs, rep->n_hops) &&
 		    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), time_ns))
 			HW_ADD(w->cnt.path_changes, 1);
 	}

@@ -37,8 +37,8 @@ enum hw_seq_kind {
 };
 
 struct hw_seq_step {
-	uint32_t lost;      /* numbers newly counted lost (HW_SEQ_NEXT) */
-	uint8_t recovered;  /* 1 for HW_SEQ_LATE: one number counted lost has arrived after all */
+	uint32_t lost;     /* numbers newly counted lost (HW_SEQ_NEXT) */
+	uint8_t recovered; /* 1 for HW_SEQ_LATE: one number counted lost has arrived after all */
 	enum hw_seq_kind kind;
 };
 
@@ -103,14 +103,24 @@ static inline uint64_t hw_path_sig_done(uint64_t h)
 	return h ? h : 1;
 }
 
-/* Whether a report tells its flow's whole path: it has a flow, at least two hops, every hop with its
- * ports (all_ports), and it is the sink's report.  Reports a switch before the sink makes (intermediate,
- * I; drop, D; congested queue, Q, unless it is also a tracked flow report, F) carry only the path up to
- * that switch. */
-static inline bool hw_path_report_whole(unsigned flags, unsigned n_hops, bool has_flow, bool all_ports)
+/* Whether a report tells its flow's whole path: it has a flow, at least two hops, and it is the sink's
+ * report.  Reports a switch before the sink makes (intermediate, I; drop, D; congested queue, Q, unless it
+ * is also a tracked flow report, F) carry only the path up to that switch.  The rule has one more part,
+ * which callers check after this one with their own view of the hops: every hop carries its ports
+ * (hw_path_hops_have_ports for the records of a report); a hop without them is a hole. */
+static inline bool hw_path_report_whole(unsigned flags, unsigned n_hops, bool has_flow)
 {
-	return has_flow && all_ports && n_hops >= 2 && !(flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) &&
+	return has_flow && n_hops >= 2 && !(flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) &&
 	       (flags & (HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW)) != HW_RF_CONGESTED_QUEUE;
+}
+
+/* Whether each of a report's n records (its hops) carries its ports. */
+static inline bool hw_path_hops_have_ports(const struct hw_record *hops, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!(hops[i].valid & HW_V_PORTS))
+			return false;
+	return true;
 }
 
 /* Whether a known flow's path changed: a whole-path report (hw_path_report_whole) whose signature differs

@@ -51,8 +51,8 @@ static void seq_window_edge(void **state)
 	(void)state;
 	struct hw_seq_fact s = {0};
 	step(&s, 100, UINT32_MAX, HW_SEQ_FIRST, 0);
-	step(&s, 200, UINT32_MAX, HW_SEQ_NEXT, 99); /* 101..199 skipped */
-	assert_int_equal(s.window, 1);               /* a jump of 64 or more forgets the window */
+	step(&s, 200, UINT32_MAX, HW_SEQ_NEXT, 99);    /* 101..199 skipped */
+	assert_int_equal(s.window, 1);                 /* a jump of 64 or more forgets the window */
 	step(&s, 136, UINT32_MAX, HW_SEQ_TOO_LATE, 0); /* 200 - 136 = 64 behind */
 	step(&s, 137, UINT32_MAX, HW_SEQ_LATE, 0);     /* 63 behind */
 	step(&s, 137, UINT32_MAX, HW_SEQ_DUPLICATE, 0);
@@ -70,13 +70,13 @@ static void seq_wrap_22(void **state)
 	step(&s, 0x3ffffe, m, HW_SEQ_FIRST, 0);
 	step(&s, 0x3fffff, m, HW_SEQ_NEXT, 0);
 	step(&s, 0, m, HW_SEQ_NEXT, 0);
-	step(&s, 2, m, HW_SEQ_NEXT, 1);        /* 1 skipped */
-	step(&s, 0x400003, m, HW_SEQ_NEXT, 0); /* 0x400003 mod 2^22 = 3 */
+	step(&s, 2, m, HW_SEQ_NEXT, 1);             /* 1 skipped */
+	step(&s, 0x400003, m, HW_SEQ_NEXT, 0);      /* 0x400003 mod 2^22 = 3 */
 	step(&s, 0x3fffff, m, HW_SEQ_DUPLICATE, 0); /* 4 behind 3 across the wrap */
 	step(&s, 1, m, HW_SEQ_LATE, 0);
 	struct hw_seq_fact h = {0};
 	step(&h, 0, m, HW_SEQ_FIRST, 0);
-	step(&h, 0x200000, m, HW_SEQ_TOO_LATE, 0); /* 2^21 ahead = 2^21 behind: behind, far */
+	step(&h, 0x200000, m, HW_SEQ_TOO_LATE, 0);    /* 2^21 ahead = 2^21 behind: behind, far */
 	step(&h, 0x1fffff, m, HW_SEQ_NEXT, 0x1ffffe); /* 2^21 - 1 ahead: forward, 2^21 - 2 skipped */
 }
 
@@ -164,16 +164,22 @@ static void path_rule(void **state)
 {
 	(void)state;
 	const unsigned Q = HW_RF_CONGESTED_QUEUE, F = HW_RF_TRACKED_FLOW, D = HW_RF_DROPPED, I = HW_RF_INTERMEDIATE;
-	assert_true(hw_path_report_whole(0, 2, true, true));
-	assert_true(hw_path_report_whole(F, 5, true, true));
-	assert_true(hw_path_report_whole(Q | F, 5, true, true)); /* the sink's tracked flow report */
-	assert_false(hw_path_report_whole(Q, 5, true, true));    /* a queue report: path so far */
-	assert_false(hw_path_report_whole(D, 5, true, true));
-	assert_false(hw_path_report_whole(D | F, 5, true, true));
-	assert_false(hw_path_report_whole(I | F, 5, true, true));
-	assert_false(hw_path_report_whole(F, 1, true, true));  /* one hop is no path */
-	assert_false(hw_path_report_whole(F, 5, false, true)); /* no flow */
-	assert_false(hw_path_report_whole(F, 5, true, false)); /* a hop without ports */
+	assert_true(hw_path_report_whole(0, 2, true));
+	assert_true(hw_path_report_whole(F, 5, true));
+	assert_true(hw_path_report_whole(Q | F, 5, true)); /* the sink's tracked flow report */
+	assert_false(hw_path_report_whole(Q, 5, true));    /* a queue report: path so far */
+	assert_false(hw_path_report_whole(D, 5, true));
+	assert_false(hw_path_report_whole(D | F, 5, true));
+	assert_false(hw_path_report_whole(I | F, 5, true));
+	assert_false(hw_path_report_whole(F, 1, true));  /* one hop is no path */
+	assert_false(hw_path_report_whole(F, 5, false)); /* no flow */
+	struct hw_record hops[3];
+	memset(hops, 0, sizeof(hops));
+	hops[0].valid = hops[1].valid = hops[2].valid = HW_V_PORTS | HW_V_FLOW;
+	assert_true(hw_path_hops_have_ports(hops, 3));
+	hops[1].valid = HW_V_FLOW; /* the middle hop without ports: a hole */
+	assert_false(hw_path_hops_have_ports(hops, 3));
+	assert_true(hw_path_hops_have_ports(hops, 1));
 	assert_false(hw_path_changed(7, 7));
 	assert_true(hw_path_changed(7, 8));
 }
@@ -181,11 +187,11 @@ static void path_rule(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(seq_in_order),     cmocka_unit_test(seq_gap_late_duplicate),
-	    cmocka_unit_test(seq_window_edge),  cmocka_unit_test(seq_wrap_22),
-	    cmocka_unit_test(seq_wrap_32),      cmocka_unit_test(seq_sender_reset),
+	    cmocka_unit_test(seq_in_order),       cmocka_unit_test(seq_gap_late_duplicate),
+	    cmocka_unit_test(seq_window_edge),    cmocka_unit_test(seq_wrap_22),
+	    cmocka_unit_test(seq_wrap_32),        cmocka_unit_test(seq_sender_reset),
 	    cmocka_unit_test(seq_bits_of_format), cmocka_unit_test(path_sig_value),
-	    cmocka_unit_test(path_sig_fields),  cmocka_unit_test(path_rule),
+	    cmocka_unit_test(path_sig_fields),    cmocka_unit_test(path_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ static void resolve(struct hw_analyzer *a, struct an_flow *f, uint64_t now)
 static void report(struct hw_analyzer *a, const struct an_report *rep)
 {
 	const uint32_t all = rep->n_hops >= 32 ? UINT32_MAX : (1u << rep->n_hops) - 1;
-	if (!hw_path_report_whole(rep->flags, rep->n_hops, rep->has_flow, (rep->ports & all) == all))
+	if (!hw_path_report_whole(rep->flags, rep->n_hops, rep->has_flow) || (rep->ports & all) != all)
 		return; /* the path so far (a report from a switch before the sink), or a hop without ports */
 	uint64_t ph = path_sig(rep);
 	unsigned d = 0; /* the first hop that differs */
@@ -67,6 +67,7 @@ static void report(struct hw_analyzer *a, const struct an_report *rep)
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
 	} else if (hw_path_changed(f->path, ph) && !f->changed_ns) {
+		/* the ingress ports of later hops follow from the egress port before them (one link each) */
 		while (d < rep->n_hops && d < f->n_hops && rep->hops[d][0] == f->hops[d][0] &&
 		       rep->hops[d][1] == f->hops[d][1] && (d || rep->hop_in[0] == f->in0))
 			d++;
