@@ -84,11 +84,12 @@ static inline struct hw_seq_step hw_seq_update(struct hw_seq_fact *s, uint32_t s
  *
  * A flow's path is the sequence of its hops' (node, ingress port, egress port) as a report lists them.
  * Its signature folds one hop at a time from HW_PATH_SIG_SEED: an FNV-1a step over the hop's 64-bit word
- * followed by an xor-shift.  (The analyzer used to run plain FNV-1a over (node << 32 | egress port): a
- * multiplication carries bits only upwards, so there the node ids never reached the low 32 bits of the
- * hash, and ingress ports were not in it at all; the collector's fold, kept here, mixes every field
- * into every bit, and a change of the link into the first switch is seen too.)  0 is never a signature,
- * so callers may use 0 for "no path". */
+ * (node << 32 ^ ingress << 16 ^ egress; level-1 ports are 16 bits on the wire) followed by an xor-shift.
+ * This is the collector's signature.  The analyzer used to run plain FNV-1a over (node << 32 | egress
+ * port): a multiplication carries bits only upwards, so there the node ids never reached the low 32
+ * bits of the hash, and ingress ports were not in it at all.  The xor-shift brings the high half down
+ * at every hop, and with the ingress ports a change of the link into the first switch is seen too.
+ * hw_path_sig_done turns the (unlikely) signature 0 into 1, so callers may use 0 for "no path". */
 #define HW_PATH_SIG_SEED 0x84222325cbf29ce4ull
 
 static inline uint64_t hw_path_sig_step(uint64_t h, uint32_t node, uint32_t ingress_port, uint32_t egress_port)
