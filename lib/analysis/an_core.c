@@ -497,6 +497,7 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		rep->has_flow = (r->valid & HW_V_FLOW) != 0;
 		rep->flow_hash = r->flow_hash;
 		rep->n_hops = 0;
+		rep->ports = 0;
 		rep->path_len = r->path_len;
 		rep->flags = 0;
 		rep->seen = rep->has_lat = 0;
@@ -514,6 +515,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if ((r->valid & HW_V_PORTS) && r->hop_index < AN_PATH) {
 		rep->hops[r->hop_index][0] = r->node_id;
 		rep->hops[r->hop_index][1] = r->egress_port;
+		rep->hop_in[r->hop_index] = r->ingress_port;
+		rep->ports |= 1u << r->hop_index;
 		if (r->hop_index + 1u > rep->n_hops)
 			rep->n_hops = (uint8_t)(r->hop_index + 1u);
 	}

@@ -4,6 +4,7 @@
 #ifndef HOPWATCH_AN_INTERNAL_H
 #define HOPWATCH_AN_INTERNAL_H
 
+#include "facts.h"
 #include "hopwatch/analyzer.h"
 
 #define AN_RING 16             /* millisecond buckets per queue */
@@ -47,7 +48,9 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
 	uint8_t flags; /* report_flags (enum hw_report_flag) */
 	uint32_t hops[AN_PATH][2];
-	uint32_t qidx[AN_PATH]; /* queue index + 1 of each hop, 0 = none */
+	uint32_t hop_in[AN_PATH]; /* each hop's ingress_port (for the path signature) */
+	uint32_t ports;           /* bit i: hop i carried its ports */
+	uint32_t qidx[AN_PATH];   /* queue index + 1 of each hop, 0 = none */
 	/* for the latency matrix (an_latency.c): per hop_index < AN_PATH whether a
 	 * record came (seen) and carried hop_latency (has_lat), its node and its latency */
 	uint32_t seen, has_lat;

@@ -2,6 +2,7 @@
  * lookup and insert are O(1), eviction amortised O(1), and memory never grows after init. */
 #include <stdlib.h>
 
+#include "facts.h"
 #include "flow_table.h"
 #include "table_size.h"
 
@@ -68,7 +69,7 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 		struct hw_flow_entry *x = &t->e[i];
 		if (x->flow_hash != flow_hash)
 			continue;
-		int changed = x->path_sig != path_sig;
+		int changed = hw_path_changed(x->path_sig, path_sig);
 		if (changed) {
 			x->path_sig = path_sig;
 			x->path_changes++;

@@ -1,6 +1,6 @@
-/* Sequence-gap accounting: a forward jump counts the skipped numbers as lost; a number behind the
- * highest seen is a duplicate when already seen (64-report window), otherwise a late arrival that
- * was counted lost and is now reordered. */
+/* Sequence-gap accounting per sender, by lib/facts' hw_seq_update: a forward jump counts the skipped
+ * numbers as lost; a number behind the highest seen is a duplicate when already seen (64-report window),
+ * otherwise a late arrival that was counted lost and is now reordered. */
 #include <stdlib.h>
 
 #include "seq_tracker.h"
@@ -27,36 +27,20 @@ void hw_seq_tracker_free(struct hw_seq_tracker *t)
 
 void hw_seq_apply(struct hw_seq_state *s, uint32_t seq)
 {
-	const uint32_t mod_mask = s->bits >= 32 ? UINT32_MAX : ((1u << s->bits) - 1);
-	seq &= mod_mask;
 	s->received++;
-	if (!s->started) {
-		s->started = 1;
-		s->highest = seq;
-		s->window = 1;
-		return;
-	}
-	uint32_t ahead = (seq - s->highest) & mod_mask;
-	const uint32_t half = mod_mask / 2 + 1;
-	if (ahead != 0 && ahead < half) {
-		/* forward: numbers in between are missing (for now) */
-		s->lost += ahead - 1;
-		s->window = ahead >= 64 ? 1 : (s->window << ahead) | 1;
-		s->highest = seq;
-		return;
-	}
-	uint32_t back = (s->highest - seq) & mod_mask; /* 0 = same as highest */
-	if (back < 64) {
-		if (s->window & (1ull << back)) {
-			s->duplicate++;
-		} else {
-			s->window |= 1ull << back;
-			s->reordered++;
-			if (s->lost)
-				s->lost--; /* it was counted lost when the jump passed it */
-		}
-	} else {
+	const struct hw_seq_step st = hw_seq_update(&s->f, seq, hw_seq_mask(s->bits));
+	switch (st.kind) {
+	case HW_SEQ_NEXT: s->lost += st.lost; break;
+	case HW_SEQ_LATE:
+		s->reordered++;
+		if (s->lost)
+			s->lost--; /* it was counted lost when the jump passed it */
+		break;
+	case HW_SEQ_TOO_LATE:
 		s->reordered++; /* too late to tell; counted lost already */
+		break;
+	case HW_SEQ_DUPLICATE: s->duplicate++; break;
+	case HW_SEQ_FIRST: break;
 	}
 }
 

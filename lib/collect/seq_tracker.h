@@ -5,14 +5,14 @@
 
 #include <stdint.h>
 
+#include "facts.h"
+
 struct hw_seq_state {
 	uint32_t node;
 	uint8_t hw_id;
-	uint8_t bits;     /* sequence width */
-	uint8_t started;  /* a first report was seen */
-	uint8_t used;     /* key set (written last) */
-	uint32_t highest; /* highest sequence number seen (modulo 2^bits) */
-	uint64_t window;  /* bit i: highest - i was seen, i < 64 */
+	uint8_t bits;         /* sequence width */
+	uint8_t used;         /* key set (written last) */
+	struct hw_seq_fact f; /* highest number and reorder window (lib/facts) */
 	uint64_t received, lost, duplicate, reordered;
 };
 

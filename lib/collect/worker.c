@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "facts.h"
 #include "worker.h"
 
 int hw_worker_init(struct hw_worker *w, uint32_t id, const struct hw_parser_config *pcfg,
@@ -56,15 +57,6 @@ void hw_worker_flush(struct hw_worker *w)
 	}
 }
 
-/* The path signature of a report (its node/port sequence), one hop at a time from this seed. */
-#define PATH_SIG_SEED 0x84222325cbf29ce4ull
-static inline uint64_t path_signature_step(uint64_t h, const struct hw_record *r)
-{
-	uint64_t v = (uint64_t)r->node_id << 32 ^ (uint64_t)r->ingress_port << 16 ^ r->egress_port;
-	h = (h ^ v) * 0x100000001b3ull;
-	return h ^ h >> 29;
-}
-
 static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
                                  struct hw_parse_out *o, struct hw_batch **b)
 {
@@ -116,16 +108,16 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 		      rep->hw_id == o.reps[i - 1].hw_id))
 			hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
 		const struct hw_record *recs = o.recs + rep->first;
-		uint64_t sig = PATH_SIG_SEED;
+		uint64_t sig = HW_PATH_SIG_SEED;
 		for (uint32_t j = 0; j < rep->n_hops; j++) {
 			hw_queue_table_add(&w->queues, &recs[j]);
-			sig = path_signature_step(sig, &recs[j]);
+			sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
 		}
-		/* Only a sink's ordinary report describes the whole path: drop and queue reports, and
+		/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
 		 * intermediate reports, stop where the packet was dropped or the queue was watched. */
-		const uint8_t partial = HW_RF_DROPPED | HW_RF_CONGESTED_QUEUE | HW_RF_INTERMEDIATE;
-		if (rep->n_hops > 1 && !(rep->flags & partial) && (recs[0].valid & HW_V_FLOW) &&
-		    hw_flow_table_update(&w->flows, recs[0].flow_hash, sig, time_ns))
+		if (hw_path_report_whole(rep->flags, rep->n_hops, (recs[0].valid & HW_V_FLOW) != 0) &&
+		    hw_path_hops_have_ports(recs, rep->n_hops) &&
+		    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), time_ns))
 			HW_ADD(w->cnt.path_changes, 1);
 	}
 	if (b) {

@@ -1,5 +1,5 @@
-/* PathChange: a flow's path (the sequence of (node, egress port) of its sink reports' hops; queue and drop
- * reports from switches before the sink carry only the path so far) differs from the path it had; placed
+/* PathChange: a flow's path (the signature of its sink reports' hops, lib/facts: the collector's rule; queue
+ * and drop reports from switches before the sink carry only the path so far) differs from the path it had; placed
  * at the first hop that differs, resolved path_change_clear_ns later.  Flows live in a bounded table
  * (max_flows); a flow pushed out simply starts over. */
 #include <stdio.h>
@@ -8,11 +8,12 @@
 #include "detector.h"
 
 struct an_flow {             /* a slot of the flow table */
-	uint64_t hash, path; /* path: hash of the hop sequence; 0 = empty slot */
+	uint64_t hash, path; /* path: signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
 	uint64_t changed_ns; /* PathChange active since (0 = none) */
 	uint64_t ev_id;
 	uint32_t ev_node, ev_port; /* where the active PathChange was placed */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
+	uint32_t in0;              /* ingress_port of hop 0 (the link into the first switch) */
 	uint8_t n_hops;
 };
 
@@ -21,12 +22,12 @@ struct path_state {
 	uint64_t path_next_expiry; /* record time the earliest active PathChange resolves; 0 = none */
 };
 
-static uint64_t path_hash(const struct an_report *rep)
+static uint64_t path_sig(const struct an_report *rep)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = HW_PATH_SIG_SEED;
 	for (unsigned i = 0; i < rep->n_hops; i++)
-		h = (h ^ (((uint64_t)rep->hops[i][0] << 32) | rep->hops[i][1])) * 1099511628211ull;
-	return h ? h : 1;
+		h = hw_path_sig_step(h, rep->hops[i][0], rep->hop_in[i], rep->hops[i][1]);
+	return hw_path_sig_done(h);
 }
 
 static void describe(char *buf, size_t size, const uint32_t hops[][2], unsigned n)
@@ -56,14 +57,10 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 {
 	struct path_state *ps = det->state;
 	struct an_flow *flows = det->flows;
-	if (!rep->has_flow || rep->n_hops < 2 || (rep->flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) ||
-	    (rep->flags & (HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW)) == HW_RF_CONGESTED_QUEUE)
-		return; /* the path so far (a queue or drop report from a switch before the sink), not the flow's path
-		         */
-	for (unsigned i = 0; i < rep->n_hops; i++)
-		if (!rep->hops[i][0] && !rep->hops[i][1])
-			return; /* a hole in the path (a hop without ports) */
-	uint64_t ph = path_hash(rep);
+	const uint32_t all = rep->n_hops >= 32 ? UINT32_MAX : (1u << rep->n_hops) - 1;
+	if (!hw_path_report_whole(rep->flags, rep->n_hops, rep->has_flow) || (rep->ports & all) != all)
+		return; /* the path so far (a report from a switch before the sink), or a hop without ports */
+	uint64_t ph = path_sig(rep);
 	unsigned d = 0; /* the first hop that differs */
 	int changed = 0;
 	char detail[256];
@@ -92,9 +89,10 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 			resolve(a, ps, f, rep->time_ns); /* pushed out while its event was active */
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
-	} else if (f->path != ph && !f->changed_ns) {
+	} else if (hw_path_changed(f->path, ph) && !f->changed_ns) {
+		/* the ingress ports of later hops follow from the egress port before them (one link each) */
 		while (d < rep->n_hops && d < f->n_hops && rep->hops[d][0] == f->hops[d][0] &&
-		       rep->hops[d][1] == f->hops[d][1])
+		       rep->hops[d][1] == f->hops[d][1] && (d || rep->hop_in[0] == f->in0))
 			d++;
 		if (d >= rep->n_hops)
 			d = rep->n_hops - 1;
@@ -119,6 +117,7 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	/* stored before the event goes out: the new path is the flow's current one (its graph) */
 	f->path = ph;
 	f->n_hops = rep->n_hops;
+	f->in0 = rep->hop_in[0];
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
 	if (changed) {
 		struct an_ev *e = an_ev_begin(a, HW_AN_PATH_CHANGE, NULL, f->ev_id, f->changed_ns);

@@ -1,10 +1,11 @@
-/* TelemetryReportLoss: gaps in report_seq per (report_node, hw_id), 22-bit numbers for TR v2.0 and 32-bit
- * otherwise, with wrap; lost / expected over tumbling seq_window_ns windows above seq_loss_ratio. */
+/* TelemetryReportLoss: gaps in report_seq per (report_node, hw_id), counted as the collector counts them
+ * (lib/facts: wrap, reorder window); lost / expected over tumbling seq_window_ns windows above seq_loss_ratio. */
 #include "detector.h"
 
 struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
-	uint32_t node, seq;
-	uint8_t hw_id, used, have;
+	uint32_t node;
+	uint8_t hw_id, used;
+	struct hw_seq_fact seq; /* highest number and reorder window (lib/facts) */
 	uint64_t w_start, w_recv, w_lost, lost_total;
 	struct an_hyst h;
 };
@@ -64,28 +65,31 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 
 static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
-	if (rep->format == HW_FORMAT_INT || rep->format == HW_FORMAT_NONE)
+	const unsigned bits = hw_seq_bits(rep->format);
+	if (!bits)
 		return; /* bare INT packets carry no report sequence number */
 	struct an_sender *s = sender_of(a, d, rep->node, rep->hw_id);
 	if (!s)
 		return;
-	if (!s->have) {
-		s->have = 1;
-		s->seq = rep->seq;
+	const struct hw_seq_step st = hw_seq_update(&s->seq, rep->seq, hw_seq_mask(bits));
+	if (st.kind == HW_SEQ_FIRST) {
 		s->w_start = rep->time_ns;
 		s->w_recv = 1;
 		return;
 	}
 	if (rep->time_ns - s->w_start >= a->c.seq_window_ns)
 		close_window(a, s, rep->time_ns);
-	uint32_t mask = rep->format == HW_FORMAT_TR20 ? 0x3fffffu : 0xffffffffu;
-	uint32_t diff = (rep->seq - s->seq) & mask;
-	if (diff == 0 || diff > mask / 2)
-		return; /* a duplicate, or late (reordered) */
-	s->w_lost += diff - 1;
-	s->lost_total += diff - 1;
-	s->w_recv++;
-	s->seq = rep->seq;
+	if (st.kind == HW_SEQ_NEXT) {
+		s->w_lost += st.lost;
+		s->lost_total += st.lost;
+		s->w_recv++;
+	} else if (st.recovered) { /* late, within the reorder window: one of the lost came after all */
+		s->w_recv++;
+		if (s->w_lost)
+			s->w_lost--;
+		if (s->lost_total)
+			s->lost_total--;
+	} /* a duplicate, or too late to tell (it stays lost) */
 }
 
 static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
@@ -94,7 +98,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		return;
 	for (uint32_t i = 0; i <= a->smask; i++) {
 		struct an_sender *s = &((struct an_sender *)d->senders)[i];
-		if (s->used && s->have && (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
+		if (s->used && s->seq.started && (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
 		    (s->w_lost || s->h.active))
 			close_window(a, s, now);
 	}
