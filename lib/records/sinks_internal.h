@@ -13,16 +13,19 @@ static inline void hw_put_le16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
+/* Byte stores written out (no loop), which the compiler merges into one store on a little-endian host. */
 static inline void hw_put_le32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
 }
 
 static inline void hw_put_le64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	hw_put_le32(p, (uint32_t)v);
+	hw_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
 static inline uint16_t hw_get_le16(const uint8_t *p)
