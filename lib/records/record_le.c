@@ -5,20 +5,9 @@
 #include "hopwatch/record_file.h"
 #include "sinks_internal.h"
 
-/* One store / load per type; the list expands into straight-line code. */
-#define LE_PUT_u8(p, v) (*(p) = (v))
-#define LE_PUT_u16(p, v) hw_put_le16((p), (v))
-#define LE_PUT_u32(p, v) hw_put_le32((p), (v))
-#define LE_PUT_u64(p, v) hw_put_le64((p), (v))
-#define LE_PUT_ip16(p, v) memcpy((p), (v), 16)
-#define LE_GET_u8(p, v) ((v) = *(p))
-#define LE_GET_u16(p, v) ((v) = hw_get_le16(p))
-#define LE_GET_u32(p, v) ((v) = hw_get_le32(p))
-#define LE_GET_u64(p, v) ((v) = hw_get_le64(p))
-#define LE_GET_ip16(p, v) memcpy((v), (p), 16)
-
-#define PUT(r, name, type, le, valid, ch, kind, jpos) LE_PUT_##type(out + (le), r->name);
-#define GET(r, name, type, le, valid, ch, kind, jpos) LE_GET_##type(in + (le), r->name);
+/* One store / load per field (sinks_internal.h); the list expands into straight-line code. */
+#define PUT(r, name, type, le, valid, ch, kind, jpos) HW_LE_PUT_##type(out + (le), r->name);
+#define GET(r, name, type, le, valid, ch, kind, jpos) HW_LE_GET_##type(in + (le), r->name);
 
 /* restrict: the image and the record do not overlap, so the compiler may merge and reorder the field
  * copies (the list is in column order, not offset order). */

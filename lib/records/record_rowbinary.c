@@ -20,23 +20,12 @@ _Static_assert(0 HW_RECORD_FIELDS(WIDTH, _) == HW_CH_FIELD_ROW, "HW_CH_FIELD_ROW
 _Static_assert(HW_CH_FIELD_ROW + 2 <= HW_CH_ROW_MAX, "HW_CH_ROW_MAX: a row with report_pos");
 #undef WIDTH
 
-/* One value by type, little-endian; an address is its 16 bytes in order. */
-#define RB_PUT_u8(p, v) (*(p) = (v))
-#define RB_PUT_u16(p, v) hw_put_le16((p), (v))
-#define RB_PUT_u32(p, v) hw_put_le32((p), (v))
-#define RB_PUT_u64(p, v) hw_put_le64((p), (v))
-#define RB_PUT_ip16(p, v) memcpy((p), (v), 16)
-#define RB_GET_u8(p, v) ((v) = *(p))
-#define RB_GET_u16(p, v) ((v) = hw_get_le16(p))
-#define RB_GET_u32(p, v) ((v) = hw_get_le32(p))
-#define RB_GET_u64(p, v) ((v) = hw_get_le64(p))
-#define RB_GET_ip16(p, v) memcpy((v), (p), 16)
-
+/* One value by type (sinks_internal.h), the row's columns back to back. */
 #define PUT(r, name, type, le, valid, ch, kind, jpos)                                                                  \
-	RB_PUT_##type(p, r->name);                                                                                     \
+	HW_LE_PUT_##type(p, r->name);                                                                                  \
 	p += sizeof(hw_rec_##type##_t);
 #define GET(r, name, type, le, valid, ch, kind, jpos)                                                                  \
-	RB_GET_##type(p, r->name);                                                                                     \
+	HW_LE_GET_##type(p, r->name);                                                                                  \
 	p += sizeof(hw_rec_##type##_t);
 
 uint16_t hw_ch_report_pos(const struct hw_record *prev, uint16_t prev_pos, const struct hw_record *r)

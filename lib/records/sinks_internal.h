@@ -43,6 +43,19 @@ static inline uint64_t hw_get_le64(const uint8_t *p)
 	return (uint64_t)hw_get_le32(p) | (uint64_t)hw_get_le32(p + 4) << 32;
 }
 
+/* Store / load one record field by its HW_RECORD_FIELDS type (record.h), little-endian; an address
+ * is its 16 bytes in order.  The LE image and RowBinary expand the list with these. */
+#define HW_LE_PUT_u8(p, v) (*(p) = (v))
+#define HW_LE_PUT_u16(p, v) hw_put_le16((p), (v))
+#define HW_LE_PUT_u32(p, v) hw_put_le32((p), (v))
+#define HW_LE_PUT_u64(p, v) hw_put_le64((p), (v))
+#define HW_LE_PUT_ip16(p, v) memcpy((p), (v), 16)
+#define HW_LE_GET_u8(p, v) ((v) = *(p))
+#define HW_LE_GET_u16(p, v) ((v) = hw_get_le16(p))
+#define HW_LE_GET_u32(p, v) ((v) = hw_get_le32(p))
+#define HW_LE_GET_u64(p, v) ((v) = hw_get_le64(p))
+#define HW_LE_GET_ip16(p, v) memcpy((v), (p), 16)
+
 /* snprintf into err when err is not NULL (errlen may be 0). */
 void hw_sink_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
