@@ -20,8 +20,8 @@ static int ip_from_text(const char *s, uint8_t out[16])
 	return 0;
 }
 
-/* One key by kind.  0, or -1 with the key named in err.  UINT keys must be integers >= 0; names and text
- * that do not match leave the field 0, as the format may grow. */
+/* One key by kind; a bad value fails the line with the key named in err.  UINT keys must be integers >= 0; names and
+ * text that do not match leave the field 0, as the format may grow. */
 #define R_UINT(name, type, bits)                                                                                       \
 	if (x) {                                                                                                       \
 		if (!json_is_integer(x) || json_integer_value(x) < 0) {                                                \
