@@ -78,6 +78,17 @@ static inline char *put_quoted(char *p, const char *s)
 	}
 #define AT(k) HW_RECORD_FIELDS(FIELD_AT, k)
 
+/* The key at place 0 must always be written: its comma becomes the opening brace. */
+#define WRITES_UINT 1
+#define WRITES_FLAGS 1
+#define WRITES_FORMAT 1
+#define WRITES_INTVER 0 /* not for HW_INT_NONE */
+#define WRITES_IP 1
+#define WRITES_HEX 1
+#define WRITES_VALID 0
+#define FIRST_ALWAYS(a, name, type, le, valid, ch, kind, jpos) +((jpos) == 0 && !(valid) && WRITES_##kind)
+_Static_assert(0 HW_RECORD_FIELDS(FIRST_ALWAYS, _) == 1, "the first JSON key must have no valid bits");
+
 size_t hw_record_json(const struct hw_record *r, char *buf)
 {
 	char *p = buf, ip[46];
