@@ -1,5 +1,6 @@
 /* Records from ClickHouse for `hopwatch-analyzer run --clickhouse`: one streamed SELECT over the HTTP
- * interface (lib/common/http_client) in FORMAT RowBinary, each fixed-width row decoded into a record as it arrives. */
+ * interface (lib/common/http_client) in FORMAT RowBinary, each fixed-width row decoded into a record as it arrives
+ * (by hw_ch_row_decode of lib/records). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,67 +8,11 @@
 #include <time.h>
 
 #include "http_client.h"
+#include "hopwatch/record_rowbinary.h"
 #include "records_clickhouse.h"
 
-/* The columns read back, in SELECT order: every record field, as schema.sql stores it (each column
- * is its field's width; FixedString(16) for the addresses).  With FORMAT RowBinary a row is these
- * values back to back, little-endian: ROW_BYTES in all.
- * clang-format 14 re-flows the list differently on every run, so it is left as written. */
-/* clang-format off */
-#define CH_COLUMNS(X)                                                                                                  \
-	X(time_ns)                                                                                                     \
-	X(report_node)                                                                                                 \
-	X(hw_id)                                                                                                       \
-	X(report_seq) X(report_flags) X(format) X(int_version) X(valid) X(hop_index) X(path_len) X(node_id)            \
-	    X(ingress_port) X(egress_port) X(l2_ingress_port) X(l2_egress_port) X(hop_latency) X(queue_id)             \
-	        X(queue_occupancy) X(ingress_ts) X(egress_ts) X(egress_tx_util) X(buffer_id) X(buffer_occupancy)       \
-	            X(drop_reason) X(src_ip) X(dst_ip) X(src_port) X(dst_port) X(ip_proto) X(dscp) X(ecn)              \
-	                X(roce_opcode) X(roce_dest_qp) X(flow_hash)
-/* clang-format on */
-#define FIELD_SIZE(f) sizeof(((struct hw_record *)0)->f)
-#define X_COL(f) {#f, offsetof(struct hw_record, f), FIELD_SIZE(f)},
-static const struct column {
-	const char *name;
-	uint16_t off, size;
-} columns[] = {CH_COLUMNS(X_COL)};
-#undef X_COL
-#define X_BYTES(f) +FIELD_SIZE(f)
-enum { ROW_BYTES = 0 CH_COLUMNS(X_BYTES) };
-#undef X_BYTES
-_Static_assert(ROW_BYTES == 133, "a hops row is 133 bytes (schema.sql without report_pos)");
-
-/* One RowBinary row into r: each column's little-endian bytes into its field.  0, or -1 with what
- * is wrong in why (a value no hops row can hold: how a text that is not a row, such as an error
- * ClickHouse appended, shows). */
-static int row_decode(const uint8_t *p, struct hw_record *r, char *why, size_t n)
-{
-	memset(r, 0, sizeof(*r));
-	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++) {
-		uint8_t *f = (uint8_t *)r + columns[c].off;
-		const unsigned size = columns[c].size;
-		if (size > 8) { /* an address: bytes in order */
-			memcpy(f, p, size);
-		} else {
-			uint64_t v = 0;
-			for (unsigned i = 0; i < size; i++)
-				v |= (uint64_t)p[i] << (8 * i);
-			switch (size) {
-			case 1: *f = (uint8_t)v; break;
-			case 2: memcpy(f, &(uint16_t){(uint16_t)v}, 2); break;
-			case 4: memcpy(f, &(uint32_t){(uint32_t)v}, 4); break;
-			default: memcpy(f, &v, 8); break;
-			}
-		}
-		p += size;
-	}
-	if (r->format > HW_FORMAT_INT || r->int_version > HW_INT_V21 || r->report_flags >= 32 ||
-	    r->valid >= (HW_V_ROCE << 1) || r->hw_id >= 64 || r->dscp >= 64 || r->ecn >= 4)
-		snprintf(why, n, "not a hops row (format %u, int_version %u, report_flags %u, valid %u)", r->format,
-		         r->int_version, r->report_flags, r->valid);
-	else
-		return 0;
-	return -1;
-}
+/* A row of the SELECT below: the record fields in RowBinary (hw_ch_row_decode, lib/records). */
+#define ROW_BYTES HW_CH_FIELD_ROW
 
 static int parse_digits(const char **p, int n, int *out)
 {
@@ -236,7 +181,7 @@ static int not_a_row(struct reader *r, const uint8_t *p, size_t n, const char *w
 static int one_row(struct reader *r, const uint8_t *p, size_t avail)
 {
 	char why[256];
-	if (row_decode(p, &r->buf[r->n], why, sizeof(why)))
+	if (hw_ch_row_decode(p, &r->buf[r->n], why, sizeof(why)))
 		return not_a_row(r, p, avail, why);
 	if (++r->n == r->n_cap)
 		return deliver(r);
@@ -287,14 +232,11 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 	                   .ctx = ctx,
 	                   .err = err,
 	                   .errlen = errlen};
-	char select_list[1024], sql[2048];
-	size_t o = 0;
-	for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); c++)
-		o += (size_t)snprintf(select_list + o, sizeof(select_list) - o, "%s%s", c ? "," : "", columns[c].name);
+	char sql[2048];
 	snprintf(sql, sizeof(sql),
 	         "SELECT %s FROM %s WHERE time_ns >= %llu AND time_ns < %llu "
 	         "ORDER BY time_ns, report_node, hw_id, report_seq, report_pos FORMAT RowBinary",
-	         select_list, r.table, (unsigned long long)q->from_ns, (unsigned long long)q->to_ns);
+	         hw_ch_field_columns, r.table, (unsigned long long)q->from_ns, (unsigned long long)q->to_ns);
 	/* a query that sends nothing for 5 minutes (sorting a huge range) is given up */
 	const struct hw_http_opts ho = {
 	    .connect_timeout_ms = 5000, .low_speed_time_s = 300, .on_body = on_data, .ctx = &r};

@@ -21,15 +21,9 @@ extern "C" {
  *   offset 16 u64 creation time, ns since the epoch
  *   offset 24 u32 record layout version (HW_RECORD_LAYOUT_VERSION)
  *   offset 28 36 bytes reserved, zero
- *   then records, each the little-endian image of struct hw_record (field order of record.h):
- *     0 time_ns u64        8 ingress_ts u64      16 egress_ts u64       24 flow_hash u64
- *    32 valid u32         36 report_node u32    40 report_seq u32      44 node_id u32
- *    48 ingress_port u32  52 egress_port u32    56 l2_ingress_port u32 60 l2_egress_port u32
- *    64 hop_latency u32   68 queue_occupancy u32 72 egress_tx_util u32 76 buffer_occupancy u32
- *    80 roce_dest_qp u32  84 src_port u16       86 dst_port u16        88 src_ip[16]
- *   104 dst_ip[16]       120 hw_id 121 report_flags 122 format 123 int_version 124 hop_index
- *   125 path_len 126 queue_id 127 buffer_id 128 drop_reason 129 ip_proto 130 dscp 131 ecn
- *   132 roce_opcode      133 3 pad bytes, zero
+ *   then records, each the little-endian image of struct hw_record: every field at its offset in
+ *   HW_RECORD_FIELDS (record.h, the `le` column, which is the struct offset), 8/4/2/1 bytes for
+ *   u64/u32/u16/u8, 16 bytes in order for an address; bytes 133..135 are padding, zero.
  * The file length minus the header is a whole number of records. */
 #define HW_RECORD_FILE_MAGIC "HWREC\0\0\1"
 #define HW_RECORD_FILE_VERSION 1

@@ -1,8 +1,7 @@
-/* JSON lines writer for per-hop records (docs/records.md).  Keys, order and omissions follow the
- * contract exactly; values are integers or generated names, so nothing needs escaping. */
+/* JSON lines writer for per-hop records (docs/records.md), generated from HW_RECORD_FIELDS (record.h): keys in
+ * the list's JSON order, each omitted when its valid bits are clear; values are integers or generated names, so
+ * nothing needs escaping.  The list expands into straight-line code (no table walk): this is the hot path. */
 #include <arpa/inet.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "hopwatch/record_json.h"
@@ -17,18 +16,13 @@ const char *hw_ip_text(const uint8_t ip[16], char *buf)
 	return buf;
 }
 
-struct out {
-	char *p;
-};
-
-static void put_str(struct out *o, const char *s)
+static inline char *put_mem(char *p, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-	memcpy(o->p, s, n);
-	o->p += n;
+	memcpy(p, s, n);
+	return p + n;
 }
 
-static void put_u64(struct out *o, uint64_t v)
+static inline char *put_u64(char *p, uint64_t v)
 {
 	char tmp[24];
 	int n = 0;
@@ -37,105 +31,77 @@ static void put_u64(struct out *o, uint64_t v)
 		v /= 10;
 	} while (v);
 	while (n)
-		*o->p++ = tmp[--n];
+		*p++ = tmp[--n];
+	return p;
 }
 
-static void key_u64(struct out *o, const char *key, uint64_t v)
+static inline char *put_quoted(char *p, const char *s)
 {
-	*o->p++ = ',';
-	*o->p++ = '"';
-	put_str(o, key);
-	*o->p++ = '"';
-	*o->p++ = ':';
-	put_u64(o, v);
+	*p++ = '"';
+	p = put_mem(p, s, strlen(s));
+	*p++ = '"';
+	return p;
 }
 
-static void key_str(struct out *o, const char *key, const char *v)
-{
-	*o->p++ = ',';
-	*o->p++ = '"';
-	put_str(o, key);
-	put_str(o, "\":\"");
-	put_str(o, v);
-	*o->p++ = '"';
-}
+/* Each key as ,"name": (the first key's comma becomes the opening brace), then its value by kind. */
+#define KEY(name) p = put_mem(p, ",\"" #name "\":", sizeof(",\"" #name "\":") - 1)
+#define J_UINT(name) KEY(name), p = put_u64(p, r->name)
+#define J_FORMAT(name) KEY(name), p = put_quoted(p, hw_format_name(r->name))
+#define J_INTVER(name)                                                                                                 \
+	if (hw_int_version_name(r->name))                                                                              \
+	KEY(name), p = put_quoted(p, hw_int_version_name(r->name))
+#define J_IP(name) KEY(name), p = put_quoted(p, hw_ip_text(r->name, ip))
+#define J_HEX(name)                                                                                                    \
+	KEY(name);                                                                                                     \
+	*p++ = '"';                                                                                                    \
+	for (int i = 60; i >= 0; i -= 4)                                                                               \
+		*p++ = "0123456789abcdef"[(r->name >> i) & 15];                                                        \
+	*p++ = '"'
+#define J_FLAGS(name)                                                                                                  \
+	KEY(name);                                                                                                     \
+	*p++ = '[';                                                                                                    \
+	for (unsigned bit = 1, first = 1; bit <= HW_RF_POSTCARD; bit <<= 1) {                                          \
+		if (!(r->name & bit))                                                                                  \
+			continue;                                                                                      \
+		if (!first)                                                                                            \
+			*p++ = ',';                                                                                    \
+		first = 0;                                                                                             \
+		p = put_quoted(p, hw_report_flag_name(bit));                                                           \
+	}                                                                                                              \
+	*p++ = ']'
+#define J_VALID(name) (void)0 /* not a key: the keys present say it */
+
+/* JSON place `at`: the row whose jpos it is writes itself, every other row folds away at compile time. */
+#define FIELD_AT(at, name, type, le, valid, ch, kind, jpos)                                                            \
+	if ((jpos) == (at) && (!(valid) || (v & (valid)))) {                                                           \
+		J_##kind(name);                                                                                        \
+	}
+#define AT(k) HW_RECORD_FIELDS(FIELD_AT, k)
+
+/* The key at place 0 must always be written: its comma becomes the opening brace. */
+#define WRITES_UINT 1
+#define WRITES_FLAGS 1
+#define WRITES_FORMAT 1
+#define WRITES_INTVER 0 /* not for HW_INT_NONE */
+#define WRITES_IP 1
+#define WRITES_HEX 1
+#define WRITES_VALID 0
+#define FIRST_ALWAYS(a, name, type, le, valid, ch, kind, jpos) +((jpos) == 0 && !(valid) && WRITES_##kind)
+_Static_assert(0 HW_RECORD_FIELDS(FIRST_ALWAYS, _) == 1, "the first JSON key must have no valid bits");
 
 size_t hw_record_json(const struct hw_record *r, char *buf)
 {
-	struct out o = {buf};
-	char ip[46];
+	char *p = buf, ip[46];
 	const uint32_t v = r->valid;
-
-	put_str(&o, "{\"time_ns\":");
-	put_u64(&o, r->time_ns);
-	key_u64(&o, "report_node", r->report_node);
-	key_u64(&o, "hw_id", r->hw_id);
-	key_u64(&o, "report_seq", r->report_seq);
-	put_str(&o, ",\"report_flags\":[");
-	int first = 1;
-	for (unsigned bit = 1; bit <= HW_RF_POSTCARD; bit <<= 1) {
-		if (!(r->report_flags & bit))
-			continue;
-		if (!first)
-			*o.p++ = ',';
-		first = 0;
-		*o.p++ = '"';
-		put_str(&o, hw_report_flag_name(bit));
-		*o.p++ = '"';
-	}
-	*o.p++ = ']';
-	key_str(&o, "format", hw_format_name(r->format));
-	if (hw_int_version_name(r->int_version))
-		key_str(&o, "int_version", hw_int_version_name(r->int_version));
-	key_u64(&o, "hop_index", r->hop_index);
-	key_u64(&o, "path_len", r->path_len);
-	key_u64(&o, "node_id", r->node_id);
-	if (v & HW_V_PORTS) {
-		key_u64(&o, "ingress_port", r->ingress_port);
-		key_u64(&o, "egress_port", r->egress_port);
-	}
-	if (v & HW_V_L2_PORTS) {
-		key_u64(&o, "l2_ingress_port", r->l2_ingress_port);
-		key_u64(&o, "l2_egress_port", r->l2_egress_port);
-	}
-	if (v & HW_V_HOP_LATENCY)
-		key_u64(&o, "hop_latency", r->hop_latency);
-	if (v & (HW_V_QUEUE | HW_V_DROP))
-		key_u64(&o, "queue_id", r->queue_id);
-	if (v & HW_V_QUEUE)
-		key_u64(&o, "queue_occupancy", r->queue_occupancy);
-	if (v & HW_V_INGRESS_TS)
-		key_u64(&o, "ingress_ts", r->ingress_ts);
-	if (v & HW_V_EGRESS_TS)
-		key_u64(&o, "egress_ts", r->egress_ts);
-	if (v & HW_V_TX_UTIL)
-		key_u64(&o, "egress_tx_util", r->egress_tx_util);
-	if (v & HW_V_BUFFER) {
-		key_u64(&o, "buffer_id", r->buffer_id);
-		key_u64(&o, "buffer_occupancy", r->buffer_occupancy);
-	}
-	if (v & HW_V_DROP)
-		key_u64(&o, "drop_reason", r->drop_reason);
-	if (v & HW_V_FLOW) {
-		char hex[17];
-		key_str(&o, "src_ip", hw_ip_text(r->src_ip, ip));
-		key_str(&o, "dst_ip", hw_ip_text(r->dst_ip, ip));
-		key_u64(&o, "ip_proto", r->ip_proto);
-		key_u64(&o, "src_port", r->src_port);
-		key_u64(&o, "dst_port", r->dst_port);
-		snprintf(hex, sizeof(hex), "%016" PRIx64, r->flow_hash);
-		key_str(&o, "flow_hash", hex);
-	}
-	if (v & HW_V_TCLASS) {
-		key_u64(&o, "dscp", r->dscp);
-		key_u64(&o, "ecn", r->ecn);
-	}
-	if (v & HW_V_ROCE) {
-		key_u64(&o, "roce_opcode", r->roce_opcode);
-		key_u64(&o, "roce_dest_qp", r->roce_dest_qp);
-	}
-	*o.p++ = '}';
-	*o.p++ = '\n';
-	*o.p = 0;
-	return (size_t)(o.p - buf);
+	_Static_assert(HW_RECORD_NFIELDS == 34, "one AT() below per JSON place");
+	/* clang-format off */
+	AT(0) AT(1) AT(2) AT(3) AT(4) AT(5) AT(6) AT(7) AT(8) AT(9) AT(10) AT(11) AT(12) AT(13) AT(14) AT(15) AT(16)
+	AT(17) AT(18) AT(19) AT(20) AT(21) AT(22) AT(23) AT(24) AT(25) AT(26) AT(27) AT(28) AT(29) AT(30) AT(31)
+	AT(32) AT(33)
+	    /* clang-format on */
+	    buf[0] = '{'; /* time_ns (always present) wrote the first key's comma */
+	*p++ = '}';
+	*p++ = '\n';
+	*p = 0;
+	return (size_t)(p - buf);
 }

@@ -16,16 +16,19 @@ static inline void hw_put_le16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
+/* Byte stores written out (no loop), which the compiler merges into one store on a little-endian host. */
 static inline void hw_put_le32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
 }
 
 static inline void hw_put_le64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	hw_put_le32(p, (uint32_t)v);
+	hw_put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
 static inline uint16_t hw_get_le16(const uint8_t *p)
@@ -42,6 +45,19 @@ static inline uint64_t hw_get_le64(const uint8_t *p)
 {
 	return (uint64_t)hw_get_le32(p) | (uint64_t)hw_get_le32(p + 4) << 32;
 }
+
+/* Store / load one record field by its HW_RECORD_FIELDS type (record.h), little-endian; an address
+ * is its 16 bytes in order.  The LE image and RowBinary expand the list with these. */
+#define HW_LE_PUT_u8(p, v) (*(p) = (v))
+#define HW_LE_PUT_u16(p, v) hw_put_le16((p), (v))
+#define HW_LE_PUT_u32(p, v) hw_put_le32((p), (v))
+#define HW_LE_PUT_u64(p, v) hw_put_le64((p), (v))
+#define HW_LE_PUT_ip16(p, v) memcpy((p), (v), 16)
+#define HW_LE_GET_u8(p, v) ((v) = *(p))
+#define HW_LE_GET_u16(p, v) ((v) = hw_get_le16(p))
+#define HW_LE_GET_u32(p, v) ((v) = hw_get_le32(p))
+#define HW_LE_GET_u64(p, v) ((v) = hw_get_le64(p))
+#define HW_LE_GET_ip16(p, v) memcpy((v), (p), 16)
 
 /* Stream frame header (stream.h), decoded. */
 struct hw_frame_hdr {

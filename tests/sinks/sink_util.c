@@ -139,41 +139,16 @@ void rec_fill(struct hw_record *r, uint32_t seed)
 			fail_msg("field " #f " differs");                                                              \
 	} while (0)
 
+/* every field of the list (HW_RECORD_FIELDS, record.h), then the padding */
+#define EQ_u8 EQ
+#define EQ_u16 EQ
+#define EQ_u32 EQ
+#define EQ_u64 EQ
+#define EQ_ip16 EQ_MEM
+#define EQ_FIELD(x, name, type, le, valid, ch, kind, jpos) EQ_##type(name);
+
 void rec_assert_equal(const struct hw_record *a, const struct hw_record *b)
 {
-	EQ(time_ns);
-	EQ(ingress_ts);
-	EQ(egress_ts);
-	EQ(flow_hash);
-	EQ(valid);
-	EQ(report_node);
-	EQ(report_seq);
-	EQ(node_id);
-	EQ(ingress_port);
-	EQ(egress_port);
-	EQ(l2_ingress_port);
-	EQ(l2_egress_port);
-	EQ(hop_latency);
-	EQ(queue_occupancy);
-	EQ(egress_tx_util);
-	EQ(buffer_occupancy);
-	EQ(roce_dest_qp);
-	EQ(src_port);
-	EQ(dst_port);
-	EQ_MEM(src_ip);
-	EQ_MEM(dst_ip);
-	EQ(hw_id);
-	EQ(report_flags);
-	EQ(format);
-	EQ(int_version);
-	EQ(hop_index);
-	EQ(path_len);
-	EQ(queue_id);
-	EQ(buffer_id);
-	EQ(drop_reason);
-	EQ(ip_proto);
-	EQ(dscp);
-	EQ(ecn);
-	EQ(roce_opcode);
+	HW_RECORD_FIELDS(EQ_FIELD, _)
 	EQ_MEM(pad_);
 }

@@ -1,5 +1,5 @@
 /* The little-endian record image: hw_record_to_le against bytes written out by hand from the field
- * order and offsets of record.h (table in record_file.h), and to_le/from_le as exact inverses. */
+ * order and offsets of record.h (the le column of HW_RECORD_FIELDS), and to_le/from_le as exact inverses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
