@@ -10,8 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "an_graphs.h"
-#include "an_metrics.h"
+#include "an_outputs.h"
 #include "analyzer_cmd.h"
 #include "records_clickhouse.h"
 #include "records_jsonl.h"
@@ -32,18 +31,6 @@ struct opts {
 	int quiet;
 	struct hw_ch_replay ch;    /* --clickhouse URL --table T --from TIME --to TIME */
 	struct an_graphs_opts svg; /* svg.dir NULL: no graphs */
-};
-
-struct out {
-	FILE *events;
-	struct hw_alert_sink *am, *webhook;
-	struct an_metrics *metrics;
-	double next_metrics; /* monotonic seconds */
-	const char *svg_dir; /* latency matrix files */
-	uint64_t svg_every_ns, next_svg_ns;
-	void *gvc; /* the process's Graphviz context */
-	struct an_graphs *graphs;
-	struct hw_analyzer *a; /* for the graphs, inside emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -228,30 +215,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void emit(void *ctx, const struct hw_an_event *ev)
-{
-	struct out *out = ctx;
-	struct hw_an_event copy;
-	const struct hw_an_event *e = ev;
-	int draw = 0;
-	if (out->graphs) { /* the SVG's name goes out with the event; it is drawn after the hand-over */
-		copy = *ev;
-		draw = an_graphs_name(out->graphs, out->a, &copy);
-		e = &copy;
-	}
-	if (out->events) {
-		char buf[4096];
-		hw_an_event_json(e, buf, sizeof(buf));
-		fprintf(out->events, "%s\n", buf);
-	}
-	if (out->am)
-		hw_alert_sink_push(out->am, e);
-	if (out->webhook)
-		hw_alert_sink_push(out->webhook, e);
-	if (draw)
-		an_graphs_draw_event(out->graphs, out->a, e);
-}
-
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -267,58 +230,6 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-/* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
-static void refresh(struct hw_analyzer *a, struct out *out, int force)
-{
-	if (!out->metrics)
-		return;
-	double now = mono_s();
-	if (!force && now < out->next_metrics)
-		return;
-	out->next_metrics = now + 0.05;
-	an_metrics_update(out->metrics, a, out->am, out->webhook);
-}
-
-/* The latency matrix into --svg-dir (record time now). */
-static void matrix_files(struct hw_analyzer *a, struct out *out)
-{
-	char err[512];
-	hw_analyzer_gvc_lock(); /* the graphs' thread renders with the same Graphviz context */
-	int bad = hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, hw_an_now(a), err, sizeof(err));
-	hw_analyzer_gvc_unlock();
-	if (bad)
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-}
-
-/* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
- * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
-static int svg_due(struct out *out, uint64_t now)
-{
-	if (!out->svg_dir || !out->svg_every_ns || !now)
-		return 0;
-	if (!out->next_svg_ns) {
-		out->next_svg_ns = now + out->svg_every_ns;
-		return 0;
-	}
-	if (now < out->next_svg_ns)
-		return 0;
-	while (out->next_svg_ns <= now)
-		out->next_svg_ns += out->svg_every_ns;
-	return 1;
-}
-
-/* After each batch of input, whatever the source: /metrics snapshot, and the heat map and latency
- * matrix on their one schedule. */
-static void after_batch(struct hw_analyzer *a, struct out *out)
-{
-	refresh(a, out, 0);
-	if (svg_due(out, hw_an_now(a))) {
-		if (out->graphs)
-			an_graphs_heatmap_now(out->graphs, a); /* live: skipped when the drawing thread is busy */
-		matrix_files(a, out);
-	}
-}
-
 /* --pace recorded: the wall clock since the first record keeps up with record time (records older
  * than the first go at once); fast: no waiting. */
 struct pace {
@@ -327,7 +238,7 @@ struct pace {
 };
 
 /* Ingest n records, then the after-batch step; paced in steps of 64 records with --pace recorded. */
-static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out, struct pace *p,
+static void ingest(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct pace *p,
                    const struct hw_record *r, size_t n)
 {
 	size_t step = o->recorded_pace ? 64 : n;
@@ -342,11 +253,11 @@ static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out,
 				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
 		}
 		hw_an_ingest(a, r + i, k);
-		after_batch(a, out);
+		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 }
 
-static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+static int replay(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
 {
 	struct pace pace = {0};
 	for (int i = 0; i < o->n_records && !stop_flag; i++) {
@@ -369,7 +280,7 @@ static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, 
 }
 
 /* JSON-lines records: parsed into batches and ingested like record files. */
-static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+static int replay_json(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
 {
 	struct pace pace = {0};
 	char *line = NULL;
@@ -409,7 +320,7 @@ static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *
 struct ch_feed {
 	struct hw_analyzer *a;
 	const struct opts *o;
-	struct out *out;
+	struct an_outputs *out;
 	struct pace pace;
 };
 
@@ -421,7 +332,7 @@ static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
 }
 
 /* A time range from ClickHouse, streamed and ingested batch by batch like record files. */
-static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
 {
 	char err[1024];
 	struct ch_feed f = {a, o, out, {0}};
@@ -432,7 +343,7 @@ static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct
 	return HW_EXIT_OK;
 }
 
-static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+static int live(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
 {
 	char err[512];
 	struct hw_stream_listener *l = hw_stream_listen(o->stream, err, sizeof(err));
@@ -456,7 +367,7 @@ static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, st
 			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
 			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
 		}
-		after_batch(a, out);
+		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
@@ -492,7 +403,7 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
-static void summary(struct hw_analyzer *a, const struct out *out)
+static void summary(struct hw_analyzer *a, struct an_outputs *out)
 {
 	struct hw_an_stats s;
 	hw_an_stats(a, &s);
@@ -512,35 +423,66 @@ static void summary(struct hw_analyzer *a, const struct out *out)
 			        (unsigned long long)t->entries[i].count);
 		fprintf(stderr, "]");
 	}
-	const struct hw_alert_sink *sinks[2] = {out->am, out->webhook};
-	const char *names[2] = {"alertmanager", "webhook"};
-	for (int i = 0; i < 2; i++) {
-		if (!sinks[i])
-			continue;
-		struct hw_alert_sink_stats st;
-		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
-		fprintf(stderr,
-		        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
-		        "\"posts_failed\":%llu,\"waiting\":%u}",
-		        names[i], (unsigned long long)st.pushed, (unsigned long long)st.dropped,
-		        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
-		        (unsigned long long)st.posts_failed, st.waiting);
-	}
+	an_outputs_summary(out, stderr, 0);
 	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
 	if (lat)
 		fprintf(stderr, ",\"latency_matrix\":%s", lat);
 	free(lat);
-	if (out->graphs) {
-		struct an_graphs_stats g;
-		an_graphs_stats(out->graphs, &g);
-		fprintf(stderr,
-		        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
-		        "\"removed\":%llu,\"draw_s\":%.3f}",
-		        (unsigned long long)g.events, (unsigned long long)g.skipped, (unsigned long long)g.busy,
-		        (unsigned long long)g.heatmaps, (unsigned long long)g.failed, (unsigned long long)g.removed,
-		        g.draw_s);
-	}
+	an_outputs_summary(out, stderr, 1);
 	fprintf(stderr, "}\n");
+}
+
+/* The outputs that need no analyzer (all but the graphs and /metrics); *am and *webhook: the alert sinks
+ * (for /metrics), NULL when not asked for. */
+static int outputs_early(struct an_outputs *out, const struct opts *o, const struct hw_an_config *cfg, int have_topo,
+                         struct hw_alert_sink **am_sink, struct hw_alert_sink **webhook_sink)
+{
+	char err[512];
+	struct an_output *am = NULL, *webhook = NULL, *x;
+	if (o->events) {
+		if (!(x = an_out_events(o->events, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+		an_outputs_add(out, x);
+	}
+	if (o->am) {
+		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, cfg->alert_queue, cfg->resend_ns, o->quiet, err,
+		                         sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, am);
+		*am_sink = an_out_alert_sink(am);
+	}
+	if (o->webhook) {
+		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, cfg->alert_queue, cfg->resend_ns, o->quiet,
+		                              err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, webhook);
+		*webhook_sink = an_out_alert_sink(webhook);
+	}
+	if (o->svg.dir) {
+		struct an_render *r = an_outputs_renderer(out, err, sizeof(err));
+		if (!r) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+		if (!(x = an_out_latency(o->svg.dir, r, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, x);
+		out->every_ns = (uint64_t)(o->svg.every_s * 1e9);
+		if (!have_topo)
+			fprintf(stderr,
+			        "hopwatch-analyzer run: --svg-dir %s: no topology (--lldp or --lldpd-json): the "
+			        "latency matrix only, no congestion graphs\n",
+			        o->svg.dir);
+	}
+	return HW_EXIT_OK;
 }
 
 int hw_cmd_run(int argc, char **argv)
@@ -561,66 +503,44 @@ int hw_cmd_run(int argc, char **argv)
 	hw_topo_init(&t);
 	memset(&map, 0, sizeof(map));
 	int have_topo = o.n_lldp || o.n_lldpd_json;
-	struct out out = {0};
+	struct an_outputs out = {0};
+	struct an_output *x;
+	struct hw_alert_sink *am = NULL, *webhook = NULL;
 	struct hw_analyzer *a = NULL;
 	struct hw_record *buf = malloc(sizeof(*buf) * HW_STREAM_MAX_BATCH);
 	if (have_topo && (rc = load_topology(&t, &map, &o)))
 		goto done;
+	if ((rc = outputs_early(&out, &o, &cfg, have_topo, &am, &webhook)))
+		goto done;
 	rc = HW_EXIT_FAIL;
-	if (o.events) {
-		out.events = strcmp(o.events, "-") ? fopen(o.events, "w") : stdout;
-		if (!out.events) {
-			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o.events, strerror(errno));
-			goto done;
-		}
-	}
-	if (o.am && !(out.am = hw_alert_sink_start(HW_SINK_ALERTMANAGER, o.am, cfg.alert_queue, cfg.resend_ns, err,
-	                                           sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: --alertmanager %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
-	}
-	if (o.webhook && !(out.webhook = hw_alert_sink_start(HW_SINK_WEBHOOK, o.webhook, cfg.alert_queue, cfg.resend_ns,
-	                                                     err, sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: --webhook %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
-	}
-	if (o.svg.dir) {
-		struct stat st;
-		if (mkdir(o.svg.dir, 0755) && (errno != EEXIST || stat(o.svg.dir, &st) || !S_ISDIR(st.st_mode))) {
-			fprintf(stderr, "hopwatch-analyzer run: --svg-dir %s: %s\n", o.svg.dir,
-			        errno == EEXIST ? "not a directory" : strerror(errno));
-			rc = HW_EXIT_USAGE;
-			goto done;
-		}
-		out.svg_dir = o.svg.dir;
-		out.svg_every_ns = (uint64_t)(o.svg.every_s * 1e9);
-		if (!have_topo)
-			fprintf(stderr,
-			        "hopwatch-analyzer run: --svg-dir %s: no topology (--lldp or --lldpd-json): the "
-			        "latency matrix only, no congestion graphs\n",
-			        o.svg.dir);
-		out.gvc = hw_analyzer_gvc();
-	}
-	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
+	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err, sizeof(err));
 	if (!a || !buf) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
 		goto done;
 	}
-	out.a = a;
+	an_outputs_bind(&out, a);
 	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
-	if (o.svg.dir && have_topo && !(out.graphs = an_graphs_start(&o.svg, &t, err, sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		goto done;
+	if (o.svg.dir && have_topo) {
+		struct an_output *graphs = an_out_graphs(&o.svg, &t, out.render, err, sizeof(err));
+		if (!graphs || !(x = an_out_heatmap(graphs, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			if (graphs)
+				graphs->ops->close(graphs);
+			goto done;
+		}
+		an_outputs_add(&out, x);      /* the heat map before the graphs: closed after them */
+		an_outputs_add(&out, graphs); /* after every other output of events: draws once they have it */
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
-	if (o.metrics && !(out.metrics = an_metrics_start(o.metrics, have_topo ? &t : NULL, err, sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
+	if (o.metrics) {
+		if (!(x = an_out_metrics(o.metrics, have_topo ? &t : NULL, am, webhook, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			rc = HW_EXIT_USAGE;
+			goto done;
+		}
+		an_outputs_add(&out, x);
 	}
 	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
 	if (rc == HW_EXIT_OK && o.n_json)
@@ -630,33 +550,17 @@ int hw_cmd_run(int argc, char **argv)
 	if (rc == HW_EXIT_OK && o.stream)
 		rc = live(a, &o, &out, buf);
 	hw_an_finish(a);
-	if (out.graphs)
-		an_graphs_heatmap(out.graphs, a);
-	refresh(a, &out, 1);
-	if (out.svg_dir)
-		matrix_files(a, &out);
-	if (out.events)
-		fflush(out.events);
+	an_outputs_tick(&out, AN_TICK_END);
 	double end = mono_s() + o.hold;
 	while (!stop_flag && mono_s() < end) {
 		sleep_s(0.1);
-		refresh(a, &out, 1);
+		an_outputs_tick(&out, AN_TICK_HOLD);
 	}
-	for (int i = 0; i < 2; i++) {
-		struct hw_alert_sink *s = i ? out.webhook : out.am;
-		if (s && !hw_alert_sink_drain(s, 2000) && !o.quiet)
-			fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n",
-			        i ? "webhook" : "alertmanager");
-	}
+	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (!o.quiet)
 		summary(a, &out);
 done:
-	an_metrics_stop(out.metrics);
-	hw_alert_sink_stop(out.am);
-	hw_alert_sink_stop(out.webhook);
-	an_graphs_stop(out.graphs);
-	if (out.events && out.events != stdout)
-		fclose(out.events);
+	an_outputs_close(&out);
 	hw_an_destroy(a);
 	free(buf);
 	hw_topo_map_free(&map);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "an_render.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/topo.h"
 
@@ -17,24 +18,25 @@ struct an_graphs_opts {
 	                      0 = no limit */
 	unsigned keep;     /* timestamped files kept per kind (event, heat map) from this run; 0 = all */
 	unsigned full_max; /* draw the whole topology when it has at most this many nodes */
-	int wait;          /* replays: wait for the drawing thread instead of skipping (deterministic output) */
+	int wait;          /* replays: wait for the rendering thread instead of skipping (deterministic output) */
 };
 
 struct an_graphs_stats {
 	uint64_t events;   /* event SVGs written */
 	uint64_t skipped;  /* raises not drawn: over the rate, or busy */
-	uint64_t busy;     /* graphs not drawn because 16 were already waiting for the drawing thread */
+	uint64_t busy;     /* graphs not drawn because 16 were already waiting for the rendering thread */
 	uint64_t heatmaps; /* heat maps written */
 	uint64_t failed;   /* SVGs that could not be rendered or written */
 	uint64_t removed;  /* older files removed to keep `keep` */
-	double draw_s;     /* time the drawing thread spent in Graphviz and writing files (monotonic) */
+	double draw_s;     /* time the rendering thread spent on these in Graphviz and writing files (monotonic) */
 };
 
 struct an_graphs;
 
-/* Starts the drawing thread, the only user of Graphviz (hw_analyzer_gvc()) until an_graphs_stop.  t (the
- * analyzer's topology) must outlive the graphs.  NULL with a message on error (the directory). */
-struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen);
+/* Graphs drawn by the rendering thread r (the only user of Graphviz).  t (the analyzer's topology) must
+ * outlive the graphs.  NULL with a message on error (the directory). */
+struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
+                                  char *err, size_t errlen);
 void an_graphs_stop(struct an_graphs *g);
 
 /* Before an event goes out: for a raised congestion event within the rate, set e->svg to the file it will
@@ -42,7 +44,7 @@ void an_graphs_stop(struct an_graphs *g);
  * e->svg to its raise's file (so an alert keeps its annotation); else 0. */
 int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e);
 /* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
- * no Graphviz) and hand it to the drawing thread, which draws it into e->svg and DIR/event-latest.svg.
+ * no Graphviz) and hand it to the rendering thread, which draws it into e->svg and DIR/event-latest.svg.
  * At most 16 graphs wait: beyond, an_graphs_name skips the raise (live: detection never waits for
  * Graphviz) or, with opts.wait (replays), waits for room. */
 void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
