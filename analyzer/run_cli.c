@@ -1,5 +1,6 @@
-/* `hopwatch-analyzer run`: records (files or the live stream) + LLDP topology + config in; events as JSON
- * lines, Alertmanager alerts and webhook posts out.  Time is record time, so replays are deterministic. */
+/* `hopwatch-analyzer run`: options, then record sources (record_source.h) driven through the analyzer
+ * one after the other, paced here, and the events and views handed to the table of outputs
+ * (an_outputs.h).  Time is record time, so replays are deterministic. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -12,12 +13,9 @@
 
 #include "an_outputs.h"
 #include "analyzer_cmd.h"
-#include "records_clickhouse.h"
-#include "records_jsonl.h"
+#include "record_source.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
-#include "hopwatch/record_file.h"
-#include "hopwatch/stream.h"
 
 #define MAX_INPUTS 64
 
@@ -237,139 +235,71 @@ struct pace {
 	double wall0;
 };
 
-/* Ingest n records, then the after-batch step; paced in steps of 64 records with --pace recorded. */
-static void ingest(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct pace *p,
-                   const struct hw_record *r, size_t n)
+/* The record sources the options name, in the order they are read. */
+enum { SRC_RECORDS, SRC_JSON, SRC_CLICKHOUSE, SRC_STREAM, SRC_KINDS };
+
+/* Source k when the options ask for it: *src NULL when they do not; -1 with err when it cannot open. */
+static int open_source(int k, const struct opts *o, struct record_source **src, char *err, size_t errlen)
 {
-	size_t step = o->recorded_pace ? 64 : n;
-	for (size_t i = 0; i < n && !stop_flag; i += step) {
-		size_t k = n - i < step ? n - i : step;
-		if (o->recorded_pace && r[i].time_ns) {
-			if (!p->rec0) {
-				p->rec0 = r[i].time_ns;
-				p->wall0 = mono_s();
-			}
-			if (r[i].time_ns > p->rec0)
-				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
-		}
-		hw_an_ingest(a, r + i, k);
-		an_outputs_tick(out, AN_TICK_BATCH);
-	}
+	*src = NULL;
+	if (k == SRC_RECORDS && o->n_records)
+		*src = hw_source_files(o->records, o->n_records, err, errlen);
+	else if (k == SRC_JSON && o->n_json)
+		*src = hw_source_jsonl(o->json, o->n_json, &stop_flag, err, errlen);
+	else if (k == SRC_CLICKHOUSE && o->ch.url)
+		*src = hw_source_clickhouse(&o->ch, err, errlen);
+	else if (k == SRC_STREAM && o->stream)
+		*src = hw_source_stream(o->stream, o->duration, o->quiet, err, errlen);
+	else
+		return 0;
+	return *src ? 0 : -1;
 }
 
-static int replay(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
+/* Ingest a source to its end, each batch followed by the outputs' tick.  Replays: with --pace
+ * recorded, in steps of 64 records, each step waiting until the wall clock since the source's first
+ * record catches up with record time.  Live: as the records arrive; on a quiet turn record time goes
+ * on with the wall clock (so episodes of silent queues resolve), and an error is reported and passed. */
+static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out)
 {
-	struct pace pace = {0};
-	for (int i = 0; i < o->n_records && !stop_flag; i++) {
-		char err[512];
-		struct hw_record_reader *rd = hw_record_reader_open(o->records[i], err, sizeof(err));
-		if (!rd) {
-			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-			return HW_EXIT_FAIL;
-		}
-		long n;
-		while (!stop_flag && (n = hw_record_reader_read(rd, buf, 4096, err, sizeof(err))) > 0)
-			ingest(a, o, out, &pace, buf, (size_t)n);
-		hw_record_reader_close(rd);
-		if (n < 0) {
-			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-			return HW_EXIT_FAIL;
-		}
-	}
-	return HW_EXIT_OK;
-}
-
-/* JSON-lines records: parsed into batches and ingested like record files. */
-static int replay_json(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
-{
-	struct pace pace = {0};
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = HW_EXIT_OK;
-	for (int i = 0; i < o->n_json && rc == HW_EXIT_OK && !stop_flag; i++) {
-		FILE *f = strcmp(o->json[i], "-") ? fopen(o->json[i], "r") : stdin;
-		if (!f) {
-			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o->json[i], strerror(errno));
-			return HW_EXIT_FAIL;
-		}
-		size_t n = 0;
-		unsigned long lineno = 0;
-		while (getline(&line, &cap, f) > 0 && !stop_flag) {
-			char err[256];
-			lineno++;
-			if (line[0] == '\n')
-				continue;
-			if (hw_record_from_json_line(line, &buf[n], err, sizeof(err))) {
-				fprintf(stderr, "hopwatch-analyzer run: %s:%lu: %s\n", o->json[i], lineno, err);
-				rc = HW_EXIT_FAIL;
-				break;
-			}
-			if (++n == HW_STREAM_MAX_BATCH) {
-				ingest(a, o, out, &pace, buf, n);
-				n = 0;
-			}
-		}
-		ingest(a, o, out, &pace, buf, n);
-		if (f != stdin)
-			fclose(f);
-	}
-	free(line);
-	return rc;
-}
-
-struct ch_feed {
-	struct hw_analyzer *a;
-	const struct opts *o;
-	struct an_outputs *out;
-	struct pace pace;
-};
-
-static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
-{
-	struct ch_feed *f = ctx;
-	ingest(f->a, f->o, f->out, &f->pace, r, n);
-	return stop_flag;
-}
-
-/* A time range from ClickHouse, streamed and ingested batch by batch like record files. */
-static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
-{
-	char err[1024];
-	struct ch_feed f = {a, o, out, {0}};
-	if (hw_ch_replay_run(&o->ch, buf, HW_STREAM_MAX_BATCH, ch_batch, &f, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		return HW_EXIT_FAIL;
-	}
-	return HW_EXIT_OK;
-}
-
-static int live(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct hw_record *buf)
-{
-	char err[512];
-	struct hw_stream_listener *l = hw_stream_listen(o->stream, err, sizeof(err));
-	if (!l) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		return HW_EXIT_FAIL;
-	}
-	if (!o->quiet)
-		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
-	double end = o->duration > 0 ? mono_s() + o->duration : 0, last_wall = mono_s();
+	struct pace p = {0};
+	double last_wall = mono_s();
 	uint64_t last_rec = 0;
-	while (!stop_flag && (!end || mono_s() < end)) {
-		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
-		if (n < 0) {
+	char err[1024];
+	while (!stop_flag) {
+		const struct hw_record *r = NULL;
+		long n = src->ops->next(src, &r, err, sizeof(err));
+		if (n == HW_SRC_END)
+			break;
+		if (n == HW_SRC_ERROR) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		} else if (n > 0) {
-			hw_an_ingest(a, buf, (size_t)n);
+			if (!src->live)
+				return HW_EXIT_FAIL;
+		} else if (src->live && n > 0) {
+			hw_an_ingest(a, r, (size_t)n);
 			last_rec = hw_an_now(a);
 			last_wall = mono_s();
-		} else if (last_rec) {
-			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
+		} else if (src->live && last_rec) {
 			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
 		}
-		an_outputs_tick(out, AN_TICK_BATCH);
+		if (src->live) {
+			an_outputs_tick(out, AN_TICK_BATCH);
+			continue;
+		}
+		size_t step = o->recorded_pace ? 64 : (size_t)n;
+		for (size_t i = 0; i < (size_t)n && !stop_flag; i += step) {
+			size_t k = (size_t)n - i < step ? (size_t)n - i : step;
+			if (o->recorded_pace && r[i].time_ns) {
+				if (!p.rec0) {
+					p.rec0 = r[i].time_ns;
+					p.wall0 = mono_s();
+				}
+				if (r[i].time_ns > p.rec0)
+					sleep_s((double)(r[i].time_ns - p.rec0) / 1e9 - (mono_s() - p.wall0));
+			}
+			hw_an_ingest(a, r + i, k);
+			an_outputs_tick(out, AN_TICK_BATCH);
+		}
 	}
-	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
 }
 
@@ -507,15 +437,14 @@ int hw_cmd_run(int argc, char **argv)
 	struct an_output *x;
 	struct hw_alert_sink *am = NULL, *webhook = NULL;
 	struct hw_analyzer *a = NULL;
-	struct hw_record *buf = malloc(sizeof(*buf) * HW_STREAM_MAX_BATCH);
 	if (have_topo && (rc = load_topology(&t, &map, &o)))
 		goto done;
 	if ((rc = outputs_early(&out, &o, &cfg, have_topo, &am, &webhook)))
 		goto done;
 	rc = HW_EXIT_FAIL;
 	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err, sizeof(err));
-	if (!a || !buf) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
+	if (!a) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
 	an_outputs_bind(&out, a);
@@ -542,13 +471,17 @@ int hw_cmd_run(int argc, char **argv)
 		}
 		an_outputs_add(&out, x);
 	}
-	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
-	if (rc == HW_EXIT_OK && o.n_json)
-		rc = replay_json(a, &o, &out, buf);
-	if (rc == HW_EXIT_OK && o.ch.url)
-		rc = replay_clickhouse(a, &o, &out, buf);
-	if (rc == HW_EXIT_OK && o.stream)
-		rc = live(a, &o, &out, buf);
+	rc = HW_EXIT_OK;
+	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
+		struct record_source *src;
+		if (open_source(k, &o, &src, err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			rc = HW_EXIT_FAIL;
+		} else if (src) {
+			rc = drive(a, src, &o, &out);
+			src->ops->close(src);
+		}
+	}
 	hw_an_finish(a);
 	an_outputs_tick(&out, AN_TICK_END);
 	double end = mono_s() + o.hold;
@@ -562,7 +495,6 @@ int hw_cmd_run(int argc, char **argv)
 done:
 	an_outputs_close(&out);
 	hw_an_destroy(a);
-	free(buf);
 	hw_topo_map_free(&map);
 	hw_topo_free(&t);
 	return rc;
