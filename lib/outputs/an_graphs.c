@@ -76,12 +76,36 @@ struct an_graphs {
 	int started;
 };
 
+/* Graphs drawn by the rendering thread r (the only user of Graphviz).  t (the analyzer's topology) must
+ * outlive the graphs.  NULL with a message on error (the directory). */
+static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
+                                         char *err, size_t errlen);
+static void an_graphs_stop(struct an_graphs *g);
+
+/* Before an event goes out: for a raised congestion event within the rate, set e->svg to the file it will
+ * be drawn into and return 1 (then call an_graphs_draw_event once it is handed over); for a resolve, set
+ * e->svg to its raise's file (so an alert keeps its annotation); else 0. */
+static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e);
+/* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
+ * no Graphviz) and hand it to the rendering thread, which draws it into e->svg and DIR/event-latest.svg.
+ * At most 16 graphs wait: beyond, an_graphs_name skips the raise (live: detection never waits for
+ * Graphviz) or, with opts.wait (replays), waits for room. */
+static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e);
+/* Wait until every graph handed over is drawn. */
+static void an_graphs_flush(struct an_graphs *g);
+/* The heat map now, DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg (the caller keeps the
+ * --svg-every schedule); skipped when 16 graphs wait, unless opts.wait. */
+static void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a);
+/* The heat map now (end of input; waits for room), DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg,
+ * then flush. */
+static void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a);
+static void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s);
 static void draw_sketch(struct an_render_job *j, void *gvc);
 static void sketch_done(struct an_render_job *j);
 static void submit(struct an_graphs *g);
 
-struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
-                                  char *err, size_t errlen)
+static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
+                                         char *err, size_t errlen)
 {
 	if (strlen(o->dir) >= 200) {
 		snprintf(err, errlen, "--svg-dir %s: path longer than 200 characters", o->dir);
@@ -135,7 +159,7 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 	return g;
 }
 
-void an_graphs_stop(struct an_graphs *g)
+static void an_graphs_stop(struct an_graphs *g)
 {
 	if (!g)
 		return;
@@ -156,7 +180,7 @@ void an_graphs_stop(struct an_graphs *g)
 	free(g);
 }
 
-void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
+static void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
 {
 	pthread_mutex_lock(&g->mu);
 	*s = g->st;
@@ -196,7 +220,7 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 	return 1;
 }
 
-int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
+static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, struct hw_an_event *e)
 {
 	if (!congestion_kind(e->kind))
 		return 0;
@@ -442,7 +466,7 @@ static const char *severity_color(const char *sev)
 	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
 }
 
-void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
+static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
@@ -608,7 +632,7 @@ static void sketch_done(struct an_render_job *j)
 	pthread_mutex_unlock(&g->mu);
 }
 
-void an_graphs_flush(struct an_graphs *g)
+static void an_graphs_flush(struct an_graphs *g)
 {
 	pthread_mutex_lock(&g->mu);
 	while (g->rd != g->wr)
@@ -653,13 +677,13 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 	submit(g);
 }
 
-void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+static void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 {
 	heatmap(g, a, 1);
 	an_graphs_flush(g);
 }
 
-void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a)
+static void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a)
 {
 	heatmap(g, a, g->o.wait); /* live: skipped when busy */
 }
