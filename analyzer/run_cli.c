@@ -255,10 +255,30 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 	return *src ? 0 : -1;
 }
 
-/* Ingest a source to its end, each batch followed by the outputs' tick.  Replays: with --pace
- * recorded, in steps of 64 records, each step waiting until the wall clock since the source's first
- * record catches up with record time.  Live: as the records arrive; on a quiet turn record time goes
- * on with the wall clock (so episodes of silent queues resolve), and an error is reported and passed. */
+/* A replayed batch, each step followed by the outputs' tick: with --pace recorded steps of 64 records,
+ * each waiting until the wall clock since the source's first record catches up with record time. */
+static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct pace *p,
+                            const struct hw_record *r, size_t n)
+{
+	size_t step = o->recorded_pace ? 64 : n;
+	for (size_t i = 0; i < n && !stop_flag; i += step) {
+		size_t k = n - i < step ? n - i : step;
+		if (o->recorded_pace && r[i].time_ns) {
+			if (!p->rec0) {
+				p->rec0 = r[i].time_ns;
+				p->wall0 = mono_s();
+			}
+			if (r[i].time_ns > p->rec0)
+				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (mono_s() - p->wall0));
+		}
+		hw_an_ingest(a, r + i, k);
+		an_outputs_tick(out, AN_TICK_BATCH);
+	}
+}
+
+/* Ingest a source to its end.  Replays: paced (ingest_replayed); an error ends the run.  Live: batches as
+ * they arrive, never paced; on a quiet turn record time goes on with the wall clock (so episodes of
+ * silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
 static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out)
 {
 	struct pace p = {0};
@@ -270,35 +290,22 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 		long n = src->ops->next(src, &r, err, sizeof(err));
 		if (n == HW_SRC_END)
 			break;
-		if (n == HW_SRC_ERROR) {
+		if (n == HW_SRC_ERROR)
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-			if (!src->live)
+		if (!src->live) {
+			if (n == HW_SRC_ERROR)
 				return HW_EXIT_FAIL;
-		} else if (src->live && n > 0) {
+			ingest_replayed(a, o, out, &p, r, (size_t)n);
+			continue;
+		}
+		if (n > 0) {
 			hw_an_ingest(a, r, (size_t)n);
 			last_rec = hw_an_now(a);
 			last_wall = mono_s();
-		} else if (src->live && last_rec) {
+		} else if (n == 0 && last_rec) {
 			hw_an_tick(a, last_rec + (uint64_t)((mono_s() - last_wall) * 1e9));
 		}
-		if (src->live) {
-			an_outputs_tick(out, AN_TICK_BATCH);
-			continue;
-		}
-		size_t step = o->recorded_pace ? 64 : (size_t)n;
-		for (size_t i = 0; i < (size_t)n && !stop_flag; i += step) {
-			size_t k = (size_t)n - i < step ? (size_t)n - i : step;
-			if (o->recorded_pace && r[i].time_ns) {
-				if (!p.rec0) {
-					p.rec0 = r[i].time_ns;
-					p.wall0 = mono_s();
-				}
-				if (r[i].time_ns > p.rec0)
-					sleep_s((double)(r[i].time_ns - p.rec0) / 1e9 - (mono_s() - p.wall0));
-			}
-			hw_an_ingest(a, r + i, k);
-			an_outputs_tick(out, AN_TICK_BATCH);
-		}
+		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 	return HW_EXIT_OK;
 }
