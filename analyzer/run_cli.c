@@ -1,5 +1,6 @@
-/* `hopwatch-analyzer run`: records (files or the live stream) + LLDP topology + config in; events as JSON
- * lines, Alertmanager alerts and webhook posts out.  Time is record time, so replays are deterministic. */
+/* `hopwatch-analyzer run`: options, then record sources (record_source.h) driven through the analyzer
+ * one after the other, paced here, and the events and views handed to the table of outputs
+ * (an_outputs.h).  Time is record time, so replays are deterministic. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -10,18 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "an_graphs.h"
-#include "an_metrics.h"
+#include "an_outputs.h"
 #include "analyzer_cmd.h"
 #include "clock.h"
-#include "json_writer.h"
-#include "records_clickhouse.h"
-#include "records_jsonl.h"
+#include "record_source.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/topo_sources.h"
-#include "hopwatch/record_file.h"
-#include "hopwatch/stream.h"
 
 #define MAX_INPUTS 64
 
@@ -35,18 +31,6 @@ struct opts {
 	int quiet;
 	struct hw_ch_replay ch;    /* --clickhouse URL --table T --from TIME --to TIME */
 	struct an_graphs_opts svg; /* svg.dir NULL: no graphs */
-};
-
-struct out {
-	FILE *events;
-	struct hw_alert_sink *am, *webhook;
-	struct an_metrics *metrics;
-	double next_metrics; /* monotonic seconds */
-	const char *svg_dir; /* latency matrix files */
-	uint64_t svg_every_ns, next_svg_ns;
-	void *gvc; /* the process's Graphviz context */
-	struct an_graphs *graphs;
-	struct hw_analyzer *a; /* for the graphs, in emit */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -231,82 +215,12 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void emit(void *ctx, const struct hw_an_event *e)
-{
-	struct out *out = ctx;
-	char svg[AN_GRAPHS_SVG_MAX] = ""; /* the SVG's name goes out with the event; it is drawn after the hand-over */
-	int draw = out->graphs && an_graphs_name(out->graphs, out->a, e, svg);
-	if (out->events) {
-		char buf[4096];
-		hw_an_event_json(e, svg, buf, sizeof(buf));
-		fprintf(out->events, "%s\n", buf);
-	}
-	if (out->am)
-		hw_alert_sink_push(out->am, e, svg);
-	if (out->webhook)
-		hw_alert_sink_push(out->webhook, e, svg);
-	if (draw)
-		an_graphs_draw_event(out->graphs, out->a, e, svg);
-}
-
 static void sleep_s(double s)
 {
 	if (s <= 0)
 		return;
 	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
 	nanosleep(&ts, NULL);
-}
-
-/* Refresh the /metrics snapshot at most every 50 ms (or now, with force). */
-static void refresh(struct hw_analyzer *a, struct out *out, int force)
-{
-	if (!out->metrics)
-		return;
-	double now = hw_mono_s();
-	if (!force && now < out->next_metrics)
-		return;
-	out->next_metrics = now + 0.05;
-	an_metrics_update(out->metrics, a, out->am, out->webhook);
-}
-
-/* The latency matrix into --svg-dir (record time now). */
-static void matrix_files(struct hw_analyzer *a, struct out *out)
-{
-	char err[512];
-	hw_analyzer_gvc_lock(); /* the graphs' thread renders with the same Graphviz context */
-	int bad = hw_an_lat_write_files(hw_an_latency(a), out->gvc, out->svg_dir, hw_an_now(a), err, sizeof(err));
-	hw_analyzer_gvc_unlock();
-	if (bad)
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-}
-
-/* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
- * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
-static int svg_due(struct out *out, uint64_t now)
-{
-	if (!out->svg_dir || !out->svg_every_ns || !now)
-		return 0;
-	if (!out->next_svg_ns) {
-		out->next_svg_ns = now + out->svg_every_ns;
-		return 0;
-	}
-	if (now < out->next_svg_ns)
-		return 0;
-	while (out->next_svg_ns <= now)
-		out->next_svg_ns += out->svg_every_ns;
-	return 1;
-}
-
-/* After each batch of input, whatever the source: /metrics snapshot, and the heat map and latency
- * matrix on their one schedule. */
-static void after_batch(struct hw_analyzer *a, struct out *out)
-{
-	refresh(a, out, 0);
-	if (svg_due(out, hw_an_now(a))) {
-		if (out->graphs)
-			an_graphs_heatmap_now(out->graphs, a); /* live: skipped when the drawing thread is busy */
-		matrix_files(a, out);
-	}
 }
 
 /* --pace recorded: the wall clock since the first record keeps up with record time (records older
@@ -316,9 +230,30 @@ struct pace {
 	double wall0;
 };
 
-/* Ingest n records, then the after-batch step; paced in steps of 64 records with --pace recorded. */
-static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out, struct pace *p,
-                   const struct hw_record *r, size_t n)
+/* The record sources the options name, in the order they are read. */
+enum { SRC_RECORDS, SRC_JSON, SRC_CLICKHOUSE, SRC_STREAM, SRC_KINDS };
+
+/* Source k when the options ask for it: *src NULL when they do not; -1 with err when it cannot open. */
+static int open_source(int k, const struct opts *o, struct record_source **src, char *err, size_t errlen)
+{
+	*src = NULL;
+	if (k == SRC_RECORDS && o->n_records)
+		*src = hw_source_files(o->records, o->n_records, err, errlen);
+	else if (k == SRC_JSON && o->n_json)
+		*src = hw_source_jsonl(o->json, o->n_json, &stop_flag, err, errlen);
+	else if (k == SRC_CLICKHOUSE && o->ch.url)
+		*src = hw_source_clickhouse(&o->ch, err, errlen);
+	else if (k == SRC_STREAM && o->stream)
+		*src = hw_source_stream(o->stream, o->duration, o->quiet, err, errlen);
+	else
+		return 0;
+	return *src ? 0 : -1;
+}
+
+/* A replayed batch, each step followed by the outputs' tick: with --pace recorded steps of 64 records,
+ * each waiting until the wall clock since the source's first record catches up with record time. */
+static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct pace *p,
+                            const struct hw_record *r, size_t n)
 {
 	size_t step = o->recorded_pace ? 64 : n;
 	for (size_t i = 0; i < n && !stop_flag; i += step) {
@@ -332,123 +267,41 @@ static void ingest(struct hw_analyzer *a, const struct opts *o, struct out *out,
 				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (hw_mono_s() - p->wall0));
 		}
 		hw_an_ingest(a, r + i, k);
-		after_batch(a, out);
+		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 }
 
-static int replay(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
+/* Ingest a source to its end.  Replays: paced (ingest_replayed); an error ends the run.  Live: batches as
+ * they arrive, never paced; on a quiet turn record time goes on with the wall clock (so episodes of
+ * silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
+static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out)
 {
-	struct pace pace = {0};
-	for (int i = 0; i < o->n_records && !stop_flag; i++) {
-		char err[512];
-		struct hw_record_reader *rd = hw_record_reader_open(o->records[i], err, sizeof(err));
-		if (!rd) {
-			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-			return HW_EXIT_FAIL;
-		}
-		long n;
-		while (!stop_flag && (n = hw_record_reader_read(rd, buf, 4096, err, sizeof(err))) > 0)
-			ingest(a, o, out, &pace, buf, (size_t)n);
-		hw_record_reader_close(rd);
-		if (n < 0) {
-			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-			return HW_EXIT_FAIL;
-		}
-	}
-	return HW_EXIT_OK;
-}
-
-/* JSON-lines records: parsed into batches and ingested like record files. */
-static int replay_json(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
-{
-	struct pace pace = {0};
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = HW_EXIT_OK;
-	for (int i = 0; i < o->n_json && rc == HW_EXIT_OK && !stop_flag; i++) {
-		FILE *f = strcmp(o->json[i], "-") ? fopen(o->json[i], "r") : stdin;
-		if (!f) {
-			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o->json[i], strerror(errno));
-			return HW_EXIT_FAIL;
-		}
-		size_t n = 0;
-		unsigned long lineno = 0;
-		while (getline(&line, &cap, f) > 0 && !stop_flag) {
-			char err[256];
-			lineno++;
-			if (line[0] == '\n')
-				continue;
-			if (hw_record_from_json_line(line, &buf[n], err, sizeof(err))) {
-				fprintf(stderr, "hopwatch-analyzer run: %s:%lu: %s\n", o->json[i], lineno, err);
-				rc = HW_EXIT_FAIL;
-				break;
-			}
-			if (++n == HW_STREAM_MAX_BATCH) {
-				ingest(a, o, out, &pace, buf, n);
-				n = 0;
-			}
-		}
-		ingest(a, o, out, &pace, buf, n);
-		if (f != stdin)
-			fclose(f);
-	}
-	free(line);
-	return rc;
-}
-
-struct ch_feed {
-	struct hw_analyzer *a;
-	const struct opts *o;
-	struct out *out;
-	struct pace pace;
-};
-
-static int ch_batch(void *ctx, const struct hw_record *r, size_t n)
-{
-	struct ch_feed *f = ctx;
-	ingest(f->a, f->o, f->out, &f->pace, r, n);
-	return stop_flag;
-}
-
-/* A time range from ClickHouse, streamed and ingested batch by batch like record files. */
-static int replay_clickhouse(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
-{
-	char err[1024];
-	struct ch_feed f = {a, o, out, {0}};
-	if (hw_ch_replay_run(&o->ch, buf, HW_STREAM_MAX_BATCH, ch_batch, &f, err, sizeof(err)) < 0) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		return HW_EXIT_FAIL;
-	}
-	return HW_EXIT_OK;
-}
-
-static int live(struct hw_analyzer *a, const struct opts *o, struct out *out, struct hw_record *buf)
-{
-	char err[512];
-	struct hw_stream_listener *l = hw_stream_listen(o->stream, err, sizeof(err));
-	if (!l) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		return HW_EXIT_FAIL;
-	}
-	if (!o->quiet)
-		fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
-	double end = o->duration > 0 ? hw_mono_s() + o->duration : 0, last_wall = hw_mono_s();
+	struct pace p = {0};
+	double last_wall = hw_mono_s();
 	uint64_t last_rec = 0;
-	while (!stop_flag && (!end || hw_mono_s() < end)) {
-		long n = hw_stream_receive(l, buf, 100, err, sizeof(err));
-		if (n < 0) {
+	char err[1024];
+	while (!stop_flag) {
+		const struct hw_record *r = NULL;
+		long n = src->ops->next(src, &r, err, sizeof(err));
+		if (n == HW_SRC_END)
+			break;
+		if (n == HW_SRC_ERROR)
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		} else if (n > 0) {
-			hw_an_ingest(a, buf, (size_t)n);
+		if (!src->live) {
+			if (n == HW_SRC_ERROR)
+				return HW_EXIT_FAIL;
+			ingest_replayed(a, o, out, &p, r, (size_t)n);
+			continue;
+		}
+		if (n > 0) {
+			hw_an_ingest(a, r, (size_t)n);
 			last_rec = hw_an_now(a);
 			last_wall = hw_mono_s();
-		} else if (last_rec) {
-			/* quiet: record time goes on with the wall clock, so episodes of silent queues resolve */
+		} else if (n == 0 && last_rec) {
 			hw_an_tick(a, last_rec + (uint64_t)((hw_mono_s() - last_wall) * 1e9));
 		}
-		after_batch(a, out);
+		an_outputs_tick(out, AN_TICK_BATCH);
 	}
-	hw_stream_listener_close(l);
 	return HW_EXIT_OK;
 }
 
@@ -480,90 +333,86 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
-/* Keys and their counts, into the summary's JSON. */
-struct count {
-	const char *key;
-	uint64_t v;
-};
-static void put_counts(struct hw_json *j, const struct count *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		hw_json_key(j, c[i].key);
-		hw_json_u64(j, c[i].v);
-	}
-}
-
-static void summary(struct hw_analyzer *a, const struct out *out)
+static void summary(struct hw_analyzer *a, struct an_outputs *out)
 {
 	struct hw_an_stats s;
 	hw_an_stats(a, &s);
-	struct hw_json j;
-	hw_json_init_heap(&j);
-	hw_json_obj(&j);
-	const struct count counts[] = {{"records", s.records},
-	                               {"placed", s.placed},
-	                               {"unplaced", s.unplaced},
-	                               {"queues", s.queues},
-	                               {"queues_dropped", s.queues_dropped},
-	                               {"reports", s.reports},
-	                               {"reports_lost", s.reports_lost},
-	                               {"flows", s.flows},
-	                               {"events_raised", s.events_raised},
-	                               {"events_resolved", s.events_resolved}};
-	put_counts(&j, counts, sizeof(counts) / sizeof(counts[0]));
+	fprintf(stderr,
+	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
+	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu",
+	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
+	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
+	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
+	        (unsigned long long)s.events_resolved);
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
-		hw_json_key(&j, "unplaced_list");
-		hw_json_arr(&j);
-		for (uint32_t i = 0; i < t->n_entries && i < 32; i++) {
-			hw_json_obj(&j);
-			const struct count place[] = {{"node_id", t->entries[i].node_id}, {"port", t->entries[i].port}};
-			put_counts(&j, place, 2);
-			hw_json_key(&j, "why");
-			hw_json_str(&j, hw_place_name(t->entries[i].why));
-			hw_json_key(&j, "records");
-			hw_json_u64(&j, t->entries[i].count);
-			hw_json_obj_end(&j);
-		}
-		hw_json_arr_end(&j);
+		fprintf(stderr, ",\"unplaced_list\":[");
+		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
+			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
+			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
+			        (unsigned long long)t->entries[i].count);
+		fprintf(stderr, "]");
 	}
-	const struct hw_alert_sink *sinks[2] = {out->am, out->webhook};
-	const char *names[2] = {"alertmanager", "webhook"};
-	for (int i = 0; i < 2; i++) {
-		if (!sinks[i])
-			continue;
-		struct hw_alert_sink_stats st;
-		hw_alert_sink_stats((struct hw_alert_sink *)sinks[i], &st);
-		const struct count sc[] = {
-		    {"pushed", st.pushed},     {"dropped", st.dropped},           {"sent_alerts", st.sent_alerts},
-		    {"posts_ok", st.posts_ok}, {"posts_failed", st.posts_failed}, {"waiting", st.waiting}};
-		hw_json_key(&j, names[i]);
-		hw_json_obj(&j);
-		put_counts(&j, sc, sizeof(sc) / sizeof(sc[0]));
-		hw_json_obj_end(&j);
-	}
+	an_outputs_summary(out, stderr, 0);
 	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
-	if (lat) {
-		hw_json_key(&j, "latency_matrix");
-		hw_json_raw(&j, lat, strlen(lat));
-	}
+	if (lat)
+		fprintf(stderr, ",\"latency_matrix\":%s", lat);
 	free(lat);
-	if (out->graphs) {
-		struct an_graphs_stats g;
-		an_graphs_stats(out->graphs, &g);
-		const struct count gc[] = {{"events", g.events},     {"skipped", g.skipped}, {"busy", g.busy},
-		                           {"heatmaps", g.heatmaps}, {"failed", g.failed},   {"removed", g.removed}};
-		hw_json_key(&j, "svg");
-		hw_json_obj(&j);
-		put_counts(&j, gc, sizeof(gc) / sizeof(gc[0]));
-		hw_json_key(&j, "draw_s");
-		hw_json_numf(&j, "%.3f", g.draw_s);
-		hw_json_obj_end(&j);
+	an_outputs_summary(out, stderr, 1);
+	fprintf(stderr, "}\n");
+}
+
+/* The outputs that need no analyzer (all but the graphs and /metrics); *am and *webhook: the alert sinks
+ * (for /metrics), NULL when not asked for. */
+static int outputs_early(struct an_outputs *out, const struct opts *o, const struct hw_an_config *cfg, int have_topo,
+                         struct hw_alert_sink **am_sink, struct hw_alert_sink **webhook_sink)
+{
+	char err[512];
+	struct an_output *am = NULL, *webhook = NULL, *x;
+	if (o->events) {
+		if (!(x = an_out_events(o->events, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+		an_outputs_add(out, x);
 	}
-	hw_json_obj_end(&j);
-	if (!j.failed)
-		fprintf(stderr, "%s\n", j.buf);
-	hw_json_free(&j);
+	if (o->am) {
+		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, cfg->alert_queue, cfg->resend_ns, o->quiet, err,
+		                         sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, am);
+		*am_sink = an_out_alert_sink(am);
+	}
+	if (o->webhook) {
+		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, cfg->alert_queue, cfg->resend_ns, o->quiet,
+		                              err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, webhook);
+		*webhook_sink = an_out_alert_sink(webhook);
+	}
+	if (o->svg.dir) {
+		struct an_render *r = an_outputs_renderer(out, err, sizeof(err));
+		if (!r) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_FAIL;
+		}
+		if (!(x = an_out_latency(o->svg.dir, r, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			return HW_EXIT_USAGE;
+		}
+		an_outputs_add(out, x);
+		out->every_ns = (uint64_t)(o->svg.every_s * 1e9);
+		if (!have_topo)
+			fprintf(stderr,
+			        "hopwatch-analyzer run: --svg-dir %s: no topology (--lldp or --lldpd-json): the "
+			        "latency matrix only, no congestion graphs\n",
+			        o->svg.dir);
+	}
+	return HW_EXIT_OK;
 }
 
 int hw_cmd_run(int argc, char **argv)
@@ -584,106 +433,69 @@ int hw_cmd_run(int argc, char **argv)
 	hw_topo_init(&t);
 	memset(&map, 0, sizeof(map));
 	int have_topo = o.n_lldp || o.n_lldpd_json;
-	struct out out = {0};
+	struct an_outputs out = {0};
+	struct an_output *x;
+	struct hw_alert_sink *am = NULL, *webhook = NULL;
 	struct hw_analyzer *a = NULL;
-	struct hw_record *buf = malloc(sizeof(*buf) * HW_STREAM_MAX_BATCH);
 	if (have_topo && (rc = load_topology(&t, &map, &o)))
 		goto done;
+	if ((rc = outputs_early(&out, &o, &cfg, have_topo, &am, &webhook)))
+		goto done;
 	rc = HW_EXIT_FAIL;
-	if (o.events) {
-		out.events = strcmp(o.events, "-") ? fopen(o.events, "w") : stdout;
-		if (!out.events) {
-			fprintf(stderr, "hopwatch-analyzer run: %s: %s\n", o.events, strerror(errno));
-			goto done;
-		}
-	}
-	if (o.am && !(out.am = hw_alert_sink_start(HW_SINK_ALERTMANAGER, o.am, cfg.alert_queue, cfg.resend_ns, err,
-	                                           sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: --alertmanager %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
-	}
-	if (o.webhook && !(out.webhook = hw_alert_sink_start(HW_SINK_WEBHOOK, o.webhook, cfg.alert_queue, cfg.resend_ns,
-	                                                     err, sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: --webhook %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
-	}
-	if (o.svg.dir) {
-		struct stat st;
-		if (mkdir(o.svg.dir, 0755) && (errno != EEXIST || stat(o.svg.dir, &st) || !S_ISDIR(st.st_mode))) {
-			fprintf(stderr, "hopwatch-analyzer run: --svg-dir %s: %s\n", o.svg.dir,
-			        errno == EEXIST ? "not a directory" : strerror(errno));
-			rc = HW_EXIT_USAGE;
-			goto done;
-		}
-		out.svg_dir = o.svg.dir;
-		out.svg_every_ns = (uint64_t)(o.svg.every_s * 1e9);
-		if (!have_topo)
-			fprintf(stderr,
-			        "hopwatch-analyzer run: --svg-dir %s: no topology (--lldp or --lldpd-json): the "
-			        "latency matrix only, no congestion graphs\n",
-			        o.svg.dir);
-		out.gvc = hw_analyzer_gvc();
-	}
-	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, emit, &out, err, sizeof(err));
-	if (!a || !buf) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", a ? "out of memory" : err);
-		goto done;
-	}
-	out.a = a;
-	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
-	if (o.svg.dir && have_topo && !(out.graphs = an_graphs_start(&o.svg, &t, err, sizeof(err)))) {
+	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err, sizeof(err));
+	if (!a) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
-	if (out.graphs) /* a graph shows the analyzer's state at its event's step */
-		hw_an_deliver_per_step(a, 1);
+	an_outputs_bind(&out, a);
+	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
+	if (o.svg.dir && have_topo) {
+		struct an_output *graphs = an_out_graphs(&o.svg, &t, out.render, err, sizeof(err));
+		if (!graphs || !(x = an_out_heatmap(graphs, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			if (graphs)
+				graphs->ops->close(graphs);
+			goto done;
+		}
+		an_outputs_add(&out, x);      /* the heat map before the graphs: closed after them */
+		an_outputs_add(&out, graphs); /* after every other output of events: draws once they have it */
+		hw_an_deliver_per_step(a, 1); /* a graph shows the analyzer's state at its event's step */
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
-	if (o.metrics && !(out.metrics = an_metrics_start(o.metrics, have_topo ? &t : NULL, err, sizeof(err)))) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-		rc = HW_EXIT_USAGE;
-		goto done;
+	if (o.metrics) {
+		if (!(x = an_out_metrics(o.metrics, have_topo ? &t : NULL, am, webhook, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			rc = HW_EXIT_USAGE;
+			goto done;
+		}
+		an_outputs_add(&out, x);
 	}
-	rc = o.n_records ? replay(a, &o, &out, buf) : HW_EXIT_OK;
-	if (rc == HW_EXIT_OK && o.n_json)
-		rc = replay_json(a, &o, &out, buf);
-	if (rc == HW_EXIT_OK && o.ch.url)
-		rc = replay_clickhouse(a, &o, &out, buf);
-	if (rc == HW_EXIT_OK && o.stream)
-		rc = live(a, &o, &out, buf);
+	rc = HW_EXIT_OK;
+	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
+		struct record_source *src;
+		if (open_source(k, &o, &src, err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			rc = HW_EXIT_FAIL;
+		} else if (src) {
+			rc = drive(a, src, &o, &out);
+			src->ops->close(src);
+		}
+	}
 	hw_an_finish(a);
-	if (out.graphs)
-		an_graphs_heatmap(out.graphs, a);
-	refresh(a, &out, 1);
-	if (out.svg_dir)
-		matrix_files(a, &out);
-	if (out.events)
-		fflush(out.events);
+	an_outputs_tick(&out, AN_TICK_END);
 	double end = hw_mono_s() + o.hold;
 	while (!stop_flag && hw_mono_s() < end) {
 		sleep_s(0.1);
-		refresh(a, &out, 1);
+		an_outputs_tick(&out, AN_TICK_HOLD);
 	}
-	for (int i = 0; i < 2; i++) {
-		struct hw_alert_sink *s = i ? out.webhook : out.am;
-		if (s && !hw_alert_sink_drain(s, 2000) && !o.quiet)
-			fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n",
-			        i ? "webhook" : "alertmanager");
-	}
+	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (!o.quiet)
 		summary(a, &out);
 done:
-	an_metrics_stop(out.metrics);
-	hw_alert_sink_stop(out.am);
-	hw_alert_sink_stop(out.webhook);
-	an_graphs_stop(out.graphs);
-	if (out.events && out.events != stdout)
-		fclose(out.events);
+	an_outputs_close(&out);
 	hw_an_destroy(a);
-	free(buf);
 	hw_topo_map_free(&map);
 	hw_topo_free(&t);
 	return rc;

@@ -11,14 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "an_graphs.h"
+#include "an_outputs.h"
 #include "clock.h"
 #include "file_publish.h"
-#include "graphviz_ctx.h"
 
 #define NAME_SLOTS 1024 /* raise -> file, for the resolve of the same episode */
 #define MAX_BADGES 64
-#define PENDING 16 /* graphs prepared and waiting for the drawing thread */
+#define PENDING 16 /* graphs prepared and waiting for the rendering thread */
 
 /* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
 static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
@@ -37,15 +36,19 @@ struct file_ring { /* the timestamped files written, oldest first */
 	unsigned head, n;
 };
 
-/* One graph to draw: the overlay's arrays, sized for the topology, and where it goes. */
+/* One graph to draw: the overlay's arrays, sized for the topology, and where it goes; a rendering job. */
 struct sketch {
+	struct an_render_job job; /* first: the job is the sketch */
+	struct an_graphs *g;
 	uint8_t *show;
 	struct hw_render_link_style *links;
 	struct hw_render_node_style *nodes;
 	struct hw_render_badge *badges;
 	struct hw_render_path paths[HW_AN_MAX_FLOWS + 1]; /* the flows, and a PathChange's old path */
 	uint32_t n_badges, n_paths;
-	int heat; /* a heat map: only links */
+	int heat;      /* a heat map: only links */
+	int ok;        /* drawn and written (set by the rendering thread) */
+	double draw_s; /* its time in Graphviz and writing */
 	char html[4096];
 	char svg[512];    /* the file */
 	char latest[512]; /* its stable name */
@@ -55,7 +58,7 @@ struct an_graphs {
 	struct an_graphs_opts o;
 	char dir[400];
 	const struct hw_topo *t;
-	void *gvc;
+	struct an_render *render;
 	double tokens[HW_AN_KIND_COUNT];
 	uint64_t token_ns[HW_AN_KIND_COUNT];
 	struct {
@@ -65,20 +68,46 @@ struct an_graphs {
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
 	double *score; /* scratch of the detection thread: per link */
-	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the drawing thread
-	 * (slot rd % PENDING); Graphviz runs only there */
+	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the rendering
+	 * thread (slot rd % PENDING); Graphviz runs only there */
 	struct sketch pend[PENDING];
 	uint64_t wr, rd;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	pthread_t thread;
-	int started, stop;
+	int started;
 };
 
-static void *drawing(void *arg);
+/* Graphs drawn by the rendering thread r (the only user of Graphviz).  t (the analyzer's topology) must
+ * outlive the graphs.  NULL with a message on error (the directory). */
+static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
+                                         char *err, size_t errlen);
+static void an_graphs_stop(struct an_graphs *g);
+
+/* Before an event goes out: for a raised congestion event within the rate, set svg (AN_GRAPHS_SVG_MAX bytes)
+ * to the file it will be drawn into and return 1 (then call an_graphs_draw_event once it is handed over);
+ * for a resolve, set svg to its raise's file (so an alert keeps its annotation); else 0 (svg untouched). */
+static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg);
+/* Prepare the graph of the event named by an_graphs_name from the analyzer's state now (the overlay,
+ * no Graphviz) and hand it to the rendering thread, which draws it into svg and DIR/event-latest.svg.
+ * At most 16 graphs wait: beyond, an_graphs_name skips the raise (live: detection never waits for
+ * Graphviz) or, with opts.wait (replays), waits for room. */
+static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
+                                 const char *svg);
+/* Wait until every graph handed over is drawn. */
+static void an_graphs_flush(struct an_graphs *g);
+/* The heat map now, DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg (the caller keeps the
+ * --svg-every schedule); skipped when 16 graphs wait, unless opts.wait. */
+static void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a);
+/* The heat map now (end of input; waits for room), DIR/heatmap-<record time ns>.svg and DIR/heatmap.svg,
+ * then flush. */
+static void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a);
+static void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s);
+static void draw_sketch(struct an_render_job *j, void *gvc);
+static void sketch_done(struct an_render_job *j);
 static void submit(struct an_graphs *g);
 
-struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, char *err, size_t errlen)
+static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r,
+                                         char *err, size_t errlen)
 {
 	if (strlen(o->dir) >= 200) {
 		snprintf(err, errlen, "--svg-dir %s: path longer than 200 characters", o->dir);
@@ -94,22 +123,23 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 		return NULL;
 	}
 	struct an_graphs *g = calloc(1, sizeof(*g));
-	void *gvc = hw_analyzer_gvc();
-	if (!g || !gvc) {
-		free(g);
-		snprintf(err, errlen, "--svg-dir: %s", gvc ? "out of memory" : "no Graphviz context");
+	if (!g) {
+		snprintf(err, errlen, "--svg-dir: out of memory");
 		return NULL;
 	}
 	g->o = *o;
 	snprintf(g->dir, sizeof(g->dir), "%s", o->dir);
 	g->t = t;
-	g->gvc = gvc;
+	g->render = r;
 	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
 		g->tokens[k] = o->rate > 1 ? o->rate : 1;
 	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
 	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL;
 	for (unsigned i = 0; i < PENDING && ok; i++) {
 		struct sketch *k = &g->pend[i];
+		k->job.draw = draw_sketch;
+		k->job.done = sketch_done;
+		k->g = g;
 		k->show = calloc(nn, 1);
 		k->nodes = calloc(nn, sizeof(*k->nodes));
 		k->links = calloc(nl, sizeof(*k->links));
@@ -127,26 +157,16 @@ struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const struct h
 	}
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->cv, NULL);
-	g->started = pthread_create(&g->thread, NULL, drawing, g) == 0;
-	if (!g->started) {
-		an_graphs_stop(g);
-		snprintf(err, errlen, "--svg-dir: cannot start the drawing thread");
-		return NULL;
-	}
+	g->started = 1;
 	return g;
 }
 
-void an_graphs_stop(struct an_graphs *g)
+static void an_graphs_stop(struct an_graphs *g)
 {
 	if (!g)
 		return;
 	if (g->started) {
-		an_graphs_flush(g);
-		pthread_mutex_lock(&g->mu);
-		g->stop = 1;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
-		pthread_join(g->thread, NULL);
+		an_graphs_flush(g); /* the rendering thread is done with every sketch */
 		pthread_mutex_destroy(&g->mu);
 		pthread_cond_destroy(&g->cv);
 	}
@@ -162,7 +182,7 @@ void an_graphs_stop(struct an_graphs *g)
 	free(g);
 }
 
-void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
+static void an_graphs_stats(struct an_graphs *g, struct an_graphs_stats *s)
 {
 	pthread_mutex_lock(&g->mu);
 	*s = g->st;
@@ -187,7 +207,7 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 	return 1;
 }
 
-int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
+static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
 {
 	if (!hw_an_kind_congestion(e->kind))
 		return 0;
@@ -247,21 +267,19 @@ static void keep_file(struct an_graphs *g, struct file_ring *r, const char *path
 	r->n++;
 }
 
-/* Render the overlay and write it to path and to the stable name latest. */
-static int render(struct an_graphs *g, const struct hw_render_overlay *ov, int port_labels, const char *path,
+/* Render the overlay and write it to path and to the stable name latest (the rendering thread). */
+static int render(struct an_graphs *g, void *gvc, const struct hw_render_overlay *ov, int port_labels, const char *path,
                   const char *latest)
 {
 	char *svg = NULL;
 	size_t len = 0;
 	struct hw_render_opts ro = {.svg_buf = &svg, .svg_len = &len, .port_labels = port_labels, .overlay = ov};
 	struct hw_topo_error err = {0};
-	hw_analyzer_gvc_lock();
-	int ok = hw_topo_render(g->gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
-	hw_analyzer_gvc_unlock();
+	int ok = hw_topo_render(gvc, g->t, &ro, &err) == HW_TOPO_OK && svg;
 	if (ok)
 		ok = write_published(path, latest, svg, len) == 0;
 	if (svg)
-		hw_topo_render_free(g->gvc, svg);
+		hw_topo_render_free(gvc, svg);
 	return ok;
 }
 
@@ -435,8 +453,8 @@ static const char *severity_color(const char *sev)
 	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
 }
 
-void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
-                          const char *svg)
+static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
+                                 const char *svg)
 {
 	const struct hw_topo *t = g->t;
 	const struct hw_an_config *c = hw_an_config_of(a);
@@ -551,57 +569,58 @@ void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, cons
 	submit(g);
 }
 
-/* Hand the slot just filled to the drawing thread. */
+/* Hand the slot just filled to the rendering thread. */
 static void submit(struct an_graphs *g)
 {
+	struct sketch *k = &g->pend[g->wr % PENDING];
 	pthread_mutex_lock(&g->mu);
 	g->wr++;
+	pthread_mutex_unlock(&g->mu);
+	an_render_submit(g->render, &k->job);
+}
+
+/* On the rendering thread: Graphviz layout and render of a prepared graph (slots come in order). */
+static void draw_sketch(struct an_render_job *j, void *gvc)
+{
+	struct sketch *k = (struct sketch *)j;
+	struct an_graphs *g = k->g;
+	struct hw_render_overlay ov = {.links = k->links, .legend_html = k->html};
+	if (!k->heat) {
+		ov.show = k->show;
+		ov.nodes = k->nodes;
+		ov.badges = k->badges;
+		ov.n_badges = k->n_badges;
+		ov.paths = k->paths;
+		ov.n_paths = k->n_paths;
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	k->ok = render(g, gvc, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	k->draw_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* After the drawing: count it, keep the file within --svg-keep, and free the slot. */
+static void sketch_done(struct an_render_job *j)
+{
+	struct sketch *k = (struct sketch *)j;
+	struct an_graphs *g = k->g;
+	pthread_mutex_lock(&g->mu);
+	g->st.draw_s += k->draw_s;
+	if (!k->ok)
+		g->st.failed++;
+	else if (k->heat)
+		g->st.heatmaps++;
+	else
+		g->st.events++;
+	if (k->ok)
+		keep_file(g, k->heat ? &g->heats : &g->events, k->svg);
+	g->rd++;
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 }
 
-/* The drawing thread: Graphviz layout and render of each prepared graph, in order. */
-static void *drawing(void *arg)
-{
-	struct an_graphs *g = arg;
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		while (g->rd == g->wr && !g->stop)
-			pthread_cond_wait(&g->cv, &g->mu);
-		if (g->rd == g->wr)
-			break;
-		struct sketch *k = &g->pend[g->rd % PENDING];
-		pthread_mutex_unlock(&g->mu);
-		struct hw_render_overlay ov = {.links = k->links, .legend_html = k->html};
-		if (!k->heat) {
-			ov.show = k->show;
-			ov.nodes = k->nodes;
-			ov.badges = k->badges;
-			ov.n_badges = k->n_badges;
-			ov.paths = k->paths;
-			ov.n_paths = k->n_paths;
-		}
-		uint64_t t0 = hw_mono_ns();
-		int ok = render(g, &ov, k->heat ? g->t->n_links <= 256 : 1, k->svg, k->latest);
-		uint64_t t1 = hw_mono_ns();
-		pthread_mutex_lock(&g->mu);
-		g->st.draw_s += (double)(t1 - t0) / 1e9;
-		if (!ok)
-			g->st.failed++;
-		else if (k->heat)
-			g->st.heatmaps++;
-		else
-			g->st.events++;
-		if (ok)
-			keep_file(g, k->heat ? &g->heats : &g->events, k->svg);
-		g->rd++;
-		pthread_cond_broadcast(&g->cv);
-	}
-	pthread_mutex_unlock(&g->mu);
-	return NULL;
-}
-
-void an_graphs_flush(struct an_graphs *g)
+static void an_graphs_flush(struct an_graphs *g)
 {
 	pthread_mutex_lock(&g->mu);
 	while (g->rd != g->wr)
@@ -646,13 +665,110 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 	submit(g);
 }
 
-void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
+static void an_graphs_heatmap(struct an_graphs *g, const struct hw_analyzer *a)
 {
 	heatmap(g, a, 1);
 	an_graphs_flush(g);
 }
 
-void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a)
+static void an_graphs_heatmap_now(struct an_graphs *g, const struct hw_analyzer *a)
 {
 	heatmap(g, a, g->o.wait); /* live: skipped when busy */
+}
+
+/* ---- as outputs of the table: the event graphs, and the heat map ---- */
+
+struct out_graphs {
+	struct an_output base;
+	struct an_graphs *g;
+	int draw; /* the event being handed out was named for a graph */
+};
+
+static void graphs_annotate(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
+{
+	struct out_graphs *x = (struct out_graphs *)o;
+	x->draw = an_graphs_name(x->g, a, e, svg);
+}
+
+/* Last in the table: the graph is prepared once every other output has the event. */
+static void graphs_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
+                            const char *svg)
+{
+	struct out_graphs *x = (struct out_graphs *)o;
+	if (x->draw)
+		an_graphs_draw_event(x->g, a, e, svg);
+	x->draw = 0;
+}
+
+static void graphs_summary(struct an_output *o, FILE *f)
+{
+	struct an_graphs_stats s;
+	an_graphs_stats(((struct out_graphs *)o)->g, &s);
+	fprintf(f,
+	        ",\"svg\":{\"events\":%llu,\"skipped\":%llu,\"busy\":%llu,\"heatmaps\":%llu,\"failed\":%llu,"
+	        "\"removed\":%llu,\"draw_s\":%.3f}",
+	        (unsigned long long)s.events, (unsigned long long)s.skipped, (unsigned long long)s.busy,
+	        (unsigned long long)s.heatmaps, (unsigned long long)s.failed, (unsigned long long)s.removed, s.draw_s);
+}
+
+static void graphs_close(struct an_output *o)
+{
+	struct out_graphs *x = (struct out_graphs *)o;
+	an_graphs_stop(x->g);
+	free(x);
+}
+
+static const struct an_output_ops graphs_ops = {.annotate = graphs_annotate,
+                                                .on_event = graphs_on_event,
+                                                .summary = graphs_summary,
+                                                .summary_late = 1,
+                                                .close = graphs_close};
+
+struct an_output *an_out_graphs(const struct an_graphs_opts *o, const struct hw_topo *t, struct an_render *r, char *err,
+                                size_t errlen)
+{
+	struct out_graphs *x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "--svg-dir: out of memory");
+		return NULL;
+	}
+	if (!(x->g = an_graphs_start(o, t, r, err, errlen))) {
+		free(x);
+		return NULL;
+	}
+	x->base.ops = &graphs_ops;
+	return &x->base;
+}
+
+struct out_heatmap {
+	struct an_output base;
+	struct an_graphs *g; /* the graphs output's */
+};
+
+static void heatmap_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
+{
+	struct out_heatmap *x = (struct out_heatmap *)o;
+	if (t->kind == AN_TICK_BATCH && t->svg_due)
+		an_graphs_heatmap_now(x->g, a); /* live: skipped when the rendering thread is busy */
+	else if (t->kind == AN_TICK_END)
+		an_graphs_heatmap(x->g, a);
+}
+
+static void heatmap_close(struct an_output *o)
+{
+	free(o);
+}
+
+static const struct an_output_ops heatmap_ops = {.tick = heatmap_tick, .close = heatmap_close};
+
+struct an_output *an_out_heatmap(struct an_output *graphs, char *err, size_t errlen)
+{
+	struct out_heatmap *x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "--svg-dir: out of memory");
+		return NULL;
+	}
+	x->base.ops = &heatmap_ops;
+	x->g = ((struct out_graphs *)graphs)->g;
+	return &x->base;
 }

@@ -1,15 +1,20 @@
-/* /metrics for hopwatch-analyzer: records placed/unplaced, events, active alerts by name, per-link
- * congestion score, alert sink delivery; rendered from a snapshot under a mutex, served by metrics_http.h. */
+/* /metrics for hopwatch-analyzer (an output of the table): records placed/unplaced, events, active alerts
+ * by name, per-link congestion score, alert sink delivery; a snapshot the ticks refresh, rendered under a
+ * mutex and served by metrics_http.h, so scrapes never touch the detectors' state. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "an_metrics.h"
+#include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
 
 struct an_metrics {
+	struct an_output base;
 	struct hw_metrics_http *http;
+	struct hw_alert_sink *am, *webhook; /* NULL when not given */
+	double next;                        /* next refresh after a batch, monotonic seconds */
 	const struct hw_topo *topo;
 	pthread_mutex_t mu;
 	struct hw_an_stats st;
@@ -89,30 +94,17 @@ static void render(void *arg, FILE *f)
 	pthread_mutex_unlock(&m->mu);
 }
 
-struct an_metrics *an_metrics_start(const char *addr, const struct hw_topo *topo, char *err, size_t errlen)
+static double mono_s(void)
 {
-	struct an_metrics *m = calloc(1, sizeof(*m));
-	if (m && topo && topo->n_links)
-		m->scores = calloc(topo->n_links, sizeof(*m->scores));
-	if (!m || (topo && topo->n_links && !m->scores)) {
-		free(m);
-		snprintf(err, errlen, "--metrics: out of memory");
-		return NULL;
-	}
-	m->topo = topo;
-	pthread_mutex_init(&m->mu, NULL);
-	if (!(m->http = hw_metrics_http_start(addr, render, m, err, errlen))) {
-		free(m->scores);
-		free(m);
-		return NULL;
-	}
-	return m;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void an_metrics_update(struct an_metrics *m, const struct hw_analyzer *a, struct hw_alert_sink *am,
-                       struct hw_alert_sink *webhook)
+/* Refresh the snapshot from the analyzer and the sinks. */
+static void update(struct an_metrics *m, const struct hw_analyzer *a)
 {
-	struct hw_alert_sink *sinks[2] = {am, webhook};
+	struct hw_alert_sink *sinks[2] = {m->am, m->webhook};
 	pthread_mutex_lock(&m->mu);
 	hw_an_stats(a, &m->st);
 	if (m->scores)
@@ -125,11 +117,51 @@ void an_metrics_update(struct an_metrics *m, const struct hw_analyzer *a, struct
 	pthread_mutex_unlock(&m->mu);
 }
 
-void an_metrics_stop(struct an_metrics *m)
+/* After a batch at most every 50 ms (monotonic); at the end and while holding, every time. */
+static void metrics_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
-	if (!m)
+	struct an_metrics *m = (struct an_metrics *)o;
+	if (t->kind == AN_TICK_EXIT)
 		return;
+	double now = mono_s();
+	if (t->kind == AN_TICK_BATCH && now < m->next)
+		return;
+	m->next = now + 0.05;
+	update(m, a);
+}
+
+static void metrics_close(struct an_output *o)
+{
+	struct an_metrics *m = (struct an_metrics *)o;
 	hw_metrics_http_stop(m->http);
+	pthread_mutex_destroy(&m->mu);
 	free(m->scores);
 	free(m);
+}
+
+static const struct an_output_ops metrics_ops = {.tick = metrics_tick, .close = metrics_close};
+
+struct an_output *an_out_metrics(const char *addr, const struct hw_topo *topo, struct hw_alert_sink *am,
+                                 struct hw_alert_sink *webhook, char *err, size_t errlen)
+{
+	struct an_metrics *m = calloc(1, sizeof(*m));
+	if (m && topo && topo->n_links)
+		m->scores = calloc(topo->n_links, sizeof(*m->scores));
+	if (!m || (topo && topo->n_links && !m->scores)) {
+		free(m);
+		snprintf(err, errlen, "--metrics: out of memory");
+		return NULL;
+	}
+	m->base.ops = &metrics_ops;
+	m->topo = topo;
+	m->am = am;
+	m->webhook = webhook;
+	pthread_mutex_init(&m->mu, NULL);
+	if (!(m->http = hw_metrics_http_start(addr, render, m, err, errlen))) {
+		pthread_mutex_destroy(&m->mu);
+		free(m->scores);
+		free(m);
+		return NULL;
+	}
+	return &m->base;
 }

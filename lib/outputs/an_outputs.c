@@ -1,0 +1,200 @@
+/* The table of outputs that `hopwatch-analyzer run` drives (events, ticks, summary, close), and the two
+ * simplest outputs: events as JSON lines, and the alert sinks (Alertmanager, webhook). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "an_outputs.h"
+
+struct an_render *an_outputs_renderer(struct an_outputs *t, char *err, size_t errlen)
+{
+	if (!t->render)
+		t->render = an_render_start(err, errlen);
+	return t->render;
+}
+
+void an_outputs_add(struct an_outputs *t, struct an_output *o)
+{
+	if (o && t->n < AN_OUTPUTS_MAX)
+		t->v[t->n++] = o;
+}
+
+void an_outputs_bind(struct an_outputs *t, const struct hw_analyzer *a)
+{
+	t->a = a;
+}
+
+void an_outputs_emit(void *ctx, const struct hw_an_event *ev)
+{
+	struct an_outputs *t = ctx;
+	char svg[AN_GRAPHS_SVG_MAX] = ""; /* the annotation goes out with the event */
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->annotate)
+			t->v[i]->ops->annotate(t->v[i], t->a, ev, svg);
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->on_event)
+			t->v[i]->ops->on_event(t->v[i], t->a, ev, svg);
+}
+
+/* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
+ * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
+static int svg_due(struct an_outputs *t, uint64_t now)
+{
+	if (!t->every_ns || !now)
+		return 0;
+	if (!t->next_ns) {
+		t->next_ns = now + t->every_ns;
+		return 0;
+	}
+	if (now < t->next_ns)
+		return 0;
+	while (t->next_ns <= now)
+		t->next_ns += t->every_ns;
+	return 1;
+}
+
+void an_outputs_tick(struct an_outputs *t, enum an_tick_kind kind)
+{
+	struct an_tick k = {kind, kind == AN_TICK_BATCH && svg_due(t, hw_an_now(t->a))};
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->tick)
+			t->v[i]->ops->tick(t->v[i], t->a, &k);
+}
+
+void an_outputs_summary(struct an_outputs *t, FILE *f, int late)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->summary && t->v[i]->ops->summary_late == late)
+			t->v[i]->ops->summary(t->v[i], f);
+}
+
+void an_outputs_close(struct an_outputs *t)
+{
+	while (t->n) {
+		struct an_output *o = t->v[--t->n];
+		o->ops->close(o);
+	}
+	an_render_stop(t->render);
+	t->render = NULL;
+}
+
+/* ---- events as JSON lines ---- */
+
+struct out_events {
+	struct an_output base;
+	FILE *f;
+};
+
+static void events_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
+                            const char *svg)
+{
+	struct out_events *x = (struct out_events *)o;
+	char buf[4096];
+	(void)a;
+	hw_an_event_json(e, svg, buf, sizeof(buf));
+	fprintf(x->f, "%s\n", buf);
+}
+
+static void events_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
+{
+	(void)a;
+	if (t->kind == AN_TICK_END)
+		fflush(((struct out_events *)o)->f);
+}
+
+static void events_close(struct an_output *o)
+{
+	struct out_events *x = (struct out_events *)o;
+	if (x->f != stdout)
+		fclose(x->f);
+	free(x);
+}
+
+static const struct an_output_ops events_ops = {
+    .on_event = events_on_event, .tick = events_tick, .close = events_close};
+
+struct an_output *an_out_events(const char *path, char *err, size_t errlen)
+{
+	struct out_events *x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "--events %s: out of memory", path);
+		return NULL;
+	}
+	x->base.ops = &events_ops;
+	x->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!x->f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(x);
+		return NULL;
+	}
+	return &x->base;
+}
+
+/* ---- Alertmanager and webhook ---- */
+
+struct out_alerts {
+	struct an_output base;
+	struct hw_alert_sink *sink;
+	const char *name; /* "alertmanager" or "webhook" */
+	int quiet;
+};
+
+static void alerts_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
+                            const char *svg)
+{
+	(void)a;
+	hw_alert_sink_push(((struct out_alerts *)o)->sink, e, svg);
+}
+
+static void alerts_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
+{
+	struct out_alerts *x = (struct out_alerts *)o;
+	(void)a;
+	if (t->kind == AN_TICK_EXIT && !hw_alert_sink_drain(x->sink, 2000) && !x->quiet)
+		fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n", x->name);
+}
+
+static void alerts_summary(struct an_output *o, FILE *f)
+{
+	struct out_alerts *x = (struct out_alerts *)o;
+	struct hw_alert_sink_stats st;
+	hw_alert_sink_stats(x->sink, &st);
+	fprintf(f,
+	        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
+	        "\"posts_failed\":%llu,\"waiting\":%u}",
+	        x->name, (unsigned long long)st.pushed, (unsigned long long)st.dropped,
+	        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
+	        (unsigned long long)st.posts_failed, st.waiting);
+}
+
+static void alerts_close(struct an_output *o)
+{
+	struct out_alerts *x = (struct out_alerts *)o;
+	hw_alert_sink_stop(x->sink);
+	free(x);
+}
+
+static const struct an_output_ops alerts_ops = {
+    .on_event = alerts_on_event, .tick = alerts_tick, .summary = alerts_summary, .close = alerts_close};
+
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, uint32_t capacity, uint64_t resend_ns,
+                                int quiet, char *err, size_t errlen)
+{
+	const char *name = kind == HW_SINK_ALERTMANAGER ? "alertmanager" : "webhook";
+	struct out_alerts *x = calloc(1, sizeof(*x));
+	char why[400];
+	if (!x || !(x->sink = hw_alert_sink_start(kind, url, capacity, resend_ns, why, sizeof(why)))) {
+		snprintf(err, errlen, "--%s %s", name, x ? why : "out of memory");
+		free(x);
+		return NULL;
+	}
+	x->base.ops = &alerts_ops;
+	x->name = name;
+	x->quiet = quiet;
+	return &x->base;
+}
+
+struct hw_alert_sink *an_out_alert_sink(struct an_output *o)
+{
+	return o ? ((struct out_alerts *)o)->sink : NULL;
+}

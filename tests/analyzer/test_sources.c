@@ -1,0 +1,139 @@
+/* Unit tests of run's record sources on files written here: JSON-lines batches per file, the records
+ * before a line that does not parse come first, then the error naming file and line; stop; no file. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hopwatch/stream.h"
+#include "record_source.h"
+
+static char dir[] = "/tmp/hw-test-sources-XXXXXX";
+static volatile sig_atomic_t stop;
+
+/* DIR/name with lines records {"time_ns":first..}, then the text tail (may be ""). */
+static const char *write_jsonl(const char *name, unsigned lines, uint64_t first, const char *tail)
+{
+	static char paths[4][256];
+	static int k;
+	char *p = paths[k++ % 4];
+	snprintf(p, 256, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	for (unsigned i = 0; i < lines; i++)
+		fprintf(f, "{\"time_ns\":%llu}\n", (unsigned long long)(first + i));
+	fputs(tail, f);
+	assert_int_equal(fclose(f), 0);
+	return p;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A file one record longer than a batch, then a short one: batches never span two files. */
+static void test_jsonl_batches_per_file(void **state)
+{
+	(void)state;
+	const char *paths[2];
+	paths[0] = write_jsonl("a.jsonl", HW_STREAM_MAX_BATCH + 1, 100, "\n"); /* a blank line at the end */
+	paths[1] = write_jsonl("b.jsonl", 2, 9000, "");
+	char err[512];
+	stop = 0;
+	struct record_source *s = hw_source_jsonl(paths, 2, &stop, err, sizeof(err));
+	assert_non_null(s);
+	assert_string_equal(s->name, "--json");
+	assert_int_equal(s->live, 0);
+	const struct hw_record *r;
+	/* a.jsonl: a full batch of 4096 records (time 100 .. 4195), then its last record (time 4196) */
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_STREAM_MAX_BATCH);
+	assert_int_equal(r[0].time_ns, 100);
+	assert_int_equal(r[HW_STREAM_MAX_BATCH - 1].time_ns, 100 + HW_STREAM_MAX_BATCH - 1);
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), 1);
+	assert_int_equal(r[0].time_ns, 100 + HW_STREAM_MAX_BATCH);
+	/* b.jsonl: its 2 records (9000, 9001), then the end */
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), 2);
+	assert_int_equal(r[1].time_ns, 9001);
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_END);
+	s->ops->close(s);
+}
+
+/* Line 4 of c.jsonl is not JSON: records of lines 1-3 first, then the error naming c.jsonl:4, for good. */
+static void test_jsonl_error_after_records(void **state)
+{
+	(void)state;
+	const char *paths[2];
+	paths[0] = write_jsonl("c.jsonl", 3, 50, "not json\n{\"time_ns\":60}\n");
+	paths[1] = write_jsonl("d.jsonl", 1, 70, "");
+	char err[512], want[600];
+	stop = 0;
+	struct record_source *s = hw_source_jsonl(paths, 2, &stop, err, sizeof(err));
+	assert_non_null(s);
+	const struct hw_record *r;
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), 3);
+	assert_int_equal(r[2].time_ns, 52);
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_ERROR);
+	snprintf(want, sizeof(want), "%s:4: ", paths[0]);
+	assert_memory_equal(err, want, strlen(want));
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_ERROR);
+	s->ops->close(s);
+}
+
+/* With the stop flag set, reading ends before a record is handed out. */
+static void test_jsonl_stop(void **state)
+{
+	(void)state;
+	const char *paths[1] = {write_jsonl("e.jsonl", 5, 1, "")};
+	char err[512];
+	stop = 1;
+	struct record_source *s = hw_source_jsonl(paths, 1, &stop, err, sizeof(err));
+	assert_non_null(s);
+	const struct hw_record *r;
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_END);
+	s->ops->close(s);
+	stop = 0;
+}
+
+/* A record file that is not there: the error names it, at the first next(), not at open. */
+static void test_files_missing(void **state)
+{
+	(void)state;
+	char path[300], err[512];
+	snprintf(path, sizeof(path), "%s/none.hwr", dir);
+	const char *paths[1] = {path};
+	struct record_source *s = hw_source_files(paths, 1, err, sizeof(err));
+	assert_non_null(s);
+	assert_string_equal(s->name, "--records");
+	const struct hw_record *r;
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_ERROR);
+	assert_non_null(strstr(err, "none.hwr"));
+	s->ops->close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_jsonl_batches_per_file),
+	    cmocka_unit_test(test_jsonl_error_after_records),
+	    cmocka_unit_test(test_jsonl_stop),
+	    cmocka_unit_test(test_files_missing),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
