@@ -88,7 +88,7 @@ grep -q '<svg' "$dir/topology.svg" || fail "no SVG topology"
   --config "$S/analyzer.json" --events "$dir/events.jsonl" --quiet >"$dir/run.txt" 2>&1 ||
   { cat "$dir/run.txt"; fail "installed hopwatch-analyzer run"; }
 # the sample injects one incast (data/samples/README.md): the detectors must name it
-grep -q '"alertname":"Incast"' "$dir/events.jsonl" || { head -5 "$dir/events.jsonl"; fail "no Incast event"; }
+grep -q '"event":"Incast","state":"firing"' "$dir/events.jsonl" || { head -5 "$dir/events.jsonl"; fail "no Incast event"; }
 echo "ok demo from the unpacked paths: $recs records, $(wc -l <"$dir/events.jsonl") events, Incast among them"
 
 if command -v tshark >/dev/null; then
