@@ -9,18 +9,24 @@ set -u
 here=$(dirname "$0")
 . "$here/../collector/lib.sh"
 src=$(cd "$1" && pwd)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null) || skip "dpkg-architecture (dpkg-dev) not installed"
 for t in dpkg-buildpackage dh dh_installsysusers lintian help2man fakeroot meson ninja; do
   command -v $t >/dev/null || skip "$t not installed (tools/deps.sh installs it)"
 done
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-# a copy of the tree (as tracked: no VCS, no build folders, no demo output), so that the package
-# build leaves nothing in the source tree
+# a copy of the tree, so that the package build leaves nothing in the source tree: the files git
+# tracks or would track (not what .gitignore names: build folders, demo output), else all but those
 mkdir "$dir/src"
-tar -C "$src" --exclude-vcs --exclude='./build*' --exclude=./out --exclude='./fuzz/corpus-*' \
-  --exclude='./obj-*' --exclude=./debian/.debhelper --exclude=./debian/hopwatch -cf - . | tar -xf - -C "$dir/src" ||
-  fail "cannot copy $src"
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$src" && git ls-files -z --cached --others --exclude-standard |
+    tar --null --ignore-failed-read -cf - -T - 2>/dev/null) | tar -xf - -C "$dir/src"
+else
+  tar -C "$src" --exclude-vcs --exclude='./build*' --exclude=./out --exclude='./fuzz/corpus-*' --exclude='./obj-*' \
+    --exclude=./debian/.debhelper --exclude=./debian/hopwatch -cf - . | tar -xf - -C "$dir/src"
+fi
+[ -f "$dir/src/debian/rules" ] || fail "cannot copy $src"
 (cd "$dir/src" && nice dpkg-buildpackage -b -us -uc) >"$dir/build.log" 2>&1 ||
   { tail -40 "$dir/build.log"; fail "dpkg-buildpackage -b -us -uc"; }
 debs=("$dir"/hopwatch_*.deb)
@@ -39,11 +45,11 @@ dpkg -x "$deb" "$root" || fail "dpkg -x $deb"
 # what an installed host needs, each named here by hand
 need=(usr/bin/hopwatch-collector usr/bin/hopwatch-analyzer usr/bin/hopwatch-gen usr/bin/hopwatch-records
   usr/lib/sysusers.d/hopwatch.conf usr/lib/tmpfiles.d/hopwatch.conf etc/hopwatch/collector.json
-  etc/hopwatch/analyzer.json usr/lib/x86_64-linux-gnu/wireshark/plugins/hopwatch.lua
+  etc/hopwatch/analyzer.json usr/lib/$multiarch/wireshark/plugins/hopwatch.lua
   usr/share/hopwatch/grafana/dashboards/fabric-overview.json usr/share/hopwatch/prometheus/hopwatch-rules.yml
   usr/share/hopwatch/alertmanager/alertmanager.yml usr/share/hopwatch/clickhouse/schema.sql
-  usr/include/hopwatch/wire.h usr/include/hopwatch/record.h usr/lib/x86_64-linux-gnu/libhopwatch.a
-  usr/lib/x86_64-linux-gnu/pkgconfig/hopwatch.pc usr/share/doc/hopwatch/README.md usr/share/doc/hopwatch/copyright
+  usr/include/hopwatch/wire.h usr/include/hopwatch/record.h usr/lib/$multiarch/libhopwatch.a
+  usr/lib/$multiarch/pkgconfig/hopwatch.pc usr/share/doc/hopwatch/README.md usr/share/doc/hopwatch/copyright
   usr/share/man/man1/hopwatch-collector.1.gz usr/share/man/man1/hopwatch-analyzer.1.gz
   usr/share/man/man1/hopwatch-gen.1.gz usr/share/man/man1/hopwatch-records.1.gz)
 for f in "$src"/docs/*.md; do need+=("usr/share/doc/hopwatch/$(basename "$f")"); done
@@ -92,7 +98,7 @@ grep -q '"event":"Incast","state":"firing"' "$dir/events.jsonl" || { head -5 "$d
 echo "ok demo from the unpacked paths: $recs records, $(wc -l <"$dir/events.jsonl") events, Incast among them"
 
 if command -v tshark >/dev/null; then
-  lua=$root/usr/lib/x86_64-linux-gnu/wireshark/plugins/hopwatch.lua
+  lua=$root/usr/lib/$multiarch/wireshark/plugins/hopwatch.lua
   tshark -X "lua_script:$lua" -r "$S/reports.pcap" -c 1 -T fields -e hopwatch.report.node >"$dir/ts.txt" 2>"$dir/ts.err" &&
     grep -q '^[0-9]' "$dir/ts.txt" || { cat "$dir/ts.err"; fail "tshark with the installed dissector"; }
   echo "ok tshark loads the installed dissector"
@@ -109,7 +115,7 @@ int main(void)
 	return 0;
 }
 EOF
-export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/x86_64-linux-gnu/pkgconfig
+export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$dir/use.c" $(pkg-config --cflags --libs hopwatch) -o "$dir/use" 2>"$dir/cc.txt" ||
   { cat "$dir/cc.txt"; fail "a program against the installed hopwatch.pc"; }
