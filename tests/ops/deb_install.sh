@@ -45,11 +45,11 @@ dpkg -x "$deb" "$root" || fail "dpkg -x $deb"
 # what an installed host needs, each named here by hand
 need=(usr/bin/hopwatch-collector usr/bin/hopwatch-analyzer usr/bin/hopwatch-gen usr/bin/hopwatch-records
   usr/lib/sysusers.d/hopwatch.conf usr/lib/tmpfiles.d/hopwatch.conf etc/hopwatch/collector.json
-  etc/hopwatch/analyzer.json usr/lib/$multiarch/wireshark/plugins/hopwatch.lua
+  etc/hopwatch/analyzer.json "usr/lib/$multiarch/wireshark/plugins/hopwatch.lua"
   usr/share/hopwatch/grafana/dashboards/fabric-overview.json usr/share/hopwatch/prometheus/hopwatch-rules.yml
   usr/share/hopwatch/alertmanager/alertmanager.yml usr/share/hopwatch/clickhouse/schema.sql
-  usr/include/hopwatch/wire.h usr/include/hopwatch/record.h usr/lib/$multiarch/libhopwatch.a
-  usr/lib/$multiarch/pkgconfig/hopwatch.pc usr/share/doc/hopwatch/README.md usr/share/doc/hopwatch/copyright
+  usr/include/hopwatch/wire.h usr/include/hopwatch/record.h "usr/lib/$multiarch/libhopwatch.a"
+  "usr/lib/$multiarch/pkgconfig/hopwatch.pc" usr/share/doc/hopwatch/README.md usr/share/doc/hopwatch/copyright
   usr/share/man/man1/hopwatch-collector.1.gz usr/share/man/man1/hopwatch-analyzer.1.gz
   usr/share/man/man1/hopwatch-gen.1.gz usr/share/man/man1/hopwatch-records.1.gz)
 for f in "$src"/docs/*.md; do need+=("usr/share/doc/hopwatch/$(basename "$f")"); done
@@ -62,6 +62,15 @@ grep -q '^d /var/lib/hopwatch/lldp ' "$root/usr/lib/tmpfiles.d/hopwatch.conf" ||
 dpkg-deb -e "$deb" "$dir/control"
 grep -q 'systemd-sysusers.*hopwatch.conf' "$dir/control/postinst" || fail "postinst does not create the hopwatch user"
 echo "ok file list: ${#need[@]} required paths among $(wc -l <"$dir/deb.list") files"
+
+# what the postinst runs, inside the unpacked package: the user, then its folders
+mkdir -p "$root/etc"
+systemd-sysusers --root="$root" hopwatch.conf >"$dir/su.txt" 2>&1 || { cat "$dir/su.txt"; fail "systemd-sysusers --root"; }
+uid=$(awk -F: '$1 == "hopwatch" && $7 ~ /nologin$/ {print $3}' "$root/etc/passwd")
+[ -n "$uid" ] || { cat "$root/etc/passwd"; fail "no hopwatch system user without a login shell"; }
+systemd-tmpfiles --root="$root" --create hopwatch.conf >"$dir/tf.txt" 2>&1 || { cat "$dir/tf.txt"; fail "systemd-tmpfiles --root"; }
+[ "$(stat -c %u "$root/var/lib/hopwatch/lldp")" = "$uid" ] || fail "/var/lib/hopwatch/lldp is not the hopwatch user's"
+echo "ok the hopwatch user (uid $uid) and its /var/lib/hopwatch/lldp"
 
 # systemd-analyze verify inside the unpacked package (the units' /usr/bin/hopwatch-* are its own): the
 # host's units (targets) and /bin/sh, /bin/kill of the units' commands are laid beside them
@@ -98,7 +107,7 @@ grep -q '"event":"Incast","state":"firing"' "$dir/events.jsonl" || { head -5 "$d
 echo "ok demo from the unpacked paths: $recs records, $(wc -l <"$dir/events.jsonl") events, Incast among them"
 
 if command -v tshark >/dev/null; then
-  lua=$root/usr/lib/$multiarch/wireshark/plugins/hopwatch.lua
+  lua=$root/"usr/lib/$multiarch/wireshark/plugins/hopwatch.lua"
   tshark -X "lua_script:$lua" -r "$S/reports.pcap" -c 1 -T fields -e hopwatch.report.node >"$dir/ts.txt" 2>"$dir/ts.err" &&
     grep -q '^[0-9]' "$dir/ts.txt" || { cat "$dir/ts.err"; fail "tshark with the installed dissector"; }
   echo "ok tshark loads the installed dissector"
