@@ -8,6 +8,7 @@ pkgs=(
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev
   lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus
   prometheus-alertmanager clickhouse-server clickhouse-client
+  build-essential dpkg-dev debhelper fakeroot lintian help2man
 )
 missing=()
 for p in "${pkgs[@]}"; do
