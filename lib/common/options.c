@@ -345,7 +345,7 @@ void hw_opts_help(const struct hw_opts_spec *s, FILE *out)
 			fprintf(out, "\n  %-*s  ", w, "");
 			h = nl + 1;
 		}
-		const char *def = r->def_note ? r->def_note : r->def;
+		const char *def = r->def_note ? r->def_note : r->type == HW_OPT_FLAG ? NULL : r->def;
 		char tail[256] = "";
 		if (def || r->type == HW_OPT_LIST)
 			snprintf(tail, sizeof(tail), "%s%s%s%s", def ? "(default " : "", def ? def : "", def ? ")" : "",
@@ -422,7 +422,7 @@ void hw_opts_markdown(const struct hw_opts_spec *s, FILE *out)
 		fputs(" | ", out);
 		md_cell(out, v);
 		fputs(" | ", out);
-		md_cell(out, r->def_note ? r->def_note : r->def);
+		md_cell(out, r->def_note ? r->def_note : r->type == HW_OPT_FLAG ? NULL : r->def);
 		fputs(" | ", out);
 		md_cell(out, r->help);
 		fputs(" |\n", out);

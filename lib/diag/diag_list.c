@@ -56,7 +56,7 @@ void hw_diag_topology(struct hw_diag_list *run, const char *name, const char *an
 	for (int i = 0; src_args[i] && n < 12; i++)
 		argv[n++] = src_args[i];
 	if (records) {
-		argv[n++] = "--records";
+		argv[n++] = "--jsonl";
 		argv[n++] = (char *)records;
 	}
 	argv[n] = NULL;
