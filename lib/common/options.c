@@ -561,6 +561,8 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 		if (s->after_config)
 			s->after_config(dst);
 	}
+	if (s->given)
+		memset(s->given, 0, nrows);
 	optind = 0;
 	while (!rc && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		const struct hw_opt *r = NULL;
@@ -585,8 +587,8 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 		} else {
 			r = short_row(s, c);
 		}
-		if (r && (r = resolve(s, r)))
-			rc = set_option(s, r, dst, optarg, seen);
+		if (r && (r = resolve(s, r)) && !(rc = set_option(s, r, dst, optarg, seen)) && s->given)
+			s->given[r - s->rows] = 1;
 	}
 	if (!rc) {
 		int nargs = argc - optind;
@@ -599,6 +601,12 @@ out:
 	free(lo);
 	free(seen);
 	return rc;
+}
+
+bool hw_opts_given(const struct hw_opts_spec *s, const char *name)
+{
+	const struct hw_opt *r = find_name(s, name);
+	return r && s->given && s->given[r - s->rows];
 }
 
 /* ---- the JSON config file --------------------------------------------------------------------------- */

@@ -80,6 +80,9 @@ struct hw_opts_spec {
 	int max_args; /* positional arguments accepted (0: none; -1: any number) */
 	/* called after the config file (HW_OPTF_CONFIG) was loaded, before the command line */
 	void (*after_config)(void *dst);
+	/* or NULL: hw_opts_parse sets given[i] for each row i the command line gave (for checks between
+	 * options, e.g. "not with --preset") */
+	unsigned char *given;
 };
 
 /* What hw_opts_parse returns besides 0: help was printed (exit 0), or bad usage (message printed, exit 2). */
@@ -95,6 +98,8 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 /* Load the rows that have a key from the JSON object in path.  0, or -1 with "PATH: key "K": expected
  * WHAT" (or the JSON syntax error) in err. */
 int hw_opts_load_file(const struct hw_opts_spec *s, void *dst, const char *path, char *err, size_t errlen);
+/* Whether the last hw_opts_parse got the option named name (spec->given must be set). */
+bool hw_opts_given(const struct hw_opts_spec *s, const char *name);
 /* --help text, and the Markdown table (| option | config key | value | default | meaning |). */
 void hw_opts_help(const struct hw_opts_spec *s, FILE *out);
 void hw_opts_markdown(const struct hw_opts_spec *s, FILE *out);
