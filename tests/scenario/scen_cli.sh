@@ -26,7 +26,7 @@ expect_error "after the run ends" clean --event incast:dst=host1,start_us=9000
 expect_error "k must be even" clean --topology fat-tree:7
 expect_error "not leaf-spine" clean --topology ring:5
 expect_error "unknown event kind" clean --event meteor:dst=host1
-expect_error "--format tr3.0: not tr2.0, tr1.0 or tr0.5" clean --format tr3.0
+expect_error "--format: 'tr3.0' is not \"tr2.0\", \"tr1.0\" or \"tr0.5\"" clean --format tr3.0
 "$gen" scenario --list | grep -q "fat-tree-mix" || fail "--list does not name fat-tree-mix"
 for n in clean incast microburst link-down pfc-storm dscp-misconfig report-loss mtu-mismatch buildup fat-tree-mix; do
   "$gen" scenario --list | grep -q "^  $n " || fail "--list lacks $n"
