@@ -120,8 +120,9 @@ static const struct hw_opt rows[] = {
      .elem = HW_OPT_STRING, .what = "dump", .help = "the topology loads: lldpcli JSON dumps"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(D, map), .help = "INT node id / port map of the topology"},
     {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(D, records, n_records), .elem = HW_OPT_STRING,
-     .flags = HW_OPTF_GLOB, .what = "record file",
-     .help = "binary record files whose INT (node, port)s must all be on the topology"},
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (several may follow one --records) whose INT (node, port)s\n"
+             "must all be on the topology"},
     {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(D, jsonl, n_jsonl), .elem = HW_OPT_STRING,
      .what = "file", .help = "JSON-lines records, checked the same way"},
     {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},

@@ -89,7 +89,8 @@ static const char *const paces[] = {"fast", "recorded", NULL};
 static const struct hw_opt run_rows[] = {
     {HW_OPT_GROUP, .help = "inputs:"},
     {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(O, records, n_records), .elem = HW_OPT_STRING,
-     .flags = HW_OPTF_GLOB, .what = "record file", .help = "binary record files, read in the order given"},
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (several may follow one --records), read in the order given"},
     {HW_OPT_LIST, "jsonl", .metavar = "FILE|-", HW_OPT_LIST_AT(O, json, n_json), .elem = HW_OPT_STRING,
      .what = "JSON-lines file", .help = "JSON-lines records (docs/records.md), read after --records"},
     {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},

@@ -46,9 +46,9 @@ static const struct hw_opt rows[] = {
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map),
      .help = "INT node ids / port numbers to names and tiers (JSON, docs/topology.md)"},
     {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(O, records, n_records), .elem = HW_OPT_STRING,
-     .flags = HW_OPTF_GLOB, .what = "record file",
-     .help = "binary record files (hopwatch-collector --records-dir): place every (node_id, port)\n"
-             "and list the unplaced"},
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (hopwatch-collector --records-dir; several may follow one\n"
+             "--records): place every (node_id, port) and list the unplaced"},
     {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(O, jsonl, n_jsonl), .elem = HW_OPT_STRING,
      .what = "file", .help = "JSON-lines per-hop records (docs/records.md), placed the same way"},
     {HW_OPT_GROUP, .help = "checks:"},

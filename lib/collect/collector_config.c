@@ -123,13 +123,13 @@ static const struct hw_opt rows[] = {
     {HW_OPT_DOUBLE, .key = "occupancy_unit_bytes", HW_OPT_AT(C, occupancy_unit_bytes), .hi = INFINITY,
      .flags = HW_OPTF_LO_OPEN, .def = "1", .help = "the device's queue-occupancy unit in bytes"},
     {HW_OPT_UINT, .key = "queues", HW_OPT_AT(C, sizes.queues), .lo = 16, .hi = 1 << 28, .def = "65536",
-     .help = "(node, port, queue) table size"},
+     .help = "per worker: (node, port, queue) keys tracked"},
     {HW_OPT_UINT, .key = "senders", HW_OPT_AT(C, sizes.senders), .lo = 16, .hi = 1 << 28, .def = "4096",
-     .help = "(node, hw_id) report-sequence table size"},
+     .help = "per worker: (node, hw_id) keys whose report sequence is tracked"},
     {HW_OPT_UINT, .key = "flows", HW_OPT_AT(C, sizes.flows), .lo = 16, .hi = 1 << 28, .def = "262144",
-     .help = "flow path table size"},
+     .help = "per worker: flows whose path is tracked"},
     {HW_OPT_UINT, .key = "ring_batches", HW_OPT_AT(C, sizes.ring_batches), .lo = 2, .hi = 65536, .def = "64",
-     .help = "record batches between a worker and the sink thread"},
+     .help = "batches of 1024 records between each worker and the sink thread"},
     {HW_OPT_END},
 };
 

@@ -563,9 +563,28 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 	}
 	if (s->given)
 		memset(s->given, 0, nrows);
+	int multi = 0; /* a row takes the arguments after its value: getopt then hands them over in order */
+	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
+		multi |= (r->flags & HW_OPTF_MULTI) != 0;
+	const char *opts = shorts;
+	char in_order[136];
+	if (multi) {
+		snprintf(in_order, sizeof(in_order), "-%s", shorts);
+		opts = in_order;
+	}
+	const struct hw_opt *last = NULL; /* the HW_OPTF_MULTI row just given, if any */
 	optind = 0;
-	while (!rc && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, opts, lo, NULL)) != -1) {
 		const struct hw_opt *r = NULL;
+		if (c == 1) { /* an argument that is not an option (only when multi) */
+			if (!last) {
+				rc = usage_err(s, "unexpected argument '%s'", optarg);
+				break;
+			}
+			rc = set_option(s, last, dst, optarg, seen);
+			continue;
+		}
+		last = NULL;
 		if (c == 'h' || c == O_HELP) {
 			hw_opts_help(s, stdout);
 			rc = HW_OPTS_HELP;
@@ -587,8 +606,12 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 		} else {
 			r = short_row(s, c);
 		}
-		if (r && (r = resolve(s, r)) && !(rc = set_option(s, r, dst, optarg, seen)) && s->given)
-			s->given[r - s->rows] = 1;
+		if (r && (r = resolve(s, r)) && !(rc = set_option(s, r, dst, optarg, seen))) {
+			if (s->given)
+				s->given[r - s->rows] = 1;
+			if (r->flags & HW_OPTF_MULTI)
+				last = r;
+		}
 	}
 	if (!rc) {
 		int nargs = argc - optind;

@@ -37,6 +37,8 @@ enum {
 	HW_OPTF_CONFIG = 16,  /* string: the JSON config file of this table, loaded before the other options */
 	HW_OPTF_HIDDEN = 32,  /* not in --help nor in the Markdown table */
 	HW_OPTF_NULLABLE = 64, /* config: JSON null sets the string to NULL */
+	HW_OPTF_MULTI = 128,   /* list: the arguments that follow the option's value are more values, up to
+	                        * the next option (--records a.hwr b.hwr, as a shell glob expands) */
 };
 
 struct hw_opt {

@@ -33,7 +33,7 @@ url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 # collect PCAP NAME TABLE: records to DIR/NAME.rec/, DIR/NAME.jsonl and ClickHouse table TABLE
 collect() {
   mkdir -p "$dir/$2.rec"
-  "$col" --pcap "$1" --records "$dir/$2.rec" --json "$dir/$2.jsonl" --clickhouse "$url" --clickhouse-table "$3" \
+  "$col" --pcap "$1" --records-dir "$dir/$2.rec" --json-out "$dir/$2.jsonl" --clickhouse "$url" --clickhouse-table "$3" \
     2>"$dir/$2.cnt" || { cat "$dir/$2.cnt"; fail "$2: collector failed"; }
   [ "$(count clickhouse_inserted "$dir/$2.cnt")" = "$(count records "$dir/$2.cnt")" ] ||
     { cat "$dir/$2.cnt"; fail "$2: not every record was inserted"; }
@@ -80,7 +80,7 @@ selected=$(ch_query "SELECT count() FROM hopwatch.hops WHERE time_ns >= $from_ns
 "$an" run --clickhouse "$url" --from "$from_txt" --to "$to_ns" "${topo[@]}" --events "$dir/sub_ch.ev" 2>"$dir/sub.sum" ||
   { cat "$dir/sub.sum"; fail "sub-range replay failed"; }
 grep -q "^{\"records\":$want," "$dir/sub.sum" || fail "sub-range: $(head -c 100 "$dir/sub.sum"), want $want records"
-"$an" run --json "$dir/sub.jsonl" "${topo[@]}" --events "$dir/sub_json.ev" --quiet || fail "replay of the sub-range JSON lines"
+"$an" run --jsonl "$dir/sub.jsonl" "${topo[@]}" --events "$dir/sub_json.ev" --quiet || fail "replay of the sub-range JSON lines"
 cmp "$dir/sub_json.ev" "$dir/sub_ch.ev" || fail "sub-range: ClickHouse events differ from the same records as JSON lines"
 echo "ok sub-range [$from_txt, $to_ns): $want records of $n (= SELECT count()), events = those records as JSON lines"
 
