@@ -434,7 +434,7 @@ void hw_opts_markdown(const struct hw_opts_spec *s, FILE *out)
 
 /* ---- the command line ------------------------------------------------------------------------------ */
 
-enum { O_HELP = 1, O_MARKDOWN = 2, O_ROW = 256 };
+enum { O_HELP = 254, O_MARKDOWN = 255, O_ROW = 256 }; /* above every short option, below the rows */
 
 /* getopt_long's table and short-option string from the rows. */
 static struct option *long_table(const struct hw_opts_spec *s, char *shorts, size_t slen)
@@ -576,7 +576,7 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 	optind = 0;
 	while (!rc && (c = getopt_long(argc, argv, opts, lo, NULL)) != -1) {
 		const struct hw_opt *r = NULL;
-		if (c == 1) { /* an argument that is not an option (only when multi) */
+		if (c == 1 && multi) { /* an argument that is not an option (only in this mode) */
 			if (!last) {
 				rc = usage_err(s, "unexpected argument '%s'", optarg);
 				break;
