@@ -36,7 +36,7 @@ static void check_config(struct hw_diag_list *l, const char *path)
 		hw_diag_print(l, HW_DIAG_PASS, "config", NULL, "%s loads", path);
 }
 
-/* Every record of the --records and --json files as JSON lines in one temporary file (what
+/* Every record of the --records and --jsonl files as JSON lines in one temporary file (what
  * `hopwatch-analyzer topology --jsonl` places).  Its path, or NULL after a FAIL line. */
 static const char *gather_records(struct hw_diag_list *l, char *const *hwr, int n_hwr, char *const *json, int n_json,
                                   char *path)
