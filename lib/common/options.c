@@ -96,9 +96,7 @@ static void names_text(const char *const *names, char *buf, size_t len)
 static void want_text(const struct hw_opt *r, enum hw_opt_type t, char *buf, size_t len)
 {
 	switch (t) {
-	case HW_OPT_UINT:
-		snprintf(buf, len, "an integer from %.0f to %.0f", r->lo, r->hi);
-		break;
+	case HW_OPT_UINT: snprintf(buf, len, "an integer from %.0f to %.0f", r->lo, r->hi); break;
 	case HW_OPT_DOUBLE: range_text(r, "", buf, len); break;
 	case HW_OPT_DURATION: range_text(r, " of seconds", buf, len); break;
 	case HW_OPT_ADDR:
@@ -162,8 +160,7 @@ static int addr_ok(enum hw_opt_addr a, const char *s)
 }
 
 /* Text (command line, or a config string) into a field of type t.  0, or -1 with want filled. */
-static int set_text(const struct hw_opt *r, enum hw_opt_type t, const char *text, void *p, char *want,
-                    size_t wlen)
+static int set_text(const struct hw_opt *r, enum hw_opt_type t, const char *text, void *p, char *want, size_t wlen)
 {
 	double d;
 	switch (t) {
@@ -278,7 +275,7 @@ int hw_opts_defaults(const struct hw_opts_spec *s, void *dst)
 			continue;
 		if (r->type == HW_OPT_LIST) /* the default replaces what was there */
 			store_u((char *)dst + r->count_offset, r->count_size, 0);
-		int rc = r->type == HW_OPT_LIST ? list_add(r, dst, r->def, want, sizeof(want))
+		int rc = r->type == HW_OPT_LIST   ? list_add(r, dst, r->def, want, sizeof(want))
 		         : r->type == HW_OPT_FLAG ? (store_u(field(r, dst), r->size, !strcmp(r->def, "true")), 0)
 		                                  : set_text(r, r->type, r->def, field(r, dst), want, sizeof(want));
 		if (rc) {
@@ -298,7 +295,9 @@ static void opt_text(const struct hw_opt *r, char *buf, size_t len)
 	if (r->short_name)
 		o += (size_t)snprintf(buf, len, "-%c, ", r->short_name);
 	snprintf(buf + o, len - o, "--%s%s%s", r->name, r->type == HW_OPT_FLAG ? "" : " ",
-	         r->type == HW_OPT_FLAG ? "" : r->metavar ? r->metavar : "VALUE");
+	         r->type == HW_OPT_FLAG ? ""
+	         : r->metavar           ? r->metavar
+	                                : "VALUE");
 }
 
 static int shown(const struct hw_opt *r)
@@ -359,8 +358,8 @@ void hw_opts_help(const struct hw_opts_spec *s, FILE *out)
 	int any = 0;
 	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
 		if (r->type == HW_OPT_ALIAS) {
-			fprintf(out, "%s--%s (use --%s)", any ? ", " : "Deprecated spellings, still accepted: ", r->name,
-			        r->alias_of);
+			fprintf(out, "%s--%s (use --%s)",
+			        any ? ", " : "Deprecated spellings, still accepted: ", r->name, r->alias_of);
 			any = 1;
 		}
 	if (any)
@@ -429,7 +428,8 @@ void hw_opts_markdown(const struct hw_opts_spec *s, FILE *out)
 	}
 	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
 		if (r->type == HW_OPT_ALIAS)
-			fprintf(out, "| `--%s` | | deprecated | | the old spelling of `--%s` |\n", r->name, r->alias_of);
+			fprintf(out, "| `--%s` | | deprecated | | the old spelling of `--%s` |\n", r->name,
+			        r->alias_of);
 }
 
 /* ---- the command line ------------------------------------------------------------------------------ */
@@ -649,8 +649,7 @@ static int bad(struct cfg_ctx *x, const char *key, const char *want)
 }
 
 /* One JSON value into a field of type t. */
-static int set_json(struct cfg_ctx *x, const struct hw_opt *r, enum hw_opt_type t, json_t *v, void *p,
-                    const char *key)
+static int set_json(struct cfg_ctx *x, const struct hw_opt *r, enum hw_opt_type t, json_t *v, void *p, const char *key)
 {
 	char want[256];
 	want_text(r, t, want, sizeof(want));

@@ -8,19 +8,19 @@
 #include <stdio.h>
 
 enum hw_opt_type {
-	HW_OPT_END = 0, /* ends a table */
-	HW_OPT_GROUP,   /* a heading in --help ("Output:"); help is the heading */
-	HW_OPT_FLAG,    /* no value; sets the bool/int field to 1 (HW_OPTF_NEGATE: to 0); config: true/false */
-	HW_OPT_STRING,  /* const char * */
-	HW_OPT_UINT,    /* unsigned integer in [lo, hi] stored in a 1/2/4/8-byte field, times scale */
-	HW_OPT_DOUBLE,  /* double in [lo, hi] */
+	HW_OPT_END = 0,  /* ends a table */
+	HW_OPT_GROUP,    /* a heading in --help ("Output:"); help is the heading */
+	HW_OPT_FLAG,     /* no value; sets the bool/int field to 1 (HW_OPTF_NEGATE: to 0); config: true/false */
+	HW_OPT_STRING,   /* const char * */
+	HW_OPT_UINT,     /* unsigned integer in [lo, hi] stored in a 1/2/4/8-byte field, times scale */
+	HW_OPT_DOUBLE,   /* double in [lo, hi] */
 	HW_OPT_DURATION, /* seconds as double in [lo, hi]; the text may end in ms, s, m or h */
-	HW_OPT_ADDR,    /* const char *, checked against addr (enum hw_opt_addr) */
-	HW_OPT_ENUM,    /* one of names[]; the field (int-sized) gets the index */
-	HW_OPT_LIST,    /* repeatable: an array field of cap elements and a count field; elements are
-	                 * strings (elem HW_OPT_STRING, HW_OPTF_GLOB expands globs) or HW_OPT_UINT */
-	HW_OPT_CUSTOM,  /* parse() turns the text into the field */
-	HW_OPT_ALIAS,   /* deprecated spelling of the row named alias_of: one line on stderr, then that row */
+	HW_OPT_ADDR,     /* const char *, checked against addr (enum hw_opt_addr) */
+	HW_OPT_ENUM,     /* one of names[]; the field (int-sized) gets the index */
+	HW_OPT_LIST,     /* repeatable: an array field of cap elements and a count field; elements are
+	                  * strings (elem HW_OPT_STRING, HW_OPTF_GLOB expands globs) or HW_OPT_UINT */
+	HW_OPT_CUSTOM,   /* parse() turns the text into the field */
+	HW_OPT_ALIAS,    /* deprecated spelling of the row named alias_of: one line on stderr, then that row */
 };
 
 enum hw_opt_addr {
@@ -30,12 +30,12 @@ enum hw_opt_addr {
 };
 
 enum {
-	HW_OPTF_NEGATE = 1,   /* flag: sets 0 (e.g. --no-bare-int), config key still true/false as is */
-	HW_OPTF_GLOB = 2,     /* list of strings: each value is a file or a glob(3) pattern */
-	HW_OPTF_LO_OPEN = 4,  /* number: the value must be > lo, not >= lo */
-	HW_OPTF_NONEMPTY = 8, /* string: "" is refused */
-	HW_OPTF_CONFIG = 16,  /* string: the JSON config file of this table, loaded before the other options */
-	HW_OPTF_HIDDEN = 32,  /* not in --help nor in the Markdown table */
+	HW_OPTF_NEGATE = 1,    /* flag: sets 0 (e.g. --no-bare-int), config key still true/false as is */
+	HW_OPTF_GLOB = 2,      /* list of strings: each value is a file or a glob(3) pattern */
+	HW_OPTF_LO_OPEN = 4,   /* number: the value must be > lo, not >= lo */
+	HW_OPTF_NONEMPTY = 8,  /* string: "" is refused */
+	HW_OPTF_CONFIG = 16,   /* string: the JSON config file of this table, loaded before the other options */
+	HW_OPTF_HIDDEN = 32,   /* not in --help nor in the Markdown table */
 	HW_OPTF_NULLABLE = 64, /* config: JSON null sets the string to NULL */
 	HW_OPTF_MULTI = 128,   /* list: the arguments that follow the option's value are more values, up to
 	                        * the next option (--records a.hwr b.hwr, as a shell glob expands) */
@@ -43,14 +43,14 @@ enum {
 
 struct hw_opt {
 	enum hw_opt_type type;
-	const char *name;    /* long option without "--", or NULL (config-file only) */
-	int short_name;      /* 'x', or 0 */
-	const char *key;     /* config-file key ("sinks.json" = key json in object sinks), or NULL */
-	const char *metavar; /* FILE, N, ... shown in --help */
-	const char *def;     /* default as text: applied by hw_opts_defaults and shown in --help */
-	const char *def_note; /* default shown in --help when it is not a value (e.g. "lcores - 1") */
-	const char *help;    /* one or more lines ("\n" separated) */
-	size_t offset, size; /* the field in the program's options struct (HW_OPT_AT) */
+	const char *name;                     /* long option without "--", or NULL (config-file only) */
+	int short_name;                       /* 'x', or 0 */
+	const char *key;                      /* config-file key ("sinks.json" = key json in object sinks), or NULL */
+	const char *metavar;                  /* FILE, N, ... shown in --help */
+	const char *def;                      /* default as text: applied by hw_opts_defaults and shown in --help */
+	const char *def_note;                 /* default shown in --help when it is not a value (e.g. "lcores - 1") */
+	const char *help;                     /* one or more lines ("\n" separated) */
+	size_t offset, size;                  /* the field in the program's options struct (HW_OPT_AT) */
 	size_t count_offset, count_size, cap; /* HW_OPT_LIST: the count field and the array's capacity */
 	enum hw_opt_type elem;                /* HW_OPT_LIST: element type */
 	double lo, hi;                        /* numbers: range (checked before scale) */
@@ -67,10 +67,9 @@ struct hw_opt {
 
 /* The field of a row: HW_OPT_AT(struct opts, member); a list: HW_OPT_LIST_AT(struct opts, array, count). */
 #define HW_OPT_AT(T, m) .offset = offsetof(T, m), .size = sizeof(((T *)0)->m)
-#define HW_OPT_LIST_AT(T, m, n)                                                                                 \
-	.offset = offsetof(T, m), .size = sizeof(((T *)0)->m[0]),                                               \
-	.cap = sizeof(((T *)0)->m) / sizeof(((T *)0)->m[0]), .count_offset = offsetof(T, n),                    \
-	.count_size = sizeof(((T *)0)->n)
+#define HW_OPT_LIST_AT(T, m, n)                                                                                        \
+	.offset = offsetof(T, m), .size = sizeof(((T *)0)->m[0]), .cap = sizeof(((T *)0)->m) / sizeof(((T *)0)->m[0]), \
+	.count_offset = offsetof(T, n), .count_size = sizeof(((T *)0)->n)
 
 /* A program or subcommand: its name in messages, its table and the text around the options. */
 struct hw_opts_spec {

@@ -39,8 +39,8 @@ static const struct hw_opt rows[] = {
     {HW_OPT_UINT, "mb", .metavar = "MIB", HW_OPT_AT(T, bytes), .hi = 1024, .scale = 1 << 20, .def = "1",
      .help = "size"},
     {HW_OPT_GROUP, .help = "Other:"},
-    {HW_OPT_ENUM, "color", .key = "sub.color", .metavar = "C", HW_OPT_AT(T, color), .names = colors,
-     .def = "green", .help = "a color"},
+    {HW_OPT_ENUM, "color", .key = "sub.color", .metavar = "C", HW_OPT_AT(T, color), .names = colors, .def = "green",
+     .help = "a color"},
     {HW_OPT_FLAG, "quiet", 'q', HW_OPT_AT(T, quiet), .help = "say less"},
     {HW_OPT_FLAG, "no-labels", .key = "labels", HW_OPT_AT(T, labels), .flags = HW_OPTF_NEGATE, .def = "true",
      .help = "no labels"},
@@ -77,21 +77,21 @@ static void defaults_and_types(void **state)
 	(void)state;
 	struct t_opts o;
 	assert_int_equal(parse(&o, NULL), 0);
-	assert_int_equal(o.n, 4);                 /* def "4" */
-	assert_true(o.ratio == 0.5);              /* def "0.5" */
-	assert_int_equal(o.bytes, 1u << 20);      /* def "1" MiB times scale 2^20 = 1048576 */
-	assert_int_equal(o.color, 1);             /* "green" is names[1] */
-	assert_true(o.labels);                    /* def "true" of a negated flag */
-	assert_int_equal(o.n_ports, 1);           /* def "80": one element */
+	assert_int_equal(o.n, 4);            /* def "4" */
+	assert_true(o.ratio == 0.5);         /* def "0.5" */
+	assert_int_equal(o.bytes, 1u << 20); /* def "1" MiB times scale 2^20 = 1048576 */
+	assert_int_equal(o.color, 1);        /* "green" is names[1] */
+	assert_true(o.labels);               /* def "true" of a negated flag */
+	assert_int_equal(o.n_ports, 1);      /* def "80": one element */
 	assert_int_equal(o.ports[0], 80);
 	assert_int_equal(parse(&o, "--n", "0x9", "--ratio", "0.25", "--wait", "1.5m", "--mb", "3", "--color", "blue",
 	                       "-q", "--no-labels", "--name", "x", "--addr", "tcp:h:1", NULL),
 	                 0);
-	assert_int_equal(o.n, 9);                 /* base 0: 0x9 = 9 */
+	assert_int_equal(o.n, 9); /* base 0: 0x9 = 9 */
 	assert_true(o.ratio == 0.25);
-	assert_true(o.wait == 90);                /* 1.5 minutes = 90 s */
-	assert_int_equal(o.bytes, 3u << 20);      /* 3 MiB = 3145728 */
-	assert_int_equal(o.color, 2);             /* "blue" is names[2] */
+	assert_true(o.wait == 90);           /* 1.5 minutes = 90 s */
+	assert_int_equal(o.bytes, 3u << 20); /* 3 MiB = 3145728 */
+	assert_int_equal(o.color, 2);        /* "blue" is names[2] */
 	assert_true(o.quiet);
 	assert_false(o.labels);
 	assert_string_equal(o.name, "x");
@@ -127,15 +127,15 @@ static void bad_values(void **state)
 {
 	(void)state;
 	struct t_opts o;
-	assert_int_equal(parse(&o, "--n", "10", NULL), HW_OPTS_USAGE);      /* above 9 */
-	assert_int_equal(parse(&o, "--n", "-1", NULL), HW_OPTS_USAGE);      /* negative */
+	assert_int_equal(parse(&o, "--n", "10", NULL), HW_OPTS_USAGE);       /* above 9 */
+	assert_int_equal(parse(&o, "--n", "-1", NULL), HW_OPTS_USAGE);       /* negative */
 	assert_int_equal(parse(&o, "--ratio", "1.01", NULL), HW_OPTS_USAGE); /* above 1 */
-	assert_int_equal(parse(&o, "--wait", "2h", NULL), HW_OPTS_USAGE);   /* 7200 s > 3600 */
-	assert_int_equal(parse(&o, "--wait", "5 s", NULL), HW_OPTS_USAGE);  /* unknown suffix " s" */
-	assert_int_equal(parse(&o, "--color", "Red", NULL), HW_OPTS_USAGE); /* names are exact */
-	assert_int_equal(parse(&o, "--addr", "h:1", NULL), HW_OPTS_USAGE);  /* neither unix: nor tcp: */
+	assert_int_equal(parse(&o, "--wait", "2h", NULL), HW_OPTS_USAGE);    /* 7200 s > 3600 */
+	assert_int_equal(parse(&o, "--wait", "5 s", NULL), HW_OPTS_USAGE);   /* unknown suffix " s" */
+	assert_int_equal(parse(&o, "--color", "Red", NULL), HW_OPTS_USAGE);  /* names are exact */
+	assert_int_equal(parse(&o, "--addr", "h:1", NULL), HW_OPTS_USAGE);   /* neither unix: nor tcp: */
 	assert_int_equal(parse(&o, "--nope", NULL), HW_OPTS_USAGE);
-	assert_int_equal(parse(&o, "--n", NULL), HW_OPTS_USAGE);            /* missing value */
+	assert_int_equal(parse(&o, "--n", NULL), HW_OPTS_USAGE); /* missing value */
 	assert_int_equal(parse(&o, "--help", NULL), HW_OPTS_HELP);
 }
 
@@ -159,8 +159,9 @@ static void config_file(void **state)
 	(void)state;
 	struct t_opts o;
 	char err[512] = "";
-	assert_int_equal(load(&o, "{\"n\": 2, \"sub\": {\"ratio\": 1, \"color\": \"red\"}, \"labels\": false,"
-	                          " \"name\": null, \"ports\": [1, 2, 3]}",
+	assert_int_equal(load(&o,
+	                      "{\"n\": 2, \"sub\": {\"ratio\": 1, \"color\": \"red\"}, \"labels\": false,"
+	                      " \"name\": null, \"ports\": [1, 2, 3]}",
 	                      err, sizeof(err)),
 	                 0);
 	assert_int_equal(o.n, 2);
