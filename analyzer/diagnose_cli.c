@@ -173,22 +173,10 @@ int hw_cmd_diagnose(int argc, char **argv)
 		return HW_EXIT_USAGE;
 	}
 	char *src[2 * MAX_SRC + 3] = {0};
-	int n_src = 0;
-	for (int i = 0; i < op.n_lldp; i++) {
-		src[n_src++] = "--lldp";
-		src[n_src++] = (char *)op.lldp[i];
-	}
-	for (int i = 0; i < op.n_lldpd_json; i++) {
-		src[n_src++] = "--lldpd-json";
-		src[n_src++] = (char *)op.lldpd_json[i];
-	}
-	if (op.map && !n_src) {
+	int n_src = hw_diag_topo_args(src, op.lldp, op.n_lldp, op.lldpd_json, op.n_lldpd_json, op.map);
+	if (n_src < 0) {
 		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json or --lldp)\n");
 		return HW_EXIT_USAGE;
-	}
-	if (op.map) {
-		src[n_src++] = "--map";
-		src[n_src++] = (char *)op.map;
 	}
 	char *const *hwr = (char *const *)op.records, *const *json = (char *const *)op.jsonl;
 	int n_hwr = op.n_records, n_json = op.n_jsonl;

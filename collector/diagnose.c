@@ -265,23 +265,14 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 	run.list.only = o.only;
 	const char *config = o.config, *pcap = o.pcap, *ch = o.ch, *ch_table = o.ch_table, *am = o.am;
 	const char *metrics = o.metrics;
-	char *topo_args[2 * MAX_LLDP + 3] = {0};
-	int nt = 0;
-	for (int i = 0; i < o.n_lldpd_json; i++) {
-		topo_args[nt++] = "--lldpd-json";
-		topo_args[nt++] = (char *)o.lldpd_json[i];
-	}
-	for (int i = 0; i < o.n_lldp; i++) {
-		topo_args[nt++] = "--lldp";
-		topo_args[nt++] = (char *)o.lldp[i];
-	}
-	if (o.map && !nt) {
-		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json DIR or --lldp PCAP)\n");
+	if (o.n_lldp + o.n_lldpd_json > MAX_LLDP) {
+		fprintf(stderr, PROG ": at most %d LLDP sources (see --help)\n", MAX_LLDP);
 		return 2;
 	}
-	if (o.map && nt) {
-		topo_args[nt++] = "--map";
-		topo_args[nt++] = (char *)o.map;
+	char *topo_args[2 * MAX_LLDP + 3] = {0};
+	if (hw_diag_topo_args(topo_args, o.lldp, o.n_lldp, o.lldpd_json, o.n_lldpd_json, o.map) < 0) {
+		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json DIR or --lldp PCAP)\n");
+		return 2;
 	}
 	if (pcap && sep) {
 		fprintf(stderr, PROG ": EAL options are for DPDK input; --pcap reads with libpcap\n");

@@ -200,10 +200,7 @@ static int set_text(const struct hw_opt *r, enum hw_opt_type t, const char *text
 				return 0;
 			}
 		break;
-	case HW_OPT_CUSTOM:
-		if (r->parse(text, p, want, wlen))
-			return -1;
-		return 0;
+	case HW_OPT_CUSTOM: return r->parse(text, p, want, wlen);
 	default: break;
 	}
 	want_text(r, t, want, wlen);
@@ -513,8 +510,11 @@ static int set_option(const struct hw_opts_spec *s, const struct hw_opt *r, void
 	if (rc) {
 		char o[64];
 		snprintf(o, sizeof(o), "--%s", r->name);
-		return usage_err(s, strncmp(want, "accepted:", 9) ? "%s: '%s' is not %s" : "%s: '%s' not %s", o, text,
-		                 want);
+		return usage_err(s,
+		                 rc == -2                        ? "%s: '%s': %s"
+		                 : strncmp(want, "accepted:", 9) ? "%s: '%s' is not %s"
+		                                                 : "%s: '%s' not %s",
+		                 o, text, want);
 	}
 	return 0;
 }

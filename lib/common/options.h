@@ -61,7 +61,8 @@ struct hw_opt {
 	const char *what;                     /* what a value is, in messages ("port", "record count") */
 	unsigned flags;                       /* HW_OPTF_* */
 	unsigned min;                         /* HW_OPT_LIST from config: at least this many */
-	/* HW_OPT_CUSTOM: store text into field; 0, or -1 with what was wanted in want */
+	/* HW_OPT_CUSTOM: store text into field; 0, or -1 with what was wanted in want ("VALUE/MASK"), or -2
+	 * with what is wrong with the value in want ("no such day") */
 	int (*parse)(const char *text, void *field, char *want, size_t wantlen);
 };
 

@@ -15,7 +15,7 @@ mkdir -p "$dir/rec"
   { tail -5 "$dir/col.log"; fail "hopwatch-collector failed"; }
 # bad usage names the option
 "$an" run --records "$dir"/rec/*.hwr --svg-every soon 2>"$dir/usage.err" && fail "--svg-every soon accepted"
-[ $? = 2 ] && grep -q -- "--svg-every soon" "$dir/usage.err" || fail "--svg-every soon: $(cat "$dir/usage.err")"
+[ $? = 2 ] && grep -q -- "--svg-every: 'soon'" "$dir/usage.err" || fail "--svg-every soon: $(cat "$dir/usage.err")"
 touch "$dir/afile"
 "$an" run --records "$dir"/rec/*.hwr --svg-dir "$dir/afile" 2>"$dir/usage.err" && fail "--svg-dir on a file accepted"
 grep -q "afile: not a directory" "$dir/usage.err" || fail "--svg-dir on a file: $(cat "$dir/usage.err")"

@@ -114,11 +114,11 @@ expect_err 1 "table nosuch: HTTP 404" "table missing" --clickhouse "$url" --tabl
 # 133 bytes overflow its 1 MiB response buffer first; 5000 would not, and the error would be an HTTP 500)
 expect_err 1 "table hops: the query failed after row 20000: Code: 396" "an error in the middle of the result" \
   --clickhouse "$url&max_result_rows=20000&result_overflow_mode=throw&max_block_size=1000" --from 0 --to 2100-01-01T00:00:00Z
-expect_err 2 "^hopwatch-analyzer run: --from '2026-02-30T00:00:00Z': no such day" "bad time" --clickhouse "$url" --from 2026-02-30T00:00:00Z --to 1
+expect_err 2 "^hopwatch-analyzer run: --from: '2026-02-30T00:00:00Z': no such day" "bad time" --clickhouse "$url" --from 2026-02-30T00:00:00Z --to 1
 expect_err 2 "RFC 3339 needs a zone" "time without a zone" --clickhouse "$url" --from 2026-01-01T00:00:00 --to 1
 expect_err 2 "is not before --to" "empty range" --clickhouse "$url" --from 2026-01-01T01:00:00+01:00 --to 1767225600000000000
 expect_err 2 "needs the time range" "no range" --clickhouse "$url"
-expect_err 2 "table 'a;b'" "bad table name" --clickhouse "$url" --table 'a;b' --from 0 --to 1
+expect_err 2 "--table: 'a;b'" "bad table name" --clickhouse "$url" --table 'a;b' --from 0 --to 1
 ch_stop
 
 # two shards: switches with an even / odd outer source address go to collector 1 / 2
