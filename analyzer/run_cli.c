@@ -53,7 +53,7 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-/* --clickhouse, --table, --from, --to: records_clickhouse.c checks each. */
+/* --clickhouse, --clickhouse-table, --from, --to: records_clickhouse.c checks each. */
 static int ch_option(const char *name, const char *text, void *field, char *want, size_t wantlen)
 {
 	if (!hw_ch_replay_option(field, name, text, want, wantlen))
@@ -104,8 +104,9 @@ static const struct hw_opt run_rows[] = {
              "(2026-01-01T00:00:00.25Z, 2026-01-01T01:00:00+01:00)"},
     {HW_OPT_CUSTOM, "to", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_to, .what = "TIME",
      .help = "... and < to"},
-    {HW_OPT_CUSTOM, "table", .metavar = "T", HW_OPT_AT(O, ch), .parse = ch_table, .what = "table",
-     .def_note = "hops", .help = "[database.]table (hops_all = every shard)"},
+    {HW_OPT_CUSTOM, "clickhouse-table", .metavar = "T", HW_OPT_AT(O, ch), .parse = ch_table, .what = "table",
+     .def_note = "hops", .help = "[database.]table (hops_all = every shard), as the collector's option"},
+    {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
     {HW_OPT_ADDR, "stream", .metavar = "ADDR", HW_OPT_AT(O, stream), .addr = HW_ADDR_STREAM,
      .help = "live records from the collector: unix:PATH or tcp:HOST:PORT"},
     {HW_OPT_DURATION, "duration", .metavar = "SECONDS", HW_OPT_AT(O, duration), .hi = 1e9,

@@ -105,7 +105,7 @@ if ch_available && ch_start "$dir/ch"; then
   ch_query "CREATE DATABASE hopwatch" || fail "cannot create the database"
   expect FAIL clickhouse "ClickHouse without the hops table" --clickhouse "$url" --only clickhouse
   ch_schema "$src/deploy/clickhouse/schema.sql" || fail "schema did not load"
-  expect FAIL clickhouse "a table name that does not exist" --clickhouse "$url" --table nosuch --only clickhouse
+  expect FAIL clickhouse "a table name that does not exist" --clickhouse "$url" --clickhouse-table nosuch --only clickhouse
   expect PASS clickhouse "ClickHouse with deploy/clickhouse/schema.sql" --clickhouse "$url" --only clickhouse
   # everything at once: a healthy setup exits 0
   args=(--config "$src/deploy/systemd/analyzer.json" --lldp "$S/lldp.pcap" --map "$S/map.json" --jsonl "$dir/incast.jsonl"
