@@ -552,11 +552,14 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 			cfg_row = r;
 	if (cfg_row) {
 		const char *path = NULL;
+		int help = 0; /* --help does not need the file */
 		optind = 0;
-		while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1)
+		while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 			if (c >= O_ROW && s->rows + (c - O_ROW) == cfg_row)
 				path = optarg;
-		if (path && (rc = load_config(s, dst, path)))
+			help |= c == 'h' || c == O_HELP || c == O_MARKDOWN;
+		}
+		if (path && !help && (rc = load_config(s, dst, path)))
 			goto out;
 		if (s->after_config)
 			s->after_config(dst);
@@ -782,7 +785,10 @@ int hw_opts_load_file(const struct hw_opts_spec *s, void *dst, const char *path,
 	json_error_t je;
 	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!root) {
-		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
+		if (je.line < 0) /* "unable to open PATH: ..." */
+			snprintf(err, errlen, "%s", je.text);
+		else
+			snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
 		return -1;
 	}
 	int rc = -1;
