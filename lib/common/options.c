@@ -645,9 +645,11 @@ struct cfg_ctx {
 	size_t errlen;
 };
 
+/* Names the key as written in its object ("rotate_mb", not "sinks.rotate_mb"). */
 static int bad(struct cfg_ctx *x, const char *key, const char *want)
 {
-	snprintf(x->err, x->errlen, "%s: key \"%s\": expected %s", x->path, key, want);
+	const char *leaf = strrchr(key, '.');
+	snprintf(x->err, x->errlen, "%s: key \"%s\": expected %s", x->path, leaf ? leaf + 1 : key, want);
 	return -1;
 }
 
@@ -683,8 +685,8 @@ static int set_json(struct cfg_ctx *x, const struct hw_opt *r, enum hw_opt_type 
 			*(const char **)p = NULL;
 			return 0;
 		}
-		if (!json_is_string(v))
-			return bad(x, key, want);
+		if (!json_is_string(v)) /* the JSON type first: a string (or null), whatever its form */
+			return bad(x, key, r->flags & HW_OPTF_NULLABLE ? "a string or null" : "a string");
 		if (set_text(r, t, keep(json_string_value(v)), p, want, sizeof(want)))
 			return bad(x, key, want);
 		return 0;

@@ -98,7 +98,8 @@ int hw_opts_defaults(const struct hw_opts_spec *s, void *dst);
  * and what is wanted, on stderr, and return HW_OPTS_USAGE. */
 int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv, int *first_arg);
 /* Load the rows that have a key from the JSON object in path.  0, or -1 with "PATH: key "K": expected
- * WHAT" (or the JSON syntax error) in err. */
+ * WHAT" (K as written in its object; WHAT names the object of a nested key it does not know) or the JSON
+ * syntax error in err. */
 int hw_opts_load_file(const struct hw_opts_spec *s, void *dst, const char *path, char *err, size_t errlen);
 /* Whether the last hw_opts_parse got the option named name (spec->given must be set). */
 bool hw_opts_given(const struct hw_opts_spec *s, const char *name);

@@ -173,7 +173,7 @@ static void config_file(void **state)
 	assert_int_equal(o.ports[2], 3);
 	/* errors: PATH: key "K": expected WHAT */
 	assert_int_equal(load(&o, "{\"sub\": {\"size\": 1}}", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "key \"sub.size\": expected one of ratio, color (in \"sub\")"));
+	assert_non_null(strstr(err, "key \"size\": expected one of ratio, color (in \"sub\")"));
 	assert_int_equal(load(&o, "{\"wait\": 1}", err, sizeof(err)), -1); /* a row without a key */
 	assert_non_null(strstr(err, "key \"wait\": expected a known key: n, sub, labels, name, ports"));
 	assert_int_equal(load(&o, "{\"n\": 10}", err, sizeof(err)), -1);
