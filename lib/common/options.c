@@ -529,6 +529,30 @@ static int load_config(const struct hw_opts_spec *s, void *dst, const char *path
 	return 0;
 }
 
+/* The config file first (the table's HW_OPTF_CONFIG row), so that the command line overrides it. */
+static int config_first(const struct hw_opts_spec *s, void *dst, int argc, char **argv, const char *shorts,
+                        const struct option *lo)
+{
+	const struct hw_opt *cfg_row = NULL;
+	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
+		if (r->flags & HW_OPTF_CONFIG)
+			cfg_row = r;
+	if (!cfg_row)
+		return 0;
+	const char *path = NULL;
+	int help = 0, c; /* --help does not need the file */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c >= O_ROW && s->rows + (c - O_ROW) == cfg_row)
+			path = optarg;
+		help |= c == 'h' || c == O_HELP || c == O_MARKDOWN;
+	}
+	int rc = path && !help ? load_config(s, dst, path) : 0;
+	if (!rc && s->after_config)
+		s->after_config(dst);
+	return rc;
+}
+
 int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv, int *first_arg)
 {
 	char shorts[128], o[128];
@@ -543,27 +567,10 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 		fprintf(stderr, "%s: out of memory\n", s->prog);
 		return HW_OPTS_USAGE;
 	}
-	int rc = 0, c;
+	int rc, c;
 	opterr = 0;
-	/* the config file first: the command line overrides it */
-	const struct hw_opt *cfg_row = NULL;
-	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
-		if (r->flags & HW_OPTF_CONFIG)
-			cfg_row = r;
-	if (cfg_row) {
-		const char *path = NULL;
-		int help = 0; /* --help does not need the file */
-		optind = 0;
-		while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-			if (c >= O_ROW && s->rows + (c - O_ROW) == cfg_row)
-				path = optarg;
-			help |= c == 'h' || c == O_HELP || c == O_MARKDOWN;
-		}
-		if (path && !help && (rc = load_config(s, dst, path)))
-			goto out;
-		if (s->after_config)
-			s->after_config(dst);
-	}
+	if ((rc = config_first(s, dst, argc, argv, shorts, lo)))
+		goto out;
 	if (s->given)
 		memset(s->given, 0, nrows);
 	int multi = 0; /* a row takes the arguments after its value: getopt then hands them over in order */
