@@ -1,7 +1,6 @@
 /* `hopwatch-analyzer diagnose`: the analyzer's checklist (config, topology, placement, stream,
  * alertmanager, clickhouse, metrics) printed and judged with the collector's diagnose (hopwatch/diag.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,35 +15,10 @@
 #include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
 #include "sock_addr.h"
+#include "options.h"
 
 #define PROG "hopwatch-analyzer diagnose"
 #define MAX_SRC 4
-
-void hw_cmd_diagnose_usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: hopwatch-analyzer diagnose [options]\n"
-	        "\n"
-	        "Prints one line per check: PASS|SKIP|FAIL NAME: reason, and for a FAIL a 'fix:' line.\n"
-	        "Checks, in order: config, topology, placement, stream, alertmanager, clickhouse, metrics.\n"
-	        "Give the options `hopwatch-analyzer run` is started with; a check without its option SKIPs.\n"
-	        "\n"
-	        "  --config FILE          thresholds JSON (docs/analyzer.md) loads\n"
-	        "  --lldp PCAP, --lldpd-json FILE|DIR, --map FILE\n"
-	        "                         the topology loads (at most %d LLDP sources)\n"
-	        "  --records FILE.hwr, --json FILE.jsonl\n"
-	        "                         records whose INT (node, port)s must all be on the topology (repeatable)\n"
-	        "  --stream ADDR          unix:PATH or tcp:HOST:PORT: a running analyzer accepts connections there\n"
-	        "  --alertmanager URL     GET URL/-/ready answers 200\n"
-	        "  --clickhouse URL       ClickHouse answers and --table (default hops) has every record column\n"
-	        "  --table T              [database.]table for --clickhouse\n"
-	        "  --metrics HOST:PORT|URL\n"
-	        "                         a running analyzer serves hopwatch_analyzer_records_total on /metrics\n"
-	        "  --only LIST            run only these checks (comma-separated names)\n"
-	        "\n"
-	        "Exit status: 0 nothing FAILed, 1 some check FAILed, 2 bad usage.\n",
-	        MAX_SRC);
-}
 
 static void check_config(struct hw_diag_list *l, const char *path)
 {
@@ -62,8 +36,8 @@ static void check_config(struct hw_diag_list *l, const char *path)
 		hw_diag_print(l, HW_DIAG_PASS, "config", NULL, "%s loads", path);
 }
 
-/* Every record of the --records and --json files as JSON lines in one temporary file (what
- * `hopwatch-analyzer topology --records` places).  Its path, or NULL after a FAIL line. */
+/* Every record of the --records and --jsonl files as JSON lines in one temporary file (what
+ * `hopwatch-analyzer topology --jsonl` places).  Its path, or NULL after a FAIL line. */
 static const char *gather_records(struct hw_diag_list *l, char *const *hwr, int n_hwr, char *const *json, int n_json,
                                   char *path)
 {
@@ -127,84 +101,86 @@ static void check_stream(struct hw_diag_list *l, const char *addr)
 		close(fd);
 }
 
+struct diag_opts {
+	const char *config, *stream, *am, *ch, *table, *metrics, *only, *map;
+	const char *lldp[MAX_SRC], *lldpd_json[MAX_SRC];
+	int n_lldp, n_lldpd_json;
+	const char *records[64], *jsonl[64];
+	int n_records, n_jsonl;
+};
+
+#define D struct diag_opts
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(D, config),
+     .help = "thresholds JSON (docs/analyzer.md) loads"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(D, lldp, n_lldp), .elem = HW_OPT_STRING,
+     .what = "capture", .help = "the topology loads: LLDP frames from a capture"},
+    {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(D, lldpd_json, n_lldpd_json),
+     .elem = HW_OPT_STRING, .what = "dump", .help = "the topology loads: lldpcli JSON dumps"},
+    {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(D, map), .help = "INT node id / port map of the topology"},
+    {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(D, records, n_records), .elem = HW_OPT_STRING,
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (several may follow one --records) whose INT (node, port)s\n"
+             "must all be on the topology"},
+    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(D, jsonl, n_jsonl), .elem = HW_OPT_STRING,
+     .what = "file", .help = "JSON-lines records, checked the same way"},
+    {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},
+    {HW_OPT_STRING, "stream", .metavar = "ADDR", HW_OPT_AT(D, stream),
+     .help = "unix:PATH or tcp:HOST:PORT: a running analyzer accepts connections there"},
+    {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(D, am), .help = "GET URL/-/ready answers 200"},
+    {HW_OPT_STRING, "clickhouse", .metavar = "URL", HW_OPT_AT(D, ch),
+     .help = "ClickHouse answers and --clickhouse-table has every record column"},
+    {HW_OPT_STRING, "clickhouse-table", .metavar = "T", HW_OPT_AT(D, table), .def = "hops",
+     .help = "[database.]table for --clickhouse"},
+    {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
+    {HW_OPT_STRING, "metrics", .metavar = "HOST:PORT|URL", HW_OPT_AT(D, metrics),
+     .help = "a running analyzer serves hopwatch_analyzer_records_total on /metrics"},
+    {HW_OPT_STRING, "only", .metavar = "LIST", HW_OPT_AT(D, only),
+     .help = "run only these checks (comma-separated names)"},
+    {HW_OPT_END},
+};
+
+static const struct hw_opts_spec spec = {
+    .prog = PROG,
+    .synopsis = "usage: hopwatch-analyzer diagnose [options]\n",
+    .intro = "Prints one line per check: PASS|SKIP|FAIL NAME: reason, and for a FAIL a 'fix:' line.\n"
+             "Checks, in order: config, topology, placement, stream, alertmanager, clickhouse, metrics.\n"
+             "Give the options `hopwatch-analyzer run` is started with; a check without its option SKIPs.\n",
+    .epilog = "Exit status: 0 nothing FAILed, 1 some check FAILed, 2 bad usage.\n",
+    .rows = rows,
+};
+
+void hw_cmd_diagnose_usage(FILE *f)
+{
+	hw_opts_help(&spec, f);
+}
+
 int hw_cmd_diagnose(int argc, char **argv)
 {
-	enum {
-		O_CONFIG = 256,
-		O_LLDP,
-		O_LLDPJSON,
-		O_MAP,
-		O_RECORDS,
-		O_JSON,
-		O_STREAM,
-		O_AM,
-		O_CH,
-		O_TABLE,
-		O_METRICS,
-		O_ONLY
-	};
-	static const struct option lo[] = {{"config", required_argument, 0, O_CONFIG},
-	                                   {"lldp", required_argument, 0, O_LLDP},
-	                                   {"lldpd-json", required_argument, 0, O_LLDPJSON},
-	                                   {"map", required_argument, 0, O_MAP},
-	                                   {"records", required_argument, 0, O_RECORDS},
-	                                   {"json", required_argument, 0, O_JSON},
-	                                   {"stream", required_argument, 0, O_STREAM},
-	                                   {"alertmanager", required_argument, 0, O_AM},
-	                                   {"clickhouse", required_argument, 0, O_CH},
-	                                   {"table", required_argument, 0, O_TABLE},
-	                                   {"metrics", required_argument, 0, O_METRICS},
-	                                   {"only", required_argument, 0, O_ONLY},
-	                                   {"help", no_argument, 0, 'h'},
-	                                   {0, 0, 0, 0}};
+	static struct diag_opts op;
+	memset(&op, 0, sizeof(op));
+	int rc = hw_opts_defaults(&spec, &op);
+	if (!rc)
+		rc = hw_opts_parse(&spec, &op, argc, argv, NULL);
+	if (rc)
+		return rc == HW_OPTS_HELP ? HW_EXIT_OK : HW_EXIT_USAGE;
 	struct hw_diag_list l = {0};
-	const char *config = NULL, *stream = NULL, *am = NULL, *ch = NULL, *table = "hops", *metrics = NULL;
-	char *src[2 * MAX_SRC + 3] = {0}, *hwr[64], *json[64];
-	int n_src = 0, n_hwr = 0, n_json = 0, have_lldp = 0, o;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (o) {
-		case O_CONFIG: config = optarg; break;
-		case O_LLDP:
-		case O_LLDPJSON:
-		case O_MAP:
-			if (n_src >= 2 * MAX_SRC + 2 || (o != O_MAP && n_src >= 2 * MAX_SRC)) {
-				fprintf(stderr, PROG ": at most %d LLDP sources and one --map\n", MAX_SRC);
-				return HW_EXIT_USAGE;
-			}
-			src[n_src++] = o == O_LLDP ? "--lldp" : o == O_LLDPJSON ? "--lldpd-json" : "--map";
-			src[n_src++] = optarg;
-			have_lldp |= o != O_MAP;
-			break;
-		case O_RECORDS:
-		case O_JSON:
-			if ((o == O_RECORDS ? n_hwr : n_json) >= 64) {
-				fprintf(stderr, PROG ": at most 64 record files of each kind\n");
-				return HW_EXIT_USAGE;
-			}
-			if (o == O_RECORDS)
-				hwr[n_hwr++] = optarg;
-			else
-				json[n_json++] = optarg;
-			break;
-		case O_STREAM: stream = optarg; break;
-		case O_AM: am = optarg; break;
-		case O_CH: ch = optarg; break;
-		case O_TABLE: table = optarg; break;
-		case O_METRICS: metrics = optarg; break;
-		case O_ONLY: l.only = optarg; break;
-		case 'h': hw_cmd_diagnose_usage(stdout); return HW_EXIT_OK;
-		default: hw_cmd_diagnose_usage(stderr); return HW_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+	l.only = op.only;
+	const char *config = op.config, *stream = op.stream, *am = op.am, *ch = op.ch, *table = op.table;
+	const char *metrics = op.metrics;
+	if (op.n_lldp + op.n_lldpd_json > MAX_SRC) {
+		fprintf(stderr, PROG ": at most %d LLDP sources and one --map (see --help)\n", MAX_SRC);
 		return HW_EXIT_USAGE;
 	}
-	if (n_src && !have_lldp) {
+	char *src[2 * MAX_SRC + 3] = {0};
+	int n_src = hw_diag_topo_args(src, op.lldp, op.n_lldp, op.lldpd_json, op.n_lldpd_json, op.map);
+	if (n_src < 0) {
 		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json or --lldp)\n");
 		return HW_EXIT_USAGE;
 	}
+	char *const *hwr = (char *const *)op.records, *const *json = (char *const *)op.jsonl;
+	int n_hwr = op.n_records, n_json = op.n_jsonl;
 
 	check_config(&l, config);
 	char self[PATH_MAX];
@@ -218,7 +194,7 @@ int hw_cmd_diagnose(int argc, char **argv)
 		hw_diag_topology(&l, "topology", self, src, NULL);
 	int topo_ok = n_src && l.fails == fails;
 	if (!n_hwr && !n_json)
-		hw_diag_print(&l, HW_DIAG_SKIP, "placement", NULL, "no records given (--records or --json)");
+		hw_diag_print(&l, HW_DIAG_SKIP, "placement", NULL, "no records given (--records or --jsonl)");
 	else if (!topo_ok)
 		hw_diag_print(&l, HW_DIAG_SKIP, "placement", NULL, "no topology to place the records on");
 	else if (hw_diag_wanted_in(&l, "placement")) {

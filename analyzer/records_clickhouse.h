@@ -8,7 +8,7 @@
 
 #include "hopwatch/record.h"
 
-/* What `hopwatch-analyzer run --clickhouse URL [--table T] --from TIME --to TIME` asks for. */
+/* What `hopwatch-analyzer run --clickhouse URL [--clickhouse-table T] --from TIME --to TIME` asks for. */
 struct hw_ch_replay {
 	const char *url;   /* http://HOST:8123/[?database=DB...]; NULL = no ClickHouse input */
 	const char *table; /* [database.]table; default "hops" */
@@ -25,7 +25,7 @@ int hw_parse_record_time(const char *s, uint64_t *ns, char *err, size_t errlen);
  * 0, or -1 with a message naming the option and the value in err. */
 int hw_ch_replay_option(struct hw_ch_replay *q, const char *name, const char *value, char *err, size_t errlen);
 
-/* After every option: --from/--to/--table need --clickhouse, and --clickhouse needs both bounds with
+/* After every option: --from/--to/--clickhouse-table need --clickhouse, and --clickhouse needs both bounds with
  * from < to.  0, or -1 with the message in err. */
 int hw_ch_replay_check(const struct hw_ch_replay *q, char *err, size_t errlen);
 

@@ -2,7 +2,6 @@
  * one after the other, paced here, and the events and views handed to the table of outputs
  * (an_outputs.h).  Time is record time, so replays are deterministic. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,9 @@
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/topo_sources.h"
+#include "hopwatch/record_file.h"
+#include "hopwatch/stream.h"
+#include "options.h"
 
 #define MAX_INPUTS 64
 
@@ -40,176 +42,131 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
+/* --clickhouse, --clickhouse-table, --from, --to: records_clickhouse.c checks each. */
+static int ch_option(const char *name, const char *text, void *field, char *want, size_t wantlen)
+{
+	if (!hw_ch_replay_option(field, name, text, want, wantlen))
+		return 0;
+	const char *colon = strstr(want, ": "); /* the message names the option and value already */
+	if (colon)
+		memmove(want, colon + 2, strlen(colon + 2) + 1);
+	if (strncmp(want, "expected ", 9))
+		return -2; /* what is wrong with the value */
+	memmove(want, want + 9, strlen(want + 9) + 1);
+	return -1; /* what was expected */
+}
+static int ch_url(const char *t, void *f, char *w, size_t n)
+{
+	return ch_option("clickhouse", t, f, w, n);
+}
+static int ch_table(const char *t, void *f, char *w, size_t n)
+{
+	return ch_option("table", t, f, w, n);
+}
+static int ch_from(const char *t, void *f, char *w, size_t n)
+{
+	return ch_option("from", t, f, w, n);
+}
+static int ch_to(const char *t, void *f, char *w, size_t n)
+{
+	return ch_option("to", t, f, w, n);
+}
+
+static const char *const paces[] = {"fast", "recorded", NULL};
+
+#define O struct opts
+
+static const struct hw_opt run_rows[] = {
+    {HW_OPT_GROUP, .help = "inputs:"},
+    {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(O, records, n_records), .elem = HW_OPT_STRING,
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (several may follow one --records), read in the order given"},
+    {HW_OPT_LIST, "jsonl", .metavar = "FILE|-", HW_OPT_LIST_AT(O, json, n_json), .elem = HW_OPT_STRING,
+     .what = "JSON-lines file", .help = "JSON-lines records (docs/records.md), read after --records"},
+    {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},
+    {HW_OPT_ENUM, "pace", .metavar = "recorded|fast", HW_OPT_AT(O, recorded_pace), .names = paces, .def = "fast",
+     .help = "replay at the records' own pace, or as fast as possible"},
+    {HW_OPT_CUSTOM, "clickhouse", .metavar = "URL", HW_OPT_AT(O, ch), .parse = ch_url, .what = "URL",
+     .help = "records of a time range from ClickHouse (docs/scale-out.md), with"},
+    {HW_OPT_CUSTOM, "from", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_from, .what = "TIME",
+     .help = "time_ns >= from ... TIME is ns since the epoch or RFC 3339\n"
+             "(2026-01-01T00:00:00.25Z, 2026-01-01T01:00:00+01:00)"},
+    {HW_OPT_CUSTOM, "to", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_to, .what = "TIME",
+     .help = "... and < to"},
+    {HW_OPT_CUSTOM, "clickhouse-table", .metavar = "T", HW_OPT_AT(O, ch), .parse = ch_table, .what = "table",
+     .def_note = "hops", .help = "[database.]table (hops_all = every shard), as the collector's option"},
+    {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
+    {HW_OPT_ADDR, "stream", .metavar = "ADDR", HW_OPT_AT(O, stream), .addr = HW_ADDR_STREAM,
+     .help = "live records from the collector: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_DURATION, "duration", .metavar = "SECONDS", HW_OPT_AT(O, duration), .hi = 1e9,
+     .def_note = "until SIGINT/SIGTERM", .help = "with --stream: stop after this long"},
+    {HW_OPT_GROUP, .help = "topology (optional; events then name nodes, ports and links):"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(O, lldp, n_lldp), .elem = HW_OPT_STRING,
+     .what = "capture", .help = "LLDP frames from a capture"},
+    {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, lldpd_json, n_lldpd_json),
+     .elem = HW_OPT_STRING, .what = "dump", .help = "lldpcli JSON dumps"},
+    {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map), .help = "INT node id / port map (docs/topology.md)"},
+    {HW_OPT_GROUP, .help = "configuration:"},
+    {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
+     .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
+    {HW_OPT_GROUP, .help = "outputs:"},
+    {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events), .help = "events as JSON lines"},
+    {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(O, am),
+     .help = "Alertmanager base URL (POST URL/api/v2/alerts)"},
+    {HW_OPT_STRING, "webhook", .metavar = "URL", HW_OPT_AT(O, webhook), .help = "POST {\"events\":[...]} to URL"},
+    {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
+     .help = "serve the analyzer's own state at /metrics (Prometheus)"},
+    {HW_OPT_STRING, "svg-dir", .metavar = "DIR", HW_OPT_AT(O, svg.dir),
+     .help = "SVG and CSV outputs (docs/analyzer.md):\n"
+             "the latency matrix (rows source leaf, columns destination leaf;\n"
+             "p99.9 and avg of the summed hop latencies),\n"
+             "DIR/latency-matrix-<record time ns>.{csv,svg}, newest also\n"
+             "DIR/latency-matrix.{csv,svg}; with the topology also the congestion\n"
+             "graphs: an SVG per raised congestion event,\n"
+             "DIR/event-<start ns>-<id>-<alertname>.svg (newest also\n"
+             "DIR/event-latest.svg), and the fabric heat map, DIR/heatmap-<ns>.svg\n"
+             "(newest also DIR/heatmap.svg)"},
+    {HW_OPT_DURATION, "svg-every", .metavar = "SECONDS", HW_OPT_AT(O, svg.every_s), .hi = 1e9, .def = "10",
+     .help = "latency matrix and heat map every SECONDS of record time and at the\nend (0 = at the end only)"},
+    {HW_OPT_DOUBLE, "svg-rate", .metavar = "N", HW_OPT_AT(O, svg.rate), .hi = 1e9, .def = "5",
+     .help = "at most N event SVGs per alertname per second of record time\n"
+             "(0 = every raise); the others are counted as skipped"},
+    {HW_OPT_UINT, "svg-keep", .metavar = "N", HW_OPT_AT(O, svg.keep), .hi = 1e9, .def = "500",
+     .help = "keep the newest N event SVGs and N heat maps (0 = all)"},
+    {HW_OPT_DURATION, "hold", .metavar = "SECONDS", HW_OPT_AT(O, hold), .hi = 1e9, .def = "0",
+     .help = "after the input ends, keep delivering and re-sending for this long"},
+    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "no summary on stderr"},
+    {HW_OPT_END},
+};
+
+static const struct hw_opts_spec run_spec = {
+    .prog = "hopwatch-analyzer run",
+    .synopsis = "usage: hopwatch-analyzer run [inputs] [topology] [outputs] [options]\n",
+    .rows = run_rows,
+};
+
 void hw_cmd_run_usage(FILE *out)
 {
-	fprintf(out, "usage: hopwatch-analyzer run [inputs] [topology] [outputs] [options]\n"
-	             "inputs:\n"
-	             "  --records FILE.hwr     binary record file (repeatable; read in the order given)\n"
-	             "  --json FILE.jsonl|-    JSON-lines records (docs/records.md; repeatable, after --records)\n"
-	             "  --pace recorded|fast   replay at the records' own pace, or as fast as possible (default fast)\n"
-	             "  --clickhouse URL       records of a time range from ClickHouse (docs/scale-out.md), with\n"
-	             "  --from TIME --to TIME  time_ns >= from and < to; TIME is ns since the epoch or RFC 3339\n"
-	             "                         (2026-01-01T00:00:00.25Z, 2026-01-01T01:00:00+01:00)\n"
-	             "  --table T              [database.]table (default hops; hops_all = every shard)\n"
-	             "  --stream ADDR          live records from the collector: unix:PATH or tcp:HOST:PORT\n"
-	             "  --duration SECONDS     with --stream: stop after this long (default: until SIGINT/SIGTERM)\n"
-	             "topology (optional; events then name nodes, ports and links):\n"
-	             "  --lldp PCAP            LLDP frames from a capture (repeatable)\n"
-	             "  --lldpd-json FILE|DIR  lldpcli JSON dumps (repeatable)\n"
-	             "  --map FILE             INT node id / port map (docs/topology.md)\n"
-	             "configuration:\n"
-	             "  --config FILE          JSON thresholds (docs/analyzer.md); unknown keys are errors\n"
-	             "outputs:\n"
-	             "  --events FILE|-        events as JSON lines\n"
-	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
-	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
-	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
-	             "  --svg-dir DIR          SVG and CSV outputs (docs/analyzer.md):\n"
-	             "                         the latency matrix (rows source leaf, columns destination leaf;\n"
-	             "                         p99.9 and avg of the summed hop latencies),\n"
-	             "                         DIR/latency-matrix-<record time ns>.{csv,svg}, newest also\n"
-	             "                         DIR/latency-matrix.{csv,svg}; with the topology also the congestion\n"
-	             "                         graphs: an SVG per raised congestion event,\n"
-	             "                         DIR/event-<start ns>-<id>-<alertname>.svg (newest also\n"
-	             "                         DIR/event-latest.svg), and the fabric heat map, DIR/heatmap-<ns>.svg\n"
-	             "                         (newest also DIR/heatmap.svg)\n"
-	             "  --svg-every SECONDS    latency matrix and heat map every SECONDS of record time and at the\n"
-	             "                         end (default 10; 0 = at the end only)\n"
-	             "  --svg-rate N           at most N event SVGs per alertname per second of record time\n"
-	             "                         (default 5; 0 = every raise); the others are counted as skipped\n"
-	             "  --svg-keep N           keep the newest N event SVGs and N heat maps (default 500; 0 = all)\n"
-	             "  --hold SECONDS         after the input ends, keep delivering and re-sending for this long\n"
-	             "  --quiet                no summary on stderr\n");
+	hw_opts_help(&run_spec, out);
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {{"json", required_argument, 0, 'J'},
-	                                   {"records", required_argument, 0, 'r'},
-	                                   {"pace", required_argument, 0, 'p'},
-	                                   {"stream", required_argument, 0, 's'},
-	                                   {"duration", required_argument, 0, 'D'},
-	                                   {"lldp", required_argument, 0, 'l'},
-	                                   {"lldpd-json", required_argument, 0, 'j'},
-	                                   {"map", required_argument, 0, 'm'},
-	                                   {"config", required_argument, 0, 'c'},
-	                                   {"events", required_argument, 0, 'e'},
-	                                   {"alertmanager", required_argument, 0, 'a'},
-	                                   {"webhook", required_argument, 0, 'w'},
-	                                   {"hold", required_argument, 0, 'H'},
-	                                   {"metrics", required_argument, 0, 'M'},
-	                                   {"quiet", no_argument, 0, 'q'},
-	                                   {"svg-dir", required_argument, 0, 'S'},
-	                                   {"svg-every", required_argument, 0, 'E'},
-	                                   {"svg-rate", required_argument, 0, 'R'},
-	                                   {"svg-keep", required_argument, 0, 'K'},
-	                                   {"help", no_argument, 0, 'h'},
-	                                   {"clickhouse", required_argument, 0, 'C'},
-	                                   {"table", required_argument, 0, 'C'},
-	                                   {"from", required_argument, 0, 'C'},
-	                                   {"to", required_argument, 0, 'C'},
-	                                   {0, 0, 0, 0}};
 	memset(o, 0, sizeof(*o));
-	o->svg.every_s = 10;
-	o->svg.rate = 5;
-	o->svg.keep = 500;
 	o->svg.full_max = 32;
-	optind = 1;
-	int c, li = 0;
-	char *end, err[512];
-	while ((c = getopt_long(argc, argv, "", lo, &li)) != -1) {
-		switch (c) {
-		case 'r':
-		case 'J':
-		case 'l':
-		case 'j': {
-			const char **list = c == 'r'   ? o->records
-			                    : c == 'J' ? o->json
-			                    : c == 'l' ? o->lldp
-			                               : o->lldpd_json;
-			int *n = c == 'r'   ? &o->n_records
-			         : c == 'J' ? &o->n_json
-			         : c == 'l' ? &o->n_lldp
-			                    : &o->n_lldpd_json;
-			if (*n >= MAX_INPUTS) {
-				fprintf(stderr, "hopwatch-analyzer run: at most %d of each input\n", MAX_INPUTS);
-				return HW_EXIT_USAGE;
-			}
-			list[(*n)++] = optarg;
-			break;
-		}
-		case 'p':
-			if (strcmp(optarg, "recorded") && strcmp(optarg, "fast")) {
-				fprintf(stderr, "hopwatch-analyzer run: --pace %s: expected recorded or fast\n",
-				        optarg);
-				return HW_EXIT_USAGE;
-			}
-			o->recorded_pace = strcmp(optarg, "recorded") == 0;
-			break;
-		case 's': o->stream = optarg; break;
-		case 'm': o->map = optarg; break;
-		case 'c': o->config = optarg; break;
-		case 'e': o->events = optarg; break;
-		case 'a': o->am = optarg; break;
-		case 'w': o->webhook = optarg; break;
-		case 'M': o->metrics = optarg; break;
-		case 'q': o->quiet = 1; break;
-		case 'S': o->svg.dir = optarg; break;
-		case 'E':
-		case 'R':
-		case 'K': {
-			double v = strtod(optarg, &end);
-			if (*end || !*optarg || v < 0 || v > 1e9 || (c == 'K' && v != (unsigned)v)) {
-				fprintf(stderr, "hopwatch-analyzer run: --svg-%s %s: expected a %s\n",
-				        c == 'E'   ? "every"
-				        : c == 'R' ? "rate"
-				                   : "keep",
-				        optarg,
-				        c == 'E'   ? "number of seconds"
-				        : c == 'R' ? "number per second"
-				                   : "whole number");
-				return HW_EXIT_USAGE;
-			}
-			if (c == 'E')
-				o->svg.every_s = v;
-			else if (c == 'R')
-				o->svg.rate = v;
-			else
-				o->svg.keep = (unsigned)v;
-			break;
-		}
-		case 'D':
-		case 'H': {
-			double v = strtod(optarg, &end);
-			if (*end || end == optarg || !(v >= 0) || v > 1e9) {
-				fprintf(stderr, "hopwatch-analyzer run: --%s %s: expected seconds\n",
-				        c == 'D' ? "duration" : "hold", optarg);
-				return HW_EXIT_USAGE;
-			}
-			*(c == 'D' ? &o->duration : &o->hold) = v;
-			break;
-		}
-		case 'C':
-			if (hw_ch_replay_option(&o->ch, lo[li].name, optarg, err, sizeof(err))) {
-				fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
-				return HW_EXIT_USAGE;
-			}
-			break;
-		case 'h': hw_cmd_run_usage(stdout); return -1;
-		default: hw_cmd_run_usage(stderr); return HW_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "hopwatch-analyzer run: unexpected argument \"%s\"\n", argv[optind]);
-		return HW_EXIT_USAGE;
-	}
+	int rc = hw_opts_defaults(&run_spec, o);
+	if (!rc)
+		rc = hw_opts_parse(&run_spec, o, argc, argv, NULL);
+	if (rc)
+		return rc == HW_OPTS_HELP ? -1 : HW_EXIT_USAGE;
+	char err[512];
 	if (hw_ch_replay_check(&o->ch, err, sizeof(err))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_USAGE;
 	}
 	if (!o->n_records && !o->n_json && !o->stream && !o->ch.url) {
 		fprintf(stderr,
-		        "hopwatch-analyzer run: give --records FILE, --json FILE, --clickhouse URL or --stream ADDR\n");
+		        "hopwatch-analyzer run: give --records FILE, --jsonl FILE, --clickhouse URL or --stream ADDR\n");
 		return HW_EXIT_USAGE;
 	}
 	return 0;

@@ -1,38 +1,20 @@
 /* `hopwatch-analyzer topology`: load LLDP from captures, lldpd dumps and the local lldpd, run the checks,
  * place INT (node, port) pairs, and write SVG / DOT / JSON.  Options are documented in docs/topology.md. */
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 
 #include "analyzer_cmd.h"
+#include "hopwatch/record_file.h"
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_sources.h"
 #include "hopwatch/topo_map.h"
 #include "hopwatch/topo_render.h"
+#include "options.h"
 
 #define MAX_SOURCES 64
-
-void hw_cmd_topology_usage(FILE *out)
-{
-	fprintf(
-	    out,
-	    "usage: hopwatch-analyzer topology [sources] [outputs]\n"
-	    "sources (any number, at least one):\n"
-	    "  --lldp PCAP|IFACE      LLDP frames from a capture file, or captured live on an interface\n"
-	    "  --lldp-seconds S       how long to capture live (default 35)\n"
-	    "  --lldpd-json DIR|FILE  lldpcli -f json0 (or -f json) 'show neighbors details' dumps, one per switch\n"
-	    "  --lldpd SOCKET         the local lldpd through liblldpctl ('default' = its default socket)\n"
-	    "mapping:\n"
-	    "  --map FILE             INT node ids / port numbers to names (JSON, see docs/topology.md)\n"
-	    "  --records FILE         JSON-lines per-hop records: place every (node_id, port) and list the unplaced\n"
-	    "outputs:\n"
-	    "  --svg OUT.svg  --dot OUT.dot  --json OUT.json\n"
-	    "  --no-port-labels       do not label links with port names (large fabrics)\n"
-	    "  --quiet                do not print events to stdout\n"
-	    "exit status: 0 ok, 1 an input could not be read or an output written, 2 bad usage\n");
-}
 
 static double now_s(void)
 {
@@ -45,86 +27,112 @@ struct opts {
 	const char *lldp[MAX_SOURCES], *json[MAX_SOURCES], *lldpd[MAX_SOURCES];
 	int n_lldp, n_json, n_lldpd;
 	double seconds;
-	const char *map, *records, *baseline, *svg, *dot, *out_json;
-	int port_labels, quiet;
+	const char *records[MAX_SOURCES], *jsonl[MAX_SOURCES];
+	int n_records, n_jsonl;
+	const char *map, *baseline, *svg, *dot, *out_json;
+	bool port_labels, quiet;
 };
 
-static int add(const char **list, int *n, const char *v)
+#define O struct opts
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_GROUP, .help = "sources (any number of each, at least one):"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP|IFACE", HW_OPT_LIST_AT(O, lldp, n_lldp), .elem = HW_OPT_STRING,
+     .what = "source", .help = "LLDP frames from a capture file, or captured live on an interface"},
+    {HW_OPT_DURATION, "lldp-seconds", .metavar = "S", HW_OPT_AT(O, seconds), .hi = 86400, .flags = HW_OPTF_LO_OPEN,
+     .def = "35", .help = "how long to capture live (one default lldpd interval plus margin)"},
+    {HW_OPT_LIST, "lldpd-json", .metavar = "DIR|FILE", HW_OPT_LIST_AT(O, json, n_json), .elem = HW_OPT_STRING,
+     .what = "source", .help = "lldpcli -f json0 (or -f json) 'show neighbors details' dumps, one per switch"},
+    {HW_OPT_LIST, "lldpd", .metavar = "SOCKET", HW_OPT_LIST_AT(O, lldpd, n_lldpd), .elem = HW_OPT_STRING,
+     .what = "source", .help = "the local lldpd through liblldpctl ('default' = its default socket)"},
+    {HW_OPT_GROUP, .help = "mapping:"},
+    {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map),
+     .help = "INT node ids / port numbers to names and tiers (JSON, docs/topology.md)"},
+    {HW_OPT_LIST, "records", .metavar = "FILE|GLOB", HW_OPT_LIST_AT(O, records, n_records), .elem = HW_OPT_STRING,
+     .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
+     .help = "binary record files (hopwatch-collector --records-dir; several may follow one\n"
+             "--records): place every (node_id, port) and list the unplaced"},
+    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(O, jsonl, n_jsonl), .elem = HW_OPT_STRING,
+     .what = "file", .help = "JSON-lines per-hop records (docs/records.md), placed the same way"},
+    {HW_OPT_GROUP, .help = "checks:"},
+    {HW_OPT_STRING, "baseline", .metavar = "OLD.json", HW_OPT_AT(O, baseline),
+     .help = "an earlier --json-out output: links up there and not up now are LinkDisappeared"},
+    {HW_OPT_GROUP, .help = "outputs:"},
+    {HW_OPT_STRING, "svg", .metavar = "OUT.svg", HW_OPT_AT(O, svg), .help = "the fabric in tiers"},
+    {HW_OPT_STRING, "dot", .metavar = "OUT.dot", HW_OPT_AT(O, dot), .help = "the same graph for Graphviz"},
+    {HW_OPT_STRING, "json-out", .metavar = "OUT.json", HW_OPT_AT(O, out_json),
+     .help = "nodes, ports, links, events and placement as JSON (docs/topology.md)"},
+    {HW_OPT_ALIAS, "json", .alias_of = "json-out"},
+    {HW_OPT_FLAG, "no-port-labels", HW_OPT_AT(O, port_labels), .flags = HW_OPTF_NEGATE, .def = "true",
+     .help = "do not label links with port names (large fabrics)"},
+    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "do not print events to stdout"},
+    {HW_OPT_END},
+};
+
+static const struct hw_opts_spec spec = {
+    .prog = "hopwatch-analyzer topology",
+    .synopsis = "usage: hopwatch-analyzer topology [sources] [mapping] [outputs]\n",
+    .epilog = "exit status: 0 ok, 1 an input could not be read or an output written, 2 bad usage\n",
+    .rows = rows,
+};
+
+void hw_cmd_topology_usage(FILE *out)
 {
-	if (*n >= MAX_SOURCES) {
-		fprintf(stderr, "hopwatch-analyzer topology: more than %d sources of one kind\n", MAX_SOURCES);
-		return 0;
-	}
-	list[(*n)++] = v;
-	return 1;
+	hw_opts_help(&spec, out);
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {{"lldp", required_argument, NULL, 'l'},
-	                                         {"lldp-seconds", required_argument, NULL, 's'},
-	                                         {"lldpd-json", required_argument, NULL, 'j'},
-	                                         {"lldpd", required_argument, NULL, 'd'},
-	                                         {"map", required_argument, NULL, 'm'},
-	                                         {"records", required_argument, NULL, 'r'},
-	                                         {"svg", required_argument, NULL, 'S'},
-	                                         {"dot", required_argument, NULL, 'D'},
-	                                         {"json", required_argument, NULL, 'J'},
-	                                         {"baseline", required_argument, NULL, 'b'},
-	                                         {"no-port-labels", no_argument, NULL, 'n'},
-	                                         {"quiet", no_argument, NULL, 'q'},
-	                                         {"help", no_argument, NULL, 'h'},
-	                                         {NULL, 0, NULL, 0}};
 	memset(o, 0, sizeof(*o));
-	o->seconds = 35;
-	o->port_labels = 1;
-	int c;
-	char *end;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (!add(o->lldp, &o->n_lldp, optarg))
-				return HW_EXIT_USAGE;
-			break;
-		case 'j':
-			if (!add(o->json, &o->n_json, optarg))
-				return HW_EXIT_USAGE;
-			break;
-		case 'd':
-			if (!add(o->lldpd, &o->n_lldpd, optarg))
-				return HW_EXIT_USAGE;
-			break;
-		case 's':
-			o->seconds = strtod(optarg, &end);
-			if (*end || o->seconds <= 0 || o->seconds > 86400) {
-				fprintf(stderr, "hopwatch-analyzer topology: --lldp-seconds %s: want 0 < S <= 86400\n",
-				        optarg);
-				return HW_EXIT_USAGE;
-			}
-			break;
-		case 'm': o->map = optarg; break;
-		case 'r': o->records = optarg; break;
-		case 'b': o->baseline = optarg; break;
-		case 'S': o->svg = optarg; break;
-		case 'D': o->dot = optarg; break;
-		case 'J': o->out_json = optarg; break;
-		case 'n': o->port_labels = 0; break;
-		case 'q': o->quiet = 1; break;
-		case 'h': hw_cmd_topology_usage(stdout); return -1;
-		default: hw_cmd_topology_usage(stderr); return HW_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "hopwatch-analyzer topology: unexpected argument \"%s\"\n", argv[optind]);
-		return HW_EXIT_USAGE;
-	}
+	int rc = hw_opts_defaults(&spec, o);
+	if (!rc)
+		rc = hw_opts_parse(&spec, o, argc, argv, NULL);
+	if (rc)
+		return rc == HW_OPTS_HELP ? -1 : HW_EXIT_USAGE;
 	if (!o->n_lldp && !o->n_json && !o->n_lldpd) {
-		fprintf(stderr, "hopwatch-analyzer topology: give at least one of --lldp, --lldpd-json, --lldpd\n");
-		hw_cmd_topology_usage(stderr);
+		fprintf(stderr, "hopwatch-analyzer topology: give at least one of --lldp, --lldpd-json, --lldpd "
+		                "(see hopwatch-analyzer topology --help)\n");
 		return HW_EXIT_USAGE;
 	}
 	return HW_EXIT_OK;
+}
+
+/* Place the (node_id, port) pairs of binary record files; a file of JSON lines (the old meaning of
+ * topology --records) is read as --jsonl, with a line saying so. */
+static enum hw_topo_result place_files(struct hw_place_tally *tally, const struct hw_topo *t,
+                                       const struct hw_topo_map *m, const struct opts *o, struct hw_topo_error *err)
+{
+	static struct hw_record recs[4096];
+	enum hw_topo_result r = HW_TOPO_OK;
+	for (int i = 0; i < o->n_records && r == HW_TOPO_OK; i++) {
+		FILE *f = fopen(o->records[i], "r");
+		int c = f ? fgetc(f) : EOF, empty = f && c == EOF;
+		if (f)
+			fclose(f);
+		if (c == '{' || empty) {
+			fprintf(stderr, "hopwatch-analyzer topology: --records %s: JSON lines are deprecated here, use --jsonl\n",
+			        o->records[i]);
+			r = hw_place_records(tally, t, m, o->records[i], err);
+			continue;
+		}
+		char e[512];
+		struct hw_record_reader *rd = hw_record_reader_open(o->records[i], e, sizeof(e));
+		if (!rd)
+			return hw_topo_fail(err, HW_TOPO_E_IO, "%s", e);
+		long n;
+		while ((n = hw_record_reader_read(rd, recs, 4096, e, sizeof(e))) > 0)
+			for (long k = 0; k < n; k++)
+				if (recs[k].valid & HW_V_PORTS) {
+					hw_place_tally_add(tally, t, m, recs[k].node_id, recs[k].ingress_port);
+					hw_place_tally_add(tally, t, m, recs[k].node_id, recs[k].egress_port);
+				}
+		hw_record_reader_close(rd);
+		if (n < 0)
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s", e);
+	}
+	for (int i = 0; i < o->n_jsonl && r == HW_TOPO_OK; i++)
+		r = hw_place_records(tally, t, m, o->jsonl[i], err);
+	return r;
 }
 
 static enum hw_topo_result load(struct hw_topo *t, const struct opts *o, struct hw_topo_error *err)
@@ -199,8 +207,8 @@ int hw_cmd_topology(int argc, char **argv)
 		hw_topo_check(&t);
 		hw_topo_map_apply(&t, o.map ? &map : NULL); /* fixed tiers first: the inference starts from them */
 		hw_topo_assign_tiers(&t);
-		if (o.records)
-			r = hw_place_records(&tally, &t, o.map ? &map : NULL, o.records, &err);
+		if (o.n_records || o.n_jsonl)
+			r = place_files(&tally, &t, o.map ? &map : NULL, &o, &err);
 	}
 	if (r == HW_TOPO_OK && (o.svg || o.dot)) {
 		void *gvc = hw_analyzer_gvc();
@@ -209,9 +217,9 @@ int hw_cmd_topology(int argc, char **argv)
 		        : hw_topo_fail(&err, HW_TOPO_E_RENDER, "Graphviz: cannot create a context");
 	}
 	if (r == HW_TOPO_OK && o.out_json)
-		r = hw_topo_write_json(&t, o.records ? &tally : NULL, o.out_json, &err);
+		r = hw_topo_write_json(&t, o.n_records || o.n_jsonl ? &tally : NULL, o.out_json, &err);
 	if (r == HW_TOPO_OK && !o.quiet)
-		print_events(&t, o.records ? &tally : NULL);
+		print_events(&t, o.n_records || o.n_jsonl ? &tally : NULL);
 	if (r != HW_TOPO_OK)
 		fprintf(stderr, "hopwatch-analyzer topology: %s (%s)\n", err.message, hw_topo_result_name(r));
 	hw_place_tally_free(&tally);

@@ -17,7 +17,7 @@ ch_schema "$src/deploy/clickhouse/schema.sql"
 "$build/gen/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
 # the same run without ClickHouse: what the collector alone costs
 t0=$(date +%s.%N)
-"$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --json /dev/null 2>"$dir/base.err"
+"$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --json-out /dev/null 2>"$dir/base.err"
 t1=$(date +%s.%N)
 "$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --clickhouse "http://127.0.0.1:$CH_HTTP/?database=hopwatch" \
   --clickhouse-batch "$batch" --clickhouse-queue "$queue" 2>"$dir/ch.err" || { cat "$dir/ch.err" >&2; exit 1; }

@@ -17,7 +17,7 @@ url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 an=$build/analyzer/hopwatch-analyzer
 "$build/gen/hopwatch-gen" reports --format tr2.0 --count "$n" --hops 3 --seed 7 --out "$dir/r.pcap" 2>/dev/null
 mkdir "$dir/rec"
-"$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --records "$dir/rec" --clickhouse "$url" 2>"$dir/col.err" ||
+"$build/collector/hopwatch-collector" --pcap "$dir/r.pcap" --records-dir "$dir/rec" --clickhouse "$url" 2>"$dir/col.err" ||
   { cat "$dir/col.err" >&2; exit 1; }
 recs=$(awk '$1 == "clickhouse_inserted" {print $2}' "$dir/col.err")
 run() { # OUT args...: seconds and peak RSS (KiB) of one replay

@@ -11,12 +11,12 @@ scenario=${3:-incast}
 src=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$build/gen/hopwatch-gen" scenario "$scenario" --out "$dir/s" --records >/dev/null 2>&1
+"$build/gen/hopwatch-gen" scenario "$scenario" --out "$dir/s" --write-records >/dev/null 2>&1
 python3 - "$build/analyzer/hopwatch-analyzer" "$dir" "$runs" "$scenario" "$src/data/samples/incast/analyzer.json" <<'PY'
 import json, os, shutil, statistics, subprocess, sys, time
 an, d, runs, scenario, cfg = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 s = os.path.join(d, "s")
-base = [an, "run", "--json", f"{s}/records.jsonl", "--lldp", f"{s}/lldp.pcap", "--map", f"{s}/map.json",
+base = [an, "run", "--jsonl", f"{s}/records.jsonl", "--lldp", f"{s}/lldp.pcap", "--map", f"{s}/map.json",
         "--config", cfg]
 def once(extra):
     shutil.rmtree(f"{d}/svg", ignore_errors=True)

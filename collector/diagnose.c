@@ -1,7 +1,6 @@
 /* `hopwatch-collector diagnose`: options, the checklist and its order, the hugepages check, and
  * receiving through libpcap.  The judgements on what arrived are in diagnose_judge.c. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,39 +26,6 @@ void hw_diag_line(struct hw_diag_run *run, enum hw_diag_status st, const char *n
 	va_start(ap, fmt);
 	hw_diag_vprint(&run->list, st, name, fix, fmt, ap);
 	va_end(ap);
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: hopwatch-collector diagnose [EAL options --] [options]\n"
-	           "\n"
-	           "Prints one line per check: PASS|SKIP|FAIL NAME: reason, and for a FAIL a 'fix:' line.\n"
-	           "Checks, in order: config, hugepages, dpdk_eal, ports, link (DPDK input), reports, parse_errors,\n"
-	           "report_loss, clock_skew, topology, clickhouse, alertmanager, metrics.\n"
-	           "Input: DPDK ports from the EAL options (as the collector takes them), or --pcap.\n"
-	           "\n"
-	           "  --config FILE         the collector's JSON configuration (report ports, sinks, ...)\n"
-	           "  --pcap FILE|IFACE     judge a capture file, or capture on an interface, instead of DPDK\n"
-	           "  --seconds N           how long to receive on live input (default 5)\n"
-	           "  --report-port PORT    UDP port of the reports (repeatable; default from --config, 32766)\n"
-	           "  --profile NAME        parser profile (standard, geant)\n"
-	           "  --max-error-ratio R   parse_errors FAILs above this share of packets (default 0.01)\n"
-	           "  --max-loss-ratio R    report_loss FAILs when a node loses more of its reports (default 0.01)\n"
-	           "  --max-skew-us US      clock_skew FAILs when consecutive hops' timestamps disagree by more\n"
-	           "                        (default 100)\n"
-	           "  --max-offset-ms MS    clock_skew also FAILs when timestamps that read as ns since the epoch\n"
-	           "                        are further than this from this host's clock (default 1000)\n"
-	           "  --lldpd-json DIR      topology: the switches' lldpcli JSON dumps (hopwatch-analyzer topology)\n"
-	           "  --lldp PCAP           topology: LLDP frames from a capture file\n"
-	           "  --map FILE            topology: INT node ids to names (docs/topology.md)\n"
-	           "  --analyzer PATH       hopwatch-analyzer to run (default: beside this program, or in PATH)\n"
-	           "  --clickhouse URL      ClickHouse HTTP URL (default: sinks.clickhouse of --config)\n"
-	           "  --clickhouse-table T  table (default: sinks.clickhouse_table, or hops)\n"
-	           "  --alertmanager URL    Alertmanager base URL, e.g. http://127.0.0.1:9093\n"
-	           "  --metrics URL         a running collector's /metrics URL (default: from sinks.metrics)\n"
-	           "  --only LIST           run only these checks (comma-separated names)\n"
-	           "\n"
-	           "Exit status: 0 nothing FAILed, 1 some check FAILed, 2 bad usage.\n");
 }
 
 /* ---- hugepages ---------------------------------------------------------------------------- */
@@ -172,61 +138,74 @@ static bool receive_pcap(struct hw_diag_run *run, const char *src)
 
 /* ---- main --------------------------------------------------------------------------------- */
 
-enum {
-	D_CONFIG = 256,
-	D_PCAP,
-	D_SECONDS,
-	D_RPORT,
-	D_PROFILE,
-	D_MAXERR,
-	D_MAXLOSS,
-	D_MAXSKEW,
-	D_MAXOFF,
-	D_LLDPJSON,
-	D_LLDP,
-	D_MAP,
-	D_ANALYZER,
-	D_CH,
-	D_CH_TABLE,
-	D_AM,
-	D_METRICS,
-	D_ONLY,
+#define MAX_LLDP 3
+
+struct diag_opts {
+	const char *config, *pcap, *analyzer, *ch, *ch_table, *am, *metrics, *only, *map;
+	double seconds, max_err, max_loss, max_skew_us, max_off_ms;
+	uint16_t ports[HW_MAX_PORTS];
+	uint8_t n_ports;
+	int profile; /* -1: none given */
+	const char *lldpd_json[MAX_LLDP], *lldp[MAX_LLDP];
+	int n_lldpd_json, n_lldp;
 };
 
-static const struct option dopts[] = {
-    {"config", required_argument, 0, D_CONFIG},
-    {"pcap", required_argument, 0, D_PCAP},
-    {"seconds", required_argument, 0, D_SECONDS},
-    {"report-port", required_argument, 0, D_RPORT},
-    {"profile", required_argument, 0, D_PROFILE},
-    {"max-error-ratio", required_argument, 0, D_MAXERR},
-    {"max-loss-ratio", required_argument, 0, D_MAXLOSS},
-    {"max-skew-us", required_argument, 0, D_MAXSKEW},
-    {"max-offset-ms", required_argument, 0, D_MAXOFF},
-    {"lldpd-json", required_argument, 0, D_LLDPJSON},
-    {"lldp", required_argument, 0, D_LLDP},
-    {"map", required_argument, 0, D_MAP},
-    {"analyzer", required_argument, 0, D_ANALYZER},
-    {"clickhouse", required_argument, 0, D_CH},
-    {"clickhouse-table", required_argument, 0, D_CH_TABLE},
-    {"alertmanager", required_argument, 0, D_AM},
-    {"metrics", required_argument, 0, D_METRICS},
-    {"only", required_argument, 0, D_ONLY},
-    {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0},
+#define D struct diag_opts
+
+static const char *const profiles[] = {"standard", "geant", NULL};
+
+static const struct hw_opt diag_rows[] = {
+    {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(D, config),
+     .help = "the collector's JSON configuration (report ports, sinks, ...)"},
+    {HW_OPT_STRING, "pcap", .metavar = "FILE|IFACE", HW_OPT_AT(D, pcap),
+     .help = "judge a capture file, or capture on an interface, instead of DPDK"},
+    {HW_OPT_DURATION, "seconds", .metavar = "N", HW_OPT_AT(D, seconds), .lo = 0.1, .hi = 3600, .def = "5",
+     .help = "how long to receive on live input"},
+    {HW_OPT_LIST, "report-port", .metavar = "PORT", HW_OPT_LIST_AT(D, ports, n_ports), .elem = HW_OPT_UINT,
+     .lo = 1, .hi = 65535, .what = "port", .def_note = "from --config, 32766", .help = "UDP port of the reports"},
+    {HW_OPT_ENUM, "profile", .metavar = "NAME", HW_OPT_AT(D, profile), .names = profiles,
+     .help = "parser profile (standard, geant)"},
+    {HW_OPT_DOUBLE, "max-error-ratio", .metavar = "R", HW_OPT_AT(D, max_err), .hi = 1, .def = "0.01",
+     .help = "parse_errors FAILs above this share of packets"},
+    {HW_OPT_DOUBLE, "max-loss-ratio", .metavar = "R", HW_OPT_AT(D, max_loss), .hi = 1, .def = "0.01",
+     .help = "report_loss FAILs when a node loses more of its reports"},
+    {HW_OPT_DOUBLE, "max-skew-us", .metavar = "US", HW_OPT_AT(D, max_skew_us), .hi = 1e9, .def = "100",
+     .help = "clock_skew FAILs when consecutive hops' timestamps disagree by more"},
+    {HW_OPT_DOUBLE, "max-offset-ms", .metavar = "MS", HW_OPT_AT(D, max_off_ms), .hi = 1e9, .def = "1000",
+     .help = "clock_skew also FAILs when timestamps that read as ns since the epoch\n"
+             "are further than this from this host's clock"},
+    {HW_OPT_LIST, "lldpd-json", .metavar = "DIR", HW_OPT_LIST_AT(D, lldpd_json, n_lldpd_json),
+     .elem = HW_OPT_STRING, .what = "LLDP source",
+     .help = "topology: the switches' lldpcli JSON dumps (hopwatch-analyzer topology)"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(D, lldp, n_lldp), .elem = HW_OPT_STRING,
+     .what = "LLDP source", .help = "topology: LLDP frames from a capture file"},
+    {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(D, map),
+     .help = "topology: INT node ids to names (docs/topology.md)"},
+    {HW_OPT_STRING, "analyzer", .metavar = "PATH", HW_OPT_AT(D, analyzer),
+     .def_note = "beside this program, or in PATH", .help = "hopwatch-analyzer to run"},
+    {HW_OPT_STRING, "clickhouse", .metavar = "URL", HW_OPT_AT(D, ch), .def_note = "sinks.clickhouse of --config",
+     .help = "ClickHouse HTTP URL"},
+    {HW_OPT_STRING, "clickhouse-table", .metavar = "T", HW_OPT_AT(D, ch_table),
+     .def_note = "sinks.clickhouse_table, or hops", .help = "table"},
+    {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(D, am),
+     .help = "Alertmanager base URL, e.g. http://127.0.0.1:9093"},
+    {HW_OPT_STRING, "metrics", .metavar = "URL", HW_OPT_AT(D, metrics), .def_note = "from sinks.metrics",
+     .help = "a running collector's /metrics URL"},
+    {HW_OPT_STRING, "only", .metavar = "LIST", HW_OPT_AT(D, only),
+     .help = "run only these checks (comma-separated names)"},
+    {HW_OPT_END},
 };
 
-static double num_arg(const char *opt, const char *s, double lo, double hi)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, PROG ": %s: '%s' is not a number from %g to %g\n", opt, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
+static const struct hw_opts_spec diag_spec = {
+    .prog = PROG,
+    .synopsis = "Usage: hopwatch-collector diagnose [EAL options --] [options]\n",
+    .intro = "Prints one line per check: PASS|SKIP|FAIL NAME: reason, and for a FAIL a 'fix:' line.\n"
+             "Checks, in order: config, hugepages, dpdk_eal, ports, link (DPDK input), reports, parse_errors,\n"
+             "report_loss, clock_skew, topology, clickhouse, alertmanager, metrics.\n"
+             "Input: DPDK ports from the EAL options (as the collector takes them), or --pcap.\n",
+    .epilog = "Exit status: 0 nothing FAILed, 1 some check FAILed, 2 bad usage.\n",
+    .rows = diag_rows,
+};
 
 /* hopwatch-analyzer: beside this program (installed), in the build tree's analyzer/, or in PATH. */
 static const char *find_analyzer(const char *prog_path, char *buf, size_t len)
@@ -274,68 +253,29 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 		if (!strcmp(argv[i], "--no-huge"))
 			no_huge = true;
 
-	const char *config = NULL, *pcap = NULL, *ch = NULL, *ch_table = NULL, *am = NULL, *metrics = NULL;
-	const char *analyzer = NULL;
-	double max_err = 0.01, max_loss = 0.01, max_skew_us = 100, max_off_ms = 1000;
-	char *topo_args[8] = {0};
-	int nt = 0, o;
-	bool ports_given = false;
-	uint16_t ports[HW_MAX_PORTS];
-	uint8_t n_ports = 0;
-	int profile = -1;
-	optind = 0;
-	while ((o = getopt_long(n_ours, ours, "h", dopts, NULL)) != -1) {
-		switch (o) {
-		case D_CONFIG: config = optarg; break;
-		case D_PCAP: pcap = optarg; break;
-		case D_SECONDS: run.seconds = num_arg("--seconds", optarg, 0.1, 3600); break;
-		case D_RPORT:
-			if (n_ports == HW_MAX_PORTS) {
-				fprintf(stderr, PROG ": --report-port: at most %d ports\n", HW_MAX_PORTS);
-				return 2;
-			}
-			ports[n_ports++] = (uint16_t)num_arg("--report-port", optarg, 1, 65535);
-			ports_given = true;
-			break;
-		case D_PROFILE:
-			if ((profile = hw_profile_from_name(optarg)) < 0) {
-				fprintf(stderr, PROG ": --profile: '%s' is not a known profile (standard, geant)\n",
-				        optarg);
-				return 2;
-			}
-			break;
-		case D_MAXERR: max_err = num_arg("--max-error-ratio", optarg, 0, 1); break;
-		case D_MAXLOSS: max_loss = num_arg("--max-loss-ratio", optarg, 0, 1); break;
-		case D_MAXSKEW: max_skew_us = num_arg("--max-skew-us", optarg, 0, 1e9); break;
-		case D_MAXOFF: max_off_ms = num_arg("--max-offset-ms", optarg, 0, 1e9); break;
-		case D_LLDPJSON:
-		case D_LLDP:
-		case D_MAP:
-			if (nt < 6) {
-				topo_args[nt++] = o == D_LLDPJSON ? "--lldpd-json" : o == D_LLDP ? "--lldp" : "--map";
-				topo_args[nt++] = optarg;
-			}
-			break;
-		case D_ANALYZER: analyzer = optarg; break;
-		case D_CH: ch = optarg; break;
-		case D_CH_TABLE: ch_table = optarg; break;
-		case D_AM: am = optarg; break;
-		case D_METRICS: metrics = optarg; break;
-		case D_ONLY: run.list.only = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
+	static struct diag_opts o;
+	memset(&o, 0, sizeof(o));
+	o.profile = -1;
+	if (hw_opts_defaults(&diag_spec, &o))
+		return 2;
+	int prc = hw_opts_parse(&diag_spec, &o, n_ours, ours, NULL);
+	if (prc)
+		return prc == HW_OPTS_HELP ? 0 : 2;
+	run.seconds = o.seconds;
+	run.list.only = o.only;
+	const char *config = o.config, *pcap = o.pcap, *ch = o.ch, *ch_table = o.ch_table, *am = o.am;
+	const char *metrics = o.metrics;
+	if (o.n_lldp + o.n_lldpd_json > MAX_LLDP) {
+		fprintf(stderr, PROG ": at most %d LLDP sources (see --help)\n", MAX_LLDP);
+		return 2;
 	}
-	if (optind < n_ours) {
-		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", ours[optind]);
+	char *topo_args[2 * MAX_LLDP + 3] = {0};
+	if (hw_diag_topo_args(topo_args, o.lldp, o.n_lldp, o.lldpd_json, o.n_lldpd_json, o.map) < 0) {
+		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json DIR or --lldp PCAP)\n");
 		return 2;
 	}
 	if (pcap && sep) {
 		fprintf(stderr, PROG ": EAL options are for DPDK input; --pcap reads with libpcap\n");
-		return 2;
-	}
-	if (topo_args[0] && !strcmp(topo_args[0], "--map") && nt == 2) {
-		fprintf(stderr, PROG ": --map needs an LLDP source (--lldpd-json DIR or --lldp PCAP)\n");
 		return 2;
 	}
 
@@ -352,12 +292,12 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 	} else {
 		hw_diag_line(&run, HW_DIAG_SKIP, "config", NULL, "no --config: built-in defaults");
 	}
-	if (ports_given) {
-		memcpy(cfg.parser.report_ports, ports, sizeof(ports));
-		cfg.parser.n_report_ports = n_ports;
+	if (o.n_ports) {
+		memcpy(cfg.parser.report_ports, o.ports, sizeof(o.ports));
+		cfg.parser.n_report_ports = o.n_ports;
 	}
-	if (profile >= 0)
-		hw_parser_config_profile(&cfg.parser, (enum hw_profile)profile);
+	if (o.profile >= 0)
+		hw_parser_config_profile(&cfg.parser, (enum hw_profile)o.profile);
 	if (!ch)
 		ch = cfg.clickhouse;
 	if (!ch_table)
@@ -403,9 +343,9 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 		snprintf(where, sizeof(where), "%s", pcap ? pcap : "the DPDK ports");
 		if (received) {
 			hw_diag_reports(&run, where);
-			hw_diag_parse_errors(&run, max_err);
-			hw_diag_report_loss(&run, max_loss);
-			hw_diag_clock_skew(&run, max_skew_us * 1000, max_off_ms * 1e6);
+			hw_diag_parse_errors(&run, o.max_err);
+			hw_diag_report_loss(&run, o.max_loss);
+			hw_diag_clock_skew(&run, o.max_skew_us * 1000, o.max_off_ms * 1e6);
 			char abuf[PATH_MAX];
 			if (!topo_args[0])
 				hw_diag_line(&run, HW_DIAG_SKIP, "topology", NULL,
@@ -414,7 +354,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 				hw_diag_line(&run, HW_DIAG_SKIP, "topology", NULL, "no hop records to place");
 			else
 				hw_diag_topology(&run.list, "topology",
-				                 analyzer ? analyzer : find_analyzer(prog_path, abuf, sizeof(abuf)),
+				                 o.analyzer ? o.analyzer : find_analyzer(prog_path, abuf, sizeof(abuf)),
 				                 topo_args, records_path);
 		} else {
 			static const char *const later[] = {"parse_errors", "report_loss", "clock_skew", "topology"};

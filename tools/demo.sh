@@ -13,16 +13,16 @@ col=build/collector/hopwatch-collector
 
 echo "== collector: DPDK, net_pcap port replaying $sample/reports.pcap"
 if ! "$col" -l 0-1 --no-huge --no-shconf -m 512 --no-pci --log-level=3 --vdev="net_pcap0,rx_pcap=$sample/reports.pcap" -- \
-    --json out/records.jsonl --records-dir out/records --idle-exit 1 --lossless 2>out/collector-counts.txt; then
+    --json-out out/records.jsonl --records-dir out/records --idle-exit 1 --lossless 2>out/collector-counts.txt; then
   echo "   (DPDK could not start here; falling back to the libpcap front end)"
-  "$col" --pcap "$sample/reports.pcap" --json out/records.jsonl --records-dir out/records 2>out/collector-counts.txt
+  "$col" --pcap "$sample/reports.pcap" --json-out out/records.jsonl --records-dir out/records 2>out/collector-counts.txt
 fi
 grep -E '^(port0_rx|packets|reports|records|not_report|report_packets_lost|queues_tracked|path_changes|json_written|files_written) ' \
   out/collector-counts.txt | sed 's/^/   /'
 
 echo "== analyzer: topology from the fabric's LLDP frames, every hop placed on it"
 build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
-  --records out/records.jsonl --svg out/topology.svg --json out/topology.json | tail -3 | sed 's/^/   /'
+  --jsonl out/records.jsonl --svg out/topology.svg --json-out out/topology.json | tail -3 | sed 's/^/   /'
 
 # A real Alertmanager on loopback receives the alerts (prometheus-alertmanager, installed by deps.sh).
 am_args=() am_pid=
@@ -83,7 +83,7 @@ for e in truth.get("events", []):
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
 PY
 echo "   scored against the injected truth (tools/score_events.py; HighQueue/QueueBuildup judged on the records):"
-python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --records out/records.jsonl --config "$sample/analyzer.json" | sed 's/^/   /'
+python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --jsonl out/records.jsonl --config "$sample/analyzer.json" | sed 's/^/   /'
 echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt,"
 echo "   out/svg/: event graphs event-<ns>-<id>-<alertname>.svg ($(ls out/svg | sed -n 's/^event-[0-9]*-[0-9]*-\(.*\)\.svg$/\1/p' |
   sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}'); newest event-latest.svg), heat map heatmap.svg,"

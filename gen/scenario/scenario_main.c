@@ -3,68 +3,15 @@
 #include <stdarg.h>
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "clock.h"
+#include "options.h"
 #include "scen.h"
-
-static void usage(FILE *f)
-{
-	fputs("usage: hopwatch-gen scenario NAME|custom --out DIR [options]\n"
-	      "\n"
-	      "Simulates a RoCEv2 fabric in time steps and writes what its collector would receive, with the truth:\n"
-	      "  DIR/reports.pcap    INT reports (Ethernet/IPv4/UDP to the collector, nanosecond timestamps)\n"
-	      "  DIR/records.jsonl   with --records: the hop records a collector decodes from reports.pcap\n"
-	      "  DIR/lldp.pcap       every node's LLDP frames on every link (SLL2, one interface index per link)\n"
-	      "  DIR/lldp/NAME.json  one `lldpcli -f json0` dump per node (chassis + neighbours, end of run)\n"
-	      "  DIR/map.json        hopwatch-analyzer --map: INT port N = EthernetN, tiers\n"
-	      "  DIR/truth.json      topology, injected events, flows and their paths, per-queue peaks\n"
-	      "Same options and seed give identical files.\n"
-	      "\n"
-	      "Scenario and fabric:\n"
-	      "  NAME                 a named scenario (--list), or 'custom' (no events, background traffic)\n"
-	      "  --list               print the named scenarios and exit\n"
-	      "  --topology T         leaf-spine:SPINES,LEAVES,HOSTS_PER_LEAF | fat-tree:K (even K, 2-22)\n"
-	      "  --host-gbps G        host link speed (default 100)\n"
-	      "  --fabric-gbps G      switch-to-switch link speed (default 400)\n"
-	      "  --mtu N              fabric maximum frame size (default 9216)\n"
-	      "  --event SPEC         add an event (repeatable): KIND:key=value,...  KIND and keys:\n"
-	      "                       incast|microburst: dst=HOST senders=N gbps=G start_us= dur_us=\n"
-	      "                       link-down: link=NODE:PORT start_us= dur_us=\n"
-	      "                       pfc-storm: host=HOST senders=N gbps=G start_us= dur_us=\n"
-	      "                       dscp-misconfig: host=HOST start_us= dur_us=\n"
-	      "                       report-loss: node=SWITCH fraction=F start_us= dur_us=\n"
-	      "                       mtu-mismatch: link=NODE:PORT mtu=N (that port's side) start_us= dur_us=\n"
-	      "                       PORT is EthernetN or N; hosts' port is eth0\n"
-	      "  --no-events          the named scenario's fabric and traffic without its events\n"
-	      "  --load F             background RoCE flow per host, fraction of its link (default per scenario)\n"
-	      "  --tcp-load F         background TCP flow per host, fraction of its link\n"
-	      "Time and queues:\n"
-	      "  --duration-us N      simulated time (default 5000)\n"
-	      "  --step-ns N          time step (default 1000)\n"
-	      "  --ecn-kb N           ECN marking threshold (default 100)\n"
-	      "  --xoff-kb N          PFC Xoff per ingress port and priority (default 400); --xon-kb (300)\n"
-	      "  --buffer-kb N        lossy queue buffer (default 1024); lossless queues hold 8192\n"
-	      "  --base-latency-ns N  hop latency without queueing (default 600)\n"
-	      "Reports:\n"
-	      "  --format F           tr2.0 (default; INT-MD v2.1 stack) | tr1.0 (INT v1.0 stack) |\n"
-	      "                       tr0.5 (fabric-tna postcards from every hop)\n"
-	      "  --sample N           one sink report per N delivered packets of a flow (default 100)\n"
-	      "  --drop-sample N      one drop report per N dropped packets (default 10)\n"
-	      "  --cnp-sample N       one report per N CNPs of a flow (default 1: every CNP)\n"
-	      "  --queue-report-kb N  queue reports above this occupancy (default 200), at most one per queue\n"
-	      "  --queue-report-us N  per this interval (default 10)\n"
-	      "  --collector A.B.C.D  report destination (default 10.0.0.100), --dst-port P (32766)\n"
-	      "  --records            also write records.jsonl\n"
-	      "  --no-lldp            skip the LLDP outputs (benchmarks)\n"
-	      "  --seed S             random seed (default 1); --epoch-ns NS start time (2026-01-01)\n"
-	      "  --quiet              no summary on stderr\n",
-	      f);
-}
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
@@ -76,21 +23,6 @@ static int fail(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
-}
-
-static int num(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-		char range[96];
-		snprintf(range, sizeof(range), "%g to %g", lo, hi);
-		fprintf(stderr, "hopwatch-gen scenario: --%s: '%s' is not a number from %s\n", opt, s, range);
-		return -1;
-	}
-	*out = v;
-	return 0;
 }
 
 static int topo_build(struct sc_topo *t, const char *spec, char *err, size_t errlen)
@@ -129,151 +61,180 @@ void sc_cfg_default(struct sc_cfg *c)
 	c->epoch_ns = 1767225600ull * 1000000000ull; /* 2026-01-01T00:00:00Z */
 }
 
-enum {
-	O_OUT = 256,
-	O_LIST,
-	O_TOPO,
-	O_HOST,
-	O_FABRIC,
-	O_MTU,
-	O_EVENT,
-	O_NOEV,
-	O_LOAD,
-	O_TCPLOAD,
-	O_DUR,
-	O_STEP,
-	O_ECN,
-	O_XOFF,
-	O_XON,
-	O_BUF,
-	O_BASE,
-	O_FORMAT,
-	O_SAMPLE,
-	O_DSAMPLE,
-	O_CSAMPLE,
-	O_QKB,
-	O_QUS,
-	O_COLL,
-	O_DPORT,
-	O_RECORDS,
-	O_NOLLDP,
-	O_SEED,
-	O_EPOCH,
-	O_QUIET,
-	O_HELP
+struct scen_opts {
+	const char *out, *topo, *collector;
+	const char *events[SC_MAX_EVENTS];
+	unsigned n_ev;
+	bool list, no_events, records, no_lldp, quiet;
+	double host_gbps, fabric_gbps, mtu, load, tcp_load, dur_us, step_ns, ecn_kb, xoff_kb, xon_kb, buf_kb, base_ns;
+	double qkb, qus;
+	uint32_t sample, dsample, csample;
+	uint16_t dport;
+	int format;
+	uint64_t seed, epoch;
 };
+
+#define S struct scen_opts
+
+static const char *const formats[] = {"tr2.0", "tr1.0", "tr0.5", NULL};
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_GROUP, .help = "Scenario and fabric:"},
+    {HW_OPT_STRING, "out", .metavar = "DIR", HW_OPT_AT(S, out), .help = "the output directory (required)"},
+    {HW_OPT_FLAG, "list", HW_OPT_AT(S, list), .help = "print the named scenarios and exit"},
+    {HW_OPT_STRING, "topology", .metavar = "T", HW_OPT_AT(S, topo), .def_note = "the scenario's, or leaf-spine:4,8,8",
+     .help = "leaf-spine:SPINES,LEAVES,HOSTS_PER_LEAF | fat-tree:K (even K, 2-22)"},
+    {HW_OPT_DOUBLE, "host-gbps", .metavar = "G", HW_OPT_AT(S, host_gbps), .lo = 0.001, .hi = 1e5, .def = "100",
+     .help = "host link speed"},
+    {HW_OPT_DOUBLE, "fabric-gbps", .metavar = "G", HW_OPT_AT(S, fabric_gbps), .lo = 0.001, .hi = 1e5, .def = "400",
+     .help = "switch-to-switch link speed"},
+    {HW_OPT_DOUBLE, "mtu", .metavar = "N", HW_OPT_AT(S, mtu), .lo = 1280, .hi = 65535, .def = "9216",
+     .help = "fabric maximum frame size"},
+    {HW_OPT_LIST, "event", .metavar = "SPEC", HW_OPT_LIST_AT(S, events, n_ev), .elem = HW_OPT_STRING,
+     .what = "event",
+     .help = "add an event: KIND:key=value,...  KIND and keys:\n"
+             "incast|microburst: dst=HOST senders=N gbps=G start_us= dur_us=\n"
+             "link-down: link=NODE:PORT start_us= dur_us=\n"
+             "pfc-storm: host=HOST senders=N gbps=G start_us= dur_us=\n"
+             "dscp-misconfig: host=HOST start_us= dur_us=\n"
+             "report-loss: node=SWITCH fraction=F start_us= dur_us=\n"
+             "mtu-mismatch: link=NODE:PORT mtu=N (that port's side) start_us= dur_us=\n"
+             "PORT is EthernetN or N; hosts' port is eth0"},
+    {HW_OPT_FLAG, "no-events", HW_OPT_AT(S, no_events),
+     .help = "the named scenario's fabric and traffic without its events"},
+    {HW_OPT_DOUBLE, "load", .metavar = "F", HW_OPT_AT(S, load), .hi = 1, .def_note = "per scenario",
+     .help = "background RoCE flow per host, fraction of its link"},
+    {HW_OPT_DOUBLE, "tcp-load", .metavar = "F", HW_OPT_AT(S, tcp_load), .hi = 1, .def_note = "per scenario",
+     .help = "background TCP flow per host, fraction of its link"},
+    {HW_OPT_GROUP, .help = "Time and queues:"},
+    {HW_OPT_DOUBLE, "duration-us", .metavar = "N", HW_OPT_AT(S, dur_us), .lo = 1, .hi = 1e8, .def_note = "5000",
+     .help = "simulated time"},
+    {HW_OPT_DOUBLE, "step-ns", .metavar = "N", HW_OPT_AT(S, step_ns), .lo = 10, .hi = 1e6, .def_note = "1000",
+     .help = "time step"},
+    {HW_OPT_DOUBLE, "ecn-kb", .metavar = "N", HW_OPT_AT(S, ecn_kb), .hi = 1e5, .def_note = "100",
+     .help = "ECN marking threshold"},
+    {HW_OPT_DOUBLE, "xoff-kb", .metavar = "N", HW_OPT_AT(S, xoff_kb), .lo = 1, .hi = 1e5, .def_note = "400",
+     .help = "PFC Xoff per ingress port and priority"},
+    {HW_OPT_DOUBLE, "xon-kb", .metavar = "N", HW_OPT_AT(S, xon_kb), .hi = 1e5, .def_note = "300",
+     .help = "PFC Xon"},
+    {HW_OPT_DOUBLE, "buffer-kb", .metavar = "N", HW_OPT_AT(S, buf_kb), .lo = 1, .hi = 16383, .def_note = "1024",
+     .help = "lossy queue buffer; lossless queues hold 8192"},
+    {HW_OPT_DOUBLE, "base-latency-ns", .metavar = "N", HW_OPT_AT(S, base_ns), .hi = 1e6, .def_note = "600",
+     .help = "hop latency without queueing"},
+    {HW_OPT_GROUP, .help = "Reports:"},
+    {HW_OPT_ENUM, "format", .metavar = "F", HW_OPT_AT(S, format), .names = formats, .def_note = "tr2.0",
+     .help = "tr2.0 (INT-MD v2.1 stack) | tr1.0 (INT v1.0 stack) |\n"
+             "tr0.5 (fabric-tna postcards from every hop)"},
+    {HW_OPT_UINT, "sample", .metavar = "N", HW_OPT_AT(S, sample), .lo = 1, .hi = 1e9, .def_note = "100",
+     .help = "one sink report per N delivered packets of a flow"},
+    {HW_OPT_UINT, "drop-sample", .metavar = "N", HW_OPT_AT(S, dsample), .lo = 1, .hi = 1e9, .def_note = "10",
+     .help = "one drop report per N dropped packets"},
+    {HW_OPT_UINT, "cnp-sample", .metavar = "N", HW_OPT_AT(S, csample), .lo = 1, .hi = 1e9, .def_note = "1",
+     .help = "one report per N CNPs of a flow (1: every CNP)"},
+    {HW_OPT_DOUBLE, "queue-report-kb", .metavar = "N", HW_OPT_AT(S, qkb), .hi = 16383, .def_note = "200",
+     .help = "queue reports above this occupancy, at most one per queue"},
+    {HW_OPT_DOUBLE, "queue-report-us", .metavar = "N", HW_OPT_AT(S, qus), .lo = 0.001, .hi = 1e6, .def_note = "10",
+     .help = "per this interval"},
+    {HW_OPT_STRING, "collector", .metavar = "A.B.C.D", HW_OPT_AT(S, collector), .def_note = "10.0.0.100",
+     .help = "report destination"},
+    {HW_OPT_UINT, "dst-port", .metavar = "P", HW_OPT_AT(S, dport), .lo = 1, .hi = 65535, .def = "32766",
+     .help = "report UDP destination port"},
+    {HW_OPT_FLAG, "write-records", HW_OPT_AT(S, records), .help = "also write DIR/records.jsonl"},
+    {HW_OPT_ALIAS, "records", .alias_of = "write-records"},
+    {HW_OPT_FLAG, "no-lldp", HW_OPT_AT(S, no_lldp), .help = "skip the LLDP outputs (benchmarks)"},
+    {HW_OPT_UINT, "seed", .metavar = "S", HW_OPT_AT(S, seed), .hi = 18446744073709551615.0, .def_note = "1",
+     .help = "random seed"},
+    {HW_OPT_UINT, "epoch-ns", .metavar = "NS", HW_OPT_AT(S, epoch), .lo = 1e6, .hi = 18446744073709551615.0,
+     .def_note = "2026-01-01T00:00:00Z", .help = "start time, ns since 1970"},
+    {HW_OPT_FLAG, "quiet", HW_OPT_AT(S, quiet), .help = "no summary on stderr"},
+    {HW_OPT_END},
+};
+
+static unsigned char given[sizeof(rows) / sizeof(rows[0])];
+
+static const struct hw_opts_spec spec = {
+    .prog = "hopwatch-gen scenario",
+    .synopsis = "usage: hopwatch-gen scenario NAME|custom --out DIR [options]\n",
+    .intro = "Simulates a RoCEv2 fabric in time steps and writes what its collector would receive, with the truth:\n"
+             "  DIR/reports.pcap    INT reports (Ethernet/IPv4/UDP to the collector, nanosecond timestamps)\n"
+             "  DIR/records.jsonl   with --write-records: the hop records a collector decodes from reports.pcap\n"
+             "  DIR/lldp.pcap       every node's LLDP frames on every link (SLL2, one interface index per link)\n"
+             "  DIR/lldp/NAME.json  one `lldpcli -f json0` dump per node (chassis + neighbours, end of run)\n"
+             "  DIR/map.json        hopwatch-analyzer --map: INT port N = EthernetN, tiers\n"
+             "  DIR/truth.json      topology, injected events, flows and their paths, per-queue peaks\n"
+             "Same options and seed give identical files.  NAME: a named scenario (--list), or 'custom'\n"
+             "(no events, background traffic).\n",
+    .rows = rows,
+    .max_args = -1,
+    .given = given,
+};
+
+static bool has(const char *name)
+{
+	return hw_opts_given(&spec, name);
+}
 
 int sc_main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"out", 1, 0, O_OUT},
-	                                     {"list", 0, 0, O_LIST},
-	                                     {"topology", 1, 0, O_TOPO},
-	                                     {"host-gbps", 1, 0, O_HOST},
-	                                     {"fabric-gbps", 1, 0, O_FABRIC},
-	                                     {"mtu", 1, 0, O_MTU},
-	                                     {"event", 1, 0, O_EVENT},
-	                                     {"no-events", 0, 0, O_NOEV},
-	                                     {"load", 1, 0, O_LOAD},
-	                                     {"tcp-load", 1, 0, O_TCPLOAD},
-	                                     {"duration-us", 1, 0, O_DUR},
-	                                     {"step-ns", 1, 0, O_STEP},
-	                                     {"ecn-kb", 1, 0, O_ECN},
-	                                     {"xoff-kb", 1, 0, O_XOFF},
-	                                     {"xon-kb", 1, 0, O_XON},
-	                                     {"buffer-kb", 1, 0, O_BUF},
-	                                     {"base-latency-ns", 1, 0, O_BASE},
-	                                     {"format", 1, 0, O_FORMAT},
-	                                     {"sample", 1, 0, O_SAMPLE},
-	                                     {"drop-sample", 1, 0, O_DSAMPLE},
-	                                     {"cnp-sample", 1, 0, O_CSAMPLE},
-	                                     {"queue-report-kb", 1, 0, O_QKB},
-	                                     {"queue-report-us", 1, 0, O_QUS},
-	                                     {"collector", 1, 0, O_COLL},
-	                                     {"dst-port", 1, 0, O_DPORT},
-	                                     {"records", 0, 0, O_RECORDS},
-	                                     {"no-lldp", 0, 0, O_NOLLDP},
-	                                     {"seed", 1, 0, O_SEED},
-	                                     {"epoch-ns", 1, 0, O_EPOCH},
-	                                     {"quiet", 0, 0, O_QUIET},
-	                                     {"help", 0, 0, O_HELP},
-	                                     {0, 0, 0, 0}};
 	static struct sc_cfg cfg;
 	sc_cfg_default(&cfg);
-	const char *topo_spec = NULL, *events[SC_MAX_EVENTS], *collector = NULL;
-	unsigned n_ev = 0;
-	int no_events = 0, list = 0;
-	double host_gbps = 100, fabric_gbps = 400, mtu = 9216, load = -1, tcp_load = -1, x, dport = 32766;
-	double dur_set = -1;
-	optind = 1;
-	int o;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int r = 0;
-		switch (o) {
-		case O_OUT: cfg.out_dir = optarg; break;
-		case O_LIST: list = 1; break;
-		case O_TOPO: topo_spec = optarg; break;
-		case O_HOST: r = num("host-gbps", optarg, 0.001, 1e5, &host_gbps); break;
-		case O_FABRIC: r = num("fabric-gbps", optarg, 0.001, 1e5, &fabric_gbps); break;
-		case O_MTU: r = num("mtu", optarg, 1280, 65535, &mtu); break;
-		case O_EVENT:
-			if (n_ev == SC_MAX_EVENTS)
-				return fail("--event %s: too many events (32 at most)%s", optarg, "");
-			events[n_ev++] = optarg;
-			break;
-		case O_NOEV: no_events = 1; break;
-		case O_LOAD: r = num("load", optarg, 0, 1, &load); break;
-		case O_TCPLOAD: r = num("tcp-load", optarg, 0, 1, &tcp_load); break;
-		case O_DUR: r = num("duration-us", optarg, 1, 1e8, &dur_set); break;
-		case O_STEP:
-			r = num("step-ns", optarg, 10, 1e6, &x);
-			cfg.step_ns = (uint64_t)x;
-			break;
-		case O_ECN: r = num("ecn-kb", optarg, 0, 1e5, &x), cfg.ecn_bytes = x * 1e3; break;
-		case O_XOFF: r = num("xoff-kb", optarg, 1, 1e5, &x), cfg.xoff_bytes = x * 1e3; break;
-		case O_XON: r = num("xon-kb", optarg, 0, 1e5, &x), cfg.xon_bytes = x * 1e3; break;
-		case O_BUF: r = num("buffer-kb", optarg, 1, 16383, &x), cfg.lossy_buffer = x * 1e3; break;
-		case O_BASE: r = num("base-latency-ns", optarg, 0, 1e6, &x), cfg.base_latency_ns = (uint32_t)x; break;
-		case O_FORMAT:
-			if (!strcmp(optarg, "tr2.0"))
-				cfg.format = GEN_FMT_TR20;
-			else if (!strcmp(optarg, "tr1.0"))
-				cfg.format = GEN_FMT_TR10;
-			else if (!strcmp(optarg, "tr0.5"))
-				cfg.format = GEN_FMT_TR05;
-			else
-				return fail("--format %s: not tr2.0, tr1.0 or tr0.5%s", optarg, "");
-			break;
-		case O_SAMPLE: r = num("sample", optarg, 1, 1e9, &x), cfg.sample = (uint32_t)x; break;
-		case O_CSAMPLE: r = num("cnp-sample", optarg, 1, 1e9, &x), cfg.cnp_sample = (uint32_t)x; break;
-		case O_DSAMPLE: r = num("drop-sample", optarg, 1, 1e9, &x), cfg.drop_sample = (uint32_t)x; break;
-		case O_QKB: r = num("queue-report-kb", optarg, 0, 16383, &x), cfg.qreport_bytes = x * 1e3; break;
-		case O_QUS:
-			r = num("queue-report-us", optarg, 0.001, 1e6, &x), cfg.queue_report_ns = (uint32_t)(x * 1e3);
-			break;
-		case O_COLL: collector = optarg; break;
-		case O_DPORT: r = num("dst-port", optarg, 1, 65535, &dport); break;
-		case O_RECORDS: cfg.records = 1; break;
-		case O_NOLLDP: cfg.no_lldp = 1; break;
-		case O_SEED: r = num("seed", optarg, 0, 1.8e19, &x), cfg.seed = strtoull(optarg, NULL, 0); break;
-		case O_EPOCH:
-			r = num("epoch-ns", optarg, 1e6, 1.8e19, &x), cfg.epoch_ns = strtoull(optarg, NULL, 0);
-			break;
-		case O_QUIET: cfg.quiet = 1; break;
-		case O_HELP: usage(stdout); return 0;
-		default: return 2;
-		}
-		if (r)
-			return 2;
-	}
+	static struct scen_opts o;
+	memset(&o, 0, sizeof(o));
+	int first = 1, prc = hw_opts_defaults(&spec, &o);
+	if (!prc)
+		prc = hw_opts_parse(&spec, &o, argc, argv, &first);
+	if (prc)
+		return prc == HW_OPTS_HELP ? 0 : 2;
+	/* what was given overrides sc_cfg_default (a named scenario may still set its own below) */
+	if (has("step-ns"))
+		cfg.step_ns = (uint64_t)o.step_ns;
+	if (has("ecn-kb"))
+		cfg.ecn_bytes = o.ecn_kb * 1e3;
+	if (has("xoff-kb"))
+		cfg.xoff_bytes = o.xoff_kb * 1e3;
+	if (has("xon-kb"))
+		cfg.xon_bytes = o.xon_kb * 1e3;
+	if (has("buffer-kb"))
+		cfg.lossy_buffer = o.buf_kb * 1e3;
+	if (has("base-latency-ns"))
+		cfg.base_latency_ns = (uint32_t)o.base_ns;
+	if (has("format"))
+		cfg.format = o.format == 0 ? GEN_FMT_TR20 : o.format == 1 ? GEN_FMT_TR10 : GEN_FMT_TR05;
+	if (has("sample"))
+		cfg.sample = o.sample;
+	if (has("cnp-sample"))
+		cfg.cnp_sample = o.csample;
+	if (has("drop-sample"))
+		cfg.drop_sample = o.dsample;
+	if (has("queue-report-kb"))
+		cfg.qreport_bytes = o.qkb * 1e3;
+	if (has("queue-report-us"))
+		cfg.queue_report_ns = (uint32_t)(o.qus * 1e3);
+	if (has("seed"))
+		cfg.seed = o.seed;
+	if (has("epoch-ns"))
+		cfg.epoch_ns = o.epoch;
+	cfg.out_dir = o.out;
+	cfg.records = o.records;
+	cfg.no_lldp = o.no_lldp;
+	cfg.quiet = o.quiet;
+	const char *topo_spec = o.topo, *collector = o.collector;
+	const char *const *events = o.events;
+	unsigned n_ev = o.n_ev;
+	int no_events = o.no_events, list = o.list;
+	double host_gbps = o.host_gbps, fabric_gbps = o.fabric_gbps, mtu = o.mtu;
+	double load = has("load") ? o.load : -1, tcp_load = has("tcp-load") ? o.tcp_load : -1, dport = o.dport;
+	double dur_set = has("duration-us") ? o.dur_us : -1;
+	int optind_ = first;
 	if (list) {
 		printf("named scenarios (hopwatch-gen scenario NAME --out DIR):\n");
 		sc_named_list(stdout);
 		return 0;
 	}
-	if (optind != argc - 1)
+	if (optind_ != argc - 1)
 		return fail("%s%s",
-		            optind >= argc ? "a scenario name is required (see --list)" : "one scenario name only", "");
-	cfg.name = argv[optind];
+		            optind_ >= argc ? "a scenario name is required (see --list)" : "one scenario name only", "");
+	cfg.name = argv[optind_];
 	if (!cfg.out_dir)
 		return fail("--out DIR is required%s%s", "", "");
 	if (dur_set > 0)

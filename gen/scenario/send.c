@@ -1,7 +1,6 @@
 /* `hopwatch-gen send`: transmit a capture (a scenario's reports.pcap) onto an interface with libpcap
  * inject, at a chosen packet rate, at the capture's own timing, or as fast as the interface takes. */
 #include <errno.h>
-#include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "options.h"
 #include "scen.h"
 
 static void sleep_until(uint64_t t)
@@ -24,69 +24,52 @@ static void sleep_until(uint64_t t)
 	}
 }
 
-static void usage(FILE *f)
-{
-	fputs("usage: hopwatch-gen send --pcap FILE --iface IFACE [--pps N | --timing capture] [--loop N]\n"
-	      "\n"
-	      "Transmits every frame of FILE on IFACE (libpcap inject; needs CAP_NET_RAW).\n"
-	      "  --pps N            N packets per second\n"
-	      "  --timing capture   keep the capture's own gaps between packets (--speed X: X times faster)\n"
-	      "  (neither)          as fast as the interface accepts\n"
-	      "  --loop N           send the file N times (default 1)\n"
-	      "Prints sent, failed and the achieved rate on stderr.\n",
-	      f);
-}
+struct send_opts {
+	const char *file, *iface;
+	double pps, speed;
+	int timing; /* -1: not given; 0: capture */
+	unsigned long loops;
+};
+
+#define O struct send_opts
+
+static const char *const timings[] = {"capture", NULL};
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_STRING, "pcap", .metavar = "FILE", HW_OPT_AT(O, file), .help = "the capture to send (required)"},
+    {HW_OPT_STRING, "iface", .metavar = "IFACE", HW_OPT_AT(O, iface), .help = "the interface (required)"},
+    {HW_OPT_DOUBLE, "pps", .metavar = "N", HW_OPT_AT(O, pps), .hi = 1e9, .flags = HW_OPTF_LO_OPEN,
+     .def_note = "as fast as the interface accepts", .help = "N packets per second"},
+    {HW_OPT_ENUM, "timing", .metavar = "capture", HW_OPT_AT(O, timing), .names = timings,
+     .help = "keep the capture's own gaps between packets"},
+    {HW_OPT_DOUBLE, "speed", .metavar = "X", HW_OPT_AT(O, speed), .hi = 1e300, .flags = HW_OPTF_LO_OPEN,
+     .def = "1", .help = "with --timing capture: X times faster"},
+    {HW_OPT_UINT, "loop", .metavar = "N", HW_OPT_AT(O, loops), .lo = 1, .hi = 4e9, .def = "1",
+     .help = "send the file N times"},
+    {HW_OPT_END},
+};
+
+static const struct hw_opts_spec spec = {
+    .prog = "hopwatch-gen send",
+    .synopsis = "usage: hopwatch-gen send --pcap FILE --iface IFACE [--pps N | --timing capture] [--loop N]\n",
+    .intro = "Transmits every frame of FILE on IFACE (libpcap inject; needs CAP_NET_RAW).\n",
+    .epilog = "Prints sent, failed and the achieved rate on stderr.\n",
+    .rows = rows,
+};
 
 int sc_send_main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"pcap", 1, 0, 'p'},   {"iface", 1, 0, 'i'}, {"pps", 1, 0, 'r'},
-	                                     {"timing", 1, 0, 't'}, {"speed", 1, 0, 's'}, {"loop", 1, 0, 'l'},
-	                                     {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
-	const char *file = NULL, *iface = NULL;
-	double pps = 0, speed = 1;
-	int capture_timing = 0;
-	unsigned long loops = 1;
-	char *end;
-	int o;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case 'p': file = optarg; break;
-		case 'i': iface = optarg; break;
-		case 'r':
-			pps = strtod(optarg, &end);
-			if (*end || !(pps > 0 && pps <= 1e9)) {
-				fprintf(stderr, "hopwatch-gen send: --pps %s: not a rate from 1 to 1e9 packets/s\n",
-				        optarg);
-				return 2;
-			}
-			break;
-		case 't':
-			if (strcmp(optarg, "capture")) {
-				fprintf(stderr, "hopwatch-gen send: --timing %s: only 'capture' is known\n", optarg);
-				return 2;
-			}
-			capture_timing = 1;
-			break;
-		case 's':
-			speed = strtod(optarg, &end);
-			if (*end || !(speed > 0)) {
-				fprintf(stderr, "hopwatch-gen send: --speed %s: not a positive factor\n", optarg);
-				return 2;
-			}
-			break;
-		case 'l':
-			loops = strtoul(optarg, &end, 10);
-			if (*end || !loops) {
-				fprintf(stderr, "hopwatch-gen send: --loop %s: not a positive count\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h': usage(stdout); return 0;
-		default: return 2;
-		}
-	}
-	if (!file || !iface || optind != argc) {
+	struct send_opts o = {.timing = -1};
+	int rc = hw_opts_defaults(&spec, &o);
+	if (!rc)
+		rc = hw_opts_parse(&spec, &o, argc, argv, NULL);
+	if (rc)
+		return rc == HW_OPTS_HELP ? 0 : 2;
+	const char *file = o.file, *iface = o.iface;
+	double pps = o.pps, speed = o.speed;
+	int capture_timing = o.timing == 0;
+	unsigned long loops = o.loops;
+	if (!file || !iface) {
 		fprintf(stderr, "hopwatch-gen send: --pcap FILE and --iface IFACE are required (see --help)\n");
 		return 2;
 	}

@@ -35,7 +35,12 @@ void hw_diag_clickhouse(struct hw_diag_list *l, const char *url, const char *tab
 void hw_diag_alertmanager(struct hw_diag_list *l, const char *url);
 void hw_diag_metrics(struct hw_diag_list *l, const char *url, const char *metric, const char *whose);
 
-/* Runs `ANALYZER topology SRC_ARGS... [--records RECORDS]` (src_args NULL-terminated LLDP source options).
+/* The source options of hw_diag_topology into args (room for 2 * (n_lldp + n_json) + 3): every --lldp,
+ * every --lldpd-json, then --map, NULL-terminated.  The count, or -1 when map comes without a source. */
+int hw_diag_topo_args(char **args, const char *const *lldp, int n_lldp, const char *const *json, int n_json,
+                      const char *map);
+
+/* Runs `ANALYZER topology SRC_ARGS... [--jsonl RECORDS]` (src_args NULL-terminated LLDP source options).
  * Without records (NULL): PASS when the topology loads.  With a JSON-lines records file: FAIL when an INT
  * (node, port) of the records is not on the topology.  The line is check name. */
 void hw_diag_topology(struct hw_diag_list *l, const char *name, const char *analyzer, char *const *src_args,

@@ -195,7 +195,7 @@ void hw_topo_event_named(struct hw_topo *t, enum hw_topo_event_kind kind, double
                          const char *a_port, const char *b_node, const char *b_port, const char *fmt, ...)
     __attribute__((format(printf, 8, 9)));
 
-/* Compare with an earlier --json output of this program: every link that was up there and is not up now
+/* Compare with an earlier --json-out output of this program: every link that was up there and is not up now
  * (between the same node and port names) raises LinkDisappeared.  This is how snapshots such as lldpcli
  * dumps, which simply stop listing a neighbour, report a link that went away. */
 enum hw_topo_result hw_topo_compare_baseline(struct hw_topo *t, const char *path, double now,

@@ -1,270 +1,180 @@
-/* Reading the collector's JSON configuration with jansson: every key is known, every value checked,
- * and an error names the file, the key and the expected form. */
-#include <jansson.h>
+/* The collector's options and JSON configuration as one table (options.h): every flag and key, its
+ * check, default and help; a bad value is an error naming the flag or the file and key. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector_config.h"
 
+#define C struct hw_collector_config
+
+static const char *const profiles[] = {"standard", "geant", NULL};
+
+/* --int-dscp VALUE/MASK into set_dscp[0..1]. */
+static int parse_dscp(const char *text, void *field, char *want, size_t wantlen)
+{
+	int *d = field;
+	char *end;
+	unsigned long v = strtoul(text, &end, 0);
+	if (text[0] != '-' && end != text && *end == '/' && v <= 63) {
+		const char *m = end + 1;
+		unsigned long mask = strtoul(m, &end, 0);
+		if (m[0] != '-' && end != m && !*end && mask <= 63) {
+			d[0] = (int)v;
+			d[1] = (int)mask;
+			return 0;
+		}
+	}
+	snprintf(want, wantlen, "VALUE/MASK, e.g. 0x17/0x3f (each 0-63)");
+	return -1;
+}
+
+/* The profile first, then an explicit DSCP (file or command line: each source on its own). */
+static void apply_given(void *dst)
+{
+	C *c = dst;
+	if (c->set_profile >= 0)
+		hw_parser_config_profile(&c->parser, (enum hw_profile)c->set_profile);
+	if (c->set_dscp[0] >= 0)
+		c->parser.int_dscp = (uint8_t)c->set_dscp[0];
+	if (c->set_dscp[1] >= 0)
+		c->parser.int_dscp_mask = (uint8_t)c->set_dscp[1];
+	c->set_profile = c->set_dscp[0] = c->set_dscp[1] = -1;
+}
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_GROUP, .help = "Input:"},
+    {HW_OPT_STRING, "pcap", .metavar = "FILE|IFACE", HW_OPT_AT(C, pcap),
+     .help = "read a capture file, or capture live on an interface"},
+    {HW_OPT_STRING, "bpf", .metavar = "FILTER", HW_OPT_AT(C, bpf),
+     .def_note = "udp dst port of the report ports; all IP with bare INT-MD on", .help = "live capture filter"},
+    {HW_OPT_UINT, "workers", .key = "workers", .metavar = "N", HW_OPT_AT(C, workers), .lo = 1, .hi = 64,
+     .def_note = "lcores - 1", .help = "DPDK: RX queues per port, one worker lcore each"},
+    {HW_OPT_DURATION, "idle-exit", .key = "idle_exit_seconds", .metavar = "SECONDS", HW_OPT_AT(C, idle_exit_s),
+     .hi = INFINITY, .def_note = "0: run until a signal", .help = "DPDK: stop after this long without a packet"},
+    {HW_OPT_FLAG, "lossless", HW_OPT_AT(C, lossless),
+     .help = "wait for slow sinks instead of dropping records (always on for capture\n"
+             "files; on a live interface or NIC the receive side then drops instead)"},
+    {HW_OPT_GROUP, .help = "Output (any combination):"},
+    {HW_OPT_STRING, "json-out", .key = "sinks.json", .metavar = "FILE", HW_OPT_AT(C, json_out),
+     .flags = HW_OPTF_NULLABLE, .help = "JSON lines, one object per hop record ('-' = standard output)"},
+    {HW_OPT_ALIAS, "json", .alias_of = "json-out"},
+    {HW_OPT_STRING, "records-dir", .key = "sinks.records_dir", .metavar = "DIR", HW_OPT_AT(C, records_dir),
+     .flags = HW_OPTF_NULLABLE, .help = "binary record files (record_file.h), rotated by size and time"},
+    {HW_OPT_UINT, "rotate-mb", .key = "sinks.rotate_mb", .metavar = "N", HW_OPT_AT(C, rotate_bytes), .hi = 1 << 20,
+     .scale = 1 << 20, .def = "256", .help = "start a new record file after N MiB"},
+    {HW_OPT_UINT, "rotate-seconds", .key = "sinks.rotate_seconds", .metavar = "N", HW_OPT_AT(C, rotate_seconds),
+     .hi = 86400 * 365, .def = "300", .help = "start a new record file after N seconds"},
+    {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM,
+     .flags = HW_OPTF_NULLABLE, .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_ADDR, "metrics", .key = "sinks.metrics", .metavar = "HOST:PORT", HW_OPT_AT(C, metrics),
+     .addr = HW_ADDR_HOSTPORT, .flags = HW_OPTF_NULLABLE, .help = "serve Prometheus /metrics"},
+    {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),
+     .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
+     .help = "insert records into ClickHouse over HTTP, e.g.\n"
+             "http://127.0.0.1:8123/?database=hopwatch (schema: deploy/clickhouse/)"},
+    {HW_OPT_STRING, "clickhouse-table", .key = "sinks.clickhouse_table", .metavar = "NAME",
+     HW_OPT_AT(C, clickhouse_table), .flags = HW_OPTF_NONEMPTY, .def = "hops",
+     .help = "table to insert into ([database.]table)"},
+    {HW_OPT_UINT, "clickhouse-batch", .key = "sinks.clickhouse_batch_records", .metavar = "N",
+     HW_OPT_AT(C, clickhouse_batch_records), .lo = 1, .hi = 1 << 20, .def = "16384",
+     .help = "insert every N records ..."},
+    {HW_OPT_UINT, "clickhouse-batch-ms", .key = "sinks.clickhouse_batch_ms", .metavar = "MS",
+     HW_OPT_AT(C, clickhouse_batch_ms), .hi = 600000, .def = "1000",
+     .help = "... or when the oldest queued record is MS old"},
+    {HW_OPT_UINT, "clickhouse-queue", .key = "sinks.clickhouse_queue_records", .metavar = "N",
+     HW_OPT_AT(C, clickhouse_queue_records), .lo = 1, .hi = 1 << 30, .def = "262144",
+     .help = "records held while ClickHouse is slow or down;\nmore are dropped and counted"},
+    {HW_OPT_DURATION, .key = "sinks.clickhouse_drain_seconds", HW_OPT_AT(C, clickhouse_drain_s), .hi = INFINITY,
+     .def = "10", .help = "at exit, keep delivering to ClickHouse for this long"},
+    {HW_OPT_GROUP, .help = "Detection:"},
+    {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(C, config), .flags = HW_OPTF_CONFIG,
+     .help = "JSON configuration (docs/collector.md); flags given here override it"},
+    {HW_OPT_LIST, "report-port", .key = "report_ports", .metavar = "PORT",
+     HW_OPT_LIST_AT(C, parser.report_ports, parser.n_report_ports), .elem = HW_OPT_UINT, .lo = 1, .hi = 65535, .min = 1,
+     .what = "port", .def = "32766", .help = "UDP destination port of telemetry reports"},
+    {HW_OPT_CUSTOM, "int-dscp", .metavar = "VAL/MASK", HW_OPT_AT(C, set_dscp), .parse = parse_dscp,
+     .what = "VALUE/MASK", .def_note = "0x17/0x3f",
+     .help = "INT-MD over TCP/UDP is present when (DSCP & MASK) == VAL\n(0/0 turns DSCP detection off)"},
+    {HW_OPT_UINT, .key = "int_dscp", HW_OPT_AT(C, set_dscp[0]), .hi = 63, .def_note = "0x17 (23)",
+     .help = "DSCP value of INT-MD over TCP/UDP (see --int-dscp)"},
+    {HW_OPT_UINT, .key = "int_dscp_mask", HW_OPT_AT(C, set_dscp[1]), .hi = 63, .def_note = "0x3f (63)",
+     .help = "DSCP mask (see --int-dscp)"},
+    {HW_OPT_LIST, "int-port", .key = "int_ports", .metavar = "PORT",
+     HW_OPT_LIST_AT(C, parser.int_ports, parser.n_int_ports), .elem = HW_OPT_UINT, .lo = 1, .hi = 65535, .what = "port",
+     .help = "UDP destination port that announces an INT shim (INT v2.1 NPT=1)"},
+    {HW_OPT_ENUM, "profile", .key = "profile", .metavar = "NAME", HW_OPT_AT(C, set_profile), .names = profiles,
+     .def_note = "standard", .help = "vendor profile: standard or geant"},
+    {HW_OPT_FLAG, "no-bare-int", .key = "bare_int", HW_OPT_AT(C, parser.bare_int), .flags = HW_OPTF_NEGATE,
+     .help = "do not search frames that are not reports for INT-MD stacks\n(config bare_int: true, the default, or "
+             "false)"},
+    {HW_OPT_UINT, "max-hops", .key = "max_hops", .metavar = "N", HW_OPT_AT(C, parser.max_hops), .lo = 1, .hi = 255,
+     .def = "64", .help = "reject stacks of more than N hops"},
+    {HW_OPT_UINT, .key = "vxlan_gpe_port", HW_OPT_AT(C, parser.vxlan_gpe_port), .hi = 65535, .def_note = "4790",
+     .help = "VXLAN-GPE UDP port (0 = off)"},
+    {HW_OPT_UINT, .key = "geneve_port", HW_OPT_AT(C, parser.geneve_port), .hi = 65535, .def_note = "6081",
+     .help = "Geneve UDP port (0 = off)"},
+    {HW_OPT_UINT, .key = "roce_port", HW_OPT_AT(C, parser.roce_port), .hi = 65535, .def_note = "4791",
+     .help = "RoCEv2 UDP port (0 = off)"},
+    {HW_OPT_DOUBLE, .key = "latency_unit_ns", HW_OPT_AT(C, latency_unit_ns), .hi = INFINITY, .flags = HW_OPTF_LO_OPEN,
+     .def = "1", .help = "the device's hop-latency unit in ns"},
+    {HW_OPT_DOUBLE, .key = "occupancy_unit_bytes", HW_OPT_AT(C, occupancy_unit_bytes), .hi = INFINITY,
+     .flags = HW_OPTF_LO_OPEN, .def = "1", .help = "the device's queue-occupancy unit in bytes"},
+    {HW_OPT_UINT, .key = "queues", HW_OPT_AT(C, sizes.queues), .lo = 16, .hi = 1 << 28, .def = "65536",
+     .help = "per worker: (node, port, queue) keys tracked"},
+    {HW_OPT_UINT, .key = "senders", HW_OPT_AT(C, sizes.senders), .lo = 16, .hi = 1 << 28, .def = "4096",
+     .help = "per worker: (node, hw_id) keys whose report sequence is tracked"},
+    {HW_OPT_UINT, .key = "flows", HW_OPT_AT(C, sizes.flows), .lo = 16, .hi = 1 << 28, .def = "262144",
+     .help = "per worker: flows whose path is tracked"},
+    {HW_OPT_UINT, .key = "ring_batches", HW_OPT_AT(C, sizes.ring_batches), .lo = 2, .hi = 65536, .def = "64",
+     .help = "batches of 1024 records between each worker and the sink thread"},
+    {HW_OPT_END},
+};
+
+const struct hw_opts_spec hw_collector_opts = {
+    .prog = "hopwatch-collector",
+    .synopsis =
+        "Usage: hopwatch-collector [EAL options] -- [options]       receive with DPDK (any ethdev: NICs, net_pcap,\n"
+        "                                                         net_af_packet, net_ring, ...)\n"
+        "       hopwatch-collector --pcap FILE|IFACE [options]      receive with libpcap (capture file or interface)\n"
+        "       hopwatch-collector diagnose [EAL options --] [options]  checklist of PASS/SKIP/FAIL (diagnose "
+        "--help)\n",
+    .intro = "Decodes INT telemetry reports (Telemetry Report v0.5/v1.0/v2.0 with embedded INT-MD v0.5/v1.0/v2.1\n"
+             "stacks) and bare INT-MD data packets into one record per hop (docs/records.md), tracks report\n"
+             "sequence numbers per (node, hw_id), per-(node, port, queue) occupancy and latency, and per-flow\n"
+             "paths, and writes records to the configured sinks.  SIGINT/SIGTERM: stop, drain, flush, print\n"
+             "the counters, exit 0.  SIGHUP: reopen output files.\n",
+    .epilog = "At exit the counters go to standard error: packets, reports, records, not_report, one line per\n"
+              "error reason seen, report packets lost/duplicate/reordered, and sink drops.\n"
+              "Exit status: 0 ok, 1 runtime failure (input or output could not be used), 2 bad usage or config.\n",
+    .rows = rows,
+    .after_config = apply_given,
+};
+
 void hw_collector_config_default(struct hw_collector_config *c)
 {
 	memset(c, 0, sizeof(*c));
 	hw_parser_config_default(&c->parser);
-	c->sizes = (struct hw_worker_sizes){.queues = 65536, .senders = 4096, .flows = 262144, .ring_batches = 64};
-	c->latency_unit_ns = 1;
-	c->occupancy_unit_bytes = 1;
-	c->rotate_bytes = 256ull << 20;
-	c->rotate_seconds = 300;
-	c->clickhouse_table = "hops";
-	c->clickhouse_batch_records = 16384;
-	c->clickhouse_batch_ms = 1000;
-	c->clickhouse_queue_records = 262144;
-	c->clickhouse_drain_s = 10;
-}
-
-struct ctx {
-	const char *path;
-	char *err;
-	size_t errlen;
-};
-
-static int bad(struct ctx *x, const char *key, const char *want)
-{
-	snprintf(x->err, x->errlen, "%s: key \"%s\": expected %s", x->path, key, want);
-	return -1;
-}
-
-static int get_uint(struct ctx *x, json_t *v, const char *key, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) < lo ||
-	    (uint64_t)json_integer_value(v) > hi) {
-		char want[96];
-		snprintf(want, sizeof(want), "an integer from %llu to %llu", (unsigned long long)lo,
-		         (unsigned long long)hi);
-		return bad(x, key, want);
-	}
-	*out = (uint64_t)json_integer_value(v);
-	return 0;
-}
-
-static int get_ports(struct ctx *x, json_t *v, const char *key, uint16_t *ports, uint8_t *n)
-{
-	if (!json_is_array(v) || json_array_size(v) > HW_MAX_PORTS)
-		return bad(x, key, "an array of at most 8 UDP ports");
-	size_t i;
-	json_t *p;
-	*n = 0;
-	json_array_foreach(v, i, p)
-	{
-		uint64_t port;
-		if (get_uint(x, p, key, 1, 65535, &port))
-			return -1;
-		ports[(*n)++] = (uint16_t)port;
-	}
-	return 0;
-}
-
-/* A string that must outlive the JSON document; the config owns it. */
-static const char *keep(struct hw_collector_config *c, json_t *v)
-{
-	char *s = strdup(json_string_value(v));
-	if (s && c->n_owned < sizeof(c->owned) / sizeof(c->owned[0]))
-		c->owned[c->n_owned++] = s;
-	return s;
+	c->set_profile = c->set_dscp[0] = c->set_dscp[1] = -1;
+	hw_opts_defaults(&hw_collector_opts, c);
 }
 
 void hw_collector_config_free(struct hw_collector_config *c)
 {
-	for (unsigned i = 0; i < c->n_owned; i++)
-		free(c->owned[i]);
-	c->n_owned = 0;
-}
-
-/* "sinks" keys of the ClickHouse sink (clickhouse_sink.h). */
-static int load_clickhouse(struct ctx *x, struct hw_collector_config *c, const char *k, json_t *v)
-{
-	uint64_t u;
-	if (!strcmp(k, "clickhouse_table")) {
-		if (!json_is_string(v) || !*json_string_value(v))
-			return bad(x, k, "a table name, e.g. \"hops\" or \"hopwatch.hops\"");
-		c->clickhouse_table = keep(c, v);
-	} else if (!strcmp(k, "clickhouse_batch_records")) {
-		if (get_uint(x, v, k, 1, 1u << 20, &u))
-			return -1;
-		c->clickhouse_batch_records = (uint32_t)u;
-	} else if (!strcmp(k, "clickhouse_batch_ms")) {
-		if (get_uint(x, v, k, 0, 600000, &u))
-			return -1;
-		c->clickhouse_batch_ms = (uint32_t)u;
-	} else if (!strcmp(k, "clickhouse_queue_records")) {
-		if (get_uint(x, v, k, 1, 1u << 30, &u))
-			return -1;
-		c->clickhouse_queue_records = (uint32_t)u;
-	} else if (!strcmp(k, "clickhouse_drain_seconds")) {
-		if (!json_is_number(v) || json_number_value(v) < 0)
-			return bad(x, k, "a number of seconds >= 0");
-		c->clickhouse_drain_s = json_number_value(v);
-	} else {
-		return bad(x, k,
-		           "one of clickhouse_table, clickhouse_batch_records, clickhouse_batch_ms, "
-		           "clickhouse_queue_records, clickhouse_drain_seconds (in \"sinks\")");
-	}
-	return 0;
-}
-
-static int load_sinks(struct ctx *x, struct hw_collector_config *c, json_t *o)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(o, k, v)
-	{
-		uint64_t u;
-		if (!strcmp(k, "json") || !strcmp(k, "records_dir") || !strcmp(k, "stream") || !strcmp(k, "metrics") ||
-		    !strcmp(k, "clickhouse")) {
-			if (!json_is_string(v) && !json_is_null(v))
-				return bad(x, k, "a string or null");
-			const char *s = json_is_null(v) ? NULL : keep(c, v);
-			if (!strcmp(k, "json"))
-				c->json_out = s;
-			else if (!strcmp(k, "records_dir"))
-				c->records_dir = s;
-			else if (!strcmp(k, "stream"))
-				c->stream = s;
-			else if (!strcmp(k, "clickhouse"))
-				c->clickhouse = s;
-			else
-				c->metrics = s;
-		} else if (!strcmp(k, "rotate_mb")) {
-			if (get_uint(x, v, k, 0, 1 << 20, &u))
-				return -1;
-			c->rotate_bytes = u << 20;
-		} else if (!strcmp(k, "rotate_seconds")) {
-			if (get_uint(x, v, k, 0, 86400 * 365, &u))
-				return -1;
-			c->rotate_seconds = u;
-		} else if (!strncmp(k, "clickhouse_", 11)) {
-			if (load_clickhouse(x, c, k, v))
-				return -1;
-		} else {
-			return bad(x, k,
-			           "one of json, records_dir, rotate_mb, rotate_seconds, stream, metrics, clickhouse, "
-			           "clickhouse_table, clickhouse_batch_records, clickhouse_batch_ms, "
-			           "clickhouse_queue_records, clickhouse_drain_seconds (in \"sinks\")");
-		}
-	}
-	return 0;
+	(void)c;
+	hw_opts_free_strings();
 }
 
 int hw_collector_config_load(struct hw_collector_config *c, const char *path, char *err, size_t errlen)
 {
-	struct ctx x = {path, err, errlen};
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		snprintf(err, errlen, "%s: line %d column %d: %s", path, je.line, je.column, je.text);
-		return -1;
-	}
-	int rc = -1;
-	if (!json_is_object(root)) {
-		snprintf(err, errlen, "%s: expected a JSON object at the top", path);
-		goto out;
-	}
-	const char *k;
-	json_t *v;
-	json_object_foreach(root, k, v)
-	{
-		uint64_t u;
-		if (!strcmp(k, "report_ports")) {
-			if (get_ports(&x, v, k, c->parser.report_ports, &c->parser.n_report_ports))
-				goto out;
-			if (!c->parser.n_report_ports) {
-				bad(&x, k, "at least one port");
-				goto out;
-			}
-		} else if (!strcmp(k, "int_ports")) {
-			if (get_ports(&x, v, k, c->parser.int_ports, &c->parser.n_int_ports))
-				goto out;
-		} else if (!strcmp(k, "int_dscp") || !strcmp(k, "int_dscp_mask")) {
-			if (get_uint(&x, v, k, 0, 63, &u))
-				goto out;
-			if (!strcmp(k, "int_dscp"))
-				c->parser.int_dscp = (uint8_t)u;
-			else
-				c->parser.int_dscp_mask = (uint8_t)u;
-		} else if (!strcmp(k, "profile")) {
-			int p = json_is_string(v) ? hw_profile_from_name(json_string_value(v)) : -1;
-			if (p < 0) {
-				bad(&x, k, "\"standard\" or \"geant\"");
-				goto out;
-			}
-			uint8_t d = c->parser.int_dscp, m = c->parser.int_dscp_mask;
-			hw_parser_config_profile(&c->parser, (enum hw_profile)p);
-			if (json_object_get(root, "int_dscp")) /* an explicit value wins over the profile */
-				c->parser.int_dscp = d;
-			if (json_object_get(root, "int_dscp_mask"))
-				c->parser.int_dscp_mask = m;
-		} else if (!strcmp(k, "max_hops")) {
-			if (get_uint(&x, v, k, 1, 255, &u))
-				goto out;
-			c->parser.max_hops = (uint8_t)u;
-		} else if (!strcmp(k, "bare_int")) {
-			if (!json_is_boolean(v)) {
-				bad(&x, k, "true or false");
-				goto out;
-			}
-			c->parser.bare_int = json_is_true(v);
-		} else if (!strcmp(k, "vxlan_gpe_port") || !strcmp(k, "geneve_port") || !strcmp(k, "roce_port")) {
-			if (get_uint(&x, v, k, 0, 65535, &u))
-				goto out;
-			uint16_t *dst = !strcmp(k, "vxlan_gpe_port") ? &c->parser.vxlan_gpe_port
-			                : !strcmp(k, "geneve_port")  ? &c->parser.geneve_port
-			                                             : &c->parser.roce_port;
-			*dst = (uint16_t)u;
-		} else if (!strcmp(k, "latency_unit_ns") || !strcmp(k, "occupancy_unit_bytes")) {
-			if (!json_is_number(v) || json_number_value(v) <= 0) {
-				bad(&x, k, "a positive number");
-				goto out;
-			}
-			*(!strcmp(k, "latency_unit_ns") ? &c->latency_unit_ns : &c->occupancy_unit_bytes) =
-			    json_number_value(v);
-		} else if (!strcmp(k, "queues") || !strcmp(k, "senders") || !strcmp(k, "flows")) {
-			if (get_uint(&x, v, k, 16, 1u << 28, &u))
-				goto out;
-			*(!strcmp(k, "queues")    ? &c->sizes.queues
-			  : !strcmp(k, "senders") ? &c->sizes.senders
-			                          : &c->sizes.flows) = (uint32_t)u;
-		} else if (!strcmp(k, "ring_batches")) {
-			if (get_uint(&x, v, k, 2, 65536, &u))
-				goto out;
-			c->sizes.ring_batches = (uint32_t)u;
-		} else if (!strcmp(k, "workers")) {
-			if (get_uint(&x, v, k, 1, 64, &u))
-				goto out;
-			c->workers = (uint32_t)u;
-		} else if (!strcmp(k, "idle_exit_seconds")) {
-			if (!json_is_number(v) || json_number_value(v) < 0) {
-				bad(&x, k, "a number of seconds >= 0");
-				goto out;
-			}
-			c->idle_exit_s = json_number_value(v);
-		} else if (!strcmp(k, "sinks")) {
-			if (!json_is_object(v)) {
-				bad(&x, k, "an object");
-				goto out;
-			}
-			if (load_sinks(&x, c, v))
-				goto out;
-		} else {
-			bad(&x, k,
-			    "a known key: report_ports, int_ports, int_dscp, int_dscp_mask, profile, max_hops, "
-			    "bare_int, vxlan_gpe_port, geneve_port, roce_port, latency_unit_ns, occupancy_unit_bytes, "
-			    "queues, senders, flows, ring_batches, workers, idle_exit_seconds, sinks");
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	json_decref(root);
+	int rc = hw_opts_load_file(&hw_collector_opts, c, path, err, errlen);
+	apply_given(c);
 	return rc;
+}
+
+/* After the command line: the same order as for the file. */
+void hw_collector_config_finish(struct hw_collector_config *c)
+{
+	apply_given(c);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hopwatch/wire.h"
+#include "options.h"
 #include "worker.h"
 
 struct hw_collector_config {
@@ -26,8 +27,11 @@ struct hw_collector_config {
 	double idle_exit_s;  /* DPDK: exit after this long without packets (0 = never) */
 	uint32_t workers;    /* DPDK: RX queues (= worker lcores) per port; default: lcores - 1 */
 	bool lossless;       /* DPDK: workers wait for slow sinks instead of dropping records */
-	char *owned[8];      /* strings read from the config file (freed by hw_collector_config_free) */
-	unsigned n_owned;
+	const char *config;  /* --config FILE */
+	/* As given by the file or the command line, applied by each source's end: the profile first, then an
+	 * explicit DSCP value and mask, which win over the profile's (-1: not given). */
+	int set_profile;
+	int set_dscp[2];
 	/* ClickHouse sink (clickhouse_sink.h): HTTP URL (NULL = off), table, batch size in records and
 	 * in time, queue bound in records, how long to keep delivering at exit */
 	const char *clickhouse;
@@ -38,11 +42,17 @@ struct hw_collector_config {
 	double clickhouse_drain_s;
 };
 
+/* The collector's options and config-file keys (hopwatch-collector --help, docs/collector.md). */
+extern const struct hw_opts_spec hw_collector_opts;
+
 void hw_collector_config_default(struct hw_collector_config *c);
 /* Load a JSON config file over the current values.  0, or -1 with a message (file, key, what is
  * expected) in err. */
 int hw_collector_config_load(struct hw_collector_config *c, const char *path, char *err, size_t errlen);
-/* Free the strings a config file provided (the struct itself belongs to the caller). */
+/* Apply what the command line gave in the order the file's keys are applied (profile, then DSCP). */
+void hw_collector_config_finish(struct hw_collector_config *c);
+/* Free the strings config files provided (all of them: options.h keeps them; the struct itself belongs
+ * to the caller). */
 void hw_collector_config_free(struct hw_collector_config *c);
 
 #endif

@@ -46,6 +46,28 @@ void hw_diag_print(struct hw_diag_list *l, enum hw_diag_status st, const char *n
 	va_end(ap);
 }
 
+int hw_diag_topo_args(char **args, const char *const *lldp, int n_lldp, const char *const *json, int n_json,
+                      const char *map)
+{
+	int n = 0;
+	for (int i = 0; i < n_lldp; i++) {
+		args[n++] = "--lldp";
+		args[n++] = (char *)lldp[i];
+	}
+	for (int i = 0; i < n_json; i++) {
+		args[n++] = "--lldpd-json";
+		args[n++] = (char *)json[i];
+	}
+	if (map && !n)
+		return -1;
+	if (map) {
+		args[n++] = "--map";
+		args[n++] = (char *)map;
+	}
+	args[n] = NULL;
+	return n;
+}
+
 void hw_diag_topology(struct hw_diag_list *run, const char *name, const char *analyzer, char *const *src_args,
                       const char *records)
 {
@@ -56,7 +78,7 @@ void hw_diag_topology(struct hw_diag_list *run, const char *name, const char *an
 	for (int i = 0; src_args[i] && n < 12; i++)
 		argv[n++] = src_args[i];
 	if (records) {
-		argv[n++] = "--records";
+		argv[n++] = "--jsonl";
 		argv[n++] = (char *)records;
 	}
 	argv[n] = NULL;

@@ -1,4 +1,4 @@
-/* The "link that disappeared" check across snapshots: links that were up in an earlier --json output and
+/* The "link that disappeared" check across snapshots: links that were up in an earlier --json-out output and
  * are not up now.  lldpcli dumps drop a neighbour silently, so only a baseline can tell. */
 #include <jansson.h>
 #include <string.h>

@@ -151,9 +151,9 @@ echo "resolved: $firing PacketDrops alerts firing, then resolved with endsAt and
 
 # 4: congestion graphs: the alerts of a scenario with a topology carry their SVG's path as the "svg"
 # annotation, and that file exists
-"$gen" scenario incast --out "$T/inc" --records >/dev/null 2>&1 || fail "hopwatch-gen scenario incast"
+"$gen" scenario incast --out "$T/inc" --write-records >/dev/null 2>&1 || fail "hopwatch-gen scenario incast"
 echo '{"high_queue": {"raise": 1000000, "clear": 300000}, "incast": {"occupancy": 1000000}}' >"$T/cfg4.json"
-"$analyzer" run --json "$T/inc/records.jsonl" --lldp "$T/inc/lldp.pcap" --map "$T/inc/map.json" --config "$T/cfg4.json" \
+"$analyzer" run --jsonl "$T/inc/records.jsonl" --lldp "$T/inc/lldp.pcap" --map "$T/inc/map.json" --config "$T/cfg4.json" \
   --svg-dir "$T/svg" --svg-rate 0 --alertmanager "$url" --events "$T/ev4.jsonl" --quiet || fail "analyzer (svg)"
 # the congestion events still active at the end (no resolve), by alertname: Incast when there are any
 read -r name active < <(python3 - "$T/ev4.jsonl" <<'PY'

@@ -11,11 +11,11 @@ trap 'rm -rf "$dir"' EXIT
 s=incast
 "$gen" scenario $s --out "$dir/$s" >"$dir/gen.log" 2>&1 || { cat "$dir/gen.log"; fail "scenario $s failed"; }
 mkdir -p "$dir/rec"
-"$col" --pcap "$dir/$s/reports.pcap" --records-dir "$dir/rec" --json "$dir/records.jsonl" >"$dir/col.log" 2>&1 ||
+"$col" --pcap "$dir/$s/reports.pcap" --records-dir "$dir/rec" --json-out "$dir/records.jsonl" >"$dir/col.log" 2>&1 ||
   { tail -5 "$dir/col.log"; fail "hopwatch-collector failed"; }
 # bad usage names the option
 "$an" run --records "$dir"/rec/*.hwr --svg-every soon 2>"$dir/usage.err" && fail "--svg-every soon accepted"
-[ $? = 2 ] && grep -q -- "--svg-every soon" "$dir/usage.err" || fail "--svg-every soon: $(cat "$dir/usage.err")"
+[ $? = 2 ] && grep -q -- "--svg-every: 'soon'" "$dir/usage.err" || fail "--svg-every soon: $(cat "$dir/usage.err")"
 touch "$dir/afile"
 "$an" run --records "$dir"/rec/*.hwr --svg-dir "$dir/afile" 2>"$dir/usage.err" && fail "--svg-dir on a file accepted"
 grep -q "afile: not a directory" "$dir/usage.err" || fail "--svg-dir on a file: $(cat "$dir/usage.err")"

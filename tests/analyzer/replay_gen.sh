@@ -52,19 +52,19 @@ t1=$(date +%s%N)
 cmp -s "$T/paced.jsonl" "$T/fast.jsonl" || fail "paced and fast replays gave different events"
 echo "paced replay: $(((t1 - t0) / 1000000)) ms for 200 ms of records"
 # the same with the records as JSON lines
-"$col" --pcap "$T/paced/reports.pcap" --json "$T/paced.rec.jsonl" >/dev/null 2>&1 || fail "collector --json (paced)"
+"$col" --pcap "$T/paced/reports.pcap" --json-out "$T/paced.rec.jsonl" >/dev/null 2>&1 || fail "collector --json-out (paced)"
 t0=$(date +%s%N)
-"$analyzer" run --json "$T/paced.rec.jsonl" --pace recorded --events "$T/paced_json.jsonl" --quiet || fail "--json --pace recorded"
+"$analyzer" run --jsonl "$T/paced.rec.jsonl" --pace recorded --events "$T/paced_json.jsonl" --quiet || fail "--jsonl --pace recorded"
 t1=$(date +%s%N)
-[ $(((t1 - t0) / 1000000)) -ge 190 ] || fail "--json --pace recorded took $(((t1 - t0) / 1000000)) ms, expected about 200"
+[ $(((t1 - t0) / 1000000)) -ge 190 ] || fail "--jsonl --pace recorded took $(((t1 - t0) / 1000000)) ms, expected about 200"
 cmp -s "$T/paced_json.jsonl" "$T/fast.jsonl" || fail "paced JSON-lines replay gave other events than the fast one"
 echo "paced JSON-lines replay: $(((t1 - t0) / 1000000)) ms for 200 ms of records"
-# the same records as JSON lines (the collector's --json) give the same events
-"$col" --pcap "$T/reports.pcap" --json "$T/records.jsonl" >/dev/null 2>&1 || fail "collector --json"
-"$analyzer" run --json "$T/records.jsonl" --config "$T/only.json" --events "$T/evj.jsonl" --quiet || fail "run --json"
-cmp -s "$T/ev.jsonl" "$T/evj.jsonl" || fail "--json and --records inputs gave different events"
+# the same records as JSON lines (the collector's --json-out) give the same events
+"$col" --pcap "$T/reports.pcap" --json-out "$T/records.jsonl" >/dev/null 2>&1 || fail "collector --json-out"
+"$analyzer" run --jsonl "$T/records.jsonl" --config "$T/only.json" --events "$T/evj.jsonl" --quiet || fail "run --jsonl"
+cmp -s "$T/ev.jsonl" "$T/evj.jsonl" || fail "--jsonl and --records inputs gave different events"
 printf '{"time_ns":1,"node_id":"x"}\n' >"$T/bad.jsonl"
-"$analyzer" run --json "$T/bad.jsonl" --quiet 2>"$T/err"
+"$analyzer" run --jsonl "$T/bad.jsonl" --quiet 2>"$T/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "bad.jsonl:1: node_id" "$T/err" || fail "bad JSON record: exit $rc, $(cat "$T/err")"
 # all detectors on: still one event per episode (every raise has a distinct id)

@@ -21,8 +21,8 @@ ramps=0
 for m in "${must[@]}"; do
   s=${m%%:*} kind=${m#*:}
   mkdir -p "$dir/$s"
-  "$gen" scenario "$s" --out "$dir/$s" --records >/dev/null 2>&1 || fail "scenario $s failed"
-  "$an" run --json "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" \
+  "$gen" scenario "$s" --out "$dir/$s" --write-records >/dev/null 2>&1 || fail "scenario $s failed"
+  "$an" run --jsonl "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" \
     --config "$config" --events "$dir/$s/events.jsonl" --quiet 2>"$dir/$s/an.err" ||
     { cat "$dir/$s/an.err"; fail "analyzer failed on $s"; }
   score=(python3 "$src/tools/score_events.py" "$dir/$s/truth.json" "$dir/$s/events.jsonl"

@@ -13,12 +13,12 @@ status=0
 run() { # scenario, svg dir, extra options
   local s=$1 out=$2
   shift 2
-  "$an" run --json "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" --config "$cfg" \
+  "$an" run --jsonl "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" --config "$cfg" \
     --svg-dir "$out" "$@" 2>"$out.err"
 }
 for s in incast microburst link-down; do
   mkdir -p "$dir/$s"
-  "$gen" scenario "$s" --out "$dir/$s" --records >/dev/null 2>&1 || fail "scenario $s failed"
+  "$gen" scenario "$s" --out "$dir/$s" --write-records >/dev/null 2>&1 || fail "scenario $s failed"
   echo "== $s"
   (cd "$dir/$s" && run "$s" svg --events events.jsonl --svg-rate 0 --svg-keep 0) ||
     { cat "$dir/$s/svg.err"; fail "analyzer failed on $s"; }
@@ -88,17 +88,17 @@ PY
 
 echo "== usage"
 # without a topology: the latency matrix is written, no congestion graph, and a note says why
-"$an" run --json "$dir/$s/records.jsonl" --svg-dir "$dir/x" 2>"$dir/u.err"
+"$an" run --jsonl "$dir/$s/records.jsonl" --svg-dir "$dir/x" 2>"$dir/u.err"
 [ $? = 0 ] && grep -q 'svg-dir.*no topology' "$dir/u.err" && [ -f "$dir/x/latency-matrix.csv" ] &&
   ! ls "$dir/x"/event-*.svg "$dir/x"/heatmap*.svg >/dev/null 2>&1 ||
   { cat "$dir/u.err"; ls "$dir/x"; echo "FAIL: --svg-dir without topology"; status=1; }
 for bad in "--svg-every abc" "--svg-rate -1" "--svg-keep 1.5"; do
   # shellcheck disable=SC2086
-  "$an" run --json "$dir/$s/records.jsonl" --svg-dir "$dir/x" $bad 2>"$dir/u.err"
+  "$an" run --jsonl "$dir/$s/records.jsonl" --svg-dir "$dir/x" $bad 2>"$dir/u.err"
   [ $? = 2 ] && grep -q -- "${bad% *}" "$dir/u.err" || { cat "$dir/u.err"; echo "FAIL: $bad not refused"; status=1; }
 done
 touch "$dir/file"
-"$an" run --json "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --svg-dir "$dir/file" 2>"$dir/u.err"
+"$an" run --jsonl "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --svg-dir "$dir/file" 2>"$dir/u.err"
 [ $? = 2 ] && grep -q "svg-dir $dir/file: not a directory" "$dir/u.err" ||
   { cat "$dir/u.err"; echo "FAIL: --svg-dir naming a file"; status=1; }
 exit $status

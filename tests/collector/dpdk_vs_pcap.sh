@@ -14,9 +14,9 @@ trap 'rm -rf "$dir"' EXIT
 run_case() { # name, gen args...
   local name=$1; shift
   "$gen" reports "$@" --out "$dir/$name.pcap" --truth "$dir/$name.truth" 2>/dev/null || fail "$name: generator failed"
-  "$col" --pcap "$dir/$name.pcap" --json "$dir/$name.pcap.jsonl" 2>"$dir/$name.pcap.cnt" || fail "$name: --pcap run failed"
+  "$col" --pcap "$dir/$name.pcap" --json-out "$dir/$name.pcap.jsonl" 2>"$dir/$name.pcap.cnt" || fail "$name: --pcap run failed"
   timeout 120 "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev="net_pcap0,rx_pcap=$dir/$name.pcap" -- \
-    --json "$dir/$name.dpdk.jsonl" --idle-exit 1 --lossless 2>"$dir/$name.dpdk.cnt" || {
+    --json-out "$dir/$name.dpdk.jsonl" --idle-exit 1 --lossless 2>"$dir/$name.dpdk.cnt" || {
     cat "$dir/$name.dpdk.cnt"; fail "$name: DPDK run failed"; }
   cmp -s "$dir/$name.truth" "$dir/$name.pcap.jsonl" || fail "$name: --pcap records differ from the generator's"
   cmp -s "$dir/$name.truth" "$dir/$name.dpdk.jsonl" || {

@@ -44,14 +44,14 @@ run_and_check() { # name
 
 # 1. DPDK, net_af_packet on rx0
 ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- \
-  --json "$dir/afp.jsonl" >/dev/null 2>"$dir/afp.err" &
+  --json-out "$dir/afp.jsonl" >/dev/null 2>"$dir/afp.err" &
 cpid=$!
 run_and_check afp x x "port 0: net_af_packet"
 
 # 2. DPDK with two RX queues (af_packet fanout spreads flows like RSS) and two worker lcores;
 #    workers interleave, so records are compared as a set
 ip netns exec "$ns" "$col" --lcores=0@0,1@1,2@1 "${EAL_COMMON[@]}" \
-  --vdev=net_af_packet0,iface=rx0,qpairs=2,framecnt=8192 -- --json "$dir/mq.jsonl" >/dev/null 2>"$dir/mq.err" &
+  --vdev=net_af_packet0,iface=rx0,qpairs=2,framecnt=8192 -- --json-out "$dir/mq.jsonl" >/dev/null 2>"$dir/mq.err" &
 cpid=$!
 wait_for_line "$dir/mq.err" "2 RX queues" 60 || { cat "$dir/mq.err"; fail "mq: collector did not start with 2 queues"; }
 sleep 0.5
@@ -65,7 +65,7 @@ diff <(strip_time "$dir/truth.jsonl" | sort) <(strip_time "$dir/mq.jsonl" | sort
 echo "ok mq: $want records through 2 RX queues and 2 workers, as a set equal to the generator's"
 
 # 3. libpcap live capture on rx0
-ip netns exec "$ns" "$col" --pcap rx0 --json "$dir/pcap.jsonl" >/dev/null 2>"$dir/pcap.err" &
+ip netns exec "$ns" "$col" --pcap rx0 --json-out "$dir/pcap.jsonl" >/dev/null 2>"$dir/pcap.err" &
 cpid=$!
 sleep 1
 echo started >>"$dir/pcap.err"

@@ -25,7 +25,7 @@ lpid=$!
 wait_for_line "$dir/stream.err" "listening" 60 || fail "stream listener did not start"
 
 ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
-  --json "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock" \
+  --json-out "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock" \
   >/dev/null 2>"$dir/col.err" &
 cpid=$!
 wait_for_line "$dir/col.err" "port 0: net_af_packet" 60 || { cat "$dir/col.err"; fail "collector did not start"; }

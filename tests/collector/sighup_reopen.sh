@@ -20,7 +20,7 @@ make_veth_ns "$ns"
   fail "generator failed"
 per_pass=$(grep -c . "$dir/t.jsonl")
 mkdir "$dir/rec"
-ip netns exec "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --json "$dir/out.jsonl" --records-dir "$dir/rec" \
+ip netns exec "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --json-out "$dir/out.jsonl" --records-dir "$dir/rec" \
   >/dev/null 2>"$dir/col.err" &
 cpid=$!
 sleep 1

@@ -467,7 +467,7 @@ static void test_collector_decodes(void **state)
 		assert_int_equal(
 		    run("'%s' reports --preset hopwatch-p4 %s --out c.pcap --truth c.truth 2>gen.err", gen, runs[i]),
 		    0);
-		assert_int_equal(run("'%s' --pcap c.pcap --json c.got 2>col.err", col), 0);
+		assert_int_equal(run("'%s' --pcap c.pcap --json-out c.got 2>col.err", col), 0);
 		assert_int_equal(run("test $(wc -l < c.truth) -gt 2000"), 0);
 		int same = run("cmp -s c.truth c.got");
 		if (same != 0)

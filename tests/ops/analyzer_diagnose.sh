@@ -51,13 +51,13 @@ grep -q no_such_key "$dir/line" || fail "config: the unknown key is not named"
 expect PASS config "deploy/systemd/analyzer.json" --config "$src/deploy/systemd/analyzer.json"
 
 # topology and placement
-"$col" --pcap "$S/reports.pcap" --json "$dir/incast.jsonl" --records "$dir" 2>/dev/null || fail "collector failed"
+"$col" --pcap "$S/reports.pcap" --json-out "$dir/incast.jsonl" --records-dir "$dir" 2>/dev/null || fail "collector failed"
 "$gen" reports --count 300 --nodes 5 --hops 2-4 --seed 3 --out "$dir/other.pcap" 2>/dev/null || fail "generator failed"
-"$col" --pcap "$dir/other.pcap" --json "$dir/other.jsonl" 2>/dev/null || fail "collector failed"
+"$col" --pcap "$dir/other.pcap" --json-out "$dir/other.jsonl" 2>/dev/null || fail "collector failed"
 expect FAIL topology "an LLDP dump directory that does not exist" --lldpd-json "$dir/nowhere" --only topology
 grep -q "$dir/nowhere" "$dir/line" || fail "topology: the missing source is not named"
 expect FAIL placement "records of switches the topology does not know" --lldp "$S/lldp.pcap" --map "$S/map.json" \
-  --json "$dir/other.jsonl" --only topology,placement
+  --jsonl "$dir/other.jsonl" --only topology,placement
 grep -q "node_id [1-5] port" "$dir/line" || fail "placement: no unknown node named: $(cat "$dir/line")"
 grep -q "^PASS topology" "$dir/out" || fail "placement: the topology itself should PASS"
 expect PASS placement "the incast records (record file) on the incast topology" --lldp "$S/lldp.pcap" \
@@ -105,10 +105,10 @@ if ch_available && ch_start "$dir/ch"; then
   ch_query "CREATE DATABASE hopwatch" || fail "cannot create the database"
   expect FAIL clickhouse "ClickHouse without the hops table" --clickhouse "$url" --only clickhouse
   ch_schema "$src/deploy/clickhouse/schema.sql" || fail "schema did not load"
-  expect FAIL clickhouse "a table name that does not exist" --clickhouse "$url" --table nosuch --only clickhouse
+  expect FAIL clickhouse "a table name that does not exist" --clickhouse "$url" --clickhouse-table nosuch --only clickhouse
   expect PASS clickhouse "ClickHouse with deploy/clickhouse/schema.sql" --clickhouse "$url" --only clickhouse
   # everything at once: a healthy setup exits 0
-  args=(--config "$src/deploy/systemd/analyzer.json" --lldp "$S/lldp.pcap" --map "$S/map.json" --json "$dir/incast.jsonl"
+  args=(--config "$src/deploy/systemd/analyzer.json" --lldp "$S/lldp.pcap" --map "$S/map.json" --jsonl "$dir/incast.jsonl"
     --stream "unix:$dir/rec.sock" --clickhouse "$url" --metrics "127.0.0.1:$mport")
   [ -n "$am_bin" ] && args+=(--alertmanager "http://127.0.0.1:$aport")
   "$an" diagnose "${args[@]}" >"$dir/out" 2>&1 || { cat "$dir/out"; fail "healthy setup: exit status $?"; }

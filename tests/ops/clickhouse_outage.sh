@@ -38,7 +38,7 @@ cols=$(ch_query "SELECT arrayStringConcat(groupArray(name), ',') FROM system.col
 run() { # name queue-records
   local name=$1 queue=$2
   ch_query "CREATE TABLE hopwatch.hops_$name AS hopwatch.hops" || fail "$name: cannot create the table"
-  ip netns exec "$ns" "$col" --pcap rx0 --json "$dir/$name.jsonl" --clickhouse "$url" \
+  ip netns exec "$ns" "$col" --pcap rx0 --json-out "$dir/$name.jsonl" --clickhouse "$url" \
     --clickhouse-table "hops_$name" --clickhouse-batch 500 \
     --clickhouse-batch-ms 100 --clickhouse-queue "$queue" >/dev/null 2>"$dir/$name.err" &
   cpid=$!

@@ -33,7 +33,7 @@ url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 # collect PCAP NAME TABLE: records to DIR/NAME.rec/, DIR/NAME.jsonl and ClickHouse table TABLE
 collect() {
   mkdir -p "$dir/$2.rec"
-  "$col" --pcap "$1" --records "$dir/$2.rec" --json "$dir/$2.jsonl" --clickhouse "$url" --clickhouse-table "$3" \
+  "$col" --pcap "$1" --records-dir "$dir/$2.rec" --json-out "$dir/$2.jsonl" --clickhouse "$url" --clickhouse-table "$3" \
     2>"$dir/$2.cnt" || { cat "$dir/$2.cnt"; fail "$2: collector failed"; }
   [ "$(count clickhouse_inserted "$dir/$2.cnt")" = "$(count records "$dir/$2.cnt")" ] ||
     { cat "$dir/$2.cnt"; fail "$2: not every record was inserted"; }
@@ -55,7 +55,7 @@ grep -q "^{\"records\":$n," "$dir/ch.sum" || fail "ClickHouse replay: $(head -c 
 echo "ok full range: $n records from ClickHouse, $(grep -c . "$dir/ch.ev") events = the record files' (byte for byte)"
 
 "$an" run --records "$dir"/coalesced.rec/*.hwr --events "$dir/cf.ev" --quiet || fail "replay of the record files"
-"$an" run --clickhouse "$url" --table hopwatch.coalesced --from 0 --to 18446744073709551615 --events "$dir/cc.ev" --quiet ||
+"$an" run --clickhouse "$url" --clickhouse-table hopwatch.coalesced --from 0 --to 18446744073709551615 --events "$dir/cc.ev" --quiet ||
   fail "replay of the coalesced table"
 grep -q TelemetryReportLoss "$dir/cf.ev" && grep -q PacketDrops "$dir/cf.ev" || fail "coalesced capture: expected report loss and drops"
 cmp "$dir/cf.ev" "$dir/cc.ev" || fail "coalesced reports: ClickHouse replay gave other events than the record files"
@@ -80,7 +80,7 @@ selected=$(ch_query "SELECT count() FROM hopwatch.hops WHERE time_ns >= $from_ns
 "$an" run --clickhouse "$url" --from "$from_txt" --to "$to_ns" "${topo[@]}" --events "$dir/sub_ch.ev" 2>"$dir/sub.sum" ||
   { cat "$dir/sub.sum"; fail "sub-range replay failed"; }
 grep -q "^{\"records\":$want," "$dir/sub.sum" || fail "sub-range: $(head -c 100 "$dir/sub.sum"), want $want records"
-"$an" run --json "$dir/sub.jsonl" "${topo[@]}" --events "$dir/sub_json.ev" --quiet || fail "replay of the sub-range JSON lines"
+"$an" run --jsonl "$dir/sub.jsonl" "${topo[@]}" --events "$dir/sub_json.ev" --quiet || fail "replay of the sub-range JSON lines"
 cmp "$dir/sub_json.ev" "$dir/sub_ch.ev" || fail "sub-range: ClickHouse events differ from the same records as JSON lines"
 echo "ok sub-range [$from_txt, $to_ns): $want records of $n (= SELECT count()), events = those records as JSON lines"
 
@@ -91,7 +91,7 @@ ch_query "CREATE TABLE hopwatch.paced AS hopwatch.hops" || fail "cannot create t
 collect "$dir/paced.pcap" paced paced
 "$an" run --records "$dir"/paced.rec/*.hwr --events "$dir/pf.ev" --quiet || fail "replay of the paced record files"
 t0=$(date +%s%N)
-"$an" run --clickhouse "$url" --table hopwatch.paced --from 0 --to 2100-01-01T00:00:00Z --pace recorded \
+"$an" run --clickhouse "$url" --clickhouse-table hopwatch.paced --from 0 --to 2100-01-01T00:00:00Z --pace recorded \
   --events "$dir/pc.ev" --quiet || fail "paced replay from ClickHouse"
 t1=$(date +%s%N)
 ms=$(((t1 - t0) / 1000000))
@@ -109,16 +109,16 @@ expect_err() { # RC PATTERN WHAT args...
 }
 closed=$(free_port)
 expect_err 1 "127.0.0.1:$closed" "ClickHouse unreachable" --clickhouse "http://127.0.0.1:$closed/" --from 0 --to 1
-expect_err 1 "table nosuch: HTTP 404" "table missing" --clickhouse "$url" --table nosuch --from 0 --to 1
+expect_err 1 "table nosuch: HTTP 404" "table missing" --clickhouse "$url" --clickhouse-table nosuch --from 0 --to 1
 # ClickHouse has sent rows (HTTP 200) when the error comes: its text ends the result (20000 rows of
 # 133 bytes overflow its 1 MiB response buffer first; 5000 would not, and the error would be an HTTP 500)
 expect_err 1 "table hops: the query failed after row 20000: Code: 396" "an error in the middle of the result" \
   --clickhouse "$url&max_result_rows=20000&result_overflow_mode=throw&max_block_size=1000" --from 0 --to 2100-01-01T00:00:00Z
-expect_err 2 "^hopwatch-analyzer run: --from '2026-02-30T00:00:00Z': no such day" "bad time" --clickhouse "$url" --from 2026-02-30T00:00:00Z --to 1
+expect_err 2 "^hopwatch-analyzer run: --from: '2026-02-30T00:00:00Z': no such day" "bad time" --clickhouse "$url" --from 2026-02-30T00:00:00Z --to 1
 expect_err 2 "RFC 3339 needs a zone" "time without a zone" --clickhouse "$url" --from 2026-01-01T00:00:00 --to 1
 expect_err 2 "is not before --to" "empty range" --clickhouse "$url" --from 2026-01-01T01:00:00+01:00 --to 1767225600000000000
 expect_err 2 "needs the time range" "no range" --clickhouse "$url"
-expect_err 2 "table 'a;b'" "bad table name" --clickhouse "$url" --table 'a;b' --from 0 --to 1
+expect_err 2 "--clickhouse-table: 'a;b'" "bad table name" --clickhouse "$url" --clickhouse-table 'a;b' --from 0 --to 1
 ch_stop
 
 # two shards: switches with an even / odd outer source address go to collector 1 / 2
@@ -150,7 +150,7 @@ for i in 1 2; do
   [ "$rows" -gt 0 ] && [ "$rows" -lt "$n" ] || fail "shard $i holds $rows of $n records"
 done
 for i in 1 2; do
-  "$an" run --clickhouse "http://127.0.0.1:${h[i]}/?database=hopwatch" --table hops_all --from 0 --to 2100-01-01T00:00:00Z \
+  "$an" run --clickhouse "http://127.0.0.1:${h[i]}/?database=hopwatch" --clickhouse-table hops_all --from 0 --to 2100-01-01T00:00:00Z \
     "${topo[@]}" --events "$dir/shards$i.ev" 2>"$dir/shards.sum" || { cat "$dir/shards.sum"; fail "replay from hops_all on shard $i"; }
   grep -q "^{\"records\":$n," "$dir/shards.sum" || fail "hops_all on shard $i: $(head -c 100 "$dir/shards.sum"), want $n records"
   cmp "$dir/files.ev" "$dir/shards$i.ev" || fail "hops_all on shard $i: other events than one collector's record files"

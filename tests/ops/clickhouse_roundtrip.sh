@@ -19,7 +19,7 @@ url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 run() { # name, gen args...
   local name=$1; shift
   "$gen" reports "$@" --out "$dir/$name.pcap" 2>/dev/null || fail "$name: generator failed"
-  "$col" --pcap "$dir/$name.pcap" --json "$dir/$name.jsonl" --clickhouse "$url" --clickhouse-batch 700 \
+  "$col" --pcap "$dir/$name.pcap" --json-out "$dir/$name.jsonl" --clickhouse "$url" --clickhouse-batch 700 \
     2>"$dir/$name.cnt" || { cat "$dir/$name.cnt"; fail "$name: collector failed"; }
   local recs ins
   recs=$(count records "$dir/$name.cnt") ins=$(count clickhouse_inserted "$dir/$name.cnt")

@@ -31,7 +31,7 @@ cols=$(ch_query "SELECT arrayStringConcat(groupArray(name), ',') FROM system.col
 
 for i in 1 2; do  # collector i: its own switches (seed), its own shard
   "$gen" reports --format tr2.0 --count 1500 --hops 2-5 --seed $((60 + i)) --out "$dir/c$i.pcap" 2>/dev/null || fail "generator failed"
-  "$col" --pcap "$dir/c$i.pcap" --json "$dir/c$i.jsonl" --clickhouse "http://127.0.0.1:${h[i]}/?database=hopwatch" \
+  "$col" --pcap "$dir/c$i.pcap" --json-out "$dir/c$i.jsonl" --clickhouse "http://127.0.0.1:${h[i]}/?database=hopwatch" \
     2>"$dir/c$i.err" || { cat "$dir/c$i.err"; fail "collector $i failed"; }
   [ "$(count clickhouse_inserted "$dir/c$i.err")" = "$(count records "$dir/c$i.err")" ] || fail "collector $i: not every record inserted"
 done

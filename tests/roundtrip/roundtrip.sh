@@ -40,7 +40,7 @@ for c in "${cases[@]}"; do
     echo "FAIL gen: $gargs"; cat "$dir/gen.err"; fail=1; continue
   fi
   # shellcheck disable=SC2086
-  "$col" --pcap "$dir/g.pcap" --json "$dir/got.jsonl" $cargs 2>"$dir/col.err"
+  "$col" --pcap "$dir/g.pcap" --json-out "$dir/got.jsonl" $cargs 2>"$dir/col.err"
   if ! cmp -s "$dir/truth.jsonl" "$dir/got.jsonl"; then
     echo "FAIL records differ: $gargs"; diff "$dir/truth.jsonl" "$dir/got.jsonl" | head -4 | cut -c1-400; fail=1; continue
   fi
@@ -52,7 +52,7 @@ done
 # Malformed packets mixed with valid ones: valid ones decode exactly, every bad one is counted.
 "$gen" reports --format tr2.0 --malform all:0.3 --count 2000 --seed 99 --out "$dir/m.pcap" \
   --truth "$dir/m.jsonl" --summary "$dir/m.json" 2>/dev/null
-"$col" --pcap "$dir/m.pcap" --json "$dir/mgot.jsonl" 2>"$dir/mcol.err"
+"$col" --pcap "$dir/m.pcap" --json-out "$dir/mgot.jsonl" 2>"$dir/mcol.err"
 bad_gen=$(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(sum(v for k,v in s.get('malformed',{}).items()))" "$dir/m.json")
 bad_col=$(awk '$1 ~ /^(l2_truncated|ip_truncated|ip_header|l4_truncated|udp_length|report_truncated|report_version|report_length|report_type|report_md|inner_truncated|int_shim|int_version|int_length|int_bitmap|int_hops|too_many)$/ {s += $2} END {print s+0}' "$dir/mcol.err")
 if ! cmp -s "$dir/m.jsonl" "$dir/mgot.jsonl"; then echo "FAIL malformed mix: valid records differ"; fail=1;

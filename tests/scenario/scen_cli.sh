@@ -26,7 +26,7 @@ expect_error "after the run ends" clean --event incast:dst=host1,start_us=9000
 expect_error "k must be even" clean --topology fat-tree:7
 expect_error "not leaf-spine" clean --topology ring:5
 expect_error "unknown event kind" clean --event meteor:dst=host1
-expect_error "--format tr3.0: not tr2.0, tr1.0 or tr0.5" clean --format tr3.0
+expect_error "--format: 'tr3.0' is not \"tr2.0\", \"tr1.0\" or \"tr0.5\"" clean --format tr3.0
 "$gen" scenario --list | grep -q "fat-tree-mix" || fail "--list does not name fat-tree-mix"
 for n in clean incast microburst link-down pfc-storm dscp-misconfig report-loss mtu-mismatch buildup fat-tree-mix; do
   "$gen" scenario --list | grep -q "^  $n " || fail "--list lacks $n"
@@ -34,8 +34,8 @@ done
 echo "ok errors name what is wrong"
 
 # determinism: every output file is identical for the same seed, and differs for another seed
-"$gen" scenario fat-tree-mix --records --out "$dir/a" --quiet || fail "fat-tree-mix failed"
-"$gen" scenario fat-tree-mix --records --out "$dir/b" --quiet || fail "fat-tree-mix failed"
+"$gen" scenario fat-tree-mix --write-records --out "$dir/a" --quiet || fail "fat-tree-mix failed"
+"$gen" scenario fat-tree-mix --write-records --out "$dir/b" --quiet || fail "fat-tree-mix failed"
 diff -r "$dir/a" "$dir/b" >/dev/null || fail "two runs with seed 1 differ"
 "$gen" scenario fat-tree-mix --seed 2 --out "$dir/c" --quiet || fail "seed 2 failed"
 cmp -s "$dir/a/reports.pcap" "$dir/c/reports.pcap" && fail "seeds 1 and 2 gave the same reports"
@@ -68,7 +68,7 @@ echo "ok truth.json lists the injected events"
 # background traffic) overfill it by 8 Gb/s = 1000 bytes per us, seen in the records of its place
 jq -e '[.events[] | select(.kind=="Incast") | .effects.paused_queues | length > 0 and all(.queue == 3)] | all' \
   "$dir/a/truth.json" >/dev/null || fail "fat-tree-mix: an Incast without its PFC tree"
-"$gen" scenario buildup --records --out "$dir/bu" --quiet || fail "buildup failed"
+"$gen" scenario buildup --write-records --out "$dir/bu" --quiet || fail "buildup failed"
 python3 - "$dir/bu" <<'PY' || fail "buildup: the queue does not climb 1000 bytes per us"
 import json, sys
 t = json.load(open(sys.argv[1] + "/truth.json"))

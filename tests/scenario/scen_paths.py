@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as d:
         out = f"{d}/{fmt}"
         subprocess.run([gen, "scenario", "link-down", "--format", fmt, "--sample", "10", "--no-lldp", "--out", out,
                         "--quiet"], check=True)
-        subprocess.run([col, "--pcap", out + "/reports.pcap", "--json", out + "/c.jsonl"], check=True,
+        subprocess.run([col, "--pcap", out + "/reports.pcap", "--json-out", out + "/c.jsonl"], check=True,
                        stderr=subprocess.DEVNULL)
         truth = json.load(open(out + "/truth.json"))
         epoch, step = truth["epoch_ns"], truth["step_ns"]
@@ -102,7 +102,7 @@ with tempfile.TemporaryDirectory() as d:
     # queue depths in the incast scenario's reports against truth.json's per-queue peaks
     out = f"{d}/incast"
     subprocess.run([gen, "scenario", "incast", "--no-lldp", "--out", out, "--quiet"], check=True)
-    subprocess.run([col, "--pcap", out + "/reports.pcap", "--json", out + "/c.jsonl"], check=True,
+    subprocess.run([col, "--pcap", out + "/reports.pcap", "--json-out", out + "/c.jsonl"], check=True,
                    stderr=subprocess.DEVNULL)
     truth = json.load(open(out + "/truth.json"))
     peak = {(q["node_id"], q["port"], q["queue"]): q["peak_bytes"] for q in truth["queues"]}

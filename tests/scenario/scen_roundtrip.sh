@@ -11,8 +11,8 @@ count() { awk -v k="$1" '$1 == k {print $2; f=1} END {if (!f) print 0}' "$2"; }
 for sc in incast link-down pfc-storm dscp-misconfig report-loss mtu-mismatch fat-tree-mix; do
   for fmt in tr2.0 tr1.0 tr0.5; do
     out=$dir/$sc-$fmt
-    "$gen" scenario "$sc" --format "$fmt" --records --no-lldp --out "$out" --quiet || fail "$sc $fmt: generator failed"
-    "$col" --pcap "$out/reports.pcap" --json "$out/coll.jsonl" >/dev/null 2>"$out/coll.err" ||
+    "$gen" scenario "$sc" --format "$fmt" --write-records --no-lldp --out "$out" --quiet || fail "$sc $fmt: generator failed"
+    "$col" --pcap "$out/reports.pcap" --json-out "$out/coll.jsonl" >/dev/null 2>"$out/coll.err" ||
       { cat "$out/coll.err"; fail "$sc $fmt: collector failed"; }
     want=$(jq .reports.records "$out/truth.json")
     [ "$(wc -l <"$out/records.jsonl")" = "$want" ] || fail "$sc $fmt: records.jsonl has $(wc -l <"$out/records.jsonl"), truth says $want"

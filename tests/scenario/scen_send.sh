@@ -20,7 +20,7 @@ for i in tx0 rx0; do
   ip -n "$ns" link set "$i" up
 done
 
-"$gen" scenario incast --duration-us 2000 --records --no-lldp --out "$dir/s" --quiet || fail "generator failed"
+"$gen" scenario incast --duration-us 2000 --write-records --no-lldp --out "$dir/s" --quiet || fail "generator failed"
 packets=$(awk -F'[:,]' '/"packets"/ {gsub(/ /, "", $2); print $2; exit}' "$dir/s/truth.json")
 [ "$packets" -gt 500 ] || fail "only $packets report packets"
 
@@ -30,7 +30,7 @@ packets=$(awk -F'[:,]' '/"packets"/ {gsub(/ /, "", $2); print $2; exit}' "$dir/s
 ip netns exec "$ns" "$gen" send --pcap "$dir/s/reports.pcap" --iface nosuch0 >/dev/null 2>"$dir/err"
 [ $? = 1 ] && grep -q "nosuch0" "$dir/err" || fail "send to a missing interface: $(cat "$dir/err")"
 
-ip netns exec "$ns" "$col" --pcap rx0 --json "$dir/live.jsonl" >/dev/null 2>"$dir/col.err" &
+ip netns exec "$ns" "$col" --pcap rx0 --json-out "$dir/live.jsonl" >/dev/null 2>"$dir/col.err" &
 cpid=$!
 sleep 1
 ip netns exec "$ns" "$gen" send --pcap "$dir/s/reports.pcap" --iface tx0 --pps 50000 2>"$dir/send1.err" ||

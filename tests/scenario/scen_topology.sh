@@ -37,13 +37,13 @@ check() { # scenario DIR topo.json SOURCE
 
 for sc in mtu-mismatch fat-tree-mix; do
   out=$dir/$sc
-  "$gen" scenario "$sc" --records --out "$out" --quiet || fail "$sc: generator failed"
-  "$an" topology --lldp "$out/lldp.pcap" --map "$out/map.json" --records "$out/records.jsonl" --json "$dir/p.json" \
+  "$gen" scenario "$sc" --write-records --out "$out" --quiet || fail "$sc: generator failed"
+  "$an" topology --lldp "$out/lldp.pcap" --map "$out/map.json" --jsonl "$out/records.jsonl" --json-out "$dir/p.json" \
     --quiet || fail "$sc: analyzer failed on lldp.pcap"
   check "$sc" "$out" "$dir/p.json" lldp.pcap
   [ "$(jq '.placement.unplaced' "$dir/p.json")" = 0 ] && [ "$(jq '.placement.placed' "$dir/p.json")" -gt 0 ] ||
     fail "$sc: INT ports unplaced: $(jq -c '.placement | del(.unplaced_ports)' "$dir/p.json")"
-  "$an" topology --lldpd-json "$out/lldp" --map "$out/map.json" --json "$dir/d.json" --quiet ||
+  "$an" topology --lldpd-json "$out/lldp" --map "$out/map.json" --json-out "$dir/d.json" --quiet ||
     fail "$sc: analyzer failed on the json0 dumps"
   check "$sc" "$out" "$dir/d.json" lldpd-json
   echo "ok $sc: the analyzer finds $(jq '.nodes | length' "$dir/d.json") nodes, $(jq '.links | length' "$dir/d.json") links and the MTU mismatch in the capture and in the dumps"
@@ -52,7 +52,7 @@ done
 # link-down: the capture shows the link leaving (TTL 0) and coming back
 out=$dir/ld
 "$gen" scenario link-down --out "$out" --quiet || fail "link-down: generator failed"
-"$an" topology --lldp "$out/lldp.pcap" --json "$dir/l.json" --quiet || fail "link-down: analyzer failed"
+"$an" topology --lldp "$out/lldp.pcap" --json-out "$dir/l.json" --quiet || fail "link-down: analyzer failed"
 link=$(jq -r '.events[0].place.link | [.a.node + "." + .a.ifname, .b.node + "." + .b.ifname] | sort | join(" ")' "$out/truth.json")
 got=$(jq -r '.events[] | select(.kind=="LinkDown") | [.a.node + "." + .a.port, .b.node + "." + .b.port] | sort | join(" ")' "$dir/l.json" | sort -u)
 [ "$got" = "$link" ] || fail "link-down: LinkDown on '$got', want '$link'"

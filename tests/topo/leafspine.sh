@@ -98,7 +98,7 @@ for n in $NODES; do
 done
 
 # live capture inside leaf1 with the analyzer's own libpcap reader (SLL2 on "any"), while lldpd runs
-ns leaf1 "$ANALYZER" topology --lldp any --lldp-seconds 4 --quiet --json "$W/live.json" &
+ns leaf1 "$ANALYZER" topology --lldp any --lldp-seconds 4 --quiet --json-out "$W/live.json" &
 LIVE=$!
 sleep 5
 wait $LIVE || fail "live capture in leaf1 failed"
@@ -110,7 +110,7 @@ for n in $NODES; do
 	  ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show neighbors details; } >"$W/json0/$n.json"
 	ns "$n" lldpcli -u "/run/$P-$n.sock" -f json show neighbors details >"$W/json/$n.json"
 done
-"$ANALYZER" topology --lldpd "/run/$P-leaf1.sock" --quiet --json "$W/lldpctl.json" || fail "--lldpd (liblldpctl) failed"
+"$ANALYZER" topology --lldpd "/run/$P-leaf1.sock" --quiet --json-out "$W/lldpctl.json" || fail "--lldpd (liblldpctl) failed"
 
 # host2 leaves: lldpd sends a shutdown LLDPDU (TTL 0) on exit; the captures see it
 for pid in $(ip netns pids "$P-host2"); do [ "$(cat /proc/$pid/comm 2>/dev/null)" = lldpd ] && kill "$pid"; done # not dumpcap
@@ -138,7 +138,7 @@ nodes_of() { jq -r '.nodes[].name' "$1" | sort; }
 PCAPS=()
 for f in "$W"/cap-*.pcap; do PCAPS+=(--lldp "$f"); done
 [ ${#PCAPS[@]} -eq 16 ] || fail "expected 8 capture files, got $(( ${#PCAPS[@]} / 2 ))"
-"$ANALYZER" topology "${PCAPS[@]}" --svg "$W/pcap.svg" --dot "$W/pcap.dot" --json "$W/pcap.json" >"$W/pcap.out" ||
+"$ANALYZER" topology "${PCAPS[@]}" --svg "$W/pcap.svg" --dot "$W/pcap.dot" --json-out "$W/pcap.json" >"$W/pcap.out" ||
 	fail "topology from captures exited $?"
 diff <(links_of "$W/pcap.json") "$W/expected.links" >/dev/null || { fail "links from captures differ from the built fabric"; diff <(links_of "$W/pcap.json") "$W/expected.links"; }
 diff <(nodes_of "$W/pcap.json") "$W/expected.nodes" >/dev/null || fail "nodes from captures differ"
@@ -177,8 +177,8 @@ cat >"$W/records.jsonl" <<RECORDS
 {"node_id": 4096, "ingress_port": 2, "egress_port": 7}
 {"node_id": 12345, "ingress_port": 1}
 RECORDS
-"$ANALYZER" topology "${PCAPS[@]}" --map "$W/map.json" --records "$W/records.jsonl" --json "$W/placed.json" >"$W/placed.out" ||
-	fail "topology with --map/--records exited $?"
+"$ANALYZER" topology "${PCAPS[@]}" --map "$W/map.json" --jsonl "$W/records.jsonl" --json-out "$W/placed.json" >"$W/placed.out" ||
+	fail "topology with --map/--jsonl exited $?"
 [ "$(jq -r '.nodes[] | select(.name == "spine1") | .node_id' "$W/placed.json")" = 4096 ] || fail "map file did not set spine1's node id"
 [ "$(jq -c '[.placement.placed, .placement.unplaced]' "$W/placed.json")" = "[3,2]" ] || fail "placement counts wrong"
 [ "$(jq -c '[.placement.unplaced_ports[] | [.node_id, .port, .reason]] | sort' "$W/placed.json")" = '[[4096,7,"unknown_port"],[12345,1,"unknown_node"]]' ] ||
@@ -186,7 +186,7 @@ RECORDS
 grep -q '^Unplaced.*node_id 12345 port 1: unknown_node' "$W/placed.out" || fail "unplaced port not printed"
 
 for shape in json0 json; do
-	"$ANALYZER" topology --lldpd-json "$W/$shape" --json "$W/$shape.json" --svg "$W/$shape.svg" >"$W/$shape.out" ||
+	"$ANALYZER" topology --lldpd-json "$W/$shape" --json-out "$W/$shape.json" --svg "$W/$shape.svg" >"$W/$shape.out" ||
 		fail "import of $shape dumps exited $?"
 	diff <(links_of "$W/$shape.json") "$W/expected.links" >/dev/null || { fail "links from $shape dumps differ"; diff <(links_of "$W/$shape.json") "$W/expected.links"; }
 	diff <(up_links_of "$W/$shape.json") "$W/expected.links" >/dev/null || fail "links from $shape dumps not all up"
@@ -198,8 +198,8 @@ for shape in json0 json; do
 done
 
 # a link that disappeared between two snapshots
-"$ANALYZER" topology --lldpd-json "$W/json0" --quiet --json "$W/before.json" || fail "baseline run exited $?"
-"$ANALYZER" topology --lldpd-json "$W/after" --baseline "$W/before.json" --json "$W/after.json" >"$W/after.out" ||
+"$ANALYZER" topology --lldpd-json "$W/json0" --quiet --json-out "$W/before.json" || fail "baseline run exited $?"
+"$ANALYZER" topology --lldpd-json "$W/after" --baseline "$W/before.json" --json-out "$W/after.json" >"$W/after.out" ||
 	fail "--baseline run exited $?"
 [ "$(jq -c '[.events[] | select(.kind == "LinkDisappeared") | [.a.node, .a.port, .b.node, .b.port] | sort]' "$W/after.json")" = \
 	"[$(grep host2 "$W/expected.links" | tr ' .' '\n\n' | jq -R . | jq -sc 'sort')]" ] ||
@@ -219,7 +219,7 @@ for n in spine1 leaf2; do
 	{ ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show chassis
 	  ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show neighbors details; } >"$W/onesided/$n.json"
 done
-"$ANALYZER" topology --lldpd-json "$W/onesided" --json "$W/onesided.json" >"$W/onesided.out" || fail "one-sided import exited $?"
+"$ANALYZER" topology --lldpd-json "$W/onesided" --json-out "$W/onesided.json" >"$W/onesided.out" || fail "one-sided import exited $?"
 jq -e '.events[] | select(.kind == "OneSidedNeighbor" and .a.node == "leaf2" and .b.node == "spine1")' "$W/onesided.json" >/dev/null ||
 	{ fail "no OneSidedNeighbor leaf2 -> spine1"; cat "$W/onesided.out"; }
 
@@ -242,9 +242,9 @@ for n in leaf1 leaf3; do
 	{ ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show chassis
 	  ns "$n" lldpcli -u "/run/$P-$n.sock" -f json0 show neighbors details; } >"$W/dup/$n.json"
 done
-"$ANALYZER" topology --lldp "$W/dup-spine2-eth1.pcap" --lldp "$W/dup-spine2-eth3.pcap" --json "$W/dup-pcap.json" >"$W/dup-pcap.out" ||
+"$ANALYZER" topology --lldp "$W/dup-spine2-eth1.pcap" --lldp "$W/dup-spine2-eth3.pcap" --json-out "$W/dup-pcap.json" >"$W/dup-pcap.out" ||
 	fail "duplicate-chassis captures exited $?"
-"$ANALYZER" topology --lldpd-json "$W/dup" --json "$W/dup-json.json" >"$W/dup-json.out" || fail "duplicate-chassis dumps exited $?"
+"$ANALYZER" topology --lldpd-json "$W/dup" --json-out "$W/dup-json.json" >"$W/dup-json.out" || fail "duplicate-chassis dumps exited $?"
 for f in dup-pcap dup-json; do
 	[ "$(jq -c '[.events[] | select(.kind == "DuplicateChassisId") | [.a.node, .b.node] | sort]' "$W/$f.json")" = '[["leaf1","leaf3"]]' ] ||
 		{ fail "$f: want one DuplicateChassisId naming leaf1 and leaf3"; cat "$W/$f.out"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Wireshark Lua dissector (deploy/wireshark/hopwatch.lua) against the collector, field by field.
 
-For each generator option set: hopwatch-gen writes a pcap, the collector decodes it (--json), tshark
+For each generator option set: hopwatch-gen writes a pcap, the collector decodes it (--json-out), tshark
 decodes it with the Lua dissector (-T json), and every hop record the collector wrote must be
 rebuilt from tshark's tree with the same values (node ids, ports, latency, queue, timestamps, L2
 ports, tx util, buffer, drop reason, report node/seq/hw_id/flags/format, INT version, hop index and
@@ -322,7 +322,7 @@ def run_case(gen, collector, lua, tmp, name, gopts, copts, topts, malformed, err
         if r.returncode != 0:
             errors.append(f"{name}: hopwatch-gen failed: {r.stderr.strip()}")
             return
-    r = run([collector, "--pcap", pcap, "--json", out] + copts)
+    r = run([collector, "--pcap", pcap, "--json-out", out] + copts)
     if r.returncode != 0:
         errors.append(f"{name}: collector failed: {r.stderr.strip()}")
         return

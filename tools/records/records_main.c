@@ -10,6 +10,7 @@
 #include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
+#include "options.h"
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
@@ -58,55 +59,60 @@ static int listen_stream(const char *addr, double idle, unsigned long long want)
 	return 0;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: hopwatch-records FILE.hwr...\n"
-	           "       hopwatch-records --listen unix:PATH|tcp:HOST:PORT [--idle SECONDS] [--count N]\n"
-	           "Prints every record of the given record files, in order, as JSON lines (docs/records.md) on\n"
-	           "standard output, and the number of records per file on standard error.  With --listen it\n"
-	           "receives the collector's live stream (hopwatch-collector --stream) instead, until SIGINT or\n"
-	           "SIGTERM, SECONDS without a batch, or N records.\n"
-	           "Exit status: 0 ok, 1 a file could not be read or is not a record file, 2 bad usage.\n");
-}
+struct opts {
+	const char *listen;
+	double idle;
+	unsigned long long count;
+};
+
+#define O struct opts
+
+static const struct hw_opt rows[] = {
+    {HW_OPT_ADDR, "listen", .metavar = "ADDR", HW_OPT_AT(O, listen), .addr = HW_ADDR_STREAM,
+     .help = "receive the collector's live stream (hopwatch-collector --stream): unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_DURATION, "idle", .metavar = "SECONDS", HW_OPT_AT(O, idle), .hi = 1e9, .def = "0",
+     .help = "with --listen: stop after SECONDS without a batch (0 = never)"},
+    {HW_OPT_UINT, "count", .metavar = "N", HW_OPT_AT(O, count), .hi = 1e19, .def = "0",
+     .help = "with --listen: stop after N records (0 = no limit)"},
+    {HW_OPT_END},
+};
+
+static const struct hw_opts_spec spec = {
+    .prog = "hopwatch-records",
+    .synopsis = "Usage: hopwatch-records FILE.hwr...\n"
+                "       hopwatch-records --listen unix:PATH|tcp:HOST:PORT [--idle SECONDS] [--count N]\n",
+    .intro = "Prints every record of the given record files, in order, as JSON lines (docs/records.md) on\n"
+             "standard output, and the number of records per file on standard error.  With --listen it\n"
+             "receives the collector's live stream (hopwatch-collector --stream) instead, until SIGINT or\n"
+             "SIGTERM, SECONDS without a batch, or N records.\n",
+    .epilog = "Exit status: 0 ok, 1 a file could not be read or is not a record file, 2 bad usage.\n",
+    .rows = rows,
+    .max_args = -1,
+};
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "--listen")) {
-		double idle = 0;
-		unsigned long long want = 0;
-		if (argc < 3) {
-			usage(stderr);
+	struct opts o = {0};
+	int first = 1, rc = hw_opts_defaults(&spec, &o);
+	if (!rc)
+		rc = hw_opts_parse(&spec, &o, argc, argv, &first);
+	if (rc)
+		return rc == HW_OPTS_HELP ? 0 : 2;
+	if (o.listen) {
+		if (first < argc) {
+			fprintf(stderr, "hopwatch-records: --listen takes no record files ('%s') (see --help)\n",
+			        argv[first]);
 			return 2;
 		}
-		for (int i = 3; i < argc; i += 2) {
-			char *end;
-			if (i + 1 >= argc || (strcmp(argv[i], "--idle") && strcmp(argv[i], "--count"))) {
-				fprintf(stderr, "hopwatch-records: unexpected argument '%s' (see --help)\n", argv[i]);
-				return 2;
-			}
-			if (!strcmp(argv[i], "--idle"))
-				idle = strtod(argv[i + 1], &end);
-			else
-				want = strtoull(argv[i + 1], &end, 10);
-			if (*end || end == argv[i + 1]) {
-				fprintf(stderr, "hopwatch-records: %s: '%s' is not a number\n", argv[i], argv[i + 1]);
-				return 2;
-			}
-		}
-		return listen_stream(argv[2], idle, want);
+		return listen_stream(o.listen, o.idle, o.count);
+	}
+	if (first == argc) {
+		fprintf(stderr, "hopwatch-records: give record files or --listen ADDR (see hopwatch-records --help)\n");
+		return 2;
 	}
 	static struct hw_record recs[4096];
 	char line[HW_RECORD_JSON_MAX], err[512];
-	int rc = 0;
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct hw_record_reader *r = hw_record_reader_open(argv[i], err, sizeof(err));
 		if (!r) {
 			fprintf(stderr, "hopwatch-records: %s\n", err);
