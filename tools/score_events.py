@@ -5,7 +5,7 @@ against the truth's PFC tree, and the QueueBuildup lead time on every injected c
 its place's queue first crosses HighQueue's raise threshold in the records, minus the time QueueBuildup
 fired there).
 
-usage: score_events.py TRUTH.json EVENTS.jsonl [--records RECORDS.jsonl] [--config ANALYZER.json]
+usage: score_events.py TRUTH.json EVENTS.jsonl [--jsonl RECORDS.jsonl] [--config ANALYZER.json]
                        [--slack-ms MS] [--json]
 """
 import json
@@ -230,7 +230,8 @@ def fmt(v, spec=".2f"):
 
 
 def main():
-    argv = sys.argv[1:]
+    # --jsonl is the records' JSON lines, as in hopwatch-analyzer; --records is its older spelling here
+    argv = ["--records" if a == "--jsonl" else a for a in sys.argv[1:]]
     opts = {}
     for o in ("--slack-ms", "--records", "--config"):
         if o in argv:

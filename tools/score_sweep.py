@@ -112,13 +112,13 @@ def run_one(job):
     d = tempfile.mkdtemp(prefix="hw-sweep-")
     try:
         cmd = [gen, "scenario", "custom", "--topology", fab.topology, "--format", fmt, "--seed", str(seed),
-               "--out", d, "--records", "--quiet"]
+               "--out", d, "--write-records", "--quiet"]
         for e in evs:
             cmd += ["--event", e]
         g = subprocess.run(cmd, capture_output=True, text=True)
         if g.returncode != 0:
             return {"job": job[3:7], "error": f"hopwatch-gen: {g.stderr.strip()}", "events": evs}
-        run = [an, "run", "--json", f"{d}/records.jsonl", "--lldp", f"{d}/lldp.pcap", "--map", f"{d}/map.json",
+        run = [an, "run", "--jsonl", f"{d}/records.jsonl", "--lldp", f"{d}/lldp.pcap", "--map", f"{d}/map.json",
                "--events", f"{d}/events.jsonl", "--quiet"]
         if cfg:
             run += ["--config", cfg]
