@@ -22,21 +22,43 @@ static enum hw_result set_stack(struct hw_ctx *c, struct hw_inner *in, const uin
 	return HW_OK;
 }
 
-/* GEANT int-platform: v1.0-shaped metadata header with the bitmap stored little-endian; the hop
- * size follows from the bitmap (8-byte timestamps); what is left after whole hops is a 4-byte tail
- * or nothing. */
+/* Whether a GEANT bitmap reading describes the stack region: a hop size, whole hops, and then a 4-byte
+ * tail or nothing.  *rest gets what follows the hops. */
+static bool geant_fits(const struct hw_md_plan *plan, size_t region, size_t *rest)
+{
+	if (plan->bytes == 0)
+		return region == 0;
+	*rest = region % plan->bytes;
+	return *rest == 0 || *rest == HW_INT05_TAIL_BYTES;
+}
+
+/* GEANT int-platform: v1.0-shaped metadata header; the hop size follows from the bitmap (8-byte
+ * timestamps); what is left after whole hops is a 4-byte tail or nothing.  GEANT's sources disagree on
+ * the bitmap's byte order: its DPDK captures and docs store it little-endian (bytes 00 cc), its P4 reads
+ * it most significant byte first.  Little-endian is read first; the other order is taken only when the
+ * little-endian reading does not describe the stack and the other one does (docs/records.md). */
 static enum hw_result parse_md_geant(struct hw_ctx *c, struct hw_span s, size_t len, struct hw_inner *in)
 {
 	const uint8_t *md = hw_at(s, 0, len);
 	if (!md || len < HW_INT10_MD_BYTES)
 		return hw_fail(c, s.p, HW_E_INT_LENGTH);
 	uint16_t bits = (uint16_t)(md[4] | md[5] << 8);
+	size_t region = len - HW_INT10_MD_BYTES, rest = 0;
 	struct hw_md_plan plan;
 	hw_md_plan_build(&plan, &hw_md_geant, bits);
-	size_t region = len - HW_INT10_MD_BYTES;
+	if (!geant_fits(&plan, region, &rest)) {
+		struct hw_md_plan msb;
+		uint16_t msb_bits = (uint16_t)(md[4] << 8 | md[5]);
+		size_t msb_rest = 0;
+		hw_md_plan_build(&msb, &hw_md_geant, msb_bits);
+		if (geant_fits(&msb, region, &msb_rest)) {
+			plan = msb;
+			bits = msb_bits;
+			rest = msb_rest;
+		}
+	}
 	if (plan.bytes == 0)
 		return region ? hw_fail(c, md, HW_E_INT_BITMAP) : HW_OK;
-	size_t rest = region % plan.bytes;
 	if (rest != 0 && rest != HW_INT05_TAIL_BYTES)
 		return hw_fail(c, md, HW_E_INT_HOPS);
 	return set_stack(c, in, md + HW_INT10_MD_BYTES, region - rest, plan.bytes, &hw_md_geant, bits, HW_INT_V10);

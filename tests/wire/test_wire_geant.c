@@ -12,6 +12,8 @@
  *                         UDP 0 -> 0, shim length 9 words (no tail), MD version 1, hop_ml 6, rhc
  *                         0xfe, 1 hop; the README says node 1, ports 0/0, but the bytes hold node 0,
  *                         ports 1 -> 0 (see geant_my), timestamps 0.
+ *   geant_bitmap_order    the bitmap's two bytes swapped (GEANT's P4 order): taken when only that
+ *                         reading describes the stack (my.pcap), not when both do (2601).
  *   geant_needs_profile   the standard configuration does not see INT in them (DSCP 0x20 is not
  *                         0x17/0x3f); the standard v1.0 reading with the GEANT DSCP rejects the
  *                         MD version 4 of 2601_double_header.
@@ -162,6 +164,44 @@ static void geant_my(void **state)
 	vec_assert_tclass(r, 0, 0); /* shim byte 3 (original DSCP) is 0; the wire TOS 0x80 is the INT mark */
 }
 
+/* GEANT's bitmap byte order (docs/records.md): little-endian first, most significant byte first only
+ * when the little-endian reading cannot describe the stack.
+ * my.pcap with its bitmap bytes swapped (cc 00, as GEANT's P4 reads it): little-endian that is 0x00cc,
+ * four reserved bits (8, 9, 12, 13 in MSB-first numbering) of 4 bytes each, a 16-byte hop; the region
+ * after the MD header is one 24-byte hop (node 4 + ports 4 + two 8-byte timestamps), and 24 = 16 + 8
+ * leaves 8, neither nothing nor a 4-byte tail: it cannot be.  Read most significant byte first it is
+ * 0xcc00, the 24-byte hop: the same record as geant_my (node 0, ports 1 -> 0).
+ * 2601_double_header.pcap swapped is ambiguous: 0x00cc's 16-byte hops over its 52-byte region (2 x 24
+ * + a 4-byte tail) give 3 hops and a 4-byte tail, which fits, so the documented little-endian reading
+ * stays: 3 records. */
+static void geant_bitmap_order(void **state)
+{
+	(void)state;
+	struct capture c;
+	struct hw_parser_config cfg;
+	struct vec_out v;
+	hw_parser_config_default(&cfg);
+	hw_parser_config_profile(&cfg, HW_PROFILE_GEANT);
+
+	read_one(path_my, &c);
+	assert_memory_equal(c.data + 50, "\x00\xcc", 2);
+	c.data[50] = 0xcc;
+	c.data[51] = 0x00;
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 1);
+	assert_int_equal(v.recs[0].node_id, 0);
+	assert_int_equal(v.recs[0].ingress_port, 1);
+	assert_int_equal(v.recs[0].egress_port, 0);
+
+	read_one(path_double_header, &c);
+	c.data[50] = 0xcc;
+	c.data[51] = 0x00;
+	vec_out_init(&v);
+	assert_int_equal(hw_parse_frame(&cfg, c.data, c.len, c.time_ns, &v.out), HW_OK);
+	assert_int_equal(v.out.n_recs, 3);
+}
+
 static void geant_needs_profile(void **state)
 {
 	(void)state;
@@ -195,6 +235,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(geant_double_header),
 	    cmocka_unit_test(geant_my),
+	    cmocka_unit_test(geant_bitmap_order),
 	    cmocka_unit_test(geant_needs_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
