@@ -49,10 +49,11 @@ static int ch_option(const char *name, const char *text, void *field, char *want
 		return 0;
 	const char *colon = strstr(want, ": "); /* the message names the option and value already */
 	if (colon)
-		memmove(want, colon + 2, strlen(colon + 2) + 1);
-	if (strncmp(want, "expected ", 9))
+		memmove(want, colon + 2, strnlen(colon + 2, wantlen) + 1);
+	size_t n = strnlen(want, wantlen);
+	if (n < 9 || strncmp(want, "expected ", 9))
 		return -2; /* what is wrong with the value */
-	memmove(want, want + 9, strlen(want + 9) + 1);
+	memmove(want, want + 9, n - 9 + 1);
 	return -1; /* what was expected */
 }
 static int ch_url(const char *t, void *f, char *w, size_t n)
