@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyzer_cmd.h"
+#include "options.h"
 
 static const struct {
 	const char *name;
@@ -32,6 +33,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
+		return HW_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		hw_opts_version("hopwatch-analyzer", stdout);
 		return HW_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -9,6 +9,7 @@
 #include "gen.h"
 #include "hopwatch/record_json.h"
 #include "json_writer.h"
+#include "options.h"
 #include "rng.h"
 #include "scenario/scen.h"
 
@@ -198,6 +199,10 @@ int main(int argc, char **argv)
 	struct gen_paths paths;
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
 		gen_usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		hw_opts_version("hopwatch-gen", stdout);
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "scenario"))

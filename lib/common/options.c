@@ -1,5 +1,6 @@
 /* The option layer of options.h: one table gives getopt_long's table, the checks and their messages,
  * --help, the Markdown option table and the JSON config-file loader (jansson). */
+#include "hopwatch_version.h"
 #include "options.h"
 
 #include <errno.h>
@@ -431,7 +432,7 @@ void hw_opts_markdown(const struct hw_opts_spec *s, FILE *out)
 
 /* ---- the command line ------------------------------------------------------------------------------ */
 
-enum { O_HELP = 254, O_MARKDOWN = 255, O_ROW = 256 }; /* above every short option, below the rows */
+enum { O_VERSION = 253, O_HELP = 254, O_MARKDOWN = 255, O_ROW = 256 }; /* above every short option, below the rows */
 
 /* getopt_long's table and short-option string from the rows. */
 static struct option *long_table(const struct hw_opts_spec *s, char *shorts, size_t slen)
@@ -439,7 +440,7 @@ static struct option *long_table(const struct hw_opts_spec *s, char *shorts, siz
 	size_t n = 0, k = 0, so = 0;
 	for (const struct hw_opt *r = s->rows; r->type != HW_OPT_END; r++)
 		n++;
-	struct option *lo = calloc(n + 3, sizeof(*lo));
+	struct option *lo = calloc(n + 4, sizeof(*lo));
 	if (!lo)
 		return NULL;
 	so += (size_t)snprintf(shorts, slen, ":h");
@@ -458,6 +459,7 @@ static struct option *long_table(const struct hw_opts_spec *s, char *shorts, siz
 	}
 	lo[k++] = (struct option){"help", no_argument, NULL, O_HELP};
 	lo[k++] = (struct option){"help-markdown", no_argument, NULL, O_MARKDOWN};
+	lo[k++] = (struct option){"version", no_argument, NULL, O_VERSION};
 	return lo;
 }
 
@@ -545,7 +547,7 @@ static int config_first(const struct hw_opts_spec *s, void *dst, int argc, char 
 	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		if (c >= O_ROW && s->rows + (c - O_ROW) == cfg_row)
 			path = optarg;
-		help |= c == 'h' || c == O_HELP || c == O_MARKDOWN;
+		help |= c == 'h' || c == O_HELP || c == O_MARKDOWN || c == O_VERSION;
 	}
 	int rc = path && !help ? load_config(s, dst, path) : 0;
 	if (!rc && s->after_config)
@@ -600,6 +602,9 @@ int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv
 			rc = HW_OPTS_HELP;
 		} else if (c == O_MARKDOWN) {
 			hw_opts_markdown(s, stdout);
+			rc = HW_OPTS_HELP;
+		} else if (c == O_VERSION) {
+			hw_opts_version(s->prog, stdout);
 			rc = HW_OPTS_HELP;
 		} else if (c == '?') {
 			spelled(argv, optind - 1, o, sizeof(o));
@@ -807,4 +812,13 @@ int hw_opts_load_file(const struct hw_opts_spec *s, void *dst, const char *path,
 		rc = load_object(&x, root, "");
 	json_decref(root);
 	return rc;
+}
+
+void hw_opts_version(const char *prog, FILE *out)
+{
+	size_t n = strcspn(prog, " ");                   /* the program, without a subcommand */
+	if (strcmp(HW_VERSION, HW_PROJECT_VERSION) == 0) /* built outside a git checkout */
+		fprintf(out, "%.*s %s\n", (int)n, prog, HW_PROJECT_VERSION);
+	else
+		fprintf(out, "%.*s %s (git %s)\n", (int)n, prog, HW_PROJECT_VERSION, HW_VERSION);
 }

@@ -90,12 +90,15 @@ struct hw_opts_spec {
 /* What hw_opts_parse returns besides 0: help was printed (exit 0), or bad usage (message printed, exit 2). */
 enum { HW_OPTS_HELP = -1, HW_OPTS_USAGE = 2 };
 
+/* "PROGRAM VERSION" (the program: prog's first word) to out; --version of every table prints it. */
+void hw_opts_version(const char *prog, FILE *out);
+
 /* Apply every row's def to dst.  0, or 2 when a default is wrong (a bug in the table, printed). */
 int hw_opts_defaults(const struct hw_opts_spec *s, void *dst);
 /* Parse argv[1..argc-1] into dst (defaults are not applied here).  -h/--help prints --help to stdout,
- * --help-markdown the Markdown table; both return HW_OPTS_HELP.  Positional arguments are left in
- * argv[*first_arg..argc-1] (first_arg may be NULL when max_args is 0).  Errors name the option, the value
- * and what is wanted, on stderr, and return HW_OPTS_USAGE. */
+ * --help-markdown the Markdown table, --version the version; each returns HW_OPTS_HELP.  Positional arguments are left
+ * in argv[*first_arg..argc-1] (first_arg may be NULL when max_args is 0).  Errors name the option, the value and what
+ * is wanted, on stderr, and return HW_OPTS_USAGE. */
 int hw_opts_parse(const struct hw_opts_spec *s, void *dst, int argc, char **argv, int *first_arg);
 /* Load the rows that have a key from the JSON object in path.  0, or -1 with "PATH: key "K": expected
  * WHAT" (K as written in its object; WHAT names the object of a nested key it does not know) or the JSON

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Every program and subcommand: bad usage exits 2 with a message naming the option, -h/--help exits 0,
+--version exits 0 printing "PROGRAM VERSION" with meson's project version (VERSION, from meson.build),
 and the option tables in docs/*.md are the programs' own (docs_options.py).
 
-cli_usage.py COLLECTOR ANALYZER GEN RECORDS SRC BUILD
+cli_usage.py COLLECTOR ANALYZER GEN RECORDS SRC BUILD VERSION
 """
 import os
 import subprocess
 import sys
 
 col, an, gen, recs, src, build = (os.path.abspath(a) for a in sys.argv[1:7])
+version = sys.argv[7]
 
 # (program and arguments, what stderr must name): unknown option, missing value, out-of-range number,
 # bad address, bad enum, for every program and subcommand that has such options.
@@ -91,10 +93,17 @@ for argv in HELP:
             fail(f"{shown}: exit status {r.returncode}, not 0")
         elif "usage" not in r.stdout.lower():
             fail(f"{shown}: no usage on stdout")
+    r = subprocess.run(argv + ["--version"], capture_output=True, text=True, timeout=30)
+    shown = " ".join([os.path.basename(argv[0])] + argv[1:] + ["--version"])
+    want = os.path.basename(argv[0]) + " " + version
+    if r.returncode != 0:
+        fail(f"{shown}: exit status {r.returncode}, not 0")
+    elif not r.stdout.startswith(want):
+        fail(f"{shown}: printed {r.stdout.strip()!r}, not {want!r}...")
 r = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "docs_options.py"),
                     build, src], capture_output=True, text=True)
 print(r.stdout, end="")
 if r.returncode != 0:
     fail("docs/*.md option tables differ from the programs' (see above)")
-print(f"{len(BAD)} bad usages, {2 * len(HELP)} help requests, {'FAILED ' + str(failed) if failed else 'all ok'}")
+print(f"{len(BAD)} bad usages, {3 * len(HELP)} help and version requests, {'FAILED ' + str(failed) if failed else 'all ok'}")
 sys.exit(1 if failed else 0)
