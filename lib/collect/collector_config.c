@@ -61,7 +61,7 @@ static const struct hw_opt rows[] = {
      .flags = HW_OPTF_NULLABLE, .help = "JSON lines, one object per hop record ('-' = standard output)"},
     {HW_OPT_ALIAS, "json", .alias_of = "json-out"},
     {HW_OPT_STRING, "records-dir", .key = "sinks.records_dir", .metavar = "DIR", HW_OPT_AT(C, records_dir),
-     .flags = HW_OPTF_NULLABLE, .help = "binary record files (record_file.h), rotated by size and time"},
+     .flags = HW_OPTF_NULLABLE, .help = "binary record files (record_file.h), rotated by size and time; DIR is created when missing"},
     {HW_OPT_UINT, "rotate-mb", .key = "sinks.rotate_mb", .metavar = "N", HW_OPT_AT(C, rotate_bytes), .hi = 1 << 20,
      .scale = 1 << 20, .def = "256", .help = "start a new record file after N MiB"},
     {HW_OPT_UINT, "rotate-seconds", .key = "sinks.rotate_seconds", .metavar = "N", HW_OPT_AT(C, rotate_seconds),

@@ -102,8 +102,8 @@ static void want_text(const struct hw_opt *r, enum hw_opt_type t, char *buf, siz
 	case HW_OPT_DURATION: range_text(r, " of seconds", buf, len); break;
 	case HW_OPT_ADDR:
 		snprintf(buf, len, "%s",
-		         r->addr == HW_ADDR_STREAM     ? "unix:PATH or tcp:HOST:PORT"
-		         : r->addr == HW_ADDR_HOSTPORT ? "HOST:PORT, e.g. 127.0.0.1:9464"
+		         r->addr == HW_ADDR_STREAM     ? "unix:PATH or tcp:HOST:PORT (port 1-65535)"
+		         : r->addr == HW_ADDR_HOSTPORT ? "HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:9464"
 		                                       : "an HTTP URL, e.g. http://127.0.0.1:8123/?database=hopwatch");
 		break;
 	case HW_OPT_ENUM: names_text(r->names, buf, len); break;
@@ -150,11 +150,23 @@ static int parse_duration(const char *s, double *v)
 	return -1;
 }
 
+/* The port after the last ':' of s: 1..65535 in decimal, and nothing after it. */
+static int port_ok(const char *s)
+{
+	const char *c = strrchr(s, ':');
+	if (!c || !c[1])
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long p = strtoul(c + 1, &end, 10);
+	return !errno && *end == 0 && c[1] >= '0' && c[1] <= '9' && p >= 1 && p <= 65535;
+}
+
 static int addr_ok(enum hw_opt_addr a, const char *s)
 {
 	switch (a) {
-	case HW_ADDR_STREAM: return !strncmp(s, "unix:", 5) || !strncmp(s, "tcp:", 4);
-	case HW_ADDR_HOSTPORT: return strchr(s, ':') != NULL;
+	case HW_ADDR_STREAM: return !strncmp(s, "unix:", 5) ? s[5] != 0 : !strncmp(s, "tcp:", 4) && port_ok(s + 4);
+	case HW_ADDR_HOSTPORT: return port_ok(s);
 	case HW_ADDR_URL: return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
 	}
 	return 0;

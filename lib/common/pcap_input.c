@@ -73,6 +73,11 @@ int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_
 	pcap_set_buffer_size(p, 64 << 20);
 	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(p);
+	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
+		snprintf(err, errlen, "%s: no such capture file or network interface", iface);
+		pcap_close(p);
+		return -1;
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: cannot capture: %s", iface, pcap_geterr(p));
 		pcap_close(p);

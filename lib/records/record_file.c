@@ -152,6 +152,27 @@ static int finish_file(struct hw_record_writer *w, char *err, size_t errlen)
 	return 0;
 }
 
+/* The directory and its missing parents (mode 0750), as `mkdir -p`.  0, or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+	if (n == 0 || n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0750) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0750) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opts *o, char *err, size_t errlen)
 {
 	if (!o || !o->dir || !o->prefix || !*o->prefix || strchr(o->prefix, '/') ||
@@ -161,6 +182,10 @@ struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opt
 		        "record writer: need a directory and a prefix of 1 to 127 bytes without '/' (dir \"%s\", "
 		        "prefix \"%s\")",
 		        o && o->dir ? o->dir : "", o && o->prefix ? o->prefix : "");
+		return NULL;
+	}
+	if (make_dirs(o->dir) != 0) {
+		hw_errf(err, errlen, "record directory %s: cannot create it: %s", o->dir, strerror(errno));
 		return NULL;
 	}
 	int dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

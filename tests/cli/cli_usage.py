@@ -20,6 +20,9 @@ BAD = [
     ([col, "--max-hops", "256"], "--max-hops"),
     ([col, "--rotate-seconds", "x"], "--rotate-seconds"),
     ([col, "--idle-exit", "-1"], "--idle-exit"),
+    ([col, "--metrics", ":99999"], "--metrics"),  # a port above 65535 (it used to listen on 99999 mod 65536)
+    ([col, "--metrics", "127.0.0.1:0"], "--metrics"),
+    ([an, "run", "--stream", "tcp:127.0.0.1:70000"], "--stream"),
     ([col, "--stream", "udp:1.2.3.4:5"], "--stream"),
     ([col, "--metrics", "9464"], "--metrics"),
     ([col, "--clickhouse", "ftp://h/"], "--clickhouse"),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 
 #include <cmocka.h>
@@ -222,15 +223,34 @@ static void write_error_abandons_file(void **state)
 	names_free(names, n);
 }
 
-static void open_refuses_bad_directory(void **state)
+/* A missing record directory is created with its parents (as mkdir -p); one that cannot be (a path
+ * through a regular file) is refused naming it, as is a prefix with '/'. */
+static void open_creates_or_refuses_directory(void **state)
 {
 	struct sink_fx *f = *state;
-	char missing[400];
-	snprintf(missing, sizeof(missing), "%s/no-such-dir", f->dir);
+	char parent[400], missing[420];
+	snprintf(parent, sizeof(parent), "%s/new", f->dir);
+	snprintf(missing, sizeof(missing), "%s/dir", parent);
 	struct hw_record_writer_opts o = {.dir = missing, .prefix = "rec"};
+	struct hw_record_writer *w = hw_record_writer_open(&o, f->err, sizeof(f->err));
+	assert_non_null(w);
+	assert_int_equal(hw_record_writer_close(w, f->err, sizeof(f->err)), 0);
+	struct stat sb;
+	assert_int_equal(stat(missing, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	tmpdir_remove(missing);
+	tmpdir_remove(parent);
+
+	char file[400], under_file[420];
+	snprintf(file, sizeof(file), "%s/plain", f->dir);
+	FILE *fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	snprintf(under_file, sizeof(under_file), "%s/sub", file);
+	o = (struct hw_record_writer_opts){.dir = under_file, .prefix = "rec"};
 	assert_null(hw_record_writer_open(&o, f->err, sizeof(f->err)));
-	assert_non_null(strstr(f->err, missing));
-	assert_non_null(strstr(f->err, "No such file"));
+	assert_non_null(strstr(f->err, under_file));
+	assert_non_null(strstr(f->err, "Not a directory"));
 	o = (struct hw_record_writer_opts){.dir = f->dir, .prefix = "a/b"};
 	assert_null(hw_record_writer_open(&o, f->err, sizeof(f->err)));
 	assert_non_null(strstr(f->err, "a/b"));
@@ -244,7 +264,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(rotation_by_time, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(file_in_progress_is_hidden, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(write_error_abandons_file, sink_fx_setup, sink_fx_teardown),
-	    cmocka_unit_test_setup_teardown(open_refuses_bad_directory, sink_fx_setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(open_creates_or_refuses_directory, sink_fx_setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
