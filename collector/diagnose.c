@@ -207,7 +207,8 @@ static const struct hw_opts_spec diag_spec = {
     .rows = diag_rows,
 };
 
-/* hopwatch-analyzer: beside this program (installed), in the build tree's analyzer/, or in PATH. */
+/* hopwatch-analyzer: beside this program (installed), where this build put it (HW_BUILD_ANALYZER, from
+ * meson), or in PATH. */
 static const char *find_analyzer(const char *prog_path, char *buf, size_t len)
 {
 	char self[PATH_MAX];
@@ -223,10 +224,9 @@ static const char *find_analyzer(const char *prog_path, char *buf, size_t len)
 		snprintf(buf, len, "%s/hopwatch-analyzer", self);
 		if (access(buf, X_OK) == 0)
 			return buf;
-		snprintf(buf, len, "%s/../analyzer/hopwatch-analyzer", self);
-		if (access(buf, X_OK) == 0)
-			return buf;
 	}
+	if (access(HW_BUILD_ANALYZER, X_OK) == 0)
+		return HW_BUILD_ANALYZER;
 	return "hopwatch-analyzer";
 }
 
