@@ -243,16 +243,17 @@ local function is_all_ones(r)
 	return true
 end
 
--- Report metadata is decoded with literal values: TR v2.0 says a node clears the RepMdBits of
--- metadata it does not have, so all ones there is a value, not INT's "unavailable" marker.
-local in_report_md = false
+-- Report metadata (TR v2.0: a node clears the RepMdBits of metadata it does not have) follows the same
+-- rule as the stack and the collector (docs/records.md): only a whole word of all ones is "unavailable".
 
--- Unavailable: an INT stack value of all ones (INT spec: "special all-ones reserved value").
+-- Unavailable: a whole metadata word (all the bytes of one bitmap bit) of all ones (INT spec: "special
+-- all-ones reserved value").  A field that fills only part of a word (one 16-bit port, a 24-bit
+-- occupancy) is a value even when its own bits are all ones, as the collector records it.
 local function unavailable(r)
-	return (not in_report_md) and is_all_ones(r)
+	return is_all_ones(r)
 end
 
--- Add a hop value, or an "unavailable" marker when the wire value is all ones in an INT stack.
+-- Add a whole-word hop value, or an "unavailable" marker when the word is all ones.
 local function hop_val(tree, field, r, name, le)
 	if unavailable(r) then
 		local it = tree:add(F.unavailable, r, name)
@@ -261,7 +262,14 @@ local function hop_val(tree, field, r, name, le)
 	end
 	local it
 	if le then it = tree:add_le(field, r) else it = tree:add(field, r) end
-	if in_report_md and is_all_ones(r) then it:append_text(" (all ones)") end
+	return it
+end
+
+-- Add a field that is part of a word: always a value (the word was checked as a whole).
+local function part_val(tree, field, r, le)
+	local it
+	if le then it = tree:add_le(field, r) else it = tree:add(field, r) end
+	if is_all_ones(r) then it:append_text(" (all ones, a value: the word is not all ones)") end
 	return it
 end
 
@@ -271,12 +279,12 @@ end
 -- each entry: { bit mask, size in bytes, decoder(tree, range) }
 local function dec_node(t, r) hop_val(t, F.node_id, r, "node_id") end
 local function dec_ports(t, r)
-	if unavailable(r(0, 2)) and unavailable(r(2, 2)) then
+	if unavailable(r) then
 		t:add(F.unavailable, r, "ports"):append_text(" (ingress/egress ports = all ones)")
 		return
 	end
-	hop_val(t, F.ingress_port, r(0, 2), "ingress_port")
-	hop_val(t, F.egress_port, r(2, 2), "egress_port")
+	part_val(t, F.ingress_port, r(0, 2))
+	part_val(t, F.egress_port, r(2, 2))
 end
 local function dec_latency(t, r) hop_val(t, F.hop_latency, r, "hop_latency") end
 local function dec_queue(t, r)
@@ -285,7 +293,7 @@ local function dec_queue(t, r)
 		return
 	end
 	t:add(F.queue_id, r(0, 1))
-	hop_val(t, F.queue_occupancy, r(1, 3), "queue_occupancy")
+	part_val(t, F.queue_occupancy, r(1, 3))
 end
 local function dec_ig_ts(t, r) hop_val(t, F.ingress_ts, r, "ingress_ts") end
 local function dec_eg_ts(t, r) hop_val(t, F.egress_ts, r, "egress_ts") end
@@ -295,8 +303,8 @@ local function dec_l2_ports(t, r)
 		t:add(F.unavailable, r, "l2_ports"):append_text(" (L2 ports = all ones)")
 		return
 	end
-	hop_val(t, F.l2_ingress_port, r(0, h), "l2_ingress_port")
-	hop_val(t, F.l2_egress_port, r(h, h), "l2_egress_port")
+	part_val(t, F.l2_ingress_port, r(0, h))
+	part_val(t, F.l2_egress_port, r(h, h))
 end
 local function dec_tx_util(t, r) hop_val(t, F.egress_tx_util, r, "egress_tx_util") end
 local function dec_buffer(t, r)
@@ -305,7 +313,7 @@ local function dec_buffer(t, r)
 		return
 	end
 	t:add(F.buffer_id, r(0, 1))
-	hop_val(t, F.buffer_occupancy, r(1, 3), "buffer_occupancy")
+	part_val(t, F.buffer_occupancy, r(1, 3))
 end
 local function dec_cong(t, r)
 	t:add(F.cong_queue_id, r(0, 1))
@@ -961,13 +969,11 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 			local ht = rt:add(F.r_hop, tvb(body, 8 + ml * 4), node)
 			ht:add(F.node_id, tvb(4, 4))
 			local o = 0
-			in_report_md = true
 			for _, e in ipairs(REPMD) do
 				if bit32.band(bitsv, e[1]) ~= 0 then
 					e[3](ht, tvb(body + 8 + o, e[2])); o = o + e[2]
 				end
 			end
-			in_report_md = false
 			if ml * 4 > need_md then rt:add(F.r_ds_md, tvb(body + 8 + need_md, ml * 4 - need_md)) end
 			inner_off = body + 8 + ml * 4
 		else
@@ -1040,7 +1046,6 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 	local igr = tvb(12, 4)
 	ht:add(F.ingress_ts, igr)
 	local o, egr = 16, nil
-	in_report_md = true
 	for _, e in ipairs(TR1MD) do
 		if bit32.band(mdbits, e[1]) ~= 0 then
 			e[3](ht, tvb(o, 4))
@@ -1048,7 +1053,6 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 			o = o + 4
 		end
 	end
-	in_report_md = false
 	if egr and bit32.band(mdbits, 0x10) == 0 then
 		ht:add(F.hop_latency, egr, (egr:uint() - igr:uint()) % 4294967296):set_generated()
 	end
@@ -1083,10 +1087,8 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 		top:add(F.r_node, l(0, 4))
 		local ht = top:add(F.r_hop, l, node)
 		ht:add(F.node_id, l(0, 4))
-		in_report_md = true
 		dec_ports(ht, l(4, 4))
 		dec_queue(ht, l(8, 4))
-		in_report_md = false
 		ht:add(F.ingress_ts, igr)
 		ht:add(F.egress_ts, l(12, 4))
 		ht:add(F.hop_latency, l(12, 4), (l(12, 4):uint() - igr:uint()) % 4294967296):set_generated()
@@ -1098,9 +1100,7 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 		top:add(F.r_node, l(0, 4))
 		local ht = top:add(F.r_hop, l, node)
 		ht:add(F.node_id, l(0, 4))
-		in_report_md = true
 		dec_ports(ht, l(4, 4))
-		in_report_md = false
 		ht:add(F.drop_queue_id, l(8, 1))
 		ht:add(F.drop_reason, l(9, 1))
 		ht:add(F.drop_pad, l(10, 2))
@@ -1123,7 +1123,6 @@ E.internal = ProtoExpert.new("hopwatch.expert.internal", "Dissector error (pleas
 	expert.group.MALFORMED, expert.severity.ERROR)
 
 local function dissect_report(tvb, pinfo, tree, top)
-	in_report_md = false
 	local ver = tvb(0, 1):bitfield(0, 4)
 	if ver == 2 then
 		dissect_tr2(tvb, pinfo, tree, top)
@@ -1145,7 +1144,6 @@ function hw.dissector(tvb, pinfo, tree)
 	pinfo.cols.protocol:set("INT-TR")
 	local top = tree:add(hw, tvb())
 	local ok, err = pcall(dissect_report, tvb, pinfo, tree, top)
-	in_report_md = false
 	if not ok then top:add_proto_expert_info(E.internal, "Dissector error: " .. tostring(err)) end
 	pinfo.cols.protocol:set("INT-TR")
 	return tvb:len()
