@@ -137,6 +137,7 @@ F.i_md_ds_flags = addi(ProtoField.uint16("int.md.ds_flags", "DS flags", base.HEX
 F.i_hop_bytes = addi(ProtoField.uint16("int.hop_bytes", "Bytes per hop (from the bitmap)", base.DEC))
 F.i_hops = addi(ProtoField.uint8("int.hops", "Hops in the stack", base.DEC))
 F.i_hop = addi(ProtoField.uint8("int.hop", "Hop (stack entry, newest first)", base.DEC))
+F.i_hop_ds = addi(ProtoField.bytes("int.hop.ds_metadata", "Domain-specific metadata (after the bitmap's fields)"))
 F.i_tail_proto = addi(ProtoField.uint8("int.tail.next_proto", "Tail: IP protocol", base.DEC))
 F.i_tail_dport = addi(ProtoField.uint16("int.tail.dst_port", "Tail: original destination port", base.DEC))
 F.i_tail_dscp = addi(ProtoField.uint8("int.tail.dscp", "Tail: original DSCP", base.DEC))
@@ -423,6 +424,7 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 	local bitmap
 	local tbl = INS[version]
 	local hop_ml, hop_bytes
+	local ds_bytes = 0 -- per hop, after the bitmap's fields (domain-specific metadata)
 	if version == "0.5" then
 		mt:add(F.i_md_rep, md(0, 1), md(0, 1):bitfield(4, 2))
 		mt:add(F.i_md_c, md(0, 1), md(0, 1):bitfield(6, 1) == 1)
@@ -493,12 +495,16 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 			return false
 		end
 	else
-		if hop_bytes ~= hop_ml * 4 then
+		-- Hop ML counts every word of a hop: the bitmap's fields, then (v2.1) domain-specific metadata,
+		-- which is shown as bytes (the collector reads the bitmap's fields and passes over the rest)
+		if hop_bytes > hop_ml * 4 then
 			mt:add_proto_expert_info(E.i_bitmap, string.format(
 				"Instruction bitmap 0x%04x needs %d bytes per hop, hop_ml says %d words (%d bytes)",
 				bitmap, hop_bytes, hop_ml, hop_ml * 4))
 			return false
 		end
+		ds_bytes = hop_ml * 4 - hop_bytes
+		hop_bytes = hop_ml * 4
 	end
 	if bit32.band(bitmap, (version == "2.1") and 0x007e or ((version == "0.5") and 0x00ff or 0x00fe)) ~= 0 then
 		mt:add_proto_expert_info(E.i_note, string.format("Reserved instruction bits set (0x%04x)", bitmap))
@@ -524,7 +530,8 @@ local function decode_md(tvb, pinfo, it, off, len, version, with_tail)
 		local r = tvb(stack_off + h * hop_bytes, hop_bytes)
 		local ht = it:add(F.i_hop, r, h)
 		ht:append_text(h == 0 and " (newest)" or "")
-		decode_hop(ht, r, tbl, bitmap, ts32)
+		decode_hop(ht, r(0, hop_bytes - ds_bytes), tbl, bitmap, ts32)
+		if ds_bytes > 0 then ht:add(F.i_hop_ds, r(hop_bytes - ds_bytes, ds_bytes)) end
 	end
 	if tail then
 		local tt = it:add(F.i_tail, tail)

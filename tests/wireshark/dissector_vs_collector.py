@@ -412,24 +412,34 @@ def crafted_pcap(path):
     UDP 1234 -> 5000, shim type 1 length 9 (MD 3 + 2 hops of 3 words), MD version 2, hop_ml 3, bitmap
     0xd000 (node id, L1 ports, queue id + occupancy).  Newest hop first:
       node 6: ports ff ff ff ff (all ones: omitted), queue ff ff ff ff (omitted)
-      node 5: ports ff ff 00 07 (ingress 65535, egress 7), queue 02 ff ff ff (queue 2, occupancy 16777215)"""
+      node 5: ports ff ff 00 07 (ingress 65535, egress 7), queue 02 ff ff ff (queue 2, occupancy 16777215)
+    and one with domain-specific metadata: hop_ml 2 but bitmap 0x8000 (node id only, 1 word), so each hop
+    is the node id then 1 word of domain-specific metadata: newest node 9, oldest node 8."""
     import struct
     md = bytes([0x20, 0x00, 0x03, 0x06, 0xd0, 0x00, 0x00, 0x00, 0, 0, 0, 0])
     stack = (struct.pack(">I", 6) + b"\xff" * 8 +
              struct.pack(">I", 5) + bytes([0xff, 0xff, 0x00, 0x07, 0x02, 0xff, 0xff, 0xff]))
     shim = bytes([0x10, (len(md) + len(stack)) // 4, 0x00, 0x00])
     payload = shim + md + stack
-    udp = struct.pack(">HHHH", 1234, 5000, 8 + len(payload), 0) + payload
-    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0x5c, 20 + len(udp), 1, 0x4000, 64, 17, 0,
-                               bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
-    csum = sum(struct.unpack(">10H", bytes(ip)))
-    csum = (csum & 0xffff) + (csum >> 16)
-    csum = (csum & 0xffff) + (csum >> 16)
-    ip[10:12] = struct.pack(">H", ~csum & 0xffff)
-    frame = bytes.fromhex("020000000002" "020000000001" "0800") + bytes(ip) + udp
+
+    def frame_of(payload):
+        udp = struct.pack(">HHHH", 1234, 5000, 8 + len(payload), 0) + payload
+        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0x5c, 20 + len(udp), 1, 0x4000, 64, 17, 0,
+                                   bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+        csum = sum(struct.unpack(">10H", bytes(ip)))
+        csum = (csum & 0xffff) + (csum >> 16)
+        csum = (csum & 0xffff) + (csum >> 16)
+        ip[10:12] = struct.pack(">H", ~csum & 0xffff)
+        return bytes.fromhex("020000000002" "020000000001" "0800") + bytes(ip) + udp
+
+    frames = [frame_of(payload)]
+    md = bytes([0x20, 0x00, 0x02, 0x06, 0x80, 0x00, 0x00, 0x00, 0, 0, 0, 0])
+    stack = struct.pack(">II", 9, 0xdeadbeef) + struct.pack(">II", 8, 0xdeadbeef)
+    frames.append(frame_of(bytes([0x10, (len(md) + len(stack)) // 4, 0x00, 0x00]) + md + stack))
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
-        f.write(struct.pack("<IIII", 1767225600, 0, len(frame), len(frame)) + frame)
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1767225600, i, len(fr), len(fr)) + fr)
 
 
 def main():
