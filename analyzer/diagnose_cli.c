@@ -114,8 +114,8 @@ struct diag_opts {
 static const struct hw_opt rows[] = {
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(D, config),
      .help = "thresholds JSON (docs/analyzer.md) loads"},
-    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(D, lldp, n_lldp), .elem = HW_OPT_STRING,
-     .what = "capture", .help = "the topology loads: LLDP frames from a capture"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(D, lldp, n_lldp), .elem = HW_OPT_STRING, .what = "capture",
+     .help = "the topology loads: LLDP frames from a capture"},
     {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(D, lldpd_json, n_lldpd_json),
      .elem = HW_OPT_STRING, .what = "dump", .help = "the topology loads: lldpcli JSON dumps"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(D, map), .help = "INT node id / port map of the topology"},
@@ -123,8 +123,8 @@ static const struct hw_opt rows[] = {
      .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
      .help = "binary record files (several may follow one --records) whose INT (node, port)s\n"
              "must all be on the topology"},
-    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(D, jsonl, n_jsonl), .elem = HW_OPT_STRING,
-     .what = "file", .help = "JSON-lines records, checked the same way"},
+    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(D, jsonl, n_jsonl), .elem = HW_OPT_STRING, .what = "file",
+     .help = "JSON-lines records, checked the same way"},
     {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},
     {HW_OPT_STRING, "stream", .metavar = "ADDR", HW_OPT_AT(D, stream),
      .help = "unix:PATH or tcp:HOST:PORT: a running analyzer accepts connections there"},

@@ -120,7 +120,10 @@ int hw_ch_replay_option(struct hw_ch_replay *q, const char *name, const char *va
 int hw_ch_replay_check(const struct hw_ch_replay *q, char *err, size_t errlen)
 {
 	if (!q->url && (q->table || q->have_from || q->have_to))
-		snprintf(err, errlen, "--%s needs --clickhouse URL", q->table ? "clickhouse-table" : q->have_from ? "from" : "to");
+		snprintf(err, errlen, "--%s needs --clickhouse URL",
+		         q->table       ? "clickhouse-table"
+		         : q->have_from ? "from"
+		                        : "to");
 	else if (q->url && (!q->have_from || !q->have_to))
 		snprintf(err, errlen, "--clickhouse needs the time range: --from TIME --to TIME");
 	else if (q->url && q->from_ns >= q->to_ns)

@@ -52,8 +52,8 @@ static const struct hw_opt rows[] = {
      .flags = HW_OPTF_GLOB | HW_OPTF_MULTI, .what = "record file",
      .help = "binary record files (hopwatch-collector --records-dir; several may follow one\n"
              "--records): place every (node_id, port) and list the unplaced"},
-    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(O, jsonl, n_jsonl), .elem = HW_OPT_STRING,
-     .what = "file", .help = "JSON-lines per-hop records (docs/records.md), placed the same way"},
+    {HW_OPT_LIST, "jsonl", .metavar = "FILE", HW_OPT_LIST_AT(O, jsonl, n_jsonl), .elem = HW_OPT_STRING, .what = "file",
+     .help = "JSON-lines per-hop records (docs/records.md), placed the same way"},
     {HW_OPT_GROUP, .help = "checks:"},
     {HW_OPT_STRING, "baseline", .metavar = "OLD.json", HW_OPT_AT(O, baseline),
      .help = "an earlier --json-out output: links up there and not up now are LinkDisappeared"},
@@ -110,8 +110,10 @@ static enum hw_topo_result place_files(struct hw_place_tally *tally, const struc
 		if (f)
 			fclose(f);
 		if (c == '{' || empty) {
-			fprintf(stderr, "hopwatch-analyzer topology: --records %s: JSON lines are deprecated here, use --jsonl\n",
-			        o->records[i]);
+			fprintf(
+			    stderr,
+			    "hopwatch-analyzer topology: --records %s: JSON lines are deprecated here, use --jsonl\n",
+			    o->records[i]);
 			r = hw_place_records(tally, t, m, o->records[i], err);
 			continue;
 		}

@@ -255,8 +255,8 @@ static const struct hw_opt rows[] = {
              "packets as a sink receives them, no report)"},
     {HW_OPT_UINT, "count", .metavar = "N", HW_OPT_AT(G, c.count), .hi = 4000000000u, .def = "1000",
      .help = "reports to write; for int: packets"},
-    {HW_OPT_UINT, "coalesce", .metavar = "K", HW_OPT_AT(G, c.coalesce), .lo = 1, .hi = GEN_MAX_COALESCE,
-     .def = "1", .help = "tr2.0: individual reports per packet"},
+    {HW_OPT_UINT, "coalesce", .metavar = "K", HW_OPT_AT(G, c.coalesce), .lo = 1, .hi = GEN_MAX_COALESCE, .def = "1",
+     .help = "tr2.0: individual reports per packet"},
     {HW_OPT_UINT, "mtu", .metavar = "N", HW_OPT_AT(G, c.mtu), .lo = 128, .hi = GEN_MAX_FRAME, .def = "1500",
      .help = "tr2.0: close a coalesced packet before the frame exceeds N bytes"},
     {HW_OPT_FLAG, "last-len-ff", HW_OPT_AT(G, c.last_len_ff),
@@ -341,8 +341,8 @@ static const struct hw_opt rows[] = {
      .help = "skip one sequence number every N reports of a sender (0 = off)"},
     {HW_OPT_UINT, "epoch-ns", .metavar = "NS", HW_OPT_AT(G, c.epoch_ns), .hi = 4e18, .def = "1767225600000000000",
      .help = "first pcap timestamp, ns since 1970 (the default is 2026-01-01T00:00:00Z)"},
-    {HW_OPT_UINT, "interval-ns", .metavar = "NS", HW_OPT_AT(G, c.interval_ns), .lo = 1, .hi = 3600e9,
-     .def = "1000", .help = "time between packets"},
+    {HW_OPT_UINT, "interval-ns", .metavar = "NS", HW_OPT_AT(G, c.interval_ns), .lo = 1, .hi = 3600e9, .def = "1000",
+     .help = "time between packets"},
     {HW_OPT_UINT, "dev-clock-start", .metavar = "NS", HW_OPT_AT(G, c.dev_clock_start), .hi = 4611686018427387904.0,
      .def = "4292967296",
      .help = "device clocks start here (+ per-node offset < 200 ns); the default\n"
@@ -358,8 +358,7 @@ static const struct hw_opt rows[] = {
     {HW_OPT_UINT, "src-port", .metavar = "P", HW_OPT_AT(G, c.src_port), .hi = 65535,
      .def_note = "0 for tr0.5, 49152 + node otherwise", .help = "report UDP source port"},
     {HW_OPT_GROUP, .help = "Malformed packets (no truth records; counted on stderr and in --summary):"},
-    {HW_OPT_CUSTOM, "malform", .metavar = "KIND[:RATE]", HW_OPT_AT(G, c), .parse = parse_malform,
-     .what = "KIND[:RATE]",
+    {HW_OPT_CUSTOM, "malform", .metavar = "KIND[:RATE]", HW_OPT_AT(G, c), .parse = parse_malform, .what = "KIND[:RATE]",
      .help = "repeatable; RATE = fraction of packets (default 0.05; for all:\n"
              "shared among the kinds that apply).  KIND:\n"
              "truncate, report-length, shim-length, hops, report-version,\n"

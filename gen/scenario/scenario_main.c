@@ -90,8 +90,7 @@ static const struct hw_opt rows[] = {
      .help = "switch-to-switch link speed"},
     {HW_OPT_DOUBLE, "mtu", .metavar = "N", HW_OPT_AT(S, mtu), .lo = 1280, .hi = 65535, .def = "9216",
      .help = "fabric maximum frame size"},
-    {HW_OPT_LIST, "event", .metavar = "SPEC", HW_OPT_LIST_AT(S, events, n_ev), .elem = HW_OPT_STRING,
-     .what = "event",
+    {HW_OPT_LIST, "event", .metavar = "SPEC", HW_OPT_LIST_AT(S, events, n_ev), .elem = HW_OPT_STRING, .what = "event",
      .help = "add an event: KIND:key=value,...  KIND and keys:\n"
              "incast|microburst: dst=HOST senders=N gbps=G start_us= dur_us=\n"
              "link-down: link=NODE:PORT start_us= dur_us=\n"
@@ -115,8 +114,7 @@ static const struct hw_opt rows[] = {
      .help = "ECN marking threshold"},
     {HW_OPT_DOUBLE, "xoff-kb", .metavar = "N", HW_OPT_AT(S, xoff_kb), .lo = 1, .hi = 1e5, .def_note = "400",
      .help = "PFC Xoff per ingress port and priority"},
-    {HW_OPT_DOUBLE, "xon-kb", .metavar = "N", HW_OPT_AT(S, xon_kb), .hi = 1e5, .def_note = "300",
-     .help = "PFC Xon"},
+    {HW_OPT_DOUBLE, "xon-kb", .metavar = "N", HW_OPT_AT(S, xon_kb), .hi = 1e5, .def_note = "300", .help = "PFC Xon"},
     {HW_OPT_DOUBLE, "buffer-kb", .metavar = "N", HW_OPT_AT(S, buf_kb), .lo = 1, .hi = 16383, .def_note = "1024",
      .help = "lossy queue buffer; lossless queues hold 8192"},
     {HW_OPT_DOUBLE, "base-latency-ns", .metavar = "N", HW_OPT_AT(S, base_ns), .hi = 1e6, .def_note = "600",
@@ -233,7 +231,8 @@ int sc_main(int argc, char **argv)
 	}
 	if (optind_ != argc - 1)
 		return fail("%s%s",
-		            optind_ >= argc ? "a scenario name is required (see --list)" : "one scenario name only", "");
+		            optind_ >= argc ? "a scenario name is required (see --list)" : "one scenario name only",
+		            "");
 	cfg.name = argv[optind_];
 	if (!cfg.out_dir)
 		return fail("--out DIR is required%s%s", "", "");
