@@ -25,7 +25,7 @@ struct opts {
 	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
 	int n_records, n_json;
 	int recorded_pace;
-	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics;
+	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics, *external_url;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -62,8 +62,11 @@ void hw_cmd_run_usage(FILE *out)
 	             "outputs:\n"
 	             "  --events FILE|-        events as JSON lines\n"
 	             "  --alertmanager URL     Alertmanager base URL (POST URL/api/v2/alerts)\n"
-	             "  --webhook URL          POST {\"events\":[...]} to URL\n"
-	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus)\n"
+	             "  --webhook URL          POST Alertmanager's webhook JSON (version 4) to URL\n"
+	             "  --metrics HOST:PORT    serve the analyzer's own state at /metrics (Prometheus) and the\n"
+	             "                         --svg-dir files at /svg/FILE\n"
+	             "  --external-url URL     the analyzer's HTTP server as people reach it: alerts link their\n"
+	             "                         graphs as URL/svg/FILE (default http://HOST:PORT of --metrics)\n"
 	             "  --svg-dir DIR          SVG and CSV outputs (docs/analyzer.md):\n"
 	             "                         the latency matrix (rows source leaf, columns destination leaf;\n"
 	             "                         p99.9 and avg of the summed hop latencies),\n"
@@ -98,6 +101,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	                                   {"webhook", required_argument, 0, 'w'},
 	                                   {"hold", required_argument, 0, 'H'},
 	                                   {"metrics", required_argument, 0, 'M'},
+	                                   {"external-url", required_argument, 0, 'U'},
 	                                   {"quiet", no_argument, 0, 'q'},
 	                                   {"svg-dir", required_argument, 0, 'S'},
 	                                   {"svg-every", required_argument, 0, 'E'},
@@ -153,6 +157,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'a': o->am = optarg; break;
 		case 'w': o->webhook = optarg; break;
 		case 'M': o->metrics = optarg; break;
+		case 'U': o->external_url = optarg; break;
 		case 'q': o->quiet = 1; break;
 		case 'S': o->svg.dir = optarg; break;
 		case 'E':
@@ -369,6 +374,15 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 {
 	char err[512];
 	struct an_output *am = NULL, *webhook = NULL, *x;
+	char base[600] = ""; /* the external base URL of the graphs: --external-url, else the --metrics server */
+	if (o->external_url)
+		snprintf(base, sizeof(base), "%s", o->external_url);
+	else if (o->metrics)
+		snprintf(base, sizeof(base), "http://%s", o->metrics);
+	const struct hw_alert_sink_opts ao = {.capacity = cfg->alert_queue,
+	                                      .resend_ns = cfg->resend_ns,
+	                                      .min_visible_ns = cfg->min_visible_ns,
+	                                      .external_url = base};
 	if (o->events) {
 		if (!(x = an_out_events(o->events, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
@@ -377,8 +391,7 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 		an_outputs_add(out, x);
 	}
 	if (o->am) {
-		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, cfg->alert_queue, cfg->resend_ns, o->quiet, err,
-		                         sizeof(err)))) {
+		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, &ao, o->quiet, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			return HW_EXIT_USAGE;
 		}
@@ -386,8 +399,7 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 		*am_sink = an_out_alert_sink(am);
 	}
 	if (o->webhook) {
-		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, cfg->alert_queue, cfg->resend_ns, o->quiet,
-		                              err, sizeof(err)))) {
+		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, &ao, o->quiet, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			return HW_EXIT_USAGE;
 		}

@@ -177,13 +177,13 @@ static void alerts_close(struct an_output *o)
 static const struct an_output_ops alerts_ops = {
     .on_event = alerts_on_event, .tick = alerts_tick, .summary = alerts_summary, .close = alerts_close};
 
-struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, uint32_t capacity, uint64_t resend_ns,
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so,
                                 int quiet, char *err, size_t errlen)
 {
 	const char *name = kind == HW_SINK_ALERTMANAGER ? "alertmanager" : "webhook";
 	struct out_alerts *x = calloc(1, sizeof(*x));
 	char why[400];
-	if (!x || !(x->sink = hw_alert_sink_start(kind, url, capacity, resend_ns, why, sizeof(why)))) {
+	if (!x || !(x->sink = hw_alert_sink_start(kind, url, so, why, sizeof(why)))) {
 		snprintf(err, errlen, "--%s %s", name, x ? why : "out of memory");
 		free(x);
 		return NULL;
