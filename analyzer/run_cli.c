@@ -25,7 +25,8 @@ struct opts {
 	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
 	int n_records, n_json;
 	int recorded_pace;
-	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics, *external_url;
+	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics,
+	    *external_url;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -477,7 +478,13 @@ int hw_cmd_run(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
 	if (o.metrics) {
-		if (!(x = an_out_metrics(o.metrics, have_topo ? &t : NULL, am, webhook, err, sizeof(err)))) {
+		const struct an_metrics_opts mo = {.addr = o.metrics,
+		                                   .topo = have_topo ? &t : NULL,
+		                                   .am = am,
+		                                   .webhook = webhook,
+		                                   .svg_dir = o.svg.dir,
+		                                   .min_visible_ns = cfg.min_visible_ns};
+		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;
 			goto done;

@@ -137,19 +137,24 @@ struct out_alerts {
 	struct hw_alert_sink *sink;
 	const char *name; /* "alertmanager" or "webhook" */
 	int quiet;
+	int started; /* the first tick came: events before it are the start's baseline */
 };
 
 static void alerts_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
                             const char *svg)
 {
+	struct out_alerts *x = (struct out_alerts *)o;
 	(void)a;
-	hw_alert_sink_push(((struct out_alerts *)o)->sink, e, svg);
+	if (!x->started && strcmp(e->alertname, "LinkUp") == 0)
+		return; /* links up when the analyzer starts are its baseline, not news (the events file has them) */
+	hw_alert_sink_push(x->sink, e, svg);
 }
 
 static void alerts_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
 	struct out_alerts *x = (struct out_alerts *)o;
 	(void)a;
+	x->started = 1;
 	if (t->kind == AN_TICK_EXIT && !hw_alert_sink_drain(x->sink, 2000) && !x->quiet)
 		fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n", x->name);
 }
