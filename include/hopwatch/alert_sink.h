@@ -18,6 +18,9 @@ enum hw_sink_kind {
 };
 
 #define HW_ALERT_MIN_VISIBLE_NS 30000000000ull /* default minimum visible time: 30 s */
+/* An alert raised within this record time of the latest raise joins its incident (the "incident" label,
+ * the first raise's UTC time to the millisecond); a longer quiet starts a new one. */
+#define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
 
 struct hw_alert_sink_opts {
 	uint32_t capacity;       /* bounds both the hand-off queue and the table of alerts waiting or active */

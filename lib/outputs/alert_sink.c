@@ -26,7 +26,8 @@ struct entry {
 	uint64_t seq;      /* hand-over order: a post lists its alerts in it */
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
 	uint8_t used, dirty;
-	uint8_t held; /* resolved, the resolve held back until the minimum visible time has passed */
+	uint8_t held;      /* resolved, the resolve held back until the minimum visible time has passed */
+	char incident[32]; /* its incident label, set when it came in */
 };
 
 struct hw_alert_sink {
@@ -44,7 +45,8 @@ struct hw_alert_sink {
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
 	uint64_t next_seq;
-	uint32_t waiting; /* dirty or held entries after the last attempt (under mu for stats) */
+	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
+	uint32_t waiting;                   /* dirty or held entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
 	struct hw_http *http;
 	struct hw_json body;                                 /* the POST body, its buffer kept between posts */
@@ -114,7 +116,7 @@ static void put_alert(struct hw_alert_sink *s, const struct entry *en, int webho
 	const struct hw_an_event *e = &en->e;
 	char ts[48], url[1024];
 	hw_alert_graph_url(s->external, en->svg, url, sizeof(url));
-	hw_alert_labels(e, &s->lab);
+	hw_alert_labels(e, en->incident, &s->lab);
 	hw_alert_annotations(e, en->svg, url, &s->ann);
 	if (!url[0])
 		snprintf(url, sizeof(url), "%s", s->external);
@@ -262,6 +264,16 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		memset(en, 0, sizeof(*en));
 		en->used = en->dirty = 1;
 		en->shown_ns = now;
+		/* its incident: alerts raised less than HW_ALERT_INCIDENT_GAP_NS (record time) after the
+		 * incident's latest one join it; the incident is named by its first raise's UTC time */
+		if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
+		    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns)
+			s->inc_first_ns = s->inc_last_ns = e->start_ns;
+		if (e->start_ns > s->inc_last_ns)
+			s->inc_last_ns = e->start_ns;
+		rfc3339(s->inc_first_ns, en->incident, sizeof(en->incident));
+		en->incident[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
+		en->incident[24] = 0;
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
 	}

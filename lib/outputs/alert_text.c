@@ -103,7 +103,7 @@ static void add(struct hw_alert_kv *l, const char *k, const char *fmt, ...)
 	l->n++;
 }
 
-void hw_alert_labels(const struct hw_an_event *e, struct hw_alert_kv *l)
+void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct hw_alert_kv *l)
 {
 	char id[20];
 	l->n = 0;
@@ -132,6 +132,8 @@ void hw_alert_labels(const struct hw_an_event *e, struct hw_alert_kv *l)
 		add(l, "hw_id", "%d", e->hw_id);
 	if (e->link[0])
 		add(l, "link", "%s", e->link);
+	if (incident && incident[0])
+		add(l, "incident", "%s", incident);
 }
 
 /* "leaf1 (10.255.1.1) port Ethernet3 queue 3", "10.255.1.1 port 3", or "the fabric". */

@@ -32,9 +32,10 @@ struct hw_alert_kv {
 };
 
 /* The labels of an event: alertname, severity, job, node (the dotted node id, as on the collector's
- * metrics), node_name (topology name), node_id, port, queue, hw_id, link; only those that apply.  Stable
- * over the alert's life, so they can be silenced. */
-void hw_alert_labels(const struct hw_an_event *e, struct hw_alert_kv *l);
+ * metrics), node_name (topology name), node_id, port, queue, hw_id, link; only those that apply; and
+ * incident when not "" (what Alertmanager groups one notification by).  Stable over the alert's life, so
+ * they can be silenced. */
+void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct hw_alert_kv *l);
 /* The annotations: summary, description, each number (raw, %.17g), event_id, and graph_url (graph_url
  * given and not "") or else svg (the graph's local file, svg not ""). */
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a);

@@ -151,6 +151,24 @@ static void render(void *arg, FILE *f)
 		fprintf(f, "hopwatch_analyzer_incidents_active{alertname=\"%s\",severity=\"%s\"} %u\n",
 		        m->names[i].alertname, m->names[i].severity, m->names[i].active);
 	render_latency(m, f);
+	if (m->topo) { /* one name for each switch: the node label as on the collector's series, with its names */
+		fprintf(
+		    f, "# HELP hopwatch_analyzer_node_info A switch of the topology: node (its INT node id as a dotted "
+		       "quad, as on the collector's series and the alerts), node_name, node_id, mgmt.\n"
+		       "# TYPE hopwatch_analyzer_node_info gauge\n");
+		for (uint32_t i = 0; i < m->topo->n_nodes; i++) {
+			const struct hw_topo_node *n = &m->topo->nodes[i];
+			char id[20];
+			if (!n->node_id)
+				continue;
+			hw_fmt_node_id(n->node_id, id, sizeof(id));
+			fprintf(f, "hopwatch_analyzer_node_info{node=\"%s\",node_name=\"", id);
+			label_value(f, n->name);
+			fprintf(f, "\",node_id=\"%u\",mgmt=\"", n->node_id);
+			label_value(f, n->n_mgmt ? n->mgmt[0] : "");
+			fprintf(f, "\"} 1\n");
+		}
+	}
 	if (m->topo && m->scores) {
 		fprintf(f,
 		        "# HELP hopwatch_analyzer_link_congestion_score Peak queue occupancy on the link over the last "

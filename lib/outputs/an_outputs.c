@@ -182,8 +182,8 @@ static void alerts_close(struct an_output *o)
 static const struct an_output_ops alerts_ops = {
     .on_event = alerts_on_event, .tick = alerts_tick, .summary = alerts_summary, .close = alerts_close};
 
-struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so,
-                                int quiet, char *err, size_t errlen)
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so, int quiet,
+                                char *err, size_t errlen)
 {
 	const char *name = kind == HW_SINK_ALERTMANAGER ? "alertmanager" : "webhook";
 	struct out_alerts *x = calloc(1, sizeof(*x));

@@ -50,8 +50,8 @@ struct an_output {
 /* --events FILE|-: one JSON line per event. */
 struct an_output *an_out_events(const char *path, char *err, size_t errlen);
 /* --alertmanager URL / --webhook URL (kind); quiet: no "undelivered at exit" line. */
-struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so,
-                                int quiet, char *err, size_t errlen);
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so, int quiet,
+                                char *err, size_t errlen);
 /* The alert sink of an an_out_alerts output, NULL for NULL. */
 struct hw_alert_sink *an_out_alert_sink(struct an_output *o);
 struct an_metrics_opts {

@@ -99,10 +99,12 @@ static void post_one(enum hw_sink_kind kind, const char *svg, const char *ext)
 	MHD_stop_daemon(d);
 }
 
-/* The labels and annotations both bodies carry for odd_event(), as JSON members. */
+/* The labels and annotations both bodies carry for odd_event(), as JSON members; the incident is the first
+ * alert's start to the millisecond (the sink saw no other). */
 #define LABELS                                                                                                         \
 	"{\"alertname\":\"X\",\"severity\":\"warning\",\"job\":\"hopwatch-analyzer\",\"node\":\"10.255.1.1\","         \
-	"\"node_name\":\"sw\\\"1\\\\\",\"node_id\":\"184484097\",\"port\":\"Ethernet3\",\"queue\":\"2\"}"
+	"\"node_name\":\"sw\\\"1\\\\\",\"node_id\":\"184484097\",\"port\":\"Ethernet3\",\"queue\":\"2\","              \
+	"\"incident\":\"2026-01-01T00:00:00.000Z\"}"
 /* summary: alertname, the place (name, dotted id, port name, queue), occupancy 1200000 B = 1.2 MB, the UTC
  * start to the millisecond; description: the same place, the detail, the values, "still going" (firing) */
 #define ANNOTATIONS                                                                                                    \
