@@ -27,7 +27,8 @@ struct opts {
 	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
 	int n_records, n_json;
 	int recorded_pace;
-	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics;
+	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics,
+	    *external_url;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -114,9 +115,12 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events), .help = "events as JSON lines"},
     {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(O, am),
      .help = "Alertmanager base URL (POST URL/api/v2/alerts)"},
-    {HW_OPT_STRING, "webhook", .metavar = "URL", HW_OPT_AT(O, webhook), .help = "POST {\"events\":[...]} to URL"},
+    {HW_OPT_STRING, "webhook", .metavar = "URL", HW_OPT_AT(O, webhook),
+     .help = "POST Alertmanager's webhook JSON (version 4) to URL"},
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
-     .help = "serve the analyzer's own state at /metrics (Prometheus)"},
+     .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
+    {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
+     .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default http://HOST:PORT of --metrics)"},
     {HW_OPT_STRING, "svg-dir", .metavar = "DIR", HW_OPT_AT(O, svg.dir),
      .help = "SVG and CSV outputs (docs/analyzer.md):\n"
              "the latency matrix (rows source leaf, columns destination leaf;\n"
@@ -327,6 +331,15 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 {
 	char err[512];
 	struct an_output *am = NULL, *webhook = NULL, *x;
+	char base[600] = ""; /* the external base URL of the graphs: --external-url, else the --metrics server */
+	if (o->external_url)
+		snprintf(base, sizeof(base), "%s", o->external_url);
+	else if (o->metrics)
+		snprintf(base, sizeof(base), "http://%s", o->metrics);
+	const struct hw_alert_sink_opts ao = {.capacity = cfg->alert_queue,
+	                                      .resend_ns = cfg->resend_ns,
+	                                      .min_visible_ns = cfg->min_visible_ns,
+	                                      .external_url = base};
 	if (o->events) {
 		if (!(x = an_out_events(o->events, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
@@ -335,8 +348,7 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 		an_outputs_add(out, x);
 	}
 	if (o->am) {
-		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, cfg->alert_queue, cfg->resend_ns, o->quiet, err,
-		                         sizeof(err)))) {
+		if (!(am = an_out_alerts(HW_SINK_ALERTMANAGER, o->am, &ao, o->quiet, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			return HW_EXIT_USAGE;
 		}
@@ -344,8 +356,7 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 		*am_sink = an_out_alert_sink(am);
 	}
 	if (o->webhook) {
-		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, cfg->alert_queue, cfg->resend_ns, o->quiet,
-		                              err, sizeof(err)))) {
+		if (!(webhook = an_out_alerts(HW_SINK_WEBHOOK, o->webhook, &ao, o->quiet, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			return HW_EXIT_USAGE;
 		}
@@ -423,7 +434,13 @@ int hw_cmd_run(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	hw_an_topology_events(a);
 	if (o.metrics) {
-		if (!(x = an_out_metrics(o.metrics, have_topo ? &t : NULL, am, webhook, err, sizeof(err)))) {
+		const struct an_metrics_opts mo = {.addr = o.metrics,
+		                                   .topo = have_topo ? &t : NULL,
+		                                   .am = am,
+		                                   .webhook = webhook,
+		                                   .svg_dir = o.svg.dir,
+		                                   .min_visible_ns = cfg.min_visible_ns};
+		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;
 			goto done;

@@ -138,7 +138,8 @@ static int latency(unsigned rounds, uint64_t *handoff, uint64_t *wire)
 	struct hw_an_config c;
 	hw_an_config_default(&c);
 	c.high_queue.hold_ns = 0; /* the crossing record itself raises */
-	l.sink = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, 4096, 3600000000000ull, err, sizeof(err));
+	const struct hw_alert_sink_opts so = {.capacity = 4096, .resend_ns = 3600000000000ull};
+	l.sink = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, &so, err, sizeof(err));
 	struct hw_analyzer *a = hw_an_create(&c, NULL, NULL, to_sink, &l, err, sizeof(err));
 	if (!l.sink || !a)
 		return -1;

@@ -171,8 +171,13 @@ def alerts():
               "Alerts Prometheus holds for hopwatch (collector and analyzer health) and the analyzer's active warnings.")
     b.panel("table", "Firing alerts", [t('ALERTS{alertstate="firing"}', format="table", instant=True)], w=24, h=10)
     b.panel("timeseries", "Alerts by name", [t("count by (alertname, alertstate) (ALERTS)", "{{alertname}} {{alertstate}}")])
-    b.panel("timeseries", "Analyzer warnings active, by name",
-            [t("sum by (alertname) (hopwatch_analyzer_alerts_active) > 0", "{{alertname}}")])
+    b.panel("timeseries", "Analyzer incidents active, by name",
+            [t("sum by (alertname) (hopwatch_analyzer_incidents_active) > 0", "{{alertname}}")],
+            desc="Episodes firing or raised less than alerting.min_visible_ns (default 30 s) ago: fabric "
+                 "episodes last milliseconds, this is what a scrape every few seconds can see.")
+    b.panel("timeseries", "Analyzer events per minute, by name",
+            [t('sum by (alertname, severity) (increase(hopwatch_analyzer_events_total{state="raised"}[1m]))',
+               "{{alertname}} ({{severity}})")])
     b.panel("timeseries", "Collectors and analyzers scraped",
             [t('up{job=~"hopwatch-collector|hopwatch-analyzer"}', "{{job}} {{instance}}")])
     b.panel("timeseries", "Seconds since collector start",
@@ -192,7 +197,7 @@ def analyzer():
     rate = "[$__rate_interval]"
     b.panel("stat", "Analyzers up", [t('sum(up{job="hopwatch-analyzer"})')], w=4, h=4)
     b.panel("stat", "Records/s analyzed", [t("sum(rate(hopwatch_analyzer_records_total%s))" % rate)], w=5, h=4)
-    b.panel("stat", "Active alerts", [t("sum(hopwatch_analyzer_alerts_active)")], w=5, h=4)
+    b.panel("stat", "Active incidents", [t("sum(hopwatch_analyzer_incidents_active)")], w=5, h=4)
     b.panel("stat", "Unplaced records",
             [t('sum(rate(hopwatch_analyzer_records_placed_total{placed="no"}%s)) / '
                "sum(rate(hopwatch_analyzer_records_placed_total%s))" % (rate, rate))], w=5, h=4,
@@ -201,8 +206,12 @@ def analyzer():
             fieldConfig={"defaults": {"unit": "percentunit"}, "overrides": []})
     b.panel("stat", "Reports lost (seen by the analyzer)",
             [t("sum(increase(hopwatch_analyzer_reports_lost_total[$__range]))")], w=5, h=4)
-    b.panel("timeseries", "Active alerts by name",
-            [t("sum by (alertname) (hopwatch_analyzer_alerts_active) > 0", "{{alertname}}")])
+    b.panel("timeseries", "Active incidents by name",
+            [t("sum by (alertname) (hopwatch_analyzer_incidents_active) > 0", "{{alertname}}")])
+    b.panel("timeseries", "Path latency by leaf pair (mean over 1 min)",
+            [t("topk(10, rate(hopwatch_analyzer_path_latency_seconds_sum[1m]) / "
+               "rate(hopwatch_analyzer_path_latency_seconds_count[1m]))", "{{src}} -> {{dst}}")],
+            fieldConfig={"defaults": {"unit": "s"}, "overrides": []})
     b.panel("bargauge", "Most congested links (score, now)",
             [t("topk(15, max by (link) (hopwatch_analyzer_link_congestion_score))", "{{link}}", instant=True)],
             desc="Peak queue occupancy on either side of the link over the last 16 ms of record time, divided by "

@@ -1,5 +1,5 @@
 /* Alert delivery off the detection path: a sink owns a thread that POSTs events to Alertmanager
- * (API v2) or to a generic JSON webhook with libcurl.  Pushing never blocks on the network; while the
+ * (API v2) or to a webhook in Alertmanager's webhook format (version 4) with libcurl.  Pushing never blocks on the network; while the
  * peer is down alerts wait in a bounded table and are delivered when it returns. */
 #ifndef HOPWATCH_ALERT_SINK_H
 #define HOPWATCH_ALERT_SINK_H
@@ -14,25 +14,38 @@ extern "C" {
 
 enum hw_sink_kind {
 	HW_SINK_ALERTMANAGER, /* POST URL/api/v2/alerts, a JSON array of alerts */
-	HW_SINK_WEBHOOK,      /* POST URL, {"events":[event JSON...]} */
+	HW_SINK_WEBHOOK,      /* POST URL, Alertmanager's webhook JSON (version "4"): one post per notification */
+};
+
+#define HW_ALERT_MIN_VISIBLE_NS 30000000000ull /* default minimum visible time: 30 s */
+/* An alert raised within this record time of the latest raise joins its incident (the "incident" label,
+ * the first raise's UTC time to the millisecond); a longer quiet starts a new one. */
+#define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
+
+struct hw_alert_sink_opts {
+	uint32_t capacity;       /* bounds both the hand-off queue and the table of alerts waiting or active */
+	uint64_t resend_ns;      /* Alertmanager: re-send active alerts this often (wall clock); 0 = 60 s */
+	uint64_t min_visible_ns; /* an alert stays firing at least this long after it was handed over (wall
+	                          * clock), its resolve held back until then; fabric episodes last milliseconds */
+	const char *external_url; /* base URL of the analyzer's HTTP server: generatorURL, graph_url; NULL = none */
 };
 
 struct hw_alert_sink;
 
-/* Start a sink.  capacity bounds both the hand-off queue and the table of alerts waiting or active;
- * resend_ns: how often active alerts are re-sent (wall clock; Alertmanager needs it to keep them alive). */
-struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, uint32_t capacity,
-                                          uint64_t resend_ns, char *err, size_t errlen);
+/* Start a sink (o: see struct hw_alert_sink_opts); NULL with a message naming url in err. */
+struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *o,
+                                          char *err, size_t errlen);
 /* Hand an event over (copy), with its graph's file svg (the "svg" annotation; NULL or "" = none).  Never
  * blocks on the network; when the queue is full the event is dropped and counted.  Returns 1 queued, 0
  * dropped. */
 int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg);
-/* Wait up to timeout_ms for everything handed over to be delivered; 1 when all was delivered. */
+/* Wait up to timeout_ms for everything handed over to be delivered, resolves held back for the minimum
+ * visible time included (they are let go at once); 1 when all was delivered. */
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms);
 
 struct hw_alert_sink_stats {
 	uint64_t pushed, dropped, sent_alerts, posts_ok, posts_failed;
-	uint32_t waiting, active;
+	uint32_t waiting, active; /* active: firing, or resolved but still within the minimum visible time */
 };
 void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st);
 /* Stop the thread (one last attempt to deliver is not made; call drain first) and free. */

@@ -53,6 +53,7 @@ struct hw_an_config {
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
 	uint32_t alert_queue;           /* Alertmanager/webhook: queued alerts while the peer is down */
+	uint64_t min_visible_ns;        /* Alertmanager/webhook: an alert stays firing at least this long */
 };
 
 /* Fill c with the documented defaults. */

@@ -20,6 +20,10 @@ struct hw_metrics_http;
  * NULL with a message naming the address in err. */
 struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_render_fn render, void *arg, char *err,
                                               size_t errlen);
+/* The same, also serving the .svg and .csv files of dir (plain file names only) at GET /svg/FILE; dir
+ * NULL = none. */
+struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics_render_fn render, void *arg,
+                                                    const char *dir, char *err, size_t errlen);
 /* Stop serving (waits for a scrape in progress); NULL is allowed. */
 void hw_metrics_http_stop(struct hw_metrics_http *s);
 

@@ -13,6 +13,7 @@ static const struct an_key core_keys[] = {
     AN_KEY("limits", "max_flows", AN_U32, max_flows),
     AN_KEY("alerting", "resend_ns", AN_U64, resend_ns),
     AN_KEY("alerting", "queue", AN_U32, alert_queue),
+    AN_KEY("alerting", "min_visible_ns", AN_U64, min_visible_ns),
 };
 #define N_CORE_KEYS (sizeof(core_keys) / sizeof(core_keys[0]))
 
@@ -27,6 +28,7 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->enabled = (1u << HW_AN_KIND_COUNT) - 1;
 	c->resend_ns = 60000000000ull;
 	c->alert_queue = 4096;
+	c->min_visible_ns = 30000000000ull;
 }
 
 /* Key i of the core's and the detectors' keys, in that order; NULL past the last. */

@@ -1,9 +1,13 @@
 /* The /metrics endpoint shared by the collector and the analyzer: libmicrohttpd in its own thread calls
- * the owner's render function on each GET /metrics, so scrapes never run on the owner's fast path. */
+ * the owner's render function on each GET /metrics, so scrapes never run on the owner's fast path; it can
+ * also serve the SVG and CSV files of one directory at /svg/FILE (the analyzer's graphs). */
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hopwatch/metrics_http.h"
 
@@ -11,7 +15,37 @@ struct hw_metrics_http {
 	struct MHD_Daemon *d;
 	hw_metrics_render_fn render;
 	void *arg;
+	char dir[1024]; /* served at /svg/, "" = none */
 };
+
+/* GET /svg/NAME: the file NAME of the directory when NAME is a plain file name ending in .svg or .csv;
+ * NULL when not (404). */
+static struct MHD_Response *file_response(const struct hw_metrics_http *s, const char *name)
+{
+	size_t n = strlen(name);
+	if (!s->dir[0] || !n || name[0] == '.' ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                 "0123456789._-") != n)
+		return NULL;
+	const char *type = n > 4 && !strcmp(name + n - 4, ".svg")   ? "image/svg+xml"
+	                   : n > 4 && !strcmp(name + n - 4, ".csv") ? "text/csv; charset=utf-8"
+	                                                            : NULL;
+	char path[1400];
+	if (!type || (size_t)snprintf(path, sizeof(path), "%s/%s", s->dir, name) >= sizeof(path))
+		return NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	struct MHD_Response *r = MHD_create_response_from_fd((uint64_t)st.st_size, fd); /* closes fd */
+	if (r)
+		MHD_add_response_header(r, "Content-Type", type);
+	return r;
+}
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state)
@@ -27,6 +61,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		static const char msg[] = "only GET /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (!strncmp(url, "/svg/", 5) && (r = file_response(s, url + 5))) {
+		status = MHD_HTTP_OK;
 	} else if (strcmp(url, "/metrics")) {
 		static const char msg[] = "not found: hopwatch serves /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
@@ -50,6 +86,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_render_fn render, void *arg, char *err,
                                               size_t errlen)
+{
+	return hw_metrics_http_start_files(addr, render, arg, NULL, err, errlen);
+}
+
+struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics_render_fn render, void *arg,
+                                                    const char *dir, char *err, size_t errlen)
 {
 	char host[256];
 	const char *colon = strrchr(addr, ':');
@@ -77,6 +119,7 @@ struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_rende
 	}
 	s->render = render;
 	s->arg = arg;
+	snprintf(s->dir, sizeof(s->dir), "%s", dir ? dir : "");
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;

@@ -1,5 +1,6 @@
 /* The alert sink thread: a bounded hand-off ring from detection, a bounded table of alerts (firing or
- * resolved-but-unsent), and HTTP POSTs to Alertmanager API v2 or a JSON webhook, retried every second. */
+ * resolved but held back or unsent), and HTTP POSTs to Alertmanager API v2 or a webhook in Alertmanager's
+ * webhook format, retried every second.  A resolve is held back until the alert was visible long enough. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alert_text.h"
 #include "clock.h"
 #include "hopwatch/alert_sink.h"
 #include "http_client.h"
@@ -21,28 +23,34 @@ struct noted {
 struct entry {
 	struct hw_an_event e;
 	char svg[256];
-	uint64_t seq; /* hand-over order: a post lists its alerts in it */
+	uint64_t seq;      /* hand-over order: a post lists its alerts in it */
+	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
 	uint8_t used, dirty;
+	uint8_t held;      /* resolved, the resolve held back until the minimum visible time has passed */
+	char incident[32]; /* its incident label, set when it came in */
 };
 
 struct hw_alert_sink {
 	enum hw_sink_kind kind;
 	char url[512];
+	char external[512]; /* the external base URL, "" when none */
 	uint32_t cap;
-	uint64_t resend_ns;
+	uint64_t resend_ns, min_visible_ns;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv, done_cv;
-	int stop;
+	int stop, flush;    /* flush: let held resolves go now (drain) */
 	struct noted *ring; /* hand-off from detection */
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
 	uint64_t next_seq;
-	uint32_t waiting; /* dirty entries after the last attempt (under mu for stats) */
+	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
+	uint32_t waiting;                   /* dirty or held entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
 	struct hw_http *http;
-	struct hw_json body; /* the POST body, its buffer kept between posts */
+	struct hw_json body;                                 /* the POST body, its buffer kept between posts */
+	struct hw_alert_kv lab, ann, common_lab, common_ann; /* scratch of post() */
 };
 
 static void rfc3339(uint64_t ns, char *buf, size_t size)
@@ -54,68 +62,91 @@ static void rfc3339(uint64_t ns, char *buf, size_t size)
 	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
 }
 
-/* A label or annotation: at most its first 255 bytes, escaped. */
-static void put_label(struct hw_json *j, const char *k, const char *v)
+static void put_kv(struct hw_json *j, const struct hw_alert_kv *l)
 {
-	size_t n = strlen(v);
-	hw_json_key(j, k);
-	hw_json_strn(j, v, n < 255 ? n : 255);
+	hw_json_obj(j);
+	for (unsigned i = 0; i < l->n; i++) {
+		hw_json_key(j, l->kv[i].k);
+		hw_json_str(j, l->kv[i].v);
+	}
+	hw_json_obj_end(j);
 }
 
-/* One alert in Alertmanager's shape. */
-static void am_alert(struct hw_json *j, const struct hw_an_event *e, const char *svg)
+/* Keep in c only the pairs that l has with the same value. */
+static void intersect(struct hw_alert_kv *c, const struct hw_alert_kv *l)
 {
-	char num[64], ts[48];
+	unsigned k = 0;
+	for (unsigned i = 0; i < c->n; i++)
+		for (unsigned m = 0; m < l->n; m++)
+			if (!strcmp(c->kv[i].k, l->kv[m].k) && !strcmp(c->kv[i].v, l->kv[m].v)) {
+				if (k != i)
+					c->kv[k] = c->kv[i];
+				k++;
+				break;
+			}
+	c->n = k;
+}
+
+/* Alertmanager's fingerprint of a label set: here FNV-1a 64 over "key=value;" in label order, 16 hex digits. */
+static void fingerprint(const struct hw_alert_kv *l, char *buf, size_t size)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (unsigned i = 0; i < l->n; i++) {
+		for (const char *p = l->kv[i].k; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ '=') * 1099511628211ull;
+		for (const char *p = l->kv[i].v; *p; p++)
+			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = (h ^ ';') * 1099511628211ull;
+	}
+	snprintf(buf, size, "%016" PRIx64, h);
+}
+
+/* Whether an entry goes out resolved: resolved and no longer held back. */
+static int gone(const struct entry *en)
+{
+	return en->e.resolved && !en->held;
+}
+
+/* One alert: Alertmanager API v2's shape, and with webhook also status, generatorURL (always) and
+ * fingerprint as Alertmanager's webhook has them.  Fills s->lab and s->ann. */
+static void put_alert(struct hw_alert_sink *s, const struct entry *en, int webhook)
+{
+	struct hw_json *j = &s->body;
+	const struct hw_an_event *e = &en->e;
+	char ts[48], url[1024];
+	hw_alert_graph_url(s->external, en->svg, url, sizeof(url));
+	hw_alert_labels(e, en->incident, &s->lab);
+	hw_alert_annotations(e, en->svg, url, &s->ann);
+	if (!url[0])
+		snprintf(url, sizeof(url), "%s", s->external);
 	hw_json_obj(j);
+	if (webhook) {
+		hw_json_key(j, "status");
+		hw_json_str(j, gone(en) ? "resolved" : "firing");
+	}
 	hw_json_key(j, "labels");
-	hw_json_obj(j);
-	put_label(j, "alertname", e->alertname);
-	put_label(j, "severity", e->severity);
-	put_label(j, "job", "hopwatch-analyzer");
-	if (e->node[0])
-		put_label(j, "node", e->node);
-	if (e->node_id) {
-		snprintf(num, sizeof(num), "%" PRIu32, e->node_id);
-		put_label(j, "node_id", num);
-	}
-	if (e->port != UINT32_MAX) {
-		snprintf(num, sizeof(num), "%" PRIu32, e->port);
-		put_label(j, "port", e->port_name[0] ? e->port_name : num);
-	}
-	if (e->queue >= 0) {
-		snprintf(num, sizeof(num), "%d", e->queue);
-		put_label(j, "queue", num);
-	}
-	if (e->hw_id >= 0) {
-		snprintf(num, sizeof(num), "%d", e->hw_id);
-		put_label(j, "hw_id", num);
-	}
-	if (e->link[0])
-		put_label(j, "link", e->link);
-	hw_json_obj_end(j);
+	put_kv(j, &s->lab);
 	hw_json_key(j, "annotations");
-	hw_json_obj(j);
-	char summary[512];
-	size_t so = (size_t)snprintf(summary, sizeof(summary), "%s", e->detail[0] ? e->detail : e->alertname);
-	for (unsigned i = 0; i < e->n_numbers && so < sizeof(summary); i++)
-		so += (size_t)snprintf(summary + so, sizeof(summary) - so, "%s%s=%g", i ? " " : ": ",
-		                       e->numbers[i].name, e->numbers[i].value);
-	put_label(j, "summary", summary);
-	for (unsigned i = 0; i < e->n_numbers; i++) {
-		snprintf(num, sizeof(num), "%.17g", e->numbers[i].value);
-		put_label(j, e->numbers[i].name, num);
-	}
-	snprintf(num, sizeof(num), "%" PRIu64, e->id);
-	put_label(j, "event_id", num);
-	if (svg[0])
-		put_label(j, "svg", svg);
-	hw_json_obj_end(j);
+	put_kv(j, &s->ann);
 	rfc3339(e->start_ns, ts, sizeof(ts));
 	hw_json_key(j, "startsAt");
 	hw_json_str(j, ts);
-	if (e->resolved) {
+	if (gone(en)) {
 		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
 		hw_json_key(j, "endsAt");
+		hw_json_str(j, ts);
+	} else if (webhook) {
+		hw_json_key(j, "endsAt");
+		hw_json_str(j, "0001-01-01T00:00:00Z"); /* as Alertmanager sends a firing alert */
+	}
+	if (url[0] || webhook) {
+		hw_json_key(j, "generatorURL");
+		hw_json_str(j, url);
+	}
+	if (webhook) {
+		fingerprint(&s->lab, ts, sizeof(ts));
+		hw_json_key(j, "fingerprint");
 		hw_json_str(j, ts);
 	}
 	hw_json_obj_end(j);
@@ -132,32 +163,64 @@ static int by_seq(const void *a, const void *b)
 static int post(struct hw_alert_sink *s, int all)
 {
 	size_t n = 0;
+	int firing = 0;
 	for (uint32_t i = 0; i < s->cap; i++)
-		if (s->table[i].used && (all || s->table[i].dirty))
+		if (s->table[i].used && (all || s->table[i].dirty)) {
 			s->order[n++] = i;
+			firing |= !gone(&s->table[i]);
+		}
 	if (!n)
 		return 1;
 	sort_base = s->table;
 	qsort(s->order, n, sizeof(*s->order), by_seq);
 	struct hw_json *j = &s->body;
+	int webhook = s->kind == HW_SINK_WEBHOOK;
 	hw_json_reset(j);
-	if (s->kind == HW_SINK_WEBHOOK) {
+	if (webhook) { /* Alertmanager's webhook body, version 4: one notification */
 		hw_json_obj(j);
-		hw_json_key(j, "events");
+		hw_json_key(j, "version");
+		hw_json_str(j, "4");
+		hw_json_key(j, "receiver");
+		hw_json_str(j, "hopwatch");
+		hw_json_key(j, "status");
+		hw_json_str(j, firing ? "firing" : "resolved");
+		hw_json_key(j, "alerts");
 	}
 	hw_json_arr(j);
 	for (size_t k = 0; k < n; k++) {
-		const struct entry *en = &s->table[s->order[k]];
-		if (s->kind == HW_SINK_ALERTMANAGER) {
-			am_alert(j, &en->e, en->svg);
+		put_alert(s, &s->table[s->order[k]], webhook);
+		if (!k) {
+			s->common_lab = s->lab;
+			s->common_ann = s->ann;
 		} else {
-			char ev[4000]; /* an event's JSON line, as the events file has it */
-			hw_json_raw(j, ev, (size_t)hw_an_event_json(&en->e, en->svg, ev, sizeof(ev)));
+			intersect(&s->common_lab, &s->lab);
+			intersect(&s->common_ann, &s->ann);
 		}
 	}
 	hw_json_arr_end(j);
-	if (s->kind == HW_SINK_WEBHOOK)
+	if (webhook) {
+		/* grouped by alertname when the alerts share it, as a route with group_by: [alertname] would */
+		struct hw_alert_kv g = {0};
+		for (unsigned i = 0; i < s->common_lab.n && !g.n; i++)
+			if (!strcmp(s->common_lab.kv[i].k, "alertname"))
+				g.kv[g.n++] = s->common_lab.kv[i];
+		hw_json_key(j, "groupLabels");
+		put_kv(j, &g);
+		hw_json_key(j, "commonLabels");
+		put_kv(j, &s->common_lab);
+		hw_json_key(j, "commonAnnotations");
+		put_kv(j, &s->common_ann);
+		hw_json_key(j, "externalURL");
+		hw_json_str(j, s->external);
+		hw_json_key(j, "groupKey");
+		if (g.n)
+			hw_json_strf(j, "{}:{alertname=\"%s\"}", g.kv[0].v);
+		else
+			hw_json_str(j, "{}:{}");
+		hw_json_key(j, "truncatedAlerts");
+		hw_json_numf(j, "0");
 		hw_json_obj_end(j);
+	}
 	if (j->failed)
 		return 0; /* out of memory: counted as nothing, tried again */
 	struct hw_http_reply r;
@@ -172,43 +235,69 @@ static int post(struct hw_alert_sink *s, int all)
 	pthread_mutex_unlock(&s->mu);
 	if (!ok)
 		return 0;
-	for (uint32_t i = 0; i < s->cap; i++) {
-		struct entry *en = &s->table[i];
-		if (!en->used)
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		struct entry *en = &s->table[s->order[k]];
 		en->dirty = 0;
-		if (en->e.resolved || s->kind == HW_SINK_WEBHOOK)
-			en->used = 0; /* delivered with endsAt (a webhook event: delivered): forget it */
+		if (gone(en))
+			en->used = 0; /* delivered resolved: forget it */
 	}
 	return 1;
 }
 
-/* Merge one handed-over event into the table (thread side).  Alertmanager holds alert states, so a
- * resolve replaces its raise if both wait; a webhook gets every event. */
-static int merge(struct hw_alert_sink *s, const struct noted *x)
+/* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
+ * (id and alertname).  A resolve that comes before the minimum visible time is held back; a webhook is
+ * told of an alert when it fires and when it resolves, Alertmanager also of its updates. */
+static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 {
 	const struct hw_an_event *e = &x->e;
-	struct entry *free_slot = NULL;
-	for (uint32_t i = 0; i < s->cap; i++) {
-		struct entry *en = &s->table[i];
-		if (s->kind == HW_SINK_ALERTMANAGER && en->used && en->e.id == e->id &&
-		    strcmp(en->e.alertname, e->alertname) == 0) {
-			en->e = *e;
-			memcpy(en->svg, x->svg, sizeof(en->svg));
-			en->dirty = 1;
-			en->seq = s->next_seq++;
-			return 1;
-		}
-		if (!en->used && !free_slot)
-			free_slot = en;
+	struct entry *en = NULL, *free_slot = NULL;
+	for (uint32_t i = 0; i < s->cap && !en; i++) {
+		struct entry *t = &s->table[i];
+		if (t->used && t->e.id == e->id && strcmp(t->e.alertname, e->alertname) == 0)
+			en = t;
+		else if (!t->used && !free_slot)
+			free_slot = t;
 	}
-	if (!free_slot)
-		return 0;
-	free_slot->e = *e;
-	memcpy(free_slot->svg, x->svg, sizeof(free_slot->svg));
-	free_slot->used = free_slot->dirty = 1;
-	free_slot->seq = s->next_seq++;
+	if (!en) {
+		if (!(en = free_slot))
+			return 0;
+		memset(en, 0, sizeof(*en));
+		en->used = en->dirty = 1;
+		en->shown_ns = now;
+		/* its incident: alerts raised less than HW_ALERT_INCIDENT_GAP_NS (record time) after the
+		 * incident's latest one join it; the incident is named by its first raise's UTC time */
+		if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
+		    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns)
+			s->inc_first_ns = s->inc_last_ns = e->start_ns;
+		if (e->start_ns > s->inc_last_ns)
+			s->inc_last_ns = e->start_ns;
+		rfc3339(s->inc_first_ns, en->incident, sizeof(en->incident));
+		en->incident[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
+		en->incident[24] = 0;
+	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
+		en->dirty = 1;
+	}
+	char svg[sizeof(en->svg)];
+	memcpy(svg, en->svg, sizeof(svg));
+	en->e = *e;
+	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));
+	en->seq = s->next_seq++;
+	if (e->resolved) {
+		en->held = now - en->shown_ns < s->min_visible_ns && !s->flush;
+		en->dirty |= !en->held;
+	}
 	return 1;
+}
+
+/* Count dirty and held entries (waiting) and active ones (firing, or resolved but held). */
+static void count(const struct hw_alert_sink *s, uint32_t *waiting, uint32_t *active)
+{
+	*waiting = *active = 0;
+	for (uint32_t i = 0; i < s->cap; i++) {
+		const struct entry *en = &s->table[i];
+		*waiting += en->used && (en->dirty || en->held);
+		*active += en->used && !gone(en);
+	}
 }
 
 static void *run(void *arg)
@@ -228,17 +317,22 @@ static void *run(void *arg)
 			s->head = (s->head + 1) % s->cap;
 			s->n--;
 		}
+		int flush = s->flush;
 		pthread_mutex_unlock(&s->mu);
-		uint64_t dropped = 0;
+		uint64_t dropped = 0, now = hw_mono_ns();
 		for (uint32_t i = 0; i < n; i++)
-			dropped += !merge(s, &batch[i]);
-		uint64_t now = hw_mono_ns();
-		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
+			dropped += !merge(s, &batch[i], now);
 		uint32_t dirty = 0, active = 0;
-		for (uint32_t i = 0; i < s->cap; i++) {
-			dirty += s->table[i].used && s->table[i].dirty;
-			active += s->table[i].used && !s->table[i].e.resolved;
+		for (uint32_t i = 0; i < s->cap; i++) { /* resolves whose alert was visible long enough go out */
+			struct entry *en = &s->table[i];
+			if (en->used && en->held && (flush || now - en->shown_ns >= s->min_visible_ns)) {
+				en->held = 0;
+				en->dirty = 1;
+			}
+			dirty += en->used && en->dirty;
+			active += en->used && !gone(en);
 		}
+		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		if ((dirty && now >= retry_at) || (all && active)) {
 			if (post(s, all))
 				retry_at = 0;
@@ -247,11 +341,7 @@ static void *run(void *arg)
 			if (all)
 				last_all = now;
 		}
-		dirty = active = 0;
-		for (uint32_t i = 0; i < s->cap; i++) {
-			dirty += s->table[i].used && s->table[i].dirty;
-			active += s->table[i].used && !s->table[i].e.resolved;
-		}
+		count(s, &dirty, &active);
 		pthread_mutex_lock(&s->mu);
 		s->st.dropped += dropped;
 		s->waiting = dirty;
@@ -264,11 +354,11 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, uint32_t capacity,
-                                          uint64_t resend_ns, char *err, size_t errlen)
+struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *o,
+                                          char *err, size_t errlen)
 {
 	struct hw_alert_sink *s = calloc(1, sizeof(*s));
-	if (!s || !capacity) {
+	if (!s || !o->capacity) {
 		free(s);
 		snprintf(err, errlen, "%s: out of memory", url);
 		return NULL;
@@ -282,16 +372,18 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 		snprintf(s->url, sizeof(s->url), "%.*s/api/v2/alerts", (int)ul, url);
 	else
 		snprintf(s->url, sizeof(s->url), "%s", url);
+	snprintf(s->external, sizeof(s->external), "%s", o->external_url ? o->external_url : "");
+	s->min_visible_ns = o->min_visible_ns;
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
 		snprintf(err, errlen, "%s: not an http:// or https:// URL", url);
 		free(s);
 		return NULL;
 	}
-	s->cap = capacity;
-	s->resend_ns = resend_ns ? resend_ns : 60000000000ull;
-	s->ring = calloc(capacity, sizeof(*s->ring));
-	s->table = calloc(capacity, sizeof(*s->table));
-	s->order = calloc(capacity, sizeof(*s->order));
+	s->cap = o->capacity;
+	s->resend_ns = o->resend_ns ? o->resend_ns : 60000000000ull;
+	s->ring = calloc(s->cap, sizeof(*s->ring));
+	s->table = calloc(s->cap, sizeof(*s->table));
+	s->order = calloc(s->cap, sizeof(*s->order));
 	const struct hw_http_opts ho = {
 	    .connect_timeout_ms = 1000, .timeout_ms = 2000, .content_type = "application/json"}; /* reply dropped */
 	s->http = hw_http_open(s->url, &ho, NULL, 0);
@@ -340,6 +432,7 @@ int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms)
 {
 	uint64_t end = hw_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	pthread_mutex_lock(&s->mu);
+	s->flush = 1;
 	while ((s->n || s->waiting) && hw_mono_ns() < end) {
 		struct timespec ts = hw_real_deadline(100);
 		pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);

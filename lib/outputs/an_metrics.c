@@ -1,14 +1,42 @@
-/* /metrics for hopwatch-analyzer (an output of the table): records placed/unplaced, events, active alerts
- * by name, per-link congestion score, alert sink delivery; a snapshot the ticks refresh, rendered under a
- * mutex and served by metrics_http.h, so scrapes never touch the detectors' state. */
+/* /metrics for hopwatch-analyzer (an output of the table): records placed/unplaced, events by alertname and
+ * severity, active alerts and incidents (held for the minimum visible time) by name, per-link congestion
+ * score, the latency matrix per leaf pair, alert sink delivery; a snapshot the ticks refresh, rendered under
+ * a mutex and served by metrics_http.h (with the --svg-dir files at /svg/), so scrapes never touch the
+ * detectors' state. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "alert_text.h"
 #include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
+
+#define NAMES_MAX 64       /* distinct (alertname, severity) pairs counted */
+#define INCIDENTS_MAX 4096 /* episodes tracked for incidents_active */
+
+struct counted {
+	char alertname[32];
+	const char *severity;
+	uint64_t raised, resolved;
+	uint32_t active; /* incidents active or within the minimum visible time, at the last refresh */
+};
+
+/* An episode for incidents_active: firing, or resolved but shown for less than the minimum visible time. */
+struct incident {
+	uint64_t id, shown_ns; /* shown_ns: monotonic time it was raised; 0 = free slot */
+	uint16_t name;         /* index in counted */
+	uint8_t resolved;
+};
+
+/* One leaf pair of the latency matrix. */
+struct lat_pair {
+	char src[HW_TOPO_NAME_MAX], dst[HW_TOPO_NAME_MAX];
+	uint32_t src_id, dst_id;
+	uint64_t count;
+	double sum_ns;
+};
 
 struct an_metrics {
 	struct an_output base;
@@ -21,7 +49,60 @@ struct an_metrics {
 	struct hw_alert_sink_stats sink[2];
 	int have_sink[2];
 	double *scores;
+	uint64_t min_visible_ns;
+	struct counted names[NAMES_MAX]; /* under mu */
+	unsigned n_names;
+	struct incident *inc; /* ingest thread only */
+	struct lat_pair *lat; /* under mu */
+	unsigned n_lat;
 };
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A label value with backslash, quote and newline escaped as the exposition format asks. */
+static void label_value(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+/* The latency matrix per leaf pair as a summary family (_sum, _count): rate() over any window gives that
+ * window's mean path latency; node labels as on the collector's series. */
+static void render_latency(const struct an_metrics *m, FILE *f)
+{
+	if (!m->n_lat)
+		return;
+	fprintf(f, "# HELP hopwatch_analyzer_path_latency_seconds End-to-end in-switch latency of complete reports "
+	           "from a source leaf to a destination leaf (windowed: rate(_sum[w]) / rate(_count[w])).\n"
+	           "# TYPE hopwatch_analyzer_path_latency_seconds summary\n");
+	for (int part = 0; part < 2; part++)
+		for (unsigned i = 0; i < m->n_lat; i++) {
+			const struct lat_pair *p = &m->lat[i];
+			char a[20], b[20];
+			hw_fmt_node_id(p->src_id, a, sizeof(a));
+			hw_fmt_node_id(p->dst_id, b, sizeof(b));
+			fprintf(f, "hopwatch_analyzer_path_latency_seconds_%s{src=\"", part ? "count" : "sum");
+			label_value(f, p->src);
+			fprintf(f, "\",dst=\"");
+			label_value(f, p->dst);
+			fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
+			if (part)
+				fprintf(f, "%llu\n", (unsigned long long)p->count);
+			else
+				fprintf(f, "%.9g\n", p->sum_ns / 1e9);
+		}
+}
 
 static void render(void *arg, FILE *f)
 {
@@ -51,15 +132,43 @@ static void render(void *arg, FILE *f)
 	        "was full.\n# TYPE hopwatch_analyzer_queue_table_full_total counter\n"
 	        "hopwatch_analyzer_queue_table_full_total %llu\n",
 	        (unsigned long long)s->queues_dropped);
-	fprintf(f,
-	        "# HELP hopwatch_analyzer_events_total Events by state.\n# TYPE hopwatch_analyzer_events_total "
-	        "counter\nhopwatch_analyzer_events_total{state=\"raised\"} %llu\n"
-	        "hopwatch_analyzer_events_total{state=\"resolved\"} %llu\n",
-	        (unsigned long long)s->events_raised, (unsigned long long)s->events_resolved);
-	fprintf(f, "# HELP hopwatch_analyzer_alerts_active Active episodes by alert name.\n"
+	fprintf(f, "# HELP hopwatch_analyzer_events_total Events (episodes raised, resolved) by alert name and "
+	           "severity.\n# TYPE hopwatch_analyzer_events_total counter\n");
+	for (unsigned i = 0; i < m->n_names; i++)
+		for (int r = 0; r < 2; r++)
+			fprintf(f,
+			        "hopwatch_analyzer_events_total{alertname=\"%s\",severity=\"%s\",state=\"%s\"} %llu\n",
+			        m->names[i].alertname, m->names[i].severity, r ? "resolved" : "raised",
+			        (unsigned long long)(r ? m->names[i].resolved : m->names[i].raised));
+	fprintf(f, "# HELP hopwatch_analyzer_alerts_active Active episodes by alert name (detector state now).\n"
 	           "# TYPE hopwatch_analyzer_alerts_active gauge\n");
 	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
 		fprintf(f, "hopwatch_analyzer_alerts_active{alertname=\"%s\"} %u\n", hw_an_kind_name(k), s->active[k]);
+	fprintf(f, "# HELP hopwatch_analyzer_incidents_active Episodes firing or raised less than the minimum "
+	           "visible time ago (alerting.min_visible_ns), by alert name: what a scrape every few seconds sees.\n"
+	           "# TYPE hopwatch_analyzer_incidents_active gauge\n");
+	for (unsigned i = 0; i < m->n_names; i++)
+		fprintf(f, "hopwatch_analyzer_incidents_active{alertname=\"%s\",severity=\"%s\"} %u\n",
+		        m->names[i].alertname, m->names[i].severity, m->names[i].active);
+	render_latency(m, f);
+	if (m->topo) { /* one name for each switch: the node label as on the collector's series, with its names */
+		fprintf(
+		    f, "# HELP hopwatch_analyzer_node_info A switch of the topology: node (its INT node id as a dotted "
+		       "quad, as on the collector's series and the alerts), node_name, node_id, mgmt.\n"
+		       "# TYPE hopwatch_analyzer_node_info gauge\n");
+		for (uint32_t i = 0; i < m->topo->n_nodes; i++) {
+			const struct hw_topo_node *n = &m->topo->nodes[i];
+			char id[20];
+			if (!n->node_id)
+				continue;
+			hw_fmt_node_id(n->node_id, id, sizeof(id));
+			fprintf(f, "hopwatch_analyzer_node_info{node=\"%s\",node_name=\"", id);
+			label_value(f, n->name);
+			fprintf(f, "\",node_id=\"%u\",mgmt=\"", n->node_id);
+			label_value(f, n->n_mgmt ? n->mgmt[0] : "");
+			fprintf(f, "\"} 1\n");
+		}
+	}
 	if (m->topo && m->scores) {
 		fprintf(f,
 		        "# HELP hopwatch_analyzer_link_congestion_score Peak queue occupancy on the link over the last "
@@ -94,18 +203,78 @@ static void render(void *arg, FILE *f)
 	pthread_mutex_unlock(&m->mu);
 }
 
-static double mono_s(void)
+/* Count an event by name and severity, and track its episode for incidents_active (ingest thread). */
+static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
+                             const char *svg)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	struct an_metrics *m = (struct an_metrics *)o;
+	(void)a;
+	(void)svg;
+	const char *sev = e->severity ? e->severity : "warning";
+	unsigned k = 0;
+	pthread_mutex_lock(&m->mu);
+	while (k < m->n_names && (strcmp(m->names[k].alertname, e->alertname) || strcmp(m->names[k].severity, sev)))
+		k++;
+	if (k == m->n_names && k < NAMES_MAX) {
+		snprintf(m->names[k].alertname, sizeof(m->names[k].alertname), "%s", e->alertname);
+		m->names[k].severity = sev; /* severities are string constants */
+		m->n_names++;
+	}
+	if (k < m->n_names)
+		*(e->resolved ? &m->names[k].resolved : &m->names[k].raised) += 1;
+	pthread_mutex_unlock(&m->mu);
+	if (k == m->n_names)
+		return;
+	struct incident *free_slot = NULL;
+	for (unsigned i = 0; i < INCIDENTS_MAX; i++) {
+		struct incident *x = &m->inc[i];
+		if (x->shown_ns && x->id == e->id && x->name == k) {
+			x->resolved |= (uint8_t)e->resolved;
+			return;
+		}
+		if (!x->shown_ns && !free_slot)
+			free_slot = x;
+	}
+	if (free_slot) /* a resolve without its raise still shows for the minimum visible time */
+		*free_slot =
+		    (struct incident){e->id, (uint64_t)(mono_s() * 1e9) | 1, (uint16_t)k, (uint8_t)e->resolved};
 }
 
 /* Refresh the snapshot from the analyzer and the sinks. */
 static void update(struct an_metrics *m, const struct hw_analyzer *a)
 {
 	struct hw_alert_sink *sinks[2] = {m->am, m->webhook};
+	uint32_t active[NAMES_MAX] = {0};
+	uint64_t now = (uint64_t)(mono_s() * 1e9);
+	for (unsigned i = 0; i < INCIDENTS_MAX; i++) {
+		struct incident *x = &m->inc[i];
+		if (!x->shown_ns)
+			continue;
+		if (x->resolved && now - x->shown_ns >= m->min_visible_ns)
+			x->shown_ns = 0; /* shown long enough: forget it */
+		else
+			active[x->name]++;
+	}
+	const struct hw_an_latmatrix *lm = hw_an_latency(a);
+	struct hw_an_lat_stats ls;
+	hw_an_lat_stats(lm, &ls);
 	pthread_mutex_lock(&m->mu);
+	for (unsigned k = 0; k < m->n_names; k++)
+		m->names[k].active = active[k];
+	m->n_lat = 0;
+	for (uint32_t i = 0; i < ls.n_leaves && m->lat; i++)
+		for (uint32_t j = 0; j < ls.n_leaves; j++) {
+			struct hw_an_lat_cell c;
+			if (!hw_an_lat_cell(lm, i, j, &c))
+				continue;
+			struct lat_pair *p = &m->lat[m->n_lat++];
+			snprintf(p->src, sizeof(p->src), "%s", hw_an_lat_leaf_name(lm, i));
+			snprintf(p->dst, sizeof(p->dst), "%s", hw_an_lat_leaf_name(lm, j));
+			p->src_id = hw_an_lat_leaf_node_id(lm, i);
+			p->dst_id = hw_an_lat_leaf_node_id(lm, j);
+			p->count = c.count;
+			p->sum_ns = c.avg * (double)c.count;
+		}
 	hw_an_stats(a, &m->st);
 	if (m->scores)
 		hw_an_link_scores(a, m->scores);
@@ -136,30 +305,45 @@ static void metrics_close(struct an_output *o)
 	hw_metrics_http_stop(m->http);
 	pthread_mutex_destroy(&m->mu);
 	free(m->scores);
+	free(m->inc);
+	free(m->lat);
 	free(m);
 }
 
-static const struct an_output_ops metrics_ops = {.tick = metrics_tick, .close = metrics_close};
+static const struct an_output_ops metrics_ops = {
+    .on_event = metrics_on_event, .tick = metrics_tick, .close = metrics_close};
 
-struct an_output *an_out_metrics(const char *addr, const struct hw_topo *topo, struct hw_alert_sink *am,
-                                 struct hw_alert_sink *webhook, char *err, size_t errlen)
+struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, size_t errlen)
 {
+	const struct hw_topo *topo = o->topo;
 	struct an_metrics *m = calloc(1, sizeof(*m));
 	if (m && topo && topo->n_links)
 		m->scores = calloc(topo->n_links, sizeof(*m->scores));
-	if (!m || (topo && topo->n_links && !m->scores)) {
+	if (m) {
+		m->inc = calloc(INCIDENTS_MAX, sizeof(*m->inc));
+		m->lat = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->lat));
+	}
+	if (!m || (topo && topo->n_links && !m->scores) || !m->inc || !m->lat) {
+		if (m) {
+			free(m->scores);
+			free(m->inc);
+			free(m->lat);
+		}
 		free(m);
 		snprintf(err, errlen, "--metrics: out of memory");
 		return NULL;
 	}
 	m->base.ops = &metrics_ops;
 	m->topo = topo;
-	m->am = am;
-	m->webhook = webhook;
+	m->am = o->am;
+	m->webhook = o->webhook;
+	m->min_visible_ns = o->min_visible_ns;
 	pthread_mutex_init(&m->mu, NULL);
-	if (!(m->http = hw_metrics_http_start(addr, render, m, err, errlen))) {
+	if (!(m->http = hw_metrics_http_start_files(o->addr, render, m, o->svg_dir, err, errlen))) {
 		pthread_mutex_destroy(&m->mu);
 		free(m->scores);
+		free(m->inc);
+		free(m->lat);
 		free(m);
 		return NULL;
 	}

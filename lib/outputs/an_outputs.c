@@ -137,19 +137,24 @@ struct out_alerts {
 	struct hw_alert_sink *sink;
 	const char *name; /* "alertmanager" or "webhook" */
 	int quiet;
+	int started; /* the first tick came: events before it are the start's baseline */
 };
 
 static void alerts_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
                             const char *svg)
 {
+	struct out_alerts *x = (struct out_alerts *)o;
 	(void)a;
-	hw_alert_sink_push(((struct out_alerts *)o)->sink, e, svg);
+	if (!x->started && strcmp(e->alertname, "LinkUp") == 0)
+		return; /* links up when the analyzer starts are its baseline, not news (the events file has them) */
+	hw_alert_sink_push(x->sink, e, svg);
 }
 
 static void alerts_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
 	struct out_alerts *x = (struct out_alerts *)o;
 	(void)a;
+	x->started = 1;
 	if (t->kind == AN_TICK_EXIT && !hw_alert_sink_drain(x->sink, 2000) && !x->quiet)
 		fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n", x->name);
 }
@@ -177,13 +182,13 @@ static void alerts_close(struct an_output *o)
 static const struct an_output_ops alerts_ops = {
     .on_event = alerts_on_event, .tick = alerts_tick, .summary = alerts_summary, .close = alerts_close};
 
-struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, uint32_t capacity, uint64_t resend_ns,
-                                int quiet, char *err, size_t errlen)
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so, int quiet,
+                                char *err, size_t errlen)
 {
 	const char *name = kind == HW_SINK_ALERTMANAGER ? "alertmanager" : "webhook";
 	struct out_alerts *x = calloc(1, sizeof(*x));
 	char why[400];
-	if (!x || !(x->sink = hw_alert_sink_start(kind, url, capacity, resend_ns, why, sizeof(why)))) {
+	if (!x || !(x->sink = hw_alert_sink_start(kind, url, so, why, sizeof(why)))) {
 		snprintf(err, errlen, "--%s %s", name, x ? why : "out of memory");
 		free(x);
 		return NULL;

@@ -50,13 +50,19 @@ struct an_output {
 /* --events FILE|-: one JSON line per event. */
 struct an_output *an_out_events(const char *path, char *err, size_t errlen);
 /* --alertmanager URL / --webhook URL (kind); quiet: no "undelivered at exit" line. */
-struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, uint32_t capacity, uint64_t resend_ns,
-                                int quiet, char *err, size_t errlen);
+struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so, int quiet,
+                                char *err, size_t errlen);
 /* The alert sink of an an_out_alerts output, NULL for NULL. */
 struct hw_alert_sink *an_out_alert_sink(struct an_output *o);
-/* --metrics HOST:PORT: the snapshot refreshed at most every 50 ms; am, webhook may be NULL. */
-struct an_output *an_out_metrics(const char *addr, const struct hw_topo *topo, struct hw_alert_sink *am,
-                                 struct hw_alert_sink *webhook, char *err, size_t errlen);
+struct an_metrics_opts {
+	const char *addr;                   /* --metrics HOST:PORT */
+	const struct hw_topo *topo;         /* NULL: no link scores */
+	struct hw_alert_sink *am, *webhook; /* delivery counters; NULL when not given */
+	const char *svg_dir;                /* served at /svg/FILE; NULL = none */
+	uint64_t min_visible_ns;            /* incidents_active holds a resolved episode this long after its raise */
+};
+/* --metrics HOST:PORT: the snapshot refreshed at most every 50 ms. */
+struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, size_t errlen);
 /* --svg-dir DIR: the latency matrix files on the schedule and at the end (DIR created when missing). */
 struct an_output *an_out_latency(const char *dir, struct an_render *r, char *err, size_t errlen);
 /* --svg-dir DIR with a topology: the congestion graph of each raised congestion event (names them). */

@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "hopwatch/alert_sink.h"
 
-static char got_url[128], got_body[4096];
+static char got_url[128], got_body[8192];
 static size_t got_len;
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -46,7 +47,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return ret;
 }
 
-/* An event whose node name holds a quote and a backslash and whose detail ends in a newline. */
+/* An event whose node name holds a quote and a backslash and whose detail ends in a newline, placed at
+ * node 10.255.1.1 port Ethernet3 queue 2, with one number. */
 static struct hw_an_event odd_event(void)
 {
 	struct hw_an_event e;
@@ -55,27 +57,40 @@ static struct hw_an_event odd_event(void)
 	snprintf(e.alertname, sizeof(e.alertname), "X");
 	e.severity = "warning";
 	snprintf(e.node, sizeof(e.node), "sw\"1\\");
-	e.port = UINT32_MAX;
-	e.queue = -1;
+	e.node_id = 0x0aff0101; /* 10.255.1.1 = 10*2^24 + 255*2^16 + 1*2^8 + 1 = 184484097 */
+	e.port = 3;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet3");
+	e.queue = 2;
 	e.hw_id = -1;
+	e.n_numbers = 1;
+	e.numbers[0].name = "occupancy";
+	e.numbers[0].value = 1200000;
 	snprintf(e.detail, sizeof(e.detail), "d\n");
 	e.start_ns = 1767225600000000000ull; /* 20454 days after 1970-01-01: 2026-01-01T00:00:00Z */
 	return e;
 }
 
-/* Post one event through a sink of kind to the server; got_body then holds what arrived. */
-static void post_one(enum hw_sink_kind kind)
+static struct MHD_Daemon *server(char *url, size_t size)
 {
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handle, NULL,
 	                                        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
 	assert_non_null(d);
+	snprintf(url, size, "http://127.0.0.1:%u", MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+	return d;
+}
+
+/* Post one event (its graph file svg, may be NULL) through a sink of kind with the external URL ext;
+ * got_body then holds what arrived. */
+static void post_one(enum hw_sink_kind kind, const char *svg, const char *ext)
+{
 	char url[64], err[256];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
-	struct hw_alert_sink *s = hw_alert_sink_start(kind, url, 4, 0, err, sizeof(err));
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	const struct hw_alert_sink_opts o = {.capacity = 4, .external_url = ext};
+	struct hw_alert_sink *s = hw_alert_sink_start(kind, url, &o, err, sizeof(err));
 	assert_non_null(s);
 	struct hw_an_event e = odd_event();
-	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	assert_int_equal(hw_alert_sink_push(s, &e, svg), 1);
 	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
 	struct hw_alert_sink_stats st;
 	hw_alert_sink_stats(s, &st);
@@ -84,37 +99,111 @@ static void post_one(enum hw_sink_kind kind)
 	MHD_stop_daemon(d);
 }
 
+/* The labels and annotations both bodies carry for odd_event(), as JSON members; the incident is the first
+ * alert's start to the millisecond (the sink saw no other). */
+#define LABELS                                                                                                         \
+	"{\"alertname\":\"X\",\"severity\":\"warning\",\"job\":\"hopwatch-analyzer\",\"node\":\"10.255.1.1\","         \
+	"\"node_name\":\"sw\\\"1\\\\\",\"node_id\":\"184484097\",\"port\":\"Ethernet3\",\"queue\":\"2\","              \
+	"\"incident\":\"2026-01-01T00:00:00.000Z\"}"
+/* summary: alertname, the place (name, dotted id, port name, queue), occupancy 1200000 B = 1.2 MB, the UTC
+ * start to the millisecond; description: the same place, the detail, the values, "still going" (firing) */
+#define ANNOTATIONS                                                                                                    \
+	"{\"summary\":\"X at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2: occupancy 1.2 MB since 2026-01-01 "      \
+	"00:00:00.000 UTC\",\"description\":\"X (warning) at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2. "        \
+	"d\\u000a. "                                                                                                   \
+	"Values: occupancy 1.2 MB. Started 2026-01-01 00:00:00.000 UTC, still going.\",\"occupancy\":\"1200000\","     \
+	"\"event_id\":\"7\""
+
 static void test_alertmanager_body(void **state)
 {
 	(void)state;
-	post_one(HW_SINK_ALERTMANAGER);
+	post_one(HW_SINK_ALERTMANAGER, NULL, NULL);
 	assert_string_equal(got_url, "/api/v2/alerts");
-	/* labels alertname, severity, job, node (node_id 0, no port, queue or hw_id: left out); the summary is
-	 * the detail; the quote and backslash of sw"1\ get a backslash and the newline becomes \u000a (they
-	 * were '_' before); startsAt with 9 fraction digits */
-	assert_string_equal(got_body,
-	                    "[{\"labels\":{\"alertname\":\"X\",\"severity\":\"warning\",\"job\":\"hopwatch-analyzer\","
-	                    "\"node\":\"sw\\\"1\\\\\"},\"annotations\":{\"summary\":\"d\\u000a\",\"event_id\":\"7\"},"
-	                    "\"startsAt\":\"2026-01-01T00:00:00.000000000Z\"}]");
+	/* the quote and backslash of sw"1\ get a backslash and the newline becomes \u000a; no graph and no
+	 * external URL: no generatorURL; startsAt with 9 fraction digits; firing: no endsAt */
+	assert_string_equal(got_body, "[{\"labels\":" LABELS ",\"annotations\":" ANNOTATIONS
+	                              "},\"startsAt\":\"2026-01-01T00:00:00.000000000Z\"}]");
+}
+
+static void test_alertmanager_graph_url(void **state)
+{
+	(void)state;
+	post_one(HW_SINK_ALERTMANAGER, "/var/lib/hopwatch/svg/event-1-7-X.svg", "http://an.example:9464/");
+	/* the graph's file name under the external URL's /svg/ (its trailing slash dropped), as the annotation
+	 * graph_url (instead of the file path) and as generatorURL */
+	assert_non_null(strstr(got_body, ",\"graph_url\":\"http://an.example:9464/svg/event-1-7-X.svg\"}"));
+	assert_non_null(strstr(got_body, "\"generatorURL\":\"http://an.example:9464/svg/event-1-7-X.svg\"}]"));
+	assert_null(strstr(got_body, "/var/lib"));
 }
 
 static void test_webhook_body(void **state)
 {
 	(void)state;
-	post_one(HW_SINK_WEBHOOK);
+	post_one(HW_SINK_WEBHOOK, NULL, NULL);
 	assert_string_equal(got_url, "/");
-	/* {"events":[ the event's JSON line ]}: firing, node_id 0 always there, no numbers or flows */
-	assert_string_equal(got_body,
-	                    "{\"events\":[{\"event\":\"X\",\"state\":\"firing\",\"id\":7,\"severity\":\"warning\","
-	                    "\"start_ns\":1767225600000000000,\"node_id\":0,\"node\":\"sw\\\"1\\\\\","
-	                    "\"numbers\":{},\"flows\":[],\"detail\":\"d\\u000a\"}]}");
+	/* Alertmanager's webhook body, version 4, as Alertmanager sends it: one firing alert, endsAt the zero
+	 * time, generatorURL empty (no external URL), its fingerprint; the group is its alertname; with one
+	 * alert the common labels and annotations are all of its own */
+	const char *fp = strstr(got_body, "\"fingerprint\":\"");
+	assert_non_null(fp);
+	char want[4096];
+	snprintf(
+	    want, sizeof(want),
+	    "{\"version\":\"4\",\"receiver\":\"hopwatch\",\"status\":\"firing\",\"alerts\":[{\"status\":\"firing\","
+	    "\"labels\":" LABELS ",\"annotations\":" ANNOTATIONS "},\"startsAt\":\"2026-01-01T00:00:00.000000000Z\","
+	    "\"endsAt\":\"0001-01-01T00:00:00Z\",\"generatorURL\":\"\",\"fingerprint\":\"%.16s\"}],"
+	    "\"groupLabels\":{\"alertname\":\"X\"},\"commonLabels\":" LABELS ",\"commonAnnotations\":" ANNOTATIONS
+	    "},\"externalURL\":\"\",\"groupKey\":\"{}:{alertname=\\\"X\\\"}\",\"truncatedAlerts\":0}",
+	    fp + 15);
+	assert_string_equal(got_body, want);
+	for (int i = 0; i < 16; i++) /* 16 hex digits */
+		assert_non_null(strchr("0123456789abcdef", fp[15 + i]));
+}
+
+/* A resolve that comes at once is held back: the alert stays firing (active, waiting) until the minimum
+ * visible time (an hour here, never reached) or a drain lets it go; then one resolved notification. */
+static void test_min_visible(void **state)
+{
+	(void)state;
+	char url[64], err[256];
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	const struct hw_alert_sink_opts o = {.capacity = 4, .min_visible_ns = 3600000000000ull};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	struct hw_an_event e = odd_event();
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	e.resolved = 1;
+	e.end_ns = e.start_ns + 11000000; /* 11 ms later */
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	struct hw_alert_sink_stats st;
+	for (;;) { /* until the firing notification went out and both events were taken in */
+		hw_alert_sink_stats(s, &st);
+		if (st.posts_ok == 1 && st.waiting == 1)
+			break;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	assert_int_equal(st.active, 1);
+	assert_non_null(strstr(got_body, "\"status\":\"firing\""));
+	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.posts_ok, 2);
+	assert_int_equal(st.active, 0);
+	/* resolved: endsAt is the event's end, 11 ms after its start; the description says how long it lasted */
+	assert_non_null(strstr(got_body, "\"status\":\"resolved\",\"alerts\":[{\"status\":\"resolved\""));
+	assert_non_null(strstr(got_body, "\"endsAt\":\"2026-01-01T00:00:00.011000000Z\""));
+	assert_non_null(strstr(got_body, "lasted 11 ms"));
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_alertmanager_body),
+	    cmocka_unit_test(test_alertmanager_graph_url),
 	    cmocka_unit_test(test_webhook_body),
+	    cmocka_unit_test(test_min_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

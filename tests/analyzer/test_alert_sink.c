@@ -52,7 +52,9 @@ static void test_bounded_and_never_blocks(void **state)
 	(void)state;
 	char url[64], err[256];
 	int fd = silent_peer(url, sizeof(url));
-	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, 4, 60000000000ull, err, sizeof(err));
+	struct hw_alert_sink *s = hw_alert_sink_start(
+	    HW_SINK_ALERTMANAGER, url, &(struct hw_alert_sink_opts){.capacity = 4, .resend_ns = 60000000000ull}, err,
+	    sizeof(err));
 	assert_non_null(s);
 	uint64_t refused = 0;
 	for (uint64_t i = 1; i <= 100; i++) {
@@ -83,7 +85,8 @@ static void test_bad_url(void **state)
 {
 	(void)state;
 	char err[256];
-	assert_null(hw_alert_sink_start(HW_SINK_WEBHOOK, "ftp://x", 4, 0, err, sizeof(err)));
+	assert_null(hw_alert_sink_start(HW_SINK_WEBHOOK, "ftp://x", &(struct hw_alert_sink_opts){.capacity = 4}, err,
+	                                sizeof(err)));
 	assert_non_null(strstr(err, "ftp://x"));
 }
 

@@ -1,0 +1,46 @@
+/* Alert text for people and the label set of an alert: values with units and readable precision, UTC times,
+ * the place of an event, its summary and description, its labels and annotations as key/value pairs. */
+#ifndef HOPWATCH_ALERT_TEXT_H
+#define HOPWATCH_ALERT_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hopwatch/analyzer.h"
+
+/* Bytes with a decimal SI prefix and 2-3 significant digits: 950 B, 1.2 MB, 25 kB. */
+void hw_fmt_bytes(double v, char *buf, size_t size);
+/* A duration in nanoseconds: 870 ns, 43 µs, 1.5 ms, 12 s. */
+void hw_fmt_duration(double ns, char *buf, size_t size);
+/* A wall-clock time in UTC to the millisecond: 2026-01-01 00:00:01.234 UTC. */
+void hw_fmt_utc(uint64_t ns, char *buf, size_t size);
+/* One of an event's numbers with its unit, chosen by alertname and number name ("1.2 MB", "43 µs", "2.5 %"). */
+void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size);
+/* A node id as the collector's node label shows it: the switch id as a dotted quad (10.255.1.1). */
+void hw_fmt_node_id(uint32_t id, char *buf, size_t size);
+
+#define HW_ALERT_KV_MAX 32
+#define HW_ALERT_VAL_MAX 1024
+
+/* Labels or annotations: key (a string constant or an event's number name) and value, in order. */
+struct hw_alert_kv {
+	unsigned n;
+	struct {
+		const char *k;
+		char v[HW_ALERT_VAL_MAX];
+	} kv[HW_ALERT_KV_MAX];
+};
+
+/* The labels of an event: alertname, severity, job, node (the dotted node id, as on the collector's
+ * metrics), node_name (topology name), node_id, port, queue, hw_id, link; only those that apply; and
+ * incident when not "" (what Alertmanager groups one notification by).  Stable over the alert's life, so
+ * they can be silenced. */
+void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct hw_alert_kv *l);
+/* The annotations: summary, description, each number (raw, %.17g), event_id, and graph_url (graph_url
+ * given and not "") or else svg (the graph's local file, svg not ""). */
+void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a);
+/* The URL of an event graph file svg under base (an external base URL): base + "/svg/" + svg's file name;
+ * "" when either is empty. */
+void hw_alert_graph_url(const char *base, const char *svg, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,112 @@
+/* Unit test of the alert text for people: bytes and durations with units and readable precision, UTC
+ * times, numbers by name, the dotted node id, the labels and the graph URL of an event. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alert_text.h"
+
+static void test_bytes(void **state)
+{
+	(void)state;
+	char b[32];
+	hw_fmt_bytes(950, b, sizeof(b)); /* under 1000: bytes as they are */
+	assert_string_equal(b, "950 B");
+	hw_fmt_bytes(1200000, b, sizeof(b)); /* 1 200 000 / 10^6 = 1.2: two decimals, trailing 0 dropped */
+	assert_string_equal(b, "1.2 MB");
+	hw_fmt_bytes(25000, b, sizeof(b)); /* 25 000 / 10^3 = 25: one decimal, ".0" dropped */
+	assert_string_equal(b, "25 kB");
+	hw_fmt_bytes(19100, b, sizeof(b)); /* 19.1 kB */
+	assert_string_equal(b, "19.1 kB");
+	hw_fmt_bytes(999999, b, sizeof(b)); /* rounds to 1000 kB at 3 digits: shown as 1 MB */
+	assert_string_equal(b, "1 MB");
+}
+
+static void test_durations(void **state)
+{
+	(void)state;
+	char b[32];
+	hw_fmt_duration(870, b, sizeof(b));
+	assert_string_equal(b, "870 ns");
+	hw_fmt_duration(43000, b, sizeof(b)); /* 43 000 ns = 43 µs */
+	assert_string_equal(b, "43 µs");
+	hw_fmt_duration(1450000, b, sizeof(b)); /* 1.45 ms */
+	assert_string_equal(b, "1.45 ms");
+	hw_fmt_duration(12e9, b, sizeof(b)); /* 12 s */
+	assert_string_equal(b, "12 s");
+}
+
+static void test_utc_and_node(void **state)
+{
+	(void)state;
+	char b[48];
+	/* 2026-01-01T00:00:00Z is 1767225600 s; + 1.234567 s: milliseconds 234 */
+	hw_fmt_utc(1767225601234567000ull, b, sizeof(b));
+	assert_string_equal(b, "2026-01-01 00:00:01.234 UTC");
+	hw_fmt_node_id(184484097, b, sizeof(b)); /* 184484097 = 10*2^24 + 255*2^16 + 1*2^8 + 1 */
+	assert_string_equal(b, "10.255.1.1");
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	char b[32];
+	hw_fmt_number("HighQueue", "occupancy", 752500, b, sizeof(b)); /* bytes: 752.5 kB at 3 digits: 752 */
+	assert_string_equal(b, "752 kB");
+	hw_fmt_number("QueueBuildup", "eta_ms", 0.0364894, b, sizeof(b)); /* 0.0364894 ms = 36.4894 µs */
+	assert_string_equal(b, "36.5 µs");
+	hw_fmt_number("QueueBuildup", "slope_per_ms", 1.06661e7, b, sizeof(b)); /* 10.6661 MB per ms */
+	assert_string_equal(b, "10.7 MB/ms");
+	hw_fmt_number("HighHopLatency", "threshold", 1e6, b, sizeof(b)); /* latency in ns: 1 ms */
+	assert_string_equal(b, "1 ms");
+	hw_fmt_number("PacketDrops", "ratio", 0.25, b, sizeof(b)); /* a share: 25 % */
+	assert_string_equal(b, "25 %");
+	hw_fmt_number("PacketDrops", "threshold", 0.001, b, sizeof(b)); /* a ratio threshold: 0.1 % */
+	assert_string_equal(b, "0.1 %");
+	hw_fmt_number("Incast", "sources", 16, b, sizeof(b)); /* a count: an integer */
+	assert_string_equal(b, "16");
+}
+
+static void test_labels_and_url(void **state)
+{
+	(void)state;
+	struct hw_an_event e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.alertname, sizeof(e.alertname), "Incast");
+	e.severity = "warning";
+	e.node_id = 184484097;
+	snprintf(e.node, sizeof(e.node), "leaf1");
+	e.port = 1;
+	e.queue = 3;
+	e.hw_id = -1;
+	static struct hw_alert_kv l;
+	hw_alert_labels(&e, "2026-01-01T00:00:00.001Z", &l);
+	/* alertname, severity, job, node (dotted id), node_name, node_id, port (no name: the number), queue,
+	 * incident: 9 labels */
+	assert_int_equal(l.n, 9);
+	assert_string_equal(l.kv[3].k, "node");
+	assert_string_equal(l.kv[3].v, "10.255.1.1");
+	assert_string_equal(l.kv[4].v, "leaf1");
+	assert_string_equal(l.kv[6].k, "port");
+	assert_string_equal(l.kv[6].v, "1");
+	assert_string_equal(l.kv[8].k, "incident");
+	char u[128];
+	hw_alert_graph_url("http://h:9464//", "/var/svg/event-1-2-Incast.svg", u, sizeof(u));
+	assert_string_equal(u, "http://h:9464/svg/event-1-2-Incast.svg"); /* trailing slashes dropped, file name */
+	hw_alert_graph_url("", "/var/svg/x.svg", u, sizeof(u));           /* no base: no URL */
+	assert_string_equal(u, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bytes),   cmocka_unit_test(test_durations),      cmocka_unit_test(test_utc_and_node),
+	    cmocka_unit_test(test_numbers), cmocka_unit_test(test_labels_and_url),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
