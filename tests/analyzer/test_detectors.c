@@ -389,6 +389,9 @@ static void path_report(struct hw_analyzer *a, uint64_t t, uint32_t spine)
 	report_path(a, t, 3, nodes, ports, occ, path_src, 0);
 }
 
+/* One flow moves from spine 20 to spine 21: one PathChange placed at the hop it left (node 20, its egress
+ * port 7).  A second flow leaves the same hop half a second later: it joins that alert (one per cause), which
+ * resolves clear_ns (1 s) after the last move, with both flows. */
 static void test_path_change(void **state)
 {
 	(void)state;
@@ -403,8 +406,10 @@ static void test_path_change(void **state)
 	hw_an_finish(a);
 	assert_int_equal(count("PathChange", 0), 1);
 	const struct hw_an_event *e = &evs[first("PathChange", 0)];
-	assert_int_equal(e->node_id, 21); /* the first hop that differs */
+	assert_int_equal(e->node_id, 20); /* the hop the flow left: node 20 ... */
+	assert_int_equal(e->port, 7);     /* ... egress port 7 */
 	assert_int_equal(e->n_flows, 1);
+	assert_int_equal((int)number(e, "moved_flows"), 1);
 	assert_non_null(strstr(e->detail, "10:5>20:7>30:9 -> 10:5>21:7>30:9"));
 	/* the path it left, as data: 10:5, 20:7, 30:9 */
 	assert_int_equal(e->n_old_path, 3);
@@ -414,20 +419,23 @@ static void test_path_change(void **state)
 	assert_int_equal(e->old_path[1][1], 7);
 	assert_int_equal(e->old_path[2][0], 30);
 	assert_int_equal(e->old_path[2][1], 9);
-	/* a second flow changes half a second later: each resolves at its own time */
+	/* a second flow leaves 20:7 half a second later: the same cause, no second alert */
 	path_src = 2;
 	path_report(a, t, 20);
 	path_report(a, t + 500000000ull, 21);
 	hw_an_finish(a); /* a report is judged when the next one starts, or at the end */
 	path_src = 1;
-	assert_int_equal(count("PathChange", 0), 2);
-	hw_an_tick(a, t + 1000000000ull);
-	assert_int_equal(count("PathChange", 1), 1);
+	assert_int_equal(count("PathChange", 0), 1);
+	/* last move at t + 0.5 s: resolved at t + 1.5 s, not before */
 	hw_an_tick(a, t + 1400000000ull);
-	assert_int_equal(count("PathChange", 1), 1);
+	assert_int_equal(count("PathChange", 1), 0);
 	hw_an_tick(a, t + 1600000000ull);
-	assert_int_equal(count("PathChange", 1), 2);
-	assert_int_equal(evs[n_ev - 1].flows[0], evs[first("PathChange", 0) + 1].flows[0]);
+	assert_int_equal(count("PathChange", 1), 1);
+	e = &evs[n_ev - 1];
+	assert_int_equal((int)number(e, "moved_flows"), 2);
+	assert_int_equal((int)number(e, "moved_back"), 0);
+	assert_int_equal(e->n_flows, 2);
+	assert_int_equal(e->flows[0], evs[first("PathChange", 0)].flows[0]);
 	hw_an_destroy(a);
 }
 
@@ -807,6 +815,85 @@ static void test_events_after_ingest(void **state)
 	}
 }
 
+/* The BMv2 line s1 > s2 > s3 (nodes 10, 20, 30): the sink's reports (F) carry 3 hops; the transit s2's
+ * queue reports came as Q+F without I and carry 2 hops (10:5, 20:7).  Compared with the first 2 hops of the
+ * flow's path they agree: no PathChange (the analyzer raised `10:5>20:7>30:9 -> 10:5>20:7` five times).
+ * A Q+F 2-hop report through spine 21 at t1 disagrees with the prefix: still no alert by itself; the sink's
+ * report through 21 at t1 + 5000 then raises one, starting at t1, the first evidence. */
+static void test_path_change_transit_prefix(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 40000000000ull;
+	const uint32_t via20[2] = {10, 20}, via21[2] = {10, 21}, ports[2] = {5, 7}, occ[2] = {100, 63};
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t, 20);
+	t += 1000;
+	for (int i = 0; i < 5; i++, t += 1000) {
+		report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW; /* s2's, no I */
+		report_path(a, t, 2, via20, ports, occ, path_src, 20);
+		report_flags = HW_RF_TRACKED_FLOW;
+		path_report(a, t + 500, 20);
+	}
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	const uint64_t t1 = t;
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW;
+	report_path(a, t1, 2, via21, ports, occ, path_src, 21);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0); /* a prefix never raises by itself */
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t1 + 5000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->start_ns, t1);
+	assert_int_equal(e->node_id, 20); /* the hop left: 20:7 */
+	assert_int_equal(e->port, 7);
+	hw_an_destroy(a);
+}
+
+/* Three flows (sources 1, 2, 3) leave spine 20 for spine 21 at t0 + 1000, + 2000, + 3000: one PathChange at
+ * 20:7, raised gather_ns (1 ms) after the first move with moved_flows 3.  They move back at t0 + 2 ms,
+ * + 2 ms + 1000, + 2 ms + 2000: the alert resolves with the last one back (t0 + 2 ms + 2000), moved_back 3. */
+static void test_path_change_one_per_cause_and_back(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 50000000000ull;
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 - 10000 + s, 20);
+	}
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 + 1000ull * s, 21);
+	}
+	path_src = 4; /* a fourth flow's first report: the third move is judged when the next report starts */
+	path_report(a, t0 + 4000, 20);
+	hw_an_tick(a, t0 + 500000); /* 0.5 ms after the first move: still gathering */
+	assert_int_equal(count("PathChange", 0), 0);
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 + 2000000 + 1000ull * (s - 1), 20);
+	}
+	hw_an_finish(a);
+	path_src = 1;
+	assert_int_equal(count("PathChange", 0), 1);
+	assert_int_equal(count("PathChange", 1), 1);
+	const struct hw_an_event *r = &evs[first("PathChange", 0)], *c = &evs[first("PathChange", 1)];
+	assert_int_equal((int)number(r, "moved_flows"), 3);
+	assert_int_equal(r->n_flows, 3);
+	assert_int_equal(r->start_ns, t0 + 1000);
+	assert_int_equal(r->id, c->id);
+	assert_int_equal((int)number(c, "moved_back"), 3);
+	assert_int_equal(c->end_ns, t0 + 2002000);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -834,6 +921,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_config, setup),
 	    cmocka_unit_test_setup(test_bounded_queues, setup),
 	    cmocka_unit_test_setup(test_events_after_ingest, setup),
+	    cmocka_unit_test_setup(test_path_change_transit_prefix, setup),
+	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
