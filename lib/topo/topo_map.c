@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hopwatch/record.h"
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_map.h"
 #include "hopwatch/topo_render.h"
@@ -284,7 +285,8 @@ enum hw_topo_result hw_place_records(struct hw_place_tally *tally, const struct 
 			static const char *const fields[] = {"ingress_port", "egress_port"};
 			for (int k = 0; k < 2; k++) {
 				json_t *p = json_object_get(rec, fields[k]);
-				if (json_is_integer(p))
+				/* HW_PORT_NONE: the hop chose no egress port (a drop), nothing to place */
+				if (json_is_integer(p) && (uint32_t)json_integer_value(p) != HW_PORT_NONE)
 					hw_place_tally_add(tally, t, m, (uint32_t)json_integer_value(node),
 					                   (uint32_t)json_integer_value(p));
 			}
