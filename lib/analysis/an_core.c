@@ -478,16 +478,21 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 {
 	a->st.records++;
-	advance(a, r->time_ns);
-	if (a->per_step)
-		deliver(a);
-	/* report assembly: consecutive records of one report share sender, sequence number and time */
+	/* report assembly: consecutive records of one report share sender, sequence number and time.  The
+	 * previous report is judged before record time moves on to this record's: a tick at the new time
+	 * (a window closing) sees it. */
 	struct an_report *rep = &a->rep;
-	if (!rep->active || rep->node != r->report_node || rep->seq != r->report_seq || rep->hw_id != r->hw_id ||
-	    rep->time_ns != r->time_ns) {
+	const int starts = !rep->active || rep->node != r->report_node || rep->seq != r->report_seq ||
+	                   rep->hw_id != r->hw_id || rep->time_ns != r->time_ns;
+	if (starts) {
 		finish_report(a);
 		if (a->per_step)
 			deliver(a);
+	}
+	advance(a, r->time_ns);
+	if (a->per_step)
+		deliver(a);
+	if (starts) {
 		rep->active = 1;
 		rep->node = r->report_node;
 		rep->seq = r->report_seq;

@@ -894,6 +894,89 @@ static void test_path_change_one_per_cause_and_back(void **state)
 	hw_an_destroy(a);
 }
 
+/* A report of flow src (source host) at time t over n hops {node, ingress port, egress port}. */
+static void hops_report(struct hw_analyzer *a, uint64_t t, uint8_t src, int n, const uint32_t hops[][3])
+{
+	uint32_t s = seq;
+	for (int h = 0; h < n; h++) {
+		struct hw_record r = rec(t, 100, 0, src);
+		r.report_seq = s;
+		r.report_node = hops[n - 1][0];
+		r.node_id = hops[h][0];
+		r.ingress_port = hops[h][1];
+		r.egress_port = hops[h][2];
+		r.hop_index = (uint8_t)h;
+		r.path_len = (uint8_t)n;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
+/* Leaves 101, 102, 103 and spines 201, 202; leaf port 1 goes to spine 201, port 2 to spine 202 (the same
+ * number both ways), spine port k to leaf 10k, hosts on leaf port 9 (ingress 8).  The link 103:2--202:3
+ * goes down.  Flows A (101 -> 103), B (103 -> 101) and D (102 -> 103) crossed it and move to spine 201; flow
+ * C (102 -> 101, over 201) is rehashed to 202 without having crossed it.  The links each move left (old
+ * hops whose node and egress port the new path does not take):
+ *   A: 101:2--202:1, 202:3--103:2      B: 103:2--202:3, 202:1--101:2
+ *   C: 102:1--201:2, 201:1--101:1      D: 102:2--202:2, 202:3--103:2
+ * 202:3--103:2 was left by A, B and D (3), 101:2--202:1 by A and B (2), the others by one: one PathChange for
+ * the four moves (within gather_ns of each other), placed where A left the failed link (node 202, port 3),
+ * crossed 3, moved_flows 4.  All four move back: resolved, moved_back 4. */
+static void test_path_change_link_down_one_alert(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint32_t a_old[3][3] = {{101, 8, 2}, {202, 1, 3}, {103, 2, 9}}, a_new[3][3] = {{101, 8, 1}, {201, 1, 3}, {103, 1, 9}};
+	const uint32_t b_old[3][3] = {{103, 8, 2}, {202, 3, 1}, {101, 2, 9}}, b_new[3][3] = {{103, 8, 1}, {201, 3, 1}, {101, 1, 9}};
+	const uint32_t c_old[3][3] = {{102, 8, 1}, {201, 2, 1}, {101, 1, 9}}, c_new[3][3] = {{102, 8, 2}, {202, 2, 1}, {101, 2, 9}};
+	const uint32_t d_old[3][3] = {{102, 8, 2}, {202, 2, 3}, {103, 2, 9}}, d_new[3][3] = {{102, 8, 1}, {201, 2, 3}, {103, 1, 9}};
+	const uint32_t(*olds[4])[3] = {a_old, b_old, c_old, d_old}, (*news[4])[3] = {a_new, b_new, c_new, d_new};
+	const uint64_t t0 = 60000000000ull;
+	for (int f = 0; f < 4; f++)
+		hops_report(a, t0 + (uint64_t)f, (uint8_t)(f + 1), 3, olds[f]);
+	for (int f = 0; f < 4; f++) /* 100 us apart */
+		hops_report(a, t0 + 100000 + 100000ull * (uint64_t)f, (uint8_t)(f + 1), 3, news[f]);
+	for (int f = 0; f < 4; f++) /* back 10 ms later */
+		hops_report(a, t0 + 10000000 + (uint64_t)f, (uint8_t)(f + 1), 3, olds[f]);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	assert_int_equal(count("PathChange", 1), 1);
+	const struct hw_an_event *r = &evs[first("PathChange", 0)], *c = &evs[first("PathChange", 1)];
+	assert_int_equal(r->node_id, 202);
+	assert_int_equal(r->port, 3);
+	assert_int_equal((int)number(r, "moved_flows"), 4);
+	assert_int_equal((int)number(r, "crossed"), 3);
+	assert_int_equal(r->n_flows, 4);
+	assert_non_null(strstr(r->detail, "left link 202:3--103:2"));
+	assert_int_equal((int)number(c, "moved_back"), 4);
+	assert_int_equal(c->end_ns, t0 + 10000003); /* the last one back (D) */
+	hw_an_destroy(a);
+}
+
+/* A flow first seen in a transit's Q+F report without I (2 hops: 10:5, 20:7), then in its sink's report
+ * (3 hops: 10:5, 20:7, 30:9): the sink's path extends the one known, so the path completed, no move.  A
+ * later sink report through spine 21 is a move. */
+static void test_path_change_transit_first(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint32_t via20[2] = {10, 20}, ports[2] = {5, 7}, occ[2] = {100, 63};
+	uint64_t t = 70000000000ull;
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW;
+	report_path(a, t, 2, via20, ports, occ, path_src, 20);
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t + 1000, 20);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	path_report(a, t + 2000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +1006,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_events_after_ingest, setup),
 	    cmocka_unit_test_setup(test_path_change_transit_prefix, setup),
 	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
+	    cmocka_unit_test_setup(test_path_change_link_down_one_alert, setup),
+	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* PathChange: flows whose whole path (sink reports, lib/facts) differs from the one they had, one alert per
- * cause (the hop the flows left) with the number and list of moved flows; resolved when they move back. */
+ * cause (a burst of moves, placed at the link their old paths left) with the moved flows; resolved when they
+ * move back. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,16 +8,21 @@
 
 /* The rule (docs/analyzer.md):
  * - A whole-path report (hw_path_report_use: HW_PATH_WHOLE) sets the flow's path.  When the flow had
- *   another one, the flow moved; the cause is the first hop of the old path that the new one does not take
- *   (node and egress port: the link or node the flow left; the new path's hop when the old one was a
- *   prefix of it).
+ *   another one, the flow moved, unless its path came from a Q+F report and the new one only extends it
+ *   (the Q+F report was a transit's after all: the path completed).  The links the move left are the
+ *   old path's hops whose (node, egress port) the new path does not take, each with the next hop's node and
+ *   ingress port (the last hop's: toward the host, peer unknown).
  * - A report of the path so far (HW_PATH_PREFIX: I, D, Q without F, a Q+F report shorter than the flow's
  *   path) is compared with the same prefix of the flow's path (every hop's node and egress port but the
  *   last hop's egress, which a drop may not have chosen) and never moves the flow; when it disagrees, the
  *   next move of the flow starts at that earlier evidence.
- * - The moves of one cause gather in one cause slot: its PathChange is raised gather_ns after the first
- *   move (or at the end of input), with the moved flows so far; flows that move for it later are counted
- *   into its resolve.
+ * - A cause is a burst of moves: a move joins an active cause when it comes within gather_ns of that
+ *   cause's last move, or when it left the cause's link; else it starts one.  One link down moves the
+ *   flows that crossed it and, by ECMP rehashing, others: one cause.  Two unrelated changes within
+ *   gather_ns of each other are one cause too.  The PathChange is raised gather_ns after the cause's first
+ *   move (at once at the end of input), placed at the link the most of its moved flows left (ties: the
+ *   first seen), at that link's end where the flows left it (node, egress port); crossed says how many
+ *   left it.  Flows that join later are counted into its resolve.
  * - A moved flow whose whole path is again the one it left has moved back.  The PathChange resolves when
  *   every moved flow moved back, or clear_ns after its last move (the flows stay on their new paths);
  *   moved_back says how many came back.  A flow that moves again for another cause leaves its first one.
@@ -31,15 +37,25 @@ struct an_flow {              /* a slot of the flow table */
 	uint64_t cause_id;    /* while moved: its cause's event id (0 = not moved) */
 	uint64_t suspect_ns;  /* a report of the path so far disagreed with path at this time (0 = none) */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
-	uint32_t in0;              /* ingress_port of hop 0 (the link into the first switch) */
+	uint32_t in[AN_PATH];      /* each hop's ingress_port (in[0]: the link into the first switch) */
 	uint8_t n_hops, cause;     /* cause: its cause slot + 1 while moved */
+	uint8_t from_q;            /* path came from a Q+F report: it may be a transit's path so far */
+};
+
+#define AN_CAUSE_LINKS 16
+struct an_link {             /* a link moves left: from (node, egress port) to (peer, its ingress port) */
+	uint32_t node, port, peer, peer_port;
+	uint32_t n; /* moved flows that left it */
 };
 
 struct an_cause {
 	uint64_t id, start_ns, last_ns, end_ns; /* last_ns: its last move; end_ns: the last move back */
-	uint32_t node, port;                    /* the hop the flows left */
+	uint64_t first_ns;                      /* its first move's report time (start_ns may be earlier) */
+	uint32_t node, port;                    /* placement: set at the raise */
 	uint32_t moved, back, left;             /* flows moved, moved back, moved again elsewhere */
 	uint8_t used, raised;
+	unsigned n_links, link; /* link: the chosen one (index) at the raise */
+	struct an_link links[AN_CAUSE_LINKS];
 	/* the first move, for the alert's detail and numbers */
 	uint32_t hop, old_n, new_n;
 	uint32_t old_path[AN_PATH][2];
@@ -82,13 +98,20 @@ static void emit(struct hw_analyzer *a, struct an_cause *c, int resolved, uint64
 		an_ev_resolved(e, end);
 	an_ev_num(e, "moved_flows", c->moved);
 	an_ev_num(e, "moved_back", c->back);
+	an_ev_num(e, "crossed", c->n_links ? c->links[c->link].n : 0);
 	an_ev_num(e, "hop", c->hop);
 	an_ev_num(e, "old_hops", c->old_n);
 	an_ev_num(e, "new_hops", c->new_n);
 	for (unsigned i = 0; i < c->n_flows; i++)
 		an_ev_flow(e, c->flows[i]);
 	an_ev_old_path(e, (const uint32_t(*)[2])c->old_path, c->old_n < AN_PATH ? c->old_n : AN_PATH);
-	an_ev_detail(e, "%u flow%s moved (first: %s)%s", c->moved, c->moved == 1 ? "" : "s", c->detail,
+	const struct an_link *l = c->n_links ? &c->links[c->link] : NULL;
+	char link[64] = "";
+	if (l && l->peer)
+		snprintf(link, sizeof(link), "left link %u:%u--%u:%u, ", l->node, l->port, l->peer, l->peer_port);
+	else if (l)
+		snprintf(link, sizeof(link), "left %u:%u, ", l->node, l->port);
+	an_ev_detail(e, "%s%u flow%s moved (first: %s)%s", link, c->moved, c->moved == 1 ? "" : "s", c->detail,
 	             !resolved ? "" : c->back == c->moved ? "; all moved back" : "; resolved");
 	an_ev_commit(e);
 }
@@ -96,6 +119,13 @@ static void emit(struct hw_analyzer *a, struct an_cause *c, int resolved, uint64
 static void raise_cause(struct hw_analyzer *a, struct an_cause *c)
 {
 	c->raised = 1;
+	for (unsigned i = 1; i < c->n_links; i++)
+		if (c->links[i].n > c->links[c->link].n)
+			c->link = i;
+	if (c->n_links) {
+		c->node = c->links[c->link].node;
+		c->port = c->links[c->link].port;
+	}
 	emit(a, c, 0, 0);
 }
 
@@ -108,14 +138,20 @@ static void end_cause(struct hw_analyzer *a, struct path_state *ps, struct an_ca
 	ps->n_active--;
 }
 
-/* The cause slot of (node, port): the active one, else a new one; NULL when all are busy. */
-static struct an_cause *cause_of(struct hw_analyzer *a, struct path_state *ps, uint32_t node, uint32_t port,
-                                 uint64_t start)
+/* Whether the move of f (its old path) to rep's path left link l. */
+static int left_link(const struct an_flow *f, const struct an_report *rep, const struct an_link *l);
+
+/* The cause a move at time t of f to rep joins: an active one whose last move is within gather_ns, or whose
+ * link the move left; else a new one (first_move: placed there until the raise); NULL when all are busy. */
+static struct an_cause *cause_of(struct hw_analyzer *a, struct path_state *ps, const struct an_flow *f,
+                                 const struct an_report *rep, const uint32_t first_move[2], uint64_t start)
 {
 	struct an_cause *free_slot = NULL;
+	const uint64_t t = rep->time_ns;
 	for (unsigned i = 0; i < AN_CAUSES; i++) {
 		struct an_cause *c = &ps->causes[i];
-		if (c->used && c->node == node && c->port == port)
+		if (c->used && (t < c->last_ns + a->c.path_change_gather_ns ||
+		                (c->raised && c->n_links && left_link(f, rep, &c->links[c->link]))))
 			return c;
 		if (!c->used && !free_slot)
 			free_slot = c;
@@ -127,9 +163,10 @@ static struct an_cause *cause_of(struct hw_analyzer *a, struct path_state *ps, u
 	memset(free_slot, 0, sizeof(*free_slot));
 	free_slot->used = 1;
 	free_slot->id = a->next_id++;
-	free_slot->node = node;
-	free_slot->port = port;
+	free_slot->node = first_move[0];
+	free_slot->port = first_move[1];
 	free_slot->start_ns = start;
+	free_slot->first_ns = t;
 	ps->n_active++;
 	return free_slot;
 }
@@ -167,9 +204,66 @@ static unsigned first_difference(const struct an_flow *f, const struct an_report
 {
 	unsigned d = 0;
 	while (d < n && d < f->n_hops && rep->hops[d][0] == f->hops[d][0] &&
-	       (rep->hops[d][1] == f->hops[d][1] || (!last_egress && d + 1 == n)) && (d || rep->hop_in[0] == f->in0))
+	       (rep->hops[d][1] == f->hops[d][1] || (!last_egress && d + 1 == n)) && (d || rep->hop_in[0] == f->in[0]))
 		d++;
 	return d;
+}
+
+/* Whether rep's path takes (node, egress port). */
+static int takes(const struct an_report *rep, uint32_t node, uint32_t port)
+{
+	for (unsigned i = 0; i < rep->n_hops; i++)
+		if (rep->hops[i][0] == node && rep->hops[i][1] == port)
+			return 1;
+	return 0;
+}
+
+/* Hop i of f's path as a link: to the next hop's node and ingress port (0, 0 after the last hop). */
+static struct an_link link_of(const struct an_flow *f, unsigned i)
+{
+	struct an_link l = {f->hops[i][0], f->hops[i][1], 0, 0, 0};
+	if (i + 1 < f->n_hops) {
+		l.peer = f->hops[i + 1][0];
+		l.peer_port = f->in[i + 1];
+	}
+	return l;
+}
+
+/* The same link, either way round (a link seen from its other end has node and peer swapped). */
+static int same_link(const struct an_link *x, const struct an_link *y)
+{
+	return (x->node == y->node && x->port == y->port && x->peer == y->peer && x->peer_port == y->peer_port) ||
+	       (x->peer && x->node == y->peer && x->port == y->peer_port && x->peer == y->node &&
+	        x->peer_port == y->port);
+}
+
+static int left_link(const struct an_flow *f, const struct an_report *rep, const struct an_link *l)
+{
+	for (unsigned i = 0; i < f->n_hops && i < AN_PATH; i++) {
+		struct an_link x = link_of(f, i);
+		if (same_link(&x, l))
+			return !takes(rep, x.node, x.port);
+	}
+	return 0;
+}
+
+/* Count the links f's move to rep left into c. */
+static void count_links(struct an_cause *c, const struct an_flow *f, const struct an_report *rep)
+{
+	for (unsigned i = 0; i < f->n_hops && i < AN_PATH; i++) {
+		if (takes(rep, f->hops[i][0], f->hops[i][1]))
+			continue;
+		struct an_link x = link_of(f, i);
+		unsigned k = 0;
+		while (k < c->n_links && !same_link(&c->links[k], &x))
+			k++;
+		if (k == c->n_links) {
+			if (k == AN_CAUSE_LINKS)
+				continue; /* full: the first links seen are kept */
+			c->links[c->n_links++] = x;
+		}
+		c->links[k].n++;
+	}
 }
 
 static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *f, const struct an_report *rep)
@@ -185,7 +279,7 @@ static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *
 		home = f->home; /* moved again: its home stays the path it had before the first move */
 		detach(a, ps, f, 0, rep->time_ns);
 	}
-	struct an_cause *c = cause_of(a, ps, left[0], left[1], start ? start : 1);
+	struct an_cause *c = cause_of(a, ps, f, rep, left, start ? start : 1);
 	if (!c)
 		return;
 	if (!c->moved) {
@@ -198,6 +292,10 @@ static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *
 		c->new_n = rep->n_hops;
 		memcpy(c->old_path, f->hops, sizeof(c->old_path));
 	}
+	if (!c->raised)
+		count_links(c, f, rep);
+	else if (c->n_links && left_link(f, rep, &c->links[c->link]))
+		c->links[c->link].n++;
 	c->moved++;
 	c->last_ns = rep->time_ns;
 	if (c->n_flows < HW_AN_MAX_FLOWS)
@@ -245,7 +343,9 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
 	} else if (hw_path_changed(f->path, ph)) {
-		if (flow_cause(ps, f) && ph == f->home)
+		if (f->from_q && rep->n_hops > f->n_hops && first_difference(f, rep, f->n_hops, 1) == f->n_hops)
+			; /* its path came from a transit's Q+F report: the whole path extends it */
+		else if (flow_cause(ps, f) && ph == f->home)
 			detach(a, ps, f, 1, rep->time_ns);
 		else
 			moved(a, ps, f, rep);
@@ -253,7 +353,8 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	f->suspect_ns = 0;
 	f->path = ph;
 	f->n_hops = rep->n_hops;
-	f->in0 = rep->hop_in[0];
+	f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
+	memcpy(f->in, rep->hop_in, sizeof(f->in));
 	memcpy(f->hops, rep->hops, sizeof(f->hops));
 }
 
@@ -268,7 +369,7 @@ static void tick(struct hw_analyzer *a, struct an_det *det, uint64_t now)
 		struct an_cause *c = &ps->causes[i];
 		if (!c->used)
 			continue;
-		if (!c->raised && (a->finishing || now >= c->start_ns + a->c.path_change_gather_ns))
+		if (!c->raised && (a->finishing || now >= c->first_ns + a->c.path_change_gather_ns))
 			raise_cause(a, c);
 		if (now >= c->last_ns + a->c.path_change_clear_ns)
 			end_cause(a, ps, c, now);
