@@ -919,9 +919,9 @@ static void hops_report(struct hw_analyzer *a, uint64_t t, uint8_t src, int n, c
  * hops whose node and egress port the new path does not take):
  *   A: 101:2--202:1, 202:3--103:2      B: 103:2--202:3, 202:1--101:2
  *   C: 102:1--201:2, 201:1--101:1      D: 102:2--202:2, 202:3--103:2
- * 202:3--103:2 was left by A, B and D (3), 101:2--202:1 by A and B (2), the others by one: one PathChange for
- * the four moves (within gather_ns of each other), placed where A left the failed link (node 202, port 3),
- * crossed 3, moved_flows 4.  All four move back: resolved, moved_back 4. */
+ * 202:3--103:2 was left by A, B and D (3), 101:2--202:1 by A and B (2, and C's new path takes it), the
+ * others by one: one PathChange for the four moves (within gather_ns of each other), placed where A left the
+ * failed link (node 202, port 3), crossed 3, moved_flows 4.  All four move back: resolved, moved_back 4. */
 static void test_path_change_link_down_one_alert(void **state)
 {
 	(void)state;

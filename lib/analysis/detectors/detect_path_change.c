@@ -20,9 +20,11 @@
  *   cause's last move, or when it left the cause's link; else it starts one.  One link down moves the
  *   flows that crossed it and, by ECMP rehashing, others: one cause.  Two unrelated changes within
  *   gather_ns of each other are one cause too.  The PathChange is raised gather_ns after the cause's first
- *   move (at once at the end of input), placed at the link the most of its moved flows left (ties: the
- *   first seen), at that link's end where the flows left it (node, egress port); crossed says how many
- *   left it.  Flows that join later are counted into its resolve.
+ *   move (at once at the end of input), placed at the link the most of its moves left among the links
+ *   none of its new paths takes (a link that went down carries nothing; ECMP rehashing leaves working
+ *   links too, and new paths take those), else among all (ties: the first seen), at the end where the
+ *   first move left it (node, egress port); crossed says how many moves left it.  Flows that join later
+ *   are counted into its resolve.
  * - A moved flow whose whole path is again the one it left has moved back.  The PathChange resolves when
  *   every moved flow moved back, or clear_ns after its last move (the flows stay on their new paths);
  *   moved_back says how many came back.  A flow that moves again for another cause leaves its first one.
@@ -42,10 +44,11 @@ struct an_flow {              /* a slot of the flow table */
 	uint8_t from_q;            /* path came from a Q+F report: it may be a transit's path so far */
 };
 
-#define AN_CAUSE_LINKS 16
-struct an_link {             /* a link moves left: from (node, egress port) to (peer, its ingress port) */
+#define AN_CAUSE_LINKS 64
+struct an_link {             /* a link of a cause's moves: from (node, egress port) to (peer, its ingress port) */
 	uint32_t node, port, peer, peer_port;
-	uint32_t n; /* moved flows that left it */
+	uint32_t n;    /* moves that left it */
+	uint8_t taken; /* a new path of the cause's moves takes it: it still works */
 };
 
 struct an_cause {
@@ -119,9 +122,18 @@ static void emit(struct hw_analyzer *a, struct an_cause *c, int resolved, uint64
 static void raise_cause(struct hw_analyzer *a, struct an_cause *c)
 {
 	c->raised = 1;
-	for (unsigned i = 1; i < c->n_links; i++)
-		if (c->links[i].n > c->links[c->link].n)
-			c->link = i;
+	/* the link most moves left among those no new path takes (a link that went down carries none), else
+	 * among all */
+	int found = 0;
+	for (unsigned pass = 0; pass < 2 && !found; pass++)
+		for (unsigned i = 0; i < c->n_links; i++) {
+			const struct an_link *l = &c->links[i];
+			if (!l->n || (!pass && l->taken))
+				continue;
+			if (!found || l->n > c->links[c->link].n)
+				c->link = i;
+			found = 1;
+		}
 	if (c->n_links) {
 		c->node = c->links[c->link].node;
 		c->port = c->links[c->link].port;
@@ -221,7 +233,7 @@ static int takes(const struct an_report *rep, uint32_t node, uint32_t port)
 /* Hop i of f's path as a link: to the next hop's node and ingress port (0, 0 after the last hop). */
 static struct an_link link_of(const struct an_flow *f, unsigned i)
 {
-	struct an_link l = {f->hops[i][0], f->hops[i][1], 0, 0, 0};
+	struct an_link l = {f->hops[i][0], f->hops[i][1], 0, 0, 0, 0};
 	if (i + 1 < f->n_hops) {
 		l.peer = f->hops[i + 1][0];
 		l.peer_port = f->in[i + 1];
@@ -247,22 +259,39 @@ static int left_link(const struct an_flow *f, const struct an_report *rep, const
 	return 0;
 }
 
-/* Count the links f's move to rep left into c. */
+/* c's entry for link x (added when new; NULL when the table is full: the first links seen are kept). */
+static struct an_link *cause_link(struct an_cause *c, const struct an_link *x)
+{
+	unsigned k = 0;
+	while (k < c->n_links && !same_link(&c->links[k], x))
+		k++;
+	if (k == c->n_links) {
+		if (k == AN_CAUSE_LINKS)
+			return NULL;
+		c->links[c->n_links++] = *x;
+	}
+	return &c->links[k];
+}
+
+/* Count the links f's move to rep left into c, and mark those its new path takes. */
 static void count_links(struct an_cause *c, const struct an_flow *f, const struct an_report *rep)
 {
+	struct an_link *l;
 	for (unsigned i = 0; i < f->n_hops && i < AN_PATH; i++) {
 		if (takes(rep, f->hops[i][0], f->hops[i][1]))
 			continue;
 		struct an_link x = link_of(f, i);
-		unsigned k = 0;
-		while (k < c->n_links && !same_link(&c->links[k], &x))
-			k++;
-		if (k == c->n_links) {
-			if (k == AN_CAUSE_LINKS)
-				continue; /* full: the first links seen are kept */
-			c->links[c->n_links++] = x;
+		if ((l = cause_link(c, &x)))
+			l->n++;
+	}
+	for (unsigned i = 0; i < rep->n_hops && i < AN_PATH; i++) {
+		struct an_link x = {rep->hops[i][0], rep->hops[i][1], 0, 0, 0, 0};
+		if (i + 1 < rep->n_hops) {
+			x.peer = rep->hops[i + 1][0];
+			x.peer_port = rep->hop_in[i + 1];
 		}
-		c->links[k].n++;
+		if ((l = cause_link(c, &x)))
+			l->taken = 1;
 	}
 }
 
