@@ -51,6 +51,7 @@ struct hw_an_config {
 	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
 	double tree_victim_occupancy;   /* ... an upstream hop is congested at this occupancy (0 = high_queue.clear) */
 	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
+	uint64_t postcard_window_ns;    /* TR v0.5 postcards of one packet: each within this of the previous */
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
 	uint32_t alert_queue;           /* Alertmanager/webhook: queued alerts while the peer is down */

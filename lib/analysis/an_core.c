@@ -75,7 +75,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->smask = 4095;
 	a->fmask = pow2_at_least(c->max_flows) - 1;
 	a->lat = an_latency_create(topo);
-	if (!a->queues || !a->qslots || !a->lat || create_detectors(a)) {
+	a->postcards = calloc(AN_POSTCARD_SLOTS, sizeof(*a->postcards));
+	if (!a->queues || !a->qslots || !a->lat || !a->postcards || create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -99,6 +100,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->queues);
 	free(a->qslots);
 	free(a->pending);
+	free(a->postcards);
 	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
@@ -429,22 +431,98 @@ static void update_queue(struct an_queue *q, const struct hw_record *r)
 	}
 }
 
+/* ---- Postcards ----
+ * A TR v0.5 postcard is one switch's report of one packet (hop 0 of a one-hop report, flag postcard).  The
+ * postcards of one packet are assembled into its path: a postcard of a flow that has a packet in assembly
+ * is that packet's next hop when it comes within postcards.window_ns of the packet's newest postcard and
+ * from a switch not yet on it; otherwise the packet is complete and the postcard starts the next one.  A
+ * packet is also complete window_ns after its newest postcard (checked every tick), when its slot is
+ * wanted by another flow (1024 slots, by flow hash), or at the end of input.  Hops are in arrival order.
+ * This assumes that a flow's packets are reported further apart than the window (a switch reports a flow
+ * once per interval or on a change, as fabric-tna does); packets of one flow reported closer together
+ * would interleave.  The records go to the detectors with their hop index in the packet's path (the
+ * first-hop checks look at hop 0 only); the complete path (two hops or more) goes to the report hooks
+ * (but those that count reports, per_report) and to the latency matrix, like a report with an INT stack. */
+static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
+{
+	an_latency_report(a->lat, rep);
+	for (unsigned i = 0; i < a->n_on_report; i++) {
+		struct an_det *d = a->on_report[i];
+		if (an_enabled(a, d->def->kind) && !(rep->postcards && d->def->per_report))
+			d->def->report(a, d, rep);
+	}
+}
+
+static void postcards_done(struct hw_analyzer *a, struct an_report *p)
+{
+	if (p->active && p->n_hops >= 2)
+		deliver_report(a, p);
+	p->active = 0;
+}
+
+/* The hop index of postcard record r in its packet's path (its slot: *slot). */
+static uint8_t postcard_hop(struct hw_analyzer *a, const struct hw_record *r, struct an_report **slot)
+{
+	struct an_report *p = &a->postcards[(r->flow_hash ^ (r->flow_hash >> 32)) & (AN_POSTCARD_SLOTS - 1)];
+	*slot = p;
+	int joins = p->active && p->flow_hash == r->flow_hash && r->time_ns >= p->last_ns &&
+	            r->time_ns - p->last_ns <= a->c.postcard_window_ns && p->n_hops < AN_PATH;
+	for (unsigned i = 0; joins && i < p->n_hops; i++)
+		if (p->hop_node[i] == r->node_id)
+			joins = 0; /* the switch is on it already: the next packet */
+	if (!joins) {
+		postcards_done(a, p);
+		memset(p, 0, sizeof(*p));
+		p->active = 1;
+		p->postcards = 1;
+		p->flow_hash = r->flow_hash;
+		p->has_flow = 1;
+		p->time_ns = r->time_ns;
+		p->format = r->format;
+		p->hw_id = r->hw_id;
+	}
+	const uint8_t h = p->n_hops;
+	const uint32_t bit = 1u << h;
+	p->last_ns = r->time_ns;
+	p->node = r->node_id;
+	p->flags |= r->report_flags;
+	p->n_hops = p->path_len = (uint8_t)(h + 1);
+	p->seen |= bit;
+	p->hop_node[h] = r->node_id;
+	p->hop_lat[h] = r->hop_latency;
+	if (r->valid & HW_V_HOP_LATENCY)
+		p->has_lat |= bit;
+	p->occ[h] = (r->valid & HW_V_QUEUE) ? r->queue_occupancy : UINT32_MAX;
+	p->hops[h][0] = r->node_id;
+	p->hops[h][1] = r->egress_port;
+	p->hop_in[h] = r->ingress_port;
+	if (r->valid & HW_V_PORTS)
+		p->ports |= bit;
+	return h;
+}
+
+/* Packets whose newest postcard is older than the window (all of them at the end of input) are complete. */
+static void postcards_flush(struct hw_analyzer *a, uint64_t now, int all)
+{
+	for (unsigned i = 0; i < AN_POSTCARD_SLOTS; i++) {
+		struct an_report *p = &a->postcards[i];
+		if (p->active && (all || now - p->last_ns > a->c.postcard_window_ns))
+			postcards_done(a, p);
+	}
+}
+
 static void finish_report(struct hw_analyzer *a)
 {
 	if (!a->rep.active)
 		return;
 	a->st.reports++;
-	an_latency_report(a->lat, &a->rep);
-	for (unsigned i = 0; i < a->n_on_report; i++) {
-		struct an_det *d = a->on_report[i];
-		if (an_enabled(a, d->def->kind))
-			d->def->report(a, d, &a->rep);
-	}
+	deliver_report(a, &a->rep);
 	a->rep.active = 0;
 }
 
 static void run_tick(struct hw_analyzer *a, uint64_t now)
 {
+	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
 		if (!an_enabled(a, d->def->kind))
@@ -525,6 +603,16 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		if (r->hop_index + 1u > rep->n_hops)
 			rep->n_hops = (uint8_t)(r->hop_index + 1u);
 	}
+	/* a postcard: a hop of its packet's path (the record hooks see its hop index there) */
+	struct an_report *pc = NULL;
+	struct hw_record pcr;
+	const struct hw_record *rr = r;
+	if ((r->report_flags & HW_RF_POSTCARD) && (r->valid & HW_V_FLOW) && r->path_len == 1 && r->hop_index == 0) {
+		pcr = *r;
+		pcr.hop_index = postcard_hop(a, r, &pc);
+		pcr.path_len = (uint8_t)(pcr.hop_index + 1);
+		rr = &pcr;
+	}
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
 	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
@@ -544,11 +632,13 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	update_queue(q, r);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
+	if (pc)
+		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
 	for (unsigned i = 0; i < a->n_on_record; i++) {
 		struct an_det *d = a->on_record[i];
 		if (an_enabled(a, d->def->kind))
-			d->def->record(a, d, q, qs + d->qoff, r);
+			d->def->record(a, d, q, qs + d->qoff, rr);
 	}
 }
 

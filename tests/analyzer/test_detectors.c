@@ -977,6 +977,50 @@ static void test_path_change_transit_first(void **state)
 	hw_an_destroy(a);
 }
 
+/* A TR v0.5 postcard of flow src from switch node (ingress 1, egress port), DSCP dscp, at time t. */
+static void postcard(struct hw_analyzer *a, uint64_t t, uint8_t src, uint32_t node, uint32_t port, uint8_t dscp)
+{
+	struct hw_record r = rec(t, 100, 0, src);
+	r.valid |= HW_V_ROCE | HW_V_TCLASS;
+	r.format = HW_FORMAT_TR05;
+	r.report_flags = HW_RF_POSTCARD | HW_RF_TRACKED_FLOW;
+	r.report_node = node;
+	r.node_id = node;
+	r.egress_port = port;
+	r.roce_opcode = 0x04;
+	r.dscp = dscp;
+	r.queue_id = 0;
+	hw_an_ingest(a, &r, 1);
+}
+
+/* Postcards (postcards.window_ns 50 us): each packet of flow 1 is reported by switches 10, 20, 30 at
+ * t, t + 11, t + 22 (arrival order = path order), packets 111 us apart (more than the window: each packet
+ * is complete before the next).  Packets 1-3 take 10:5>20:7>30:9, packets 4-5 10:5>21:7>30:9: the assembled
+ * paths make one PathChange at the link 20:7 left (20:7--30:1).  The flow's RoCE data has DSCP 0 (expected
+ * 26): one RoceDscpMismatch, at the first hop (node 10) only, not at 20, 21 or 30. */
+static void test_postcards_assemble_paths(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE | 1u << HW_AN_DSCP_MISMATCH;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 80000000000ull;
+	for (int pkt = 0; pkt < 5; pkt++, t += 111000) {
+		postcard(a, t, 1, 10, 5, 0);
+		postcard(a, t + 11, 1, pkt < 3 ? 20 : 21, 7, 0);
+		postcard(a, t + 22, 1, 30, 9, 0);
+	}
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->node_id, 20);
+	assert_int_equal(e->port, 7);
+	assert_int_equal((int)number(e, "moved_flows"), 1);
+	assert_int_equal(e->start_ns, 80000000000ull + 3 * 111000); /* packet 4's first postcard */
+	assert_int_equal(count("RoceDscpMismatch", 0), 1);
+	assert_int_equal(evs[first("RoceDscpMismatch", 0)].node_id, 10);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1008,6 +1052,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
 	    cmocka_unit_test_setup(test_path_change_link_down_one_alert, setup),
 	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
+	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
