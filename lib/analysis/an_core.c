@@ -385,6 +385,9 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->used = 1;
 			q->topo_port = HW_TOPO_NONE;
 			q->tally_entry = UINT32_MAX;
+			const struct hw_topo_map_units u = hw_topo_map_units_of(a->topo, a->map, node);
+			q->t_scale = u.time_ns;
+			q->occ_scale = u.occ_bytes;
 			if (a->topo && port != UINT32_MAX)
 				place_queue(a, q);
 			return q;
@@ -394,6 +397,21 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			return q;
 	}
 	return NULL;
+}
+
+static uint32_t scale32(uint32_t v, uint32_t k)
+{
+	uint64_t x = (uint64_t)v * k;
+	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
+/* r in ns and bytes: its node's units (q's, from the map) converted once, here at ingest. */
+static void to_ns_bytes(struct hw_record *r, const struct an_queue *q)
+{
+	r->hop_latency = scale32(r->hop_latency, q->t_scale);
+	r->ingress_ts *= q->t_scale;
+	r->egress_ts *= q->t_scale;
+	r->queue_occupancy = scale32(r->queue_occupancy, q->occ_scale);
 }
 
 static void update_queue(struct an_queue *q, const struct hw_record *r)
@@ -629,7 +647,23 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	}
 	if (a->topo)
 		count_place(a, q);
-	update_queue(q, r);
+	if (q->t_scale != 1 || q->occ_scale != 1) {
+		if (rr != &pcr) {
+			pcr = *r;
+			rr = &pcr;
+		}
+		to_ns_bytes(&pcr, q);
+		const uint32_t occ = (r->valid & HW_V_QUEUE) ? pcr.queue_occupancy : UINT32_MAX;
+		if (r->hop_index < AN_PATH) {
+			rep->hop_lat[r->hop_index] = pcr.hop_latency;
+			rep->occ[r->hop_index] = occ;
+		}
+		if (pc) {
+			pc->hop_lat[pcr.hop_index] = pcr.hop_latency;
+			pc->occ[pcr.hop_index] = occ;
+		}
+	}
+	update_queue(q, rr);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
 	if (pc)

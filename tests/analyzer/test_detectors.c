@@ -1021,6 +1021,35 @@ static void test_postcards_assemble_paths(void **state)
 	hw_an_destroy(a);
 }
 
+/* Units from the map: node 1 is a BMv2 switch (time in us, occupancy in packets of 1500 B).  A record with
+ * hop latency 1200 (us) and occupancy 10 (packets) is 1,200,000 ns and 15,000 bytes: above HighQueue's
+ * raise (10,000 B) and HighHopLatency's (1,000,000 ns), so both fire after their hold (100 us: records every
+ * 10 us); without the map the same records (1200 ns, 10 B) raise nothing. */
+static void test_units_from_map(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_HIGH_LATENCY;
+	struct hw_topo_map_node node = {.node_id = 1, .name = "s1", .tier = -1, .units = {1000, 1500}};
+	struct hw_topo_map map = {.nodes = &node, .n_nodes = 1};
+	for (int with_map = 0; with_map < 2; with_map++) {
+		n_ev = 0;
+		char err[256];
+		struct hw_analyzer *a = hw_an_create(&cfg, NULL, with_map ? &map : NULL, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		uint64_t t = 90000000000ull;
+		for (int i = 0; i < 30; i++, t += 10000)
+			feed(a, rec(t, 10, 1200, 1));
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0), with_map);
+		assert_int_equal(count("HighHopLatency", 0), with_map);
+		if (with_map) {
+			assert_int_equal((int)number(&evs[first("HighQueue", 0)], "occupancy"), 15000);
+			assert_int_equal((int)number(&evs[first("HighHopLatency", 0)], "hop_latency"), 1200000);
+		}
+		hw_an_destroy(a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1053,6 +1082,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_link_down_one_alert, setup),
 	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
 	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
+	    cmocka_unit_test_setup(test_units_from_map, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
