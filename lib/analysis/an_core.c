@@ -451,11 +451,14 @@ static void update_queue(struct an_queue *q, const struct hw_record *r)
 
 /* ---- Postcards ----
  * A TR v0.5 postcard is one switch's report of one packet (hop 0 of a one-hop report, flag postcard).  The
- * postcards of one packet are assembled into its path: a postcard of a flow that has a packet in assembly
+ * tracked-flow postcards (F: every switch on the path reports the packet) of one packet are assembled into
+ * its path; a postcard without F (a switch's own queue or drop event) is not a hop of a packet's path: a postcard of a flow that has a packet in assembly
  * is that packet's next hop when it comes within postcards.window_ns of the packet's newest postcard and
  * from a switch not yet on it; otherwise the packet is complete and the postcard starts the next one.  A
  * packet is also complete window_ns after its newest postcard (checked every tick), when its slot is
- * wanted by another flow (1024 slots, by flow hash), or at the end of input.  Hops are in arrival order.
+ * wanted by another flow (1024 slots, by flow hash), or at the end of input.  Hops are in path order by
+ * their ingress timestamps when every hop has one (32-bit differences: synchronised switch clocks), else in
+ * arrival order; a record hook sees its postcard's arrival index.
  * This assumes that a flow's packets are reported further apart than the window (a switch reports a flow
  * once per interval or on a change, as fabric-tna does); packets of one flow reported closer together
  * would interleave.  The records go to the detectors with their hop index in the packet's path (the
@@ -471,10 +474,45 @@ static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
 	}
 }
 
+/* Put a packet's postcards in path order: by their ingress timestamps (32-bit wrapping differences), when
+ * every hop has one; else they stay in arrival order. */
+static void postcards_order(struct an_report *p)
+{
+	const unsigned n = p->n_hops;
+	const uint32_t all = (1u << n) - 1;
+	if ((p->has_ts & all) != all)
+		return;
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && (int32_t)((uint32_t)p->ts[j] - (uint32_t)p->ts[j - 1]) < 0; j--) {
+#define AN_SWAP(arr)                                                                                           \
+	do {                                                                                                   \
+		unsigned char x_[sizeof(arr[0])];                                                              \
+		memcpy(x_, &arr[j], sizeof(x_));                                                               \
+		memcpy(&arr[j], &arr[j - 1], sizeof(x_));                                                      \
+		memcpy(&arr[j - 1], x_, sizeof(x_));                                                           \
+	} while (0)
+			AN_SWAP(p->ts);
+			AN_SWAP(p->hops);
+			AN_SWAP(p->hop_in);
+			AN_SWAP(p->hop_node);
+			AN_SWAP(p->hop_lat);
+			AN_SWAP(p->occ);
+			AN_SWAP(p->qidx);
+#undef AN_SWAP
+			const uint32_t lo = 1u << (j - 1), hi = 1u << j;
+			uint32_t *bits[] = {&p->ports, &p->has_lat};
+			for (unsigned b = 0; b < 2; b++)
+				if (!(*bits[b] & lo) != !(*bits[b] & hi))
+					*bits[b] ^= lo | hi;
+		}
+}
+
 static void postcards_done(struct hw_analyzer *a, struct an_report *p)
 {
-	if (p->active && p->n_hops >= 2)
+	if (p->active && p->n_hops >= 2) {
+		postcards_order(p);
 		deliver_report(a, p);
+	}
 	p->active = 0;
 }
 
@@ -516,6 +554,9 @@ static uint8_t postcard_hop(struct hw_analyzer *a, const struct hw_record *r, st
 	p->hop_in[h] = r->ingress_port;
 	if (r->valid & HW_V_PORTS)
 		p->ports |= bit;
+	p->ts[h] = r->ingress_ts;
+	if (r->valid & HW_V_INGRESS_TS)
+		p->has_ts |= bit;
 	return h;
 }
 
@@ -625,7 +666,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	struct an_report *pc = NULL;
 	struct hw_record pcr;
 	const struct hw_record *rr = r;
-	if ((r->report_flags & HW_RF_POSTCARD) && (r->valid & HW_V_FLOW) && r->path_len == 1 && r->hop_index == 0) {
+	if ((r->report_flags & (HW_RF_POSTCARD | HW_RF_TRACKED_FLOW)) == (HW_RF_POSTCARD | HW_RF_TRACKED_FLOW) &&
+	    (r->valid & HW_V_FLOW) && r->path_len == 1 && r->hop_index == 0) {
 		pcr = *r;
 		pcr.hop_index = postcard_hop(a, r, &pc);
 		pcr.path_len = (uint8_t)(pcr.hop_index + 1);

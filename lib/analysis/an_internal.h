@@ -60,6 +60,8 @@ struct an_report { /* the report being assembled from consecutive records, or a 
 	uint32_t occ[AN_PATH]; /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */
 	uint8_t postcards;     /* assembled from TR v0.5 postcards (an_core.c): one packet's path, no sequence */
 	uint64_t last_ns;      /* postcards: the newest one's time */
+	uint64_t ts[AN_PATH];  /* postcards: each hop's ingress timestamp (HW_V_INGRESS_TS), for its order */
+	uint32_t has_ts;       /* postcards: bit i: hop i has ts */
 };
 
 /* Postcard assembly (an_core.c): one packet's postcards in flight, by flow (direct mapped). */

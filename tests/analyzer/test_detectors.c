@@ -996,7 +996,8 @@ static void postcard(struct hw_analyzer *a, uint64_t t, uint8_t src, uint32_t no
 /* Postcards (postcards.window_ns 50 us): each packet of flow 1 is reported by switches 10, 20, 30 at
  * t, t + 11, t + 22 (arrival order = path order), packets 111 us apart (more than the window: each packet
  * is complete before the next).  Packets 1-3 take 10:5>20:7>30:9, packets 4-5 10:5>21:7>30:9: the assembled
- * paths make one PathChange at the link 20:7 left (20:7--30:1).  The flow's RoCE data has DSCP 0 (expected
+ * paths make one PathChange at the link 20:7 left (20:7--30:1), when packet 5 confirms packet 4's path,
+ * starting at packet 4.  The flow's RoCE data has DSCP 0 (expected
  * 26): one RoceDscpMismatch, at the first hop (node 10) only, not at 20, 21 or 30. */
 static void test_postcards_assemble_paths(void **state)
 {

@@ -25,6 +25,8 @@
  *   links too, and new paths take those), else among all (ties: the first seen), at the end where the
  *   first move left it (node, egress port); crossed says how many moves left it.  Flows that join later
  *   are counted into its resolve.
+ * - A path assembled from postcards (an_report.postcards) counts only when the flow's next assembled packet
+ *   has the same path: a postcard lost or reordered makes one packet's path wrong, not two in a row.
  * - A moved flow whose whole path is again the one it left has moved back.  The PathChange resolves when
  *   every moved flow moved back, or clear_ns after its last move (the flows stay on their new paths);
  *   moved_back says how many came back.  A flow that moves again for another cause leaves its first one.
@@ -38,6 +40,7 @@ struct an_flow {              /* a slot of the flow table */
 	uint64_t home;        /* while moved: the signature of the path it left */
 	uint64_t cause_id;    /* while moved: its cause's event id (0 = not moved) */
 	uint64_t suspect_ns;  /* a report of the path so far disagreed with path at this time (0 = none) */
+	uint64_t unconfirmed; /* postcards: a different path seen once, not yet twice in a row (0 = none) */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
 	uint32_t in[AN_PATH];      /* each hop's ingress_port (in[0]: the link into the first switch) */
 	uint8_t n_hops, cause;     /* cause: its cause slot + 1 while moved */
@@ -371,6 +374,10 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 			detach(a, ps, f, 0, rep->time_ns); /* pushed out while moved */
 		memset(f, 0, sizeof(*f));
 		f->hash = rep->flow_hash;
+	} else if (hw_path_changed(f->path, ph) && rep->postcards && f->unconfirmed != ph) {
+		f->unconfirmed = ph; /* postcards: a packet's path counts when the next packet confirms it */
+		f->suspect_ns = rep->time_ns ? rep->time_ns : 1; /* ... and then from this first evidence */
+		return;
 	} else if (hw_path_changed(f->path, ph)) {
 		if (f->from_q && rep->n_hops > f->n_hops && first_difference(f, rep, f->n_hops, 1) == f->n_hops)
 			; /* its path came from a transit's Q+F report: the whole path extends it */
@@ -380,6 +387,7 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 			moved(a, ps, f, rep);
 	}
 	f->suspect_ns = 0;
+	f->unconfirmed = 0;
 	f->path = ph;
 	f->n_hops = rep->n_hops;
 	f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
