@@ -977,19 +977,14 @@ static void test_path_change_transit_first(void **state)
 	hw_an_destroy(a);
 }
 
-/* A TR v0.5 postcard of flow src from switch node (ingress 1, egress port), DSCP dscp, at time t. */
-static void postcard(struct hw_analyzer *a, uint64_t t, uint8_t src, uint32_t node, uint32_t port, uint8_t dscp)
+/* A TR v0.5 postcard (tracked flow) of RoCE data with DSCP dscp from switch node (ingress 1, egress port). */
+static void postcard(struct hw_analyzer *a, uint64_t t, uint32_t node, uint32_t port, uint8_t dscp)
 {
-	struct hw_record r = rec(t, 100, 0, src);
-	r.valid |= HW_V_ROCE | HW_V_TCLASS;
+	struct hw_record r = roce(t, 0x04, dscp, 0);
 	r.format = HW_FORMAT_TR05;
 	r.report_flags = HW_RF_POSTCARD | HW_RF_TRACKED_FLOW;
-	r.report_node = node;
-	r.node_id = node;
+	r.report_node = r.node_id = node;
 	r.egress_port = port;
-	r.roce_opcode = 0x04;
-	r.dscp = dscp;
-	r.queue_id = 0;
 	hw_an_ingest(a, &r, 1);
 }
 
@@ -1006,9 +1001,9 @@ static void test_postcards_assemble_paths(void **state)
 	struct hw_analyzer *a = mk();
 	uint64_t t = 80000000000ull;
 	for (int pkt = 0; pkt < 5; pkt++, t += 111000) {
-		postcard(a, t, 1, 10, 5, 0);
-		postcard(a, t + 11, 1, pkt < 3 ? 20 : 21, 7, 0);
-		postcard(a, t + 22, 1, 30, 9, 0);
+		postcard(a, t, 10, 5, 0);
+		postcard(a, t + 11, pkt < 3 ? 20 : 21, 7, 0);
+		postcard(a, t + 22, 30, 9, 0);
 	}
 	hw_an_finish(a);
 	assert_int_equal(count("PathChange", 0), 1);
