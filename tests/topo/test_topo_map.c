@@ -173,6 +173,16 @@ static void map_units(void **state)
 	u = hw_topo_map_units_of(&t, NULL, 1);
 	assert_int_equal(u.time_ns, 1);
 	assert_int_equal(u.occ_bytes, 1);
+
+	/* a drop's hop with no egress port (4294967295, docs/records.md): its ingress port (node 5: no such
+	 * node) is tallied unplaced, the egress port not at all: placed 0, unplaced 1 */
+	struct hw_place_tally tally = {0};
+	path = write_tmp("{\"node_id\": 5, \"ingress_port\": 2, \"egress_port\": 4294967295}\n");
+	assert_int_equal(hw_place_records(&tally, &t, &m, path, &err), HW_TOPO_OK);
+	remove(path);
+	assert_int_equal(tally.placed, 0);
+	assert_int_equal(tally.unplaced, 1);
+	hw_place_tally_free(&tally);
 	hw_topo_map_free(&m);
 	hw_topo_free(&t);
 }
