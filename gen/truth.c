@@ -59,6 +59,12 @@ static void flow_fields(const struct gen_cfg *cfg, const struct gen_report *r, s
 	}
 }
 
+/* The record's egress port of a hop: the wire's 0xFFFF (no egress chosen, a drop) is HW_PORT_NONE. */
+static uint32_t egress_of(uint16_t out_port)
+{
+	return out_port == 0xffff ? HW_PORT_NONE : out_port;
+}
+
 /* A hop from an embedded INT-MD stack. */
 static void stack_hop(const struct gen_cfg *cfg, const struct gen_hop *h, struct hw_record *o)
 {
@@ -69,7 +75,7 @@ static void stack_hop(const struct gen_cfg *cfg, const struct gen_hop *h, struct
 	if (b & GEN_I_PORTS) {
 		o->valid |= HW_V_PORTS;
 		o->ingress_port = h->in_port;
-		o->egress_port = h->out_port;
+		o->egress_port = egress_of(h->out_port);
 	}
 	if (b & GEN_I_LATENCY) {
 		o->valid |= HW_V_HOP_LATENCY;
@@ -124,7 +130,7 @@ static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struc
 	if (cfg->format == GEN_FMT_TR05) {
 		o->valid |= HW_V_PORTS | HW_V_INGRESS_TS;
 		o->ingress_port = h->in_port;
-		o->egress_port = h->out_port;
+		o->egress_port = egress_of(h->out_port);
 		o->ingress_ts = (uint32_t)h->ig_ts;
 		if (drop)
 			drop_fields(r, h, o);
@@ -144,7 +150,7 @@ static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struc
 		if (bits & GEN_R1_PORTS) {
 			o->valid |= HW_V_PORTS;
 			o->ingress_port = h->in_port;
-			o->egress_port = h->out_port;
+			o->egress_port = egress_of(h->out_port);
 		}
 		if (bits & GEN_R1_LATENCY) {
 			o->valid |= HW_V_HOP_LATENCY;
@@ -176,7 +182,7 @@ static void own_hop(const struct gen_cfg *cfg, const struct gen_report *r, struc
 	if (bits & GEN_R_PORTS) {
 		o->valid |= HW_V_PORTS;
 		o->ingress_port = h->in_port;
-		o->egress_port = h->out_port;
+		o->egress_port = egress_of(h->out_port);
 	}
 	if (bits & GEN_R_LATENCY) {
 		o->valid |= HW_V_HOP_LATENCY;

@@ -285,6 +285,12 @@ local function dec_ports(t, r)
 		return
 	end
 	part_val(t, F.ingress_port, r(0, 2))
+	if is_all_ones(r(2, 2)) then
+		-- egress all ones with an ingress port: no egress chosen (a drop), recorded as 4294967295
+		-- (HW_PORT_NONE, docs/records.md), not port 65535
+		t:add(F.egress_port, r(2, 2), 0xFFFFFFFF):append_text(" (none: no egress port chosen)")
+		return
+	end
 	part_val(t, F.egress_port, r(2, 2))
 end
 local function dec_latency(t, r) hop_val(t, F.hop_latency, r, "hop_latency") end

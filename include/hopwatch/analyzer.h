@@ -40,7 +40,8 @@ struct hw_an_config {
 	uint32_t drops_min;             /* at least this many drops in the window */
 	double seq_loss_ratio;          /* TelemetryReportLoss: lost / expected per (node, hw_id) */
 	uint64_t seq_window_ns;         /* tumbling window */
-	uint64_t path_change_clear_ns;  /* PathChange: resolved this long after the change */
+	uint64_t path_change_clear_ns;  /* PathChange: resolved this long after a cause's last move */
+	uint64_t path_change_gather_ns; /* ... raised this long after its first move (one alert per cause) */
 	uint32_t incast_sources;        /* Incast: distinct sources on one congested queue */
 	double incast_occupancy;        /* ... congested = occupancy at least this */
 	uint64_t incast_window_ns;      /* ... sources counted over this window */
@@ -50,6 +51,7 @@ struct hw_an_config {
 	uint32_t tree_victims;          /* CongestionTree: congested queues upstream of one congested root */
 	double tree_victim_occupancy;   /* ... an upstream hop is congested at this occupancy (0 = high_queue.clear) */
 	uint32_t max_queues, max_flows; /* table sizes (bounded memory) */
+	uint64_t postcard_window_ns;    /* TR v0.5 postcards of one packet: each within this of the previous */
 	uint32_t enabled;               /* bit per enum hw_an_kind; all by default */
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
 	uint32_t alert_queue;           /* Alertmanager/webhook: queued alerts while the peer is down */

@@ -38,10 +38,15 @@ enum hw_report_flag {
 	                                  * L2/L3/L4 headers; the flow keys that were present are kept */
 };
 
+/* egress_port of a hop that chose no egress port: the wire's 16-bit L1 egress port all ones (0xFFFF) with
+ * an ingress port (a drop before forwarding, p4/README.md).  Not a port: L1 ports are 16 bits on the wire,
+ * so no real port has this number.  The collector's queue table also uses it for "the hop has no ports". */
+#define HW_PORT_NONE UINT32_MAX
+
 /* valid bits: which optional fields of a record are present.  Fields not listed here
  * (time_ns, report_*, format, hop_index, path_len, node_id) are always present. */
 enum hw_valid {
-	HW_V_PORTS = 1u << 0,       /* ingress_port, egress_port (L1) */
+	HW_V_PORTS = 1u << 0,       /* ingress_port, egress_port (L1; egress_port may be HW_PORT_NONE) */
 	HW_V_HOP_LATENCY = 1u << 1, /* hop_latency */
 	HW_V_QUEUE = 1u << 2,       /* queue_id, queue_occupancy */
 	HW_V_INGRESS_TS = 1u << 3,  /* ingress_ts */

@@ -17,11 +17,19 @@ struct hw_topo_map_port {
 	char ifname[64];
 };
 
+/* A node's telemetry units (docs/topology.md): nanoseconds per unit of its timestamps and hop latency, bytes
+ * per unit of its queue occupancy; 0 = not given (the map's top-level units, else ns and bytes). */
+struct hw_topo_map_units {
+	uint32_t time_ns;   /* 1 (ns), 1000 (us: BMv2) */
+	uint32_t occ_bytes; /* 1 (bytes), cell size (cells), packet size (packets: BMv2) */
+};
+
 struct hw_topo_map_node {
 	uint32_t node_id;
 	char name[HW_TOPO_NAME_MAX];
 	int tier;             /* -1 = not set */
 	char port_format[64]; /* printf format with one %u, e.g. "Ethernet%u"; empty = use the global one */
+	struct hw_topo_map_units units;
 	struct hw_topo_map_port *ports;
 	uint32_t n_ports;
 };
@@ -30,7 +38,12 @@ struct hw_topo_map {
 	struct hw_topo_map_node *nodes;
 	uint32_t n_nodes;
 	char port_format[64]; /* default for all nodes; empty = ports only through explicit entries */
+	struct hw_topo_map_units units; /* default for all nodes */
 };
+
+/* The units of node_id's telemetry: its map entry's (by node id, else through the topology's node of that id
+ * and its name; t may be NULL), else the map's top-level ones, else 1 ns and 1 byte.  m may be NULL. */
+struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id);
 
 /* Load a map file (JSON, see docs/topology.md). */
 enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, struct hw_topo_error *err);

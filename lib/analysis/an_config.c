@@ -11,6 +11,7 @@
 static const struct an_key core_keys[] = {
     AN_KEY("limits", "max_queues", AN_U32, max_queues),
     AN_KEY("limits", "max_flows", AN_U32, max_flows),
+    AN_KEY("postcards", "window_ns", AN_U64, postcard_window_ns),
     AN_KEY("alerting", "resend_ns", AN_U64, resend_ns),
     AN_KEY("alerting", "queue", AN_U32, alert_queue),
     AN_KEY("alerting", "min_visible_ns", AN_U64, min_visible_ns),
@@ -25,6 +26,7 @@ void hw_an_config_default(struct hw_an_config *c)
 			an_registry[i]->defaults(c);
 	c->max_queues = 16384;
 	c->max_flows = 65536;
+	c->postcard_window_ns = 50000;
 	c->enabled = (1u << HW_AN_KIND_COUNT) - 1;
 	c->resend_ns = 60000000000ull;
 	c->alert_queue = 4096;

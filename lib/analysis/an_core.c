@@ -75,7 +75,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->smask = 4095;
 	a->fmask = pow2_at_least(c->max_flows) - 1;
 	a->lat = an_latency_create(topo);
-	if (!a->queues || !a->qslots || !a->lat || create_detectors(a)) {
+	a->postcards = calloc(AN_POSTCARD_SLOTS, sizeof(*a->postcards));
+	if (!a->queues || !a->qslots || !a->lat || !a->postcards || create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -99,6 +100,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->queues);
 	free(a->qslots);
 	free(a->pending);
+	free(a->postcards);
 	an_latency_destroy(a->lat);
 	hw_place_tally_free(&a->tally);
 	free(a);
@@ -383,6 +385,9 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->used = 1;
 			q->topo_port = HW_TOPO_NONE;
 			q->tally_entry = UINT32_MAX;
+			const struct hw_topo_map_units u = hw_topo_map_units_of(a->topo, a->map, node);
+			q->t_scale = u.time_ns;
+			q->occ_scale = u.occ_bytes;
 			if (a->topo && port != UINT32_MAX)
 				place_queue(a, q);
 			return q;
@@ -392,6 +397,21 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			return q;
 	}
 	return NULL;
+}
+
+static uint32_t scale32(uint32_t v, uint32_t k)
+{
+	uint64_t x = (uint64_t)v * k;
+	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
+/* r in ns and bytes: its node's units (q's, from the map) converted once, here at ingest. */
+static void to_ns_bytes(struct hw_record *r, const struct an_queue *q)
+{
+	r->hop_latency = scale32(r->hop_latency, q->t_scale);
+	r->ingress_ts *= q->t_scale;
+	r->egress_ts *= q->t_scale;
+	r->queue_occupancy = scale32(r->queue_occupancy, q->occ_scale);
 }
 
 static void update_queue(struct an_queue *q, const struct hw_record *r)
@@ -429,22 +449,139 @@ static void update_queue(struct an_queue *q, const struct hw_record *r)
 	}
 }
 
+/* ---- Postcards ----
+ * A TR v0.5 postcard is one switch's report of one packet (hop 0 of a one-hop report, flag postcard).  The
+ * tracked-flow postcards (F: every switch on the path reports the packet) of one packet are assembled into
+ * its path; a postcard without F (a switch's own queue or drop event) is not a hop of a packet's path: a postcard of a flow that has a packet in assembly
+ * is that packet's next hop when it comes within postcards.window_ns of the packet's newest postcard and
+ * from a switch not yet on it; otherwise the packet is complete and the postcard starts the next one.  A
+ * packet is also complete window_ns after its newest postcard (checked every tick), when its slot is
+ * wanted by another flow (1024 slots, by flow hash), or at the end of input.  Hops are in path order by
+ * their ingress timestamps when every hop has one (32-bit differences: synchronised switch clocks), else in
+ * arrival order; a record hook sees its postcard's arrival index.
+ * This assumes that a flow's packets are reported further apart than the window (a switch reports a flow
+ * once per interval or on a change, as fabric-tna does); packets of one flow reported closer together
+ * would interleave.  The records go to the detectors with their hop index in the packet's path (the
+ * first-hop checks look at hop 0 only); the complete path (two hops or more) goes to the report hooks
+ * (but those that count reports, per_report) and to the latency matrix, like a report with an INT stack. */
+static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
+{
+	an_latency_report(a->lat, rep);
+	for (unsigned i = 0; i < a->n_on_report; i++) {
+		struct an_det *d = a->on_report[i];
+		if (an_enabled(a, d->def->kind) && !(rep->postcards && d->def->per_report))
+			d->def->report(a, d, rep);
+	}
+}
+
+/* Put a packet's postcards in path order: by their ingress timestamps (32-bit wrapping differences), when
+ * every hop has one; else they stay in arrival order. */
+static void postcards_order(struct an_report *p)
+{
+	const unsigned n = p->n_hops;
+	const uint32_t all = (1u << n) - 1;
+	if ((p->has_ts & all) != all)
+		return;
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && (int32_t)((uint32_t)p->ts[j] - (uint32_t)p->ts[j - 1]) < 0; j--) {
+#define AN_SWAP(arr)                                                                                           \
+	do {                                                                                                   \
+		unsigned char x_[sizeof(arr[0])];                                                              \
+		memcpy(x_, &arr[j], sizeof(x_));                                                               \
+		memcpy(&arr[j], &arr[j - 1], sizeof(x_));                                                      \
+		memcpy(&arr[j - 1], x_, sizeof(x_));                                                           \
+	} while (0)
+			AN_SWAP(p->ts);
+			AN_SWAP(p->hops);
+			AN_SWAP(p->hop_in);
+			AN_SWAP(p->hop_node);
+			AN_SWAP(p->hop_lat);
+			AN_SWAP(p->occ);
+			AN_SWAP(p->qidx);
+#undef AN_SWAP
+			const uint32_t lo = 1u << (j - 1), hi = 1u << j;
+			uint32_t *bits[] = {&p->ports, &p->has_lat};
+			for (unsigned b = 0; b < 2; b++)
+				if (!(*bits[b] & lo) != !(*bits[b] & hi))
+					*bits[b] ^= lo | hi;
+		}
+}
+
+static void postcards_done(struct hw_analyzer *a, struct an_report *p)
+{
+	if (p->active && p->n_hops >= 2) {
+		postcards_order(p);
+		deliver_report(a, p);
+	}
+	p->active = 0;
+}
+
+/* The hop index of postcard record r in its packet's path (its slot: *slot). */
+static uint8_t postcard_hop(struct hw_analyzer *a, const struct hw_record *r, struct an_report **slot)
+{
+	struct an_report *p = &a->postcards[(r->flow_hash ^ (r->flow_hash >> 32)) & (AN_POSTCARD_SLOTS - 1)];
+	*slot = p;
+	int joins = p->active && p->flow_hash == r->flow_hash && r->time_ns >= p->last_ns &&
+	            r->time_ns - p->last_ns <= a->c.postcard_window_ns && p->n_hops < AN_PATH;
+	for (unsigned i = 0; joins && i < p->n_hops; i++)
+		if (p->hop_node[i] == r->node_id)
+			joins = 0; /* the switch is on it already: the next packet */
+	if (!joins) {
+		postcards_done(a, p);
+		memset(p, 0, sizeof(*p));
+		p->active = 1;
+		p->postcards = 1;
+		p->flow_hash = r->flow_hash;
+		p->has_flow = 1;
+		p->time_ns = r->time_ns;
+		p->format = r->format;
+		p->hw_id = r->hw_id;
+	}
+	const uint8_t h = p->n_hops;
+	const uint32_t bit = 1u << h;
+	p->last_ns = r->time_ns;
+	p->node = r->node_id;
+	p->flags |= r->report_flags;
+	p->n_hops = p->path_len = (uint8_t)(h + 1);
+	p->seen |= bit;
+	p->hop_node[h] = r->node_id;
+	p->hop_lat[h] = r->hop_latency;
+	if (r->valid & HW_V_HOP_LATENCY)
+		p->has_lat |= bit;
+	p->occ[h] = (r->valid & HW_V_QUEUE) ? r->queue_occupancy : UINT32_MAX;
+	p->hops[h][0] = r->node_id;
+	p->hops[h][1] = r->egress_port;
+	p->hop_in[h] = r->ingress_port;
+	if (r->valid & HW_V_PORTS)
+		p->ports |= bit;
+	p->ts[h] = r->ingress_ts;
+	if (r->valid & HW_V_INGRESS_TS)
+		p->has_ts |= bit;
+	return h;
+}
+
+/* Packets whose newest postcard is older than the window (all of them at the end of input) are complete. */
+static void postcards_flush(struct hw_analyzer *a, uint64_t now, int all)
+{
+	for (unsigned i = 0; i < AN_POSTCARD_SLOTS; i++) {
+		struct an_report *p = &a->postcards[i];
+		if (p->active && (all || now - p->last_ns > a->c.postcard_window_ns))
+			postcards_done(a, p);
+	}
+}
+
 static void finish_report(struct hw_analyzer *a)
 {
 	if (!a->rep.active)
 		return;
 	a->st.reports++;
-	an_latency_report(a->lat, &a->rep);
-	for (unsigned i = 0; i < a->n_on_report; i++) {
-		struct an_det *d = a->on_report[i];
-		if (an_enabled(a, d->def->kind))
-			d->def->report(a, d, &a->rep);
-	}
+	deliver_report(a, &a->rep);
 	a->rep.active = 0;
 }
 
 static void run_tick(struct hw_analyzer *a, uint64_t now)
 {
+	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
 		if (!an_enabled(a, d->def->kind))
@@ -478,16 +615,21 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 {
 	a->st.records++;
-	advance(a, r->time_ns);
-	if (a->per_step)
-		deliver(a);
-	/* report assembly: consecutive records of one report share sender, sequence number and time */
+	/* report assembly: consecutive records of one report share sender, sequence number and time.  The
+	 * previous report is judged before record time moves on to this record's: a tick at the new time
+	 * (a window closing) sees it. */
 	struct an_report *rep = &a->rep;
-	if (!rep->active || rep->node != r->report_node || rep->seq != r->report_seq || rep->hw_id != r->hw_id ||
-	    rep->time_ns != r->time_ns) {
+	const int starts = !rep->active || rep->node != r->report_node || rep->seq != r->report_seq ||
+	                   rep->hw_id != r->hw_id || rep->time_ns != r->time_ns;
+	if (starts) {
 		finish_report(a);
 		if (a->per_step)
 			deliver(a);
+	}
+	advance(a, r->time_ns);
+	if (a->per_step)
+		deliver(a);
+	if (starts) {
 		rep->active = 1;
 		rep->node = r->report_node;
 		rep->seq = r->report_seq;
@@ -520,6 +662,17 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 		if (r->hop_index + 1u > rep->n_hops)
 			rep->n_hops = (uint8_t)(r->hop_index + 1u);
 	}
+	/* a postcard: a hop of its packet's path (the record hooks see its hop index there) */
+	struct an_report *pc = NULL;
+	struct hw_record pcr;
+	const struct hw_record *rr = r;
+	if ((r->report_flags & (HW_RF_POSTCARD | HW_RF_TRACKED_FLOW)) == (HW_RF_POSTCARD | HW_RF_TRACKED_FLOW) &&
+	    (r->valid & HW_V_FLOW) && r->path_len == 1 && r->hop_index == 0) {
+		pcr = *r;
+		pcr.hop_index = postcard_hop(a, r, &pc);
+		pcr.path_len = (uint8_t)(pcr.hop_index + 1);
+		rr = &pcr;
+	}
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
 	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
@@ -536,14 +689,32 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	}
 	if (a->topo)
 		count_place(a, q);
-	update_queue(q, r);
+	if (q->t_scale != 1 || q->occ_scale != 1) {
+		if (rr != &pcr) {
+			pcr = *r;
+			rr = &pcr;
+		}
+		to_ns_bytes(&pcr, q);
+		const uint32_t occ = (r->valid & HW_V_QUEUE) ? pcr.queue_occupancy : UINT32_MAX;
+		if (r->hop_index < AN_PATH) {
+			rep->hop_lat[r->hop_index] = pcr.hop_latency;
+			rep->occ[r->hop_index] = occ;
+		}
+		if (pc) {
+			pc->hop_lat[pcr.hop_index] = pcr.hop_latency;
+			pc->occ[pcr.hop_index] = occ;
+		}
+	}
+	update_queue(q, rr);
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
+	if (pc)
+		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
 	for (unsigned i = 0; i < a->n_on_record; i++) {
 		struct an_det *d = a->on_record[i];
 		if (an_enabled(a, d->def->kind))
-			d->def->record(a, d, q, qs + d->qoff, r);
+			d->def->record(a, d, q, qs + d->qoff, rr);
 	}
 }
 

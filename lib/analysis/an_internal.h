@@ -31,6 +31,8 @@ struct an_queue {
 	uint32_t node_id, port;
 	uint8_t queue, used, placed;
 	uint32_t topo_port;   /* HW_TOPO_NONE when not placed */
+	uint32_t t_scale;     /* its node's units (map): ns per time unit, bytes per occupancy unit */
+	uint32_t occ_scale;
 	uint32_t tally_entry; /* unplaced: its entry in the analyzer's placement tally */
 	uint64_t last_ns;
 	uint32_t last_occ;
@@ -42,7 +44,7 @@ struct an_queue {
 	uint64_t flows[AN_QFLOWS];
 };
 
-struct an_report { /* the report being assembled from consecutive records */
+struct an_report { /* the report being assembled from consecutive records, or a packet's postcards */
 	uint64_t time_ns, flow_hash;
 	uint32_t node, seq;
 	uint8_t hw_id, format, active, has_flow, n_hops, path_len;
@@ -56,7 +58,14 @@ struct an_report { /* the report being assembled from consecutive records */
 	uint32_t seen, has_lat;
 	uint32_t hop_node[AN_PATH], hop_lat[AN_PATH];
 	uint32_t occ[AN_PATH]; /* each hop's queue occupancy as the report carries it, UINT32_MAX = none */
+	uint8_t postcards;     /* assembled from TR v0.5 postcards (an_core.c): one packet's path, no sequence */
+	uint64_t last_ns;      /* postcards: the newest one's time */
+	uint64_t ts[AN_PATH];  /* postcards: each hop's ingress timestamp (HW_V_INGRESS_TS), for its order */
+	uint32_t has_ts;       /* postcards: bit i: hop i has ts */
 };
+
+/* Postcard assembly (an_core.c): one packet's postcards in flight, by flow (direct mapped). */
+#define AN_POSTCARD_SLOTS 1024
 
 /* An event being built (an_ev_begin .. an_ev_commit), then waiting in the analyzer's queue. */
 struct an_ev {
@@ -99,6 +108,7 @@ struct hw_analyzer {
 	unsigned n_on_record, n_on_report, n_on_tick;
 	struct an_det *by_kind[HW_AN_KIND_COUNT];
 	struct an_report rep;
+	struct an_report *postcards; /* AN_POSTCARD_SLOTS packets' paths in assembly (active = in use) */
 	struct hw_an_latmatrix *lat;
 	struct hw_place_tally tally;
 	struct hw_an_stats st;

@@ -47,6 +47,8 @@ struct an_detector {
 	unsigned n_keys;
 	void (*defaults)(struct hw_an_config *c); /* sets its keys' documented defaults */
 	size_t queue_size, flow_size, sender_size, state_size;
+	int per_report;     /* its report hook counts reports (sequence numbers): not given the paths that
+	                       the core assembles from postcards (an_report.postcards) */
 	int has_episode;    /* AN_EPISODE */
 	size_t episode_off; /* ... offset of its struct an_hyst in its per-queue state */
 	void (*record)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,

@@ -62,7 +62,16 @@ static uint32_t clock_victim(struct hw_flow_table *t)
 	return i;
 }
 
-int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns)
+unsigned hw_flow_table_hops(const struct hw_flow_table *t, uint64_t flow_hash)
+{
+	for (uint32_t i = t->buckets[flow_hash & t->bucket_mask]; i != HW_FLOW_NONE; i = t->e[i].bucket_next)
+		if (t->e[i].flow_hash == flow_hash)
+			return t->e[i].n_hops;
+	return 0;
+}
+
+int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, unsigned n_hops,
+                         uint64_t now_ns)
 {
 	uint32_t *head = &t->buckets[flow_hash & t->bucket_mask];
 	for (uint32_t i = *head; i != HW_FLOW_NONE; i = t->e[i].bucket_next) {
@@ -72,6 +81,7 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 		int changed = hw_path_changed(x->path_sig, path_sig);
 		if (changed) {
 			x->path_sig = path_sig;
+			x->n_hops = (uint16_t)n_hops;
 			x->path_changes++;
 			t->path_changes++;
 		}
@@ -90,6 +100,7 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 	struct hw_flow_entry *x = &t->e[i];
 	x->flow_hash = flow_hash;
 	x->path_sig = path_sig;
+	x->n_hops = (uint16_t)n_hops;
 	x->last_seen_ns = now_ns;
 	x->path_changes = 0;
 	x->seen = 0;

@@ -11,7 +11,8 @@ struct hw_flow_entry {
 	uint64_t last_seen_ns;
 	uint32_t path_changes;
 	uint32_t bucket_next;
-	uint32_t seen; /* reported again since inserted or since the clock hand last passed */
+	uint16_t seen;   /* reported again since inserted or since the clock hand last passed */
+	uint16_t n_hops; /* hops of path_sig's path (lib/facts: hw_path_report_use) */
 };
 
 /* Eviction is CLOCK (second chance), the usual constant-time approximation of LRU: when the table is
@@ -35,9 +36,12 @@ struct hw_flow_table {
 
 int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity);
 void hw_flow_table_free(struct hw_flow_table *t);
-/* Note a report of flow_hash that took path path_sig.  Returns 1 when the flow was known and its
- * path changed, 0 otherwise.  Evicts a flow (see above) when full. */
-int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, uint64_t now_ns);
+/* Note a whole-path report of flow_hash that took path path_sig of n_hops hops.  Returns 1 when the flow
+ * was known and its path changed, 0 otherwise.  Evicts a flow (see above) when full. */
+int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t path_sig, unsigned n_hops,
+                         uint64_t now_ns);
+/* The hops of flow_hash's known path, 0 when the flow is not in the table. */
+unsigned hw_flow_table_hops(const struct hw_flow_table *t, uint64_t flow_hash);
 /* Start loading the hash chain head that hw_flow_table_update(t, flow_hash, ...) reads first, so
  * that with a large table the miss overlaps other work. */
 static inline void hw_flow_table_prefetch(const struct hw_flow_table *t, uint64_t flow_hash)

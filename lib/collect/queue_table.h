@@ -14,8 +14,7 @@
  * takes everything larger. */
 #define HW_HIST_BUCKETS 33
 
-/* A key field that the hop did not carry. */
-#define HW_PORT_NONE UINT32_MAX
+/* A key field that the hop did not carry (HW_PORT_NONE: hopwatch/record.h). */
 #define HW_QUEUE_NONE 0xffu
 
 /* One key's statistics, 64-byte aligned: every hop touches the first line (key and summary) and one

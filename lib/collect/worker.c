@@ -114,10 +114,15 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 			sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
 		}
 		/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
-		 * intermediate reports, stop where the packet was dropped or the queue was watched. */
-		if (hw_path_report_whole(rep->flags, rep->n_hops, (recs[0].valid & HW_V_FLOW) != 0) &&
+		 * intermediate reports, stop where the packet was dropped or the queue was watched.  A Q+F
+		 * report shorter than the flow's known path is such a report too (hw_path_report_use). */
+		const bool has_flow = (recs[0].valid & HW_V_FLOW) != 0;
+		if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) &&
 		    hw_path_hops_have_ports(recs, rep->n_hops) &&
-		    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), time_ns))
+		    (!(rep->flags & HW_RF_CONGESTED_QUEUE) ||
+		     hw_path_report_use(rep->flags, rep->n_hops, has_flow,
+		                        hw_flow_table_hops(&w->flows, recs[0].flow_hash)) == HW_PATH_WHOLE) &&
+		    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), rep->n_hops, time_ns))
 			HW_ADD(w->cnt.path_changes, 1);
 	}
 	if (b) {

@@ -105,7 +105,8 @@ static inline uint64_t hw_path_sig_done(uint64_t h)
 }
 
 /* Whether a report tells its flow's whole path: it has a flow, at least two hops, and it is the sink's
- * report.  Reports a switch before the sink makes (intermediate, I; drop, D; congested queue, Q, unless it
+ * report (taken alone; hw_path_report_use adds what the flow's known path tells).  Reports a switch before
+ * the sink makes (intermediate, I; drop, D; congested queue, Q, unless it
  * is also a tracked flow report, F) carry only the path up to that switch.  The rule has one more part,
  * which callers check after this one with their own view of the hops: every hop carries its ports
  * (hw_path_hops_have_ports for the records of a report); a hop without them is a hole. */
@@ -113,6 +114,29 @@ static inline bool hw_path_report_whole(unsigned flags, unsigned n_hops, bool ha
 {
 	return has_flow && n_hops >= 2 && !(flags & (HW_RF_INTERMEDIATE | HW_RF_DROPPED)) &&
 	       (flags & (HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW)) != HW_RF_CONGESTED_QUEUE;
+}
+
+/* How a report's path is compared with its flow's current whole path of n_known hops (0: none yet).
+ *   HW_PATH_WHOLE:  the flow's whole path (hw_path_report_whole): it sets the flow's path, and a different
+ *                   one is a change;
+ *   HW_PATH_PREFIX: the path so far (I, D, Q without F; or Q+F shorter than the flow's path, below): it is
+ *                   compared only with the same prefix of the flow's path and never sets or changes it;
+ *   HW_PATH_NONE:   no flow, or fewer than two hops.
+ * A transit switch's queue report may come as Q+F without I: BMv2 running p4/hopwatch_v1model.p4 before
+ * the I flag was set did so, and other targets may too.  Such a report that is shorter than the flow's
+ * whole path cannot be told from a sink report of a shorter new path, so it is taken as the path so far:
+ * a flow that really moved to a shorter path shows it in its sink's next report without Q. */
+enum hw_path_use { HW_PATH_NONE, HW_PATH_PREFIX, HW_PATH_WHOLE };
+
+static inline enum hw_path_use hw_path_report_use(unsigned flags, unsigned n_hops, bool has_flow, unsigned n_known)
+{
+	if (!has_flow || n_hops < 2)
+		return HW_PATH_NONE;
+	if (!hw_path_report_whole(flags, n_hops, has_flow))
+		return HW_PATH_PREFIX;
+	if ((flags & HW_RF_CONGESTED_QUEUE) && n_hops < n_known)
+		return HW_PATH_PREFIX;
+	return HW_PATH_WHOLE;
 }
 
 /* Whether each of a report's n records (its hops) carries its ports. */

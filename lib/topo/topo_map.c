@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hopwatch/record.h"
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_map.h"
 #include "hopwatch/topo_render.h"
@@ -62,6 +63,69 @@ static int parse_tier(json_t *v)
 	return -2;
 }
 
+/* Default bytes per occupancy unit of "cells" and "packets" when unit_bytes is not given. */
+#define HW_CELL_BYTES 80
+#define HW_PACKET_BYTES 1500
+
+/* The units of e (a node or the top level): "target" ("bmv2": us and packets; anything else: ns and bytes),
+ * then "time_unit" ("ns"/"us"), "occupancy_unit" ("bytes"/"cells"/"packets") and "unit_bytes" override. */
+static enum hw_topo_result load_units(struct hw_topo_map_units *u, json_t *e, const char *path, const char *where,
+                                      struct hw_topo_error *err)
+{
+	json_t *target = json_object_get(e, "target"), *tu = json_object_get(e, "time_unit"),
+	       *ou = json_object_get(e, "occupancy_unit"), *ub = json_object_get(e, "unit_bytes");
+	if (target) {
+		if (!json_is_string(target))
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: target must be a string", path, where);
+		int bmv2 = strcmp(json_string_value(target), "bmv2") == 0;
+		u->time_ns = bmv2 ? 1000 : 1;
+		u->occ_bytes = bmv2 ? HW_PACKET_BYTES : 1;
+	}
+	if (tu) {
+		const char *s = json_is_string(tu) ? json_string_value(tu) : "";
+		if (strcmp(s, "ns") && strcmp(s, "us"))
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: time_unit must be \"ns\" or \"us\"", path,
+			                    where);
+		u->time_ns = s[0] == 'u' ? 1000 : 1;
+	}
+	if (ou) {
+		const char *s = json_is_string(ou) ? json_string_value(ou) : "";
+		if (strcmp(s, "bytes") && strcmp(s, "cells") && strcmp(s, "packets"))
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: %s: occupancy_unit must be \"bytes\", \"cells\" or \"packets\"", path,
+			                    where);
+		u->occ_bytes = s[0] == 'b' ? 1 : s[0] == 'c' ? HW_CELL_BYTES : HW_PACKET_BYTES;
+	}
+	if (ub) {
+		if (!json_is_integer(ub) || json_integer_value(ub) < 1 || json_integer_value(ub) > 1000000)
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: unit_bytes must be a whole number 1..1000000",
+			                    path, where);
+		if (!u->occ_bytes || u->occ_bytes == 1)
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: %s: unit_bytes needs occupancy_unit \"cells\" or \"packets\"", path, where);
+		u->occ_bytes = (uint32_t)json_integer_value(ub);
+	}
+	return HW_TOPO_OK;
+}
+
+struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id)
+{
+	struct hw_topo_map_units u = {1, 1};
+	if (!m)
+		return u;
+	const struct hw_topo_map_node *mn = NULL;
+	for (uint32_t i = 0; i < m->n_nodes && !mn; i++)
+		if (m->nodes[i].node_id && m->nodes[i].node_id == node_id)
+			mn = &m->nodes[i];
+	uint32_t tn = t && !mn ? hw_topo_find_node_by_id(t, node_id) : HW_TOPO_NONE;
+	for (uint32_t i = 0; tn != HW_TOPO_NONE && i < m->n_nodes && !mn; i++)
+		if (strcmp(m->nodes[i].name, t->nodes[tn].name) == 0)
+			mn = &m->nodes[i];
+	u.time_ns = mn && mn->units.time_ns ? mn->units.time_ns : m->units.time_ns ? m->units.time_ns : 1;
+	u.occ_bytes = mn && mn->units.occ_bytes ? mn->units.occ_bytes : m->units.occ_bytes ? m->units.occ_bytes : 1;
+	return u;
+}
+
 static enum hw_topo_result load_node(struct hw_topo_map_node *n, json_t *e, const char *path, size_t i,
                                      struct hw_topo_error *err)
 {
@@ -85,6 +149,11 @@ static enum hw_topo_result load_node(struct hw_topo_map_node *n, json_t *e, cons
 			                    "%s: nodes[%zu] (%s): port_format needs exactly one %%u", path, i, n->name);
 		snprintf(n->port_format, sizeof(n->port_format), "%s", json_string_value(fmt));
 	}
+	char where[HW_TOPO_NAME_MAX + 32];
+	snprintf(where, sizeof(where), "nodes[%zu] (%s)", i, n->name);
+	enum hw_topo_result ur = load_units(&n->units, e, path, where, err);
+	if (ur != HW_TOPO_OK)
+		return ur;
 	json_t *ports = json_object_get(e, "ports"), *v;
 	const char *k;
 	if (ports && !json_is_object(ports))
@@ -124,6 +193,8 @@ enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, st
 		r = hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: port_format needs exactly one %%u", path);
 	if (r == HW_TOPO_OK && fmt)
 		snprintf(m->port_format, sizeof(m->port_format), "%s", json_string_value(fmt));
+	if (r == HW_TOPO_OK)
+		r = load_units(&m->units, root, path, "top level", err);
 	if (r == HW_TOPO_OK && !(m->nodes = calloc(json_array_size(nodes) + 1, sizeof(*m->nodes))))
 		r = hw_topo_fail(err, HW_TOPO_E_NOMEM, "%s: out of memory", path);
 	for (size_t i = 0; r == HW_TOPO_OK && i < json_array_size(nodes); i++) {
@@ -284,7 +355,8 @@ enum hw_topo_result hw_place_records(struct hw_place_tally *tally, const struct 
 			static const char *const fields[] = {"ingress_port", "egress_port"};
 			for (int k = 0; k < 2; k++) {
 				json_t *p = json_object_get(rec, fields[k]);
-				if (json_is_integer(p))
+				/* HW_PORT_NONE: the hop chose no egress port (a drop), nothing to place */
+				if (json_is_integer(p) && (uint32_t)json_integer_value(p) != HW_PORT_NONE)
 					hw_place_tally_add(tally, t, m, (uint32_t)json_integer_value(node),
 					                   (uint32_t)json_integer_value(p));
 			}

@@ -341,7 +341,8 @@ static inline __attribute__((always_inline)) void hw_md_decode_as(const struct h
 	if ((o = pl->off[MD_NODE]) >= 0 && hw_present32(w = hw_be32(p + o), check))
 		r->node_id = w;
 	if ((o = pl->off[MD_L1_PORTS]) >= 0 && hw_present32(w = hw_be32(p + o), check)) {
-		hw_store_pair(&r->ingress_port, w >> 16, w & 0xffff);
+		/* egress all ones with an ingress port: no egress chosen (a drop), not port 65535 */
+		hw_store_pair(&r->ingress_port, w >> 16, (w & 0xffff) == 0xffff ? HW_PORT_NONE : w & 0xffff);
 		v |= HW_V_PORTS;
 	}
 	uint32_t lat = 0, occ = 0;

@@ -389,6 +389,9 @@ static void path_report(struct hw_analyzer *a, uint64_t t, uint32_t spine)
 	report_path(a, t, 3, nodes, ports, occ, path_src, 0);
 }
 
+/* One flow moves from spine 20 to spine 21: one PathChange placed at the hop it left (node 20, its egress
+ * port 7).  A second flow leaves the same hop half a second later: it joins that alert (one per cause), which
+ * resolves clear_ns (1 s) after the last move, with both flows. */
 static void test_path_change(void **state)
 {
 	(void)state;
@@ -403,8 +406,10 @@ static void test_path_change(void **state)
 	hw_an_finish(a);
 	assert_int_equal(count("PathChange", 0), 1);
 	const struct hw_an_event *e = &evs[first("PathChange", 0)];
-	assert_int_equal(e->node_id, 21); /* the first hop that differs */
+	assert_int_equal(e->node_id, 20); /* the hop the flow left: node 20 ... */
+	assert_int_equal(e->port, 7);     /* ... egress port 7 */
 	assert_int_equal(e->n_flows, 1);
+	assert_int_equal((int)number(e, "moved_flows"), 1);
 	assert_non_null(strstr(e->detail, "10:5>20:7>30:9 -> 10:5>21:7>30:9"));
 	/* the path it left, as data: 10:5, 20:7, 30:9 */
 	assert_int_equal(e->n_old_path, 3);
@@ -414,20 +419,23 @@ static void test_path_change(void **state)
 	assert_int_equal(e->old_path[1][1], 7);
 	assert_int_equal(e->old_path[2][0], 30);
 	assert_int_equal(e->old_path[2][1], 9);
-	/* a second flow changes half a second later: each resolves at its own time */
+	/* a second flow leaves 20:7 half a second later: the same cause, no second alert */
 	path_src = 2;
 	path_report(a, t, 20);
 	path_report(a, t + 500000000ull, 21);
 	hw_an_finish(a); /* a report is judged when the next one starts, or at the end */
 	path_src = 1;
-	assert_int_equal(count("PathChange", 0), 2);
-	hw_an_tick(a, t + 1000000000ull);
-	assert_int_equal(count("PathChange", 1), 1);
+	assert_int_equal(count("PathChange", 0), 1);
+	/* last move at t + 0.5 s: resolved at t + 1.5 s, not before */
 	hw_an_tick(a, t + 1400000000ull);
-	assert_int_equal(count("PathChange", 1), 1);
+	assert_int_equal(count("PathChange", 1), 0);
 	hw_an_tick(a, t + 1600000000ull);
-	assert_int_equal(count("PathChange", 1), 2);
-	assert_int_equal(evs[n_ev - 1].flows[0], evs[first("PathChange", 0) + 1].flows[0]);
+	assert_int_equal(count("PathChange", 1), 1);
+	e = &evs[n_ev - 1];
+	assert_int_equal((int)number(e, "moved_flows"), 2);
+	assert_int_equal((int)number(e, "moved_back"), 0);
+	assert_int_equal(e->n_flows, 2);
+	assert_int_equal(e->flows[0], evs[first("PathChange", 0)].flows[0]);
 	hw_an_destroy(a);
 }
 
@@ -807,6 +815,237 @@ static void test_events_after_ingest(void **state)
 	}
 }
 
+/* The BMv2 line s1 > s2 > s3 (nodes 10, 20, 30): the sink's reports (F) carry 3 hops; the transit s2's
+ * queue reports came as Q+F without I and carry 2 hops (10:5, 20:7).  Compared with the first 2 hops of the
+ * flow's path they agree: no PathChange (the analyzer raised `10:5>20:7>30:9 -> 10:5>20:7` five times).
+ * A Q+F 2-hop report through spine 21 at t1 disagrees with the prefix: still no alert by itself; the sink's
+ * report through 21 at t1 + 5000 then raises one, starting at t1, the first evidence. */
+static void test_path_change_transit_prefix(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 40000000000ull;
+	const uint32_t via20[2] = {10, 20}, via21[2] = {10, 21}, ports[2] = {5, 7}, occ[2] = {100, 63};
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t, 20);
+	t += 1000;
+	for (int i = 0; i < 5; i++, t += 1000) {
+		report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW; /* s2's, no I */
+		report_path(a, t, 2, via20, ports, occ, path_src, 20);
+		report_flags = HW_RF_TRACKED_FLOW;
+		path_report(a, t + 500, 20);
+	}
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	const uint64_t t1 = t;
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW;
+	report_path(a, t1, 2, via21, ports, occ, path_src, 21);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0); /* a prefix never raises by itself */
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t1 + 5000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->start_ns, t1);
+	assert_int_equal(e->node_id, 20); /* the hop left: 20:7 */
+	assert_int_equal(e->port, 7);
+	hw_an_destroy(a);
+}
+
+/* Three flows (sources 1, 2, 3) leave spine 20 for spine 21 at t0 + 1000, + 2000, + 3000: one PathChange at
+ * 20:7, raised gather_ns (1 ms) after the first move with moved_flows 3.  They move back at t0 + 2 ms,
+ * + 2 ms + 1000, + 2 ms + 2000: the alert resolves with the last one back (t0 + 2 ms + 2000), moved_back 3. */
+static void test_path_change_one_per_cause_and_back(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 50000000000ull;
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 - 10000 + s, 20);
+	}
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 + 1000ull * s, 21);
+	}
+	path_src = 4; /* a fourth flow's first report: the third move is judged when the next report starts */
+	path_report(a, t0 + 4000, 20);
+	hw_an_tick(a, t0 + 500000); /* 0.5 ms after the first move: still gathering */
+	assert_int_equal(count("PathChange", 0), 0);
+	for (uint8_t s = 1; s <= 3; s++) {
+		path_src = s;
+		path_report(a, t0 + 2000000 + 1000ull * (s - 1), 20);
+	}
+	hw_an_finish(a);
+	path_src = 1;
+	assert_int_equal(count("PathChange", 0), 1);
+	assert_int_equal(count("PathChange", 1), 1);
+	const struct hw_an_event *r = &evs[first("PathChange", 0)], *c = &evs[first("PathChange", 1)];
+	assert_int_equal((int)number(r, "moved_flows"), 3);
+	assert_int_equal(r->n_flows, 3);
+	assert_int_equal(r->start_ns, t0 + 1000);
+	assert_int_equal(r->id, c->id);
+	assert_int_equal((int)number(c, "moved_back"), 3);
+	assert_int_equal(c->end_ns, t0 + 2002000);
+	hw_an_destroy(a);
+}
+
+/* A report of flow src (source host) at time t over n hops {node, ingress port, egress port}. */
+static void hops_report(struct hw_analyzer *a, uint64_t t, uint8_t src, int n, const uint32_t hops[][3])
+{
+	uint32_t s = seq;
+	for (int h = 0; h < n; h++) {
+		struct hw_record r = rec(t, 100, 0, src);
+		r.report_seq = s;
+		r.report_node = hops[n - 1][0];
+		r.node_id = hops[h][0];
+		r.ingress_port = hops[h][1];
+		r.egress_port = hops[h][2];
+		r.hop_index = (uint8_t)h;
+		r.path_len = (uint8_t)n;
+		hw_an_ingest(a, &r, 1);
+	}
+	seq = s + 1;
+}
+
+/* Leaves 101, 102, 103 and spines 201, 202; leaf port 1 goes to spine 201, port 2 to spine 202 (the same
+ * number both ways), spine port k to leaf 10k, hosts on leaf port 9 (ingress 8).  The link 103:2--202:3
+ * goes down.  Flows A (101 -> 103), B (103 -> 101) and D (102 -> 103) crossed it and move to spine 201; flow
+ * C (102 -> 101, over 201) is rehashed to 202 without having crossed it.  The links each move left (old
+ * hops whose node and egress port the new path does not take):
+ *   A: 101:2--202:1, 202:3--103:2      B: 103:2--202:3, 202:1--101:2
+ *   C: 102:1--201:2, 201:1--101:1      D: 102:2--202:2, 202:3--103:2
+ * 202:3--103:2 was left by A, B and D (3), 101:2--202:1 by A and B (2, and C's new path takes it), the
+ * others by one: one PathChange for the four moves (within gather_ns of each other), placed where A left the
+ * failed link (node 202, port 3), crossed 3, moved_flows 4.  All four move back: resolved, moved_back 4. */
+static void test_path_change_link_down_one_alert(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint32_t a_old[3][3] = {{101, 8, 2}, {202, 1, 3}, {103, 2, 9}}, a_new[3][3] = {{101, 8, 1}, {201, 1, 3}, {103, 1, 9}};
+	const uint32_t b_old[3][3] = {{103, 8, 2}, {202, 3, 1}, {101, 2, 9}}, b_new[3][3] = {{103, 8, 1}, {201, 3, 1}, {101, 1, 9}};
+	const uint32_t c_old[3][3] = {{102, 8, 1}, {201, 2, 1}, {101, 1, 9}}, c_new[3][3] = {{102, 8, 2}, {202, 2, 1}, {101, 2, 9}};
+	const uint32_t d_old[3][3] = {{102, 8, 2}, {202, 2, 3}, {103, 2, 9}}, d_new[3][3] = {{102, 8, 1}, {201, 2, 3}, {103, 1, 9}};
+	const uint32_t(*olds[4])[3] = {a_old, b_old, c_old, d_old}, (*news[4])[3] = {a_new, b_new, c_new, d_new};
+	const uint64_t t0 = 60000000000ull;
+	for (int f = 0; f < 4; f++)
+		hops_report(a, t0 + (uint64_t)f, (uint8_t)(f + 1), 3, olds[f]);
+	for (int f = 0; f < 4; f++) /* 100 us apart */
+		hops_report(a, t0 + 100000 + 100000ull * (uint64_t)f, (uint8_t)(f + 1), 3, news[f]);
+	for (int f = 0; f < 4; f++) /* back 10 ms later */
+		hops_report(a, t0 + 10000000 + (uint64_t)f, (uint8_t)(f + 1), 3, olds[f]);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	assert_int_equal(count("PathChange", 1), 1);
+	const struct hw_an_event *r = &evs[first("PathChange", 0)], *c = &evs[first("PathChange", 1)];
+	assert_int_equal(r->node_id, 202);
+	assert_int_equal(r->port, 3);
+	assert_int_equal((int)number(r, "moved_flows"), 4);
+	assert_int_equal((int)number(r, "crossed"), 3);
+	assert_int_equal(r->n_flows, 4);
+	assert_non_null(strstr(r->detail, "left link 202:3--103:2"));
+	assert_int_equal((int)number(c, "moved_back"), 4);
+	assert_int_equal(c->end_ns, t0 + 10000003); /* the last one back (D) */
+	hw_an_destroy(a);
+}
+
+/* A flow first seen in a transit's Q+F report without I (2 hops: 10:5, 20:7), then in its sink's report
+ * (3 hops: 10:5, 20:7, 30:9): the sink's path extends the one known, so the path completed, no move.  A
+ * later sink report through spine 21 is a move. */
+static void test_path_change_transit_first(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const uint32_t via20[2] = {10, 20}, ports[2] = {5, 7}, occ[2] = {100, 63};
+	uint64_t t = 70000000000ull;
+	report_flags = HW_RF_CONGESTED_QUEUE | HW_RF_TRACKED_FLOW;
+	report_path(a, t, 2, via20, ports, occ, path_src, 20);
+	report_flags = HW_RF_TRACKED_FLOW;
+	path_report(a, t + 1000, 20);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+	path_report(a, t + 2000, 21);
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* A TR v0.5 postcard (tracked flow) of RoCE data with DSCP dscp from switch node (ingress 1, egress port). */
+static void postcard(struct hw_analyzer *a, uint64_t t, uint32_t node, uint32_t port, uint8_t dscp)
+{
+	struct hw_record r = roce(t, 0x04, dscp, 0);
+	r.format = HW_FORMAT_TR05;
+	r.report_flags = HW_RF_POSTCARD | HW_RF_TRACKED_FLOW;
+	r.report_node = r.node_id = node;
+	r.egress_port = port;
+	hw_an_ingest(a, &r, 1);
+}
+
+/* Postcards (postcards.window_ns 50 us): each packet of flow 1 is reported by switches 10, 20, 30 at
+ * t, t + 11, t + 22 (arrival order = path order), packets 111 us apart (more than the window: each packet
+ * is complete before the next).  Packets 1-3 take 10:5>20:7>30:9, packets 4-5 10:5>21:7>30:9: the assembled
+ * paths make one PathChange at the link 20:7 left (20:7--30:1), when packet 5 confirms packet 4's path,
+ * starting at packet 4.  The flow's RoCE data has DSCP 0 (expected
+ * 26): one RoceDscpMismatch, at the first hop (node 10) only, not at 20, 21 or 30. */
+static void test_postcards_assemble_paths(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE | 1u << HW_AN_DSCP_MISMATCH;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 80000000000ull;
+	for (int pkt = 0; pkt < 5; pkt++, t += 111000) {
+		postcard(a, t, 10, 5, 0);
+		postcard(a, t + 11, pkt < 3 ? 20 : 21, 7, 0);
+		postcard(a, t + 22, 30, 9, 0);
+	}
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->node_id, 20);
+	assert_int_equal(e->port, 7);
+	assert_int_equal((int)number(e, "moved_flows"), 1);
+	assert_int_equal(e->start_ns, 80000000000ull + 3 * 111000); /* packet 4's first postcard */
+	assert_int_equal(count("RoceDscpMismatch", 0), 1);
+	assert_int_equal(evs[first("RoceDscpMismatch", 0)].node_id, 10);
+	hw_an_destroy(a);
+}
+
+/* Units from the map: node 1 is a BMv2 switch (time in us, occupancy in packets of 1500 B).  A record with
+ * hop latency 1200 (us) and occupancy 10 (packets) is 1,200,000 ns and 15,000 bytes: above HighQueue's
+ * raise (10,000 B) and HighHopLatency's (1,000,000 ns), so both fire after their hold (100 us: records every
+ * 10 us); without the map the same records (1200 ns, 10 B) raise nothing. */
+static void test_units_from_map(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_HIGH_LATENCY;
+	struct hw_topo_map_node node = {.node_id = 1, .name = "s1", .tier = -1, .units = {1000, 1500}};
+	struct hw_topo_map map = {.nodes = &node, .n_nodes = 1};
+	for (int with_map = 0; with_map < 2; with_map++) {
+		n_ev = 0;
+		char err[256];
+		struct hw_analyzer *a = hw_an_create(&cfg, NULL, with_map ? &map : NULL, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		uint64_t t = 90000000000ull;
+		for (int i = 0; i < 30; i++, t += 10000)
+			feed(a, rec(t, 10, 1200, 1));
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0), with_map);
+		assert_int_equal(count("HighHopLatency", 0), with_map);
+		if (with_map) {
+			assert_int_equal((int)number(&evs[first("HighQueue", 0)], "occupancy"), 15000);
+			assert_int_equal((int)number(&evs[first("HighHopLatency", 0)], "hop_latency"), 1200000);
+		}
+		hw_an_destroy(a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -834,6 +1073,12 @@ int main(void)
 	    cmocka_unit_test_setup(test_config, setup),
 	    cmocka_unit_test_setup(test_bounded_queues, setup),
 	    cmocka_unit_test_setup(test_events_after_ingest, setup),
+	    cmocka_unit_test_setup(test_path_change_transit_prefix, setup),
+	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
+	    cmocka_unit_test_setup(test_path_change_link_down_one_alert, setup),
+	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
+	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
+	    cmocka_unit_test_setup(test_units_from_map, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,17 +93,19 @@ static void flow_lru_and_path_changes(void **state)
 	(void)state;
 	struct hw_flow_table t;
 	assert_int_equal(hw_flow_table_init(&t, 3), 0);
-	assert_int_equal(hw_flow_table_update(&t, 1, 100, 1), 0);
-	assert_int_equal(hw_flow_table_update(&t, 2, 200, 2), 0);
-	assert_int_equal(hw_flow_table_update(&t, 3, 300, 3), 0);
-	assert_int_equal(hw_flow_table_update(&t, 1, 101, 4), 1); /* flow 1 changed path; now most recent */
-	assert_int_equal(hw_flow_table_update(&t, 4, 400, 5), 0); /* full: evicts flow 2 (least recent) */
+	assert_int_equal(hw_flow_table_update(&t, 1, 100, 3, 1), 0);
+	assert_int_equal(hw_flow_table_update(&t, 2, 200, 3, 2), 0);
+	assert_int_equal(hw_flow_table_update(&t, 3, 300, 3, 3), 0);
+	assert_int_equal(hw_flow_table_update(&t, 1, 101, 3, 4), 1); /* flow 1 changed path; now most recent */
+	assert_int_equal(hw_flow_table_update(&t, 4, 400, 3, 5), 0); /* full: evicts flow 2 (least recent) */
 	assert_int_equal(t.evictions, 1);
-	assert_int_equal(hw_flow_table_update(&t, 3, 300, 6), 0); /* 3 is still known, same path */
+	assert_int_equal(hw_flow_table_update(&t, 3, 300, 3, 6), 0); /* 3 is still known, same path */
+	assert_int_equal(hw_flow_table_hops(&t, 3), 3);  /* the hop count given with its path */
+	assert_int_equal(hw_flow_table_hops(&t, 77), 0); /* never reported */
 	assert_int_equal(t.evictions, 1);
-	assert_int_equal(hw_flow_table_update(&t, 2, 999, 7), 0); /* 2 was forgotten: new, evicts 1 */
+	assert_int_equal(hw_flow_table_update(&t, 2, 999, 3, 7), 0); /* 2 was forgotten: new, evicts 1 */
 	assert_int_equal(t.evictions, 2);
-	assert_int_equal(hw_flow_table_update(&t, 1, 101, 8), 0); /* 1 was forgotten too: new again */
+	assert_int_equal(hw_flow_table_update(&t, 1, 101, 3, 8), 0); /* 1 was forgotten too: new again */
 	assert_int_equal(t.path_changes, 1);
 	assert_int_equal(t.n, 3);
 	hw_flow_table_free(&t);
@@ -116,12 +118,12 @@ static void flow_table_many_flows_stay_bounded(void **state)
 	assert_int_equal(hw_flow_table_init(&t, 1000), 0);
 	uint64_t bytes = hw_flow_table_bytes(&t);
 	for (uint64_t f = 0; f < 100000; f++)
-		hw_flow_table_update(&t, f * 0x9e3779b97f4a7c15ull, f, f);
+		hw_flow_table_update(&t, f * 0x9e3779b97f4a7c15ull, f, 3, f);
 	assert_int_equal(t.n, 1000);
 	assert_int_equal(t.evictions, 99000);
 	assert_int_equal(hw_flow_table_bytes(&t), bytes);
 	/* the last 1000 flows are the ones kept */
-	assert_int_equal(hw_flow_table_update(&t, 99999 * 0x9e3779b97f4a7c15ull, 99999, 1), 0);
+	assert_int_equal(hw_flow_table_update(&t, 99999 * 0x9e3779b97f4a7c15ull, 99999, 3, 1), 0);
 	assert_int_equal(t.evictions, 99000);
 	hw_flow_table_free(&t);
 }

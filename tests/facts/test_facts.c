@@ -184,6 +184,32 @@ static void path_rule(void **state)
 	assert_true(hw_path_changed(7, 8));
 }
 
+/* How a report is compared with its flow's known path (hw_path_report_use), worked through the BMv2 line
+ * s1 > s2 > s3: the sink s3 reports 3 hops with F; the transit s2's queue report carries 2 hops. */
+static void path_use(void **state)
+{
+	(void)state;
+	const unsigned Q = HW_RF_CONGESTED_QUEUE, F = HW_RF_TRACKED_FLOW, D = HW_RF_DROPPED, I = HW_RF_INTERMEDIATE;
+	assert_int_equal(hw_path_report_use(F, 3, true, 0), HW_PATH_WHOLE); /* the sink: sets the path */
+	assert_int_equal(hw_path_report_use(F, 3, true, 3), HW_PATH_WHOLE);
+	/* s2's queue report as BMv2 sent it, Q+F without I: 2 hops < the 3 known, so the path so far */
+	assert_int_equal(hw_path_report_use(Q | F, 2, true, 3), HW_PATH_PREFIX);
+	/* ... and with I set (the fixed P4 program), whatever is known */
+	assert_int_equal(hw_path_report_use(Q | F | I, 2, true, 0), HW_PATH_PREFIX);
+	assert_int_equal(hw_path_report_use(Q | F | I, 3, true, 3), HW_PATH_PREFIX);
+	/* the sink's own congested queue: Q+F with as many hops as known (or more) is the whole path */
+	assert_int_equal(hw_path_report_use(Q | F, 3, true, 3), HW_PATH_WHOLE);
+	assert_int_equal(hw_path_report_use(Q | F, 4, true, 3), HW_PATH_WHOLE);
+	/* a Q+F report with no path known yet cannot be judged shorter: taken whole (as before) */
+	assert_int_equal(hw_path_report_use(Q | F, 2, true, 0), HW_PATH_WHOLE);
+	/* a shorter sink report without Q is a change to a shorter path */
+	assert_int_equal(hw_path_report_use(F, 2, true, 3), HW_PATH_WHOLE);
+	assert_int_equal(hw_path_report_use(Q, 2, true, 3), HW_PATH_PREFIX);
+	assert_int_equal(hw_path_report_use(D | F, 2, true, 3), HW_PATH_PREFIX);
+	assert_int_equal(hw_path_report_use(F, 1, true, 3), HW_PATH_NONE); /* one hop is no path */
+	assert_int_equal(hw_path_report_use(F, 3, false, 3), HW_PATH_NONE); /* no flow */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +218,7 @@ int main(void)
 	    cmocka_unit_test(seq_wrap_32),        cmocka_unit_test(seq_sender_reset),
 	    cmocka_unit_test(seq_bits_of_format), cmocka_unit_test(path_sig_value),
 	    cmocka_unit_test(path_sig_fields),    cmocka_unit_test(path_rule),
+	    cmocka_unit_test(path_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

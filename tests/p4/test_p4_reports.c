@@ -198,6 +198,8 @@ static void test_report_format(void **state)
 		unsigned rep_len = HW_FIELD(TR2_INDIV, report_length, ind);
 		unsigned md_len = HW_FIELD(TR2_INDIV, md_length, ind);
 		assert_int_equal(HW_TR2_GROUP_BYTES + HW_TR2_INDIV_BYTES + 4 * rep_len, payload);
+		/* I: 0 in these captures, all of them; they were taken before the program set I on a transit
+		 * switch's queue report (int_report.p4 now does: node 2's report below would carry I = 1) */
 		assert_int_equal(HW_FIELD(TR2_INDIV, i, ind), 0);
 		assert_int_equal(HW_FIELD(TR2_INDIV, rsvd, ind), 0);
 		assert_int_equal(HW_FIELD(TR2_INT_MAIN, ds_id, main_), 0);
@@ -336,6 +338,10 @@ static void test_collector_decodes(void **state)
 			assert_int_equal(out.n_recs, 1);
 			assert_int_equal(recs[0].node_id, 1);
 			assert_in_set(recs[0].drop_reason, drop_reasons, 2);
+			/* L1 ports 0x0001ffff: ingress 1, egress all ones = no egress chosen, not port 65535 */
+			assert_int_equal(recs[0].valid & HW_V_PORTS, HW_V_PORTS);
+			assert_int_equal(recs[0].ingress_port, 1);
+			assert_int_equal(recs[0].egress_port, HW_PORT_NONE);
 			continue;
 		}
 		/* The sink sees the whole path; the transit's queue report the path so far. */

@@ -140,6 +140,53 @@ static void map_file(void **state)
 	hw_topo_free(&t);
 }
 
+/* Units (docs/topology.md): the top level says BMv2 (1000 ns per time unit, 1500 B per packet); node 1 says
+ * cells of 176 B in nanoseconds; node 2 has none of its own (the top level's); leaf1 (node id through the
+ * topology: 10.0.0.11) says microseconds only (occupancy: the top level's packets); an id in no entry gets
+ * the top level's; without a map, 1 ns and 1 byte. */
+static void map_units(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	struct hw_topo_map m;
+	struct hw_topo_error err = {0};
+	fabric(&t);
+	char *path = write_tmp("{\"target\": \"bmv2\", \"nodes\": [\n"
+	                       "  {\"name\": \"a\", \"node_id\": 1, \"time_unit\": \"ns\", \"occupancy_unit\": \"cells\","
+	                       "   \"unit_bytes\": 176},\n"
+	                       "  {\"name\": \"b\", \"node_id\": 2},\n"
+	                       "  {\"name\": \"leaf1\", \"time_unit\": \"us\"}]}");
+	assert_int_equal(hw_topo_map_load(&m, path, &err), HW_TOPO_OK);
+	remove(path);
+	hw_topo_map_apply(&t, &m);
+	struct hw_topo_map_units u = hw_topo_map_units_of(&t, &m, 1);
+	assert_int_equal(u.time_ns, 1);
+	assert_int_equal(u.occ_bytes, 176);
+	u = hw_topo_map_units_of(&t, &m, 2);
+	assert_int_equal(u.time_ns, 1000);
+	assert_int_equal(u.occ_bytes, 1500);
+	u = hw_topo_map_units_of(&t, &m, 0x0a00000b); /* leaf1 */
+	assert_int_equal(u.time_ns, 1000);
+	assert_int_equal(u.occ_bytes, 1500);
+	u = hw_topo_map_units_of(&t, &m, 77);
+	assert_int_equal(u.time_ns, 1000);
+	u = hw_topo_map_units_of(&t, NULL, 1);
+	assert_int_equal(u.time_ns, 1);
+	assert_int_equal(u.occ_bytes, 1);
+
+	/* a drop's hop with no egress port (4294967295, docs/records.md): its ingress port (node 5: no such
+	 * node) is tallied unplaced, the egress port not at all: placed 0, unplaced 1 */
+	struct hw_place_tally tally = {0};
+	path = write_tmp("{\"node_id\": 5, \"ingress_port\": 2, \"egress_port\": 4294967295}\n");
+	assert_int_equal(hw_place_records(&tally, &t, &m, path, &err), HW_TOPO_OK);
+	remove(path);
+	assert_int_equal(tally.placed, 0);
+	assert_int_equal(tally.unplaced, 1);
+	hw_place_tally_free(&tally);
+	hw_topo_map_free(&m);
+	hw_topo_free(&t);
+}
+
 static void bad_maps(void **state)
 {
 	(void)state;
@@ -152,6 +199,9 @@ static void bad_maps(void **state)
 	    "{\"nodes\": [{\"name\": \"a\", \"tier\": \"core\"}]}",           /* unknown tier */
 	    "{\"nodes\": {}}",
 	    "[1, 2",
+	    "{\"time_unit\": \"ms\"}",                                      /* not ns or us */
+	    "{\"nodes\": [{\"name\": \"a\", \"occupancy_unit\": \"kb\"}]}", /* unknown unit */
+	    "{\"unit_bytes\": 80}",                                         /* without cells or packets */
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		struct hw_topo_map m;
@@ -173,6 +223,7 @@ int main(void)
 	    cmocka_unit_test(default_node_id),
 	    cmocka_unit_test(map_file),
 	    cmocka_unit_test(bad_maps),
+	    cmocka_unit_test(map_units),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,6 +129,7 @@ const struct an_detector an_detect_report_loss = {
     .defaults = defaults,
     .sender_size = sizeof(struct an_sender),
     .report = report,
+    .per_report = 1,
     .tick = tick,
     .stats = stats,
 };
