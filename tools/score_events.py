@@ -17,8 +17,20 @@ RAMP_KINDS = {"Incast", "CongestionTree", "QueueBuildup"}  # injected sustained 
 QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
-DEFAULTS = {"raise": 10000, "clear": 8000, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000,
-            "lead_ns": 1000000}
+# raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
+DEFAULTS = {"raise": None, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
+
+
+def raise_of(cfg, queue):
+    """HighQueue's threshold at a queue of this id: the configured one, else from the truth's model as the
+    analyzer's default derives it (docs/analyzer.md): a lossless (RoCE) queue at PFC Xoff, a lossy one at
+    40 % of its buffer."""
+    if cfg.get("raise") is not None:
+        return cfg["raise"]
+    m = cfg.get("model", {})
+    if int(queue) == int(m.get("roce_queue", 3)):
+        return m.get("xoff_bytes", 400e3)
+    return 0.4 * m.get("lossy_buffer_bytes", 1024e3)
 
 
 def qkey(d):
@@ -48,7 +60,7 @@ def load_config(path):
     c = dict(DEFAULTS)
     if path:
         j = json.load(open(path))
-        for k in ("raise", "clear", "hold_ns", "clear_ns"):
+        for k in ("raise", "hold_ns", "clear_ns"):
             c[k] = j.get("high_queue", {}).get(k, c[k])
         for k in ("window_ns", "lead_ns"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
@@ -69,12 +81,13 @@ def queue_series(records_path):
     return series
 
 
-def crossings(samples, cfg):
+def crossings(samples, cfg, queue):
     """Episodes of records at or above the raise threshold, [(first, last)] time each: runs of such records,
     joined when less than clear_ns apart (one episode with hysteresis, as HighQueue counts them)."""
     runs = []
+    level = raise_of(cfg, queue)
     for t, v in samples:
-        if v < cfg["raise"]:
+        if v < level:
             continue
         if runs and t - runs[-1][1] < cfg["clear_ns"]:
             runs[-1][1] = t
@@ -152,7 +165,7 @@ def score_records(raised, series, cfg, slack_ns):
     hold_ns is an episode to find; an event is right when such a run starts at its start.  QueueBuildup: an
     event is right when its queue crosses raise within lead_ns (+ slack) after it; a crossing is warned
     when a QueueBuildup at its queue fired in the window_ns + lead_ns before it."""
-    runs = {k: crossings(s, cfg) for k, s in series.items()}
+    runs = {k: crossings(s, cfg, k[2]) for k, s in series.items()}
     rows = {}
     hq = [e for e in raised if e["event"] == "HighQueue"]
     want = [(k, a) for k, rs in runs.items() for a, b in rs if b - a >= cfg["hold_ns"]]
@@ -181,7 +194,7 @@ def ramps(truth, raised, series, cfg, slack_ns):
             continue
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
-        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= cfg["raise"]), None)
+        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
         warn = None
         if cross is not None:
             # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
@@ -197,7 +210,8 @@ def ramps(truth, raised, series, cfg, slack_ns):
 
 def score(truth, events, slack_ns, series=None, cfg=None):
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
-    cfg = cfg or dict(DEFAULTS)
+    cfg = dict(cfg or DEFAULTS)
+    cfg.setdefault("model", truth.get("model", {}))
     rows = score_injected(truth, raised, slack_ns)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:

@@ -129,6 +129,7 @@ def run_one(job):
         events = [json.loads(line) for line in open(f"{d}/events.jsonl") if line.strip()]
         series = score_events.queue_series(f"{d}/records.jsonl")
         conf = score_events.load_config(cfg)
+        conf["model"] = truth.get("model", {})
         r = score_events.score(truth, events, int(1e6), series, conf)
         r["incidents"] = incidents(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
@@ -199,7 +200,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
             continue
         if score_events.explained(truth, e, slack_ns):
             continue
-        if k in CONGESTION and peaks.get(_evq(e), 0) >= cfg["raise"]:
+        if k in CONGESTION and peaks.get(_evq(e), 0) >= score_events.raise_of(cfg, e.get("queue", 0)):
             continue  # background congestion the simulation confirms
         n[k] = n.get(k, 0) + 1
     return n

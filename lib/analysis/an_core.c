@@ -385,6 +385,7 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->tally_entry = UINT32_MAX;
 			if (a->topo && port != UINT32_MAX)
 				place_queue(a, q);
+			an_thresholds(a, q);
 			return q;
 		}
 		struct an_queue *q = &a->queues[v - 1];
@@ -641,7 +642,7 @@ void hw_an_link_scores(const struct hw_analyzer *a, double *scores)
 		for (unsigned b = 0; b < AN_RING; b++)
 			if (q->ring[b].ms + AN_RING > now_ms && q->ring[b].max_occ > peak)
 				peak = q->ring[b].max_occ;
-		double score = a->c.high_queue.raise > 0 ? peak / a->c.high_queue.raise : 0;
+		double score = q->th.high > 0 ? peak / q->th.high : 0;
 		if (score > scores[link])
 			scores[link] = score;
 	}

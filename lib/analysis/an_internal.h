@@ -25,6 +25,16 @@ struct an_bucket {
 	uint32_t max_occ, max_lat, count;
 };
 
+/* A queue's thresholds (an_thresholds.c), fixed when the queue is first seen. */
+struct an_th {
+	double high, clear;        /* HighQueue raise / clear (occupancy) */
+	double burst, burst_clear; /* Microburst */
+	double incast;             /* Incast: congested at this occupancy */
+	double lat, lat_clear;     /* HighHopLatency raise / clear */
+	double gbps;               /* the line rate assumed */
+	uint8_t lossless;
+};
+
 /* A queue (node, egress port, queue id): the core's part.  Each detector's per-queue state is its own slice of
  * the analyzer's side table (an_qstate). */
 struct an_queue {
@@ -40,6 +50,7 @@ struct an_queue {
 	uint8_t s_head, s_n;
 	uint8_t flow_head, n_flows;
 	uint64_t flows[AN_QFLOWS];
+	struct an_th th;
 };
 
 struct an_report { /* the report being assembled from consecutive records */
@@ -103,6 +114,9 @@ struct hw_analyzer {
 	struct hw_place_tally tally;
 	struct hw_an_stats st;
 };
+
+/* Fill q->th from q's port and the configuration (after q is placed). */
+void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
 
 /* Hysteresis: +1 raised, -1 cleared, 0 no change. */
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now);

@@ -101,6 +101,16 @@ static int setup(void **state)
 	(void)state;
 	hw_an_config_default(&cfg);
 	cfg.enabled = (1u << HW_AN_KIND_COUNT) - 1;
+	/* The rules below are worked with configured thresholds (the tests of the thresholds derived from the
+	 * fabric are test_thresholds_*): they override the fabric's for every queue. */
+	cfg.high_queue.raise = 10000;
+	cfg.high_queue.clear = 8000;
+	cfg.high_latency.raise = 1000000;
+	cfg.high_latency.clear = 800000;
+	cfg.microburst_raise = 10000;
+	cfg.microburst_clear = 2000;
+	cfg.microburst_max_ns = 1000000;
+	cfg.incast_occupancy = 10000;
 	return 0;
 }
 
@@ -720,9 +730,12 @@ static void test_config(void **state)
 	char err[512];
 	const char *p = "test_analyzer_config.json";
 	hw_an_config_default(&c);
-	assert_int_equal(c.high_latency.raise, 1000000);
+	/* thresholds 0: derived per queue from the fabric section (100G hosts, 400G fabric, Xoff 400 KB) */
+	assert_true(c.high_latency.raise == 0 && c.high_queue.raise == 0 && c.microburst_raise == 0);
+	assert_true(c.fabric.host_gbps == 100 && c.fabric.fabric_gbps == 400 && c.fabric.xoff_bytes == 400e3);
+	assert_int_equal(c.fabric.lossless_queues, 0x18); /* queues 3 and 4: 1 << 3 | 1 << 4 = 8 + 16 */
 	assert_true(c.drops_ratio == 0.001 && c.seq_loss_ratio == 0.001);
-	assert_int_equal(c.microburst_max_ns, 1000000);
+	assert_int_equal(c.microburst_max_ns, 500000);
 	write_file(p, "{\"high_queue\":{\"raise\":500,\"clear\":400},\"detectors\":{\"Microburst\":false}}");
 	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), 0);
 	assert_true(c.high_queue.raise == 500 && c.high_queue.clear == 400);

@@ -3,7 +3,7 @@
  * queue is itself upstream of another congested one (then it is a victim, and the root is further down):
  * recent reports showed it upstream of a queue in a HighQueue episode, or its link leads to a switch with a
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
- * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default high_queue.clear, or in a
+ * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or in a
  * HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming them.
  * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
 #include <stdio.h>
@@ -60,9 +60,9 @@ static uint32_t root_of(const struct hw_analyzer *a, const struct an_det *d, uin
 	return ri;
 }
 
-static double victim_level(const struct hw_analyzer *a)
+static double victim_level(const struct hw_analyzer *a, const struct an_queue *q)
 {
-	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : a->c.high_queue.clear;
+	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : q->th.clear;
 }
 
 /* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
@@ -80,7 +80,7 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
 		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
-		    !(high(a, i) || (any && q->last_occ >= victim_level(a))))
+		    !(high(a, i) || (any && q->last_occ >= victim_level(a, q))))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
 		if (best == UINT32_MAX || (tree && !tq(a, d, best)->h.active) ||
@@ -144,7 +144,7 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	int hop = -1; /* the most downstream hop in a HighQueue episode, still above its clear level */
 	for (int h = rep->n_hops - 1; h >= 0 && hop < 0; h--)
 		if (rep->qidx[h] && high(a, rep->qidx[h] - 1) &&
-		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->c.high_queue.clear))
+		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->queues[rep->qidx[h] - 1].th.clear))
 			hop = h;
 	if (hop < 1)
 		return;
@@ -152,7 +152,6 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	struct tree_q *r = tq(a, d, ri);
 	if (ri != first)
 		add_victim(r, first);
-	double level = victim_level(a);
 	for (int h = 0; h < hop; h++) {
 		uint32_t v = rep->qidx[h];
 		if (!v || v - 1 == ri)
@@ -160,7 +159,7 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		struct tree_q *q = tq(a, d, v - 1);
 		q->down_ns = rep->time_ns;
 		q->down_root = ri;
-		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= level) || high(a, v - 1))
+		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= victim_level(a, &a->queues[v - 1])) || high(a, v - 1))
 			add_victim(r, v - 1);
 	}
 	if (r->h.active || r->n_victims < a->c.tree_victims)
@@ -204,7 +203,7 @@ static const struct an_key keys[] = {
 static void defaults(struct hw_an_config *c)
 {
 	c->tree_victims = 2;
-	c->tree_victim_occupancy = 0; /* high_queue.clear */
+	c->tree_victim_occupancy = 0; /* the queue's HighQueue clear level */
 }
 
 const struct an_detector an_detect_congestion_tree = {

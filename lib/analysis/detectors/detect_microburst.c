@@ -1,4 +1,5 @@
-/* Microburst: a queue's occupancy rises to microburst_raise and falls below microburst_clear within
+/* Microburst: a queue's occupancy rises to its burst threshold (microburst.raise, by default the fabric's ECN
+ * marking level) and falls below its clear level (microburst.clear, by default a fifth of it) within
  * microburst_max_ns, unless it rose while a congestion tree's victim (paused from downstream: PFC
  * back-pressure filling and draining it).  The event is reported when the burst is over (raised and
  * resolved together). */
@@ -18,7 +19,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		return;
 	uint32_t occ = r->queue_occupancy;
 	if (!b->in) {
-		if (occ >= a->c.microburst_raise) {
+		if (occ >= q->th.burst) {
 			b->in = 1;
 			b->start = r->time_ns;
 			b->peak = occ;
@@ -29,11 +30,11 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (occ > b->peak)
 		b->peak = occ;
 	if (r->time_ns - b->start > a->c.microburst_max_ns) {
-		if (occ < a->c.microburst_clear)
+		if (occ < q->th.burst_clear)
 			b->in = 0; /* too long for a microburst: sustained congestion is HighQueue's */
 		return;
 	}
-	if (occ >= a->c.microburst_clear)
+	if (occ >= q->th.burst_clear)
 		return;
 	b->in = 0;
 	if (b->paused)
@@ -45,7 +46,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 			an_ev_resolved(e, r->time_ns);
 		an_ev_num(e, "peak", b->peak);
 		an_ev_num(e, "duration_us", (double)(r->time_ns - b->start) / 1e3);
-		an_ev_num(e, "threshold", a->c.microburst_raise);
+		an_ev_num(e, "threshold", q->th.burst);
 		an_ev_commit(e);
 	}
 }
@@ -66,9 +67,9 @@ static const struct an_key keys[] = {
 
 static void defaults(struct hw_an_config *c)
 {
-	c->microburst_raise = 10000;
-	c->microburst_clear = 2000;
-	c->microburst_max_ns = 1000000;
+	c->microburst_raise = 0; /* from the fabric: fabric.ecn_bytes */
+	c->microburst_clear = 0; /* ... a fifth of it */
+	c->microburst_max_ns = 500000;
 }
 
 const struct an_detector an_detect_microburst = {
