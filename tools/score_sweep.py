@@ -163,9 +163,11 @@ def related(t, e, slack_ns):
 
 
 def incidents(truth, events, slack_ns):
-    """Alerts (firing, not topology facts) per injected incident."""
+    """Alerts (firing, not topology facts) per injected incident: distinct alerts, an alert raised again
+    with the same id (an update within its incident) counted once."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
-    return [sum(related(t, e, slack_ns) for e in raised) for t in truth.get("events", [])]
+    return [len({(e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
 
 
 def culprits(truth, events, slack_ns):
@@ -189,7 +191,8 @@ def culprits(truth, events, slack_ns):
 
 def unconfirmed(truth, events, series, cfg, slack_ns):
     """Alerts that neither an injected incident, nor the truth (explained), nor the simulated queue levels
-    confirm: congestion alerts at a queue whose truth peak stayed below the raise threshold."""
+    confirm: congestion alerts (and HighHopLatency, derived from the same level) at a queue whose truth peak
+    stayed below the raise threshold."""
     peaks = {_qname(q): q.get("peak_bytes", 0) for q in truth.get("queues", [])}
     n = {}
     for e in events:
@@ -200,7 +203,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
             continue
         if score_events.explained(truth, e, slack_ns):
             continue
-        if k in CONGESTION and peaks.get(_evq(e), 0) >= score_events.raise_of(cfg, e.get("queue", 0)):
+        if (k in CONGESTION or k == "HighHopLatency") and peaks.get(_evq(e), 0) >= score_events.raise_of(cfg, e.get("queue", 0)):
             continue  # background congestion the simulation confirms
         n[k] = n.get(k, 0) + 1
     return n

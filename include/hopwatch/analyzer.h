@@ -46,7 +46,7 @@ struct hw_an_config {
 	uint64_t buildup_lead_ns;       /* ... predicts crossing high_queue.raise within this lead */
 	uint32_t buildup_min_samples;   /* ... from at least this many samples */
 	double buildup_steep_from;      /* ... and from the newest min_samples ones at this fraction of raise */
-	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: fabric.ecn_bytes) */
+	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: the HighQueue threshold) */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */
 	double drops_ratio;             /* PacketDrops: dropped / seen per queue over a window */
@@ -109,7 +109,8 @@ int hw_an_kind_congestion(enum hw_an_kind k);
 
 /* One event: raised (end_ns 0) or resolved (end_ns set).  Both carry the same id. */
 struct hw_an_event {
-	uint64_t id; /* one per episode */
+	uint64_t id;       /* one per episode; a congestion alert raised again in its incident keeps its id */
+	uint64_t incident; /* congestion kinds: the incident (one root cause) it belongs to; 0 = none */
 	enum hw_an_kind kind;
 	char alertname[32]; /* hw_an_kind_name(kind), or the topology event's name */
 	const char *severity;

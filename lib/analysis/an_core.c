@@ -214,6 +214,8 @@ struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const str
 		e->node_id = q->node_id;
 		e->port = q->port;
 		e->queue = q->queue;
+		if (hw_an_kind_congestion(kind))
+			e->incident = an_incident_of(a, (uint32_t)(q - a->queues), a->now > start_ns ? a->now : start_ns);
 		for (unsigned i = 0; i < q->n_flows && i < HW_AN_MAX_FLOWS; i++)
 			e->flows[e->n_flows++] = q->flows[i];
 	}
@@ -317,8 +319,10 @@ static void deliver(struct hw_analyzer *a)
 
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
-	h->id = a->next_id++;
-	return an_ev_begin(a, kind, q, h->id, h->start_ns);
+	struct an_ev *ev = an_ev_begin(a, kind, q, 0, h->start_ns);
+	h->id = an_incident_raise_id(a, kind, (uint32_t)(q - a->queues), ev->e.incident);
+	ev->e.id = h->id;
+	return ev;
 }
 
 struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h,

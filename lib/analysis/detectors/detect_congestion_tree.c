@@ -97,6 +97,20 @@ int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64
 	return d && (upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1) != UINT32_MAX);
 }
 
+uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
+	if (!d)
+		return qi;
+	uint32_t r = root_of(a, d, qi, now);
+	if (r == qi) { /* paused by a congested queue on the switch its link leads to */
+		uint32_t di = downstream(a, d, qi, 0);
+		if (di != UINT32_MAX)
+			r = root_of(a, d, di, now);
+	}
+	return r;
+}
+
 /* Queue ri has enough victims to be a root: unless it is paused from downstream, where they go instead. */
 static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {

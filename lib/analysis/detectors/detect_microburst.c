@@ -1,5 +1,5 @@
-/* Microburst: a queue's occupancy rises to its burst threshold (microburst.raise, by default the fabric's ECN
- * marking level) and falls below its clear level (microburst.clear, by default a fifth of it) within
+/* Microburst: a queue's occupancy rises to its burst threshold (microburst.raise, by default its HighQueue
+ * threshold) and falls below its clear level (microburst.clear, by default the fabric's ECN level) within
  * microburst_max_ns, unless it rose while a congestion tree's victim (paused from downstream: PFC
  * back-pressure filling and draining it).  The event is reported when the burst is over (raised and
  * resolved together). */
@@ -67,8 +67,8 @@ static const struct an_key keys[] = {
 
 static void defaults(struct hw_an_config *c)
 {
-	c->microburst_raise = 0; /* from the fabric: fabric.ecn_bytes */
-	c->microburst_clear = 0; /* ... a fifth of it */
+	c->microburst_raise = 0; /* from the fabric: the queue's HighQueue threshold */
+	c->microburst_clear = 0; /* ... fabric.ecn_bytes */
 	c->microburst_max_ns = 500000;
 }
 
