@@ -132,6 +132,7 @@ def run_one(job):
         conf["model"] = truth.get("model", {})
         r = score_events.score(truth, events, int(1e6), series, conf)
         r["incidents"] = incidents(truth, events, int(1e6))
+        r["incident_ids"] = incident_ids(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
         if keep:
@@ -167,6 +168,14 @@ def incidents(truth, events, slack_ns):
     with the same id (an update within its incident) counted once."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     return [len({(e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
+
+
+def incident_ids(truth, events, slack_ns):
+    """Analyzer incidents per injected incident: distinct incident ids of its related alerts (an alert
+    without one is an incident of its own)."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    return [len({e.get("incident") or ("alert", e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
             for t in truth.get("events", [])]
 
 
@@ -210,7 +219,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
 
 
 def aggregate(results):
-    det, per_incident, wrong, clean_bad, errors = {}, [], {}, {}, []
+    det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
     for r in results:
         if "error" in r:
             errors.append(r)
@@ -221,6 +230,7 @@ def aggregate(results):
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
+        per_incident_ids += s["incident_ids"]
         for k, v in s["culprits"].items():
             wrong[k] = wrong.get(k, 0) + v
         if r["job"][0] == "clean":
@@ -233,6 +243,7 @@ def aggregate(results):
     return {"runs": len(results), "failed": len(errors), "errors": errors[:10], "detectors": det,
             "alerts_per_incident_median": statistics.median(per_incident) if per_incident else None,
             "alerts_per_incident_max": max(per_incident) if per_incident else None,
+            "analyzer_incidents_per_incident_median": statistics.median(per_incident_ids) if per_incident_ids else None,
             "incidents": len(per_incident), "clean_unconfirmed": clean_bad}
 
 
@@ -289,7 +300,8 @@ def main():
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
     print(f"alerts per injected incident: median {agg['alerts_per_incident_median']}, "
-          f"max {agg['alerts_per_incident_max']}")
+          f"max {agg['alerts_per_incident_max']}; analyzer incidents per injected incident: median "
+          f"{agg['analyzer_incidents_per_incident_median']}")
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)

@@ -214,8 +214,6 @@ struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const str
 		e->node_id = q->node_id;
 		e->port = q->port;
 		e->queue = q->queue;
-		if (hw_an_kind_congestion(kind))
-			e->incident = an_incident_of(a, (uint32_t)(q - a->queues), a->now > start_ns ? a->now : start_ns);
 		for (unsigned i = 0; i < q->n_flows && i < HW_AN_MAX_FLOWS; i++)
 			e->flows[e->n_flows++] = q->flows[i];
 	}
@@ -319,9 +317,11 @@ static void deliver(struct hw_analyzer *a)
 
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
-	struct an_ev *ev = an_ev_begin(a, kind, q, 0, h->start_ns);
-	h->id = an_incident_raise_id(a, kind, (uint32_t)(q - a->queues), ev->e.incident);
-	ev->e.id = h->id;
+	uint32_t qi = (uint32_t)(q - a->queues);
+	uint64_t inc = hw_an_kind_congestion(kind) ? an_incident_of(a, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
+	h->id = an_incident_raise_id(a, kind, qi, inc);
+	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
+	ev->e.incident = inc;
 	return ev;
 }
 
@@ -333,6 +333,7 @@ struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
 	h->below = 0;
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	an_ev_resolved(ev, end);
+	ev->e.incident = an_incident_resolved(a, kind, (uint32_t)(q - a->queues), end);
 	return ev;
 }
 

@@ -33,6 +33,15 @@ uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now)
 	return root->incident;
 }
 
+uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now)
+{
+	struct an_queue *q = &a->queues[qi];
+	uint64_t inc = q->kind_incident[kind];
+	if (inc && q->incident == inc && now > q->incident_ns)
+		q->incident_ns = now;
+	return inc;
+}
+
 uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident)
 {
 	struct an_queue *q = &a->queues[qi];

@@ -125,6 +125,8 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
  * open), and the id of a raise of kind at q (the previous raise's id when it is in the same incident). */
 uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
 uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
+/* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
+uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 
 /* Hysteresis: +1 raised, -1 cleared, 0 no change. */
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now);

@@ -820,6 +820,101 @@ static void test_events_after_ingest(void **state)
 	}
 }
 
+/* Thresholds from the fabric (default configuration, no topology: the queue is not placed, so its link is
+ * taken as a host link, fabric.host_gbps = 100).  Queue 3 is lossless (fabric.lossless_queues has bits 3 and
+ * 4): HighQueue at PFC Xoff = 400000 bytes, HighHopLatency at the time 400000 bytes take at 100 Gb/s =
+ * 400000 * 8 / 100 = 32000 ns.  Queue 0 is lossy: 40 % of the 1024000-byte buffer = 409600 bytes, and
+ * 409600 * 8 / 100 = 32768 ns. */
+static void test_thresholds_from_fabric(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	struct hw_analyzer *a = mk();
+	struct hw_record r = rec(1000, 100, 700, 1);
+	feed(a, r);
+	r.queue_id = 0;
+	feed(a, r);
+	assert_int_equal(hw_an_queue_count(a), 2);
+	struct hw_an_queue_info qi;
+	assert_int_equal(hw_an_queue_get(a, 0, &qi), 0);
+	assert_int_equal(qi.queue, 3);
+	assert_true(qi.raise == 400000 && qi.lat_raise == 32000);
+	assert_int_equal(hw_an_queue_get(a, 1, &qi), 0);
+	assert_int_equal(qi.queue, 0);
+	assert_true(qi.raise == 409600 && qi.lat_raise == 32768);
+	hw_an_destroy(a);
+}
+
+/* A configured threshold holds for every queue: high_queue.raise 10000 (setup) on both classes, and the
+ * latency stays derived from it: 10000 * 8 / 100 = 800 ns when high_hop_latency.raise is 0. */
+static void test_thresholds_configured(void **state)
+{
+	(void)state;
+	cfg.high_latency.raise = 0;
+	struct hw_analyzer *a = mk();
+	struct hw_record r = rec(1000, 100, 700, 1);
+	feed(a, r);
+	r.queue_id = 0;
+	feed(a, r);
+	struct hw_an_queue_info qi;
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(hw_an_queue_get(a, i, &qi), 0);
+		assert_true(qi.raise == 10000 && qi.lat_raise == 800);
+	}
+	hw_an_destroy(a);
+}
+
+/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): a sample
+ * every 10 us, 20000 except every fifth (i % 5 == 4: 9000, above clear).  Each sample's value holds for the
+ * 10 us to the next, so at t0 + 100 us the window holds samples 0..9, 8 of them above (4 and 9 below):
+ * 80 us of 100 >= 75 us, sample 10 is above and the run began at t0: raised there with start t0.  With
+ * two of five below (i % 5 >= 3) it is 60 us of 100 < 75: never raised. */
+static void test_high_queue_fraction(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 1000000000;
+	for (int below = 1; below <= 2; below++) {
+		struct hw_analyzer *a = mk();
+		for (int i = 0; i <= 40; i++)
+			feed(a, rec(t0 + (uint64_t)i * 10000, i % 5 >= 5 - below ? 9000 : 20000, 700, 1));
+		if (below == 1) {
+			assert_int_equal(count("HighQueue", 0), 1);
+			int h = first("HighQueue", 0);
+			assert_true(evs[h].start_ns == t0);
+			assert_true(number(&evs[h], "occupancy") == 20000);
+		} else {
+			assert_int_equal(count("HighQueue", 0), 0);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* One incident per root cause: HighQueue (raise 10000, clear 8000, hold 100 us, clear_ns 1 ms) above from t0
+ * to t0 + 200 us raises at t0 + 100 us; 5000 from t0 + 210 us resolves it at t0 + 1210 us (1 ms below).  Above
+ * again from t0 + 1300 us it raises at t0 + 1400 us, 190 us after the incident's last event (<= 1 ms): the
+ * same incident, so the alert keeps its id (an update). */
+static void test_incident_reraise_keeps_id(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 1000000000;
+	struct hw_analyzer *a = mk();
+	for (int i = 0; i <= 150; i++) {
+		uint64_t us = (uint64_t)i * 10;
+		feed(a, rec(t0 + us * 1000, (us <= 200 || us >= 1300) ? 20000 : 5000, 700, 1));
+	}
+	assert_int_equal(count("HighQueue", 0), 2);
+	assert_int_equal(count("HighQueue", 1), 1);
+	int f1 = -1, f2 = -1;
+	for (int i = 0; i < n_ev; i++)
+		if (strcmp(evs[i].alertname, "HighQueue") == 0 && !evs[i].resolved)
+			*(f1 < 0 ? &f1 : &f2) = i;
+	assert_true(evs[f1].start_ns == t0 && evs[f2].start_ns == t0 + 1300000);
+	assert_true(evs[f1].incident != 0);
+	assert_true(evs[f1].incident == evs[f2].incident);
+	assert_true(evs[f1].id == evs[f2].id);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -847,6 +942,10 @@ int main(void)
 	    cmocka_unit_test_setup(test_config, setup),
 	    cmocka_unit_test_setup(test_bounded_queues, setup),
 	    cmocka_unit_test_setup(test_events_after_ingest, setup),
+	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
+	    cmocka_unit_test_setup(test_thresholds_configured, setup),
+	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
+	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,9 +39,11 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	b->in = 0;
 	if (b->paused)
 		return; /* filled while paused from downstream: PFC back-pressure, not a burst arriving here */
-	uint64_t id = a->next_id++;
+	uint32_t qi = (uint32_t)(q - a->queues);
+	uint64_t inc = an_incident_of(a, qi, r->time_ns), id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
 	for (int resolved = 0; resolved < 2; resolved++) { /* raised and resolved together */
 		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, b->start);
+		e->e.incident = inc;
 		if (resolved)
 			an_ev_resolved(e, r->time_ns);
 		an_ev_num(e, "peak", b->peak);
