@@ -477,7 +477,9 @@ static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3]
 }
 
 /* Congestion at the last hop only: no tree; then the two upstream queues congest on the same path: one
- * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue. */
+ * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue.  The
+ * victims (15000 and 18000, above raise 10000, but upstream of the congested root on the report's path)
+ * raise no HighQueue of their own: the root's HighQueue stays the only one. */
 static void test_congestion_tree(void **state)
 {
 	(void)state;
@@ -491,7 +493,7 @@ static void test_congestion_tree(void **state)
 	assert_int_equal(count("CongestionTree", 0), 0);
 	for (int i = 0; i < 30; i++, t += 10000)
 		tree_report(a, t, spread);
-	assert_int_equal(count("HighQueue", 0), 3);
+	assert_int_equal(count("HighQueue", 0), 1);
 	assert_int_equal(count("CongestionTree", 0), 1);
 	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
 	assert_int_equal(e->node_id, 12);

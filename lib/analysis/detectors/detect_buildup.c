@@ -1,7 +1,8 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
  * buildup_window_ns predicts it will reach the queue's HighQueue threshold within buildup_lead_ns while it is still below.
  * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
- * counts too: a steep climb after a long flat stretch, which the whole window's line flattens. */
+ * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Not raised at a
+ * congestion tree's victim (a queue paused from downstream). */
 #include "detector.h"
 
 struct buildup_q { /* per queue */
@@ -77,6 +78,10 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	b->slope = slope;
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
+	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
+		b->h.active = 0; /* filling because it is paused from downstream: the warning belongs to the root */
+		s = 0;
+	}
 	if (s > 0) {
 		double eta = slope > 0 ? (q->th.high - v0) / slope : 0;
 		struct an_ev *e = an_ev_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &b->h);

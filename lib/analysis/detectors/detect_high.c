@@ -1,7 +1,8 @@
 /* HighQueue and HighHopLatency: a queue's occupancy (a hop's latency) at or above its raise threshold (derived
  * per queue from the fabric, an_thresholds.c, unless configured) for at least high_queue.fraction of the last
  * hold_ns, so a queue hovering around the threshold alerts and one sample below does not reset it; the
- * episode starts at the first sample above.  Resolved once below its clear threshold for clear_ns, or after
+ * episode starts at the first sample above.  Not raised while the queue is a congestion tree's victim (paused
+ * from downstream: its root's CongestionTree names it, and the root is the culprit).  Resolved once below its clear threshold for clear_ns, or after
  * that long without records. */
 #include "detector.h"
 
@@ -73,6 +74,10 @@ static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_rec
                   const char *name)
 {
 	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
+	if (st > 0 && an_tree_victim(a, q, r->time_ns)) {
+		s->h.active = 0; /* paused from downstream: its root's CongestionTree names it as a victim */
+		st = 0;
+	}
 	if (st > 0) {
 		struct an_ev *e = an_ev_raise_q(a, kind, q, &s->h);
 		an_ev_num(e, name, v);
