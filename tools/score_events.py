@@ -140,12 +140,12 @@ def score_injected(truth, raised, slack_ns, cfg=None):
 
 def explained(truth, e, slack_ns, cfg=None):
     """A raised event of a kind that was not injected, accounted for by the truth: a CongestionTree rooted at
-    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree or Incast
-    at a queue the simulation itself congested (background congestion: its truth peak at or above the
+    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast or
+    Microburst at a queue the simulation itself congested (background congestion: its truth peak at or above the
     queue's HighQueue threshold); a LinkDown at an injected link-down's link; PacketDrops at a queue the
     truth says dropped, or naming a flow an injected event made lose packets."""
     k, injected = e["event"], truth.get("events", [])
-    if k in ("CongestionTree", "Incast") and cfg is not None and "queue" in e:
+    if k in ("CongestionTree", "Incast", "Microburst") and cfg is not None and "queue" in e:
         for q in truth.get("queues", []):
             if place_match(q, e) and q.get("queue") == e["queue"] and q.get("peak_bytes", 0) >= raise_of(cfg, e["queue"]):
                 return True
@@ -166,9 +166,14 @@ def explained(truth, e, slack_ns, cfg=None):
 
 
 def victim_windows(truth, slack_ns):
-    """(node_id, port, queue) -> [(from, to)]: when the queue was a PFC victim of an injected event (in its
-    effects.paused_queues, during the event)."""
+    """(node_id, port, queue) -> [(from, to)]: when the queue was a PFC victim: of an injected event (in its
+    effects.paused_queues, during the event), or of the background traffic (the simulation paused it,
+    truth queues[].paused_ns > 0, and it is no injected event's place: the whole run)."""
     out = {}
+    places = {qkey(t["place"]) for t in truth.get("events", []) if "port" in t["place"] and "queue" in t["place"]}
+    for q in truth.get("queues", []):
+        if q.get("paused_ns", 0) > 0 and qkey(q) not in places:
+            out.setdefault(qkey(q), []).append((0, 1 << 63))
     for t in truth.get("events", []):
         for q in t.get("effects", {}).get("paused_queues", []):
             if "port" in q and "node_id" in q:

@@ -31,7 +31,6 @@ struct hw_an_fabric {
 	double host_gbps, fabric_gbps; /* line rate of host-facing ports and of switch-to-switch ports */
 	double xoff_bytes, xon_bytes;  /* PFC Xoff / Xon per ingress port and lossless priority */
 	double lossy_buffer_bytes;     /* what a lossy queue holds before it drops */
-	double ecn_bytes;              /* ECN marking threshold */
 	uint32_t lossless_queues;      /* bit n: queue n is lossless (PFC) where LLDP does not say */
 };
 

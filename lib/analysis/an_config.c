@@ -18,7 +18,6 @@ static const struct an_key core_keys[] = {
     AN_KEY("fabric", "xoff_bytes", AN_DOUBLE, fabric.xoff_bytes),
     AN_KEY("fabric", "xon_bytes", AN_DOUBLE, fabric.xon_bytes),
     AN_KEY("fabric", "lossy_buffer_bytes", AN_DOUBLE, fabric.lossy_buffer_bytes),
-    AN_KEY("fabric", "ecn_bytes", AN_DOUBLE, fabric.ecn_bytes),
     AN_KEY("fabric", "lossless_queues", AN_U32, fabric.lossless_queues),
 };
 #define N_CORE_KEYS (sizeof(core_keys) / sizeof(core_keys[0]))
@@ -35,9 +34,9 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->resend_ns = 60000000000ull;
 	c->alert_queue = 4096;
 	/* A RoCE fabric of 100G hosts under 400G switch links, queues 3 and 4 lossless (the usual RoCE
-	 * priorities), PFC Xoff 400 KB / Xon 300 KB per ingress port, 1 MB lossy queues, ECN marking from
-	 * 100 KB (docs/analyzer.md, "Thresholds from the fabric", says where each comes from). */
-	c->fabric = (struct hw_an_fabric){100, 400, 400e3, 300e3, 1024e3, 100e3, (1u << 3) | (1u << 4)};
+	 * priorities), PFC Xoff 400 KB / Xon 300 KB per ingress port, 1 MB lossy queues (docs/analyzer.md,
+	 * "Thresholds from the fabric", says where each comes from). */
+	c->fabric = (struct hw_an_fabric){100, 400, 400e3, 300e3, 1024e3, (1u << 3) | (1u << 4)};
 }
 
 /* Key i of the core's and the detectors' keys, in that order; NULL past the last. */

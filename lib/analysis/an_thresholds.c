@@ -38,9 +38,9 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q)
 		t->clear = a->c.high_queue.clear;
 	}
 	/* a burst reaches the HighQueue level (the ECN level is crossed by background traffic all the time) and
-	 * falls back below the ECN marking level */
+	 * falls back below its clear level (queue reports stop soon below it) */
 	t->burst = a->c.microburst_raise > 0 ? a->c.microburst_raise : t->high;
-	t->burst_clear = a->c.microburst_raise > 0 ? a->c.microburst_clear : f->ecn_bytes;
+	t->burst_clear = a->c.microburst_raise > 0 ? a->c.microburst_clear : t->clear;
 	t->incast = a->c.incast_occupancy > 0 ? a->c.incast_occupancy : t->high;
 	/* the time the HighQueue level takes to drain at line rate: bytes * 8 / Gb/s = ns */
 	double ns_per_byte = t->gbps > 0 ? 8.0 / t->gbps : 0.08;
