@@ -917,6 +917,40 @@ static void test_incident_reraise_keeps_id(void **state)
 	hw_an_destroy(a);
 }
 
+/* A Microburst whose fall is never reported (switches send queue reports only above a level): raise 10000,
+ * clear 2000, max_ns 1 ms (setup), so reports that stop for max_ns / 5 = 200 us end it.  20000 at t0,
+ * 25000 at t0 + 10 us, 15000 at t0 + 20 us, then silence; a record of another queue at t0 + 1.5 ms runs the
+ * tick (the first record ran one at t0, the next is due at t0 + 1 ms): 1.48 ms silent >= 200 us, the rise
+ * lasted 20 us <= 1 ms and fell from its 25000 peak: one Microburst, start t0, end t0 + 20 us, peak 25000,
+ * duration 20 us.  The same shape lasting 1.2 ms (> max_ns) is sustained congestion: no Microburst. */
+static void test_microburst_ends_silent(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 2000000000;
+	struct hw_analyzer *a = mk();
+	feed(a, rec(t0, 20000, 700, 1));
+	feed(a, rec(t0 + 10000, 25000, 700, 1));
+	feed(a, rec(t0 + 20000, 15000, 700, 1));
+	struct hw_record other = rec(t0 + 1500000, 100, 700, 1);
+	other.queue_id = 0;
+	feed(a, other);
+	assert_int_equal(count("Microburst", 0), 1);
+	assert_int_equal(count("Microburst", 1), 1);
+	const struct hw_an_event *e = &evs[first("Microburst", 1)];
+	assert_true(e->start_ns == t0 && e->end_ns == t0 + 20000);
+	assert_true(number(e, "peak") == 25000 && number(e, "duration_us") == 20);
+	hw_an_destroy(a);
+
+	a = mk();
+	uint64_t t = t0;
+	for (; t <= t0 + 1200000; t += 10000)
+		feed(a, rec(t, t == t0 + 1200000 ? 15000 : 20000, 700, 1));
+	other.time_ns = t0 + 3000000;
+	feed(a, other);
+	assert_int_equal(count("Microburst", 0), 0);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -948,6 +982,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
+	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
