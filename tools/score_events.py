@@ -140,12 +140,12 @@ def score_injected(truth, raised, slack_ns, cfg=None):
 
 def explained(truth, e, slack_ns, cfg=None):
     """A raised event of a kind that was not injected, accounted for by the truth: a CongestionTree rooted at
-    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast or
-    Microburst at a queue the simulation itself congested (background congestion: its truth peak at or above the
+    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast,
+    Microburst or HighHopLatency (derived from the same level) at a queue the simulation itself congested (background congestion: its truth peak at or above the
     queue's HighQueue threshold); a LinkDown at an injected link-down's link; PacketDrops at a queue the
     truth says dropped, or naming a flow an injected event made lose packets."""
     k, injected = e["event"], truth.get("events", [])
-    if k in ("CongestionTree", "Incast", "Microburst") and cfg is not None and "queue" in e:
+    if k in ("CongestionTree", "Incast", "Microburst", "HighHopLatency") and cfg is not None and "queue" in e:
         for q in truth.get("queues", []):
             if place_match(q, e) and q.get("queue") == e["queue"] and q.get("peak_bytes", 0) >= raise_of(cfg, e["queue"]):
                 return True

@@ -2,7 +2,8 @@
  * per queue from the fabric, an_thresholds.c, unless configured) for at least high_queue.fraction of the last
  * hold_ns, so a queue hovering around the threshold alerts and one sample below does not reset it; the
  * episode starts at the first sample above.  Not raised while the queue is a congestion tree's victim (paused
- * from downstream: its root's CongestionTree names it, and the root is the culprit).  Resolved once below its clear threshold for clear_ns, or after
+ * from downstream: its root's CongestionTree names it, and the root is the culprit); HighHopLatency not while
+ * the queue is in a HighQueue episode (its latency follows from that occupancy).  Resolved once below its clear threshold for clear_ns, or after
  * that long without records. */
 #include "detector.h"
 
@@ -74,6 +75,13 @@ static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_rec
                   const char *name)
 {
 	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
+	if (st > 0 && kind == HW_AN_HIGH_LATENCY) {
+		const struct an_hyst *hq = an_episode(a, HW_AN_HIGH_QUEUE, q);
+		if (hq && hq->active) { /* the latency follows from the occupancy HighQueue already reports */
+			s->h.active = 0;
+			st = 0;
+		}
+	}
 	if (st > 0 && an_tree_victim(a, q, r->time_ns)) {
 		s->h.active = 0; /* paused from downstream: its root's CongestionTree names it as a victim */
 		st = 0;
