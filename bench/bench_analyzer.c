@@ -137,6 +137,8 @@ static int latency(unsigned rounds, uint64_t *handoff, uint64_t *wire)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", info ? info->port : 0);
 	struct hw_an_config c;
 	hw_an_config_default(&c);
+	c.high_queue.raise = 10000; /* one threshold for every queue, not derived from a fabric */
+	c.high_queue.clear = 8000;
 	c.high_queue.hold_ns = 0; /* the crossing record itself raises */
 	l.sink = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, 4096, 3600000000000ull, err, sizeof(err));
 	struct hw_analyzer *a = hw_an_create(&c, NULL, NULL, to_sink, &l, err, sizeof(err));

@@ -61,9 +61,10 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
 	} else if (s->run && t - s->last_above >= rule->hold_ns) {
 		s->run = 0; /* below for a whole window */
 	}
-	if (!s->run || !above || t - h->above_since < rule->hold_ns || s->seen_ns < (double)rule->hold_ns * 0.999 ||
-	    s->above_ns < c->high_fraction * s->seen_ns)
+	if (!s->run || !above || t - h->above_since < rule->hold_ns)
 		return 0;
+	if (rule->hold_ns && (s->seen_ns < (double)rule->hold_ns * 0.999 || s->above_ns < c->high_fraction * s->seen_ns))
+		return 0; /* hold_ns 0: the crossing sample itself raises */
 	h->active = 1;
 	h->below = 0;
 	h->start_ns = h->above_since;
