@@ -5,7 +5,9 @@
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
  * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or in a
  * HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming them.
- * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
+ * Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots
+ * (tick).  Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that
+ * detector on. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -151,8 +153,14 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 	an_ev_commit(e);
 }
 
+struct tree_state {
+	uint8_t paths_seen; /* a report carried a path of two hops or more */
+};
+
 static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
+	if (rep->n_hops >= 2)
+		((struct tree_state *)d->state)->paths_seen = 1;
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
 	int hop = -1; /* the most downstream hop in a HighQueue episode, still above its clear level */
@@ -182,6 +190,38 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	r = tq(a, d, ri);
 	if (!r->h.active && r->n_victims >= a->c.tree_victims)
 		raise_tree(a, d, ri, rep->time_ns);
+}
+
+/* Without paths (TR v0.5 postcards: one hop per report), from the topology alone, once per tick: a queue
+ * with recent records at its victim level whose link leads to a switch with a queue of its class in a
+ * HighQueue episode is that queue's root's victim. */
+static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
+{
+	if (((struct tree_state *)d->state)->paths_seen || !a->topo || !an_enabled(a, HW_AN_HIGH_QUEUE))
+		return;
+	for (uint32_t v = 0; v < a->n_queues; v++) {
+		const struct an_queue *q = &a->queues[v];
+		if (!q->placed || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
+		    q->last_occ < victim_level(a, q))
+			continue;
+		uint32_t di = downstream(a, d, v, 0);
+		if (di == UINT32_MAX)
+			continue;
+		uint32_t ri = root_of(a, d, di, now);
+		if (ri == v)
+			continue;
+		tq(a, d, v)->down_ns = now;
+		tq(a, d, v)->down_root = ri;
+		add_victim(tq(a, d, ri), v);
+	}
+	for (uint32_t ri = 0; ri < a->n_queues; ri++) {
+		struct tree_q *r = tq(a, d, ri);
+		if (r->h.active || r->n_victims < a->c.tree_victims || !high(a, ri) || an_tree_victim(a, &a->queues[ri], now))
+			continue; /* a root is congested without being paused from downstream */
+		uint32_t root = settle_root(a, d, ri, now);
+		if (!tq(a, d, root)->h.active && tq(a, d, root)->n_victims >= a->c.tree_victims)
+			raise_tree(a, d, root, now);
+	}
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
@@ -229,6 +269,8 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
+    .tick = tick,
+    .state_size = sizeof(struct tree_state),
     AN_EPISODE(struct tree_q, h),
     .queue_info = queue_info,
 };
