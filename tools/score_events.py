@@ -305,7 +305,7 @@ def main():
         if "victims_named" in v:
             notes.append(f"victims in the truth's tree {v['victims_in_tree']}/{v['victims_named']}")
         if v["basis"] == "not injected" and v["matched"]:
-            notes.append(f"{v['matched']} explained by the truth (an injected event's PFC tree, link or drops)")
+            notes.append(f"{v['matched']} explained by the truth (an injected event's PFC tree, link or drops, or background congestion the simulated queue confirms)")
         notes = "; ".join(notes)
         print(f"  {k:20} {rec:>10} {fmt(v['precision']):>10} {v['raised']:>7}  {v['basis']:13} {notes}")
     for m in r.get("ramps", []):
