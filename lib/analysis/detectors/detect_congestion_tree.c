@@ -19,6 +19,7 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	struct an_hyst h;
 	uint32_t victims[MAX_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
+	uint64_t victim_ns; /* last time an_tree_victim found it paused from downstream */
 	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 };
@@ -67,10 +68,17 @@ static double victim_level(const struct hw_analyzer *a, const struct an_queue *q
 	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : q->th.clear;
 }
 
+static int paused_recently(const struct hw_analyzer *a, const struct an_det *d, uint32_t i, uint64_t now)
+{
+	uint64_t t = tq(a, d, i)->victim_ns;
+	return t && now >= t && now - t <= a->c.high_queue.clear_ns;
+}
+
 /* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
  * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
- * level); the one with a tree, else the fullest.  UINT32_MAX when none. */
-static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any)
+ * level, or found paused itself within high_queue.clear_ns before now: the pause spreads hop by hop); the
+ * one with a tree, else the fullest.  UINT32_MAX when none. */
+static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any, uint64_t now)
 {
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
@@ -82,7 +90,7 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
 		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
-		    !(high(a, i) || (any && q->last_occ >= victim_level(a, q))))
+		    !(high(a, i) || (any && (q->last_occ >= victim_level(a, q) || paused_recently(a, d, i, now)))))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
 		if (best == UINT32_MAX || (tree && !tq(a, d, best)->h.active) ||
@@ -96,7 +104,10 @@ int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
 	uint32_t qi = (uint32_t)(q - a->queues);
-	return d && (upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1) != UINT32_MAX);
+	if (!d || !(upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1, now) != UINT32_MAX))
+		return 0;
+	tq(a, d, qi)->victim_ns = now; /* its own upstream queues are paused from here in turn */
+	return 1;
 }
 
 uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
@@ -106,7 +117,7 @@ uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
 		return qi;
 	uint32_t r = root_of(a, d, qi, now);
 	if (r == qi) { /* paused by a congested queue on the switch its link leads to */
-		uint32_t di = downstream(a, d, qi, 0);
+		uint32_t di = downstream(a, d, qi, 0, now);
 		if (di != UINT32_MAX)
 			r = root_of(a, d, di, now);
 	}
@@ -117,7 +128,7 @@ uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
 static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		uint32_t di = downstream(a, d, ri, 0);
+		uint32_t di = downstream(a, d, ri, 0, now);
 		if (di == UINT32_MAX)
 			break;
 		struct tree_q *r = tq(a, d, ri), *dq = tq(a, d, di);
@@ -204,7 +215,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		if (!q->placed || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
 		    q->last_occ < victim_level(a, q))
 			continue;
-		uint32_t di = downstream(a, d, v, 0);
+		uint32_t di = downstream(a, d, v, 0, now);
 		if (di == UINT32_MAX)
 			continue;
 		uint32_t ri = root_of(a, d, di, now);
