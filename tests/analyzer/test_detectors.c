@@ -277,7 +277,8 @@ static void test_microburst(void **state)
 }
 
 /* 5 drop reports in 1000 records (0.5% > 0.1%): one PacketDrops with the drop reason; a clean window
- * resolves it. */
+ * resolves it.  Its start is the first drop (record 7, at 11 s + 7 * 5 us = 11000035000 ns), not the
+ * window's start (11 s): no alert begins before its first evidence. */
 static void test_packet_drops(void **state)
 {
 	(void)state;
@@ -301,6 +302,7 @@ static void test_packet_drops(void **state)
 	assert_int_equal((int)number(e, "drops"), 5);
 	assert_int_equal((int)number(e, "drop_reason"), 71);
 	assert_non_null(strstr(e->detail, "71"));
+	assert_true(e->start_ns == 11000035000ull);
 	hw_an_destroy(a);
 }
 
@@ -343,6 +345,8 @@ static void test_report_loss_22bit_wrap(void **state)
 	const struct hw_an_event *e = &evs[first("TelemetryReportLoss", 0)];
 	assert_int_equal((int)number(e, "lost"), 1);
 	assert_int_equal((int)number(e, "expected"), 201); /* 200 received + 1 lost */
+	/* starts at the first report after the gap (record 101, at 13 s + 101 us), not the window's start */
+	assert_true(e->start_ns == 13000000000ull + 101000);
 	assert_int_equal(e->hw_id, 0);
 	assert_int_equal(e->queue, -1);
 	assert_int_equal(e->node_id, 1);
