@@ -137,6 +137,8 @@ static int latency(unsigned rounds, uint64_t *handoff, uint64_t *wire)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u", info ? info->port : 0);
 	struct hw_an_config c;
 	hw_an_config_default(&c);
+	c.high_queue.raise = 10000; /* one threshold for every queue, not derived from a fabric */
+	c.high_queue.clear = 8000;
 	c.high_queue.hold_ns = 0; /* the crossing record itself raises */
 	const struct hw_alert_sink_opts so = {.capacity = 4096, .resend_ns = 3600000000000ull};
 	l.sink = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, &so, err, sizeof(err));

@@ -41,9 +41,9 @@ if [ -n "$am_bin" ] && command -v amtool >/dev/null; then
   am_args=(--alertmanager "http://127.0.0.1:$am_port" --hold 2)
 fi
 
-echo "== analyzer: detectors over the record files (thresholds for byte-valued queues: $sample/analyzer.json)"
+echo "== analyzer: detectors over the record files (thresholds derived from the fabric, no config file)"
 build/analyzer/hopwatch-analyzer run --records out/records/*.hwr --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
-  --config "$sample/analyzer.json" --events out/events.jsonl --svg-dir out/svg "${am_args[@]}" --quiet
+  --events out/events.jsonl --svg-dir out/svg "${am_args[@]}" --quiet
 if [ -n "$am_pid" ]; then
   amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >out/alerts.txt 2>&1 || true
   echo "   Alertmanager on 127.0.0.1:$am_port received $(($(wc -l <out/alerts.txt) - 1)) active alerts" \
@@ -83,7 +83,7 @@ for e in truth.get("events", []):
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
 PY
 echo "   scored against the injected truth (tools/score_events.py; HighQueue/QueueBuildup judged on the records):"
-python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --jsonl out/records.jsonl --config "$sample/analyzer.json" | sed 's/^/   /'
+python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --jsonl out/records.jsonl | sed 's/^/   /'
 echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt,"
 echo "   out/svg/: event graphs event-<ns>-<id>-<alertname>.svg ($(ls out/svg | sed -n 's/^event-[0-9]*-[0-9]*-\(.*\)\.svg$/\1/p' |
   sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}'); newest event-latest.svg), heat map heatmap.svg,"

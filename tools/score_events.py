@@ -17,8 +17,20 @@ RAMP_KINDS = {"Incast", "CongestionTree", "QueueBuildup"}  # injected sustained 
 QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
-DEFAULTS = {"raise": 10000, "clear": 8000, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000,
-            "lead_ns": 1000000}
+# raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
+DEFAULTS = {"raise": None, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
+
+
+def raise_of(cfg, queue):
+    """HighQueue's threshold at a queue of this id: the configured one, else from the truth's model as the
+    analyzer's default derives it (docs/analyzer.md): a lossless (RoCE) queue at PFC Xoff, a lossy one at
+    40 % of its buffer."""
+    if cfg.get("raise") is not None:
+        return cfg["raise"]
+    m = cfg.get("model", {})
+    if int(queue) == int(m.get("roce_queue", 3)):
+        return m.get("xoff_bytes", 400e3)
+    return 0.4 * m.get("lossy_buffer_bytes", 1024e3)
 
 
 def qkey(d):
@@ -48,7 +60,7 @@ def load_config(path):
     c = dict(DEFAULTS)
     if path:
         j = json.load(open(path))
-        for k in ("raise", "clear", "hold_ns", "clear_ns"):
+        for k in ("raise", "hold_ns", "clear_ns"):
             c[k] = j.get("high_queue", {}).get(k, c[k])
         for k in ("window_ns", "lead_ns"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
@@ -69,12 +81,13 @@ def queue_series(records_path):
     return series
 
 
-def crossings(samples, cfg):
+def crossings(samples, cfg, queue):
     """Episodes of records at or above the raise threshold, [(first, last)] time each: runs of such records,
     joined when less than clear_ns apart (one episode with hysteresis, as HighQueue counts them)."""
     runs = []
+    level = raise_of(cfg, queue)
     for t, v in samples:
-        if v < cfg["raise"]:
+        if v < level:
             continue
         if runs and t - runs[-1][1] < cfg["clear_ns"]:
             runs[-1][1] = t
@@ -90,7 +103,7 @@ def tree_victims(ev):
     return [v for v in d.split("victims", 1)[1].split() if v]
 
 
-def score_injected(truth, raised, slack_ns):
+def score_injected(truth, raised, slack_ns, cfg=None):
     injected = truth.get("events", [])
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
@@ -106,7 +119,7 @@ def score_injected(truth, raised, slack_ns):
 
         detected = [t for t in ts if any(hits(t, e) for e in es)]
         matched = [e for e in es if any(hits(t, e) for t in ts)]
-        accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns)]
+        accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns, cfg)]
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
         row = {"injected": len(ts), "detected": len(detected), "recall": len(detected) / len(ts),
                "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
@@ -125,12 +138,17 @@ def score_injected(truth, raised, slack_ns):
     return rows
 
 
-def explained(truth, e, slack_ns):
+def explained(truth, e, slack_ns, cfg=None):
     """A raised event of a kind that was not injected, accounted for by the truth: a CongestionTree rooted at
-    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a LinkDown at an injected
-    link-down's link; PacketDrops at a queue the truth says dropped, or naming a flow an injected event
-    made lose packets."""
+    an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast,
+    Microburst or HighHopLatency (derived from the same level) at a queue the simulation itself congested (background congestion: its truth peak at or above the
+    queue's HighQueue threshold); a LinkDown at an injected link-down's link; PacketDrops at a queue the
+    truth says dropped, or naming a flow an injected event made lose packets."""
     k, injected = e["event"], truth.get("events", [])
+    if k in ("CongestionTree", "Incast", "Microburst", "HighHopLatency") and cfg is not None and "queue" in e:
+        for q in truth.get("queues", []):
+            if place_match(q, e) and q.get("queue") == e["queue"] and q.get("peak_bytes", 0) >= raise_of(cfg, e["queue"]):
+                return True
 
     def during(t):
         return t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns
@@ -147,21 +165,42 @@ def explained(truth, e, slack_ns):
     return False
 
 
-def score_records(raised, series, cfg, slack_ns):
+def victim_windows(truth, slack_ns):
+    """(node_id, port, queue) -> [(from, to)]: when the queue was a PFC victim: of an injected event (in its
+    effects.paused_queues, during the event), or of the background traffic (the simulation paused it,
+    truth queues[].paused_ns > 0, and it is no injected event's place: the whole run)."""
+    out = {}
+    places = {qkey(t["place"]) for t in truth.get("events", []) if "port" in t["place"] and "queue" in t["place"]}
+    for q in truth.get("queues", []):
+        if q.get("paused_ns", 0) > 0 and qkey(q) not in places:
+            out.setdefault(qkey(q), []).append((0, 1 << 63))
+    for t in truth.get("events", []):
+        for q in t.get("effects", {}).get("paused_queues", []):
+            if "port" in q and "node_id" in q:
+                out.setdefault(qkey(q), []).append((t["start_ns"] - slack_ns, t["end_ns"] + slack_ns))
+    return out
+
+
+def score_records(raised, series, cfg, slack_ns, truth=None):
     """HighQueue and QueueBuildup against the records.  HighQueue: a run of records at or above raise lasting
     hold_ns is an episode to find; an event is right when such a run starts at its start.  QueueBuildup: an
     event is right when its queue crosses raise within lead_ns (+ slack) after it; a crossing is warned
-    when a QueueBuildup at its queue fired in the window_ns + lead_ns before it."""
-    runs = {k: crossings(s, cfg) for k, s in series.items()}
+    when a QueueBuildup at its queue fired in the window_ns + lead_ns before it.  A crossing at a PFC victim
+    of an injected event (paused from downstream while it lasts) is not one to find: the event's root is
+    the culprit, and the analyzer names the victims in its CongestionTree."""
+    runs = {k: crossings(s, cfg, k[2]) for k, s in series.items()}
+    vw = victim_windows(truth or {}, slack_ns)
+    runs_all = runs
+    runs = {k: [r for r in rs if not any(lo <= r[0] <= hi for lo, hi in vw.get(k, []))] for k, rs in runs.items()}
     rows = {}
     hq = [e for e in raised if e["event"] == "HighQueue"]
     want = [(k, a) for k, rs in runs.items() for a, b in rs if b - a >= cfg["hold_ns"]]
     found = [w for w in want if any(qkey(e) == w[0] and w[1] <= e["start_ns"] <= w[1] + slack_ns for e in hq)]
-    right = [e for e in hq if any(a <= e["start_ns"] <= b for a, b in runs.get(qkey(e), []))]
+    right = [e for e in hq if any(a <= e["start_ns"] <= b for a, b in runs_all.get(qkey(e), []))]
     rows["HighQueue"] = {"injected": len(want), "detected": len(found), "raised": len(hq), "matched": len(right)}
     qb = [e for e in raised if e["event"] == "QueueBuildup"]
     horizon = cfg["lead_ns"] + slack_ns
-    right = [e for e in qb if any(e["start_ns"] <= a <= e["start_ns"] + horizon for a, _ in runs.get(qkey(e), []))]
+    right = [e for e in qb if any(e["start_ns"] <= a <= e["start_ns"] + horizon for a, _ in runs_all.get(qkey(e), []))]
     want = [(k, a) for k, rs in runs.items() for a, _ in rs]
     early = cfg["window_ns"] + cfg["lead_ns"]
     found = [w for w in want if any(qkey(e) == w[0] and w[1] - early <= e["start_ns"] < w[1] for e in qb)]
@@ -181,7 +220,7 @@ def ramps(truth, raised, series, cfg, slack_ns):
             continue
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
-        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= cfg["raise"]), None)
+        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
         warn = None
         if cross is not None:
             # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
@@ -197,11 +236,12 @@ def ramps(truth, raised, series, cfg, slack_ns):
 
 def score(truth, events, slack_ns, series=None, cfg=None):
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
-    cfg = cfg or dict(DEFAULTS)
-    rows = score_injected(truth, raised, slack_ns)
+    cfg = dict(cfg or DEFAULTS)
+    cfg.setdefault("model", truth.get("model", {}))
+    rows = score_injected(truth, raised, slack_ns, cfg)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
-        for k, v in score_records(raised, series, cfg, slack_ns).items():
+        for k, v in score_records(raised, series, cfg, slack_ns, truth).items():
             if k not in detectors:
                 detectors[k] = dict(v, basis="records")
     other = {}
@@ -213,7 +253,7 @@ def score(truth, events, slack_ns, series=None, cfg=None):
         d = detectors.setdefault("~" + k, {"raised": 0, "matched": 0, "injected": 0, "detected": 0, "recall": None,
                                            "basis": "not injected"})
         d["raised"] += 1
-        d["matched"] += explained(truth, e, slack_ns)
+        d["matched"] += explained(truth, e, slack_ns, cfg)
     for name in [k for k in detectors if k.startswith("~")]:
         d = detectors.pop(name)
         d["precision"] = d["matched"] / d["raised"]
@@ -266,7 +306,7 @@ def main():
         if "victims_named" in v:
             notes.append(f"victims in the truth's tree {v['victims_in_tree']}/{v['victims_named']}")
         if v["basis"] == "not injected" and v["matched"]:
-            notes.append(f"{v['matched']} explained by the truth (an injected event's PFC tree, link or drops)")
+            notes.append(f"{v['matched']} explained by the truth (an injected event's PFC tree, link or drops, or background congestion the simulated queue confirms)")
         notes = "; ".join(notes)
         print(f"  {k:20} {rec:>10} {fmt(v['precision']):>10} {v['raised']:>7}  {v['basis']:13} {notes}")
     for m in r.get("ramps", []):

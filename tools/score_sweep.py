@@ -129,8 +129,10 @@ def run_one(job):
         events = [json.loads(line) for line in open(f"{d}/events.jsonl") if line.strip()]
         series = score_events.queue_series(f"{d}/records.jsonl")
         conf = score_events.load_config(cfg)
+        conf["model"] = truth.get("model", {})
         r = score_events.score(truth, events, int(1e6), series, conf)
         r["incidents"] = incidents(truth, events, int(1e6))
+        r["incident_ids"] = incident_ids(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
         if keep:
@@ -162,9 +164,19 @@ def related(t, e, slack_ns):
 
 
 def incidents(truth, events, slack_ns):
-    """Alerts (firing, not topology facts) per injected incident."""
+    """Alerts (firing, not topology facts) per injected incident: distinct alerts, an alert raised again
+    with the same id (an update within its incident) counted once."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
-    return [sum(related(t, e, slack_ns) for e in raised) for t in truth.get("events", [])]
+    return [len({(e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
+
+
+def incident_ids(truth, events, slack_ns):
+    """Analyzer incidents per injected incident: distinct incident ids of its related alerts (an alert
+    without one is an incident of its own)."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    return [len({e.get("incident") or ("alert", e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
 
 
 def culprits(truth, events, slack_ns):
@@ -188,7 +200,8 @@ def culprits(truth, events, slack_ns):
 
 def unconfirmed(truth, events, series, cfg, slack_ns):
     """Alerts that neither an injected incident, nor the truth (explained), nor the simulated queue levels
-    confirm: congestion alerts at a queue whose truth peak stayed below the raise threshold."""
+    confirm: congestion alerts (and HighHopLatency, derived from the same level) at a queue whose truth peak
+    stayed below the raise threshold."""
     peaks = {_qname(q): q.get("peak_bytes", 0) for q in truth.get("queues", [])}
     n = {}
     for e in events:
@@ -199,14 +212,14 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
             continue
         if score_events.explained(truth, e, slack_ns):
             continue
-        if k in CONGESTION and peaks.get(_evq(e), 0) >= cfg["raise"]:
+        if (k in CONGESTION or k == "HighHopLatency") and peaks.get(_evq(e), 0) >= score_events.raise_of(cfg, e.get("queue", 0)):
             continue  # background congestion the simulation confirms
         n[k] = n.get(k, 0) + 1
     return n
 
 
 def aggregate(results):
-    det, per_incident, wrong, clean_bad, errors = {}, [], {}, {}, []
+    det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
     for r in results:
         if "error" in r:
             errors.append(r)
@@ -217,6 +230,7 @@ def aggregate(results):
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
+        per_incident_ids += s["incident_ids"]
         for k, v in s["culprits"].items():
             wrong[k] = wrong.get(k, 0) + v
         if r["job"][0] == "clean":
@@ -229,6 +243,7 @@ def aggregate(results):
     return {"runs": len(results), "failed": len(errors), "errors": errors[:10], "detectors": det,
             "alerts_per_incident_median": statistics.median(per_incident) if per_incident else None,
             "alerts_per_incident_max": max(per_incident) if per_incident else None,
+            "analyzer_incidents_per_incident_median": statistics.median(per_incident_ids) if per_incident_ids else None,
             "incidents": len(per_incident), "clean_unconfirmed": clean_bad}
 
 
@@ -285,7 +300,8 @@ def main():
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
     print(f"alerts per injected incident: median {agg['alerts_per_incident_median']}, "
-          f"max {agg['alerts_per_incident_max']}")
+          f"max {agg['alerts_per_incident_max']}; analyzer incidents per injected incident: median "
+          f"{agg['analyzer_incidents_per_incident_median']}")
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)

@@ -25,14 +25,27 @@ struct hw_an_hyst {
 	uint64_t hold_ns, clear_ns;
 };
 
+/* What the analyzer assumes of the fabric when it derives each queue's thresholds (docs/analyzer.md,
+ * "Thresholds from the fabric"): the "fabric" config section. */
+struct hw_an_fabric {
+	double host_gbps, fabric_gbps; /* line rate of host-facing ports and of switch-to-switch ports */
+	double xoff_bytes, xon_bytes;  /* PFC Xoff / Xon per ingress port and lossless priority */
+	double lossy_buffer_bytes;     /* what a lossy queue holds before it drops */
+	uint32_t lossless_queues;      /* bit n: queue n is lossless (PFC) where LLDP does not say */
+};
+
 struct hw_an_config {
+	struct hw_an_fabric fabric;
+	/* Thresholds below at 0 (the default) are derived per queue from the fabric section (an_thresholds.c);
+	 * above 0 they hold for every queue. */
 	struct hw_an_hyst high_queue;   /* queue_occupancy, device units */
-	struct hw_an_hyst high_latency; /* hop_latency, device units (default 1 ms = 1e6 ns) */
+	struct hw_an_hyst high_latency; /* hop_latency, device units (ns) */
+	double high_fraction;           /* HighQueue/HighHopLatency: above raise this share of the last hold_ns */
 	uint64_t buildup_window_ns;     /* QueueBuildup: trend over the samples of the last window */
 	uint64_t buildup_lead_ns;       /* ... predicts crossing high_queue.raise within this lead */
 	uint32_t buildup_min_samples;   /* ... from at least this many samples */
 	double buildup_steep_from;      /* ... and from the newest min_samples ones at this fraction of raise */
-	double microburst_raise;        /* Microburst: occupancy rises to at least this */
+	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: the HighQueue threshold) */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */
 	double drops_ratio;             /* PacketDrops: dropped / seen per queue over a window */
@@ -43,7 +56,7 @@ struct hw_an_config {
 	uint64_t path_change_clear_ns;  /* PathChange: resolved this long after a cause's last move */
 	uint64_t path_change_gather_ns; /* ... raised this long after its first move (one alert per cause) */
 	uint32_t incast_sources;        /* Incast: distinct sources on one congested queue */
-	double incast_occupancy;        /* ... congested = occupancy at least this */
+	double incast_occupancy;        /* ... congested = occupancy at least this (0: the HighQueue threshold) */
 	uint64_t incast_window_ns;      /* ... sources counted over this window */
 	uint8_t roce_dscp, cnp_dscp;    /* RoceDscpMismatch: expected DSCPs of RoCE data and CNPs */
 	int roce_queue, cnp_queue;      /* expected queues (-1 = not checked) */
@@ -98,7 +111,8 @@ int hw_an_kind_congestion(enum hw_an_kind k);
 
 /* One event: raised (end_ns 0) or resolved (end_ns set).  Both carry the same id. */
 struct hw_an_event {
-	uint64_t id; /* one per episode */
+	uint64_t id;       /* one per episode; a congestion alert raised again in its incident keeps its id */
+	uint64_t incident; /* congestion kinds: the incident (one root cause) it belongs to; 0 = none */
 	enum hw_an_kind kind;
 	char alertname[32]; /* hw_an_kind_name(kind), or the topology event's name */
 	const char *severity;
@@ -257,6 +271,8 @@ struct hw_an_queue_info {
 	uint32_t active;    /* bit per enum hw_an_kind with an episode active on this queue */
 	unsigned n_victims; /* CongestionTree root: the congested queues upstream of it (queue indices) */
 	uint32_t victims[8];
+	double raise;     /* its HighQueue threshold (derived from the fabric unless configured) */
+	double lat_raise; /* its HighHopLatency threshold */
 };
 
 /* Number of queues (indices 0 .. count-1 stay valid for the analyzer's life). */

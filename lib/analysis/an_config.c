@@ -15,6 +15,12 @@ static const struct an_key core_keys[] = {
     AN_KEY("alerting", "resend_ns", AN_U64, resend_ns),
     AN_KEY("alerting", "queue", AN_U32, alert_queue),
     AN_KEY("alerting", "min_visible_ns", AN_U64, min_visible_ns),
+    AN_KEY("fabric", "host_gbps", AN_DOUBLE, fabric.host_gbps),
+    AN_KEY("fabric", "fabric_gbps", AN_DOUBLE, fabric.fabric_gbps),
+    AN_KEY("fabric", "xoff_bytes", AN_DOUBLE, fabric.xoff_bytes),
+    AN_KEY("fabric", "xon_bytes", AN_DOUBLE, fabric.xon_bytes),
+    AN_KEY("fabric", "lossy_buffer_bytes", AN_DOUBLE, fabric.lossy_buffer_bytes),
+    AN_KEY("fabric", "lossless_queues", AN_U32, fabric.lossless_queues),
 };
 #define N_CORE_KEYS (sizeof(core_keys) / sizeof(core_keys[0]))
 
@@ -31,6 +37,10 @@ void hw_an_config_default(struct hw_an_config *c)
 	c->resend_ns = 60000000000ull;
 	c->alert_queue = 4096;
 	c->min_visible_ns = 30000000000ull;
+	/* A RoCE fabric of 100G hosts under 400G switch links, queues 3 and 4 lossless (the usual RoCE
+	 * priorities), PFC Xoff 400 KB / Xon 300 KB per ingress port, 1 MB lossy queues (docs/analyzer.md,
+	 * "Thresholds from the fabric", says where each comes from). */
+	c->fabric = (struct hw_an_fabric){100, 400, 400e3, 300e3, 1024e3, (1u << 3) | (1u << 4)};
 }
 
 /* Key i of the core's and the detectors' keys, in that order; NULL past the last. */

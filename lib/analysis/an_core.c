@@ -319,8 +319,12 @@ static void deliver(struct hw_analyzer *a)
 
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
-	h->id = a->next_id++;
-	return an_ev_begin(a, kind, q, h->id, h->start_ns);
+	uint32_t qi = (uint32_t)(q - a->queues);
+	uint64_t inc = hw_an_kind_congestion(kind) ? an_incident_of(a, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
+	h->id = an_incident_raise_id(a, kind, qi, inc);
+	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
+	ev->e.incident = inc;
+	return ev;
 }
 
 struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h,
@@ -331,6 +335,7 @@ struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
 	h->below = 0;
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	an_ev_resolved(ev, end);
+	ev->e.incident = an_incident_resolved(a, kind, (uint32_t)(q - a->queues), end);
 	return ev;
 }
 
@@ -390,6 +395,7 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->occ_scale = u.occ_bytes;
 			if (a->topo && port != UINT32_MAX)
 				place_queue(a, q);
+			an_thresholds(a, q);
 			return q;
 		}
 		struct an_queue *q = &a->queues[v - 1];
@@ -812,7 +818,7 @@ void hw_an_link_scores(const struct hw_analyzer *a, double *scores)
 		for (unsigned b = 0; b < AN_RING; b++)
 			if (q->ring[b].ms + AN_RING > now_ms && q->ring[b].max_occ > peak)
 				peak = q->ring[b].max_occ;
-		double score = a->c.high_queue.raise > 0 ? peak / a->c.high_queue.raise : 0;
+		double score = q->th.high > 0 ? peak / q->th.high : 0;
 		if (score > scores[link])
 			scores[link] = score;
 	}

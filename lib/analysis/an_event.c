@@ -48,6 +48,10 @@ int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, si
 	hw_json_str(&j, e->resolved ? "resolved" : "firing");
 	hw_json_key(&j, "id");
 	hw_json_u64(&j, e->id);
+	if (e->incident) {
+		hw_json_key(&j, "incident");
+		hw_json_u64(&j, e->incident);
+	}
 	hw_json_key(&j, "severity");
 	hw_json_str(&j, e->severity);
 	hw_json_key(&j, "start_ns");

@@ -25,6 +25,16 @@ struct an_bucket {
 	uint32_t max_occ, max_lat, count;
 };
 
+/* A queue's thresholds (an_thresholds.c), fixed when the queue is first seen. */
+struct an_th {
+	double high, clear;        /* HighQueue raise / clear (occupancy) */
+	double burst, burst_clear; /* Microburst */
+	double incast;             /* Incast: congested at this occupancy */
+	double lat, lat_clear;     /* HighHopLatency raise / clear */
+	double gbps;               /* the line rate assumed */
+	uint8_t lossless;
+};
+
 /* A queue (node, egress port, queue id): the core's part.  Each detector's per-queue state is its own slice of
  * the analyzer's side table (an_qstate). */
 struct an_queue {
@@ -42,6 +52,10 @@ struct an_queue {
 	uint8_t s_head, s_n;
 	uint8_t flow_head, n_flows;
 	uint64_t flows[AN_QFLOWS];
+	struct an_th th;
+	uint64_t incident, incident_ns;           /* its root's incident (an_incident.c) and when last seen */
+	uint64_t kind_id[HW_AN_KIND_COUNT];       /* the id of its last raise of each kind ... */
+	uint64_t kind_incident[HW_AN_KIND_COUNT]; /* ... and that raise's incident */
 };
 
 struct an_report { /* the report being assembled from consecutive records, or a packet's postcards */
@@ -113,6 +127,16 @@ struct hw_analyzer {
 	struct hw_place_tally tally;
 	struct hw_an_stats st;
 };
+
+/* Fill q->th from q's port and the configuration (after q is placed). */
+void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
+
+/* Incidents (an_incident.c): the incident of a congestion event at q now (its root's, opened when none is
+ * open), and the id of a raise of kind at q (the previous raise's id when it is in the same incident). */
+uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
+uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
+/* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
+uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 
 /* Hysteresis: +1 raised, -1 cleared, 0 no change. */
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now);

@@ -21,6 +21,8 @@ int hw_an_queue_get(const struct hw_analyzer *a, uint32_t i, struct hw_an_queue_
 	out->topo_port = q->placed ? q->topo_port : HW_TOPO_NONE;
 	out->last_ns = q->last_ns;
 	out->last_occ = q->last_occ;
+	out->raise = q->th.high;
+	out->lat_raise = q->th.lat;
 	uint64_t now_ms = a->now / 1000000u, last_ms = q->last_ns / 1000000u;
 	for (unsigned b = 0; b < AN_RING; b++) {
 		const struct an_bucket *k = &q->ring[b];

@@ -19,7 +19,8 @@
 #define MAX_BADGES 64
 #define PENDING 16 /* graphs prepared and waiting for the rendering thread */
 
-/* Congestion levels: score = max(occupancy / high_queue.raise, hop latency / high_hop_latency.raise). */
+/* Congestion levels: score = max(occupancy / the queue's HighQueue threshold, hop latency / its latency
+ * threshold), the thresholds as hw_an_queue_info gives them (derived from the fabric unless configured). */
 static const char *const level_color[] = {NULL, "#e6ab02", "#f16913", "#cb181d"};
 static const char *const level_name[] = {"normal", "elevated", "high", "severe"};
 static const double level_width[] = {1, 2.5, 3.5, 5};
@@ -326,8 +327,7 @@ static void latency(char *buf, size_t size, double ns)
 }
 
 /* The legend: a title, lines of facts, the level colours, and (for events) the flow paths. */
-static void legend(char *buf, size_t size, const char *title, const char *facts, int flows,
-                   const struct hw_an_config *c)
+static void legend(char *buf, size_t size, const char *title, const char *facts, int flows)
 {
 	char t[600], f[1200];
 	html_text(t, sizeof(t), title);
@@ -355,15 +355,14 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 	if (o < size && flows)
 		o += (size_t)snprintf(
 		    buf + o, size - o,
-		    "<tr><td colspan=\"2\" align=\"left\">score: max(occupancy / %g, hop latency / %g)</td></tr>"
-		    "<tr><td colspan=\"2\" align=\"left\">(peaks of the last 16 ms)</td></tr>",
-		    c->high_queue.raise, c->high_latency.raise);
+		    "<tr><td colspan=\"2\" align=\"left\">score: max(occupancy / its HighQueue threshold,</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">hop latency / its latency threshold), peaks of the last 16 "
+		    "ms</td></tr>");
 	else if (o < size)
 		o += (size_t)snprintf(
 		    buf + o, size - o,
-		    "<tr><td colspan=\"2\" align=\"left\">score: occupancy / %g</td></tr>"
-		    "<tr><td colspan=\"2\" align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>",
-		    c->high_queue.raise);
+		    "<tr><td colspan=\"2\" align=\"left\">score: occupancy / the queue's HighQueue threshold</td></tr>"
+		    "<tr><td colspan=\"2\" align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>");
 	if (flows && o < size)
 		o += (size_t)snprintf(
 		    buf + o, size - o,
@@ -387,10 +386,11 @@ static void show_with_neighbours(const struct hw_topo *t, uint8_t *show, uint32_
 	}
 }
 
-static double queue_score(const struct hw_an_config *c, const struct hw_an_queue_info *q)
+/* Against the queue's own thresholds (derived from the fabric unless configured: hw_an_queue_info). */
+static double queue_score(const struct hw_an_queue_info *q)
 {
-	double s = c->high_queue.raise > 0 ? q->peak_occ / c->high_queue.raise : 0;
-	double l = c->high_latency.raise > 0 ? q->peak_lat / c->high_latency.raise : 0;
+	double s = q->raise > 0 ? q->peak_occ / q->raise : 0;
+	double l = q->lat_raise > 0 ? q->peak_lat / q->lat_raise : 0;
 	return s > l ? s : l;
 }
 
@@ -457,7 +457,6 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
                                  const char *svg)
 {
 	const struct hw_topo *t = g->t;
-	const struct hw_an_config *c = hw_an_config_of(a);
 	pthread_mutex_lock(&g->mu);
 	int room = g->wr - g->rd < PENDING; /* an_graphs_name found room, and only this thread fills slots */
 	pthread_mutex_unlock(&g->mu);
@@ -522,7 +521,7 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		uint32_t link = t->ports[q.topo_port].link, peer = hw_topo_peer(t, q.topo_port);
 		if (link == HW_TOPO_NONE || link >= t->n_links || peer == HW_TOPO_NONE)
 			continue;
-		double s = queue_score(c, &q);
+		double s = queue_score(&q);
 		if (s > g->score[link])
 			g->score[link] = s;
 		const char *role = NULL;
@@ -564,7 +563,7 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		                       e->numbers[i].name, e->numbers[i].value);
 	if (e->detail[0] && fo < sizeof(facts))
 		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
-	legend(sk->html, sizeof(sk->html), title, facts, 1, c);
+	legend(sk->html, sizeof(sk->html), title, facts, 1);
 	sk->n_paths = n_paths;
 	submit(g);
 }
@@ -632,7 +631,6 @@ static void an_graphs_flush(struct an_graphs *g)
 static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 {
 	const struct hw_topo *t = g->t;
-	const struct hw_an_config *c = hw_an_config_of(a);
 	uint64_t now = hw_an_now(a);
 	pthread_mutex_lock(&g->mu);
 	while (wait && g->wr - g->rd >= PENDING)
@@ -659,7 +657,7 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 	snprintf(title, sizeof(title), "hopwatch fabric heat map");
 	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
 	         congested, t->n_links);
-	legend(k->html, sizeof(k->html), title, facts, 0, c);
+	legend(k->html, sizeof(k->html), title, facts, 0);
 	snprintf(k->svg, sizeof(k->svg), "%.400s/heatmap-%" PRIu64 ".svg", g->dir, now);
 	snprintf(k->latest, sizeof(k->latest), "%.400s/heatmap.svg", g->dir);
 	submit(g);

@@ -2,7 +2,8 @@
 # Detection against ground truth: every named scenario is generated, its hop records replayed through
 # the analyzer, and tools/score_events.py prints precision and recall per detector (against truth.json,
 # and for HighQueue/QueueBuildup against the records), CongestionTree's victims and the QueueBuildup lead
-# time on every injected ramp.  Fails when: the clean scenario raises anything; an injected event below is
+# time on every injected ramp, all with the default configuration (thresholds derived from the fabric).
+# Fails when: the clean scenario raises anything; an injected event below is
 # not found at its place and time; a CongestionTree is raised where the truth has no congestion tree, or
 # names a victim outside the truth's tree of paused queues; or
 # QueueBuildup does not fire strictly before a ramp's queue first crosses HighQueue's threshold in the
@@ -12,7 +13,6 @@ gen=$1 an=$2 src=$3
 fail() { echo "FAIL: $*"; exit 1; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-config="$src/data/samples/incast/analyzer.json"
 # scenario and the kind that must be detected (recall 1/1)
 must=(clean: incast:Incast microburst:Microburst link-down:PathChange dscp-misconfig:RoceDscpMismatch
   report-loss:TelemetryReportLoss mtu-mismatch:MtuMismatch pfc-storm:CongestionTree buildup:Incast)
@@ -23,10 +23,10 @@ for m in "${must[@]}"; do
   mkdir -p "$dir/$s"
   "$gen" scenario "$s" --out "$dir/$s" --write-records >/dev/null 2>&1 || fail "scenario $s failed"
   "$an" run --jsonl "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" \
-    --config "$config" --events "$dir/$s/events.jsonl" --quiet 2>"$dir/$s/an.err" ||
+    --events "$dir/$s/events.jsonl" --quiet 2>"$dir/$s/an.err" ||
     { cat "$dir/$s/an.err"; fail "analyzer failed on $s"; }
   score=(python3 "$src/tools/score_events.py" "$dir/$s/truth.json" "$dir/$s/events.jsonl"
-    --records "$dir/$s/records.jsonl" --config "$config")
+    --records "$dir/$s/records.jsonl")
   "${score[@]}" || fail "score_events.py failed on $s"
   "${score[@]}" --json >"$dir/$s/score.json" || fail "score_events.py --json failed on $s"
   python3 - "$dir/$s/score.json" "$s" "$kind" <<'EOF' || status=1

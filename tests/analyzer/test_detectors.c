@@ -101,6 +101,16 @@ static int setup(void **state)
 	(void)state;
 	hw_an_config_default(&cfg);
 	cfg.enabled = (1u << HW_AN_KIND_COUNT) - 1;
+	/* The rules below are worked with configured thresholds (the tests of the thresholds derived from the
+	 * fabric are test_thresholds_*): they override the fabric's for every queue. */
+	cfg.high_queue.raise = 10000;
+	cfg.high_queue.clear = 8000;
+	cfg.high_latency.raise = 1000000;
+	cfg.high_latency.clear = 800000;
+	cfg.microburst_raise = 10000;
+	cfg.microburst_clear = 2000;
+	cfg.microburst_max_ns = 1000000;
+	cfg.incast_occupancy = 10000;
 	return 0;
 }
 
@@ -267,7 +277,8 @@ static void test_microburst(void **state)
 }
 
 /* 5 drop reports in 1000 records (0.5% > 0.1%): one PacketDrops with the drop reason; a clean window
- * resolves it. */
+ * resolves it.  Its start is the first drop (record 7, at 11 s + 7 * 5 us = 11000035000 ns), not the
+ * window's start (11 s): no alert begins before its first evidence. */
 static void test_packet_drops(void **state)
 {
 	(void)state;
@@ -291,6 +302,7 @@ static void test_packet_drops(void **state)
 	assert_int_equal((int)number(e, "drops"), 5);
 	assert_int_equal((int)number(e, "drop_reason"), 71);
 	assert_non_null(strstr(e->detail, "71"));
+	assert_true(e->start_ns == 11000035000ull);
 	hw_an_destroy(a);
 }
 
@@ -333,6 +345,8 @@ static void test_report_loss_22bit_wrap(void **state)
 	const struct hw_an_event *e = &evs[first("TelemetryReportLoss", 0)];
 	assert_int_equal((int)number(e, "lost"), 1);
 	assert_int_equal((int)number(e, "expected"), 201); /* 200 received + 1 lost */
+	/* starts at the first report after the gap (record 101, at 13 s + 101 us), not the window's start */
+	assert_true(e->start_ns == 13000000000ull + 101000);
 	assert_int_equal(e->hw_id, 0);
 	assert_int_equal(e->queue, -1);
 	assert_int_equal(e->node_id, 1);
@@ -475,7 +489,9 @@ static void tree_report(struct hw_analyzer *a, uint64_t t, const uint32_t occ[3]
 }
 
 /* Congestion at the last hop only: no tree; then the two upstream queues congest on the same path: one
- * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue. */
+ * CongestionTree at the root (last hop) naming both victims, resolved with the root's HighQueue.  The
+ * victims (15000 and 18000, above raise 10000, but upstream of the congested root on the report's path)
+ * raise no HighQueue of their own: the root's HighQueue stays the only one. */
 static void test_congestion_tree(void **state)
 {
 	(void)state;
@@ -489,7 +505,7 @@ static void test_congestion_tree(void **state)
 	assert_int_equal(count("CongestionTree", 0), 0);
 	for (int i = 0; i < 30; i++, t += 10000)
 		tree_report(a, t, spread);
-	assert_int_equal(count("HighQueue", 0), 3);
+	assert_int_equal(count("HighQueue", 0), 1);
 	assert_int_equal(count("CongestionTree", 0), 1);
 	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
 	assert_int_equal(e->node_id, 12);
@@ -728,9 +744,12 @@ static void test_config(void **state)
 	char err[512];
 	const char *p = "test_analyzer_config.json";
 	hw_an_config_default(&c);
-	assert_int_equal(c.high_latency.raise, 1000000);
+	/* thresholds 0: derived per queue from the fabric section (100G hosts, 400G fabric, Xoff 400 KB) */
+	assert_true(c.high_latency.raise == 0 && c.high_queue.raise == 0 && c.microburst_raise == 0);
+	assert_true(c.fabric.host_gbps == 100 && c.fabric.fabric_gbps == 400 && c.fabric.xoff_bytes == 400e3);
+	assert_int_equal(c.fabric.lossless_queues, 0x18); /* queues 3 and 4: 1 << 3 | 1 << 4 = 8 + 16 */
 	assert_true(c.drops_ratio == 0.001 && c.seq_loss_ratio == 0.001);
-	assert_int_equal(c.microburst_max_ns, 1000000);
+	assert_int_equal(c.microburst_max_ns, 500000);
 	write_file(p, "{\"high_queue\":{\"raise\":500,\"clear\":400},\"detectors\":{\"Microburst\":false}}");
 	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), 0);
 	assert_true(c.high_queue.raise == 500 && c.high_queue.clear == 400);
@@ -1046,6 +1065,135 @@ static void test_units_from_map(void **state)
 	}
 }
 
+/* Thresholds from the fabric (default configuration, no topology: the queue is not placed, so its link is
+ * taken as a host link, fabric.host_gbps = 100).  Queue 3 is lossless (fabric.lossless_queues has bits 3 and
+ * 4): HighQueue at PFC Xoff = 400000 bytes, HighHopLatency at the time 400000 bytes take at 100 Gb/s =
+ * 400000 * 8 / 100 = 32000 ns.  Queue 0 is lossy: 40 % of the 1024000-byte buffer = 409600 bytes, and
+ * 409600 * 8 / 100 = 32768 ns. */
+static void test_thresholds_from_fabric(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	struct hw_analyzer *a = mk();
+	struct hw_record r = rec(1000, 100, 700, 1);
+	feed(a, r);
+	r.queue_id = 0;
+	feed(a, r);
+	assert_int_equal(hw_an_queue_count(a), 2);
+	struct hw_an_queue_info qi;
+	assert_int_equal(hw_an_queue_get(a, 0, &qi), 0);
+	assert_int_equal(qi.queue, 3);
+	assert_true(qi.raise == 400000 && qi.lat_raise == 32000);
+	assert_int_equal(hw_an_queue_get(a, 1, &qi), 0);
+	assert_int_equal(qi.queue, 0);
+	assert_true(qi.raise == 409600 && qi.lat_raise == 32768);
+	hw_an_destroy(a);
+}
+
+/* A configured threshold holds for every queue: high_queue.raise 10000 (setup) on both classes, and the
+ * latency stays derived from it: 10000 * 8 / 100 = 800 ns when high_hop_latency.raise is 0. */
+static void test_thresholds_configured(void **state)
+{
+	(void)state;
+	cfg.high_latency.raise = 0;
+	struct hw_analyzer *a = mk();
+	struct hw_record r = rec(1000, 100, 700, 1);
+	feed(a, r);
+	r.queue_id = 0;
+	feed(a, r);
+	struct hw_an_queue_info qi;
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(hw_an_queue_get(a, i, &qi), 0);
+		assert_true(qi.raise == 10000 && qi.lat_raise == 800);
+	}
+	hw_an_destroy(a);
+}
+
+/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): a sample
+ * every 10 us, 20000 except every fifth (i % 5 == 4: 9000, above clear).  Each sample's value holds for the
+ * 10 us to the next, so at t0 + 100 us the window holds samples 0..9, 8 of them above (4 and 9 below):
+ * 80 us of 100 >= 75 us, sample 10 is above and the run began at t0: raised there with start t0.  With
+ * two of five below (i % 5 >= 3) it is 60 us of 100 < 75: never raised. */
+static void test_high_queue_fraction(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 1000000000;
+	for (int below = 1; below <= 2; below++) {
+		struct hw_analyzer *a = mk();
+		for (int i = 0; i <= 40; i++)
+			feed(a, rec(t0 + (uint64_t)i * 10000, i % 5 >= 5 - below ? 9000 : 20000, 700, 1));
+		if (below == 1) {
+			assert_int_equal(count("HighQueue", 0), 1);
+			int h = first("HighQueue", 0);
+			assert_true(evs[h].start_ns == t0);
+			assert_true(number(&evs[h], "occupancy") == 20000);
+		} else {
+			assert_int_equal(count("HighQueue", 0), 0);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* One incident per root cause: HighQueue (raise 10000, clear 8000, hold 100 us, clear_ns 1 ms) above from t0
+ * to t0 + 200 us raises at t0 + 100 us; 5000 from t0 + 210 us resolves it at t0 + 1210 us (1 ms below).  Above
+ * again from t0 + 1300 us it raises at t0 + 1400 us, 190 us after the incident's last event (<= 1 ms): the
+ * same incident, so the alert keeps its id (an update). */
+static void test_incident_reraise_keeps_id(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 1000000000;
+	struct hw_analyzer *a = mk();
+	for (int i = 0; i <= 150; i++) {
+		uint64_t us = (uint64_t)i * 10;
+		feed(a, rec(t0 + us * 1000, (us <= 200 || us >= 1300) ? 20000 : 5000, 700, 1));
+	}
+	assert_int_equal(count("HighQueue", 0), 2);
+	assert_int_equal(count("HighQueue", 1), 1);
+	int f1 = -1, f2 = -1;
+	for (int i = 0; i < n_ev; i++)
+		if (strcmp(evs[i].alertname, "HighQueue") == 0 && !evs[i].resolved)
+			*(f1 < 0 ? &f1 : &f2) = i;
+	assert_true(evs[f1].start_ns == t0 && evs[f2].start_ns == t0 + 1300000);
+	assert_true(evs[f1].incident != 0);
+	assert_true(evs[f1].incident == evs[f2].incident);
+	assert_true(evs[f1].id == evs[f2].id);
+	hw_an_destroy(a);
+}
+
+/* A Microburst whose fall is never reported (switches send queue reports only above a level): raise 10000,
+ * clear 2000, max_ns 1 ms (setup), so reports that stop for max_ns / 5 = 200 us end it.  20000 at t0,
+ * 25000 at t0 + 10 us, 15000 at t0 + 20 us, then silence; a record of another queue at t0 + 1.5 ms runs the
+ * tick (the first record ran one at t0, the next is due at t0 + 1 ms): 1.48 ms silent >= 200 us, the rise
+ * lasted 20 us <= 1 ms and fell from its 25000 peak: one Microburst, start t0, end t0 + 20 us, peak 25000,
+ * duration 20 us.  The same shape lasting 1.2 ms (> max_ns) is sustained congestion: no Microburst. */
+static void test_microburst_ends_silent(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 2000000000;
+	struct hw_analyzer *a = mk();
+	feed(a, rec(t0, 20000, 700, 1));
+	feed(a, rec(t0 + 10000, 25000, 700, 1));
+	feed(a, rec(t0 + 20000, 15000, 700, 1));
+	struct hw_record other = rec(t0 + 1500000, 100, 700, 1);
+	other.queue_id = 0;
+	feed(a, other);
+	assert_int_equal(count("Microburst", 0), 1);
+	assert_int_equal(count("Microburst", 1), 1);
+	const struct hw_an_event *e = &evs[first("Microburst", 1)];
+	assert_true(e->start_ns == t0 && e->end_ns == t0 + 20000);
+	assert_true(number(e, "peak") == 25000 && number(e, "duration_us") == 20);
+	hw_an_destroy(a);
+
+	a = mk();
+	uint64_t t = t0;
+	for (; t <= t0 + 1200000; t += 10000)
+		feed(a, rec(t, t == t0 + 1200000 ? 15000 : 20000, 700, 1));
+	other.time_ns = t0 + 3000000;
+	feed(a, other);
+	assert_int_equal(count("Microburst", 0), 0);
+	hw_an_destroy(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1079,6 +1227,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
 	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
 	    cmocka_unit_test_setup(test_units_from_map, setup),
+	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
+	    cmocka_unit_test_setup(test_thresholds_configured, setup),
+	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
+	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
+	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
- * buildup_window_ns predicts it will reach high_queue.raise within buildup_lead_ns while it is still below.
+ * buildup_window_ns predicts it will reach the queue's HighQueue threshold within buildup_lead_ns while it is still below.
  * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
- * counts too: a steep climb after a long flat stretch, which the whole window's line flattens. */
+ * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Not raised at a
+ * congestion tree's victim (a queue paused from downstream). */
 #include "detector.h"
 
 struct buildup_q { /* per queue */
@@ -59,7 +60,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
-	if (!b->h.active && r->queue_occupancy >= a->c.high_queue.raise)
+	if (!b->h.active && r->queue_occupancy >= q->th.high)
 		return; /* already congested: that is HighQueue's, not an early warning */
 	struct sums all = trend_sums(a, q, r->time_ns, 0), recent;
 	double v0, slope, pred;
@@ -67,7 +68,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		return;
 	pred = slope > 0 ? v0 + slope * (double)a->c.buildup_lead_ns : r->queue_occupancy;
 	double v1, s1; /* a steep climb after a flat past: the newest samples' line, once halfway up */
-	if (pred < a->c.high_queue.raise && r->queue_occupancy >= a->c.high_queue.raise * a->c.buildup_steep_from &&
+	if (pred < q->th.high && r->queue_occupancy >= q->th.high * a->c.buildup_steep_from &&
 	    (recent = trend_sums(a, q, r->time_ns, 1), line(a, &recent, &v1, &s1)) && s1 > 0 &&
 	    v1 + s1 * (double)a->c.buildup_lead_ns > pred) {
 		pred = v1 + s1 * (double)a->c.buildup_lead_ns;
@@ -75,15 +76,19 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		slope = s1;
 	}
 	b->slope = slope;
-	struct hw_an_hyst rule = {a->c.high_queue.raise, a->c.high_queue.raise, 0, a->c.high_queue.clear_ns};
+	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
+	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
+		b->h.active = 0; /* filling because it is paused from downstream: the warning belongs to the root */
+		s = 0;
+	}
 	if (s > 0) {
-		double eta = slope > 0 ? (a->c.high_queue.raise - v0) / slope : 0;
+		double eta = slope > 0 ? (q->th.high - v0) / slope : 0;
 		struct an_ev *e = an_ev_raise_q(a, HW_AN_QUEUE_BUILDUP, q, &b->h);
 		an_ev_num(e, "occupancy", r->queue_occupancy);
 		an_ev_num(e, "slope_per_ms", slope * 1e6);
 		an_ev_num(e, "predicted", pred);
-		an_ev_num(e, "threshold", a->c.high_queue.raise);
+		an_ev_num(e, "threshold", q->th.high);
 		an_ev_num(e, "eta_ms", eta / 1e6);
 		an_ev_commit(e);
 	} else if (s < 0) {

@@ -3,9 +3,11 @@
  * queue is itself upstream of another congested one (then it is a victim, and the root is further down):
  * recent reports showed it upstream of a queue in a HighQueue episode, or its link leads to a switch with a
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
- * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default high_queue.clear, or in a
+ * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or in a
  * HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming them.
- * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
+ * Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots
+ * (tick).  Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that
+ * detector on. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -17,6 +19,7 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	struct an_hyst h;
 	uint32_t victims[MAX_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
+	uint64_t victim_ns; /* last time an_tree_victim found it paused from downstream */
 	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 };
@@ -60,15 +63,22 @@ static uint32_t root_of(const struct hw_analyzer *a, const struct an_det *d, uin
 	return ri;
 }
 
-static double victim_level(const struct hw_analyzer *a)
+static double victim_level(const struct hw_analyzer *a, const struct an_queue *q)
 {
-	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : a->c.high_queue.clear;
+	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : q->th.clear;
+}
+
+static int paused_recently(const struct hw_analyzer *a, const struct an_det *d, uint32_t i, uint64_t now)
+{
+	uint64_t t = tq(a, d, i)->victim_ns;
+	return t && now >= t && now - t <= a->c.high_queue.clear_ns;
 }
 
 /* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
  * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
- * level); the one with a tree, else the fullest.  UINT32_MAX when none. */
-static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any)
+ * level, or found paused itself within high_queue.clear_ns before now: the pause spreads hop by hop); the
+ * one with a tree, else the fullest.  UINT32_MAX when none. */
+static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any, uint64_t now)
 {
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
@@ -80,7 +90,7 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
 		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
-		    !(high(a, i) || (any && q->last_occ >= victim_level(a))))
+		    !(high(a, i) || (any && (q->last_occ >= victim_level(a, q) || paused_recently(a, d, i, now)))))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
 		if (best == UINT32_MAX || (tree && !tq(a, d, best)->h.active) ||
@@ -94,14 +104,31 @@ int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
 	uint32_t qi = (uint32_t)(q - a->queues);
-	return d && (upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1) != UINT32_MAX);
+	if (!d || !(upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1, now) != UINT32_MAX))
+		return 0;
+	tq(a, d, qi)->victim_ns = now; /* its own upstream queues are paused from here in turn */
+	return 1;
+}
+
+uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
+	if (!d)
+		return qi;
+	uint32_t r = root_of(a, d, qi, now);
+	if (r == qi) { /* paused by a congested queue on the switch its link leads to */
+		uint32_t di = downstream(a, d, qi, 0, now);
+		if (di != UINT32_MAX)
+			r = root_of(a, d, di, now);
+	}
+	return r;
 }
 
 /* Queue ri has enough victims to be a root: unless it is paused from downstream, where they go instead. */
 static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		uint32_t di = downstream(a, d, ri, 0);
+		uint32_t di = downstream(a, d, ri, 0, now);
 		if (di == UINT32_MAX)
 			break;
 		struct tree_q *r = tq(a, d, ri), *dq = tq(a, d, di);
@@ -137,14 +164,20 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 	an_ev_commit(e);
 }
 
+struct tree_state {
+	uint8_t paths_seen; /* a report carried a path of two hops or more */
+};
+
 static void report(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep)
 {
+	if (rep->n_hops >= 2)
+		((struct tree_state *)d->state)->paths_seen = 1;
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
 	int hop = -1; /* the most downstream hop in a HighQueue episode, still above its clear level */
 	for (int h = rep->n_hops - 1; h >= 0 && hop < 0; h--)
 		if (rep->qidx[h] && high(a, rep->qidx[h] - 1) &&
-		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->c.high_queue.clear))
+		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->queues[rep->qidx[h] - 1].th.clear))
 			hop = h;
 	if (hop < 1)
 		return;
@@ -152,7 +185,6 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	struct tree_q *r = tq(a, d, ri);
 	if (ri != first)
 		add_victim(r, first);
-	double level = victim_level(a);
 	for (int h = 0; h < hop; h++) {
 		uint32_t v = rep->qidx[h];
 		if (!v || v - 1 == ri)
@@ -160,7 +192,7 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		struct tree_q *q = tq(a, d, v - 1);
 		q->down_ns = rep->time_ns;
 		q->down_root = ri;
-		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= level) || high(a, v - 1))
+		if ((rep->occ[h] != UINT32_MAX && rep->occ[h] >= victim_level(a, &a->queues[v - 1])) || high(a, v - 1))
 			add_victim(r, v - 1);
 	}
 	if (r->h.active || r->n_victims < a->c.tree_victims)
@@ -169,6 +201,38 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	r = tq(a, d, ri);
 	if (!r->h.active && r->n_victims >= a->c.tree_victims)
 		raise_tree(a, d, ri, rep->time_ns);
+}
+
+/* Without paths (TR v0.5 postcards: one hop per report), from the topology alone, once per tick: a queue
+ * with recent records at its victim level whose link leads to a switch with a queue of its class in a
+ * HighQueue episode is that queue's root's victim. */
+static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
+{
+	if (((struct tree_state *)d->state)->paths_seen || !a->topo || !an_enabled(a, HW_AN_HIGH_QUEUE))
+		return;
+	for (uint32_t v = 0; v < a->n_queues; v++) {
+		const struct an_queue *q = &a->queues[v];
+		if (!q->placed || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
+		    q->last_occ < victim_level(a, q))
+			continue;
+		uint32_t di = downstream(a, d, v, 0, now);
+		if (di == UINT32_MAX)
+			continue;
+		uint32_t ri = root_of(a, d, di, now);
+		if (ri == v)
+			continue;
+		tq(a, d, v)->down_ns = now;
+		tq(a, d, v)->down_root = ri;
+		add_victim(tq(a, d, ri), v);
+	}
+	for (uint32_t ri = 0; ri < a->n_queues; ri++) {
+		struct tree_q *r = tq(a, d, ri);
+		if (r->h.active || r->n_victims < a->c.tree_victims || !high(a, ri) || an_tree_victim(a, &a->queues[ri], now))
+			continue; /* a root is congested without being paused from downstream */
+		uint32_t root = settle_root(a, d, ri, now);
+		if (!tq(a, d, root)->h.active && tq(a, d, root)->n_victims >= a->c.tree_victims)
+			raise_tree(a, d, root, now);
+	}
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
@@ -204,7 +268,7 @@ static const struct an_key keys[] = {
 static void defaults(struct hw_an_config *c)
 {
 	c->tree_victims = 2;
-	c->tree_victim_occupancy = 0; /* high_queue.clear */
+	c->tree_victim_occupancy = 0; /* the queue's HighQueue clear level */
 }
 
 const struct an_detector an_detect_congestion_tree = {
@@ -216,6 +280,8 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
+    .tick = tick,
+    .state_size = sizeof(struct tree_state),
     AN_EPISODE(struct tree_q, h),
     .queue_info = queue_info,
 };

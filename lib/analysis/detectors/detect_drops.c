@@ -1,13 +1,13 @@
 /* PacketDrops: drop reports (records with a drop reason) per queue over tumbling windows of
  * drops_window_ns; raised when dropped / seen exceeds drops_ratio with at least drops_min drops,
- * resolved after a window at or below it. */
+ * resolved after a window at or below it.  The raise starts at the window's first drop, not its start. */
 #include <stdio.h>
 
 #include "detector.h"
 
 struct drops_q { /* per queue: a tumbling window */
 	struct an_hyst h;
-	uint64_t start;
+	uint64_t start, first_drop; /* the window's start; its first drop (the raise's start: the first evidence) */
 	uint32_t seen, drops;
 	uint8_t last_reason;
 };
@@ -22,7 +22,7 @@ static void close_window(struct hw_analyzer *a, struct an_queue *q, struct drops
 		w->h.above = 0;
 	} else {
 		/* a strict "above": nudge the value so that ratio == threshold does not raise */
-		int s = an_hyst_step(&w->h, &rule, ratio > a->c.drops_ratio ? ratio : 0, w->start);
+		int s = an_hyst_step(&w->h, &rule, ratio > a->c.drops_ratio ? ratio : 0, w->drops ? w->first_drop : w->start);
 		if (s) {
 			struct an_ev *e = s > 0 ? an_ev_raise_q(a, HW_AN_PACKET_DROPS, q, &w->h)
 			                        : an_ev_clear_q(a, HW_AN_PACKET_DROPS, q, &w->h, now);
@@ -51,6 +51,8 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		close_window(a, q, w, r->time_ns);
 	w->seen++;
 	if (r->valid & HW_V_DROP) {
+		if (!w->drops)
+			w->first_drop = r->time_ns;
 		w->drops++;
 		w->last_reason = r->drop_reason;
 	}

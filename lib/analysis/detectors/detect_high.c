@@ -1,34 +1,112 @@
-/* HighQueue and HighHopLatency: a queue's occupancy (a hop's latency) at or above its raise threshold
- * for hold_ns; resolved once below its clear threshold for clear_ns, or after that long without records. */
+/* HighQueue and HighHopLatency: a queue's occupancy (a hop's latency) at or above its raise threshold (derived
+ * per queue from the fabric, an_thresholds.c, unless configured) for at least high_queue.fraction of the last
+ * hold_ns, so a queue hovering around the threshold alerts and one sample below does not reset it; the
+ * episode starts at the first sample above.  Not raised while the queue is a congestion tree's victim (paused
+ * from downstream: its root's CongestionTree names it, and the root is the culprit); HighHopLatency not while
+ * the queue is in a HighQueue episode (its latency follows from that occupancy).  Resolved once below its clear threshold for clear_ns, or after
+ * that long without records. */
 #include "detector.h"
 
 struct high_q { /* per queue, each of the two */
 	struct an_hyst h;
+	uint64_t last_t, last_above; /* the previous sample's time; the newest sample at or above raise */
+	double above_ns, seen_ns;    /* time spent above raise over (about) the last hold_ns, and time seen */
+	uint8_t was_above;           /* the previous sample was at or above raise */
+	uint8_t run;                 /* a run of samples above has begun (h.above_since is its first) */
 };
 
-static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r, enum hw_an_kind kind,
-                  struct an_hyst *h, const struct hw_an_hyst *rule, double v, const char *name)
+/* The share of the last hold_ns spent above: each sample's value holds until the next; past hold_ns the
+ * older time is scaled down so the window keeps hold_ns (an exponential forgetting of about hold_ns). */
+static void window(struct high_q *s, uint64_t t, uint64_t hold)
 {
-	int s = an_hyst_step(h, rule, v, r->time_ns);
-	if (s > 0) {
-		struct an_ev *e = an_ev_raise_q(a, kind, q, h);
+	if (s->last_t && t > s->last_t) {
+		double dt = (double)(t - s->last_t), w = hold ? (double)hold : 1;
+		if (dt > w)
+			dt = w;
+		s->seen_ns += dt;
+		if (s->was_above)
+			s->above_ns += dt;
+		if (s->seen_ns > w) {
+			s->above_ns *= w / s->seen_ns;
+			s->seen_ns = w;
+		}
+	}
+	s->last_t = t;
+}
+
+/* One sample v at t against raise / clear: +1 raised, -1 cleared, 0 no change. */
+static int high_step(struct high_q *s, double raise, double clear, const struct hw_an_config *c,
+                     const struct hw_an_hyst *rule, double v, uint64_t t)
+{
+	struct an_hyst *h = &s->h;
+	int above = v >= raise;
+	window(s, t, rule->hold_ns);
+	s->was_above = (uint8_t)above;
+	if (h->active) {
+		struct hw_an_hyst r = {raise, clear, 0, rule->clear_ns};
+		int st = an_hyst_step(h, &r, v, t);
+		if (st < 0)
+			s->run = 0, s->above_ns = 0, s->seen_ns = 0;
+		return st;
+	}
+	if (above) {
+		if (!s->run || t - s->last_above >= rule->hold_ns) { /* a new run: the first evidence is now */
+			s->run = 1;
+			h->above_since = t;
+			h->peak = v;
+		}
+		s->last_above = t;
+		if (v > h->peak)
+			h->peak = v;
+	} else if (s->run && t - s->last_above >= rule->hold_ns) {
+		s->run = 0; /* below for a whole window */
+	}
+	if (!s->run || !above || t - h->above_since < rule->hold_ns)
+		return 0;
+	if (rule->hold_ns && (s->seen_ns < (double)rule->hold_ns * 0.999 || s->above_ns < c->high_fraction * s->seen_ns))
+		return 0; /* hold_ns 0: the crossing sample itself raises */
+	h->active = 1;
+	h->below = 0;
+	h->start_ns = h->above_since;
+	return 1;
+}
+
+static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r, enum hw_an_kind kind,
+                  struct high_q *s, const struct hw_an_hyst *rule, double raise, double clear, double v,
+                  const char *name)
+{
+	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
+	if (st > 0 && kind == HW_AN_HIGH_LATENCY) {
+		const struct an_hyst *hq = an_episode(a, HW_AN_HIGH_QUEUE, q);
+		if (hq && hq->active) { /* the latency follows from the occupancy HighQueue already reports */
+			s->h.active = 0;
+			st = 0;
+		}
+	}
+	if (st > 0 && an_tree_victim(a, q, r->time_ns)) {
+		s->h.active = 0; /* paused from downstream: its root's CongestionTree names it as a victim */
+		st = 0;
+	}
+	if (st > 0) {
+		struct an_ev *e = an_ev_raise_q(a, kind, q, &s->h);
 		an_ev_num(e, name, v);
-		an_ev_num(e, "threshold", rule->raise);
+		an_ev_num(e, "threshold", raise);
 		an_ev_commit(e);
-	} else if (s < 0) {
-		struct an_ev *e = an_ev_clear_q(a, kind, q, h, r->time_ns);
-		an_ev_num(e, "peak", h->peak);
+	} else if (st < 0) {
+		struct an_ev *e = an_ev_clear_q(a, kind, q, &s->h, r->time_ns);
+		an_ev_num(e, "peak", s->h.peak);
 		an_ev_commit(e);
 	}
 }
 
-static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kind, struct an_hyst *h,
+static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kind, struct high_q *s,
                   const struct hw_an_hyst *rule, uint64_t now)
 {
-	if (h->active && now > q->last_ns && now - q->last_ns >= rule->clear_ns) {
-		struct an_ev *e = an_ev_clear_q(a, kind, q, h, now);
-		an_ev_num(e, "peak", h->peak);
+	if (s->h.active && now > q->last_ns && now - q->last_ns >= rule->clear_ns) {
+		struct an_ev *e = an_ev_clear_q(a, kind, q, &s->h, now);
+		an_ev_num(e, "peak", s->h.peak);
 		an_ev_commit(e);
+		s->run = 0, s->above_ns = 0, s->seen_ns = 0, s->last_t = 0;
 	}
 }
 
@@ -37,14 +115,14 @@ static void queue_record(struct hw_analyzer *a, struct an_det *d, struct an_queu
 {
 	(void)d;
 	if (r->valid & HW_V_QUEUE)
-		level(a, q, r, HW_AN_HIGH_QUEUE, &((struct high_q *)qs)->h, &a->c.high_queue, r->queue_occupancy,
+		level(a, q, r, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, q->th.high, q->th.clear, r->queue_occupancy,
 		      "occupancy");
 }
 
 static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	(void)d;
-	quiet(a, q, HW_AN_HIGH_QUEUE, &((struct high_q *)qs)->h, &a->c.high_queue, now);
+	quiet(a, q, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, now);
 }
 
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
@@ -52,14 +130,14 @@ static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_qu
 {
 	(void)d;
 	if (r->valid & HW_V_HOP_LATENCY)
-		level(a, q, r, HW_AN_HIGH_LATENCY, &((struct high_q *)qs)->h, &a->c.high_latency, r->hop_latency,
+		level(a, q, r, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, q->th.lat, q->th.lat_clear, r->hop_latency,
 		      "hop_latency");
 }
 
 static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	(void)d;
-	quiet(a, q, HW_AN_HIGH_LATENCY, &((struct high_q *)qs)->h, &a->c.high_latency, now);
+	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
 
 static const struct an_key queue_keys[] = {
@@ -67,6 +145,7 @@ static const struct an_key queue_keys[] = {
     AN_KEY("high_queue", "clear", AN_DOUBLE, high_queue.clear),
     AN_KEY("high_queue", "hold_ns", AN_U64, high_queue.hold_ns),
     AN_KEY("high_queue", "clear_ns", AN_U64, high_queue.clear_ns),
+    AN_KEY("high_queue", "fraction", AN_DOUBLE, high_fraction),
 };
 static const struct an_key latency_keys[] = {
     AN_KEY("high_hop_latency", "raise", AN_DOUBLE, high_latency.raise),
@@ -77,12 +156,15 @@ static const struct an_key latency_keys[] = {
 
 static void queue_defaults(struct hw_an_config *c)
 {
-	c->high_queue = (struct hw_an_hyst){10000, 8000, 100000, 1000000};
+	/* raise / clear 0: from the fabric (lossless: PFC Xoff / Xon; lossy: 40 % / 30 % of its buffer) */
+	c->high_queue = (struct hw_an_hyst){0, 0, 100000, 1000000};
+	c->high_fraction = 0.75;
 }
 
 static void latency_defaults(struct hw_an_config *c)
 {
-	c->high_latency = (struct hw_an_hyst){1000000, 800000, 100000, 1000000};
+	/* raise / clear 0: the time the queue's HighQueue levels take to drain at its line rate */
+	c->high_latency = (struct hw_an_hyst){0, 0, 100000, 1000000};
 }
 
 const struct an_detector an_detect_high_queue = {

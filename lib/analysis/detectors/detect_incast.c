@@ -1,5 +1,6 @@
 /* Incast: at least incast_sources distinct sources (inner source addresses) seen within
- * incast_window_ns on one egress queue whose occupancy is at least incast_occupancy, unless that queue is
+ * incast_window_ns on one egress queue whose occupancy is at least its incast level (incast.occupancy, by default
+ * the queue's HighQueue threshold), unless that queue is
  * paused from downstream (a congestion tree's victim: the sources converge further down); resolved when
  * the queue has stayed below it for high_queue.clear_ns. */
 #include <string.h>
@@ -29,7 +30,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
-	int congested = r->queue_occupancy >= a->c.incast_occupancy;
+	int congested = r->queue_occupancy >= q->th.incast;
 	if (congested && (r->valid & HW_V_FLOW)) {
 		if (!w->start || r->time_ns - w->start >= a->c.incast_window_ns) {
 			w->start = r->time_ns;
@@ -87,7 +88,7 @@ static const struct an_key keys[] = {
 static void defaults(struct hw_an_config *c)
 {
 	c->incast_sources = 4;
-	c->incast_occupancy = 10000;
+	c->incast_occupancy = 0; /* from the fabric: the queue's HighQueue threshold */
 	c->incast_window_ns = 1000000;
 }
 

@@ -1,5 +1,6 @@
 /* TelemetryReportLoss: gaps in report_seq per (report_node, hw_id), counted as the collector counts them
- * (lib/facts: wrap, reorder window); lost / expected over tumbling seq_window_ns windows above seq_loss_ratio. */
+ * (lib/facts: wrap, reorder window); lost / expected over tumbling seq_window_ns windows above seq_loss_ratio.
+ * The raise starts at the window's first gap, not its start. */
 #include "detector.h"
 
 struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
@@ -7,6 +8,7 @@ struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
 	uint8_t hw_id, used;
 	struct hw_seq_fact seq; /* highest number and reorder window (lib/facts) */
 	uint64_t w_start, w_recv, w_lost, lost_total;
+	uint64_t w_first_loss; /* the window's first gap (the raise's start: the first evidence) */
 	struct an_hyst h;
 };
 
@@ -43,7 +45,8 @@ static void close_window(struct hw_analyzer *a, struct an_sender *s, uint64_t no
 	uint64_t expected = s->w_recv + s->w_lost;
 	double ratio = expected ? (double)s->w_lost / expected : 0;
 	struct hw_an_hyst rule = {a->c.seq_loss_ratio, a->c.seq_loss_ratio, 0, 0};
-	int st = an_hyst_step(&s->h, &rule, ratio > a->c.seq_loss_ratio ? ratio : 0, s->w_start);
+	int st = an_hyst_step(&s->h, &rule, ratio > a->c.seq_loss_ratio ? ratio : 0,
+	                      s->w_lost ? s->w_first_loss : s->w_start);
 	if (st > 0)
 		s->h.id = a->next_id++;
 	if (st) {
@@ -80,6 +83,8 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 	if (rep->time_ns - s->w_start >= a->c.seq_window_ns)
 		close_window(a, s, rep->time_ns);
 	if (st.kind == HW_SEQ_NEXT) {
+		if (!s->w_lost && st.lost)
+			s->w_first_loss = rep->time_ns;
 		s->w_lost += st.lost;
 		s->lost_total += st.lost;
 		s->w_recv++;
