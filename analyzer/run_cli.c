@@ -93,8 +93,7 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_CUSTOM, "from", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_from, .what = "TIME",
      .help = "time_ns >= from ... TIME is ns since the epoch or RFC 3339\n"
              "(2026-01-01T00:00:00.25Z, 2026-01-01T01:00:00+01:00)"},
-    {HW_OPT_CUSTOM, "to", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_to, .what = "TIME",
-     .help = "... and < to"},
+    {HW_OPT_CUSTOM, "to", .metavar = "TIME", HW_OPT_AT(O, ch), .parse = ch_to, .what = "TIME", .help = "... and < to"},
     {HW_OPT_CUSTOM, "clickhouse-table", .metavar = "T", HW_OPT_AT(O, ch), .parse = ch_table, .what = "table",
      .def_note = "hops", .help = "[database.]table (hops_all = every shard), as the collector's option"},
     {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
@@ -103,8 +102,8 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_DURATION, "duration", .metavar = "SECONDS", HW_OPT_AT(O, duration), .hi = 1e9,
      .def_note = "until SIGINT/SIGTERM", .help = "with --stream: stop after this long"},
     {HW_OPT_GROUP, .help = "topology (optional; events then name nodes, ports and links):"},
-    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(O, lldp, n_lldp), .elem = HW_OPT_STRING,
-     .what = "capture", .help = "LLDP frames from a capture"},
+    {HW_OPT_LIST, "lldp", .metavar = "PCAP", HW_OPT_LIST_AT(O, lldp, n_lldp), .elem = HW_OPT_STRING, .what = "capture",
+     .help = "LLDP frames from a capture"},
     {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, lldpd_json, n_lldpd_json),
      .elem = HW_OPT_STRING, .what = "dump", .help = "lldpcli JSON dumps"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map), .help = "INT node id / port map (docs/topology.md)"},
@@ -120,7 +119,8 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
     {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
-     .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default http://HOST:PORT of --metrics)"},
+     .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default "
+             "http://HOST:PORT of --metrics)"},
     {HW_OPT_STRING, "svg-dir", .metavar = "DIR", HW_OPT_AT(O, svg.dir),
      .help = "SVG and CSV outputs (docs/analyzer.md):\n"
              "the latency matrix (rows source leaf, columns destination leaf;\n"
@@ -170,8 +170,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		return HW_EXIT_USAGE;
 	}
 	if (!o->n_records && !o->n_json && !o->stream && !o->ch.url) {
-		fprintf(stderr,
-		        "hopwatch-analyzer run: give --records FILE, --jsonl FILE, --clickhouse URL or --stream ADDR\n");
+		fprintf(
+		    stderr,
+		    "hopwatch-analyzer run: give --records FILE, --jsonl FILE, --clickhouse URL or --stream ADDR\n");
 		return HW_EXIT_USAGE;
 	}
 	return 0;

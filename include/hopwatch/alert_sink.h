@@ -1,6 +1,6 @@
 /* Alert delivery off the detection path: a sink owns a thread that POSTs events to Alertmanager
- * (API v2) or to a webhook in Alertmanager's webhook format (version 4) with libcurl.  Pushing never blocks on the network; while the
- * peer is down alerts wait in a bounded table and are delivered when it returns. */
+ * (API v2) or to a webhook in Alertmanager's webhook format (version 4) with libcurl.  Pushing never blocks on the
+ * network; while the peer is down alerts wait in a bounded table and are delivered when it returns. */
 #ifndef HOPWATCH_ALERT_SINK_H
 #define HOPWATCH_ALERT_SINK_H
 
@@ -23,10 +23,10 @@ enum hw_sink_kind {
 #define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
 
 struct hw_alert_sink_opts {
-	uint32_t capacity;       /* bounds both the hand-off queue and the table of alerts waiting or active */
-	uint64_t resend_ns;      /* Alertmanager: re-send active alerts this often (wall clock); 0 = 60 s */
-	uint64_t min_visible_ns; /* an alert stays firing at least this long after it was handed over (wall
-	                          * clock), its resolve held back until then; fabric episodes last milliseconds */
+	uint32_t capacity;        /* bounds both the hand-off queue and the table of alerts waiting or active */
+	uint64_t resend_ns;       /* Alertmanager: re-send active alerts this often (wall clock); 0 = 60 s */
+	uint64_t min_visible_ns;  /* an alert stays firing at least this long after it was handed over (wall
+	                           * clock), its resolve held back until then; fabric episodes last milliseconds */
 	const char *external_url; /* base URL of the analyzer's HTTP server: generatorURL, graph_url; NULL = none */
 };
 

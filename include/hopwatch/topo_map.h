@@ -37,7 +37,7 @@ struct hw_topo_map_node {
 struct hw_topo_map {
 	struct hw_topo_map_node *nodes;
 	uint32_t n_nodes;
-	char port_format[64]; /* default for all nodes; empty = ports only through explicit entries */
+	char port_format[64];           /* default for all nodes; empty = ports only through explicit entries */
 	struct hw_topo_map_units units; /* default for all nodes */
 };
 

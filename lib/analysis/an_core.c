@@ -320,7 +320,8 @@ static void deliver(struct hw_analyzer *a)
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
 	uint32_t qi = (uint32_t)(q - a->queues);
-	uint64_t inc = hw_an_kind_congestion(kind) ? an_incident_of(a, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
+	uint64_t inc =
+	    hw_an_kind_congestion(kind) ? an_incident_of(a, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
 	h->id = an_incident_raise_id(a, kind, qi, inc);
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = inc;
@@ -458,15 +459,14 @@ static void update_queue(struct an_queue *q, const struct hw_record *r)
 /* ---- Postcards ----
  * A TR v0.5 postcard is one switch's report of one packet (hop 0 of a one-hop report, flag postcard).  The
  * tracked-flow postcards (F: every switch on the path reports the packet) of one packet are assembled into
- * its path; a postcard without F (a switch's own queue or drop event) is not a hop of a packet's path: a postcard of a flow that has a packet in assembly
- * is that packet's next hop when it comes within postcards.window_ns of the packet's newest postcard and
- * from a switch not yet on it; otherwise the packet is complete and the postcard starts the next one.  A
- * packet is also complete window_ns after its newest postcard (checked every tick), when its slot is
- * wanted by another flow (1024 slots, by flow hash), or at the end of input.  Hops are in path order by
- * their ingress timestamps when every hop has one (32-bit differences: synchronised switch clocks), else in
- * arrival order; a record hook sees its postcard's arrival index.
- * This assumes that a flow's packets are reported further apart than the window (a switch reports a flow
- * once per interval or on a change, as fabric-tna does); packets of one flow reported closer together
+ * its path; a postcard without F (a switch's own queue or drop event) is not a hop of a packet's path: a postcard of a
+ * flow that has a packet in assembly is that packet's next hop when it comes within postcards.window_ns of the packet's
+ * newest postcard and from a switch not yet on it; otherwise the packet is complete and the postcard starts the next
+ * one.  A packet is also complete window_ns after its newest postcard (checked every tick), when its slot is wanted by
+ * another flow (1024 slots, by flow hash), or at the end of input.  Hops are in path order by their ingress timestamps
+ * when every hop has one (32-bit differences: synchronised switch clocks), else in arrival order; a record hook sees
+ * its postcard's arrival index. This assumes that a flow's packets are reported further apart than the window (a switch
+ * reports a flow once per interval or on a change, as fabric-tna does); packets of one flow reported closer together
  * would interleave.  The records go to the detectors with their hop index in the packet's path (the
  * first-hop checks look at hop 0 only); the complete path (two hops or more) goes to the report hooks
  * (but those that count reports, per_report) and to the latency matrix, like a report with an INT stack. */
@@ -490,12 +490,12 @@ static void postcards_order(struct an_report *p)
 		return;
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned j = i; j > 0 && (int32_t)((uint32_t)p->ts[j] - (uint32_t)p->ts[j - 1]) < 0; j--) {
-#define AN_SWAP(arr)                                                                                           \
-	do {                                                                                                   \
-		unsigned char x_[sizeof(arr[0])];                                                              \
-		memcpy(x_, &arr[j], sizeof(x_));                                                               \
-		memcpy(&arr[j], &arr[j - 1], sizeof(x_));                                                      \
-		memcpy(&arr[j - 1], x_, sizeof(x_));                                                           \
+#define AN_SWAP(arr)                                                                                                   \
+	do {                                                                                                           \
+		unsigned char x_[sizeof(arr[0])];                                                                      \
+		memcpy(x_, &arr[j], sizeof(x_));                                                                       \
+		memcpy(&arr[j], &arr[j - 1], sizeof(x_));                                                              \
+		memcpy(&arr[j - 1], x_, sizeof(x_));                                                                   \
 	} while (0)
 			AN_SWAP(p->ts);
 			AN_SWAP(p->hops);

@@ -40,8 +40,8 @@ struct an_th {
 struct an_queue {
 	uint32_t node_id, port;
 	uint8_t queue, used, placed;
-	uint32_t topo_port;   /* HW_TOPO_NONE when not placed */
-	uint32_t t_scale;     /* its node's units (map): ns per time unit, bytes per occupancy unit */
+	uint32_t topo_port; /* HW_TOPO_NONE when not placed */
+	uint32_t t_scale;   /* its node's units (map): ns per time unit, bytes per occupancy unit */
 	uint32_t occ_scale;
 	uint32_t tally_entry; /* unplaced: its entry in the analyzer's placement tally */
 	uint64_t last_ns;

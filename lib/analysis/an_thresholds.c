@@ -26,7 +26,8 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q)
 	struct an_th *t = &q->th;
 	t->lossless = (uint8_t)lossless(a, q);
 	t->gbps = host_facing(a, q) ? f->host_gbps : f->fabric_gbps;
-	if (t->lossless) { /* PFC pauses the senders at Xoff per ingress port: the queue holds Xoff per port feeding it */
+	if (t->lossless) { /* PFC pauses the senders at Xoff per ingress port: the queue holds Xoff per port feeding it
+		            */
 		t->high = f->xoff_bytes;
 		t->clear = f->xon_bytes;
 	} else { /* a lossy queue drops above its buffer: warn at 40 % of it, clear at 30 % */

@@ -98,11 +98,12 @@ static enum hw_topo_result load_units(struct hw_topo_map_units *u, json_t *e, co
 	}
 	if (ub) {
 		if (!json_is_integer(ub) || json_integer_value(ub) < 1 || json_integer_value(ub) > 1000000)
-			return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: unit_bytes must be a whole number 1..1000000",
-			                    path, where);
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: %s: unit_bytes must be a whole number 1..1000000", path, where);
 		if (!u->occ_bytes || u->occ_bytes == 1)
 			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
-			                    "%s: %s: unit_bytes needs occupancy_unit \"cells\" or \"packets\"", path, where);
+			                    "%s: %s: unit_bytes needs occupancy_unit \"cells\" or \"packets\"", path,
+			                    where);
 		u->occ_bytes = (uint32_t)json_integer_value(ub);
 	}
 	return HW_TOPO_OK;

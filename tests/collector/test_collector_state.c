@@ -100,8 +100,8 @@ static void flow_lru_and_path_changes(void **state)
 	assert_int_equal(hw_flow_table_update(&t, 4, 400, 3, 5), 0); /* full: evicts flow 2 (least recent) */
 	assert_int_equal(t.evictions, 1);
 	assert_int_equal(hw_flow_table_update(&t, 3, 300, 3, 6), 0); /* 3 is still known, same path */
-	assert_int_equal(hw_flow_table_hops(&t, 3), 3);  /* the hop count given with its path */
-	assert_int_equal(hw_flow_table_hops(&t, 77), 0); /* never reported */
+	assert_int_equal(hw_flow_table_hops(&t, 3), 3);              /* the hop count given with its path */
+	assert_int_equal(hw_flow_table_hops(&t, 77), 0);             /* never reported */
 	assert_int_equal(t.evictions, 1);
 	assert_int_equal(hw_flow_table_update(&t, 2, 999, 3, 7), 0); /* 2 was forgotten: new, evicts 1 */
 	assert_int_equal(t.evictions, 2);

@@ -206,7 +206,7 @@ static void path_use(void **state)
 	assert_int_equal(hw_path_report_use(F, 2, true, 3), HW_PATH_WHOLE);
 	assert_int_equal(hw_path_report_use(Q, 2, true, 3), HW_PATH_PREFIX);
 	assert_int_equal(hw_path_report_use(D | F, 2, true, 3), HW_PATH_PREFIX);
-	assert_int_equal(hw_path_report_use(F, 1, true, 3), HW_PATH_NONE); /* one hop is no path */
+	assert_int_equal(hw_path_report_use(F, 1, true, 3), HW_PATH_NONE);  /* one hop is no path */
 	assert_int_equal(hw_path_report_use(F, 3, false, 3), HW_PATH_NONE); /* no flow */
 }
 

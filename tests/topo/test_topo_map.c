@@ -151,11 +151,12 @@ static void map_units(void **state)
 	struct hw_topo_map m;
 	struct hw_topo_error err = {0};
 	fabric(&t);
-	char *path = write_tmp("{\"target\": \"bmv2\", \"nodes\": [\n"
-	                       "  {\"name\": \"a\", \"node_id\": 1, \"time_unit\": \"ns\", \"occupancy_unit\": \"cells\","
-	                       "   \"unit_bytes\": 176},\n"
-	                       "  {\"name\": \"b\", \"node_id\": 2},\n"
-	                       "  {\"name\": \"leaf1\", \"time_unit\": \"us\"}]}");
+	char *path =
+	    write_tmp("{\"target\": \"bmv2\", \"nodes\": [\n"
+	              "  {\"name\": \"a\", \"node_id\": 1, \"time_unit\": \"ns\", \"occupancy_unit\": \"cells\","
+	              "   \"unit_bytes\": 176},\n"
+	              "  {\"name\": \"b\", \"node_id\": 2},\n"
+	              "  {\"name\": \"leaf1\", \"time_unit\": \"us\"}]}");
 	assert_int_equal(hw_topo_map_load(&m, path, &err), HW_TOPO_OK);
 	remove(path);
 	hw_topo_map_apply(&t, &m);

@@ -1,6 +1,6 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
- * buildup_window_ns predicts it will reach the queue's HighQueue threshold within buildup_lead_ns while it is still below.
- * Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
+ * buildup_window_ns predicts it will reach the queue's HighQueue threshold within buildup_lead_ns while it is still
+ * below. Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
  * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Not raised at a
  * congestion tree's victim (a queue paused from downstream). */
 #include "detector.h"

@@ -3,11 +3,10 @@
  * queue is itself upstream of another congested one (then it is a victim, and the root is further down):
  * recent reports showed it upstream of a queue in a HighQueue episode, or its link leads to a switch with a
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
- * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or in a
- * HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming them.
- * Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots
- * (tick).  Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that
- * detector on. */
+ * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or
+ * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
+ * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick).
+ * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -227,7 +226,8 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 	}
 	for (uint32_t ri = 0; ri < a->n_queues; ri++) {
 		struct tree_q *r = tq(a, d, ri);
-		if (r->h.active || r->n_victims < a->c.tree_victims || !high(a, ri) || an_tree_victim(a, &a->queues[ri], now))
+		if (r->h.active || r->n_victims < a->c.tree_victims || !high(a, ri) ||
+		    an_tree_victim(a, &a->queues[ri], now))
 			continue; /* a root is congested without being paused from downstream */
 		uint32_t root = settle_root(a, d, ri, now);
 		if (!tq(a, d, root)->h.active && tq(a, d, root)->n_victims >= a->c.tree_victims)

@@ -22,7 +22,8 @@ static void close_window(struct hw_analyzer *a, struct an_queue *q, struct drops
 		w->h.above = 0;
 	} else {
 		/* a strict "above": nudge the value so that ratio == threshold does not raise */
-		int s = an_hyst_step(&w->h, &rule, ratio > a->c.drops_ratio ? ratio : 0, w->drops ? w->first_drop : w->start);
+		int s = an_hyst_step(&w->h, &rule, ratio > a->c.drops_ratio ? ratio : 0,
+		                     w->drops ? w->first_drop : w->start);
 		if (s) {
 			struct an_ev *e = s > 0 ? an_ev_raise_q(a, HW_AN_PACKET_DROPS, q, &w->h)
 			                        : an_ev_clear_q(a, HW_AN_PACKET_DROPS, q, &w->h, now);

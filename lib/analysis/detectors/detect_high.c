@@ -3,8 +3,8 @@
  * hold_ns, so a queue hovering around the threshold alerts and one sample below does not reset it; the
  * episode starts at the first sample above.  Not raised while the queue is a congestion tree's victim (paused
  * from downstream: its root's CongestionTree names it, and the root is the culprit); HighHopLatency not while
- * the queue is in a HighQueue episode (its latency follows from that occupancy).  Resolved once below its clear threshold for clear_ns, or after
- * that long without records. */
+ * the queue is in a HighQueue episode (its latency follows from that occupancy).  Resolved once below its clear
+ * threshold for clear_ns, or after that long without records. */
 #include "detector.h"
 
 struct high_q { /* per queue, each of the two */
@@ -63,7 +63,8 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
 	}
 	if (!s->run || !above || t - h->above_since < rule->hold_ns)
 		return 0;
-	if (rule->hold_ns && (s->seen_ns < (double)rule->hold_ns * 0.999 || s->above_ns < c->high_fraction * s->seen_ns))
+	if (rule->hold_ns &&
+	    (s->seen_ns < (double)rule->hold_ns * 0.999 || s->above_ns < c->high_fraction * s->seen_ns))
 		return 0; /* hold_ns 0: the crossing sample itself raises */
 	h->active = 1;
 	h->below = 0;

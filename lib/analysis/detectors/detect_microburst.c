@@ -1,8 +1,8 @@
 /* Microburst: a queue's occupancy rises to its burst threshold (microburst.raise, by default its HighQueue
  * threshold) and falls below its clear level (microburst.clear, by default its HighQueue clear level), or its
- * queue reports stop (for max_ns / 5), within microburst_max_ns, unless it rose while a congestion tree's victim (paused from downstream: PFC
- * back-pressure filling and draining it).  The event is reported when the burst is over (raised and
- * resolved together). */
+ * queue reports stop (for max_ns / 5), within microburst_max_ns, unless it rose while a congestion tree's victim
+ * (paused from downstream: PFC back-pressure filling and draining it).  The event is reported when the burst is over
+ * (raised and resolved together). */
 #include "detector.h"
 
 struct burst_q { /* per queue */

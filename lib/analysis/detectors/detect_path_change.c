@@ -35,12 +35,12 @@
  * not reported. */
 #define AN_CAUSES 64
 
-struct an_flow {              /* a slot of the flow table */
-	uint64_t hash, path;  /* path: signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
-	uint64_t home;        /* while moved: the signature of the path it left */
-	uint64_t cause_id;    /* while moved: its cause's event id (0 = not moved) */
-	uint64_t suspect_ns;  /* a report of the path so far disagreed with path at this time (0 = none) */
-	uint64_t unconfirmed; /* postcards: a different path seen once, not yet twice in a row (0 = none) */
+struct an_flow {                   /* a slot of the flow table */
+	uint64_t hash, path;       /* path: signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
+	uint64_t home;             /* while moved: the signature of the path it left */
+	uint64_t cause_id;         /* while moved: its cause's event id (0 = not moved) */
+	uint64_t suspect_ns;       /* a report of the path so far disagreed with path at this time (0 = none) */
+	uint64_t unconfirmed;      /* postcards: a different path seen once, not yet twice in a row (0 = none) */
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
 	uint32_t in[AN_PATH];      /* each hop's ingress_port (in[0]: the link into the first switch) */
 	uint8_t n_hops, cause;     /* cause: its cause slot + 1 while moved */
@@ -48,7 +48,7 @@ struct an_flow {              /* a slot of the flow table */
 };
 
 #define AN_CAUSE_LINKS 64
-struct an_link {             /* a link of a cause's moves: from (node, egress port) to (peer, its ingress port) */
+struct an_link { /* a link of a cause's moves: from (node, egress port) to (peer, its ingress port) */
 	uint32_t node, port, peer, peer_port;
 	uint32_t n;    /* moves that left it */
 	uint8_t taken; /* a new path of the cause's moves takes it: it still works */
@@ -118,7 +118,9 @@ static void emit(struct hw_analyzer *a, struct an_cause *c, int resolved, uint64
 	else if (l)
 		snprintf(link, sizeof(link), "left %u:%u, ", l->node, l->port);
 	an_ev_detail(e, "%s%u flow%s moved (first: %s)%s", link, c->moved, c->moved == 1 ? "" : "s", c->detail,
-	             !resolved ? "" : c->back == c->moved ? "; all moved back" : "; resolved");
+	             !resolved             ? ""
+	             : c->back == c->moved ? "; all moved back"
+	                                   : "; resolved");
 	an_ev_commit(e);
 }
 
