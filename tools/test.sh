@@ -49,7 +49,7 @@ format_check() {
 }
 format_check
 
-# Optimised, as users build it: the x86-64-v3 clones of the hot paths (collector/cpu_clones.h) run
+# Optimised, as users build it: the x86-64-v3 clones of the hot paths (lib/wire/cpu_clones.h) run
 # here; the sanitizer build below is unoptimised and runs the baseline code.
 run_suite plain build --buildtype=debugoptimized
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
