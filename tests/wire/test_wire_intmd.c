@@ -361,6 +361,20 @@ static const uint8_t v4_payload[] = {
 };
 /* clang-format on */
 
+/* A payload over IPv4/UDP 49153 -> 4444 (TOS tos) parsed with cfg.int_ports = {4444}: INT over UDP
+ * announced by its destination port (the NPT 1 and NPT 2 vectors below). */
+static enum hw_result parse_int_port(const uint8_t *payload, size_t len, uint8_t tos, struct vec_out *v)
+{
+	struct hw_parser_config cfg;
+	uint8_t frame[256];
+	size_t n = vec_udp4_frame(frame, sizeof(frame), payload, len, 49153, 4444, tos);
+	hw_parser_config_default(&cfg);
+	cfg.int_ports[0] = 4444;
+	cfg.n_int_ports = 1;
+	vec_out_init(v);
+	return hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v->out);
+}
+
 static void int21_udp_port_npt1(void **state)
 {
 	(void)state;
@@ -375,10 +389,7 @@ static void int21_udp_port_npt1(void **state)
 	vec_out_init(&v);
 	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_NOT_REPORT); /* port unknown */
 	assert_int_equal(v.out.n_recs, 0);
-	cfg.int_ports[0] = 4444;
-	cfg.n_int_ports = 1;
-	vec_out_init(&v);
-	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(parse_int_port(v4_payload, sizeof(v4_payload), 0x02, &v), HW_OK);
 	check_bare_hops(&v, 2, 33, HW_INT_V21);
 	for (unsigned i = 0; i < 2; i++) {
 		assert_int_equal(v.recs[i].node_id, 32 + i);
@@ -416,17 +427,10 @@ static const uint8_t v4b_payload[] = {
 static void int21_npt2_tcp(void **state)
 {
 	(void)state;
-	struct hw_parser_config cfg;
 	struct vec_out v;
-	uint8_t frame[256];
 	static const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 100};
 	assert_int_equal(sizeof(v4b_payload), 44);
-	size_t n = vec_udp4_frame(frame, sizeof(frame), v4b_payload, sizeof(v4b_payload), 49153, 4444, 0x02);
-	hw_parser_config_default(&cfg);
-	cfg.int_ports[0] = 4444;
-	cfg.n_int_ports = 1;
-	vec_out_init(&v);
-	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(parse_int_port(v4b_payload, sizeof(v4b_payload), 0x02, &v), HW_OK);
 	check_bare_hops(&v, 2, 33, HW_INT_V21);
 	for (unsigned i = 0; i < 2; i++) {
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 443, 51000);
@@ -434,9 +438,7 @@ static void int21_npt2_tcp(void **state)
 	}
 	/* The same packet cut right after the stack: the original TCP ports are not there; the ports are
 	 * unknown (0), never the added UDP header's. */
-	n = vec_udp4_frame(frame, sizeof(frame), v4b_payload, sizeof(v4b_payload) - 20, 49153, 4444, 0x02);
-	vec_out_init(&v);
-	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(parse_int_port(v4b_payload, sizeof(v4b_payload) - 20, 0x02, &v), HW_OK);
 	vec_assert_flow4(&v.recs[0], src, dst, 6, 0, 0);
 }
 
@@ -473,17 +475,10 @@ static const uint8_t v4c_payload[] = {
 static void int21_npt1_vxlan(void **state)
 {
 	(void)state;
-	struct hw_parser_config cfg;
 	struct vec_out v;
-	uint8_t frame[256];
 	static const uint8_t src[4] = {192, 168, 1, 1}, dst[4] = {192, 168, 2, 2};
 	assert_int_equal(sizeof(v4c_payload), 86);
-	size_t n = vec_udp4_frame(frame, sizeof(frame), v4c_payload, sizeof(v4c_payload), 49153, 4444, 0);
-	hw_parser_config_default(&cfg);
-	cfg.int_ports[0] = 4444;
-	cfg.n_int_ports = 1;
-	vec_out_init(&v);
-	assert_int_equal(hw_parse_frame(&cfg, frame, n, VEC_TIME_NS, &v.out), HW_OK);
+	assert_int_equal(parse_int_port(v4c_payload, sizeof(v4c_payload), 0, &v), HW_OK);
 	check_bare_hops(&v, 2, 33, HW_INT_V21);
 	for (unsigned i = 0; i < 2; i++)
 		vec_assert_flow4(&v.recs[i], src, dst, 6, 80, 40000);
