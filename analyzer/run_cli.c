@@ -234,9 +234,14 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
 	}
 }
 
+/* Live, record time (the switches' clocks) goes on with the wall clock only once no record has come for
+ * this long: a stall of a sender, the collector or this host is not silence of the fabric, and moving
+ * record time on through it would resolve episodes that are still open (and end bursts) mid-incident. */
+#define LIVE_QUIET_S 1.0
+
 /* Ingest a source to its end.  Replays: paced (ingest_replayed); an error ends the run.  Live: batches as
- * they arrive, never paced; on a quiet turn record time goes on with the wall clock (so episodes of
- * silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
+ * they arrive, never paced; after LIVE_QUIET_S without records, record time goes on with the wall clock (so
+ * episodes of silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
 static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out)
 {
 	struct pace p = {0};
@@ -260,7 +265,7 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 			hw_an_ingest(a, r, (size_t)n);
 			last_rec = hw_an_now(a);
 			last_wall = hw_mono_s();
-		} else if (n == 0 && last_rec) {
+		} else if (n == 0 && last_rec && hw_mono_s() - last_wall >= LIVE_QUIET_S) {
 			hw_an_tick(a, last_rec + (uint64_t)((hw_mono_s() - last_wall) * 1e9));
 		}
 		an_outputs_tick(out, AN_TICK_BATCH);
