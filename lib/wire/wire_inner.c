@@ -381,14 +381,16 @@ static enum hw_result parse_payload(struct hw_ctx *c, struct hw_inner *in, const
 
 	/* VXLAN (RFC 7348: flags with I set, VNI), also when INT over UDP (NPT 1) restored its port: the
 	 * flow is the tenant packet's, as for VXLAN-GPE and Geneve (docs/records.md) */
-	if (depth == 0 && l4->proto == IPP_UDP && in->tmpl.dst_port == VXLAN_PORT) {
+	/* the original protocol (v2.1 NPT 2 keeps it in the shim; else the header's): a UDP payload */
+	const bool udp = in->tmpl.ip_proto == IPP_UDP;
+	if (depth == 0 && udp && in->tmpl.dst_port == VXLAN_PORT) {
 		const uint8_t *vx = hw_at(pl, used, 8);
 		if (vx && (vx[0] & 0x08))
 			tunneled_flow(c, hw_tail(pl, used + 8), HW_START_ETH, in, depth);
 		return HW_OK;
 	}
 
-	if (l4->proto == IPP_UDP && cfg->roce_port && in->tmpl.dst_port == cfg->roce_port) {
+	if (udp && cfg->roce_port && in->tmpl.dst_port == cfg->roce_port) {
 		const uint8_t *bth = hw_at(pl, used, 12);
 		if (bth) {
 			in->tmpl.roce_opcode = bth[0];

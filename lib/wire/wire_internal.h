@@ -543,8 +543,8 @@ enum hw_result hw_inner_parse(struct hw_ctx *c, struct hw_span s, enum hw_l3_sta
  * (HW_NOT_REPORT when it has none). */
 enum hw_result hw_frame_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in, struct hw_span *report);
 
-/* Parse the INT-MD shim + metadata header + stack at s (the L4 payload).  udp_int_port: the UDP
- * destination port announced INT (v2.1 NPT=1).  On success *consumed = bytes of INT data. */
+/* Parse the INT-MD shim + metadata header + stack at s (the L4 payload).  On success *consumed = bytes
+ * before the original L4 payload: the INT data, plus the original UDP header after it with v2.1 NPT 2. */
 enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in, size_t *consumed);
 /* Metadata header + stack without a shim (Geneve option data): len bytes at s. */
 enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len, struct hw_inner *in);

@@ -108,14 +108,17 @@ enum hw_result hw_intmd_parse_md(struct hw_ctx *c, struct hw_span s, size_t len,
 /* NPT 2: a UDP header was inserted in front of the INT shim, whose last byte keeps the original IP
  * protocol; the original L4 header follows the INT block (at off).  The flow is the original one: its
  * protocol, and its ports when the protocol has ports (TCP, UDP, SCTP) and they are in the span, else 0
- * (unknown), never the inserted UDP header's ports. */
-static void npt2_original_l4(struct hw_span s, size_t off, uint8_t proto, struct hw_inner *in)
+ * (unknown), never the inserted UDP header's ports.  Returns the bytes of the original header to skip
+ * before its payload: 8 for a whole original UDP header (RoCEv2's BTH or VXLAN follows it), else 0 (the
+ * payload of other protocols is not read). */
+static size_t npt2_original_l4(struct hw_span s, size_t off, uint8_t proto, struct hw_inner *in)
 {
 	in->tmpl.ip_proto = proto;
 	const uint8_t *l4 = hw_at(s, off, 4);
 	bool ports = proto == 6 || proto == 17 || proto == 132;
 	in->tmpl.src_port = ports && l4 ? hw_be16(l4) : 0;
 	in->tmpl.dst_port = ports && l4 ? hw_be16(l4 + 2) : 0;
+	return proto == 17 && hw_at(s, off, 8) ? 8 : 0;
 }
 
 enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inner *in, size_t *consumed)
@@ -138,10 +141,9 @@ enum hw_result hw_intmd_parse(struct hw_ctx *c, struct hw_span s, struct hw_inne
 			in->tmpl.dscp = (uint8_t)((npt_field >> 2) & 0x3f); /* original DSCP */
 		else if (npt == 1)
 			in->tmpl.dst_port = npt_field; /* original UDP destination port */
-		else
-			npt2_original_l4(s, total, (uint8_t)npt_field, in);
-		*consumed = total;
-		if (type != 1) /* destination or MX header: no hop stack */
+		size_t orig_l4 = npt == 2 ? npt2_original_l4(s, total, (uint8_t)npt_field, in) : 0;
+		*consumed = total + orig_l4; /* what follows: the original L4 payload */
+		if (type != 1)               /* destination or MX header: no hop stack */
 			return HW_OK;
 		return hw_intmd_parse_md(c, hw_tail(s, 4), total - 4, in);
 	}

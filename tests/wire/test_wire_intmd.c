@@ -443,6 +443,48 @@ static void int21_npt2_tcp(void **state)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Vector 4d: v2.1 NPT 2 in front of a RoCEv2 packet: the shim's last byte keeps protocol 17 (UDP), the
+ * original UDP header (49200 -> 4791) follows the stack, and the BTH follows that header.  The flow is
+ * the original UDP one, and opcode / dest QP come from the BTH, 8 bytes after the INT block (the
+ * original UDP header), not from the original UDP header itself.  payload = shim 4 + MD 12 + stack 8 +
+ * UDP 8 + BTH 12 = 44 B. */
+/* clang-format off */
+static const uint8_t v4d_payload[] = {
+	0x18, 0x05, 0x00, 0x11, /* shim: type 1 | NPT 2; length 5 = MD 3 + stack 2; original protocol 17 */
+	0x20, 0x00, 0x01, 0x07, /* MD: ver 2 | hop_ml 1 | remaining hop count 7 */
+	0x80, 0x00, 0x00, 0x00, /* bitmap 0x8000 node id; ds id 0 */
+	0x00, 0x00, 0x00, 0x00, /* DS instruction, DS flags */
+	0x00, 0x00, 0x00, 0x21, /* newest hop: node 33 */
+	0x00, 0x00, 0x00, 0x20, /* oldest hop: node 32 */
+	0xc0, 0x30, 0x12, 0xb7, /* original UDP: src port 49200 | dst port 4791 (RoCEv2) */
+	0x00, 0x14, 0x00, 0x00, /*               length 20 | checksum 0 */
+	0x0a, 0x40, 0xff, 0xff, /* BTH: opcode 0x0a (RC RDMA WRITE ONLY) | SE M Pad TVer 0x40 | P_Key */
+	0x00, 0xab, 0xcd, 0xef, /*      reserved | dest QP 0xabcdef */
+	0x80, 0x00, 0x00, 0x07, /*      A 1 | PSN 7 */
+};
+/* clang-format on */
+
+static void int21_npt2_roce(void **state)
+{
+	(void)state;
+	struct vec_out v;
+	static const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 100};
+	assert_int_equal(sizeof(v4d_payload), 44);
+	assert_int_equal(parse_int_port(v4d_payload, sizeof(v4d_payload), 0x02, &v), HW_OK);
+	check_bare_hops(&v, 2, 33, HW_INT_V21);
+	for (unsigned i = 0; i < 2; i++) {
+		vec_assert_flow4(&v.recs[i], src, dst, 17, 49200, 4791);
+		assert_int_equal(v.recs[i].valid, HW_V_FLOW | HW_V_TCLASS | HW_V_ROCE);
+		assert_int_equal(v.recs[i].roce_opcode, 0x0a);
+		assert_int_equal(v.recs[i].roce_dest_qp, 0xabcdef);
+	}
+	/* cut inside the BTH: the flow stays, no RoCE fields (the BTH is not all there) */
+	assert_int_equal(parse_int_port(v4d_payload, sizeof(v4d_payload) - 4, 0x02, &v), HW_OK);
+	vec_assert_flow4(&v.recs[0], src, dst, 17, 49200, 4791);
+	assert_int_equal(v.recs[0].valid, HW_V_FLOW | HW_V_TCLASS);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Vector 4c: v2.1 over UDP port 4444 with NPT 1 restoring the original port 4789 (VXLAN, RFC 7348).
  * After the stack: VXLAN 8 B (flags 0x08 = I, VNI 100), the tenant frame: Ethernet 14, IPv4 20
  * (192.168.1.1 -> 192.168.2.2, TCP, TOS 0), TCP 20 (80 -> 40000).  The flow is the tenant's, as for
@@ -907,23 +949,15 @@ static void not_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(int21_udp_dscp_3hops),
-	    cmocka_unit_test(int21_ts64_half_ones),
-	    cmocka_unit_test(int21_udp_bitmap_rest),
-	    cmocka_unit_test(int21_dscp_bit_mask),
-	    cmocka_unit_test(int21_tcp_ds_md),
-	    cmocka_unit_test(int21_udp_port_npt1),
-	    cmocka_unit_test(int21_npt2_tcp),
-	    cmocka_unit_test(int21_npt1_vxlan),
-	    cmocka_unit_test(int10_udp_dscp),
-	    cmocka_unit_test(int10_tcp_l2_ports),
-	    cmocka_unit_test(int05_udp_dscp),
-	    cmocka_unit_test(int05_tcp_dscp),
-	    cmocka_unit_test(int21_vxlan_gpe),
-	    cmocka_unit_test(int21_geneve),
-	    cmocka_unit_test(int21_geneve_option_types),
-	    cmocka_unit_test(int21_ipv6_ext),
-	    cmocka_unit_test(not_int),
+	    cmocka_unit_test(int21_udp_dscp_3hops),  cmocka_unit_test(int21_ts64_half_ones),
+	    cmocka_unit_test(int21_udp_bitmap_rest), cmocka_unit_test(int21_dscp_bit_mask),
+	    cmocka_unit_test(int21_tcp_ds_md),       cmocka_unit_test(int21_udp_port_npt1),
+	    cmocka_unit_test(int21_npt2_tcp),        cmocka_unit_test(int21_npt2_roce),
+	    cmocka_unit_test(int21_npt1_vxlan),      cmocka_unit_test(int10_udp_dscp),
+	    cmocka_unit_test(int10_tcp_l2_ports),    cmocka_unit_test(int05_udp_dscp),
+	    cmocka_unit_test(int05_tcp_dscp),        cmocka_unit_test(int21_vxlan_gpe),
+	    cmocka_unit_test(int21_geneve),          cmocka_unit_test(int21_geneve_option_types),
+	    cmocka_unit_test(int21_ipv6_ext),        cmocka_unit_test(not_int),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

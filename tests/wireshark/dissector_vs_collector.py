@@ -414,7 +414,10 @@ def crafted_pcap(path):
       node 6: ports ff ff ff ff (all ones: omitted), queue ff ff ff ff (omitted)
       node 5: ports ff ff 00 07 (ingress 65535, egress 7), queue 02 ff ff ff (queue 2, occupancy 16777215)
     and one with domain-specific metadata: hop_ml 2 but bitmap 0x8000 (node id only, 1 word), so each hop
-    is the node id then 1 word of domain-specific metadata: newest node 9, oldest node 8."""
+    is the node id then 1 word of domain-specific metadata: newest node 9, oldest node 8; and one NPT 2
+    frame in front of RoCEv2 (shim 0x18: type 1, NPT 2; last byte 17 = the original protocol, UDP): after
+    the stack (nodes 12, 11) the original UDP header 49200 -> 4791 and a BTH with opcode 0x0a and
+    destination QP 0xabcdef, which both tools must read 8 bytes past the INT block."""
     import struct
     md = bytes([0x20, 0x00, 0x03, 0x06, 0xd0, 0x00, 0x00, 0x00, 0, 0, 0, 0])
     stack = (struct.pack(">I", 6) + b"\xff" * 8 +
@@ -436,6 +439,11 @@ def crafted_pcap(path):
     md = bytes([0x20, 0x00, 0x02, 0x06, 0x80, 0x00, 0x00, 0x00, 0, 0, 0, 0])
     stack = struct.pack(">II", 9, 0xdeadbeef) + struct.pack(">II", 8, 0xdeadbeef)
     frames.append(frame_of(bytes([0x10, (len(md) + len(stack)) // 4, 0x00, 0x00]) + md + stack))
+    md = bytes([0x20, 0x00, 0x01, 0x06, 0x80, 0x00, 0x00, 0x00, 0, 0, 0, 0])
+    stack = struct.pack(">II", 12, 11)
+    bth = bytes([0x0a, 0x40, 0xff, 0xff, 0x00, 0xab, 0xcd, 0xef, 0x80, 0x00, 0x00, 0x07])
+    original = struct.pack(">HHHH", 49200, 4791, 8 + len(bth), 0) + bth
+    frames.append(frame_of(bytes([0x18, (len(md) + len(stack)) // 4, 0x00, 17]) + md + stack + original))
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
         for i, fr in enumerate(frames):
