@@ -27,6 +27,7 @@ local intp = Proto("int", "In-band Network Telemetry (INT-MD)")
 local rep_type_vals = { [0] = "Inner packet only", [1] = "INT", [2] = "IOAM" }
 local in_type_vals = { [0] = "None", [1] = "TLV", [2] = "Domain-specific extension", [3] = "Ethernet",
 	[4] = "IPv4", [5] = "IPv6" }
+local tlv_type_vals = { [0] = "Domain-specific extension data", [1] = "Ethernet", [2] = "IPv4", [3] = "IPv6" }
 local tr1_nproto_vals = { [0] = "Ethernet", [1] = "IPv4", [2] = "IPv6" }
 local tr05_nproto_vals = { [0] = "Ethernet", [1] = "Drop report header + Ethernet",
 	[2] = "Switch-local report header + Ethernet" }
@@ -57,6 +58,10 @@ F.report = add(ProtoField.uint16("hopwatch.report", "Individual report", base.DE
 F.r_rep_type = add(ProtoField.uint8("hopwatch.report.rep_type", "RepType", base.DEC, rep_type_vals))
 F.r_in_type = add(ProtoField.uint8("hopwatch.report.in_type", "InType", base.DEC, in_type_vals))
 F.r_rep_len = add(ProtoField.uint8("hopwatch.report.report_length", "Report length (words)", base.DEC))
+F.r_tlv = add(ProtoField.uint8("hopwatch.report.tlv", "Inner TLV (InType 1)", base.DEC, tlv_type_vals))
+F.r_tlv_len = add(ProtoField.uint8("hopwatch.report.tlv.length", "TLV length (words of data)", base.DEC))
+F.r_tlv_template = add(ProtoField.uint16("hopwatch.report.tlv.template", "Data template", base.HEX))
+F.r_tlv_data = add(ProtoField.bytes("hopwatch.report.tlv.data", "TLV data"))
 F.r_md_len = add(ProtoField.uint8("hopwatch.report.md_length", "Metadata length (words)", base.DEC))
 F.r_rep_md = add(ProtoField.uint16("hopwatch.report.rep_md_bits", "RepMdBits", base.HEX))
 F.r_ds_id = add(ProtoField.uint16("hopwatch.report.ds_id", "Domain specific id", base.HEX))
@@ -898,6 +903,37 @@ local function dissect_inner(inner, pinfo, tree, rt, kind)
 	end
 end
 
+-- InType 1 (TR v2.0 "Individual Report Inner Contents for InType 1"): TLVs of TLVType:4 Rsvd:4 |
+-- TLVLength:8 (words of data) | Data Template:16, then the data.  As the collector: the first TLV of
+-- type 1, 2 or 3 is the truncated packet the flow comes from; type 0 and reserved types are shown and
+-- passed over; a TLV past the report is a report length error (false: stop the report).
+local tlv_kinds = { [1] = "eth", [2] = "ipv4", [3] = "ipv6" }
+local function dissect_tlvs(inner, pinfo, tree, rt)
+	local pos, have, n = 0, false, inner:len()
+	while pos < n do
+		if pos + 4 > n then
+			rt:add_proto_expert_info(E.length, string.format("TLV header at offset %d needs 4 bytes, %d left", pos, n - pos))
+			return false
+		end
+		local ttype, tlen = inner(pos, 1):bitfield(0, 4), inner(pos + 1, 1):uint() * 4
+		if pos + 4 + tlen > n then
+			rt:add_proto_expert_info(E.length, string.format(
+				"TLV length %d words points past the report (%d bytes left)", tlen / 4, n - pos - 4))
+			return false
+		end
+		local tt = rt:add(F.r_tlv, inner(pos, 1), ttype)
+		tt:add(F.r_tlv_len, inner(pos + 1, 1))
+		tt:add(F.r_tlv_template, inner(pos + 2, 2))
+		if tlen > 0 then tt:add(F.r_tlv_data, inner(pos + 4, tlen)) end
+		if not have and tlv_kinds[ttype] then
+			have = true
+			if tlen > 0 then dissect_inner(inner(pos + 4, tlen):tvb(), pinfo, tree, rt, tlv_kinds[ttype]) end
+		end
+		pos = pos + 4 + tlen
+	end
+	return true
+end
+
 local function add_flags(t, r, d, q, f, i)
 	t:add(F.r_flag_d, r, d == 1)
 	t:add(F.r_flag_q, r, q == 1)
@@ -999,7 +1035,9 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 		local inner_len = off + 4 + rlen - inner_off
 		local inner = tvb(inner_off, inner_len)
 		rt:add(F.r_inner, inner)
-		if rep_type == 1 or rep_type == 0 then
+		if (rep_type == 1 or rep_type == 0) and in_type == 1 then
+			if not dissect_tlvs(inner, pinfo, tree, rt) then return end
+		elseif rep_type == 1 or rep_type == 0 then
 			local kind = ({ [3] = "eth", [4] = "ipv4", [5] = "ipv6" })[in_type]
 			if inner_len > 0 then dissect_inner(inner:tvb(), pinfo, tree, rt, kind) end
 		end

@@ -296,8 +296,16 @@ def split_reports(records):
     return reps
 
 
+# Captures in which every frame carries an inner IP packet both tools must find (the hand-made frames:
+# bare INT over IPv4, and the TR v2.0 InType 1 report whose IPv4 TLV holds the flow).
+HAND_MADE = "hand-made frames (all-ones rule, NPT 2 RoCEv2, TR v2.0 InType 1)"
+FLOW_REQUIRED = {HAND_MADE}
+
+
 def compare(name, frame_no, exp, got, errors, known):
     keys = HOP_FIELDS + REPORT_FIELDS + FLOW_FIELDS
+    if name in FLOW_REQUIRED and "src_ip" not in exp:
+        errors.append(f"{name}: frame {frame_no} hop {got.get('hop_index')}: tshark shows no flow")
     for k in keys:
         e, g = exp.get(k), got.get(k)
         if k in FLOW_FIELDS and "src_ip" not in exp:
@@ -417,7 +425,11 @@ def crafted_pcap(path):
     is the node id then 1 word of domain-specific metadata: newest node 9, oldest node 8; and one NPT 2
     frame in front of RoCEv2 (shim 0x18: type 1, NPT 2; last byte 17 = the original protocol, UDP): after
     the stack (nodes 12, 11) the original UDP header 49200 -> 4791 and a BTH with opcode 0x0a and
-    destination QP 0xabcdef, which both tools must read 8 bytes past the INT block."""
+    destination QP 0xabcdef, which both tools must read 8 bytes past the INT block.  Last, a TR v2.0
+    report (UDP to 32766, DSCP 0) with InType 1 (TLVs): node 7, seq 5, RepMdBits 0x4000 (ports 3 -> 4),
+    then a TLV of type 0 (1 word, passed over) and a TLV of type 2 (IPv4 + UDP 10.1.0.1:1000 ->
+    10.2.0.2:2000, TOS 0x68), from which both tools take the flow (TR v2.0 "Individual Report Inner
+    Contents for InType 1")."""
     import struct
     md = bytes([0x20, 0x00, 0x03, 0x06, 0xd0, 0x00, 0x00, 0x00, 0, 0, 0, 0])
     stack = (struct.pack(">I", 6) + b"\xff" * 8 +
@@ -425,9 +437,9 @@ def crafted_pcap(path):
     shim = bytes([0x10, (len(md) + len(stack)) // 4, 0x00, 0x00])
     payload = shim + md + stack
 
-    def frame_of(payload):
-        udp = struct.pack(">HHHH", 1234, 5000, 8 + len(payload), 0) + payload
-        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0x5c, 20 + len(udp), 1, 0x4000, 64, 17, 0,
+    def frame_of(payload, dport=5000, tos=0x5c):
+        udp = struct.pack(">HHHH", 1234, dport, 8 + len(payload), 0) + payload
+        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, tos, 20 + len(udp), 1, 0x4000, 64, 17, 0,
                                    bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
         csum = sum(struct.unpack(">10H", bytes(ip)))
         csum = (csum & 0xffff) + (csum >> 16)
@@ -444,6 +456,13 @@ def crafted_pcap(path):
     bth = bytes([0x0a, 0x40, 0xff, 0xff, 0x00, 0xab, 0xcd, 0xef, 0x80, 0x00, 0x00, 0x07])
     original = struct.pack(">HHHH", 49200, 4791, 8 + len(bth), 0) + bth
     frames.append(frame_of(bytes([0x18, (len(md) + len(stack)) // 4, 0x00, 17]) + md + stack + original))
+    inner = (struct.pack(">BBHHHBBH4s4s", 0x45, 0x68, 28, 1, 0x4000, 64, 17, 0, bytes([10, 1, 0, 1]),
+                         bytes([10, 2, 0, 2])) + struct.pack(">HHHH", 1000, 2000, 8, 0))
+    tlvs = bytes([0x00, 1, 0, 0]) + b"\xde\xad\xbe\xef" + bytes([0x20, len(inner) // 4, 0, 0]) + inner
+    body = bytes([0x40, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 4]) + tlvs  # RepMdBits 0x4000, ds 0; ports 3 -> 4
+    report = (struct.pack(">II", (2 << 28) | 5, 7) +  # ver 2, hw_id 0, seq 5 | node 7
+              bytes([0x11, len(body) // 4, 1, 0x20]) + body)  # RepType 1, InType 1; length; MD 1; F
+    frames.append(frame_of(report, dport=32766, tos=0))
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
         for i, fr in enumerate(frames):
@@ -465,9 +484,9 @@ def main():
             before = len(errors)
             run_case(gen, collector, lua, tmp, name, g, c, t, False, errors, stats)
             print(f"{'ok  ' if len(errors) == before else 'FAIL'} {name}")
-        crafted = os.path.join(tmp, "all_ones.pcap")
+        crafted = os.path.join(tmp, "hand_made.pcap")
         crafted_pcap(crafted)
-        for name, pcap, c, t in CAPTURES + [("all-ones rule (hand-made)", crafted, [], [])]:
+        for name, pcap, c, t in CAPTURES + [(HAND_MADE, crafted, [], [])]:
             if not os.path.exists(pcap):
                 print(f"skip {name}: {pcap} not found")
                 continue
