@@ -52,7 +52,7 @@ ppid_=$!
 query() { curl --max-time 10 -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
   python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'; }
 got=none
-for _ in $(seq 150); do
+for _ in $(seq 600); do # up to 2 minutes: Prometheus starts slowly on a loaded host
   got=$(query 'hopwatch_collector_records_total{job="hopwatch"}' 2>/dev/null || echo none)
   [ "$got" = "$want_records" ] && break
   sleep 0.2
