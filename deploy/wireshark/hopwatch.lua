@@ -52,6 +52,8 @@ F.r_flag_d = add(ProtoField.bool("hopwatch.report.flags.d", "D (dropped)"))
 F.r_flag_q = add(ProtoField.bool("hopwatch.report.flags.q", "Q (congested queue)"))
 F.r_flag_f = add(ProtoField.bool("hopwatch.report.flags.f", "F (tracked flow)"))
 F.r_flag_i = add(ProtoField.bool("hopwatch.report.flags.i", "I (intermediate)"))
+F.r_flag_cut = add(ProtoField.bool("hopwatch.report.flags.inner_truncated",
+	"Inner packet cut inside its headers (inner_truncated)"))
 F.r_nproto = add(ProtoField.uint8("hopwatch.report.nproto", "Next protocol", base.DEC))
 F.r_length = add(ProtoField.uint8("hopwatch.report.length", "Length (words)", base.DEC))
 F.report = add(ProtoField.uint16("hopwatch.report", "Individual report", base.DEC))
@@ -854,6 +856,98 @@ local function ip_value(f) return tostring(f.value) end
 
 -- Dissect a report's inner packet with Wireshark's dissectors and copy its (innermost) IP flow into
 -- the report tree.
+-- Does the report's copy of the packet end inside its headers?  The collector's rule (docs/records.md,
+-- report flag inner_truncated), walked over the same headers: Ethernet, up to 3 VLAN tags and an MPLS stack
+-- of up to 8 entries; IPv4 (20 B, then its IHL) or IPv6 (40 B, then up to 8 extension headers); the UDP
+-- (8 B) or TCP (20 B, then its data offset) header of a first fragment; a VXLAN-GPE (UDP 4790, 8 B) or
+-- Geneve (UDP 6081, 8 B + options) header after UDP.  A header that is there but wrong is not a cut.
+-- t: the copy (a Tvb), nil when the report holds none of it.
+local IPV6_EXT = { [0] = 8, [43] = 8, [60] = 8, [135] = 8, [139] = 8, [140] = 8 }
+local function inner_cut(t, kind)
+	local n = t and t:len() or 0
+	local off, et = 0, (kind == "ipv6") and 0x86dd or 0x0800
+	if kind == "eth" then
+		if n < 14 then return true end
+		et, off = t(12, 2):uint(), 14
+		for _ = 1, 3 do
+			if et ~= 0x8100 and et ~= 0x88a8 and et ~= 0x9100 then break end
+			if off + 4 > n then return true end
+			et, off = t(off + 2, 2):uint(), off + 4
+		end
+		if et == 0x8847 or et == 0x8848 then
+			et = 0
+			for _ = 1, 8 do
+				if off + 4 > n then return true end
+				local bos = bit32.band(t(off + 2, 1):uint(), 1)
+				off = off + 4
+				if bos == 1 then
+					if off + 1 > n then return true end
+					local v = bit32.rshift(t(off, 1):uint(), 4)
+					et = (v == 4 and 0x0800) or (v == 6 and 0x86dd) or 0
+					break
+				end
+			end
+		end
+	end
+	local proto, l4, l3_end, first
+	if et == 0x0800 then
+		if off + 20 > n then return true end
+		local b0 = t(off, 1):uint()
+		local ihl = bit32.band(b0, 15) * 4
+		if bit32.rshift(b0, 4) ~= 4 or ihl < 20 then return false end
+		if off + ihl > n then return true end
+		local tot = t(off + 2, 2):uint()
+		l3_end = (tot >= ihl and tot <= n - off) and off + tot or n
+		proto, l4 = t(off + 9, 1):uint(), off + ihl
+		first = bit32.band(t(off + 6, 2):uint(), 0x1fff) == 0
+	elseif et == 0x86dd then
+		if off + 40 > n then return true end
+		if bit32.rshift(t(off, 1):uint(), 4) ~= 6 then return false end
+		local plen = t(off + 4, 2):uint()
+		l3_end = (plen <= n - off - 40) and off + 40 + plen or n
+		local nh, pos = t(off + 6, 1):uint(), off + 40
+		first = true
+		for _ = 1, 8 do
+			local elen
+			if IPV6_EXT[nh] or nh == 51 then
+				if pos + 2 > l3_end then return true end
+				elen = (nh == 51) and (t(pos + 1, 1):uint() + 2) * 4 or (t(pos + 1, 1):uint() + 1) * 8
+			elseif nh == 44 then
+				if pos + 8 > l3_end then return true end
+				elen = 8
+				if bit32.rshift(t(pos + 2, 2):uint(), 3) ~= 0 then first = false end
+			else
+				break
+			end
+			if pos + elen > l3_end then return true end
+			nh, pos = t(pos, 1):uint(), pos + elen
+		end
+		proto, l4 = nh, pos
+		if nh == 59 then first = false end
+	else
+		return false -- not IP: no flow, nothing to cut
+	end
+	if not first or (proto ~= 17 and proto ~= 6) then return false end
+	if proto == 6 then
+		if l4 + 20 > l3_end then return true end
+		local doff = bit32.rshift(t(l4 + 12, 1):uint(), 4) * 4
+		return doff < 20 or l4 + doff > l3_end
+	end
+	if l4 + 8 > l3_end then return true end
+	local dport, ulen = t(l4 + 2, 2):uint(), t(l4 + 4, 2):uint()
+	local pl_end = (ulen >= 8 and ulen <= l3_end - l4) and l4 + ulen or l3_end
+	if dport == 4790 then return l4 + 16 > pl_end end
+	if dport == 6081 then
+		if l4 + 16 > pl_end then return true end
+		return l4 + 16 + bit32.band(t(l4 + 8, 1):uint(), 0x3f) * 4 > pl_end
+	end
+	return false
+end
+
+local function flag_cut(rt, t, kind)
+	if inner_cut(t, kind) then rt:add(F.r_flag_cut, true):set_generated() end
+end
+
 local function dissect_inner(inner, pinfo, tree, rt, kind)
 	if inner:len() == 0 then return end
 	local before = {}
@@ -927,7 +1021,9 @@ local function dissect_tlvs(inner, pinfo, tree, rt)
 		if tlen > 0 then tt:add(F.r_tlv_data, inner(pos + 4, tlen)) end
 		if not have and tlv_kinds[ttype] then
 			have = true
-			if tlen > 0 then dissect_inner(inner(pos + 4, tlen):tvb(), pinfo, tree, rt, tlv_kinds[ttype]) end
+			local pkt = tlen > 0 and inner(pos + 4, tlen):tvb() or nil
+			flag_cut(rt, pkt, tlv_kinds[ttype])
+			if pkt then dissect_inner(pkt, pinfo, tree, rt, tlv_kinds[ttype]) end
 		end
 		pos = pos + 4 + tlen
 	end
@@ -1039,6 +1135,7 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 			if not dissect_tlvs(inner, pinfo, tree, rt) then return end
 		elseif rep_type == 1 or rep_type == 0 then
 			local kind = ({ [3] = "eth", [4] = "ipv4", [5] = "ipv6" })[in_type]
+			if kind then flag_cut(rt, inner_len > 0 and inner:tvb() or nil, kind) end
 			if inner_len > 0 then dissect_inner(inner:tvb(), pinfo, tree, rt, kind) end
 		end
 		off = off + 4 + rlen
@@ -1107,11 +1204,14 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 	if egr and bit32.band(mdbits, 0x10) == 0 then
 		ht:add(F.hop_latency, egr, (egr:uint() - igr:uint()) % 4294967296):set_generated()
 	end
+	local kind = ({ [0] = "eth", [1] = "ipv4", [2] = "ipv6" })[nproto]
 	if len * 4 < total then
 		local inner = tvb(len * 4)
 		top:add(F.r_inner, inner)
-		local kind = ({ [0] = "eth", [1] = "ipv4", [2] = "ipv6" })[nproto]
+		flag_cut(top, inner:tvb(), kind)
 		dissect_inner(inner:tvb(), pinfo, tree, top, kind)
+	elseif kind then
+		flag_cut(top, nil, kind)
 	end
 	pinfo.cols.info:set(string.format("TR v1.0 switch %d seq %d", node, tvb(8, 4):uint()))
 end
@@ -1164,7 +1264,10 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 	if off < total then
 		local inner = tvb(off)
 		top:add(F.r_inner, inner)
+		flag_cut(top, inner:tvb(), "eth")
 		dissect_inner(inner:tvb(), pinfo, tree, top, "eth")
+	else
+		flag_cut(top, nil, "eth")
 	end
 	pinfo.cols.info:set(string.format("TR v0.5 %s switch %s seq %d", nproto == 1 and "drop" or "local",
 		node and tostring(node) or "-", tvb(4, 4):uint()))

@@ -60,13 +60,14 @@ static inline char *put_quoted(char *p, const char *s)
 #define J_FLAGS(name)                                                                                                  \
 	KEY(name);                                                                                                     \
 	*p++ = '[';                                                                                                    \
-	for (unsigned bit = 1, first = 1; bit <= HW_RF_POSTCARD; bit <<= 1) {                                          \
-		if (!(r->name & bit))                                                                                  \
+	for (unsigned bit = 1, first = 1; bit < 256; bit <<= 1) { /* every named bit (record_names.c) */               \
+		const char *flag_name = hw_report_flag_name(bit);                                                      \
+		if (!(r->name & bit) || !flag_name)                                                                    \
 			continue;                                                                                      \
 		if (!first)                                                                                            \
 			*p++ = ',';                                                                                    \
 		first = 0;                                                                                             \
-		p = put_quoted(p, hw_report_flag_name(bit));                                                           \
+		p = put_quoted(p, flag_name);                                                                          \
 	}                                                                                                              \
 	*p++ = ']'
 #define J_VALID(name) (void)0 /* not a key: the keys present say it */

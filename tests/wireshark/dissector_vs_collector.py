@@ -257,6 +257,8 @@ def expected_records(layers, geant):
                 hops.append(own)
             if not stack:
                 flags.append("postcard")
+            if rt.get("hopwatch.report.flags.inner_truncated") == "1":
+                flags.append("inner_truncated")
             rep["report_flags"] = flags
             flow = flow_adjust(flow_from_report(rt), ii, geant)
             reports.append((rep, hops, flow))
@@ -298,6 +300,7 @@ def split_reports(records):
 
 # Captures in which every frame carries an inner IP packet both tools must find (the hand-made frames:
 # bare INT over IPv4, and the TR v2.0 InType 1 report whose IPv4 TLV holds the flow).
+CUT_COPIES = "hand-made TR v2.0 reports whose packet copy is cut inside its headers"
 HAND_MADE = "hand-made frames (all-ones rule, NPT 2 RoCEv2, TR v2.0 InType 1)"
 FLOW_REQUIRED = {HAND_MADE}
 
@@ -414,6 +417,49 @@ def run_corrupted(gen, lua, tmp, errors):
             print(f"ok   {name}")
 
 
+def udp4_frame(payload, dport=5000, tos=0x5c):
+    """Ethernet / IPv4 10.0.0.1 -> 10.0.0.2 (TOS tos, checksum computed) / UDP 1234 -> dport / payload."""
+    import struct
+    udp = struct.pack(">HHHH", 1234, dport, 8 + len(payload), 0) + payload
+    ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, tos, 20 + len(udp), 1, 0x4000, 64, 17, 0,
+                               bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    csum = sum(struct.unpack(">10H", bytes(ip)))
+    csum = (csum & 0xffff) + (csum >> 16)
+    csum = (csum & 0xffff) + (csum >> 16)
+    ip[10:12] = struct.pack(">H", ~csum & 0xffff)
+    return bytes.fromhex("020000000002" "020000000001" "0800") + bytes(ip) + udp
+
+
+def write_pcap(path, frames):
+    import struct
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
+        for i, fr in enumerate(frames):
+            f.write(struct.pack("<IIII", 1767225600, i, len(fr), len(fr)) + fr)
+
+
+def cut_copies_pcap(path):
+    """TR v2.0 reports (UDP to 32766) from node 21, RepType 1, RepMdBits 0x4000 (ports 3 -> 4, MD length
+    1), flag F, whose copy of the packet is (seq 1) the first 12 bytes of an IPv4 header (InType 4: cut
+    inside the IPv4 header), (seq 2) 12 bytes of Ethernet addresses (InType 3: cut before the EtherType),
+    (seq 3) a whole IPv4 + UDP header (InType 4: not cut).  Report Length = (main 8 + MD 4 + copy) / 4.
+    Returns, per frame, whether the report must carry inner_truncated (TR v2.0: the inner packet is "a
+    truncated packet fragment"; docs/records.md: a copy cut inside its headers is flagged)."""
+    import struct
+    ip_udp = (struct.pack(">BBHHHBBH4s4s", 0x45, 0x68, 28, 1, 0x4000, 64, 17, 0, bytes([10, 1, 0, 1]),
+                          bytes([10, 2, 0, 2])) + struct.pack(">HHHH", 1000, 2000, 8, 0))
+    copies = [(1, 4, ip_udp[:12], True), (2, 3, bytes.fromhex("020000000002020000000001"), True),
+              (3, 4, ip_udp, False)]
+    frames, cut = [], []
+    for seq, in_type, copy, is_cut in copies:
+        body = bytes([0x40, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 4]) + copy
+        report = struct.pack(">II", (2 << 28) | seq, 21) + bytes([0x10 | in_type, len(body) // 4, 1, 0x20]) + body
+        frames.append(udp4_frame(report, dport=32766, tos=0))
+        cut.append(is_cut)
+    write_pcap(path, frames)
+    return cut
+
+
 def crafted_pcap(path):
     """Hand-made bare INT v2.1 frames for the all-ones rule (docs/records.md): a metadata word of all ones
     is "unavailable" and omitted; a word only partly ones is a value.  IPv4 TOS 0x5c (DSCP 0x17, INT),
@@ -436,17 +482,7 @@ def crafted_pcap(path):
              struct.pack(">I", 5) + bytes([0xff, 0xff, 0x00, 0x07, 0x02, 0xff, 0xff, 0xff]))
     shim = bytes([0x10, (len(md) + len(stack)) // 4, 0x00, 0x00])
     payload = shim + md + stack
-
-    def frame_of(payload, dport=5000, tos=0x5c):
-        udp = struct.pack(">HHHH", 1234, dport, 8 + len(payload), 0) + payload
-        ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, tos, 20 + len(udp), 1, 0x4000, 64, 17, 0,
-                                   bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
-        csum = sum(struct.unpack(">10H", bytes(ip)))
-        csum = (csum & 0xffff) + (csum >> 16)
-        csum = (csum & 0xffff) + (csum >> 16)
-        ip[10:12] = struct.pack(">H", ~csum & 0xffff)
-        return bytes.fromhex("020000000002" "020000000001" "0800") + bytes(ip) + udp
-
+    frame_of = udp4_frame
     frames = [frame_of(payload)]
     md = bytes([0x20, 0x00, 0x02, 0x06, 0x80, 0x00, 0x00, 0x00, 0, 0, 0, 0])
     stack = struct.pack(">II", 9, 0xdeadbeef) + struct.pack(">II", 8, 0xdeadbeef)
@@ -463,10 +499,7 @@ def crafted_pcap(path):
     report = (struct.pack(">II", (2 << 28) | 5, 7) +  # ver 2, hw_id 0, seq 5 | node 7
               bytes([0x11, len(body) // 4, 1, 0x20]) + body)  # RepType 1, InType 1; length; MD 1; F
     frames.append(frame_of(report, dport=32766, tos=0))
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))  # nanosecond pcap, Ethernet
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 1767225600, i, len(fr), len(fr)) + fr)
+    write_pcap(path, frames)
 
 
 def main():
@@ -493,6 +526,16 @@ def main():
             before = len(errors)
             run_case(gen, collector, lua, tmp, name, [], c, t, False, errors, stats, pcap=pcap)
             print(f"{'ok  ' if len(errors) == before else 'FAIL'} {name}")
+        cut_pcap = os.path.join(tmp, "cut_copies.pcap")
+        want_cut = cut_copies_pcap(cut_pcap)
+        before = len(errors)
+        run_case(gen, collector, lua, tmp, CUT_COPIES, [], [], [], False, errors, stats, pcap=cut_pcap)
+        # the comparison above holds only if both tools flag the cut copies: check the collector's side
+        got_cut = [("inner_truncated" in json.loads(line)["report_flags"])
+                   for line in open(os.path.join(tmp, "c.json")) if line.strip()]
+        if got_cut != want_cut:
+            errors.append(f"{CUT_COPIES}: inner_truncated per report {got_cut}, expected {want_cut}")
+        print(f"{'ok  ' if len(errors) == before else 'FAIL'} {CUT_COPIES}")
         for name, g, c, t in MALFORMED:
             before = len(errors)
             run_case(gen, collector, lua, tmp, name, g, c, t, True, errors, stats)
