@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	}
 	struct frames fr = {0};
 	char err[512];
-	if (hw_pcap_read_file(path, add_frame, &fr, err, sizeof(err)) || !fr.n) {
+	if (hw_pcap_read_file(path, add_frame, &fr, NULL, err, sizeof(err)) || !fr.n) {
 		fprintf(stderr, "bench_collector: %s\n", fr.n ? err : "no frames");
 		return 1;
 	}

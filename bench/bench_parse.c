@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 			*eq = 0;
 		struct batch b = {0};
 		char err[512];
-		if (hw_pcap_read_file(path, add_frame, &b, err, sizeof(err)) || b.n == 0) {
+		if (hw_pcap_read_file(path, add_frame, &b, NULL, err, sizeof(err)) || b.n == 0) {
 			fprintf(stderr, "bench_parse: %s\n", b.n ? err : "no frames");
 			return 1;
 		}

@@ -107,7 +107,7 @@ static bool receive_pcap(struct hw_diag_run *run, const char *src)
 {
 	char err[512];
 	if (hw_pcap_is_file(src)) {
-		if (hw_pcap_read_file(src, on_frame, run, err, sizeof(err))) {
+		if (hw_pcap_read_file(src, on_frame, run, NULL, err, sizeof(err))) {
 			hw_diag_line(run, HW_DIAG_FAIL, "reports", "give a readable pcap/pcapng file", "%s", err);
 			return false;
 		}

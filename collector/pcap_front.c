@@ -38,7 +38,12 @@ int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 		return 1;
 	int rc;
 	if (file) {
-		rc = hw_pcap_read_file(c->cfg.pcap, to_worker, c->workers[0], err, errlen);
+		rc = hw_pcap_read_file(c->cfg.pcap, to_worker, c->workers[0], (volatile int *)&hw_stop_requested, err,
+		                       errlen);
+		if (rc == 1) { /* SIGINT/SIGTERM: what was read is drained and flushed below */
+			fprintf(stderr, "hopwatch-collector: stopped by a signal before the end of %s\n", c->cfg.pcap);
+			rc = 0;
+		}
 	} else {
 		char filter[512];
 		if (!c->cfg.bpf)

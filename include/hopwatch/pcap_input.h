@@ -9,9 +9,10 @@
 /* Called for every frame: bytes, captured length, capture time in ns since the epoch. */
 typedef void (*hw_frame_fn)(void *arg, const uint8_t *frame, size_t len, uint64_t time_ns);
 
-/* Read every frame of a capture file (pcap or pcapng, Ethernet link type) and call fn for each.
- * Returns 0, or -1 with a message naming the file and the problem in err (errlen bytes). */
-int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, size_t errlen);
+/* Read every frame of a capture file (pcap or pcapng, Ethernet link type) and call fn for each, until the
+ * end or until *stop becomes nonzero (stop may be NULL: to the end).  Returns 0 at the end of the file, 1
+ * when *stop ended the reading first, or -1 with a message naming the file and the problem in err. */
+int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen);
 
 /* Called when a live capture has had no packet for a poll interval (100 ms). */
 typedef void (*hw_idle_fn)(void *arg);

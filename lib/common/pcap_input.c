@@ -9,7 +9,7 @@
 
 #include "hopwatch/pcap_input.h"
 
-int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, size_t errlen)
+int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
@@ -30,6 +30,10 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, char *err, si
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		uint64_t t = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
 		fn(arg, data, h->caplen, t);
+		if (stop && *stop) { /* a signal: what was read is handed on, the rest is left unread */
+			pcap_close(p);
+			return 1;
+		}
 	}
 	if (rc == PCAP_ERROR) {
 		snprintf(err, errlen, "%s: read error: %s", path, pcap_geterr(p));
