@@ -1,5 +1,6 @@
 /* `hopwatch-analyzer topology`: load LLDP from captures, lldpd dumps and the local lldpd, run the checks,
  * place INT (node, port) pairs, and write SVG / DOT / JSON.  Options are documented in docs/topology.md. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ struct opts {
 	double seconds;
 	const char *records[MAX_SOURCES], *jsonl[MAX_SOURCES];
 	int n_records, n_jsonl;
-	const char *map, *baseline, *svg, *dot, *out_json;
+	const char *map, *baseline, *svg, *dot, *out_json, *names;
 	bool port_labels, quiet;
 };
 
@@ -63,6 +64,9 @@ static const struct hw_opt rows[] = {
     {HW_OPT_STRING, "json-out", .metavar = "OUT.json", HW_OPT_AT(O, out_json),
      .help = "nodes, ports, links, events and placement as JSON (docs/topology.md)"},
     {HW_OPT_ALIAS, "json", .alias_of = "json-out"},
+    {HW_OPT_STRING, "names-out", .metavar = "OUT.tsv", HW_OPT_AT(O, names),
+     .help = "node and port names by INT node id and port number, for the Wireshark dissector's\n"
+             "names file preference (docs/topology.md)"},
     {HW_OPT_FLAG, "no-port-labels", HW_OPT_AT(O, port_labels), .flags = HW_OPTF_NEGATE, .def = "true",
      .help = "do not label links with port names (large fabrics)"},
     {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "do not print events to stdout"},
@@ -161,6 +165,19 @@ static enum hw_topo_result load(struct hw_topo *t, const struct opts *o, struct 
 	return r;
 }
 
+/* --names-out: the names file (hw_topo_names_write). */
+static enum hw_topo_result write_names(const struct hw_topo *t, const struct hw_topo_map *m, const char *path,
+                                       struct hw_topo_error *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return hw_topo_fail(err, HW_TOPO_E_IO, "%s: %s", path, strerror(errno));
+	int bad = hw_topo_names_write(f, t, m);
+	if (fclose(f) || bad)
+		return hw_topo_fail(err, HW_TOPO_E_IO, "%s: cannot write", path);
+	return HW_TOPO_OK;
+}
+
 static void print_events(const struct hw_topo *t, const struct hw_place_tally *tally)
 {
 	for (uint32_t i = 0; i < t->n_events; i++) {
@@ -220,6 +237,8 @@ int hw_cmd_topology(int argc, char **argv)
 	}
 	if (r == HW_TOPO_OK && o.out_json)
 		r = hw_topo_write_json(&t, o.n_records || o.n_jsonl ? &tally : NULL, o.out_json, &err);
+	if (r == HW_TOPO_OK && o.names)
+		r = write_names(&t, o.map ? &map : NULL, o.names, &err);
 	if (r == HW_TOPO_OK && !o.quiet)
 		print_events(&t, o.n_records || o.n_jsonl ? &tally : NULL);
 	if (r != HW_TOPO_OK)

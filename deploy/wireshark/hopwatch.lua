@@ -87,6 +87,8 @@ F.flow_roce_qp = add(ProtoField.uint32("hopwatch.flow.roce_dest_qp", "Inner RoCE
 
 -- per-hop values: the same names for a report's own metadata and for INT stack entries
 F.node_id = add(ProtoField.uint32("hopwatch.hop.node_id", "Node id", base.DEC))
+F.node_name = add(ProtoField.string("hopwatch.node_name", "Node name (names file)"))
+F.port_name = add(ProtoField.string("hopwatch.port_name", "Port name (names file)"))
 F.ingress_port = add(ProtoField.uint32("hopwatch.hop.ingress_port", "Ingress port", base.DEC))
 F.egress_port = add(ProtoField.uint32("hopwatch.hop.egress_port", "Egress port", base.DEC))
 F.hop_latency = add(ProtoField.uint32("hopwatch.hop.hop_latency", "Hop latency", base.DEC))
@@ -180,6 +182,8 @@ E.i_note = ProtoExpert.new("int.expert.note", "Note", expert.group.PROTOCOL, exp
 ----------------------------------------------------------------------------------------------------
 local profile_enum = { { 1, "standard", 0 }, { 2, "geant", 1 } }
 hw.prefs.ports = Pref.range("Report UDP ports", "32766", "UDP destination ports of telemetry reports", 65535)
+hw.prefs.names = Pref.string("Names file", "", "Node and port names by INT node id and port number: the file " ..
+	"`hopwatch-analyzer topology --names-out` writes (docs/topology.md); empty = numbers only")
 intp.prefs.profile = Pref.enum("Profile", 0, "standard: P4.org INT; geant: GEANT int-platform's variant " ..
 	"(v1.0-style shim counting shim+MD+stack+tail, little-endian bitmap, 8-byte timestamps, " ..
 	"16-bit L2 ports, DSCP 0x20/0x20)", profile_enum, false)
@@ -281,24 +285,71 @@ local function part_val(tree, field, r, le)
 	return it
 end
 
+-- Names of nodes and ports from the names file (lines "node ID NAME" and "port ID PORT IFNAME", tab
+-- separated), read again whenever the preference names another file.
+local names = { node = {}, port = {}, from = nil }
+local function load_names()
+	local path = hw.prefs.names
+	if path == names.from then return end
+	names.node, names.port, names.from = {}, {}, path
+	if path == "" then return end
+	local f = io.open(path, "r")
+	if not f then return end
+	for line in f:lines() do
+		local id, name = line:match("^node\t(%d+)\t(.*)$")
+		if id then
+			names.node[tonumber(id)] = name
+		else
+			local nid, port, ifname = line:match("^port\t(%d+)\t(%d+)\t(.*)$")
+			if nid then names.port[nid .. ":" .. port] = ifname end
+		end
+	end
+	f:close()
+end
+
+-- The node whose hop is being decoded, so that its ports can be named (nil: not known for this hop).
+local cur_node = nil
+
+-- A node id item (report or hop), with its name when the names file has it.
+local function add_node(tree, field, r)
+	load_names()
+	local it = tree:add(field, r)
+	local id = r:uint()
+	if field == F.node_id then cur_node = id end
+	if names.node[id] then it:add(F.node_name, names.node[id]):set_generated() end
+	return it
+end
+
+local function name_port(it, port)
+	local n = cur_node and names.port[cur_node .. ":" .. port]
+	if it and n then it:add(F.port_name, n):set_generated() end
+end
+
 ----------------------------------------------------------------------------------------------------
 -- INT metadata: instruction tables per version
 ----------------------------------------------------------------------------------------------------
 -- each entry: { bit mask, size in bytes, decoder(tree, range) }
-local function dec_node(t, r) hop_val(t, F.node_id, r, "node_id") end
+local function dec_node(t, r)
+	load_names()
+	local it = hop_val(t, F.node_id, r, "node_id")
+	if it then
+		cur_node = r:uint()
+		if names.node[cur_node] then it:add(F.node_name, names.node[cur_node]):set_generated() end
+	end
+end
 local function dec_ports(t, r)
 	if unavailable(r) then
 		t:add(F.unavailable, r, "ports"):append_text(" (ingress/egress ports = all ones)")
 		return
 	end
-	part_val(t, F.ingress_port, r(0, 2))
+	name_port(part_val(t, F.ingress_port, r(0, 2)), r(0, 2):uint())
 	if is_all_ones(r(2, 2)) then
 		-- egress all ones with an ingress port: no egress chosen (a drop), recorded as 4294967295
 		-- (HW_PORT_NONE, docs/records.md), not port 65535
 		t:add(F.egress_port, r(2, 2), 0xFFFFFFFF):append_text(" (none: no egress port chosen)")
 		return
 	end
-	part_val(t, F.egress_port, r(2, 2))
+	name_port(part_val(t, F.egress_port, r(2, 2)), r(2, 2):uint())
 end
 local function dec_latency(t, r) hop_val(t, F.hop_latency, r, "hop_latency") end
 local function dec_queue(t, r)
@@ -375,6 +426,7 @@ end
 -- (generated) hop latency = egress - ingress mod 2^32.
 local function decode_hop(t, r, tbl, bitmap, ts32)
 	local off = 0
+	cur_node = nil -- named by this hop's own node id word, when it has one
 	local ig, eg, lat_unavailable
 	for _, e in ipairs(tbl) do
 		if bit32.band(bitmap, e[1]) ~= 0 then
@@ -1067,7 +1119,7 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 	top:add(F.format, tvb(0, 0), "tr2.0"):set_generated()
 	top:add(F.r_hw_id, w(0, 2), w:bitfield(4, 6))
 	top:add(F.r_seq, w, w:bitfield(10, 22))
-	top:add(F.r_node, tvb(4, 4))
+	add_node(top, F.r_node, tvb(4, 4))
 	local node = tvb(4, 4):uint()
 	local off, idx = 8, 0
 	while off + 4 <= total do
@@ -1112,7 +1164,7 @@ local function dissect_tr2(tvb, pinfo, tree, top)
 				bi:add_proto_expert_info(E.note, "RepMdBits bit 0 (0x8000) is reserved")
 			end
 			local ht = rt:add(F.r_hop, tvb(body, 8 + ml * 4), node)
-			ht:add(F.node_id, tvb(4, 4))
+			add_node(ht, F.node_id, tvb(4, 4))
 			local o = 0
 			for _, e in ipairs(REPMD) do
 				if bit32.band(bitsv, e[1]) ~= 0 then
@@ -1171,7 +1223,7 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 	top:add(F.r_rep_md, w(1, 2), mdbits)
 	add_flags(top, w(2, 2), w:bitfield(23, 1), w:bitfield(24, 1), w:bitfield(25, 1), nil)
 	top:add(F.r_hw_id, w(3, 1), w:bitfield(26, 6))
-	top:add(F.r_node, tvb(4, 4))
+	add_node(top, F.r_node, tvb(4, 4))
 	top:add(F.r_seq, tvb(8, 4))
 	local node = tvb(4, 4):uint()
 	local need_md = 0
@@ -1190,7 +1242,7 @@ local function dissect_tr1(tvb, pinfo, tree, top)
 		return
 	end
 	local ht = top:add(F.r_hop, tvb(4, len * 4 - 4), node)
-	ht:add(F.node_id, tvb(4, 4))
+	add_node(ht, F.node_id, tvb(4, 4))
 	local igr = tvb(12, 4)
 	ht:add(F.ingress_ts, igr)
 	local o, egr = 16, nil
@@ -1235,9 +1287,9 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 		if not need(tvb, top, 12, 16, "Switch-local report header") then return end
 		local l = tvb(12, 16)
 		node = l(0, 4):uint()
-		top:add(F.r_node, l(0, 4))
+		add_node(top, F.r_node, l(0, 4))
 		local ht = top:add(F.r_hop, l, node)
-		ht:add(F.node_id, l(0, 4))
+		add_node(ht, F.node_id, l(0, 4))
 		dec_ports(ht, l(4, 4))
 		dec_queue(ht, l(8, 4))
 		ht:add(F.ingress_ts, igr)
@@ -1248,9 +1300,9 @@ local function dissect_tr05(tvb, pinfo, tree, top)
 		if not need(tvb, top, 12, 12, "Drop report header") then return end
 		local l = tvb(12, 12)
 		node = l(0, 4):uint()
-		top:add(F.r_node, l(0, 4))
+		add_node(top, F.r_node, l(0, 4))
 		local ht = top:add(F.r_hop, l, node)
-		ht:add(F.node_id, l(0, 4))
+		add_node(ht, F.node_id, l(0, 4))
 		dec_ports(ht, l(4, 4))
 		ht:add(F.drop_queue_id, l(8, 1))
 		ht:add(F.drop_reason, l(9, 1))

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hopwatch/topo.h"
 
@@ -94,6 +95,11 @@ struct hw_place_tally {
 enum hw_place_result hw_place_tally_add(struct hw_place_tally *tally, const struct hw_topo *t,
                                         const struct hw_topo_map *m, uint32_t node_id, uint32_t port);
 void hw_place_tally_free(struct hw_place_tally *tally);
+
+/* The names file (docs/topology.md) the Wireshark dissector reads: a line "node<TAB>ID<TAB>NAME" per node
+ * with an INT node id, and "port<TAB>ID<TAB>PORT<TAB>IFNAME" per INT port number the map places on one of
+ * that node's ports, exactly as hw_topo_place() places it.  0, or -1 when writing failed. */
+int hw_topo_names_write(FILE *f, const struct hw_topo *t, const struct hw_topo_map *m);
 
 /* Read JSON-lines per-hop records (docs/records.md) and tally each hop's (node_id, ingress_port)
  * and (node_id, egress_port). */

@@ -2,7 +2,9 @@
  * = IPv4 management address), and the tally that counts and lists every (node, port) left unplaced. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -367,4 +369,64 @@ enum hw_topo_result hw_place_records(struct hw_place_tally *tally, const struct 
 	free(line);
 	fclose(f);
 	return r;
+}
+
+/* One field of a names line: tabs and line ends (which an LLDP name may hold) become spaces. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_port(FILE *f, uint32_t node_id, uint32_t port, const char *ifname)
+{
+	fprintf(f, "port\t%" PRIu32 "\t%" PRIu32 "\t", node_id, port);
+	put_field(f, ifname);
+	fputc('\n', f);
+}
+
+/* The INT port number that fmt (one %u) turns into name, or -1 when it makes no such name. */
+static long port_of_name(const char *fmt, const char *name)
+{
+	const char *pct = strstr(fmt, "%u");
+	size_t pre = (size_t)(pct - fmt), suf = strlen(pct + 2), len = strlen(name);
+	if (len <= pre + suf || strncmp(name, fmt, pre) || strcmp(name + len - suf, pct + 2))
+		return -1;
+	long v = 0;
+	for (size_t i = pre; i < len - suf; i++) {
+		if (name[i] < '0' || name[i] > '9' || (i > pre && v == 0) || v > 0xffffffffL / 10)
+			return -1; /* not digits, a leading zero (the format prints none), or too long */
+		v = v * 10 + (name[i] - '0');
+	}
+	return v <= 0xffffffffL ? v : -1;
+}
+
+int hw_topo_names_write(FILE *f, const struct hw_topo *t, const struct hw_topo_map *m)
+{
+	for (uint32_t n = 0; n < t->n_nodes; n++) {
+		const struct hw_topo_node *nd = &t->nodes[n];
+		if (!nd->node_id || hw_topo_find_node_by_id(t, nd->node_id) != n)
+			continue; /* no INT id, or another node holds it (placement finds that one) */
+		fprintf(f, "node\t%" PRIu32 "\t", nd->node_id);
+		put_field(f, nd->name);
+		fputc('\n', f);
+		const struct hw_topo_map_node *mn = map_node(m, nd->name);
+		uint32_t pi;
+		for (uint32_t k = 0; mn && k < mn->n_ports; k++)
+			if (hw_topo_place(t, m, nd->node_id, mn->ports[k].port, NULL, &pi) == HW_PLACE_OK)
+				put_port(f, nd->node_id, mn->ports[k].port, t->ports[pi].name);
+		const char *fmt = mn && mn->port_format[0] ? mn->port_format : (m ? m->port_format : "");
+		if (!fmt[0] || !format_ok(fmt))
+			continue;
+		for (uint32_t p = nd->first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+			long num = port_of_name(fmt, t->ports[p].name);
+			int listed = 0; /* an explicit entry for this number wins over the format */
+			for (uint32_t k = 0; mn && k < mn->n_ports && num >= 0; k++)
+				listed |= mn->ports[k].port == (uint32_t)num;
+			if (num >= 0 && !listed &&
+			    hw_topo_place(t, m, nd->node_id, (uint32_t)num, NULL, &pi) == HW_PLACE_OK && pi == p)
+				put_port(f, nd->node_id, (uint32_t)num, t->ports[p].name);
+		}
+	}
+	return ferror(f) ? -1 : 0;
 }
