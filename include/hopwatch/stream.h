@@ -50,9 +50,10 @@ const char *hw_stream_sender_error(const struct hw_stream_sender *s);
 void hw_stream_sender_close(struct hw_stream_sender *s);
 
 struct hw_stream_listener;
-/* Listen on addr (unix socket file is replaced, a non-socket file there is an error, and it is
- * removed on close; tcp binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more
- * are closed when accepted (they retry later). */
+/* Listen on addr (unix: a stale socket file is replaced, while one another listener still answers on,
+ * or a non-socket file, is an error; the file is removed on close if it is still this listener's; tcp
+ * binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more are closed when accepted
+ * (they retry later). */
 struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen);
 /* The address actually bound, e.g. "tcp:127.0.0.1:40123" after "tcp:127.0.0.1:0". */
 const char *hw_stream_listener_address(const struct hw_stream_listener *l);

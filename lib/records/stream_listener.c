@@ -28,6 +28,8 @@ struct hw_stream_listener {
 	int lfd;
 	int is_unix;
 	char path[108];
+	ino_t ino; /* the socket file this listener made (unix) */
+	dev_t dev;
 	char addr_text[192];
 	unsigned accepted;
 	unsigned next; /* round-robin start, so one busy sender cannot starve the others */
@@ -47,6 +49,16 @@ static int listen_fd(struct hw_stream_listener *l, const char *addr, const struc
 				hw_errf(err, errlen, "listen %s: %s exists and is not a socket", addr, a->path);
 				return -1;
 			}
+			/* A socket that answers belongs to a running listener: taking its path over would steal
+			 * its stream (and remove its file at exit).  One that refuses is stale: replace it. */
+			int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			int live = probe >= 0 && connect(probe, (const struct sockaddr *)&a->ss, a->len) == 0;
+			if (probe >= 0)
+				close(probe);
+			if (live) {
+				hw_errf(err, errlen, "listen %s: another process is listening on %s", addr, a->path);
+				return -1;
+			}
 			unlink(a->path);
 		}
 	}
@@ -64,6 +76,9 @@ static int listen_fd(struct hw_stream_listener *l, const char *addr, const struc
 	}
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
+	struct stat mine;
+	if (a->family == AF_UNIX && stat(a->path, &mine) == 0)
+		l->ino = mine.st_ino, l->dev = mine.st_dev; /* close removes the file only while it is this one */
 	if (a->family == AF_UNIX || getsockname(l->lfd, (struct sockaddr *)&ss, &len))
 		snprintf(l->addr_text, sizeof(l->addr_text), "%s", addr);
 	else
@@ -264,7 +279,8 @@ void hw_stream_listener_close(struct hw_stream_listener *l)
 	while (l->nconns)
 		drop_conn(l, l->nconns - 1);
 	close(l->lfd);
-	if (l->is_unix)
+	struct stat st; /* not a file another listener has put there since (after ours went stale) */
+	if (l->is_unix && stat(l->path, &st) == 0 && st.st_ino == l->ino && st.st_dev == l->dev)
 		unlink(l->path);
 	free(l);
 }
