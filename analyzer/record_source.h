@@ -37,6 +37,7 @@ struct record_source *hw_source_jsonl(const char *const *paths, int n, const vol
 /* The query runs on a thread of its own that hands batches over. */
 struct record_source *hw_source_clickhouse(const struct hw_ch_replay *q, char *err, size_t errlen);
 /* Listens at once ("listening on ADDR" on stderr unless quiet); over after duration_s (0: never). */
-struct record_source *hw_source_stream(const char *addr, double duration_s, int quiet, char *err, size_t errlen);
+struct record_source *hw_source_stream(const char *addr, const char *key_path, double duration_s, int quiet, char *err,
+                                       size_t errlen);
 
 #endif

@@ -27,8 +27,8 @@ struct opts {
 	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
 	int n_records, n_json;
 	int recorded_pace;
-	const char *stream, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am, *webhook, *metrics,
-	    *external_url;
+	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am,
+	    *webhook, *metrics, *external_url;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -99,6 +99,8 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
     {HW_OPT_ADDR, "stream", .metavar = "ADDR", HW_OPT_AT(O, stream), .addr = HW_ADDR_STREAM,
      .help = "live records from the collector: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_STRING, "stream-key", .metavar = "FILE", HW_OPT_AT(O, stream_key),
+     .help = "take only batches authenticated with this shared key (the collector's --stream-key)"},
     {HW_OPT_DURATION, "duration", .metavar = "SECONDS", HW_OPT_AT(O, duration), .hi = 1e9,
      .def_note = "until SIGINT/SIGTERM", .help = "with --stream: stop after this long"},
     {HW_OPT_GROUP, .help = "topology (optional; events then name nodes, ports and links):"},
@@ -207,7 +209,7 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 	else if (k == SRC_CLICKHOUSE && o->ch.url)
 		*src = hw_source_clickhouse(&o->ch, err, errlen);
 	else if (k == SRC_STREAM && o->stream)
-		*src = hw_source_stream(o->stream, o->duration, o->quiet, err, errlen);
+		*src = hw_source_stream(o->stream, o->stream_key, o->duration, o->quiet, err, errlen);
 	else
 		return 0;
 	return *src ? 0 : -1;

@@ -1,5 +1,5 @@
 /* Record source: the collector's live stream (--stream unix:PATH | tcp:HOST:PORT, docs/records.md):
- * batches as they arrive, a quiet turn every 100 ms without records, over after --duration. */
+ * batches as they arrive, authenticated with --stream-key, a quiet turn every 100 ms, over after --duration. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -34,14 +34,25 @@ static long stream_next(struct record_source *s, const struct hw_record **r, cha
 static void stream_close(struct record_source *s)
 {
 	struct source_stream *x = (struct source_stream *)s;
+	uint64_t refused = hw_stream_auth_failures(x->l);
+	if (refused)
+		fprintf(stderr,
+		        "hopwatch-analyzer run: --stream: %llu connections closed for frames the stream key "
+		        "did not authenticate\n",
+		        (unsigned long long)refused);
 	hw_stream_listener_close(x->l);
 	free(x);
 }
 
 static const struct record_source_ops stream_ops = {.next = stream_next, .close = stream_close};
 
-struct record_source *hw_source_stream(const char *addr, double duration_s, int quiet, char *err, size_t errlen)
+struct record_source *hw_source_stream(const char *addr, const char *key_path, double duration_s, int quiet, char *err,
+                                       size_t errlen)
 {
+	uint8_t key[HW_STREAM_KEY_MAX];
+	size_t key_len = 0;
+	if (key_path && hw_stream_key_load(key_path, key, &key_len, err, errlen))
+		return NULL;
 	struct source_stream *x = calloc(1, sizeof(*x));
 	if (!x) {
 		snprintf(err, errlen, "--stream %s: out of memory", addr);
@@ -51,6 +62,8 @@ struct record_source *hw_source_stream(const char *addr, double duration_s, int 
 		free(x);
 		return NULL;
 	}
+	if (key_path)
+		hw_stream_listener_set_key(x->l, key, key_len);
 	x->base.ops = &stream_ops;
 	x->base.name = "--stream";
 	x->base.live = 1;

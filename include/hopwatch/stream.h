@@ -21,12 +21,27 @@ extern "C" {
 #define HW_STREAM_FRAME_HEADER 32
 #define HW_STREAM_MAX_BATCH 4096
 
+/* Shared-key authentication (both ends given the same key file): the listener sends each new connection a
+ * HW_STREAM_CHALLENGE-byte random challenge; the sender waits for it, then sends frames of version
+ * HW_STREAM_VERSION_AUTH, each followed by HW_STREAM_TAG bytes of HMAC-SHA256(key, challenge || header ||
+ * records).  A frame of the other kind, or with a wrong tag, closes the connection and is counted: a peer
+ * without the key can neither inject records nor replay another connection's frames. */
+#define HW_STREAM_VERSION_AUTH 2
+#define HW_STREAM_CHALLENGE 16
+#define HW_STREAM_TAG 32
+#define HW_STREAM_KEY_MAX 256
+/* Read a key file: 16 to HW_STREAM_KEY_MAX bytes (a trailing newline is dropped).  0, or -1 with err naming
+ * the file and what is wrong (missing, too short, too long, readable by others than its owner). */
+int hw_stream_key_load(const char *path, uint8_t key[HW_STREAM_KEY_MAX], size_t *len, char *err, size_t errlen);
+
 /* Addresses: "unix:/path/to.sock" or "tcp:HOST:PORT" (HOST may be an IPv4/IPv6 literal or name). */
 
 /* Neither the sender nor the listener is thread-safe: use each from one thread. */
 struct hw_stream_sender;
 /* Create a sender that connects (non-blocking, retried on later sends) to addr. */
 struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size_t errlen);
+/* Authenticate every frame with key (len bytes, see above); call before the first send. */
+void hw_stream_sender_set_key(struct hw_stream_sender *s, const uint8_t *key, size_t len);
 /* Send one batch.  Never blocks: if the peer is absent or its socket buffer is full, the whole
  * batch is dropped and counted.  Returns 1 sent, 0 dropped.
  * Details: a connect is attempted at most once per 100 ms (CLOCK_MONOTONIC); batches are dropped
@@ -55,6 +70,11 @@ struct hw_stream_listener;
  * binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more are closed when accepted
  * (they retry later). */
 struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen);
+/* Accept only frames authenticated with key (len bytes, see above); call before the first receive. */
+void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key, size_t len);
+/* Connections closed for a frame that was not authenticated with the listener's key (or that was, when it
+ * has none). */
+uint64_t hw_stream_auth_failures(const struct hw_stream_listener *l);
 /* The address actually bound, e.g. "tcp:127.0.0.1:40123" after "tcp:127.0.0.1:0". */
 const char *hw_stream_listener_address(const struct hw_stream_listener *l);
 /* Wait up to timeout_ms for the next batch from any connected sender; fills out (capacity

@@ -69,6 +69,10 @@ static const struct hw_opt rows[] = {
      .hi = 86400 * 365, .def = "300", .help = "start a new record file after N seconds"},
     {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM,
      .flags = HW_OPTF_NULLABLE, .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_STRING, "stream-key", .key = "sinks.stream_key", .metavar = "FILE", HW_OPT_AT(C, stream_key),
+     .flags = HW_OPTF_NULLABLE,
+     .help = "authenticate the stream with this shared key (16-256 bytes, mode 600; the\n"
+             "analyzer's --stream-key names the same): HMAC-SHA256 per batch"},
     {HW_OPT_ADDR, "metrics", .key = "sinks.metrics", .metavar = "HOST:PORT", HW_OPT_AT(C, metrics),
      .addr = HW_ADDR_HOSTPORT, .flags = HW_OPTF_NULLABLE, .help = "serve Prometheus /metrics"},
     {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),

@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "errf.h"
+#include "hopwatch/stream.h"
 #include "sock_addr.h"
 
 static inline void hw_put_le16(uint8_t *p, uint16_t v)
@@ -69,7 +70,14 @@ struct hw_frame_hdr {
 	uint64_t seq;
 	uint64_t dropped;
 };
-void hw_frame_hdr_put(uint8_t out[32], uint32_t count, uint64_t seq, uint64_t dropped);
+void hw_frame_hdr_put(uint8_t out[32], uint16_t version, uint32_t count, uint64_t seq, uint64_t dropped);
+/* Frame tags (stream.h: shared-key authentication): HMAC-SHA256(key, challenge || frame[0 .. len)).
+ * hw_frame_mac_tag returns 0, or -1 (tag zeroed, so a check fails closed). */
+struct hw_frame_mac;
+struct hw_frame_mac *hw_frame_mac_new(const uint8_t *key, size_t len);
+int hw_frame_mac_tag(const struct hw_frame_mac *m, const uint8_t challenge[HW_STREAM_CHALLENGE], const uint8_t *frame,
+                     size_t len, uint8_t tag[HW_STREAM_TAG]);
+void hw_frame_mac_free(struct hw_frame_mac *m);
 void hw_frame_hdr_get(const uint8_t in[32], struct hw_frame_hdr *h);
 
 #endif

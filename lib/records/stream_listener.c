@@ -1,10 +1,13 @@
 /* Receiving side of the live record stream (stream.h): accepts any number of senders up to a limit,
  * reassembles frames per connection and closes a connection whose frame is malformed. */
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +24,7 @@ struct conn {
 	unsigned id; /* accept order, from 1 */
 	size_t len, cap;
 	uint8_t *buf;
+	uint8_t challenge[HW_STREAM_CHALLENGE]; /* sent on accept when the listener has a key */
 	char name[240];
 };
 
@@ -37,6 +41,9 @@ struct hw_stream_listener {
 	struct conn conns[MAX_CONNS];
 	struct pollfd pfd[1 + MAX_CONNS];
 	struct hw_stream_batch_info last;
+	int auth;                 /* a key was set: only tagged frames (stream.h) */
+	struct hw_frame_mac *mac; /* NULL with auth set: OpenSSL failed, every frame is refused */
+	uint64_t auth_failures;
 };
 
 static int listen_fd(struct hw_stream_listener *l, const char *addr, const struct hw_sock_addr *a, char *err,
@@ -137,6 +144,16 @@ static void accept_all(struct hw_stream_listener *l)
 		}
 		struct conn *c = &l->conns[l->nconns++];
 		*c = (struct conn){.fd = fd, .id = ++l->accepted, .cap = CONN_BUF, .buf = buf};
+		/* the challenge goes out first, into an empty socket buffer: a short or failed send leaves the
+		 * sender without it, and it gives up and reconnects */
+		if (l->auth && (getrandom(c->challenge, sizeof(c->challenge), 0) != (ssize_t)sizeof(c->challenge) ||
+		                send(fd, c->challenge, sizeof(c->challenge), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+		                    (ssize_t)sizeof(c->challenge))) {
+			free(buf);
+			close(fd);
+			l->nconns--;
+			continue;
+		}
 		char peer[sizeof(l->addr_text)];
 		if (l->is_unix)
 			snprintf(peer, sizeof(peer), "%s", l->addr_text);
@@ -147,7 +164,7 @@ static void accept_all(struct hw_stream_listener *l)
 }
 
 /* The header of the frame at the start of c->buf, when it has arrived: 1 valid, 0 not yet, -1 bad. */
-static int frame_header(const struct conn *c, struct hw_frame_hdr *h, char *err, size_t errlen)
+static int frame_header(const struct conn *c, int auth, struct hw_frame_hdr *h, char *err, size_t errlen)
 {
 	if (c->len < HW_STREAM_FRAME_HEADER)
 		return 0;
@@ -155,9 +172,14 @@ static int frame_header(const struct conn *c, struct hw_frame_hdr *h, char *err,
 	if (h->magic != HW_STREAM_MAGIC)
 		hw_errf(err, errlen, "stream from %s: bad magic 0x%08x (expected 0x%08x), connection closed", c->name,
 		        h->magic, HW_STREAM_MAGIC);
-	else if (h->version != HW_STREAM_VERSION)
+	else if (h->version != HW_STREAM_VERSION && h->version != HW_STREAM_VERSION_AUTH)
 		hw_errf(err, errlen, "stream from %s: frame version %u (expected %u), connection closed", c->name,
 		        h->version, HW_STREAM_VERSION);
+	else if (h->version != (auth ? HW_STREAM_VERSION_AUTH : HW_STREAM_VERSION))
+		hw_errf(err, errlen, "stream from %s: %s, connection closed", c->name,
+		        auth
+		            ? "frame without authentication (the listener has a --stream-key; give the sender the same)"
+		            : "authenticated frame (the sender has a --stream-key; give the listener the same)");
 	else if (h->rec_size != HW_RECORD_SIZE)
 		hw_errf(err, errlen, "stream from %s: record size %u (expected %u), connection closed", c->name,
 		        h->rec_size, HW_RECORD_SIZE);
@@ -176,10 +198,21 @@ static long take_frame(struct hw_stream_listener *l, int i, struct hw_record *ou
 	struct conn *c = &l->conns[i];
 	struct hw_frame_hdr h;
 	int ok;
-	while ((ok = frame_header(c, &h, err, errlen)) == 1) {
-		size_t need = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE;
+	while ((ok = frame_header(c, l->auth, &h, err, errlen)) == 1) {
+		size_t body = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE;
+		size_t need = body + (l->auth ? HW_STREAM_TAG : 0);
 		if (c->len < need)
 			break;
+		uint8_t tag[HW_STREAM_TAG];
+		if (l->auth && (!l->mac || hw_frame_mac_tag(l->mac, c->challenge, c->buf, body, tag) ||
+		                CRYPTO_memcmp(tag, c->buf + body, HW_STREAM_TAG))) {
+			hw_errf(err, errlen,
+			        "stream from %s: frame %llu not authenticated by the stream key, connection closed",
+			        c->name, (unsigned long long)h.seq);
+			l->auth_failures++;
+			ok = -1;
+			break;
+		}
 		for (uint32_t k = 0; k < h.count; k++)
 			hw_record_from_le(c->buf + HW_STREAM_FRAME_HEADER + (size_t)k * HW_RECORD_SIZE, &out[k]);
 		c->len -= need;
@@ -191,6 +224,8 @@ static long take_frame(struct hw_stream_listener *l, int i, struct hw_record *ou
 		}
 	}
 	if (ok < 0) {
+		if (l->auth && c->len >= HW_STREAM_FRAME_HEADER && hw_get_le16(c->buf + 4) != HW_STREAM_VERSION_AUTH)
+			l->auth_failures++; /* an unauthenticated frame where only authenticated ones are taken */
 		drop_conn(l, i);
 		return -1;
 	}
@@ -207,11 +242,11 @@ static long take_frame(struct hw_stream_listener *l, int i, struct hw_record *ou
 }
 
 /* Read what connection i has; grows its buffer to the frame announced in a valid header. */
-static void read_conn(struct conn *c)
+static void read_conn(struct conn *c, int auth)
 {
 	struct hw_frame_hdr h;
-	if (frame_header(c, &h, NULL, 0) == 1) {
-		size_t need = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE;
+	if (frame_header(c, auth, &h, NULL, 0) == 1) {
+		size_t need = HW_STREAM_FRAME_HEADER + (size_t)h.count * HW_RECORD_SIZE + (auth ? HW_STREAM_TAG : 0);
 		if (need > c->cap) {
 			uint8_t *nb = realloc(c->buf, need);
 			if (!nb) {
@@ -261,7 +296,7 @@ long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int 
 			return 0;
 		for (int i = 0; i < nc; i++)
 			if (l->pfd[1 + i].revents)
-				read_conn(&l->conns[i]);
+				read_conn(&l->conns[i], l->auth);
 		if (l->pfd[0].revents)
 			accept_all(l);
 	}
@@ -270,6 +305,18 @@ long hw_stream_receive(struct hw_stream_listener *l, struct hw_record *out, int 
 void hw_stream_last_batch(const struct hw_stream_listener *l, struct hw_stream_batch_info *info)
 {
 	*info = l->last;
+}
+
+void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key, size_t len)
+{
+	hw_frame_mac_free(l->mac);
+	l->mac = hw_frame_mac_new(key, len);
+	l->auth = 1;
+}
+
+uint64_t hw_stream_auth_failures(const struct hw_stream_listener *l)
+{
+	return l->auth_failures;
 }
 
 void hw_stream_listener_close(struct hw_stream_listener *l)
@@ -282,5 +329,6 @@ void hw_stream_listener_close(struct hw_stream_listener *l)
 	struct stat st; /* not a file another listener has put there since (after ours went stale) */
 	if (l->is_unix && stat(l->path, &st) == 0 && st.st_ino == l->ino && st.st_dev == l->dev)
 		unlink(l->path);
+	hw_frame_mac_free(l->mac);
 	free(l);
 }

@@ -14,7 +14,7 @@
 #include "sinks_internal.h"
 
 #define RECONNECT_NS 100000000u /* at most one connect attempt per 100 ms */
-#define FRAME_MAX (HW_STREAM_FRAME_HEADER + HW_STREAM_MAX_BATCH * HW_RECORD_SIZE)
+#define FRAME_MAX (HW_STREAM_FRAME_HEADER + HW_STREAM_MAX_BATCH * HW_RECORD_SIZE + HW_STREAM_TAG)
 
 struct hw_stream_sender {
 	struct hw_sock_addr addr;
@@ -29,6 +29,11 @@ struct hw_stream_sender {
 	 * batches are dropped until it has drained, so the peer never sees a torn frame. */
 	size_t pend_off, pend_len;
 	uint32_t pend_recs;
+	int auth;                 /* a key was set */
+	struct hw_frame_mac *mac; /* with a key: frames are tagged (stream.h) */
+	uint8_t challenge[HW_STREAM_CHALLENGE];
+	size_t challenge_got;  /* bytes of this connection's challenge read so far */
+	uint64_t connected_ns; /* when this connection was made (the challenge is due within a second) */
 	char last_err[320];
 	uint8_t frame[FRAME_MAX];
 };
@@ -50,6 +55,8 @@ static void disconnect(struct hw_stream_sender *s, const char *what, int e)
 	close(s->fd);
 	s->fd = -1;
 	s->connecting = 0;
+	s->challenge_got = 0;
+	s->connected_ns = 0;
 	if (s->pend_len) { /* the peer never gets the rest of that frame */
 		drop(s, s->pend_recs);
 		s->pend_len = s->pend_off = 0;
@@ -120,6 +127,27 @@ static int ready(struct hw_stream_sender *s)
 		}
 		s->connecting = 0;
 	}
+	if (!s->connected_ns)
+		s->connected_ns = hw_mono_ns();
+	while (s->mac && s->challenge_got < HW_STREAM_CHALLENGE) { /* the listener speaks first */
+		ssize_t k =
+		    recv(s->fd, s->challenge + s->challenge_got, HW_STREAM_CHALLENGE - s->challenge_got, MSG_DONTWAIT);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (hw_mono_ns() - s->connected_ns < 1000000000u)
+				return 0;
+			disconnect(
+			    s, "no authentication challenge within 1 s (is --stream-key given to the listener?) from",
+			    ETIMEDOUT);
+			return 0;
+		}
+		if (k <= 0) { /* closed without a challenge: a listener without the key, or not hopwatch */
+			disconnect(s, "no authentication challenge from", k < 0 ? errno : ECONNRESET);
+			return 0;
+		}
+		s->challenge_got += (size_t)k;
+	}
 	return 1;
 }
 
@@ -148,14 +176,18 @@ static int drain(struct hw_stream_sender *s)
 
 static int send_frame(struct hw_stream_sender *s, const struct hw_record *r, uint32_t n)
 {
-	if (!ready(s) || !drain(s) || s->fd < 0) {
+	if ((s->auth && !s->mac) || !ready(s) || !drain(s) || s->fd < 0) {
 		drop(s, n);
 		return 0;
 	}
 	size_t len = HW_STREAM_FRAME_HEADER + (size_t)n * HW_RECORD_SIZE;
-	hw_frame_hdr_put(s->frame, n, s->seq, s->dropped_recs);
+	hw_frame_hdr_put(s->frame, s->mac ? HW_STREAM_VERSION_AUTH : HW_STREAM_VERSION, n, s->seq, s->dropped_recs);
 	for (uint32_t i = 0; i < n; i++)
 		hw_record_to_le(&r[i], s->frame + HW_STREAM_FRAME_HEADER + (size_t)i * HW_RECORD_SIZE);
+	if (s->mac) {
+		hw_frame_mac_tag(s->mac, s->challenge, s->frame, len, s->frame + len);
+		len += HW_STREAM_TAG;
+	}
 	ssize_t k;
 	do
 		k = send(s->fd, s->frame, len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -216,6 +248,15 @@ uint64_t hw_stream_dropped_batches(const struct hw_stream_sender *s)
 	return s->dropped_batches;
 }
 
+void hw_stream_sender_set_key(struct hw_stream_sender *s, const uint8_t *key, size_t len)
+{
+	hw_frame_mac_free(s->mac);
+	s->mac = hw_frame_mac_new(key, len);
+	if (!s->mac) /* no MAC from OpenSSL: send nothing rather than unauthenticated frames */
+		snprintf(s->last_err, sizeof(s->last_err), "stream %s: cannot set up HMAC-SHA256", s->addr_text);
+	s->auth = 1;
+}
+
 void hw_stream_sender_close(struct hw_stream_sender *s)
 {
 	if (!s)
@@ -225,5 +266,6 @@ void hw_stream_sender_close(struct hw_stream_sender *s)
 		if (s->fd >= 0)
 			disconnect(s, "close", 0);
 	}
+	hw_frame_mac_free(s->mac);
 	free(s);
 }

@@ -124,7 +124,9 @@ int main(void)
 	return 0;
 }
 EOF
-export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig
+# hopwatch.pc from the unpacked tree; what it requires (libcrypto, for the stream's HMAC) from the system
+export PKG_CONFIG_SYSROOT_DIR=$root
+export PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig:/usr/lib/$multiarch/pkgconfig:/usr/share/pkgconfig
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror "$dir/use.c" $(pkg-config --cflags --libs hopwatch) -o "$dir/use" 2>"$dir/cc.txt" ||
   { cat "$dir/cc.txt"; fail "a program against the installed hopwatch.pc"; }

@@ -135,7 +135,7 @@ static void bad_headers_rejected(void **state)
 	struct sink_fx *f = *state;
 	const struct bad bads[] = {
 	    {"magic", 0x54, 1, HW_RECORD_SIZE, 1, "bad magic 0x48574254 (expected 0x48574253)"},
-	    {"version", 0x53, 2, HW_RECORD_SIZE, 1, "frame version 2 (expected 1)"},
+	    {"version", 0x53, 3, HW_RECORD_SIZE, 1, "frame version 3 (expected 1)"}, /* 2: authenticated */
 	    {"record size", 0x53, 1, 128, 1, "record size 128 (expected 136)"},
 	    {"count", 0x53, 1, HW_RECORD_SIZE, HW_STREAM_MAX_BATCH + 1, "batch of 4097 records (at most 4096)"},
 	};

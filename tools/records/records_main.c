@@ -20,15 +20,20 @@ static void on_signal(int sig)
 }
 
 /* Receive stream batches until SIGINT/SIGTERM, `idle` seconds without a batch, or `want` records. */
-static int listen_stream(const char *addr, double idle, unsigned long long want)
+static int listen_stream(const char *addr, const char *key_path, double idle, unsigned long long want)
 {
 	static struct hw_record recs[HW_STREAM_MAX_BATCH];
 	char line[HW_RECORD_JSON_MAX], err[512];
-	struct hw_stream_listener *l = hw_stream_listen(addr, err, sizeof(err));
-	if (!l) {
+	uint8_t key[HW_STREAM_KEY_MAX];
+	size_t key_len = 0;
+	struct hw_stream_listener *l = NULL;
+	if ((key_path && hw_stream_key_load(key_path, key, &key_len, err, sizeof(err))) ||
+	    !(l = hw_stream_listen(addr, err, sizeof(err)))) {
 		fprintf(stderr, "hopwatch-records: %s\n", err);
 		return 1;
 	}
+	if (key_path)
+		hw_stream_listener_set_key(l, key, key_len);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
@@ -60,7 +65,7 @@ static int listen_stream(const char *addr, double idle, unsigned long long want)
 }
 
 struct opts {
-	const char *listen;
+	const char *listen, *stream_key;
 	double idle;
 	unsigned long long count;
 };
@@ -70,6 +75,8 @@ struct opts {
 static const struct hw_opt rows[] = {
     {HW_OPT_ADDR, "listen", .metavar = "ADDR", HW_OPT_AT(O, listen), .addr = HW_ADDR_STREAM,
      .help = "receive the collector's live stream (hopwatch-collector --stream): unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_STRING, "stream-key", .metavar = "FILE", HW_OPT_AT(O, stream_key),
+     .help = "with --listen: take only batches authenticated with this shared key (the collector's --stream-key)"},
     {HW_OPT_DURATION, "idle", .metavar = "SECONDS", HW_OPT_AT(O, idle), .hi = 1e9, .def = "0",
      .help = "with --listen: stop after SECONDS without a batch (0 = never)"},
     {HW_OPT_UINT, "count", .metavar = "N", HW_OPT_AT(O, count), .hi = 1e19, .def = "0",
@@ -104,7 +111,7 @@ int main(int argc, char **argv)
 			        argv[first]);
 			return 2;
 		}
-		return listen_stream(o.listen, o.idle, o.count);
+		return listen_stream(o.listen, o.stream_key, o.idle, o.count);
 	}
 	if (first == argc) {
 		fprintf(stderr, "hopwatch-records: give record files or --listen ADDR (see hopwatch-records --help)\n");
