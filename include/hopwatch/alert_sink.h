@@ -18,9 +18,12 @@ enum hw_sink_kind {
 };
 
 #define HW_ALERT_MIN_VISIBLE_NS 30000000000ull /* default minimum visible time: 30 s */
-/* An alert raised within this record time of the latest raise joins its incident (the "incident" label,
- * the first raise's UTC time to the millisecond); a longer quiet starts a new one. */
+/* The "incident" label (what Alertmanager groups a notification by): an alert of a detector incident
+ * (hw_an_event.incident) already labelled keeps that label; any other alert raised within this record
+ * time of the current incident's latest raise joins it; a longer quiet starts a new one, named by the
+ * first raise's UTC time to the millisecond. */
 #define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
+#define HW_ALERT_INCIDENT_MAP 256 /* detector incidents whose label is remembered (the newest) */
 
 struct hw_alert_sink_opts {
 	uint32_t capacity;        /* bounds both the hand-off queue and the table of alerts waiting or active */

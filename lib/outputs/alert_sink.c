@@ -46,7 +46,13 @@ struct hw_alert_sink {
 	uint32_t *order;     /* scratch for post() */
 	uint64_t next_seq;
 	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
-	uint32_t waiting;                   /* dirty or held entries after the last attempt (under mu for stats) */
+	char inc_name[32];                  /* the current incident's label */
+	struct {
+		uint64_t id;              /* a detector's incident (hw_an_event.incident), 0 = slot unused */
+		char name[32];            /* the incident label its first alert got */
+	} inc_map[HW_ALERT_INCIDENT_MAP]; /* a ring: the oldest is forgotten first */
+	uint32_t inc_map_next;
+	uint32_t waiting; /* dirty or held entries after the last attempt (under mu for stats) */
 	struct hw_alert_sink_stats st;
 	struct hw_http *http;
 	struct hw_json body;                                 /* the POST body, its buffer kept between posts */
@@ -244,6 +250,40 @@ static int post(struct hw_alert_sink *s, int all)
 	return 1;
 }
 
+/* The incident label of a new alert e into name.  An alert of a detector incident (hw_an_event.incident)
+ * already labelled joins that label, however long ago it was given: a long incident re-raised after a
+ * quiet is still one Alertmanager group.  Otherwise (a new detector incident, or none: PacketDrops,
+ * TelemetryReportLoss, topology events) it joins the current incident when raised less than
+ * HW_ALERT_INCIDENT_GAP_NS (record time) after that incident's latest raise, else it starts a new one
+ * named by its start's UTC time to the millisecond (2026-01-01T00:00:00.000Z); a new detector incident is
+ * remembered under the label it got. */
+static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, char *name, size_t size)
+{
+	if (e->incident)
+		for (uint32_t i = 0; i < HW_ALERT_INCIDENT_MAP; i++)
+			if (s->inc_map[i].id == e->incident) {
+				snprintf(name, size, "%s", s->inc_map[i].name);
+				if (!strcmp(name, s->inc_name) && e->start_ns > s->inc_last_ns)
+					s->inc_last_ns = e->start_ns;
+				return;
+			}
+	if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
+	    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns) {
+		s->inc_first_ns = s->inc_last_ns = e->start_ns;
+		rfc3339(e->start_ns, s->inc_name, sizeof(s->inc_name));
+		s->inc_name[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
+		s->inc_name[24] = 0;
+	}
+	if (e->start_ns > s->inc_last_ns)
+		s->inc_last_ns = e->start_ns;
+	snprintf(name, size, "%s", s->inc_name);
+	if (e->incident) {
+		uint32_t k = s->inc_map_next++ % HW_ALERT_INCIDENT_MAP;
+		s->inc_map[k].id = e->incident;
+		snprintf(s->inc_map[k].name, sizeof(s->inc_map[k].name), "%s", s->inc_name);
+	}
+}
+
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
  * (id and alertname).  A resolve that comes before the minimum visible time is held back; a webhook is
  * told of an alert when it fires and when it resolves, Alertmanager also of its updates. */
@@ -264,16 +304,7 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		memset(en, 0, sizeof(*en));
 		en->used = en->dirty = 1;
 		en->shown_ns = now;
-		/* its incident: alerts raised less than HW_ALERT_INCIDENT_GAP_NS (record time) after the
-		 * incident's latest one join it; the incident is named by its first raise's UTC time */
-		if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
-		    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns)
-			s->inc_first_ns = s->inc_last_ns = e->start_ns;
-		if (e->start_ns > s->inc_last_ns)
-			s->inc_last_ns = e->start_ns;
-		rfc3339(s->inc_first_ns, en->incident, sizeof(en->incident));
-		en->incident[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
-		en->incident[24] = 0;
+		incident_of(s, e, en->incident, sizeof(en->incident));
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
 	}

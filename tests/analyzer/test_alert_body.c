@@ -197,13 +197,67 @@ static void test_min_visible(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* The incident label of the alert in got_body into buf ("" when none). */
+static void got_incident(char *buf, size_t size)
+{
+	const char *p = strstr(got_body, "\"incident\":\"");
+	buf[0] = 0;
+	if (p) {
+		p += strlen("\"incident\":\"");
+		snprintf(buf, size, "%.*s", (int)(strchr(p, '"') - p), p);
+	}
+}
+
+/* Push e, wait until it was delivered (alone: the previous ones are delivered), and check its incident label. */
+static void push_expect_incident(struct hw_alert_sink *s, struct hw_an_event *e, const char *want)
+{
+	char inc[64];
+	assert_int_equal(hw_alert_sink_push(s, e, NULL), 1);
+	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	got_incident(inc, sizeof(inc));
+	assert_string_equal(inc, want);
+}
+
+/* The incident label follows the detector's incident; alerts without one (and new incidents) join by time. */
+static void test_incident_label(void **state)
+{
+	(void)state;
+	char url[64], err[256];
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	const struct hw_alert_sink_opts o = {.capacity = 8};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	const uint64_t t0 = 1767225600000000000ull, sec = 1000000000ull; /* 2026-01-01T00:00:00Z */
+	struct hw_an_event e = odd_event();
+	/* the first alert, of detector incident 5 at t0: a new incident named by its start */
+	e.id = 1, e.incident = 5, e.start_ns = t0;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* no detector incident (PacketDrops), 0.5 s later: within the 1 s gap, it joins */
+	e.id = 2, e.incident = 0, e.start_ns = t0 + sec / 2;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* incident 5 again 10 s later, after a quiet far longer than the gap: still the same incident */
+	e.id = 3, e.incident = 5, e.start_ns = t0 + 10 * sec;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* a new detector incident 9 at t0 + 20 s, 10 s after the latest raise: a new incident */
+	e.id = 4, e.incident = 9, e.start_ns = t0 + 20 * sec;
+	push_expect_incident(s, &e, "2026-01-01T00:00:20.000Z");
+	/* incident 5 once more, 0.1 s into incident 9's time: its own label, not the one current by time */
+	e.id = 5, e.incident = 5, e.start_ns = t0 + 20 * sec + sec / 10;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* no detector incident, 0.2 s after incident 9's raise: joins incident 9 by time (incident 5's raise
+	 * just before does not move the time incident, which is 9's) */
+	e.id = 6, e.incident = 0, e.start_ns = t0 + 20 * sec + sec / 5;
+	push_expect_incident(s, &e, "2026-01-01T00:00:20.000Z");
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_alertmanager_body),
-	    cmocka_unit_test(test_alertmanager_graph_url),
-	    cmocka_unit_test(test_webhook_body),
-	    cmocka_unit_test(test_min_visible),
+	    cmocka_unit_test(test_alertmanager_body), cmocka_unit_test(test_alertmanager_graph_url),
+	    cmocka_unit_test(test_webhook_body),      cmocka_unit_test(test_min_visible),
+	    cmocka_unit_test(test_incident_label),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
