@@ -43,12 +43,19 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
  * dropped. */
 int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg);
 /* Wait up to timeout_ms for everything handed over to be delivered, resolves held back for the minimum
- * visible time included (they are let go at once); 1 when all was delivered. */
+ * visible time included (they are let go at once), and for the thread's round in progress (a batch it took,
+ * a POST in flight) to be counted; 1 when all was delivered. */
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms);
+/* At exit: drain (timeout_ms), then stop the thread after its round in progress (a POST in flight ends
+ * within the HTTP timeout, 2 s) and count the alerts never delivered, those still handed over or waiting
+ * (stats undelivered).  Returns that count, 0 when everything was delivered.  Later pushes are dropped. */
+uint64_t hw_alert_sink_finish(struct hw_alert_sink *s, int timeout_ms);
 
 struct hw_alert_sink_stats {
 	uint64_t pushed, dropped, sent_alerts, posts_ok, posts_failed;
-	uint32_t waiting, active; /* active: firing, or resolved but still within the minimum visible time */
+	uint64_t undelivered;     /* alerts never delivered, counted by hw_alert_sink_finish (0 before) */
+	uint32_t waiting, active; /* waiting: handed over or in the table, not delivered yet; active: firing, or
+	                           * resolved but still within the minimum visible time */
 };
 void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st);
 /* Stop the thread (one last attempt to deliver is not made; call drain first) and free. */

@@ -18,6 +18,7 @@
 
 static char got_url[128], got_body[8192];
 static size_t got_len;
+static unsigned reply_status = 200; /* what the server answers */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *data_size, void **req)
@@ -42,7 +43,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret = MHD_queue_response(c, 200, r);
+	enum MHD_Result ret = MHD_queue_response(c, reply_status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -252,12 +253,78 @@ static void test_incident_label(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* A webhook that answers 500 to everything: at exit the sink counts both alerts as undelivered (and
+ * says so in waiting), after at least one failed POST and none that succeeded. */
+static void test_lost_at_exit(void **state)
+{
+	(void)state;
+	char url[64], err[256];
+	reply_status = 500;
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	const struct hw_alert_sink_opts o = {.capacity = 4};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	struct hw_an_event e = odd_event();
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	e.id = 8; /* a second alert: another episode */
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	struct hw_alert_sink_stats st;
+	for (;;) { /* until the thread took both in and its first POST failed */
+		hw_alert_sink_stats(s, &st);
+		if (st.posts_failed >= 1)
+			break;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	/* two alerts handed over, none delivered: 2 lost, whatever the drain time */
+	assert_int_equal(hw_alert_sink_finish(s, 300), 2);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.pushed, 2);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.posts_ok, 0);
+	assert_int_equal(st.sent_alerts, 0);
+	assert_int_equal(st.undelivered, 2);
+	assert_int_equal(st.waiting, 2);
+	assert_in_range(st.posts_failed, 1, 100);
+	/* after the finish a push is refused and counted as dropped */
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 0);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.dropped, 1);
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+	reply_status = 200;
+}
+
+/* A webhook that answers: finish counts nothing lost, and the drain waited for the POST's outcome (it is
+ * counted in sent_alerts when finish returns). */
+static void test_delivered_at_exit(void **state)
+{
+	(void)state;
+	char url[64], err[256];
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	const struct hw_alert_sink_opts o = {.capacity = 4};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	struct hw_an_event e = odd_event();
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	assert_int_equal(hw_alert_sink_finish(s, 10000), 0);
+	struct hw_alert_sink_stats st;
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.sent_alerts, 1);
+	assert_int_equal(st.posts_ok, 1);
+	assert_int_equal(st.undelivered, 0);
+	assert_int_equal(st.waiting, 0);
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_alertmanager_body), cmocka_unit_test(test_alertmanager_graph_url),
 	    cmocka_unit_test(test_webhook_body),      cmocka_unit_test(test_min_visible),
-	    cmocka_unit_test(test_incident_label),
+	    cmocka_unit_test(test_incident_label),    cmocka_unit_test(test_lost_at_exit),
+	    cmocka_unit_test(test_delivered_at_exit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
