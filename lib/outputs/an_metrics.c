@@ -91,8 +91,39 @@ static void label_value(FILE *f, const char *v)
 	}
 }
 
+/* The start of a leaf pair's sample: NAME{src="..",dst="..",src_node="..",dst_node=".."} and a space. */
+static void pair_series(FILE *f, const char *name, const struct lat_pair *p)
+{
+	char a[20], b[20];
+	hw_fmt_node_id(p->src_id, a, sizeof(a));
+	hw_fmt_node_id(p->dst_id, b, sizeof(b));
+	fprintf(f, "%s{src=\"", name);
+	label_value(f, p->src);
+	fprintf(f, "\",dst=\"");
+	label_value(f, p->dst);
+	fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
+}
+
+/* One family's sample per leaf pair: counts (count) or latencies in seconds, cumulative (the summary's
+ * _count and _sum) or of the window (window: reports and mean; pairs without a report in it left out). */
+static void pair_family(FILE *f, const struct an_metrics *m, const char *name, int window, int count)
+{
+	for (unsigned i = 0; i < m->n_lat; i++) {
+		const struct lat_pair *p = &m->lat[i];
+		uint64_t n = window ? p->w_count : p->count;
+		if (window && !n)
+			continue;
+		pair_series(f, name, p);
+		if (count)
+			fprintf(f, "%llu\n", (unsigned long long)n);
+		else
+			fprintf(f, "%.9g\n", window ? p->w_sum_ns / (double)n / 1e9 : p->sum_ns / 1e9);
+	}
+}
+
 /* The latency matrix per leaf pair as a summary family (_sum, _count): rate() over any window gives that
- * window's mean path latency; node labels as on the collector's series. */
+ * window's mean path latency; and as gauges of the last LAT_WINDOW_S seconds (mean, reports); node labels
+ * as on the collector's series.  Each family's samples together, as the exposition format asks. */
 static void render_latency(const struct an_metrics *m, FILE *f)
 {
 	if (!m->n_lat)
@@ -100,48 +131,19 @@ static void render_latency(const struct an_metrics *m, FILE *f)
 	fprintf(f, "# HELP hopwatch_analyzer_path_latency_seconds End-to-end in-switch latency of complete reports "
 	           "from a source leaf to a destination leaf (windowed: rate(_sum[w]) / rate(_count[w])).\n"
 	           "# TYPE hopwatch_analyzer_path_latency_seconds summary\n");
-	for (int part = 0; part < 2; part++)
-		for (unsigned i = 0; i < m->n_lat; i++) {
-			const struct lat_pair *p = &m->lat[i];
-			char a[20], b[20];
-			hw_fmt_node_id(p->src_id, a, sizeof(a));
-			hw_fmt_node_id(p->dst_id, b, sizeof(b));
-			fprintf(f, "hopwatch_analyzer_path_latency_seconds_%s{src=\"", part ? "count" : "sum");
-			label_value(f, p->src);
-			fprintf(f, "\",dst=\"");
-			label_value(f, p->dst);
-			fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
-			if (part)
-				fprintf(f, "%llu\n", (unsigned long long)p->count);
-			else
-				fprintf(f, "%.9g\n", p->sum_ns / 1e9);
-		}
+	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_sum", 0, 0);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_count", 0, 1);
 	fprintf(f,
 	        "# HELP hopwatch_analyzer_path_latency_window_seconds Mean end-to-end in-switch latency from a source "
 	        "leaf to a destination leaf over the last %d s; pairs without a report in that time are left out.\n"
-	        "# TYPE hopwatch_analyzer_path_latency_window_seconds gauge\n"
+	        "# TYPE hopwatch_analyzer_path_latency_window_seconds gauge\n",
+	        LAT_WINDOW_S);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_window_seconds", 1, 0);
+	fprintf(f,
 	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %d "
 	        "s.\n# TYPE hopwatch_analyzer_path_latency_window_reports gauge\n",
-	        LAT_WINDOW_S, LAT_WINDOW_S);
-	for (unsigned i = 0; i < m->n_lat; i++) {
-		const struct lat_pair *p = &m->lat[i];
-		if (!p->w_count)
-			continue;
-		char a[20], b[20];
-		hw_fmt_node_id(p->src_id, a, sizeof(a));
-		hw_fmt_node_id(p->dst_id, b, sizeof(b));
-		for (int part = 0; part < 2; part++) {
-			fprintf(f, "hopwatch_analyzer_path_latency_window_%s{src=\"", part ? "reports" : "seconds");
-			label_value(f, p->src);
-			fprintf(f, "\",dst=\"");
-			label_value(f, p->dst);
-			fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
-			if (part)
-				fprintf(f, "%llu\n", (unsigned long long)p->w_count);
-			else
-				fprintf(f, "%.9g\n", p->w_sum_ns / (double)p->w_count / 1e9);
-		}
-	}
+	        LAT_WINDOW_S);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_window_reports", 1, 1);
 }
 
 /* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least LAT_WINDOW_S
