@@ -474,6 +474,8 @@ int hw_cmd_run(int argc, char **argv)
 		an_outputs_tick(&out, AN_TICK_HOLD);
 	}
 	an_outputs_tick(&out, AN_TICK_EXIT);
+	if (rc == HW_EXIT_OK && an_outputs_lost(&out))
+		rc = HW_EXIT_FAIL; /* alerts dropped or never delivered: the summary counts them */
 	if (!o.quiet)
 		summary(a, &out);
 done:

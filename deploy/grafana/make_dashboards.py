@@ -212,6 +212,15 @@ def analyzer():
             [t("topk(10, rate(hopwatch_analyzer_path_latency_seconds_sum[1m]) / "
                "rate(hopwatch_analyzer_path_latency_seconds_count[1m]))", "{{src}} -> {{dst}}")],
             fieldConfig={"defaults": {"unit": "s"}, "overrides": []})
+    b.panel("bargauge", "Path latency by leaf pair (mean, last 10 s)",
+            [t("topk(20, hopwatch_analyzer_path_latency_window_seconds)", "{{src}} -> {{dst}}", instant=True)],
+            desc="The analyzer's windowed gauge: mean in-switch latency of each leaf pair's complete reports over "
+                 "its last 10 s. Colours on an absolute scale, as the latency matrix SVG: under 31.6 µs "
+                 "yellow, orange to 1 ms, red above.",
+            options={"orientation": "horizontal", "displayMode": "gradient"},
+            fieldConfig={"defaults": {"unit": "s", "thresholds": {"mode": "absolute", "steps": [
+                {"color": "#ffffcc", "value": None}, {"color": "#fd8d3c", "value": 3.16e-05},
+                {"color": "#bd0026", "value": 0.001}]}}, "overrides": []})
     b.panel("bargauge", "Most congested links (score, now)",
             [t("topk(15, max by (link) (hopwatch_analyzer_link_congestion_score))", "{{link}}", instant=True)],
             desc="Peak queue occupancy on either side of the link over the last 16 ms of record time, divided by "

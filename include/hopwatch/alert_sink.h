@@ -18,9 +18,12 @@ enum hw_sink_kind {
 };
 
 #define HW_ALERT_MIN_VISIBLE_NS 30000000000ull /* default minimum visible time: 30 s */
-/* An alert raised within this record time of the latest raise joins its incident (the "incident" label,
- * the first raise's UTC time to the millisecond); a longer quiet starts a new one. */
+/* The "incident" label (what Alertmanager groups a notification by): an alert of a detector incident
+ * (hw_an_event.incident) already labelled keeps that label; any other alert raised within this record
+ * time of the current incident's latest raise joins it; a longer quiet starts a new one, named by the
+ * first raise's UTC time to the millisecond. */
 #define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
+#define HW_ALERT_INCIDENT_MAP 256 /* detector incidents whose label is remembered (the newest) */
 
 struct hw_alert_sink_opts {
 	uint32_t capacity;        /* bounds both the hand-off queue and the table of alerts waiting or active */
@@ -40,12 +43,19 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
  * dropped. */
 int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, const char *svg);
 /* Wait up to timeout_ms for everything handed over to be delivered, resolves held back for the minimum
- * visible time included (they are let go at once); 1 when all was delivered. */
+ * visible time included (they are let go at once), and for the thread's round in progress (a batch it took,
+ * a POST in flight) to be counted; 1 when all was delivered. */
 int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms);
+/* At exit: drain (timeout_ms), then stop the thread after its round in progress (a POST in flight ends
+ * within the HTTP timeout, 2 s) and count the alerts never delivered, those still handed over or waiting
+ * (stats undelivered).  Returns that count, 0 when everything was delivered.  Later pushes are dropped. */
+uint64_t hw_alert_sink_finish(struct hw_alert_sink *s, int timeout_ms);
 
 struct hw_alert_sink_stats {
 	uint64_t pushed, dropped, sent_alerts, posts_ok, posts_failed;
-	uint32_t waiting, active; /* active: firing, or resolved but still within the minimum visible time */
+	uint64_t undelivered;     /* alerts never delivered, counted by hw_alert_sink_finish (0 before) */
+	uint32_t waiting, active; /* waiting: handed over or in the table, not delivered yet; active: firing, or
+	                           * resolved but still within the minimum visible time */
 };
 void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st);
 /* Stop the thread (one last attempt to deliver is not made; call drain first) and free. */

@@ -40,13 +40,21 @@ struct hw_alert_sink {
 	pthread_mutex_t mu;
 	pthread_cond_t cv, done_cv;
 	int stop, flush;    /* flush: let held resolves go now (drain) */
+	int busy;           /* the thread is in a round: its batch not yet merged, its POST not yet counted */
+	int finished;       /* hw_alert_sink_finish stopped the thread: pushes are refused */
 	struct noted *ring; /* hand-off from detection */
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
 	uint64_t next_seq;
 	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
-	uint32_t waiting;                   /* dirty or held entries after the last attempt (under mu for stats) */
+	char inc_name[32];                  /* the current incident's label */
+	struct {
+		uint64_t id;              /* a detector's incident (hw_an_event.incident), 0 = slot unused */
+		char name[32];            /* the incident label its first alert got */
+	} inc_map[HW_ALERT_INCIDENT_MAP]; /* a ring: the oldest is forgotten first */
+	uint32_t inc_map_next;
+	uint32_t waiting; /* dirty or held entries after the last round (under mu) */
 	struct hw_alert_sink_stats st;
 	struct hw_http *http;
 	struct hw_json body;                                 /* the POST body, its buffer kept between posts */
@@ -244,6 +252,40 @@ static int post(struct hw_alert_sink *s, int all)
 	return 1;
 }
 
+/* The incident label of a new alert e into name.  An alert of a detector incident (hw_an_event.incident)
+ * already labelled joins that label, however long ago it was given: a long incident re-raised after a
+ * quiet is still one Alertmanager group.  Otherwise (a new detector incident, or none: PacketDrops,
+ * TelemetryReportLoss, topology events) it joins the current incident when raised less than
+ * HW_ALERT_INCIDENT_GAP_NS (record time) after that incident's latest raise, else it starts a new one
+ * named by its start's UTC time to the millisecond (2026-01-01T00:00:00.000Z); a new detector incident is
+ * remembered under the label it got. */
+static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, char *name, size_t size)
+{
+	if (e->incident)
+		for (uint32_t i = 0; i < HW_ALERT_INCIDENT_MAP; i++)
+			if (s->inc_map[i].id == e->incident) {
+				snprintf(name, size, "%s", s->inc_map[i].name);
+				if (!strcmp(name, s->inc_name) && e->start_ns > s->inc_last_ns)
+					s->inc_last_ns = e->start_ns;
+				return;
+			}
+	if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
+	    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns) {
+		s->inc_first_ns = s->inc_last_ns = e->start_ns;
+		rfc3339(e->start_ns, s->inc_name, sizeof(s->inc_name));
+		s->inc_name[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
+		s->inc_name[24] = 0;
+	}
+	if (e->start_ns > s->inc_last_ns)
+		s->inc_last_ns = e->start_ns;
+	snprintf(name, size, "%s", s->inc_name);
+	if (e->incident) {
+		uint32_t k = s->inc_map_next++ % HW_ALERT_INCIDENT_MAP;
+		s->inc_map[k].id = e->incident;
+		snprintf(s->inc_map[k].name, sizeof(s->inc_map[k].name), "%s", s->inc_name);
+	}
+}
+
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
  * (id and alertname).  A resolve that comes before the minimum visible time is held back; a webhook is
  * told of an alert when it fires and when it resolves, Alertmanager also of its updates. */
@@ -264,16 +306,7 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		memset(en, 0, sizeof(*en));
 		en->used = en->dirty = 1;
 		en->shown_ns = now;
-		/* its incident: alerts raised less than HW_ALERT_INCIDENT_GAP_NS (record time) after the
-		 * incident's latest one join it; the incident is named by its first raise's UTC time */
-		if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
-		    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns)
-			s->inc_first_ns = s->inc_last_ns = e->start_ns;
-		if (e->start_ns > s->inc_last_ns)
-			s->inc_last_ns = e->start_ns;
-		rfc3339(s->inc_first_ns, en->incident, sizeof(en->incident));
-		en->incident[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
-		en->incident[24] = 0;
+		incident_of(s, e, en->incident, sizeof(en->incident));
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
 	}
@@ -311,6 +344,7 @@ static void *run(void *arg)
 			struct timespec ts = hw_real_deadline(200);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
+		s->busy = 1; /* until this round's outcome is counted: drain waits for it */
 		uint32_t n = 0;
 		while (s->n && batch) {
 			batch[n++] = s->ring[s->head];
@@ -345,8 +379,8 @@ static void *run(void *arg)
 		pthread_mutex_lock(&s->mu);
 		s->st.dropped += dropped;
 		s->waiting = dirty;
-		s->st.waiting = dirty;
 		s->st.active = active;
+		s->busy = 0;
 		pthread_cond_broadcast(&s->done_cv);
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -413,12 +447,11 @@ int hw_alert_sink_push(struct hw_alert_sink *s, const struct hw_an_event *e, con
 	int ok = 0;
 	pthread_mutex_lock(&s->mu);
 	s->st.pushed++;
-	if (s->n < s->cap) {
+	if (s->n < s->cap && !s->finished) {
 		struct noted *x = &s->ring[(s->head + s->n) % s->cap];
 		x->e = *e;
 		snprintf(x->svg, sizeof(x->svg), "%s", svg ? svg : "");
 		s->n++;
-		s->waiting++;
 		ok = 1;
 		pthread_cond_signal(&s->cv);
 	} else {
@@ -433,19 +466,49 @@ int hw_alert_sink_drain(struct hw_alert_sink *s, int timeout_ms)
 	uint64_t end = hw_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
 	pthread_mutex_lock(&s->mu);
 	s->flush = 1;
-	while ((s->n || s->waiting) && hw_mono_ns() < end) {
+	pthread_cond_signal(&s->cv);
+	/* a round in progress holds a batch taken from the ring and a POST whose outcome is not counted yet */
+	while ((s->n || s->busy || s->waiting) && !s->finished && hw_mono_ns() < end) {
 		struct timespec ts = hw_real_deadline(100);
 		pthread_cond_timedwait(&s->done_cv, &s->mu, &ts);
 	}
-	int done = !s->n && !s->waiting;
+	int done = !s->n && !s->busy && !s->waiting;
 	pthread_mutex_unlock(&s->mu);
 	return done;
+}
+
+/* Stop the thread once (it ends its round: a POST in flight ends within the HTTP timeout). */
+static void join(struct hw_alert_sink *s)
+{
+	pthread_mutex_lock(&s->mu);
+	int first = !s->finished;
+	s->stop = s->finished = 1;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	if (first)
+		pthread_join(s->thread, NULL);
+}
+
+uint64_t hw_alert_sink_finish(struct hw_alert_sink *s, int timeout_ms)
+{
+	hw_alert_sink_drain(s, timeout_ms);
+	join(s);
+	/* the thread is gone: what is still in the ring or waiting in the table is lost */
+	uint64_t lost = s->n;
+	for (uint32_t i = 0; i < s->cap; i++)
+		lost += s->table[i].used && (s->table[i].dirty || s->table[i].held);
+	pthread_mutex_lock(&s->mu);
+	s->st.undelivered = lost;
+	s->waiting = (uint32_t)(lost - s->n); /* waiting stays what is left: now lost */
+	pthread_mutex_unlock(&s->mu);
+	return lost;
 }
 
 void hw_alert_sink_stats(struct hw_alert_sink *s, struct hw_alert_sink_stats *st)
 {
 	pthread_mutex_lock(&s->mu);
 	*st = s->st;
+	st->waiting = s->waiting + s->n;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -453,11 +516,7 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 {
 	if (!s)
 		return;
-	pthread_mutex_lock(&s->mu);
-	s->stop = 1;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	pthread_join(s->thread, NULL);
+	join(s);
 	hw_http_close(s->http);
 	free(s->ring);
 	free(s->table);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -185,23 +186,99 @@ void hw_alert_graph_url(const char *base, const char *svg, char *buf, size_t siz
 	snprintf(buf, size, "%.*s/svg/%s", (int)bl, base, file ? file + 1 : svg);
 }
 
+/* One queue of a CongestionTree detail, "NODE:PORT/Q" (the topology's names, or node id and port number when
+ * unplaced), for people: "spine2 port Ethernet3 queue 3" ("10.0.0.5 port 3 queue 3" unplaced); 0 when the
+ * token is not of that shape (a detail cut short). */
+static int victim_text(const char *tok, size_t len, char *buf, size_t size)
+{
+	const char *slash = NULL, *colon = NULL;
+	for (const char *p = tok + len; p > tok && !slash; p--)
+		if (p[-1] == '/')
+			slash = p - 1;
+	for (const char *p = slash; p && p > tok && !colon; p--)
+		if (p[-1] == ':')
+			colon = p - 1;
+	if (!slash || !colon || colon == tok || slash == colon + 1 || slash + 1 == tok + len)
+		return 0;
+	char node[96], *end;
+	snprintf(node, sizeof(node), "%.*s", (int)(colon - tok), tok);
+	unsigned long id = strtoul(node, &end, 10);
+	if (!*end && id <= UINT32_MAX) /* unplaced: the node id, shown dotted as the node label has it */
+		hw_fmt_node_id((uint32_t)id, node, sizeof(node));
+	snprintf(buf, size, "%s port %.*s queue %.*s", node, (int)(slash - colon - 1), colon + 1,
+	         (int)(tok + len - slash - 1), slash + 1);
+	return 1;
+}
+
+/* The victims a CongestionTree's detail names ("root R, victims V1 V2 ...") for people, ", " between them,
+ * with "and N more" when the detail (bounded) or the detector (at most 8) named fewer than it counted. */
+static void victims_text(const struct hw_an_event *e, char *buf, size_t size)
+{
+	unsigned counted = 0, named = 0;
+	for (unsigned i = 0; i < e->n_numbers; i++)
+		if (!strcmp(e->numbers[i].name, "victims") && e->numbers[i].value > 0)
+			counted = (unsigned)e->numbers[i].value;
+	const char *p = strstr(e->detail, ", victims");
+	size_t o = 0;
+	buf[0] = 0;
+	int cut = strlen(e->detail) == sizeof(e->detail) - 1; /* its last token may be cut short */
+	for (p = p ? p + strlen(", victims") : ""; *p && o < size;) {
+		while (*p == ' ')
+			p++;
+		size_t n = strcspn(p, " ");
+		char v[160];
+		if (!n || (cut && !p[n]) || !victim_text(p, n, v, sizeof(v)))
+			break;
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", named ? ", " : "", v);
+		named++;
+		p += n;
+	}
+	if (counted > named && o < size)
+		snprintf(buf + o, size - o, "%sand %u more", named ? ", " : "", counted - named);
+}
+
+/* A CongestionTree leads with its culprit, the root queue (and how full it is), then its victims: the
+ * summary into sum, the description's first sentences into desc. */
+static void tree_text(const struct hw_an_event *e, const char *where, char *sum, size_t ssize, char *desc, size_t dsize)
+{
+	char occ[32] = "", vict[600];
+	for (unsigned i = 0; i < e->n_numbers; i++)
+		if (!strcmp(e->numbers[i].name, "root_occupancy"))
+			hw_fmt_bytes(e->numbers[i].value, occ, sizeof(occ));
+	victims_text(e, vict, sizeof(vict));
+	snprintf(sum, ssize, "%s: culprit %s%s%s%s; victims: %s", e->alertname, where, occ[0] ? " (" : "", occ,
+	         occ[0] ? " queued)" : "", vict[0] ? vict : "none named");
+	snprintf(desc, dsize,
+	         "%s (%s). Culprit: %s, the root queue whose backlog pauses the queues upstream of it (PFC)%s%s. "
+	         "Victims (paused upstream): %s.",
+	         e->alertname, e->severity ? e->severity : "warning", where, occ[0] ? ", holding " : "", occ,
+	         vict[0] ? vict : "none named");
+}
+
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
 {
-	char where[400], vals[600], since[48], lasted[48] = "";
+	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
+	int tree = e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
 	place(e, where, sizeof(where));
 	values(e, ", ", vals, sizeof(vals));
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
 	a->n = 0;
-	add(a, "summary", "%s at %s%s%s since %s%s%s", e->alertname, where, vals[0] ? ": " : "", vals, since,
-	    lasted[0] ? ", lasted " : "", lasted);
-	char d[HW_ALERT_VAL_MAX];
-	size_t o = (size_t)snprintf(d, sizeof(d), "%s (%s) at %s.", e->alertname, e->severity ? e->severity : "warning",
-	                            where);
+	size_t o;
+	if (tree) {
+		tree_text(e, where, lead, sizeof(lead), d, sizeof(d));
+		add(a, "summary", "%s; since %s%s%s", lead, since, lasted[0] ? ", lasted " : "", lasted);
+		o = strlen(d);
+	} else {
+		add(a, "summary", "%s at %s%s%s since %s%s%s", e->alertname, where, vals[0] ? ": " : "", vals, since,
+		    lasted[0] ? ", lasted " : "", lasted);
+		o = (size_t)snprintf(d, sizeof(d), "%s (%s) at %s.", e->alertname,
+		                     e->severity ? e->severity : "warning", where);
+	}
 	if (o < sizeof(d) && e->link[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Link: %s.", e->link);
-	if (o < sizeof(d) && e->detail[0])
+	if (o < sizeof(d) && e->detail[0] && !tree) /* a tree's detail is its culprit and victims, said above */
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " %s.", e->detail);
 	if (o < sizeof(d) && vals[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Values: %s.", vals);

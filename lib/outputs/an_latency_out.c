@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <gvc.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,20 @@ static void human_ns(char *buf, size_t size, double ns)
 		snprintf(buf, size, "%.3g s", ns / 1e9);
 }
 
+/* The colour scale is absolute, so two matrices (two runs, two moments) compare at a glance: p99.9 on a
+ * log scale from LAT_COLOUR_LO_NS (pale) to LAT_COLOUR_HI_NS (dark red), clamped at both ends. */
+#define LAT_COLOUR_LO_NS 1e3 /* 1 µs */
+#define LAT_COLOUR_HI_NS 1e6 /* 1 ms */
+
+/* Where ns falls on the colour scale, in [0, 1]. */
+static double colour_at(double ns)
+{
+	if (ns <= LAT_COLOUR_LO_NS)
+		return 0;
+	double r = log10(ns / LAT_COLOUR_LO_NS) / log10(LAT_COLOUR_HI_NS / LAT_COLOUR_LO_NS);
+	return r > 1 ? 1 : r;
+}
+
 /* Heat colour for r in [0, 1]: pale yellow, orange, dark red (ColorBrewer YlOrRd ends and middle). */
 static void heat(char *buf, size_t size, double r)
 {
@@ -156,27 +171,22 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 {
 	const uint32_t *order = m->order, n = m->n;
 	const struct hw_an_lat_stats st = m->st;
-	uint64_t top = 0;
 	size_t longest = 8;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t l = strlen(m->name[i]);
 		longest = l > longest ? l : longest;
-		for (uint32_t j = 0; j < n; j++) {
-			struct hw_an_lat_cell c;
-			if (snap_cell(m, i, j, &c) && c.p999 > top)
-				top = c.p999;
-		}
 	}
 	G->n = n;
 	G->cw = 12.0 + 6.0 * (double)(longest > 40 ? 40 : longest);
 	G->ch = 30.0;
 	char name[64], id[3 * HW_TOPO_NAME_MAX + 16], label[512], tip[1024], a[32], b[32], colour[16];
-	human_ns(a, sizeof(a), (double)top);
+	human_ns(a, sizeof(a), LAT_COLOUR_LO_NS);
+	human_ns(b, sizeof(b), LAT_COLOUR_HI_NS);
 	snprintf(label, sizeof(label),
 	         "End-to-end latency (sum of hop latencies): p99.9 over avg\n"
 	         "rows: source leaf (requester), columns: destination leaf (responder)\n"
-	         "%llu reports up to record time %llu ns; colour: p99.9 relative to the largest (%s)",
-	         (unsigned long long)st.reports, (unsigned long long)time_ns, a);
+	         "%llu reports up to record time %llu ns; colour: p99.9 on a log scale, %s to %s",
+	         (unsigned long long)st.reports, (unsigned long long)time_ns, a, b);
 	Agnode_t *title = grid_box(G, "title", (n + 1) / 2.0 - 0.5, -1.6, "title", label, NULL, "white");
 	agxset(title, G->shape, "plaintext");
 	char w[32];
@@ -202,7 +212,7 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 				grid_box(G, name, j + 1, i + 1, NULL, "", NULL, "white");
 				continue;
 			}
-			double r = top ? (double)c.p999 / (double)top : 0;
+			double r = colour_at((double)c.p999);
 			heat(colour, sizeof(colour), r);
 			ids(id, sizeof(id), "cell-", src, dst);
 			human_ns(a, sizeof(a), (double)c.p999);
@@ -217,11 +227,11 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 				agxset(v, G->font, "white");
 		}
 	}
-	/* legend: five swatches from 0 to the largest p99.9 */
-	for (unsigned k = 0; k <= 4 && top; k++) {
+	/* legend: five swatches a quarter of the scale apart, 1 µs, 5.62 µs, 31.6 µs, 178 µs, 1 ms */
+	for (unsigned k = 0; k <= 4; k++) {
 		snprintf(name, sizeof(name), "legend%u", k);
 		heat(colour, sizeof(colour), k / 4.0);
-		human_ns(a, sizeof(a), (double)top * k / 4.0);
+		human_ns(a, sizeof(a), LAT_COLOUR_LO_NS * pow(LAT_COLOUR_HI_NS / LAT_COLOUR_LO_NS, k / 4.0));
 		Agnode_t *v = grid_box(G, name, k + 0.0, n + 1.4, name, a, NULL, colour);
 		if (k == 4)
 			agxset(v, G->font, "white");

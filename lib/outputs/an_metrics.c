@@ -13,8 +13,11 @@
 #include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
 
-#define NAMES_MAX 64       /* distinct (alertname, severity) pairs counted */
-#define INCIDENTS_MAX 4096 /* episodes tracked for incidents_active */
+#define NAMES_MAX 64                 /* distinct (alertname, severity) pairs counted */
+#define INCIDENTS_MAX 4096           /* episodes tracked for incidents_active */
+#define LAT_WINDOW_S 10              /* the latency matrix's windowed gauges: the last 10 s (wall clock) */
+#define LAT_SLOTS (LAT_WINDOW_S + 2) /* one snapshot a second: the ring reaches past the window's start */
+#define LAT_CELLS ((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES)
 
 struct counted {
 	char alertname[32];
@@ -36,6 +39,14 @@ struct lat_pair {
 	uint32_t src_id, dst_id;
 	uint64_t count;
 	double sum_ns;
+	uint64_t w_count; /* reports of the last LAT_WINDOW_S seconds, and their latency sum */
+	double w_sum_ns;
+};
+
+/* The matrix's cumulative cells as they were at a time: the windowed gauges subtract one of these. */
+struct lat_total {
+	uint64_t count;
+	double sum_ns;
 };
 
 struct an_metrics {
@@ -55,6 +66,9 @@ struct an_metrics {
 	struct incident *inc; /* ingest thread only */
 	struct lat_pair *lat; /* under mu */
 	unsigned n_lat;
+	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
+	double snap_t[LAT_SLOTS]; /* monotonic seconds of each snapshot; 0 = none */
+	unsigned snap_next;
 };
 
 static double mono_s(void)
@@ -77,8 +91,39 @@ static void label_value(FILE *f, const char *v)
 	}
 }
 
+/* The start of a leaf pair's sample: NAME{src="..",dst="..",src_node="..",dst_node=".."} and a space. */
+static void pair_series(FILE *f, const char *name, const struct lat_pair *p)
+{
+	char a[20], b[20];
+	hw_fmt_node_id(p->src_id, a, sizeof(a));
+	hw_fmt_node_id(p->dst_id, b, sizeof(b));
+	fprintf(f, "%s{src=\"", name);
+	label_value(f, p->src);
+	fprintf(f, "\",dst=\"");
+	label_value(f, p->dst);
+	fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
+}
+
+/* One family's sample per leaf pair: counts (count) or latencies in seconds, cumulative (the summary's
+ * _count and _sum) or of the window (window: reports and mean; pairs without a report in it left out). */
+static void pair_family(FILE *f, const struct an_metrics *m, const char *name, int window, int count)
+{
+	for (unsigned i = 0; i < m->n_lat; i++) {
+		const struct lat_pair *p = &m->lat[i];
+		uint64_t n = window ? p->w_count : p->count;
+		if (window && !n)
+			continue;
+		pair_series(f, name, p);
+		if (count)
+			fprintf(f, "%llu\n", (unsigned long long)n);
+		else
+			fprintf(f, "%.9g\n", window ? p->w_sum_ns / (double)n / 1e9 : p->sum_ns / 1e9);
+	}
+}
+
 /* The latency matrix per leaf pair as a summary family (_sum, _count): rate() over any window gives that
- * window's mean path latency; node labels as on the collector's series. */
+ * window's mean path latency; and as gauges of the last LAT_WINDOW_S seconds (mean, reports); node labels
+ * as on the collector's series.  Each family's samples together, as the exposition format asks. */
 static void render_latency(const struct an_metrics *m, FILE *f)
 {
 	if (!m->n_lat)
@@ -86,22 +131,33 @@ static void render_latency(const struct an_metrics *m, FILE *f)
 	fprintf(f, "# HELP hopwatch_analyzer_path_latency_seconds End-to-end in-switch latency of complete reports "
 	           "from a source leaf to a destination leaf (windowed: rate(_sum[w]) / rate(_count[w])).\n"
 	           "# TYPE hopwatch_analyzer_path_latency_seconds summary\n");
-	for (int part = 0; part < 2; part++)
-		for (unsigned i = 0; i < m->n_lat; i++) {
-			const struct lat_pair *p = &m->lat[i];
-			char a[20], b[20];
-			hw_fmt_node_id(p->src_id, a, sizeof(a));
-			hw_fmt_node_id(p->dst_id, b, sizeof(b));
-			fprintf(f, "hopwatch_analyzer_path_latency_seconds_%s{src=\"", part ? "count" : "sum");
-			label_value(f, p->src);
-			fprintf(f, "\",dst=\"");
-			label_value(f, p->dst);
-			fprintf(f, "\",src_node=\"%s\",dst_node=\"%s\"} ", a, b);
-			if (part)
-				fprintf(f, "%llu\n", (unsigned long long)p->count);
-			else
-				fprintf(f, "%.9g\n", p->sum_ns / 1e9);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_sum", 0, 0);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_count", 0, 1);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_path_latency_window_seconds Mean end-to-end in-switch latency from a source "
+	        "leaf to a destination leaf over the last %d s; pairs without a report in that time are left out.\n"
+	        "# TYPE hopwatch_analyzer_path_latency_window_seconds gauge\n",
+	        LAT_WINDOW_S);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_window_seconds", 1, 0);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %d "
+	        "s.\n# TYPE hopwatch_analyzer_path_latency_window_reports gauge\n",
+	        LAT_WINDOW_S);
+	pair_family(f, m, "hopwatch_analyzer_path_latency_window_reports", 1, 1);
+}
+
+/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least LAT_WINDOW_S
+ * ago; NULL when there is none (the analyzer started less than the window ago: everything is in it). */
+static const struct lat_total *lat_base(const struct an_metrics *m, double now)
+{
+	const struct lat_total *base = NULL;
+	double best = 0;
+	for (unsigned k = 0; k < LAT_SLOTS; k++)
+		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - LAT_WINDOW_S && m->snap_t[k] > best) {
+			best = m->snap_t[k];
+			base = m->snap + (size_t)k * LAT_CELLS;
 		}
+	return base;
 }
 
 static void render(void *arg, FILE *f)
@@ -258,6 +314,17 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	const struct hw_an_latmatrix *lm = hw_an_latency(a);
 	struct hw_an_lat_stats ls;
 	hw_an_lat_stats(lm, &ls);
+	double now_s = (double)now / 1e9;
+	const struct lat_total *base = lat_base(m, now_s);
+	struct lat_total *slot = NULL; /* a snapshot is taken a second after the newest */
+	unsigned newest = (m->snap_next + LAT_SLOTS - 1) % LAT_SLOTS;
+	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= 1) {
+		/* not cleared: the cells are cumulative and only fill, so every cell that held a count then holds
+		 * one now and is written below, after the window read it (when the slot is also the base) */
+		slot = m->snap + (size_t)m->snap_next * LAT_CELLS;
+		m->snap_t[m->snap_next] = now_s;
+		m->snap_next = (m->snap_next + 1) % LAT_SLOTS;
+	}
 	pthread_mutex_lock(&m->mu);
 	for (unsigned k = 0; k < m->n_names; k++)
 		m->names[k].active = active[k];
@@ -274,6 +341,11 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 			p->dst_id = hw_an_lat_leaf_node_id(lm, j);
 			p->count = c.count;
 			p->sum_ns = c.avg * (double)c.count;
+			size_t k = (size_t)i * HW_AN_LAT_LEAVES + j;
+			p->w_count = p->count - (base ? base[k].count : 0);
+			p->w_sum_ns = p->sum_ns - (base ? base[k].sum_ns : 0);
+			if (slot)
+				slot[k] = (struct lat_total){p->count, p->sum_ns};
 		}
 	hw_an_stats(a, &m->st);
 	if (m->scores)
@@ -307,6 +379,7 @@ static void metrics_close(struct an_output *o)
 	free(m->scores);
 	free(m->inc);
 	free(m->lat);
+	free(m->snap);
 	free(m);
 }
 
@@ -321,13 +394,15 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 		m->scores = calloc(topo->n_links, sizeof(*m->scores));
 	if (m) {
 		m->inc = calloc(INCIDENTS_MAX, sizeof(*m->inc));
-		m->lat = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->lat));
+		m->lat = calloc(LAT_CELLS, sizeof(*m->lat));
+		m->snap = calloc(LAT_SLOTS * LAT_CELLS, sizeof(*m->snap));
 	}
-	if (!m || (topo && topo->n_links && !m->scores) || !m->inc || !m->lat) {
+	if (!m || (topo && topo->n_links && !m->scores) || !m->inc || !m->lat || !m->snap) {
 		if (m) {
 			free(m->scores);
 			free(m->inc);
 			free(m->lat);
+			free(m->snap);
 		}
 		free(m);
 		snprintf(err, errlen, "--metrics: out of memory");
@@ -344,6 +419,7 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 		free(m->scores);
 		free(m->inc);
 		free(m->lat);
+		free(m->snap);
 		free(m);
 		return NULL;
 	}

@@ -68,6 +68,15 @@ void an_outputs_summary(struct an_outputs *t, FILE *f, int late)
 			t->v[i]->ops->summary(t->v[i], f);
 }
 
+uint64_t an_outputs_lost(struct an_outputs *t)
+{
+	uint64_t lost = 0;
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->lost)
+			lost += t->v[i]->ops->lost(t->v[i]);
+	return lost;
+}
+
 void an_outputs_close(struct an_outputs *t)
 {
 	while (t->n) {
@@ -155,8 +164,17 @@ static void alerts_tick(struct an_output *o, const struct hw_analyzer *a, const 
 	struct out_alerts *x = (struct out_alerts *)o;
 	(void)a;
 	x->started = 1;
-	if (t->kind == AN_TICK_EXIT && !hw_alert_sink_drain(x->sink, 2000) && !x->quiet)
-		fprintf(stderr, "hopwatch-analyzer run: %s: alerts still undelivered at exit\n", x->name);
+	uint64_t lost;
+	if (t->kind == AN_TICK_EXIT && (lost = hw_alert_sink_finish(x->sink, 2000)) && !x->quiet)
+		fprintf(stderr, "hopwatch-analyzer run: %s: %llu alerts could not be delivered before exit\n", x->name,
+		        (unsigned long long)lost);
+}
+
+static uint64_t alerts_lost(struct an_output *o)
+{
+	struct hw_alert_sink_stats st;
+	hw_alert_sink_stats(((struct out_alerts *)o)->sink, &st);
+	return st.dropped + st.undelivered;
 }
 
 static void alerts_summary(struct an_output *o, FILE *f)
@@ -166,10 +184,10 @@ static void alerts_summary(struct an_output *o, FILE *f)
 	hw_alert_sink_stats(x->sink, &st);
 	fprintf(f,
 	        ",\"%s\":{\"pushed\":%llu,\"dropped\":%llu,\"sent_alerts\":%llu,\"posts_ok\":%llu,"
-	        "\"posts_failed\":%llu,\"waiting\":%u}",
+	        "\"posts_failed\":%llu,\"waiting\":%u,\"undelivered\":%llu}",
 	        x->name, (unsigned long long)st.pushed, (unsigned long long)st.dropped,
 	        (unsigned long long)st.sent_alerts, (unsigned long long)st.posts_ok,
-	        (unsigned long long)st.posts_failed, st.waiting);
+	        (unsigned long long)st.posts_failed, st.waiting, (unsigned long long)st.undelivered);
 }
 
 static void alerts_close(struct an_output *o)
@@ -179,8 +197,11 @@ static void alerts_close(struct an_output *o)
 	free(x);
 }
 
-static const struct an_output_ops alerts_ops = {
-    .on_event = alerts_on_event, .tick = alerts_tick, .summary = alerts_summary, .close = alerts_close};
+static const struct an_output_ops alerts_ops = {.on_event = alerts_on_event,
+                                                .tick = alerts_tick,
+                                                .summary = alerts_summary,
+                                                .lost = alerts_lost,
+                                                .close = alerts_close};
 
 struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *so, int quiet,
                                 char *err, size_t errlen)

@@ -37,6 +37,8 @@ struct an_output_ops {
 	/* Its part of the end-of-run JSON summary: ",\"name\":{...}" (late: after the analyzer's own). */
 	void (*summary)(struct an_output *o, FILE *f);
 	int summary_late;
+	/* What it could not deliver, counted after AN_TICK_EXIT (dropped or undelivered alerts); NULL = none. */
+	uint64_t (*lost)(struct an_output *o);
 	void (*close)(struct an_output *o); /* stop and free */
 };
 
@@ -95,6 +97,8 @@ void an_outputs_bind(struct an_outputs *t, const struct hw_analyzer *a);
 /* Tick every output; for AN_TICK_BATCH the table decides whether the --svg-every schedule is due. */
 void an_outputs_tick(struct an_outputs *t, enum an_tick_kind kind);
 void an_outputs_summary(struct an_outputs *t, FILE *f, int late);
+/* What the outputs could not deliver (the sum of their lost hooks), after AN_TICK_EXIT: run exits 1 when not 0. */
+uint64_t an_outputs_lost(struct an_outputs *t);
 /* Close every output (last added first), then stop the rendering thread. */
 void an_outputs_close(struct an_outputs *t);
 

@@ -5,7 +5,7 @@
 # running the shipped deploy/alertmanager/alertmanager.yml (only the receiver URL changed), whose webhook
 # goes to a python http.server.  Checks: exactly one notification per injected incident, within 2 s of
 # its start, in Alertmanager's webhook format, its summary naming the switch and port with units and a
-# UTC time, its link fetching the SVG over HTTP; an analyzer restart notifies nothing for links already
+# UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP; an analyzer restart notifies nothing for links already
 # up; Prometheus scrapes both programs and the same node label value is on both and on the alert.
 # Usage: alerts_e2e.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS SEND_PCAP.PY SRC
 set -u
@@ -125,10 +125,10 @@ echo "$q" | grep -q '"value":\[[0-9.]*,"[1-9]' || fail "the active-incident pane
 prom "hopwatch_analyzer_node_info{node=\"$mgmt\"}" | grep -q "\"node_name\"" ||
   fail "Prometheus has no analyzer series with node=\"$mgmt\""
 # the notifications, while the analyzer still serves the graphs
-in_ns python3 - "$T/notes.jsonl" "$T/inc/truth.json" "$T/pfc/truth.json" "$t0" "$first_ns" \
+in_ns python3 - "$T/notes.jsonl" "$T/inc/truth.json" "$T/pfc/truth.json" "$t0" "$first_ns" "http://127.0.0.1:$AMP" \
   >"$T/check.out" 2>&1 <<'PY' || { cat "$T/check.out"; fail "notifications"; }
 import datetime, json, re, sys, urllib.request
-notes_p, inc_p, pfc_p, t0, first_ns = sys.argv[1:6]
+notes_p, inc_p, pfc_p, t0, first_ns, am_url = sys.argv[1:7]
 t0, first_ns = float(t0), int(first_ns)
 starts = [json.load(open(p))["events"][0]["start_ns"] for p in (inc_p, pfc_p)]  # injected, record time
 notes = [json.loads(l) for l in open(notes_p)]
@@ -174,6 +174,21 @@ for i, (name, truth_p) in enumerate((("incast", inc_p), ("PFC storm", pfc_p))):
             bad.append("%s: summary lacks the place, units or a UTC time: %s" % (name, s))
         if l.get("node") != "%d.%d.%d.%d" % tuple(int(l["node_id"]) >> k & 255 for k in (24, 16, 8, 0)):
             bad.append("%s: node label %s is not the dotted node id" % (name, l.get("node")))
+        if name == "PFC storm":  # its tree leads with the culprit, the root queue, then names the victims
+            lead = "CongestionTree: culprit %s (" % place["node"]
+            where = "port %s queue %d" % (place["ifname"], place["queue"])
+            ok = lambda s: s.startswith(lead) and where in s.split(";")[0] and re.search(r"; victims: \S+ port ", s)
+            if l["alertname"] == "CongestionTree" and not ok(s):  # in the notification: first (by alertname)
+                bad.append("%s: the first alert does not lead with the culprit %s %s and name victims: %s" % (
+                    name, place["node"], where, s))
+            # the tree may be raised after the group's first flush (then it goes out with the next one):
+            # Alertmanager holds it either way
+            am = json.load(urllib.request.urlopen(am_url + "/api/v2/alerts?filter=alertname%3D%22CongestionTree%22"))
+            trees = [x["annotations"]["summary"] for x in am if x["labels"].get("node_name") == place["node"]
+                     and x["labels"].get("port") == place["ifname"]]
+            print("  its CongestionTree in Alertmanager:", trees)
+            if not trees or not all(ok(t) for t in trees):
+                bad.append("%s: no CongestionTree at the culprit leading with it: %s" % (name, trees))
         url = a["generatorURL"]
         try:
             r = urllib.request.urlopen(url, timeout=5)

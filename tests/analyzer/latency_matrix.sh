@@ -85,6 +85,23 @@ for r in rows:
     check(abs(int(r["p999_ns"]) - exact) <= exact / 32, f"{r}: expected p99.9 {exact} within 1/32")
     check(int(r["min_ns"]) == v[0] and int(r["max_ns"]) == v[-1], f"{r}: expected min {v[0]} max {v[-1]}")
 
+# colours on an absolute scale (docs/analyzer.md): p99.9 on a log scale from 1 µs (r = 0, #ffffcc) to
+# 1 ms (r = 1, #bd0026) through #fd8d3c at r = 0.5 (31.6 µs), each channel interpolated and rounded
+def colour(ns):
+    r = 0 if ns <= 1000 else min(1.0, math.log10(ns / 1000) / 3)
+    stops = [(0xff, 0xff, 0xcc), (0xfd, 0x8d, 0x3c), (0xbd, 0x00, 0x26)]
+    k, t = (0, r * 2) if r < 0.5 else (1, (r - 0.5) * 2)
+    return "#%02x%02x%02x" % tuple(int(stops[k][i] + (stops[k + 1][i] - stops[k][i]) * t + 0.5) for i in range(3))
+fills = {g.get("id"): [e.get("fill") for e in g.iter("{http://www.w3.org/2000/svg}polygon")]
+         for g in ET.parse(f"{out}/latency-matrix.svg").getroot().iter("{http://www.w3.org/2000/svg}g")}
+for r in rows:
+    cell = f"cell-{svg_id(r['source'])}-{svg_id(r['destination'])}"
+    check(colour(int(r["p999_ns"])) in fills.get(cell, []),
+          f"{cell}: p99.9 {r['p999_ns']} ns should be {colour(int(r['p999_ns']))}, is {fills.get(cell)}")
+legend = {g.get("id"): "".join(g.itertext()) for g in ET.parse(f"{out}/latency-matrix.svg").getroot().iter("{http://www.w3.org/2000/svg}g")
+          if (g.get("id") or "").startswith("legend")}
+check("1 us" in legend.get("legend0", "") and "1 ms" in legend.get("legend4", ""), f"legend {legend}")
+
 # time-named files: several (periodic + end), every SVG well-formed, the stable names hold the newest
 for ext in ("csv", "svg"):
     timed = sorted(glob.glob(f"{out}/latency-matrix-*.{ext}"), key=lambda p: int(p.rsplit("-", 1)[1].split(".")[0]))

@@ -18,6 +18,7 @@
 
 static char got_url[128], got_body[8192];
 static size_t got_len;
+static unsigned reply_status = 200; /* what the server answers */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *data_size, void **req)
@@ -42,7 +43,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return MHD_YES;
 	}
 	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret = MHD_queue_response(c, 200, r);
+	enum MHD_Result ret = MHD_queue_response(c, reply_status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -80,8 +81,18 @@ static struct MHD_Daemon *server(char *url, size_t size)
 	return d;
 }
 
-/* Post one event (its graph file svg, may be NULL) through a sink of kind with the external URL ext;
- * got_body then holds what arrived. */
+/* A loopback server and a webhook sink (options o) posting to it. */
+static struct hw_alert_sink *webhook_on(struct MHD_Daemon **d, const struct hw_alert_sink_opts *o)
+{
+	char url[64], err[256];
+	*d = server(url, sizeof(url));
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, o, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* Post one event (its graph file svg, may be NULL) through a sink of kind with the external URL ext and
+ * finish it as at exit; got_body then holds what arrived. */
 static void post_one(enum hw_sink_kind kind, const char *svg, const char *ext)
 {
 	char url[64], err[256];
@@ -91,10 +102,14 @@ static void post_one(enum hw_sink_kind kind, const char *svg, const char *ext)
 	assert_non_null(s);
 	struct hw_an_event e = odd_event();
 	assert_int_equal(hw_alert_sink_push(s, &e, svg), 1);
-	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	/* at exit nothing is lost: finish waited for the POST's outcome, counted before it returns */
+	assert_int_equal(hw_alert_sink_finish(s, 10000), 0);
 	struct hw_alert_sink_stats st;
 	hw_alert_sink_stats(s, &st);
 	assert_int_equal(st.posts_ok, 1);
+	assert_int_equal(st.sent_alerts, 1);
+	assert_int_equal(st.undelivered, 0);
+	assert_int_equal(st.waiting, 0);
 	hw_alert_sink_stop(s);
 	MHD_stop_daemon(d);
 }
@@ -165,11 +180,9 @@ static void test_webhook_body(void **state)
 static void test_min_visible(void **state)
 {
 	(void)state;
-	char url[64], err[256];
-	struct MHD_Daemon *d = server(url, sizeof(url));
-	const struct hw_alert_sink_opts o = {.capacity = 4, .min_visible_ns = 3600000000000ull};
-	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_WEBHOOK, url, &o, err, sizeof(err));
-	assert_non_null(s);
+	struct MHD_Daemon *d;
+	struct hw_alert_sink *s =
+	    webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 4, .min_visible_ns = 3600000000000ull});
 	struct hw_an_event e = odd_event();
 	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
 	e.resolved = 1;
@@ -197,13 +210,103 @@ static void test_min_visible(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* The incident label of the alert in got_body into buf ("" when none). */
+static void got_incident(char *buf, size_t size)
+{
+	const char *p = strstr(got_body, "\"incident\":\"");
+	buf[0] = 0;
+	if (p) {
+		p += strlen("\"incident\":\"");
+		snprintf(buf, size, "%.*s", (int)(strchr(p, '"') - p), p);
+	}
+}
+
+/* Push e, wait until it was delivered (alone: the previous ones are delivered), and check its incident label. */
+static void push_expect_incident(struct hw_alert_sink *s, struct hw_an_event *e, const char *want)
+{
+	char inc[64];
+	assert_int_equal(hw_alert_sink_push(s, e, NULL), 1);
+	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	got_incident(inc, sizeof(inc));
+	assert_string_equal(inc, want);
+}
+
+/* The incident label follows the detector's incident; alerts without one (and new incidents) join by time. */
+static void test_incident_label(void **state)
+{
+	(void)state;
+	struct MHD_Daemon *d;
+	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 8});
+	const uint64_t t0 = 1767225600000000000ull, sec = 1000000000ull; /* 2026-01-01T00:00:00Z */
+	struct hw_an_event e = odd_event();
+	/* the first alert, of detector incident 5 at t0: a new incident named by its start */
+	e.id = 1, e.incident = 5, e.start_ns = t0;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* no detector incident (PacketDrops), 0.5 s later: within the 1 s gap, it joins */
+	e.id = 2, e.incident = 0, e.start_ns = t0 + sec / 2;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* incident 5 again 10 s later, after a quiet far longer than the gap: still the same incident */
+	e.id = 3, e.incident = 5, e.start_ns = t0 + 10 * sec;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* a new detector incident 9 at t0 + 20 s, 10 s after the latest raise: a new incident */
+	e.id = 4, e.incident = 9, e.start_ns = t0 + 20 * sec;
+	push_expect_incident(s, &e, "2026-01-01T00:00:20.000Z");
+	/* incident 5 once more, 0.1 s into incident 9's time: its own label, not the one current by time */
+	e.id = 5, e.incident = 5, e.start_ns = t0 + 20 * sec + sec / 10;
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* no detector incident, 0.2 s after incident 9's raise: joins incident 9 by time (incident 5's raise
+	 * just before does not move the time incident, which is 9's) */
+	e.id = 6, e.incident = 0, e.start_ns = t0 + 20 * sec + sec / 5;
+	push_expect_incident(s, &e, "2026-01-01T00:00:20.000Z");
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
+/* A webhook that answers 500 to everything: at exit the sink counts both alerts as undelivered (and
+ * says so in waiting), after at least one failed POST and none that succeeded. */
+static void test_lost_at_exit(void **state)
+{
+	(void)state;
+	reply_status = 500;
+	struct MHD_Daemon *d;
+	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 4});
+	struct hw_an_event e = odd_event();
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	e.id = 8; /* a second alert: another episode */
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	struct hw_alert_sink_stats st;
+	for (;;) { /* until the thread took both in and its first POST failed */
+		hw_alert_sink_stats(s, &st);
+		if (st.posts_failed >= 1)
+			break;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	/* two alerts handed over, none delivered: 2 lost, whatever the drain time */
+	assert_int_equal(hw_alert_sink_finish(s, 300), 2);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.pushed, 2);
+	assert_int_equal(st.dropped, 0);
+	assert_int_equal(st.posts_ok, 0);
+	assert_int_equal(st.sent_alerts, 0);
+	assert_int_equal(st.undelivered, 2);
+	assert_int_equal(st.waiting, 2);
+	assert_in_range(st.posts_failed, 1, 100);
+	/* after the finish a push is refused and counted as dropped */
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 0);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.dropped, 1);
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+	reply_status = 200;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_alertmanager_body),
-	    cmocka_unit_test(test_alertmanager_graph_url),
-	    cmocka_unit_test(test_webhook_body),
-	    cmocka_unit_test(test_min_visible),
+	    cmocka_unit_test(test_alertmanager_body), cmocka_unit_test(test_alertmanager_graph_url),
+	    cmocka_unit_test(test_webhook_body),      cmocka_unit_test(test_min_visible),
+	    cmocka_unit_test(test_incident_label),    cmocka_unit_test(test_lost_at_exit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

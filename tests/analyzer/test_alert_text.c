@@ -102,11 +102,71 @@ static void test_labels_and_url(void **state)
 	assert_string_equal(u, "");
 }
 
+/* A PFC storm's CongestionTree as the detector raises it at leaf3 Ethernet4 queue 3 (the port facing the
+ * host that stopped draining), two victims upstream. */
+static struct hw_an_event storm(void)
+{
+	struct hw_an_event e;
+	memset(&e, 0, sizeof(e));
+	e.kind = HW_AN_CONGESTION_TREE;
+	snprintf(e.alertname, sizeof(e.alertname), "CongestionTree");
+	e.severity = "critical";
+	e.node_id = 184484099; /* 10*2^24 + 255*2^16 + 1*2^8 + 3 = 10.255.1.3 */
+	snprintf(e.node, sizeof(e.node), "leaf3");
+	e.port = 4;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet4");
+	e.queue = 3;
+	e.hw_id = -1;
+	snprintf(e.link, sizeof(e.link), "leaf3:Ethernet4--host20:eth0");
+	e.n_numbers = 2;
+	e.numbers[0].name = "victims";
+	e.numbers[0].value = 2;
+	e.numbers[1].name = "root_occupancy";
+	e.numbers[1].value = 1612000; /* 1.612 MB: 3 significant digits, 1.61 MB */
+	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims spine2:Ethernet3/3 leaf4:Ethernet10/3");
+	e.n_flows = 4;
+	e.start_ns = 1767225607001000000ull; /* 2026-01-01T00:00:00Z + 7.001 s */
+	return e;
+}
+
+static void test_storm_text(void **state)
+{
+	(void)state;
+	struct hw_an_event e = storm();
+	static struct hw_alert_kv a;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_string_equal(a.kv[0].k, "summary");
+	/* the culprit first (the root queue, its fill), then each victim as a place, then the UTC start */
+	assert_string_equal(a.kv[0].v,
+	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
+	                    "queued); victims: spine2 port Ethernet3 queue 3, leaf4 port Ethernet10 queue 3; "
+	                    "since 2026-01-01 00:00:07.001 UTC");
+	assert_string_equal(a.kv[1].k, "description");
+	assert_string_equal(a.kv[1].v,
+	                    "CongestionTree (critical). Culprit: leaf3 (10.255.1.3) port Ethernet4 queue 3, "
+	                    "the root queue whose backlog pauses the queues upstream of it (PFC), holding "
+	                    "1.61 MB. Victims (paused upstream): spine2 port Ethernet3 queue 3, leaf4 port "
+	                    "Ethernet10 queue 3. Link: leaf3:Ethernet4--host20:eth0. Values: victims 2, "
+	                    "root_occupancy 1.61 MB. Started 2026-01-01 00:00:07.001 UTC, still going. Flows "
+	                    "affected: 4.");
+	/* resolved 3 ms later; three victims counted, the detail names an unplaced one (node id 167837953 =
+	 * 10*2^24 + 1*2^16 + 1*2^8 + 1, port 3) and one more: the third is "and 1 more" */
+	e.resolved = 1;
+	e.end_ns = e.start_ns + 3000000;
+	e.numbers[0].value = 3;
+	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims 167837953:3/3 leaf4:Ethernet10/3");
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_string_equal(a.kv[0].v,
+	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
+	                    "queued); victims: 10.1.1.1 port 3 queue 3, leaf4 port Ethernet10 queue 3, and 1 "
+	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bytes),   cmocka_unit_test(test_durations),      cmocka_unit_test(test_utc_and_node),
-	    cmocka_unit_test(test_numbers), cmocka_unit_test(test_labels_and_url),
+	    cmocka_unit_test(test_numbers), cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
