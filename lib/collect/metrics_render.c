@@ -189,6 +189,41 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
 }
 
+/* Per node: the time of its newest hop record (the newest over its queues), so that a rule can tell one
+ * silent switch from a quiet collector (deploy/prometheus/hopwatch-rules.yml, HopwatchSwitchSilent). */
+static void render_node_last_seen(FILE *f, const struct qsum *qm, size_t cap)
+{
+	struct nlast {
+		uint32_t node;
+		int used;
+		uint64_t last;
+	} *nm = calloc(cap, sizeof(*nm)); /* no more nodes than queues */
+	if (!nm)
+		return;
+	for (size_t i = 0; i < cap; i++) {
+		if (!qm[i].used)
+			continue;
+		size_t h = ((size_t)qm[i].node * 2654435761u) & (cap - 1);
+		while (nm[h].used && nm[h].node != qm[i].node)
+			h = (h + 1) & (cap - 1);
+		nm[h].used = 1;
+		nm[h].node = qm[i].node;
+		if (qm[i].last_seen > nm[h].last)
+			nm[h].last = qm[i].last_seen;
+	}
+	fprintf(f, "# HELP hopwatch_node_last_report_timestamp_seconds Time of the newest hop record from this node "
+	           "(any of its queues).\n# TYPE hopwatch_node_last_report_timestamp_seconds gauge\n");
+	char node[20];
+	for (size_t i = 0; i < cap; i++) {
+		if (!nm[i].used)
+			continue;
+		node_label(node, sizeof(node), nm[i].node);
+		fprintf(f, "hopwatch_node_last_report_timestamp_seconds{node=\"%s\"} %.3f\n", node,
+		        (double)nm[i].last * 1e-9);
+	}
+	free(nm);
+}
+
 /* Loss while running: the input's (libpcap kernel counts, DPDK ethdev counters, published by the front
  * end about once a second), the stream's and the record files', and how full the worker rings are. */
 static void render_live_loss(const struct hw_collector *c, FILE *f)
@@ -353,6 +388,7 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	struct qsum *qm = merge_queues(c, &cap);
 	if (!qm)
 		return;
+	render_node_last_seen(f, qm, cap);
 	const double occ_unit = c->cfg.occupancy_unit_bytes, lat_unit = c->cfg.latency_unit_ns * 1e-9;
 	static const struct {
 		const char *name, *type, *help;

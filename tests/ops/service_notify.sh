@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The collector as a systemd service, without systemd: NOTIFY_SOCKET points at a unix datagram socket a
+# Python script listens on.  A libpcap collector on one end of a veth pair must send READY=1 once the
+# capture is open, STATUS= lines and the status line on stderr with the packets it got, WATCHDOG=1
+# while WATCHDOG_USEC is set, the kernel drop series on /metrics, and STOPPING=1 on SIGTERM.
+# Usage: service_notify.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY SRCDIR
+set -u
+. "$(dirname "$0")/../collector/lib.sh"
+gen=$1 col=$2 send=$3 src=$4
+need_root
+command -v ip >/dev/null || skip "iproute2 missing"
+command -v curl >/dev/null || skip "curl missing"
+"$col" --help | grep -q -- --status-interval || fail "no --status-interval in --help"
+ns=hwt-notify-$$
+dir=$(mktemp -d)
+cleanup() {
+  stop_pid "${cpid:-}"
+  stop_pid "${lpid:-}"
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+make_veth_ns "$ns"
+python3 "$src/tests/ops/notify_listen.py" "$dir/notify.sock" "$dir/notify.log" &
+lpid=$!
+for _ in $(seq 100); do [ -S "$dir/notify.sock" ] && break; sleep 0.1; done
+[ -S "$dir/notify.sock" ] || fail "the notification listener did not bind $dir/notify.sock"
+
+# 300 reports of 1..3 hops; each report is one frame, so the collector counts 300 packets
+"$gen" reports --format tr2.0 --count 300 --hops 1-3 --seed 7 --out "$dir/r.pcap" 2>/dev/null || fail "generator failed"
+mport=$(free_port)
+# WATCHDOG_USEC without WATCHDOG_PID: sd_watchdog_enabled() takes it as meant for this process
+ip netns exec "$ns" env NOTIFY_SOCKET="$dir/notify.sock" WATCHDOG_USEC=2000000 \
+  "$col" --pcap rx0 --status-interval 1 --metrics "127.0.0.1:$mport" --json-out "$dir/r.jsonl" \
+  >/dev/null 2>"$dir/col.err" &
+cpid=$!
+
+wait_for_line "$dir/notify.log" "^READY=1 | STATUS=receiving from rx0 with 1 worker" 60 ||
+  { cat "$dir/col.err" "$dir/notify.log"; fail "no READY=1 with the first STATUS= line"; }
+sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 2000) || fail "sending failed"
+[ "$sent" = 300 ] || fail "sent $sent frames, want 300"
+wait_for_line "$dir/col.err" "^hopwatch-collector: status: packets 300 (" 60 ||
+  { cat "$dir/col.err"; fail "no status line with packets 300 on stderr"; }
+wait_for_line "$dir/notify.log" "^STATUS=packets 300 (" 60 ||
+  { cat "$dir/notify.log"; fail "no STATUS= line with packets 300"; }
+# the watchdog is fed at half of WATCHDOG_USEC while the capture loop turns: at least two pings
+t=0
+while [ "$(grep -c '^WATCHDOG=1$' "$dir/notify.log")" -lt 2 ] && [ $t -lt 600 ]; do sleep 0.1; t=$((t + 1)); done
+[ "$(grep -c '^WATCHDOG=1$' "$dir/notify.log")" -ge 2 ] || { cat "$dir/notify.log"; fail "fewer than two WATCHDOG=1"; }
+ip netns exec "$ns" curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" || fail "no /metrics"
+grep -q '^hopwatch_collector_pcap_dropped_packets_total{reason="kernel"} [0-9]' "$dir/m.txt" ||
+  fail "no kernel drop series on /metrics"
+grep -q '^hopwatch_collector_pcap_dropped_packets_total{reason="interface"} [0-9]' "$dir/m.txt" ||
+  fail "no interface drop series on /metrics"
+grep -q '^hopwatch_collector_ring_fill_ratio{worker="0"} [0-9]' "$dir/m.txt" || fail "no ring fill gauge on /metrics"
+grep -q '^hopwatch_collector_packets_total 300$' "$dir/m.txt" || fail "/metrics does not count 300 packets"
+
+kill -TERM "$cpid"
+wait "$cpid"
+rc=$?
+cpid=
+[ $rc = 0 ] || { cat "$dir/col.err"; fail "collector exited $rc after SIGTERM"; }
+wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=stopping" 30 || { cat "$dir/notify.log"; fail "no STOPPING=1"; }
+[ "$(count packets "$dir/col.err")" = 300 ] || fail "exit counters: packets $(count packets "$dir/col.err"), want 300"
+echo "ok: READY, STATUS, WATCHDOG, STOPPING and the status line from a libpcap collector"
