@@ -3,10 +3,11 @@
 # Python script listens on.  A libpcap collector on one end of a veth pair must send READY=1 once the
 # capture is open, STATUS= lines and the status line on stderr with the packets it got, WATCHDOG=1
 # while WATCHDOG_USEC is set, the kernel drop series on /metrics, and STOPPING=1 on SIGTERM.
-# Usage: service_notify.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY SRCDIR
+# hopwatch-analyzer run on a live stream sends READY=1 once it listens and STOPPING=1 on SIGTERM.
+# Usage: service_notify.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY SRCDIR HOPWATCH-ANALYZER
 set -u
 . "$(dirname "$0")/../collector/lib.sh"
-gen=$1 col=$2 send=$3 src=$4
+gen=$1 col=$2 send=$3 src=$4 an=$5
 need_root
 command -v ip >/dev/null || skip "iproute2 missing"
 command -v curl >/dev/null || skip "curl missing"
@@ -15,6 +16,7 @@ ns=hwt-notify-$$
 dir=$(mktemp -d)
 cleanup() {
   stop_pid "${cpid:-}"
+  stop_pid "${apid:-}"
   stop_pid "${lpid:-}"
   ip netns del "$ns" 2>/dev/null
   rm -rf "$dir"
@@ -63,3 +65,18 @@ cpid=
 wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=stopping" 30 || { cat "$dir/notify.log"; fail "no STOPPING=1"; }
 [ "$(count packets "$dir/col.err")" = 300 ] || fail "exit counters: packets $(count packets "$dir/col.err"), want 300"
 echo "ok: READY, STATUS, WATCHDOG, STOPPING and the status line from a libpcap collector"
+
+# the analyzer: READY=1 once its stream socket listens, STOPPING=1 when SIGTERM ends the input
+: >"$dir/notify.log"
+env NOTIFY_SOCKET="$dir/notify.sock" "$an" run --stream "unix:$dir/records.sock" --quiet >/dev/null 2>"$dir/an.err" &
+apid=$!
+wait_for_line "$dir/notify.log" "^READY=1 | STATUS=receiving live records" 60 ||
+  { cat "$dir/an.err" "$dir/notify.log"; fail "analyzer: no READY=1"; }
+[ -S "$dir/records.sock" ] || fail "analyzer: READY=1 before its stream socket exists"
+kill -TERM "$apid"
+wait "$apid"
+rc=$?
+apid=
+[ $rc = 0 ] || { cat "$dir/an.err"; fail "analyzer exited $rc after SIGTERM"; }
+wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=input ended" 30 || { cat "$dir/notify.log"; fail "analyzer: no STOPPING=1"; }
+echo "ok: READY and STOPPING from hopwatch-analyzer run --stream"
