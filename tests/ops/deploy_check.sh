@@ -32,6 +32,17 @@ if command -v systemd-analyze >/dev/null; then
   (cd "$d/systemd" && for u in *.service *.timer; do systemd-analyze verify --man=no "./$u" 2>&1; done) |
     grep -v 'is not executable: No such file or directory' | grep . >"$dir/s.log" && { cat "$dir/s.log"; fail "systemd-analyze verify"; }
   echo "ok systemd-analyze verify: $(ls "$d/systemd" | grep -c '\.service\|\.timer') units"
+  # every unit's exposure at most 4.0 (docs/operations.md quotes each figure); the template as an instance
+  mkdir -p "$dir/units"
+  for u in "$d"/systemd/*.service; do
+    n=$(basename "$u")
+    case $n in *@.service) n=${n%@.service}@eth1.service ;; esac
+    cp "$u" "$dir/units/$n"
+    e=$(systemd-analyze security --offline=yes "$dir/units/$n" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
+    [ -n "$e" ] || fail "systemd-analyze security gave no exposure for $n"
+    awk -v e="$e" 'BEGIN {exit !(e <= 4.0)}' || fail "$n: exposure $e, more than 4.0"
+    echo "ok systemd-analyze security $n: $e"
+  done
 fi
 "$col" diagnose --config "$d/systemd/collector.json" --only config >"$dir/c.log" 2>&1 ||
   { cat "$dir/c.log"; fail "the example collector.json does not load"; }
