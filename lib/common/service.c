@@ -12,7 +12,7 @@
  * when NOTIFY_SOCKET is unset. */
 static void notify(const char *prefix, const char *status)
 {
-	char msg[1024];
+	char msg[1024] = "";
 	size_t o = 0;
 	if (*prefix)
 		o = (size_t)snprintf(msg, sizeof(msg), "%s", prefix);
@@ -24,7 +24,8 @@ static void notify(const char *prefix, const char *status)
 			o = sizeof(msg) - 1;
 		msg[o] = '\0';
 	}
-	sd_notify(0, msg);
+	if (*msg)
+		sd_notify(0, msg);
 }
 
 void hw_service_ready(const char *status)
