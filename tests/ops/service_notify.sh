@@ -23,6 +23,14 @@ cleanup() {
 }
 trap cleanup EXIT
 make_veth_ns "$ns"
+# stop_ok PID ERR-FILE STATUS WHO: SIGTERM ends it with exit 0, and STOPPING=1 with that STATUS= arrives
+stop_ok() {
+  kill -TERM "$1"
+  wait "$1"
+  local rc=$?
+  [ $rc = 0 ] || { cat "$2"; fail "$4 exited $rc after SIGTERM"; }
+  wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=$3" 30 || { cat "$dir/notify.log"; fail "$4: no STOPPING=1"; }
+}
 python3 "$src/tests/ops/notify_listen.py" "$dir/notify.sock" "$dir/notify.log" &
 lpid=$!
 for _ in $(seq 100); do [ -S "$dir/notify.sock" ] && break; sleep 0.1; done
@@ -57,12 +65,8 @@ grep -q '^hopwatch_collector_pcap_dropped_packets_total{reason="interface"} [0-9
 grep -q '^hopwatch_collector_ring_fill_ratio{worker="0"} [0-9]' "$dir/m.txt" || fail "no ring fill gauge on /metrics"
 grep -q '^hopwatch_collector_packets_total 300$' "$dir/m.txt" || fail "/metrics does not count 300 packets"
 
-kill -TERM "$cpid"
-wait "$cpid"
-rc=$?
+stop_ok "$cpid" "$dir/col.err" "stopping" collector
 cpid=
-[ $rc = 0 ] || { cat "$dir/col.err"; fail "collector exited $rc after SIGTERM"; }
-wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=stopping" 30 || { cat "$dir/notify.log"; fail "no STOPPING=1"; }
 [ "$(count packets "$dir/col.err")" = 300 ] || fail "exit counters: packets $(count packets "$dir/col.err"), want 300"
 echo "ok: READY, STATUS, WATCHDOG, STOPPING and the status line from a libpcap collector"
 
@@ -73,10 +77,6 @@ apid=$!
 wait_for_line "$dir/notify.log" "^READY=1 | STATUS=receiving live records" 60 ||
   { cat "$dir/an.err" "$dir/notify.log"; fail "analyzer: no READY=1"; }
 [ -S "$dir/records.sock" ] || fail "analyzer: READY=1 before its stream socket exists"
-kill -TERM "$apid"
-wait "$apid"
-rc=$?
+stop_ok "$apid" "$dir/an.err" "input ended" analyzer
 apid=
-[ $rc = 0 ] || { cat "$dir/an.err"; fail "analyzer exited $rc after SIGTERM"; }
-wait_for_line "$dir/notify.log" "^STOPPING=1 | STATUS=input ended" 30 || { cat "$dir/notify.log"; fail "analyzer: no STOPPING=1"; }
 echo "ok: READY and STOPPING from hopwatch-analyzer run --stream"
