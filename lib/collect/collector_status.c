@@ -151,7 +151,7 @@ static void *status_main(void *arg)
 		}
 		if (line_ns && now - last_line >= line_ns) {
 			hw_collector_status_line(c, &line_prev, line, sizeof(line));
-			fprintf(stderr, "hopwatch-collector: status: %s\n", line);
+			fprintf(stderr, "%shopwatch-collector: status: %s\n", hw_service_log_prefix(6), line);
 			hw_service_status(line);
 			last_line = last_notify = now;
 		} else if (now - last_notify >= STATUS_NOTIFY_NS && hw_service_supported()) {
@@ -186,7 +186,8 @@ void hw_collector_ready(struct hw_collector *c)
 	if (pthread_create(&c->status_thread, NULL, status_main, c) == 0)
 		c->status_on = true;
 	else
-		fprintf(stderr, "hopwatch-collector: cannot start the status thread: no status lines or watchdog\n");
+		fprintf(stderr, "%shopwatch-collector: cannot start the status thread: no status lines or watchdog\n",
+		        hw_service_log_prefix(4));
 }
 
 void hw_collector_status_stop(struct hw_collector *c)

@@ -17,6 +17,9 @@ uint64_t hw_service_watchdog_usec(void);
 void hw_service_watchdog(void);
 /* STOPPING=1 with a last STATUS= line: shutdown has begun. */
 void hw_service_stopping(const char *status);
+/* "<PRIO>" (syslog priority, 0 = emerg .. 7 = debug) when standard error is connected to the journal
+ * (JOURNAL_STREAM names it), for journald to file the line under that priority; "" otherwise. */
+const char *hw_service_log_prefix(int prio);
 /* True when built with libsystemd (the functions above talk to the service manager). */
 bool hw_service_supported(void);
 

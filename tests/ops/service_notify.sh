@@ -39,18 +39,23 @@ for _ in $(seq 100); do [ -S "$dir/notify.sock" ] && break; sleep 0.1; done
 # 300 reports of 1..3 hops; each report is one frame, so the collector counts 300 packets
 "$gen" reports --format tr2.0 --count 300 --hops 1-3 --seed 7 --out "$dir/r.pcap" 2>/dev/null || fail "generator failed"
 mport=$(free_port)
-# WATCHDOG_USEC without WATCHDOG_PID: sd_watchdog_enabled() takes it as meant for this process
+# WATCHDOG_USEC without WATCHDOG_PID: sd_watchdog_enabled() takes it as meant for this process.
+# JOURNAL_STREAM names the file standard error goes to, as journald names its stream: status lines then
+# carry the syslog priority prefix <6> (info).
+: >"$dir/col.err"
 ip netns exec "$ns" env NOTIFY_SOCKET="$dir/notify.sock" WATCHDOG_USEC=2000000 \
+  JOURNAL_STREAM="$(stat -c %d:%i "$dir/col.err")" \
   "$col" --pcap rx0 --status-interval 1 --metrics "127.0.0.1:$mport" --json-out "$dir/r.jsonl" \
-  >/dev/null 2>"$dir/col.err" &
+  >/dev/null 2>>"$dir/col.err" &
 cpid=$!
 
 wait_for_line "$dir/notify.log" "^READY=1 | STATUS=receiving from rx0 with 1 worker" 60 ||
   { cat "$dir/col.err" "$dir/notify.log"; fail "no READY=1 with the first STATUS= line"; }
 sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 2000) || fail "sending failed"
 [ "$sent" = 300 ] || fail "sent $sent frames, want 300"
-wait_for_line "$dir/col.err" "^hopwatch-collector: status: packets 300 (" 60 ||
+wait_for_line "$dir/col.err" "^<6>hopwatch-collector: status: packets 300 (" 60 ||
   { cat "$dir/col.err"; fail "no status line with packets 300 on stderr"; }
+grep -q "^hopwatch-collector: status:" "$dir/col.err" && fail "a status line without its priority prefix"
 wait_for_line "$dir/notify.log" "^STATUS=packets 300 (" 60 ||
   { cat "$dir/notify.log"; fail "no STATUS= line with packets 300"; }
 # the watchdog is fed at half of WATCHDOG_USEC while the capture loop turns: at least two pings
