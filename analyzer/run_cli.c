@@ -14,6 +14,7 @@
 #include "analyzer_cmd.h"
 #include "clock.h"
 #include "record_source.h"
+#include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
 #include "hopwatch/topo_sources.h"
@@ -462,10 +463,12 @@ int hw_cmd_run(int argc, char **argv)
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_FAIL;
 		} else if (src) {
+			hw_service_ready(src->live ? "receiving live records" : "replaying records"); /* sd_notify */
 			rc = drive(a, src, &o, &out);
 			src->ops->close(src);
 		}
 	}
+	hw_service_stopping("input ended: resolving, delivering alerts, writing the summary");
 	hw_an_finish(a);
 	an_outputs_tick(&out, AN_TICK_END);
 	double end = hw_mono_s() + o.hold;

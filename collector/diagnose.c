@@ -125,8 +125,8 @@ static bool receive_pcap(struct hw_diag_run *run, const char *src)
 	sigaction(SIGALRM, &sa, NULL);
 	alarm_stop = 0;
 	alarm((unsigned)(run->seconds + 0.999));
-	uint64_t kdrops = 0;
-	int rc = hw_pcap_read_live(src, filter, on_frame, NULL, run, &alarm_stop, &kdrops, err, sizeof(err));
+	struct hw_pcap_live live = {.filter = filter, .frame = on_frame, .arg = run, .stop = &alarm_stop};
+	int rc = hw_pcap_read_live(src, &live, err, sizeof(err));
 	alarm(0);
 	if (rc) {
 		hw_diag_line(run, HW_DIAG_FAIL, "reports",

@@ -1,6 +1,9 @@
 /* The DPDK front end: EAL, every probed ethdev port with RSS over N RX queues, one worker lcore per
  * queue set, burst receive into the worker, and the main lcore watching for stop and idleness. */
+#include <pcap/pcap.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -8,6 +11,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +22,13 @@
 #define RX_DESC 1024
 #define MAX_RXQ_PER_LCORE 32
 #define SCRATCH_BYTES 16384
+#define MBUF_CACHE 256 /* per-lcore mempool cache */
+
+/* What one port is given: RX queues and descriptors, and the mbufs it holds (docs/operations.md). */
+struct port_plan {
+	uint16_t nq, nrx, ntx;
+	uint64_t held; /* nrx * nq, plus a replayed capture's frames (net_pcap infinite_rx) */
+};
 
 struct rxq {
 	uint16_t port, queue;
@@ -73,8 +84,10 @@ static int worker_main(void *arg)
 	return 0;
 }
 
-static int setup_port(uint16_t port, uint16_t nq, struct rte_mempool *pool, bool *pcap_ts, char *err, size_t errlen)
+static int setup_port(uint16_t port, const struct port_plan *pl, struct rte_mempool *pool, bool *pcap_ts, char *err,
+                      size_t errlen)
 {
+	uint16_t nq = pl->nq;
 	struct rte_eth_dev_info info;
 	int rc = rte_eth_dev_info_get(port, &info);
 	if (rc) {
@@ -99,16 +112,19 @@ static int setup_port(uint16_t port, uint16_t nq, struct rte_mempool *pool, bool
 		         rte_strerror(-rc));
 		return -1;
 	}
-	uint16_t nrx = RX_DESC, ntx = 64;
-	rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
 	for (uint16_t q = 0; q < nq; q++) {
-		rc = rte_eth_rx_queue_setup(port, q, nrx, rte_eth_dev_socket_id(port), NULL, pool);
+		rc = rte_eth_rx_queue_setup(port, q, pl->nrx, rte_eth_dev_socket_id(port), NULL, pool);
 		if (rc) {
-			snprintf(err, errlen, "port %u: RX queue %u: %s", port, q, rte_strerror(-rc));
+			snprintf(
+			    err, errlen,
+			    "port %u (%s): RX queue %u with %u descriptors: %s (the mbuf pool has %u mbufs, %u free; "
+			    "this port was planned to hold %llu)",
+			    port, info.driver_name, q, pl->nrx, rte_strerror(-rc), pool->size,
+			    rte_mempool_avail_count(pool), (unsigned long long)pl->held);
 			return -1;
 		}
 	}
-	rc = rte_eth_tx_queue_setup(port, 0, ntx, rte_eth_dev_socket_id(port), NULL);
+	rc = rte_eth_tx_queue_setup(port, 0, pl->ntx, rte_eth_dev_socket_id(port), NULL);
 	if (rc) {
 		snprintf(err, errlen, "port %u: TX queue: %s", port, rte_strerror(-rc));
 		return -1;
@@ -128,6 +144,76 @@ static uint64_t total_packets(const struct hw_collector *c)
 	for (unsigned i = 0; i < c->n_workers; i++)
 		n += HW_READ(c->workers[i]->cnt.packets);
 	return n;
+}
+
+/* Frames in a capture file, or 0 when it cannot be read (the port's own set-up then says why). */
+static uint64_t capture_frames(const char *path)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, ebuf);
+	if (!p)
+		return 0;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t n = 0;
+	while (pcap_next_ex(p, &h, &data) == 1)
+		n++;
+	pcap_close(p);
+	return n;
+}
+
+/* net_pcap with infinite_rx=1 loads every frame of its rx_pcap files into mbufs of the RX queue's pool
+ * when the queue is set up, and keeps them: those mbufs come on top of the descriptors. */
+static uint64_t pcap_vdev_mbufs(const struct rte_eth_dev_info *info)
+{
+	if (!info->driver_name || strcmp(info->driver_name, "net_pcap") || !info->device)
+		return 0;
+	const struct rte_devargs *da = rte_dev_devargs(info->device);
+	if (!da || !da->args)
+		return 0;
+	char args[1024];
+	snprintf(args, sizeof(args), "%s", da->args);
+	bool infinite = false;
+	uint64_t frames = 0;
+	char *save = NULL;
+	for (char *kv = strtok_r(args, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(kv, "infinite_rx=", 12))
+			infinite = strtol(kv + 12, NULL, 10) != 0;
+		else if (!strncmp(kv, "rx_pcap=", 8))
+			frames += capture_frames(kv + 8);
+	}
+	return infinite ? frames : 0;
+}
+
+static void plan_port(uint16_t port, const struct rte_eth_dev_info *info, unsigned nw, struct port_plan *pl)
+{
+	pl->nq = (uint16_t)(nw < info->max_rx_queues ? nw : info->max_rx_queues);
+	if (!pl->nq)
+		pl->nq = 1;
+	pl->nrx = RX_DESC;
+	pl->ntx = 64;
+	rte_eth_dev_adjust_nb_rx_tx_desc(port, &pl->nrx, &pl->ntx);
+	pl->held = (uint64_t)pl->nrx * pl->nq + pcap_vdev_mbufs(info);
+}
+
+/* Publish every port's ethdev counters for /metrics and the status line (main lcore, once a second). */
+static void read_nic_stats(struct hw_collector *c)
+{
+	unsigned i = 0;
+	uint16_t port;
+	RTE_ETH_FOREACH_DEV(port)
+	{
+		struct rte_eth_stats st;
+		if (i >= HW_MAX_NIC_PORTS || rte_eth_stats_get(port, &st))
+			continue;
+		struct hw_nic_stats *n = &c->loss.nic[i++];
+		n->port = port;
+		__atomic_store_n(&n->rx, st.ipackets, __ATOMIC_RELAXED);
+		__atomic_store_n(&n->imissed, st.imissed, __ATOMIC_RELAXED);
+		__atomic_store_n(&n->ierrors, st.ierrors, __ATOMIC_RELAXED);
+		__atomic_store_n(&n->nombuf, st.rx_nombuf, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&c->loss.n_nic, i, __ATOMIC_RELEASE);
 }
 
 int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *err, size_t errlen)
@@ -156,37 +242,64 @@ int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *e
 	if (ts_offset < 0 && rte_mbuf_dyn_rx_timestamp_register(&ts_offset, &ts_flag) < 0)
 		ts_offset = -1;
 
-	struct rte_mempool *pool = rte_pktmbuf_pool_create("hw_mbufs", 8191u * nports + 1024u * nw, 256, 0,
-	                                                   RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (!pool) {
-		snprintf(err, errlen, "cannot create the mbuf pool: %s (more memory with -m?)",
-		         rte_strerror(rte_errno));
-		goto out;
-	}
-	if (hw_collector_start(c, nw, c->cfg.lossless, err, errlen))
-		goto out;
-
-	static struct lcore_work work[RTE_MAX_LCORE];
-	for (unsigned i = 0; i < nw; i++)
-		work[i].w = c->workers[i];
+	/* The pool, like DPDK's NB_MBUF: every RX descriptor of every queue filled, plus a burst in every
+	 * worker's hands, plus what the per-lcore caches may hold (up to 1.5 x their size each), rounded
+	 * up to 2^k - 1 (the mempool's best size). */
+	static struct port_plan plan[RTE_MAX_ETHPORTS];
+	uint64_t need = (uint64_t)BURST * nw + (uint64_t)MBUF_CACHE * 3 / 2 * lcores;
 	uint16_t port;
 	RTE_ETH_FOREACH_DEV(port)
 	{
 		struct rte_eth_dev_info info;
 		if (rte_eth_dev_info_get(port, &info))
 			continue;
-		uint16_t nq = (uint16_t)(nw < info.max_rx_queues ? nw : info.max_rx_queues);
-		if (!nq)
-			nq = 1;
+		plan_port(port, &info, nw, &plan[port]);
+		need += plan[port].held;
+	}
+	uint64_t n_mbufs = 1;
+	while (n_mbufs - 1 < need)
+		n_mbufs <<= 1;
+	n_mbufs -= 1;
+	if (n_mbufs > UINT32_MAX) {
+		snprintf(err, errlen, "the mbuf pool would need %llu mbufs: too many (fewer queues or descriptors)",
+		         (unsigned long long)need);
+		goto out;
+	}
+	struct rte_mempool *pool = rte_pktmbuf_pool_create("hw_mbufs", (unsigned)n_mbufs, MBUF_CACHE, 0,
+	                                                   RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (!pool) {
+		snprintf(err, errlen,
+		         "cannot create the mbuf pool of %llu mbufs x %u bytes (%.0f MiB) on socket %d: %s (more "
+		         "hugepage memory: -m or --socket-mem; or fewer ports, queues or descriptors)",
+		         (unsigned long long)n_mbufs, (unsigned)RTE_MBUF_DEFAULT_BUF_SIZE,
+		         (double)n_mbufs * (RTE_MBUF_DEFAULT_BUF_SIZE + sizeof(struct rte_mbuf)) / 1048576.0,
+		         (int)rte_socket_id(), rte_strerror(rte_errno));
+		goto out;
+	}
+	fprintf(stderr, "mbuf pool: %llu mbufs (%llu needed: descriptors, bursts, caches)\n",
+	        (unsigned long long)n_mbufs, (unsigned long long)need);
+	if (hw_collector_start(c, nw, c->cfg.lossless, err, errlen))
+		goto out;
+
+	static struct lcore_work work[RTE_MAX_LCORE];
+	for (unsigned i = 0; i < nw; i++)
+		work[i].w = c->workers[i];
+	RTE_ETH_FOREACH_DEV(port)
+	{
+		struct rte_eth_dev_info info;
+		if (rte_eth_dev_info_get(port, &info))
+			continue;
+		const struct port_plan *pl = &plan[port];
 		bool pcap_ts;
-		if (setup_port(port, nq, pool, &pcap_ts, err, errlen))
+		if (setup_port(port, pl, pool, &pcap_ts, err, errlen))
 			goto finish;
-		for (uint16_t q = 0; q < nq; q++) {
+		for (uint16_t q = 0; q < pl->nq; q++) {
 			struct lcore_work *lw = &work[q % nw];
 			if (lw->n < MAX_RXQ_PER_LCORE)
 				lw->q[lw->n++] = (struct rxq){port, q, pcap_ts};
 		}
-		fprintf(stderr, "port %u: %s, %u RX queue%s\n", port, info.driver_name, nq, nq > 1 ? "s (RSS)" : "");
+		fprintf(stderr, "port %u: %s, %u RX queue%s\n", port, info.driver_name, pl->nq,
+		        pl->nq > 1 ? "s (RSS)" : "");
 	}
 
 	unsigned wi = 0, lcore;
@@ -196,12 +309,19 @@ int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *e
 			rte_eal_remote_launch(worker_main, &work[wi], lcore);
 		wi++;
 	}
+	read_nic_stats(c);
+	hw_collector_ready(c);
 
-	uint64_t last = 0, idle_since = rte_get_timer_cycles();
+	uint64_t last = 0, idle_since = rte_get_timer_cycles(), stats_at = idle_since;
 	const uint64_t hz = rte_get_timer_hz();
 	while (!hw_stop_requested) {
 		usleep(50000);
+		__atomic_store_n(&c->front_beat, c->front_beat + 1, __ATOMIC_RELAXED);
 		uint64_t now = rte_get_timer_cycles(), n = total_packets(c);
+		if (now - stats_at >= hz) {
+			read_nic_stats(c);
+			stats_at = now;
+		}
 		if (n != last) {
 			last = n;
 			idle_since = now;

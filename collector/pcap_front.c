@@ -11,10 +11,23 @@ static void to_worker(void *arg, const uint8_t *frame, size_t len, uint64_t time
 	hw_worker_frame(arg, frame, len, time_ns);
 }
 
-/* A quiet interface: hand the sinks the partly filled batch instead of holding it. */
+/* A quiet interface: hand the sinks the partly filled batch instead of holding it; the loop turns. */
 static void worker_idle(void *arg)
 {
-	hw_worker_flush(arg);
+	struct hw_collector *c = arg;
+	hw_worker_flush(c->workers[0]);
+	__atomic_store_n(&c->front_beat, c->front_beat + 1, __ATOMIC_RELAXED);
+}
+
+static void to_worker_live(void *arg, const uint8_t *frame, size_t len, uint64_t time_ns)
+{
+	struct hw_collector *c = arg;
+	hw_worker_frame(c->workers[0], frame, len, time_ns);
+}
+
+static void capture_ready(void *arg)
+{
+	hw_collector_ready(arg);
 }
 
 /* Default live filter: the report ports, or all IP when bare INT-MD packets are wanted. */
@@ -38,6 +51,7 @@ int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 		return 1;
 	int rc;
 	if (file) {
+		hw_collector_ready(c);
 		rc = hw_pcap_read_file(c->cfg.pcap, to_worker, c->workers[0], (volatile int *)&hw_stop_requested, err,
 		                       errlen);
 		if (rc == 1) { /* SIGINT/SIGTERM: what was read is drained and flushed below */
@@ -48,11 +62,19 @@ int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 		char filter[512];
 		if (!c->cfg.bpf)
 			default_filter(&c->cfg.parser, filter, sizeof(filter));
-		uint64_t kdrops = 0;
-		rc = hw_pcap_read_live(c->cfg.pcap, c->cfg.bpf ? c->cfg.bpf : filter, to_worker, worker_idle,
-		                       c->workers[0], (volatile int *)&hw_stop_requested, &kdrops, err, errlen);
-		if (kdrops)
-			fprintf(stderr, "kernel_dropped %llu\n", (unsigned long long)kdrops);
+		c->loss.pcap_live = true;
+		struct hw_pcap_live live = {.filter = c->cfg.bpf ? c->cfg.bpf : filter,
+		                            .frame = to_worker_live,
+		                            .idle = worker_idle,
+		                            .ready = capture_ready,
+		                            .arg = c,
+		                            .stop = (volatile int *)&hw_stop_requested,
+		                            .kernel_drops = &c->loss.pcap_dropped,
+		                            .interface_drops = &c->loss.pcap_ifdropped};
+		rc = hw_pcap_read_live(c->cfg.pcap, &live, err, errlen);
+		if (c->loss.pcap_dropped || c->loss.pcap_ifdropped)
+			fprintf(stderr, "kernel_dropped %llu\ninterface_dropped %llu\n",
+			        (unsigned long long)c->loss.pcap_dropped, (unsigned long long)c->loss.pcap_ifdropped);
 	}
 	hw_collector_finish(c);
 	return rc ? 1 : 0;

@@ -17,12 +17,23 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 /* Called when a live capture has had no packet for a poll interval (100 ms). */
 typedef void (*hw_idle_fn)(void *arg);
 
-/* Capture live from an interface until *stop becomes nonzero: promiscuous, immediate delivery,
- * the BPF filter applied in the kernel (NULL = everything); idle (may be NULL) runs whenever no
- * packet came for 100 ms.  Packets the kernel dropped are added to *kernel_drops at the end.
- * Returns 0, or -1 with a message naming the interface in err. */
-int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_idle_fn idle, void *arg,
-                      volatile int *stop, uint64_t *kernel_drops, char *err, size_t errlen);
+/* What a live capture calls and where it counts (hw_pcap_read_live). */
+struct hw_pcap_live {
+	const char *filter;       /* BPF filter applied in the kernel; NULL or "" = everything */
+	hw_frame_fn frame;        /* every frame */
+	hw_idle_fn idle;          /* no packet for 100 ms (may be NULL) */
+	void (*ready)(void *arg); /* the capture is open and filtering (may be NULL) */
+	void *arg;                /* passed to all three */
+	volatile int *stop;       /* the capture ends when *stop becomes nonzero */
+	/* pcap_stats(3) totals since the capture opened, stored about once a second while it runs (relaxed
+	 * atomic stores, from the capture thread: never per packet) and at the end; either may be NULL */
+	uint64_t *kernel_drops;    /* ps_drop: no room in the kernel's buffer */
+	uint64_t *interface_drops; /* ps_ifdrop: dropped by the interface or its driver */
+};
+
+/* Capture live from an interface until *o->stop becomes nonzero: promiscuous, immediate delivery, the
+ * filter applied in the kernel.  Returns 0, or -1 with a message naming the interface in err. */
+int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen);
 
 /* True when path names an existing regular file (a capture file rather than an interface). */
 int hw_pcap_is_file(const char *path);

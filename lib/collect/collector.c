@@ -45,9 +45,14 @@ static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 			fprintf(stderr, "hopwatch-collector: %s\n", err);
 			c->sink_errors++;
 		}
+		__atomic_store_n(&c->files_lost, hw_record_writer_lost(c->files), __ATOMIC_RELAXED);
 	}
-	if (c->stream)
+	if (c->stream) {
 		hw_stream_send(c->stream, b->recs, b->n); /* never blocks: a slow reader loses whole batches */
+		/* for /metrics and the status line while running */
+		__atomic_store_n(&c->stream_sent, hw_stream_sent_records(c->stream), __ATOMIC_RELAXED);
+		__atomic_store_n(&c->stream_dropped, hw_stream_dropped_records(c->stream), __ATOMIC_RELAXED);
+	}
 	if (c->clickhouse)
 		hw_ch_sink_put(c->clickhouse, b->recs, b->n); /* never blocks: a full queue counts drops */
 	if (c->json) {
@@ -192,6 +197,7 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 
 void hw_collector_finish(struct hw_collector *c)
 {
+	hw_collector_status_stop(c);
 	hw_metrics_http_stop(c->metrics);
 	c->metrics = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)

@@ -56,6 +56,10 @@ static const struct hw_opt rows[] = {
     {HW_OPT_FLAG, "lossless", HW_OPT_AT(C, lossless),
      .help = "wait for slow sinks instead of dropping records (always on for capture\n"
              "files; on a live interface or NIC the receive side then drops instead)"},
+    {HW_OPT_DURATION, "status-interval", .key = "status_interval_seconds", .metavar = "SECONDS",
+     HW_OPT_AT(C, status_interval_s), .hi = 86400, .def = "60",
+     .help = "one status line on standard error this often (packets, records, rates, drops,\n"
+             "sink queue fill; 0 = none); under systemd also the unit's STATUS="},
     {HW_OPT_GROUP, .help = "Output (any combination):"},
     {HW_OPT_STRING, "json-out", .key = "sinks.json", .metavar = "FILE", HW_OPT_AT(C, json_out),
      .flags = HW_OPTF_NULLABLE, .help = "JSON lines, one object per hop record ('-' = standard output)"},

@@ -20,15 +20,16 @@ struct hw_collector_config {
 	const char *records_dir;     /* binary record files, NULL = off */
 	uint64_t rotate_bytes;
 	uint64_t rotate_seconds;
-	const char *stream;     /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
-	const char *stream_key; /* key file: frames authenticated (stream.h), NULL = off */
-	const char *metrics;    /* "HOST:PORT" for /metrics, NULL = off */
-	const char *pcap;       /* --pcap FILE or IFACE */
-	const char *bpf;        /* live capture filter; default: udp dst port in report ports */
-	double idle_exit_s;     /* DPDK: exit after this long without packets (0 = never) */
-	uint32_t workers;       /* DPDK: RX queues (= worker lcores) per port; default: lcores - 1 */
-	bool lossless;          /* DPDK: workers wait for slow sinks instead of dropping records */
-	const char *config;     /* --config FILE */
+	const char *stream;       /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
+	const char *stream_key;   /* key file: frames authenticated (stream.h), NULL = off */
+	const char *metrics;      /* "HOST:PORT" for /metrics, NULL = off */
+	const char *pcap;         /* --pcap FILE or IFACE */
+	const char *bpf;          /* live capture filter; default: udp dst port in report ports */
+	double idle_exit_s;       /* DPDK: exit after this long without packets (0 = never) */
+	uint32_t workers;         /* DPDK: RX queues (= worker lcores) per port; default: lcores - 1 */
+	bool lossless;            /* DPDK: workers wait for slow sinks instead of dropping records */
+	double status_interval_s; /* one status line on stderr every this many seconds (0 = none) */
+	const char *config;       /* --config FILE */
 	/* As given by the file or the command line, applied by each source's end: the profile first, then an
 	 * explicit DSCP value and mask, which win over the profile's (-1: not given). */
 	int set_profile;

@@ -189,6 +189,104 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
 }
 
+/* Per node: the time of its newest hop record (the newest over its queues), so that a rule can tell one
+ * silent switch from a quiet collector (deploy/prometheus/hopwatch-rules.yml, HopwatchSwitchSilent). */
+static void render_node_last_seen(FILE *f, const struct qsum *qm, size_t cap)
+{
+	struct nlast {
+		uint32_t node;
+		int used;
+		uint64_t last;
+	} *nm = calloc(cap, sizeof(*nm)); /* no more nodes than queues */
+	if (!nm)
+		return;
+	for (size_t i = 0; i < cap; i++) {
+		if (!qm[i].used)
+			continue;
+		size_t h = ((size_t)qm[i].node * 2654435761u) & (cap - 1);
+		while (nm[h].used && nm[h].node != qm[i].node)
+			h = (h + 1) & (cap - 1);
+		nm[h].used = 1;
+		nm[h].node = qm[i].node;
+		if (qm[i].last_seen > nm[h].last)
+			nm[h].last = qm[i].last_seen;
+	}
+	fprintf(f, "# HELP hopwatch_node_last_report_timestamp_seconds Time of the newest hop record from this node "
+	           "(any of its queues).\n# TYPE hopwatch_node_last_report_timestamp_seconds gauge\n");
+	char node[20];
+	for (size_t i = 0; i < cap; i++) {
+		if (!nm[i].used)
+			continue;
+		node_label(node, sizeof(node), nm[i].node);
+		fprintf(f, "hopwatch_node_last_report_timestamp_seconds{node=\"%s\"} %.3f\n", node,
+		        (double)nm[i].last * 1e-9);
+	}
+	free(nm);
+}
+
+/* Loss while running: the input's (libpcap kernel counts, DPDK ethdev counters, published by the front
+ * end about once a second), the stream's and the record files', and how full the worker rings are. */
+static void render_live_loss(const struct hw_collector *c, FILE *f)
+{
+	const struct hw_input_loss *l = &c->loss;
+	if (HW_READ(l->pcap_live)) {
+		fprintf(f, "# HELP hopwatch_collector_pcap_dropped_packets_total Packets the capture lost before "
+		           "libpcap saw them (pcap_stats: kernel = ps_drop, buffer full; interface = ps_ifdrop).\n"
+		           "# TYPE hopwatch_collector_pcap_dropped_packets_total counter\n");
+		fprintf(f, "hopwatch_collector_pcap_dropped_packets_total{reason=\"kernel\"} %llu\n",
+		        (unsigned long long)HW_READ(l->pcap_dropped));
+		fprintf(f, "hopwatch_collector_pcap_dropped_packets_total{reason=\"interface\"} %llu\n",
+		        (unsigned long long)HW_READ(l->pcap_ifdropped));
+	}
+	unsigned n_nic = __atomic_load_n(&l->n_nic, __ATOMIC_ACQUIRE);
+	if (n_nic > HW_MAX_NIC_PORTS)
+		n_nic = HW_MAX_NIC_PORTS;
+	if (n_nic) {
+		fprintf(f, "# HELP hopwatch_collector_nic_received_packets_total Packets the DPDK port received "
+		           "(rte_eth_stats ipackets).\n# TYPE hopwatch_collector_nic_received_packets_total counter\n");
+		for (unsigned i = 0; i < n_nic; i++)
+			fprintf(f, "hopwatch_collector_nic_received_packets_total{port=\"%u\"} %llu\n", l->nic[i].port,
+			        (unsigned long long)HW_READ(l->nic[i].rx));
+		fprintf(f, "# HELP hopwatch_collector_nic_dropped_packets_total Packets the DPDK port lost (imissed: "
+		           "no free RX descriptor; rx_nombuf: no mbuf; ierrors: bad frames).\n"
+		           "# TYPE hopwatch_collector_nic_dropped_packets_total counter\n");
+		for (unsigned i = 0; i < n_nic; i++) {
+			const struct hw_nic_stats *s = &l->nic[i];
+			fprintf(f,
+			        "hopwatch_collector_nic_dropped_packets_total{port=\"%u\",reason=\"imissed\"} %llu\n",
+			        s->port, (unsigned long long)HW_READ(s->imissed));
+			fprintf(f,
+			        "hopwatch_collector_nic_dropped_packets_total{port=\"%u\",reason=\"rx_nombuf\"} %llu\n",
+			        s->port, (unsigned long long)HW_READ(s->nombuf));
+			fprintf(f,
+			        "hopwatch_collector_nic_dropped_packets_total{port=\"%u\",reason=\"ierrors\"} %llu\n",
+			        s->port, (unsigned long long)HW_READ(s->ierrors));
+		}
+	}
+	if (c->cfg.stream) {
+		counter(f, "hopwatch_collector_stream_sent_records_total", "Records the live stream sent.",
+		        HW_READ(c->stream_sent));
+		counter(f, "hopwatch_collector_stream_dropped_records_total",
+		        "Records the live stream dropped (reader slow or gone; whole batches).",
+		        HW_READ(c->stream_dropped));
+	}
+	if (c->cfg.records_dir)
+		counter(f, "hopwatch_collector_files_lost_records_total", "Records the record files could not take.",
+		        HW_READ(c->files_lost));
+	if (c->sinks_on && c->n_workers) {
+		fprintf(f, "# HELP hopwatch_collector_ring_fill_ratio Share of a worker's batch ring waiting for the "
+		           "sink thread (1 = full: records are dropped or, lossless, the worker waits).\n"
+		           "# TYPE hopwatch_collector_ring_fill_ratio gauge\n");
+		for (unsigned i = 0; i < c->n_workers; i++) {
+			const struct hw_batch_ring *r = &c->workers[i]->ring;
+			uint32_t used =
+			    __atomic_load_n(&r->head, __ATOMIC_RELAXED) - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+			fprintf(f, "hopwatch_collector_ring_fill_ratio{worker=\"%u\"} %.4g\n", i,
+			        (double)used / ((double)r->mask + 1));
+		}
+	}
+}
+
 void hw_metrics_render(const struct hw_collector *c, FILE *f)
 {
 	struct hw_worker_counters t;
@@ -235,6 +333,8 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	        "# HELP hopwatch_collector_start_time_seconds When the collector started.\n"
 	        "# TYPE hopwatch_collector_start_time_seconds gauge\nhopwatch_collector_start_time_seconds %.3f\n",
 	        (double)c->start_ns * 1e-9);
+
+	render_live_loss(c, f);
 
 	if (c->clickhouse) {
 		struct hw_ch_sink_counts k;
@@ -288,6 +388,7 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	struct qsum *qm = merge_queues(c, &cap);
 	if (!qm)
 		return;
+	render_node_last_seen(f, qm, cap);
 	const double occ_unit = c->cfg.occupancy_unit_bytes, lat_unit = c->cfg.latency_unit_ns * 1e-9;
 	static const struct {
 		const char *name, *type, *help;

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "hopwatch/pcap_input.h"
 
@@ -61,9 +62,28 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *d
 	a->fn(a->arg, data, h->caplen, (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec);
 }
 
-int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_idle_fn idle, void *arg,
-                      volatile int *stop, uint64_t *kernel_drops, char *err, size_t errlen)
+/* Publish the kernel's drop counts (pcap_stats totals since activation). */
+static void store_drops(pcap_t *p, const struct hw_pcap_live *o)
 {
+	struct pcap_stat st;
+	if (pcap_stats(p, &st))
+		return;
+	if (o->kernel_drops)
+		__atomic_store_n(o->kernel_drops, (uint64_t)st.ps_drop, __ATOMIC_RELAXED);
+	if (o->interface_drops)
+		__atomic_store_n(o->interface_drops, (uint64_t)st.ps_ifdrop, __ATOMIC_RELAXED);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen)
+{
+	const char *filter = o->filter;
 	char ebuf[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_create(iface, ebuf);
 	if (!p) {
@@ -108,25 +128,33 @@ int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_
 	}
 	/* Non-blocking reads with our own poll, so that a stop request is seen within 100 ms even when
 	 * no packet arrives (a blocking read may otherwise wait forever). */
-	struct live_arg a = {fn, arg};
+	struct live_arg a = {o->frame, o->arg};
 	int ret = 0, fd = pcap_get_selectable_fd(p);
 	if (fd < 0 || pcap_setnonblock(p, 1, ebuf) < 0) {
 		snprintf(err, errlen, "%s: cannot poll the capture: %s", iface, fd < 0 ? "no selectable fd" : ebuf);
 		pcap_close(p);
 		return -1;
 	}
-	while (!*stop) {
+	if (o->ready)
+		o->ready(o->arg);
+	uint64_t stats_at = mono_ms();
+	while (!*o->stop) {
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		int ready = poll(&pfd, 1, 100);
-		if (ready == 0 && idle)
-			idle(arg); /* quiet for a poll interval: let the owner hand on what it holds */
+		if (ready == 0 && o->idle)
+			o->idle(o->arg); /* quiet for a poll interval: let the owner hand on what it holds */
+		uint64_t now = mono_ms();
+		if (now - stats_at >= 1000) { /* once a second, from this thread: pcap_t is not shared */
+			store_drops(p, o);
+			stats_at = now;
+		}
 		if (ready < 0 && errno != EINTR) {
 			snprintf(err, errlen, "%s: poll failed: %s", iface, strerror(errno));
 			ret = -1;
 			break;
 		}
 		int n;
-		while ((n = pcap_dispatch(p, 256, on_packet, (u_char *)&a)) > 0 && !*stop)
+		while ((n = pcap_dispatch(p, 256, on_packet, (u_char *)&a)) > 0 && !*o->stop)
 			;
 		if (n == PCAP_ERROR) {
 			snprintf(err, errlen, "%s: capture failed: %s", iface, pcap_geterr(p));
@@ -134,9 +162,7 @@ int hw_pcap_read_live(const char *iface, const char *filter, hw_frame_fn fn, hw_
 			break;
 		}
 	}
-	struct pcap_stat st;
-	if (kernel_drops && pcap_stats(p, &st) == 0)
-		*kernel_drops += st.ps_drop;
+	store_drops(p, o);
 	pcap_close(p);
 	return ret;
 }

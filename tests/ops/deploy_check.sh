@@ -12,7 +12,12 @@ gen=$1 col=$2 src=$3 an=$4
 need_root
 for t in promtool amtool curl; do command -v $t >/dev/null || skip "$t not installed"; done
 dir=$(mktemp -d)
-cleanup() { for p in ${cpid:-} ${apid:-}; do stop_pid "$p"; done; wait 2>/dev/null; rm -rf "$dir"; }
+cleanup() {
+  for p in ${cpid:-} ${apid:-} ${lpid:-}; do stop_pid "$p"; done
+  wait 2>/dev/null
+  [ -n "${ns:-}" ] && ip netns del "$ns" 2>/dev/null
+  rm -rf "$dir"
+}
 trap cleanup EXIT
 d=$src/deploy
 
@@ -27,6 +32,17 @@ if command -v systemd-analyze >/dev/null; then
   (cd "$d/systemd" && for u in *.service *.timer; do systemd-analyze verify --man=no "./$u" 2>&1; done) |
     grep -v 'is not executable: No such file or directory' | grep . >"$dir/s.log" && { cat "$dir/s.log"; fail "systemd-analyze verify"; }
   echo "ok systemd-analyze verify: $(ls "$d/systemd" | grep -c '\.service\|\.timer') units"
+  # every unit's exposure at most 4.0 (docs/operations.md quotes each figure); the template as an instance
+  mkdir -p "$dir/units"
+  for u in "$d"/systemd/*.service; do
+    n=$(basename "$u")
+    case $n in *@.service) n=${n%@.service}@eth1.service ;; esac
+    cp "$u" "$dir/units/$n"
+    e=$(systemd-analyze security --offline=yes "$dir/units/$n" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p')
+    [ -n "$e" ] || fail "systemd-analyze security gave no exposure for $n"
+    awk -v e="$e" 'BEGIN {exit !(e <= 4.0)}' || fail "$n: exposure $e, more than 4.0"
+    echo "ok systemd-analyze security $n: $e"
+  done
 fi
 "$col" diagnose --config "$d/systemd/collector.json" --only config >"$dir/c.log" 2>&1 ||
   { cat "$dir/c.log"; fail "the example collector.json does not load"; }
@@ -98,5 +114,20 @@ done
 [ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics did not come up"; }
 promtool check metrics <"$dir/m.txt" >"$dir/lint.txt" 2>&1 || { cat "$dir/lint.txt"; fail "promtool check metrics (with the ClickHouse sink's series)"; }
 grep -q '^hopwatch_collector_clickhouse_retries_total' "$dir/m.txt" || fail "no ClickHouse sink series on /metrics"
-python3 "$here/promql_names.py" "$dir/m.txt,$dir/am.txt" "$d/prometheus/hopwatch-rules.yml" "$d"/grafana/dashboards/*.json ||
+# a libpcap collector on a live interface serves the kernel's drop counts as well: scrape one too
+ns=hwt-deploy-$$
+make_veth_ns "$ns"
+lport=$(free_port)
+ip netns exec "$ns" "$col" --pcap rx0 --metrics "127.0.0.1:$lport" --status-interval 0 >/dev/null 2>"$dir/live.err" &
+lpid=$!
+ok=
+for _ in $(seq 300); do
+  ip netns exec "$ns" curl --max-time 10 -sf "http://127.0.0.1:$lport/metrics" -o "$dir/ml.txt" &&
+    grep -q '^hopwatch_collector_pcap_dropped_packets_total' "$dir/ml.txt" && { ok=1; break; }
+  sleep 0.1
+done
+stop_pid "$lpid"
+ip netns del "$ns"
+[ -n "$ok" ] || { cat "$dir/live.err"; fail "the live libpcap collector's /metrics did not come up"; }
+python3 "$here/promql_names.py" "$dir/m.txt,$dir/am.txt,$dir/ml.txt" "$d/prometheus/hopwatch-rules.yml" "$d"/grafana/dashboards/*.json ||
   fail "dashboards or rules name metrics neither the collector nor the analyzer exports"
