@@ -132,6 +132,15 @@ static void render(void *arg, FILE *f)
 	        "was full.\n# TYPE hopwatch_analyzer_queue_table_full_total counter\n"
 	        "hopwatch_analyzer_queue_table_full_total %llu\n",
 	        (unsigned long long)s->queues_dropped);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_records_set_aside_total Records not analysed: their time_ns was more than "
+	        "10 s ahead of record time and no second report confirmed the jump.\n"
+	        "# TYPE hopwatch_analyzer_records_set_aside_total counter\n"
+	        "hopwatch_analyzer_records_set_aside_total %llu\n"
+	        "# HELP hopwatch_analyzer_clock_jumps_total Jumps of record time two reports agreed on (a gap in the "
+	        "input), or back from a first report far ahead of the second.\n"
+	        "# TYPE hopwatch_analyzer_clock_jumps_total counter\nhopwatch_analyzer_clock_jumps_total %llu\n",
+	        (unsigned long long)s->records_set_aside, (unsigned long long)s->clock_jumps);
 	fprintf(f, "# HELP hopwatch_analyzer_events_total Events (episodes raised, resolved) by alert name and "
 	           "severity.\n# TYPE hopwatch_analyzer_events_total counter\n");
 	for (unsigned i = 0; i < m->n_names; i++)

@@ -37,19 +37,23 @@ void an_outputs_emit(void *ctx, const struct hw_an_event *ev)
 }
 
 /* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
- * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
+ * time, on a fixed grid that starts at the first record; periods the input skipped are not made up.  The
+ * next grid point is computed, not stepped to (a record time near 2^64 would take forever), and
+ * saturates at UINT64_MAX, where the grid ends: no periodic SVG is due after that, only the final ones. */
 static int svg_due(struct an_outputs *t, uint64_t now)
 {
 	if (!t->every_ns || !now)
 		return 0;
 	if (!t->next_ns) {
-		t->next_ns = now + t->every_ns;
+		t->next_ns = now > UINT64_MAX - t->every_ns ? UINT64_MAX : now + t->every_ns;
 		return 0;
 	}
-	if (now < t->next_ns)
+	if (now < t->next_ns || t->next_ns == UINT64_MAX)
 		return 0;
-	while (t->next_ns <= now)
-		t->next_ns += t->every_ns;
+	/* the first grid point after now: next + k * every with k = (now - next) / every + 1 */
+	const uint64_t k = (now - t->next_ns) / t->every_ns + 1;
+	const uint64_t room = UINT64_MAX - t->next_ns;
+	t->next_ns = k > room / t->every_ns ? UINT64_MAX : t->next_ns + k * t->every_ns;
 	return 1;
 }
 
