@@ -39,7 +39,8 @@ void an_outputs_emit(void *ctx, const struct hw_an_event *ev)
 /* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
  * time, on a fixed grid that starts at the first record; periods the input skipped are not made up.  The
  * next grid point is computed, not stepped to (a record time near 2^64 would take forever), and
- * saturates at UINT64_MAX, where the grid ends: no periodic SVG is due after that, only the final ones. */
+ * saturates at UINT64_MAX, where the grid ends: no periodic SVG is due after that, only the final ones, unless
+ * the clock goes back (a first record far ahead, docs/analyzer.md "Record time"): the grid starts again. */
 static int svg_due(struct an_outputs *t, uint64_t now)
 {
 	if (!t->every_ns || !now)
@@ -48,6 +49,8 @@ static int svg_due(struct an_outputs *t, uint64_t now)
 		t->next_ns = now > UINT64_MAX - t->every_ns ? UINT64_MAX : now + t->every_ns;
 		return 0;
 	}
+	if (now < t->next_ns && t->next_ns - now > t->every_ns) /* the clock went back (hw_an_stats clock_jumps) */
+		t->next_ns = now + t->every_ns;
 	if (now < t->next_ns || t->next_ns == UINT64_MAX)
 		return 0;
 	/* the first grid point after now: next + k * every with k = (now - next) / every + 1 */
