@@ -185,9 +185,16 @@ static void render(void *arg, FILE *f)
 		for (uint32_t l = 0; l < m->topo->n_links; l++) {
 			const struct hw_topo_port *a = &m->topo->ports[m->topo->links[l].a],
 			                          *b = &m->topo->ports[m->topo->links[l].b];
-			fprintf(f, "hopwatch_analyzer_link_congestion_score{link=\"%s:%s--%s:%s\"} %g\n",
-			        m->topo->nodes[a->node].name, a->name, m->topo->nodes[b->node].name, b->name,
-			        m->scores[l]);
+			/* the names come from LLDP neighbours: escaped (a '"' in a system name broke the page) */
+			fputs("hopwatch_analyzer_link_congestion_score{link=\"", f);
+			label_value(f, m->topo->nodes[a->node].name);
+			fputc(':', f);
+			label_value(f, a->name);
+			fputs("--", f);
+			label_value(f, m->topo->nodes[b->node].name);
+			fputc(':', f);
+			label_value(f, b->name);
+			fprintf(f, "\"} %g\n", m->scores[l]);
 		}
 	}
 	static const char *const names[2] = {"alertmanager", "webhook"};
