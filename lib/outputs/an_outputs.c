@@ -87,9 +87,12 @@ void an_outputs_close(struct an_outputs *t)
 
 /* ---- events as JSON lines ---- */
 
+/* The file is appended to (a restarted analyzer keeps what the last run wrote) and flushed after each batch
+ * of input that raised events, so a reader (or a crash) sees every event of the batches done. */
 struct out_events {
 	struct an_output base;
 	FILE *f;
+	int dirty; /* written since the last flush */
 };
 
 static void events_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
@@ -100,13 +103,17 @@ static void events_on_event(struct an_output *o, const struct hw_analyzer *a, co
 	(void)a;
 	hw_an_event_json(e, svg, buf, sizeof(buf));
 	fprintf(x->f, "%s\n", buf);
+	x->dirty = 1;
 }
 
 static void events_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
+	struct out_events *x = (struct out_events *)o;
 	(void)a;
-	if (t->kind == AN_TICK_END)
-		fflush(((struct out_events *)o)->f);
+	(void)t;
+	if (x->dirty)
+		fflush(x->f);
+	x->dirty = 0;
 }
 
 static void events_close(struct an_output *o)
@@ -128,7 +135,7 @@ struct an_output *an_out_events(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	x->base.ops = &events_ops;
-	x->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	x->f = strcmp(path, "-") ? fopen(path, "a") : stdout;
 	if (!x->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(x);
