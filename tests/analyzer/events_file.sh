@@ -5,11 +5,7 @@
 set -u
 gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
 . "$src/tests/analyzer/lib.sh"
-dir=$(mktemp -d)
-an_pid=
-trap 'kill -KILL "$an_pid" 2>/dev/null; rm -rf "$dir"' EXIT
-"$gen" scenario incast --out "$dir" --write-records >/dev/null 2>&1 || fail "scenario incast failed"
-cd "$dir" || exit 1
+in_scenario incast "$gen"
 topo=(--lldp lldp.pcap --map map.json --config "$src/data/samples/incast/analyzer.json")
 # one batch of input (4096 records, the JSON-lines source's batch) from the incast itself (records 6000 on),
 # then standard input stays open: the analyzer has ingested the batch and waits for more

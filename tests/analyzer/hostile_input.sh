@@ -5,12 +5,9 @@
 # Usage: hostile_input.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
-fail() { echo "FAIL: $*"; exit 1; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$src/tests/analyzer/lib.sh"
+in_scenario incast "$gen"
 cfg=$src/data/samples/incast/analyzer.json
-"$gen" scenario incast --out "$dir" --write-records >/dev/null 2>&1 || fail "scenario incast failed"
-cd "$dir" || exit 1
 run() { # name, then the --jsonl files; 120 s is far above the ~1 s a run takes, and a hang never ends
   local name=$1
   shift

@@ -6,11 +6,7 @@
 set -u
 gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
 . "$src/tests/analyzer/lib.sh"
-dir=$(mktemp -d)
-an_pid=
-trap 'stop_pid "$an_pid"; rm -rf "$dir"' EXIT
-"$gen" scenario incast --out "$dir" --write-records >/dev/null 2>&1 || fail "scenario incast failed"
-cd "$dir" || exit 1
+in_scenario incast "$gen"
 # leaf1 becomes  le"af\1<newline>x  in the lldpcli dumps and the map (JSON-escaped there)
 python3 - <<'PY'
 import glob, json

@@ -223,6 +223,15 @@ static void test_hysteresis_one_event_per_episode(void **state)
 	hw_an_destroy(a);
 }
 
+/* The analyzer's record-time counters: records set aside and clock jumps. */
+static void assert_clock(const struct hw_analyzer *a, uint64_t set_aside, uint64_t jumps)
+{
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.records_set_aside, set_aside);
+	assert_int_equal(st.clock_jumps, jumps);
+}
+
 /* Record time sanity (issue 22 item 6): one record an hour ahead, and one at 2^64 - 1, among records 10 us
  * apart are set aside: the clock stays at the newest normal record and the active HighQueue is not resolved
  * (an hour of record time would close its clear window of 1 ms, as the tick at the end shows). */
@@ -244,8 +253,7 @@ static void test_clock_far_future_set_aside(void **state)
 	struct hw_an_stats st;
 	hw_an_stats(a, &st);
 	assert_int_equal(st.records, 32); /* 20 + 2 + 10, the 2 counted and set aside */
-	assert_int_equal(st.records_set_aside, 2);
-	assert_int_equal(st.clock_jumps, 0);
+	assert_clock(a, 2, 0);
 	hw_an_tick(a, t + 5000000); /* 5 ms of silence > clear_ns (1 ms): resolved by time that is trusted */
 	assert_int_equal(count("HighQueue", 1), 1);
 	hw_an_destroy(a);
@@ -269,10 +277,7 @@ static void test_clock_gap_confirmed(void **state)
 	feed(a, rec(t + 10000, 100, 500, 1));
 	assert_int_equal(hw_an_now(a), t + 10000);
 	assert_int_equal(count("HighQueue", 1), 1);
-	struct hw_an_stats st;
-	hw_an_stats(a, &st);
-	assert_int_equal(st.records_set_aside, 1);
-	assert_int_equal(st.clock_jumps, 1);
+	assert_clock(a, 1, 1);
 	hw_an_destroy(a);
 }
 
@@ -289,10 +294,7 @@ static void test_clock_first_record_bad(void **state)
 		feed(a, rec(t, 12000, 500, 1));
 	assert_int_equal(hw_an_now(a), t - 10000);
 	assert_int_equal(count("HighQueue", 0), 1);
-	struct hw_an_stats st;
-	hw_an_stats(a, &st);
-	assert_int_equal(st.records_set_aside, 0);
-	assert_int_equal(st.clock_jumps, 1);
+	assert_clock(a, 0, 1);
 	hw_an_destroy(a);
 }
 
