@@ -29,6 +29,9 @@ for _ in $(seq 1000); do
 done
 grep -qx "hopwatch_analyzer_records_total $n" page.txt || fail "/metrics never counted the $n records"
 python3 "$src/tests/analyzer/prom_text_check.py" page.txt >samples.jsonl || fail "/metrics is not valid text format"
+# the record-time counters (docs/analyzer.md "Record time"): the scenario's times are sane, nothing set aside
+grep -qx 'hopwatch_analyzer_records_set_aside_total 0' page.txt || fail "no records_set_aside_total 0 on /metrics"
+grep -qx 'hopwatch_analyzer_clock_jumps_total 0' page.txt || fail "no clock_jumps_total 0 on /metrics"
 python3 - <<'PY' || fail "the escaped name does not decode back"
 import json
 want = 'le"af\\1\nx'
