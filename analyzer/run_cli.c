@@ -114,7 +114,8 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
     {HW_OPT_GROUP, .help = "outputs:"},
-    {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events), .help = "events as JSON lines"},
+    {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
+     .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
     {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(O, am),
      .help = "Alertmanager base URL (POST URL/api/v2/alerts)"},
     {HW_OPT_STRING, "webhook", .metavar = "URL", HW_OPT_AT(O, webhook),
@@ -310,11 +311,13 @@ static void summary(struct hw_analyzer *a, struct an_outputs *out)
 	hw_an_stats(a, &s);
 	fprintf(stderr,
 	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
-	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu",
+	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu,"
+	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu",
 	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
 	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
 	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
-	        (unsigned long long)s.events_resolved);
+	        (unsigned long long)s.events_resolved, (unsigned long long)s.records_set_aside,
+	        (unsigned long long)s.clock_jumps);
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
 		fprintf(stderr, ",\"unplaced_list\":[");

@@ -156,6 +156,9 @@ struct hw_an_stats {
 	uint64_t queues, queues_dropped;             /* queue states in use; records whose queue table was full */
 	uint64_t flows, reports_lost, reports;
 	uint64_t events_raised, events_resolved;
+	/* record time sanity (docs/analyzer.md "Record time"): records set aside (counted in records, never
+	 * analysed) for a time too far ahead of the clock; jumps of the clock a second report confirmed */
+	uint64_t records_set_aside, clock_jumps;
 	uint32_t active[HW_AN_KIND_COUNT];
 };
 

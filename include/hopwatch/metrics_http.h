@@ -14,6 +14,12 @@ extern "C" {
  * reads safe to read from there (atomics or its own lock). */
 typedef void (*hw_metrics_render_fn)(void *arg, FILE *f);
 
+/* Bounds of the server (docs/collector.md "/metrics"): connections at once, from one client address, and
+ * seconds a connection may stay idle (no request, or a reader that stalls) before it is closed. */
+#define HW_METRICS_HTTP_MAX_CONN 64
+#define HW_METRICS_HTTP_MAX_PER_IP 8
+#define HW_METRICS_HTTP_TIMEOUT_S 10
+
 struct hw_metrics_http;
 
 /* Serve GET /metrics on addr ("HOST:PORT", "[V6]:PORT"); other paths get 404, other methods 405.

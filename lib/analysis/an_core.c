@@ -606,10 +606,55 @@ static void advance(struct hw_analyzer *a, uint64_t now_ns)
 {
 	if (now_ns > a->now)
 		a->now = now_ns;
-	if (a->now >= a->next_tick) {
+	if (a->now >= a->next_tick && a->next_tick != UINT64_MAX) {
 		run_tick(a, a->now);
-		a->next_tick = a->now + AN_TICK_NS;
+		a->next_tick = a->now > UINT64_MAX - AN_TICK_NS ? UINT64_MAX : a->now + AN_TICK_NS; /* saturates */
 	}
+}
+
+/* Record time sanity: time_ns is untrusted input and the clock a running maximum of it, so one record far in
+ * the future would close every window and resolve every episode.  The first report sets the clock; a record
+ * more than AN_CLOCK_AHEAD_NS ahead of it is set aside (counted, never analysed) unless the report before it
+ * was set aside too, came from another report and lies within AN_CLOCK_AHEAD_NS of it: two reports agreeing
+ * are a real gap in the input (a replay's pause), and the clock jumps.  Until a second report confirms the
+ * first one's time, a report more than AN_CLOCK_AHEAD_NS behind it moves the clock back to it instead: the
+ * first record may be the bad one.  1 = set the record aside. */
+static int clock_set_aside(struct hw_analyzer *a, const struct hw_record *r)
+{
+	const uint64_t t = r->time_ns, node = r->report_node, seq = (uint64_t)r->hw_id << 32 | r->report_seq;
+	const int other = node != a->clk.set_node || seq != a->clk.set_seq;
+	if (!a->clk.set || (!a->clk.confirmed && other && t < a->now && a->now - t > AN_CLOCK_AHEAD_NS)) {
+		if (a->clk.set) { /* re-anchored: the first report's time was the outlier */
+			a->st.clock_jumps++;
+			a->now = t;
+			a->next_tick = 0;
+		}
+		a->clk.set = 1;
+		a->clk.set_node = node;
+		a->clk.set_seq = seq;
+		return 0;
+	}
+	if (t <= a->now || t - a->now <= AN_CLOCK_AHEAD_NS) {
+		a->clk.confirmed |= other;
+		a->clk.pending = 0;
+		return 0;
+	}
+	const int same_pend = node == a->clk.pend_node && seq == a->clk.pend_seq;
+	const uint64_t d = t > a->clk.pend_ns ? t - a->clk.pend_ns : a->clk.pend_ns - t;
+	if (a->clk.pending && !same_pend && d <= AN_CLOCK_AHEAD_NS) {
+		a->st.clock_jumps++;
+		a->clk.pending = 0;
+		a->clk.confirmed = 1;
+		return 0;
+	}
+	if (!a->clk.pending || !same_pend) {
+		a->clk.pending = 1;
+		a->clk.pend_ns = t;
+		a->clk.pend_node = node;
+		a->clk.pend_seq = seq;
+	}
+	a->st.records_set_aside++;
+	return 1;
 }
 
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
@@ -621,6 +666,8 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 {
 	a->st.records++;
+	if (clock_set_aside(a, r))
+		return;
 	/* report assembly: consecutive records of one report share sender, sequence number and time.  The
 	 * previous report is judged before record time moves on to this record's: a tick at the new time
 	 * (a window closing) sees it. */

@@ -12,6 +12,9 @@
 #define AN_QFLOWS 8            /* recent distinct flows per queue */
 #define AN_PATH HW_AN_MAX_PATH /* hops per report kept for paths */
 #define AN_TICK_NS 1000000ull
+/* Record time sanity (docs/analyzer.md "Record time"): a record more than this ahead of the clock is set aside
+ * unless the next report confirms the jump. */
+#define AN_CLOCK_AHEAD_NS 10000000000ull
 
 /* One episode with hysteresis: see an_hyst_step(). */
 struct an_hyst {
@@ -122,6 +125,11 @@ struct hw_analyzer {
 	unsigned n_on_record, n_on_report, n_on_tick;
 	struct an_det *by_kind[HW_AN_KIND_COUNT];
 	struct an_report rep;
+	struct { /* record time sanity: the clock's state and a jump ahead waiting for a second report */
+		int set, confirmed, pending;
+		uint64_t set_node, set_seq, pend_ns, pend_node,
+		    pend_seq; /* report identities: node, hw_id << 32 | seq */
+	} clk;
 	struct an_report *postcards; /* AN_POSTCARD_SLOTS packets' paths in assembly (active = in use) */
 	struct hw_an_latmatrix *lat;
 	struct hw_place_tally tally;

@@ -68,6 +68,86 @@ static void queue_labels(struct qsum *x)
 	snprintf(x->labels, sizeof(x->labels), "node=\"%s\",port=\"%s\",queue=\"%s\"", node, port, queue);
 }
 
+/* A merge hash (open addressing, linear probe) that doubles when half full, so a probe always ends.  Its first
+ * size comes from the workers' counts, read before their slots are walked: workers still filling slots make
+ * the walk find more keys than counted, which used to fill the hash and spin the probe for good (issue 22). */
+struct mtab {
+	unsigned char *v;
+	size_t cap, n, size, used_off; /* entries of size bytes, an int "used" at used_off */
+	size_t (*hash)(const void *e);
+	int (*same)(const void *a, const void *b);
+};
+
+static int mt_used(const struct mtab *t, const void *e)
+{
+	return *(const int *)((const unsigned char *)e + t->used_off);
+}
+
+static int mt_init(struct mtab *t, size_t count, size_t size, size_t used_off)
+{
+	t->cap = 16;
+	while (t->cap < count * 2)
+		t->cap <<= 1;
+	t->n = 0;
+	t->size = size;
+	t->used_off = used_off;
+	t->v = calloc(t->cap, size);
+	return t->v ? 0 : -1;
+}
+
+static unsigned char *mt_probe(const struct mtab *t, const void *key)
+{
+	size_t h = t->hash(key) & (t->cap - 1);
+	while (mt_used(t, t->v + h * t->size) && !t->same(t->v + h * t->size, key))
+		h = (h + 1) & (t->cap - 1);
+	return t->v + h * t->size;
+}
+
+/* The entry of key's key fields: the one there, or a free one (its used still 0: the caller fills it).  NULL
+ * when the hash cannot grow (out of memory). */
+static void *mt_slot(struct mtab *t, const void *key)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		struct mtab g = *t;
+		g.cap = t->cap * 2;
+		g.v = calloc(g.cap, t->size);
+		if (!g.v)
+			return NULL;
+		for (size_t i = 0; i < t->cap; i++)
+			if (mt_used(t, t->v + i * t->size))
+				memcpy(mt_probe(&g, t->v + i * t->size), t->v + i * t->size, t->size);
+		free(t->v);
+		*t = g;
+	}
+	unsigned char *e = mt_probe(t, key);
+	t->n += !mt_used(t, e);
+	return e;
+}
+
+static size_t qsum_hash(const void *e)
+{
+	const struct qsum *q = e;
+	return (size_t)q->node * 2654435761u ^ (size_t)q->port * 40503u ^ q->queue;
+}
+
+static int qsum_same(const void *a, const void *b)
+{
+	const struct qsum *x = a, *y = b;
+	return x->node == y->node && x->port == y->port && x->queue == y->queue;
+}
+
+static size_t ssum_hash(const void *e)
+{
+	const struct ssum *q = e;
+	return (size_t)q->node * 2654435761u ^ q->hw_id;
+}
+
+static int ssum_same(const void *a, const void *b)
+{
+	const struct ssum *x = a, *y = b;
+	return x->node == y->node && x->hw_id == y->hw_id;
+}
+
 static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out);
 
 size_t hw_collector_distinct_queues(const struct hw_collector *c)
@@ -87,11 +167,8 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 	size_t total = 0;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		total += HW_READ(c->workers[i]->queues.n);
-	size_t cap = 16;
-	while (cap < total * 2)
-		cap <<= 1;
-	struct qsum *m = calloc(cap, sizeof(*m));
-	if (!m)
+	struct mtab mt = {.hash = qsum_hash, .same = qsum_same};
+	if (mt_init(&mt, total, sizeof(struct qsum), offsetof(struct qsum, used)))
 		return NULL;
 	for (unsigned i = 0; i < c->n_workers; i++) {
 		const struct hw_queue_table *t = &c->workers[i]->queues;
@@ -99,10 +176,12 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 			const struct hw_queue_stats *q = &t->slots[s];
 			if (!__atomic_load_n(&q->used, __ATOMIC_ACQUIRE))
 				continue;
-			size_t h = ((size_t)q->node * 2654435761u ^ (size_t)q->port * 40503u ^ q->queue) & (cap - 1);
-			while (m[h].used && !(m[h].node == q->node && m[h].port == q->port && m[h].queue == q->queue))
-				h = (h + 1) & (cap - 1);
-			struct qsum *x = &m[h];
+			const struct qsum key = {.node = q->node, .port = q->port, .queue = q->queue};
+			struct qsum *x = mt_slot(&mt, &key);
+			if (!x) {
+				free(mt.v);
+				return NULL;
+			}
 			if (!x->used) {
 				x->used = 1;
 				x->node = q->node;
@@ -123,8 +202,8 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 			hsum_add(&x->occ, q->occ_hist, HW_READ(q->occ_sum));
 		}
 	}
-	*cap_out = cap;
-	return m;
+	*cap_out = mt.cap;
+	return (struct qsum *)mt.v;
 }
 
 /* One histogram family (the struct hsum at offset off of every queue), values scaled by unit and
@@ -155,11 +234,8 @@ static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
 	size_t total = 0;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		total += HW_READ(c->workers[i]->seqs.n);
-	size_t cap = 16;
-	while (cap < total * 2)
-		cap <<= 1;
-	struct ssum *m = calloc(cap, sizeof(*m));
-	if (!m)
+	struct mtab mt = {.hash = ssum_hash, .same = ssum_same};
+	if (mt_init(&mt, total, sizeof(struct ssum), offsetof(struct ssum, used)))
 		return NULL;
 	for (unsigned i = 0; i < c->n_workers; i++) {
 		const struct hw_seq_tracker *t = &c->workers[i]->seqs;
@@ -167,10 +243,12 @@ static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
 			const struct hw_seq_state *q = &t->slots[s];
 			if (!__atomic_load_n(&q->used, __ATOMIC_ACQUIRE))
 				continue;
-			size_t h = ((size_t)q->node * 2654435761u ^ q->hw_id) & (cap - 1);
-			while (m[h].used && !(m[h].node == q->node && m[h].hw_id == q->hw_id))
-				h = (h + 1) & (cap - 1);
-			struct ssum *x = &m[h];
+			const struct ssum key = {.node = q->node, .hw_id = q->hw_id};
+			struct ssum *x = mt_slot(&mt, &key);
+			if (!x) {
+				free(mt.v);
+				return NULL;
+			}
 			x->used = 1;
 			x->node = q->node;
 			x->hw_id = q->hw_id;
@@ -180,8 +258,8 @@ static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
 			x->reordered += HW_READ(q->reordered);
 		}
 	}
-	*cap_out = cap;
-	return m;
+	*cap_out = mt.cap;
+	return (struct ssum *)mt.v;
 }
 
 static void counter(FILE *f, const char *name, const char *help, uint64_t v)

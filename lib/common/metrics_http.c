@@ -4,9 +4,13 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hopwatch/metrics_http.h"
@@ -16,7 +20,37 @@ struct hw_metrics_http {
 	hw_metrics_render_fn render;
 	void *arg;
 	char dir[1024]; /* served at /svg/, "" = none */
+	/* the server's own messages, at most one per HW_METRICS_HTTP_LOG_S (a flood of refused connections
+	 * wrote 30 MB of log): when the last one was printed, how many were left out since */
+	struct timespec log_last;
+	unsigned long log_skipped;
 };
+
+#define HW_METRICS_HTTP_LOG_S 10
+
+/* libmicrohttpd's error log (its own thread), rate-limited. */
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	struct hw_metrics_http *s = cls;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (s->log_last.tv_sec && now.tv_sec - s->log_last.tv_sec < HW_METRICS_HTTP_LOG_S) {
+		s->log_skipped++;
+		return;
+	}
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	size_t n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	if (s->log_skipped)
+		fprintf(stderr, "metrics http: %s (%lu more messages in the last %d s not shown)\n", msg,
+		        s->log_skipped, HW_METRICS_HTTP_LOG_S);
+	else
+		fprintf(stderr, "metrics http: %s\n", msg);
+	s->log_last = now;
+	s->log_skipped = 0;
+}
 
 /* GET /svg/NAME: the file NAME of the directory when NAME is a plain file name ending in .svg or .csv;
  * NULL when not (404). */
@@ -120,11 +154,16 @@ struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics
 	s->render = render;
 	s->arg = arg;
 	snprintf(s->dir, sizeof(s->dir), "%s", dir ? dir : "");
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	/* epoll (MHD_USE_AUTO), not select: descriptors above FD_SETSIZE work; bounded connections (docs/collector.md
+	 * "/metrics"): a flood of idle ones is refused or timed out instead of taking every descriptor */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, http_log, s,
+	                        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_TIMEOUT,
+	                        (unsigned)HW_METRICS_HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+	                        (unsigned)HW_METRICS_HTTP_MAX_CONN, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	                        (unsigned)HW_METRICS_HTTP_MAX_PER_IP, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!s->d) {
 		snprintf(err, errlen, "metrics address '%s': cannot listen (in use, or not an address of this host)",

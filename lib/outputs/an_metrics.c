@@ -188,6 +188,15 @@ static void render(void *arg, FILE *f)
 	        "was full.\n# TYPE hopwatch_analyzer_queue_table_full_total counter\n"
 	        "hopwatch_analyzer_queue_table_full_total %llu\n",
 	        (unsigned long long)s->queues_dropped);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_records_set_aside_total Records not analysed: their time_ns was more than "
+	        "10 s ahead of record time and no second report confirmed the jump.\n"
+	        "# TYPE hopwatch_analyzer_records_set_aside_total counter\n"
+	        "hopwatch_analyzer_records_set_aside_total %llu\n"
+	        "# HELP hopwatch_analyzer_clock_jumps_total Jumps of record time two reports agreed on (a gap in the "
+	        "input), or back from a first report far ahead of the second.\n"
+	        "# TYPE hopwatch_analyzer_clock_jumps_total counter\nhopwatch_analyzer_clock_jumps_total %llu\n",
+	        (unsigned long long)s->records_set_aside, (unsigned long long)s->clock_jumps);
 	fprintf(f, "# HELP hopwatch_analyzer_events_total Events (episodes raised, resolved) by alert name and "
 	           "severity.\n# TYPE hopwatch_analyzer_events_total counter\n");
 	for (unsigned i = 0; i < m->n_names; i++)
@@ -232,9 +241,16 @@ static void render(void *arg, FILE *f)
 		for (uint32_t l = 0; l < m->topo->n_links; l++) {
 			const struct hw_topo_port *a = &m->topo->ports[m->topo->links[l].a],
 			                          *b = &m->topo->ports[m->topo->links[l].b];
-			fprintf(f, "hopwatch_analyzer_link_congestion_score{link=\"%s:%s--%s:%s\"} %g\n",
-			        m->topo->nodes[a->node].name, a->name, m->topo->nodes[b->node].name, b->name,
-			        m->scores[l]);
+			/* the names come from LLDP neighbours: escaped (a '"' in a system name broke the page) */
+			fputs("hopwatch_analyzer_link_congestion_score{link=\"", f);
+			label_value(f, m->topo->nodes[a->node].name);
+			fputc(':', f);
+			label_value(f, a->name);
+			fputs("--", f);
+			label_value(f, m->topo->nodes[b->node].name);
+			fputc(':', f);
+			label_value(f, b->name);
+			fprintf(f, "\"} %g\n", m->scores[l]);
 		}
 	}
 	static const char *const names[2] = {"alertmanager", "webhook"};

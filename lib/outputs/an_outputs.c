@@ -37,19 +37,26 @@ void an_outputs_emit(void *ctx, const struct hw_an_event *ev)
 }
 
 /* Whether the periodic SVGs (heat map, latency matrix) are due: every --svg-every seconds of record
- * time, on a fixed grid that starts at the first record; periods the input skipped are not made up. */
+ * time, on a fixed grid that starts at the first record; periods the input skipped are not made up.  The
+ * next grid point is computed, not stepped to (a record time near 2^64 would take forever), and
+ * saturates at UINT64_MAX, where the grid ends: no periodic SVG is due after that, only the final ones, unless
+ * the clock goes back (a first record far ahead, docs/analyzer.md "Record time"): the grid starts again. */
 static int svg_due(struct an_outputs *t, uint64_t now)
 {
 	if (!t->every_ns || !now)
 		return 0;
 	if (!t->next_ns) {
-		t->next_ns = now + t->every_ns;
+		t->next_ns = now > UINT64_MAX - t->every_ns ? UINT64_MAX : now + t->every_ns;
 		return 0;
 	}
-	if (now < t->next_ns)
+	if (now < t->next_ns && t->next_ns - now > t->every_ns) /* the clock went back (hw_an_stats clock_jumps) */
+		t->next_ns = now + t->every_ns;
+	if (now < t->next_ns || t->next_ns == UINT64_MAX)
 		return 0;
-	while (t->next_ns <= now)
-		t->next_ns += t->every_ns;
+	/* the first grid point after now: next + k * every with k = (now - next) / every + 1 */
+	const uint64_t k = (now - t->next_ns) / t->every_ns + 1;
+	const uint64_t room = UINT64_MAX - t->next_ns;
+	t->next_ns = k > room / t->every_ns ? UINT64_MAX : t->next_ns + k * t->every_ns;
 	return 1;
 }
 
@@ -89,9 +96,12 @@ void an_outputs_close(struct an_outputs *t)
 
 /* ---- events as JSON lines ---- */
 
+/* The file is appended to (a restarted analyzer keeps what the last run wrote) and flushed after each batch
+ * of input that raised events, so a reader (or a crash) sees every event of the batches done. */
 struct out_events {
 	struct an_output base;
 	FILE *f;
+	int dirty; /* written since the last flush */
 };
 
 static void events_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
@@ -102,13 +112,17 @@ static void events_on_event(struct an_output *o, const struct hw_analyzer *a, co
 	(void)a;
 	hw_an_event_json(e, svg, buf, sizeof(buf));
 	fprintf(x->f, "%s\n", buf);
+	x->dirty = 1;
 }
 
 static void events_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
+	struct out_events *x = (struct out_events *)o;
 	(void)a;
-	if (t->kind == AN_TICK_END)
-		fflush(((struct out_events *)o)->f);
+	(void)t;
+	if (x->dirty)
+		fflush(x->f);
+	x->dirty = 0;
 }
 
 static void events_close(struct an_output *o)
@@ -130,7 +144,7 @@ struct an_output *an_out_events(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	x->base.ops = &events_ops;
-	x->f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	x->f = strcmp(path, "-") ? fopen(path, "a") : stdout;
 	if (!x->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(x);

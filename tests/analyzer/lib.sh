@@ -26,3 +26,13 @@ for line in open(sys.argv[1]):
 print(n)
 PY
 }
+
+# in_scenario NAME GEN: a temporary directory holding `GEN scenario NAME --write-records`, made the current
+# one; at exit the analyzer of $an_pid (when set) is stopped and the directory removed.
+in_scenario() {
+  dir=$(mktemp -d)
+  an_pid=
+  trap 'stop_pid "$an_pid"; rm -rf "$dir"' EXIT
+  "$2" scenario "$1" --out "$dir" --write-records >/dev/null 2>&1 || fail "scenario $1 failed"
+  cd "$dir" || exit 1
+}

@@ -223,6 +223,81 @@ static void test_hysteresis_one_event_per_episode(void **state)
 	hw_an_destroy(a);
 }
 
+/* The analyzer's record-time counters: records set aside and clock jumps. */
+static void assert_clock(const struct hw_analyzer *a, uint64_t set_aside, uint64_t jumps)
+{
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.records_set_aside, set_aside);
+	assert_int_equal(st.clock_jumps, jumps);
+}
+
+/* Record time sanity (issue 22 item 6): one record an hour ahead, and one at 2^64 - 1, among records 10 us
+ * apart are set aside: the clock stays at the newest normal record and the active HighQueue is not resolved
+ * (an hour of record time would close its clear window of 1 ms, as the tick at the end shows). */
+static void test_clock_far_future_set_aside(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 5000000000ull;
+	for (int i = 0; i < 20; i++, t += 10000) /* 200 us above 10000: past hold_ns, raised */
+		feed(a, rec(t, 12000, 500, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	feed(a, rec(t + 3600000000000ull, 100, 500, 1)); /* an hour ahead, below clear */
+	feed(a, rec(UINT64_MAX, 100, 500, 1));
+	assert_int_equal(hw_an_now(a), t - 10000); /* the last normal record's time */
+	for (int i = 0; i < 10; i++, t += 10000)   /* 100 us more above: the episode goes on */
+		feed(a, rec(t, 12000, 500, 1));
+	assert_int_equal(count("HighQueue", 1), 0);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.records, 32); /* 20 + 2 + 10, the 2 counted and set aside */
+	assert_clock(a, 2, 0);
+	hw_an_tick(a, t + 5000000); /* 5 ms of silence > clear_ns (1 ms): resolved by time that is trusted */
+	assert_int_equal(count("HighQueue", 1), 1);
+	hw_an_destroy(a);
+}
+
+/* A real gap in the input (a replay paused for a minute): the first report after it is set aside, the second
+ * (another report, within 10 s of the first) confirms the jump, and the clock moves: the 1 ms clear window
+ * has passed, the episode resolves. */
+static void test_clock_gap_confirmed(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 5000000000ull;
+	for (int i = 0; i < 20; i++, t += 10000)
+		feed(a, rec(t, 12000, 500, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	t += 60000000000ull; /* a minute later */
+	feed(a, rec(t, 100, 500, 1));
+	assert_int_equal(count("HighQueue", 1), 0);
+	feed(a, rec(t + 10000, 100, 500, 1));
+	assert_int_equal(hw_an_now(a), t + 10000);
+	assert_int_equal(count("HighQueue", 1), 1);
+	assert_clock(a, 1, 1);
+	hw_an_destroy(a);
+}
+
+/* The first record is the bad one (2^64 - 2): the second report, far behind it, moves the clock back, and the
+ * detectors work on the records that follow (200 us above raise: one HighQueue). */
+static void test_clock_first_record_bad(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	feed(a, rec(UINT64_MAX - 1, 100, 500, 2));
+	uint64_t t = 5000000000ull;
+	for (int i = 0; i < 20; i++, t += 10000)
+		feed(a, rec(t, 12000, 500, 1));
+	assert_int_equal(hw_an_now(a), t - 10000);
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_clock(a, 0, 1);
+	hw_an_destroy(a);
+}
+
 /* A short spike above the raise threshold does not pass hold_ns: no HighQueue. */
 static void test_hold_time_filters_spike(void **state)
 {
@@ -1243,6 +1318,9 @@ int main(void)
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
+	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),
+	    cmocka_unit_test_setup(test_clock_gap_confirmed, setup),
+	    cmocka_unit_test_setup(test_clock_first_record_bad, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

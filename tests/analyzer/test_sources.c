@@ -12,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
+#include "records_jsonl.h"
 #include "record_source.h"
 
 static char dir[] = "/tmp/hw-test-sources-XXXXXX";
@@ -111,6 +113,45 @@ static void test_jsonl_stop(void **state)
 	stop = 0;
 }
 
+/* Issue 22 item 12: u64 fields from 2^63 to 2^64 - 1 read back exactly (jansson's integers are int64), the
+ * collector's own JSON of such a record reads back to the same record; out-of-range values name the key. */
+static void test_json_u64_exact(void **state)
+{
+	(void)state;
+	struct hw_record w, r;
+	memset(&w, 0, sizeof(w));
+	w.time_ns = 9223372036854775808ull; /* 2^63: the first value above INT64_MAX */
+	w.report_node = 7;
+	w.node_id = 7;
+	w.path_len = 1;
+	w.format = HW_FORMAT_TR20;
+	w.valid = HW_V_INGRESS_TS | HW_V_EGRESS_TS;
+	w.ingress_ts = UINT64_MAX;          /* 2^64 - 1 = 18446744073709551615 */
+	w.egress_ts = 9223372036854775807u; /* 2^63 - 1: still a jansson integer */
+	char line[HW_RECORD_JSON_MAX], err[256];
+	hw_record_json(&w, line);
+	assert_non_null(strstr(line, "\"ingress_ts\":18446744073709551615"));
+	assert_int_equal(hw_record_from_json_line(line, &r, err, sizeof(err)), 0);
+	assert_memory_equal(&r, &w, sizeof(r));
+	/* a string value with the digits of a big number stays a string (an unknown key, ignored) */
+	assert_int_equal(
+	    hw_record_from_json_line("{\"time_ns\":18446744073709551615,\"note\":\"18446744073709551615 x\"}", &r, err,
+	                             sizeof(err)),
+	    0);
+	assert_int_equal(r.time_ns, UINT64_MAX);
+	/* 2^64 does not fit */
+	assert_int_equal(hw_record_from_json_line("{\"time_ns\":18446744073709551616}", &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "time_ns"));
+	/* a negative big number, a u8 field above 255 and a real are refused, each naming its key */
+	assert_int_equal(hw_record_from_json_line("{\"time_ns\":-18446744073709551615}", &r, err, sizeof(err)), -1);
+	assert_int_equal(hw_record_from_json_line("{\"time_ns\":1,\"hop_index\":256}", &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "hop_index"));
+	assert_int_equal(hw_record_from_json_line("{\"time_ns\":1.5e19}", &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "time_ns"));
+	/* the NUL-marked string is an internal spelling: refused in a line that loads without it */
+	assert_int_equal(hw_record_from_json_line("{\"time_ns\":\"\\u00005\"}", &r, err, sizeof(err)), -1);
+}
+
 /* A record file that is not there: the error names it, at the first next(), not at open. */
 static void test_files_missing(void **state)
 {
@@ -134,6 +175,7 @@ int main(void)
 	    cmocka_unit_test(test_jsonl_error_after_records),
 	    cmocka_unit_test(test_jsonl_stop),
 	    cmocka_unit_test(test_files_missing),
+	    cmocka_unit_test(test_json_u64_exact),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
