@@ -15,8 +15,37 @@ struct hw_metrics_http {
 	struct MHD_Daemon *d;
 	hw_metrics_render_fn render;
 	void *arg;
-	char dir[1024]; /* served at /svg/, "" = none */
+	char dir[1024];         /* served at /svg/, "" = none */
+	hw_http_route_fn route; /* NULL = none */
 };
+
+struct hw_http_request {
+	struct MHD_Connection *conn;
+};
+
+const char *hw_http_query(const struct hw_http_request *q, const char *key)
+{
+	return MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* The owner's route, when it answers url; NULL when not. */
+static struct MHD_Response *route_response(const struct hw_metrics_http *s, struct MHD_Connection *conn,
+                                           const char *url, unsigned *status)
+{
+	struct hw_http_request q = {conn};
+	struct hw_http_reply rep = {NULL, 0, "text/plain; charset=utf-8", MHD_HTTP_OK};
+	if (!s->route || !s->route(s->arg, url, &q, &rep))
+		return NULL;
+	struct MHD_Response *r = MHD_create_response_from_buffer(rep.len, rep.body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(rep.body);
+		return NULL;
+	}
+	MHD_add_response_header(r, "Content-Type", rep.type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	*status = rep.status;
+	return r;
+}
 
 /* GET /svg/NAME: the file NAME of the directory when NAME is a plain file name ending in .svg or .csv;
  * NULL when not (404). */
@@ -61,9 +90,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		static const char msg[] = "only GET /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if ((r = route_response(s, conn, url, &status))) {
 	} else if (!strncmp(url, "/svg/", 5) && (r = file_response(s, url + 5))) {
 		status = MHD_HTTP_OK;
-	} else if (strcmp(url, "/metrics")) {
+	} else if (strcmp(url, "/metrics") || !s->render) {
 		static const char msg[] = "not found: hopwatch serves /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_NOT_FOUND;
@@ -93,6 +123,12 @@ struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_rende
 struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics_render_fn render, void *arg,
                                                     const char *dir, char *err, size_t errlen)
 {
+	return hw_metrics_http_start_routes(addr, render, arg, dir, NULL, err, errlen);
+}
+
+struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
+                                                     const char *dir, hw_http_route_fn route, char *err, size_t errlen)
+{
 	char host[256];
 	const char *colon = strrchr(addr, ':');
 	if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host) || !colon[1]) {
@@ -119,6 +155,7 @@ struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics
 	}
 	s->render = render;
 	s->arg = arg;
+	s->route = route;
 	snprintf(s->dir, sizeof(s->dir), "%s", dir ? dir : "");
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)

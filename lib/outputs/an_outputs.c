@@ -53,6 +53,13 @@ static int svg_due(struct an_outputs *t, uint64_t now)
 	return 1;
 }
 
+void an_outputs_records(struct an_outputs *t, const struct hw_record *r, size_t n)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->records)
+			t->v[i]->ops->records(t->v[i], t->a, r, n);
+}
+
 void an_outputs_tick(struct an_outputs *t, enum an_tick_kind kind)
 {
 	struct an_tick k = {kind, kind == AN_TICK_BATCH && svg_due(t, hw_an_now(t->a))};
