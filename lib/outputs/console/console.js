@@ -107,6 +107,18 @@ function buildMap() {
   }
 }
 
+// How many pairs of the map's labels overlap on screen (from their bounding boxes): the layout's promise, which
+// the console states on the page (body data-label-overlaps) for people and tests to check.
+function labelOverlaps() {
+  const boxes = [...document.querySelectorAll("#map text")].map((t) => t.getBoundingClientRect())
+    .sort((a, b) => a.left - b.left);
+  let n = 0;
+  for (let i = 0; i < boxes.length; i++)
+    for (let j = i + 1; j < boxes.length && boxes[j].left < boxes[i].right; j++)
+      if (boxes[j].top < boxes[i].bottom && boxes[i].top < boxes[j].bottom) n++;
+  return n;
+}
+
 function linkColour(l) {
   if (l.link === "down") return "#000";
   if (l.state === 2 || l.score >= 1) return COLOUR[2];
@@ -273,7 +285,11 @@ async function poll() {
     const key = fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length;
     if (key !== layoutKey) {
       layoutKey = key;
+      const t0 = performance.now();
       buildMap();
+      paintMap();
+      document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
+      document.body.dataset.labelOverlaps = labelOverlaps();
     }
     paintMap();
     paintDevice();
