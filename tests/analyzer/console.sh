@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The live console (issue 20) end to end: a generated incast replayed at its own pace through
 # `hopwatch-analyzer run --http`, then the page opened in headless Chromium and checked against truth.json
-# (console_check.py); the JSON endpoints' errors and bad usage.  Skips when Chromium is not installed.
+# (console_check.py); the JSON endpoints' errors and bad usage; then the map of a k=16 fat-tree
+# (console_scale.py).  Skips when Chromium is not installed.
 # Usage: console.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -50,4 +51,21 @@ curl -sf "$base/svg/$svg" | grep -q '<svg' || fail "/svg/$svg is not the inciden
 
 echo "== the page in headless Chromium"
 python3 "$src/tests/analyzer/console_check.py" "$chromium" "$base" "$dir/truth.json" "$art" 240 || fail "console checks"
+stop_pid "$pid"
+pid=
+
+echo "== a k=16 fat-tree (320 switches, 1,024 hosts): every switch, hosts folded, no overlapping labels, < 2 s"
+"$gen" scenario custom --topology fat-tree:16 --duration-us 200 --out "$dir/ft" --write-records >"$dir/ft.log" 2>&1 ||
+  fail "hopwatch-gen fat-tree: $(tail -1 "$dir/ft.log")"
+port=$(free_port)
+"$an" run --jsonl "$dir/ft/records.jsonl" --lldp "$dir/ft/lldp.pcap" --map "$dir/ft/map.json" \
+  --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/ft-an.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  curl -sf "http://127.0.0.1:$port/api/fabric" -o /dev/null && break
+  kill -0 "$pid" 2>/dev/null || { cat "$dir/ft-an.log"; fail "the analyzer exited"; }
+  sleep 0.2
+done
+python3 "$src/tests/analyzer/console_scale.py" "$chromium" "http://127.0.0.1:$port" "$dir/ft/truth.json" "$art" ||
+  fail "fat-tree map"
 echo "PASS"

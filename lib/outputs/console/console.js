@@ -290,6 +290,7 @@ async function poll() {
       paintMap();
       document.body.dataset.renderMs = (performance.now() - t0).toFixed(1);
       document.body.dataset.labelOverlaps = labelOverlaps();
+      if (!document.body.dataset.firstMapMs) document.body.dataset.firstMapMs = performance.now().toFixed(0);
     }
     paintMap();
     paintDevice();
