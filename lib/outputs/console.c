@@ -475,7 +475,8 @@ static int console_route(void *arg, const char *url, const struct hw_http_reques
 		int fab = url[5] == 'f';
 		pthread_mutex_lock(&c->mu);
 		const char *s = fab ? c->fabric : c->incidents;
-		reply_copy(r, s ? s : (fab ? "{\"switches\":[],\"links\":[]}" : "[]"), "application/json");
+		reply_copy(r, s ? s : (fab ? "{\"pending\":true,\"switches\":[],\"links\":[]}" : "[]"),
+		           "application/json");
 		pthread_mutex_unlock(&c->mu);
 		return 1;
 	}

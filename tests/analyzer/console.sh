@@ -11,6 +11,14 @@ chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium
 dir=$(mktemp -d)
 pid=
 trap 'stop_pid "$pid"; rm -rf "$dir"' EXIT
+# stop_analyzer LOG: SIGTERM ends --hold; the run must then exit 0 (a sanitizer build fails on a leak)
+stop_analyzer() {
+  stop_pid "$pid"
+  wait "$pid"
+  local rc=$?
+  pid=
+  [ "$rc" -eq 0 ] || { tail -20 "$1"; fail "the analyzer exited $rc after SIGTERM"; }
+}
 "$gen" scenario incast --out "$dir" --write-records >"$dir/gen.log" 2>&1 || fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
 
 echo "== bad usage: exit 2"
@@ -51,8 +59,7 @@ curl -sf "$base/svg/$svg" | grep -q '<svg' || fail "/svg/$svg is not the inciden
 
 echo "== the page in headless Chromium"
 python3 "$src/tests/analyzer/console_check.py" "$chromium" "$base" "$dir/truth.json" "$art" 240 || fail "console checks"
-stop_pid "$pid"
-pid=
+stop_analyzer "$dir/an.log"
 
 echo "== a k=16 fat-tree (320 switches, 1,024 hosts): every switch, hosts folded, no overlapping labels, < 2 s"
 "$gen" scenario custom --topology fat-tree:16 --duration-us 200 --out "$dir/ft" --write-records >"$dir/ft.log" 2>&1 ||
@@ -62,10 +69,11 @@ port=$(free_port)
   --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/ft-an.log" 2>&1 &
 pid=$!
 for _ in $(seq 600); do
-  curl -sf "http://127.0.0.1:$port/api/fabric" -o /dev/null && break
+  curl -sf "http://127.0.0.1:$port/api/fabric" | grep -q '"records":[1-9]' && break
   kill -0 "$pid" 2>/dev/null || { cat "$dir/ft-an.log"; fail "the analyzer exited"; }
   sleep 0.2
 done
 python3 "$src/tests/analyzer/console_scale.py" "$chromium" "http://127.0.0.1:$port" "$dir/ft/truth.json" "$art" ||
   fail "fat-tree map"
+stop_analyzer "$dir/ft-an.log"
 echo "PASS"

@@ -280,8 +280,10 @@ async function poll() {
   try {
     const [f, i] = await Promise.all([fetch("/api/fabric", {cache: "no-store"}), fetch("/api/incidents", {cache: "no-store"})]);
     if (!f.ok || !i.ok) throw new Error(`HTTP ${f.status} ${i.status}`);
-    fabric = await f.json();
+    const snapshot = await f.json();
     incidents = await i.json();
+    if (snapshot.pending) throw new Error("waiting for the analyzer's first snapshot");
+    fabric = snapshot;
     const key = fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length;
     if (key !== layoutKey) {
       layoutKey = key;
