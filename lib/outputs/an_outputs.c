@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "an_outputs.h"
+#include "clock.h"
 
 struct an_render *an_outputs_renderer(struct an_outputs *t, char *err, size_t errlen)
 {
@@ -50,6 +51,17 @@ static int svg_due(struct an_outputs *t, uint64_t now)
 		return 0;
 	while (t->next_ns <= now)
 		t->next_ns += t->every_ns;
+	return 1;
+}
+
+int an_tick_refresh(const struct an_tick *t, double *next, double period)
+{
+	if (t->kind == AN_TICK_EXIT)
+		return 0;
+	double now = hw_mono_s();
+	if (t->kind == AN_TICK_BATCH && now < *next)
+		return 0;
+	*next = now + period;
 	return 1;
 }
 

@@ -27,6 +27,10 @@ struct an_tick {
 
 struct an_output;
 
+/* For outputs that refresh a snapshot: whether tick t refreshes it now, at most every period seconds after
+ * batches (monotonic; *next holds the next time), every time at the end and while holding, never at exit. */
+int an_tick_refresh(const struct an_tick *t, double *next, double period);
+
 struct an_output_ops {
 	/* Before any output sees an event: write the output-side annotation, the event graph's file name, into
 	 * svg (AN_GRAPHS_SVG_MAX bytes, "" when there is none); every output's on_event gets it beside e. */

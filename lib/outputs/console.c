@@ -61,13 +61,6 @@ struct console {
 	uint32_t *port_state; /* per topology port: worst queue state */
 };
 
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ns since the epoch as RFC 3339 UTC with microseconds: 2026-01-01T00:00:00.001000Z. */
 static void utc(uint64_t ns, char *buf, size_t n)
 {
@@ -388,13 +381,8 @@ static void refresh(struct console *c, const struct hw_analyzer *a)
 static void console_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
 	struct console *c = (struct console *)o;
-	if (t->kind == AN_TICK_EXIT)
-		return;
-	double now = mono_s();
-	if (t->kind == AN_TICK_BATCH && now < c->next)
-		return;
-	c->next = now + REFRESH_S;
-	refresh(c, a);
+	if (an_tick_refresh(t, &c->next, REFRESH_S))
+		refresh(c, a);
 }
 
 static int reply_copy(struct hw_http_reply *r, const char *body, const char *type)
