@@ -15,15 +15,15 @@ struct hw_metrics_http {
 	struct MHD_Daemon *d;
 	hw_metrics_render_fn render;
 	void *arg;
-	char dir[1024];         /* served at /svg/, "" = none */
-	hw_http_route_fn route; /* NULL = none */
+	char dir[1024];                 /* served at /svg/, "" = none */
+	hw_metrics_http_route_fn route; /* NULL = none */
 };
 
-struct hw_http_request {
+struct hw_metrics_http_request {
 	struct MHD_Connection *conn;
 };
 
-const char *hw_http_query(const struct hw_http_request *q, const char *key)
+const char *hw_metrics_http_query(const struct hw_metrics_http_request *q, const char *key)
 {
 	return MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, key);
 }
@@ -32,8 +32,8 @@ const char *hw_http_query(const struct hw_http_request *q, const char *key)
 static struct MHD_Response *route_response(const struct hw_metrics_http *s, struct MHD_Connection *conn,
                                            const char *url, unsigned *status)
 {
-	struct hw_http_request q = {conn};
-	struct hw_http_reply rep = {NULL, 0, "text/plain; charset=utf-8", MHD_HTTP_OK};
+	struct hw_metrics_http_request q = {conn};
+	struct hw_metrics_http_reply rep = {NULL, 0, "text/plain; charset=utf-8", MHD_HTTP_OK};
 	if (!s->route || !s->route(s->arg, url, &q, &rep))
 		return NULL;
 	struct MHD_Response *r = MHD_create_response_from_buffer(rep.len, rep.body, MHD_RESPMEM_MUST_FREE);
@@ -127,7 +127,8 @@ struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics
 }
 
 struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
-                                                     const char *dir, hw_http_route_fn route, char *err, size_t errlen)
+                                                     const char *dir, hw_metrics_http_route_fn route, char *err,
+                                                     size_t errlen)
 {
 	char host[256];
 	const char *colon = strrchr(addr, ':');

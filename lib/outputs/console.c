@@ -385,7 +385,7 @@ static void console_tick(struct an_output *o, const struct hw_analyzer *a, const
 		refresh(c, a);
 }
 
-static int reply_copy(struct hw_http_reply *r, const char *body, const char *type)
+static int reply_copy(struct hw_metrics_http_reply *r, const char *body, const char *type)
 {
 	r->len = strlen(body);
 	r->body = malloc(r->len + 1);
@@ -401,9 +401,10 @@ static int reply_copy(struct hw_http_reply *r, const char *body, const char *typ
 
 /* GET /api/queue?node=ID&port=ID&queue=Q: the ring's last QUEUE_WINDOW ms, newest last, one [ms, occ, lat] per
  * ms with records (ms since the epoch). */
-static int queue_reply(struct console *c, const struct hw_http_request *q, struct hw_http_reply *r)
+static int queue_reply(struct console *c, const struct hw_metrics_http_request *q, struct hw_metrics_http_reply *r)
 {
-	const char *sn = hw_http_query(q, "node"), *sp = hw_http_query(q, "port"), *sq = hw_http_query(q, "queue");
+	const char *sn = hw_metrics_http_query(q, "node"), *sp = hw_metrics_http_query(q, "port"),
+	           *sq = hw_metrics_http_query(q, "queue");
 	char *e1, *e2, *e3;
 	unsigned long long node = sn ? strtoull(sn, &e1, 10) : 0, port = sp ? strtoull(sp, &e2, 10) : 0;
 	long queue = sq ? strtol(sq, &e3, 10) : -1;
@@ -454,7 +455,8 @@ static int queue_reply(struct console *c, const struct hw_http_request *q, struc
 	return 1;
 }
 
-static int console_route(void *arg, const char *url, const struct hw_http_request *q, struct hw_http_reply *r)
+static int console_route(void *arg, const char *url, const struct hw_metrics_http_request *q,
+                         struct hw_metrics_http_reply *r)
 {
 	struct console *c = arg;
 	if (!strcmp(url, "/api/queue"))
