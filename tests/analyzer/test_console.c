@@ -74,18 +74,16 @@ static long get(const char *path, char *body, size_t size)
 	return status;
 }
 
+/* A record of queue 2 of port 3 of node 7 (the other fields zero). */
 static struct hw_record rec(uint64_t t_ns, uint32_t occ, uint32_t lat, uint32_t valid)
 {
-	struct hw_record r;
-	memset(&r, 0, sizeof(r));
-	r.time_ns = t_ns;
-	r.node_id = 7;
-	r.egress_port = 3;
-	r.queue_id = 2;
-	r.queue_occupancy = occ;
-	r.hop_latency = lat;
-	r.valid = valid;
-	return r;
+	return (struct hw_record){.time_ns = t_ns,
+	                          .node_id = 7,
+	                          .egress_port = 3,
+	                          .queue_id = 2,
+	                          .queue_occupancy = occ,
+	                          .hop_latency = lat,
+	                          .valid = valid};
 }
 
 static void test_queue_ring(void **state)
