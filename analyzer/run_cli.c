@@ -29,7 +29,7 @@ struct opts {
 	int n_records, n_json;
 	int recorded_pace;
 	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am,
-	    *webhook, *metrics, *external_url;
+	    *webhook, *metrics, *external_url, *http;
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
@@ -122,6 +122,9 @@ static const struct hw_opt run_rows[] = {
      .help = "POST Alertmanager's webhook JSON (version 4) to URL"},
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
+    {HW_OPT_ADDR, "http", .metavar = "HOST:PORT", HW_OPT_AT(O, http), .addr = HW_ADDR_HOSTPORT,
+     .help = "serve the live console at http://HOST:PORT/console/ (docs/analyzer.md);\n"
+             "give a loopback address (127.0.0.1) unless others must reach it"},
     {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
      .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default "
              "http://HOST:PORT of --metrics)"},
@@ -234,6 +237,7 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
 				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (hw_mono_s() - p->wall0));
 		}
 		hw_an_ingest(a, r + i, k);
+		an_outputs_records(out, r + i, k);
 		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 }
@@ -267,6 +271,7 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 		}
 		if (n > 0) {
 			hw_an_ingest(a, r, (size_t)n);
+			an_outputs_records(out, r, (size_t)n);
 			last_rec = hw_an_now(a);
 			last_wall = hw_mono_s();
 		} else if (n == 0 && last_rec && hw_mono_s() - last_wall >= LIVE_QUIET_S) {
@@ -454,6 +459,15 @@ int hw_cmd_run(int argc, char **argv)
 		                                   .min_visible_ns = cfg.min_visible_ns};
 		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+			rc = HW_EXIT_USAGE;
+			goto done;
+		}
+		an_outputs_add(&out, x);
+	}
+	if (o.http) {
+		const struct an_console_opts co = {.addr = o.http, .topo = have_topo ? &t : NULL, .svg_dir = o.svg.dir};
+		if (!(x = an_out_console(&co, err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: --http %s\n", err);
 			rc = HW_EXIT_USAGE;
 			goto done;
 		}

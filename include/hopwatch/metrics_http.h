@@ -30,6 +30,25 @@ struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_rende
  * NULL = none. */
 struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics_render_fn render, void *arg,
                                                     const char *dir, char *err, size_t errlen);
+/* A route of the owner (hw_metrics_http_start_routes): a request's query arguments, and its reply. */
+struct hw_metrics_http_request;
+/* The value of query argument key ("?key=value"), NULL when absent. */
+const char *hw_metrics_http_query(const struct hw_metrics_http_request *q, const char *key);
+struct hw_metrics_http_reply {
+	char *body; /* malloc'd; the server frees it */
+	size_t len;
+	const char *type; /* Content-Type, a string constant */
+	unsigned status;  /* HTTP status */
+};
+/* Runs on the server's thread before the built-in paths: 1 when it answers url (reply filled), 0 when
+ * not (then /svg/, /metrics or 404). */
+typedef int (*hw_metrics_http_route_fn)(void *arg, const char *url, const struct hw_metrics_http_request *q,
+                                        struct hw_metrics_http_reply *r);
+/* hw_metrics_http_start_files with a route of the owner (arg is passed to both); render NULL = no
+ * /metrics. */
+struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
+                                                     const char *dir, hw_metrics_http_route_fn route, char *err,
+                                                     size_t errlen);
 /* Stop serving (waits for a scrape in progress); NULL is allowed. */
 void hw_metrics_http_stop(struct hw_metrics_http *s);
 

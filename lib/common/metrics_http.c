@@ -19,12 +19,41 @@ struct hw_metrics_http {
 	struct MHD_Daemon *d;
 	hw_metrics_render_fn render;
 	void *arg;
-	char dir[1024]; /* served at /svg/, "" = none */
+	char dir[1024];                 /* served at /svg/, "" = none */
+	hw_metrics_http_route_fn route; /* NULL = none */
 	/* the server's own messages, at most one per HW_METRICS_HTTP_LOG_S (a flood of refused connections
 	 * wrote 30 MB of log): when the last one was printed, how many were left out since */
 	struct timespec log_last;
 	unsigned long log_skipped;
 };
+
+struct hw_metrics_http_request {
+	struct MHD_Connection *conn;
+};
+
+const char *hw_metrics_http_query(const struct hw_metrics_http_request *q, const char *key)
+{
+	return MHD_lookup_connection_value(q->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* The owner's route, when it answers url; NULL when not. */
+static struct MHD_Response *route_response(const struct hw_metrics_http *s, struct MHD_Connection *conn,
+                                           const char *url, unsigned *status)
+{
+	struct hw_metrics_http_request q = {conn};
+	struct hw_metrics_http_reply rep = {NULL, 0, "text/plain; charset=utf-8", MHD_HTTP_OK};
+	if (!s->route || !s->route(s->arg, url, &q, &rep))
+		return NULL;
+	struct MHD_Response *r = MHD_create_response_from_buffer(rep.len, rep.body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(rep.body);
+		return NULL;
+	}
+	MHD_add_response_header(r, "Content-Type", rep.type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	*status = rep.status;
+	return r;
+}
 
 #define HW_METRICS_HTTP_LOG_S 10
 
@@ -95,9 +124,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		static const char msg[] = "only GET /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if ((r = route_response(s, conn, url, &status))) {
 	} else if (!strncmp(url, "/svg/", 5) && (r = file_response(s, url + 5))) {
 		status = MHD_HTTP_OK;
-	} else if (strcmp(url, "/metrics")) {
+	} else if (strcmp(url, "/metrics") || !s->render) {
 		static const char msg[] = "not found: hopwatch serves /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_NOT_FOUND;
@@ -127,6 +157,13 @@ struct hw_metrics_http *hw_metrics_http_start(const char *addr, hw_metrics_rende
 struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics_render_fn render, void *arg,
                                                     const char *dir, char *err, size_t errlen)
 {
+	return hw_metrics_http_start_routes(addr, render, arg, dir, NULL, err, errlen);
+}
+
+struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
+                                                     const char *dir, hw_metrics_http_route_fn route, char *err,
+                                                     size_t errlen)
+{
 	char host[256];
 	const char *colon = strrchr(addr, ':');
 	if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host) || !colon[1]) {
@@ -153,6 +190,7 @@ struct hw_metrics_http *hw_metrics_http_start_files(const char *addr, hw_metrics
 	}
 	s->render = render;
 	s->arg = arg;
+	s->route = route;
 	snprintf(s->dir, sizeof(s->dir), "%s", dir ? dir : "");
 	/* epoll (MHD_USE_AUTO), not select: descriptors above FD_SETSIZE work; bounded connections (docs/collector.md
 	 * "/metrics"): a flood of idle ones is refused or timed out instead of taking every descriptor */

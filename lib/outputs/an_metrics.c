@@ -378,13 +378,8 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 static void metrics_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
 	struct an_metrics *m = (struct an_metrics *)o;
-	if (t->kind == AN_TICK_EXIT)
-		return;
-	double now = mono_s();
-	if (t->kind == AN_TICK_BATCH && now < m->next)
-		return;
-	m->next = now + 0.05;
-	update(m, a);
+	if (an_tick_refresh(t, &m->next, 0.05))
+		update(m, a);
 }
 
 static void metrics_close(struct an_output *o)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "an_outputs.h"
+#include "clock.h"
 
 struct an_render *an_outputs_renderer(struct an_outputs *t, char *err, size_t errlen)
 {
@@ -58,6 +59,24 @@ static int svg_due(struct an_outputs *t, uint64_t now)
 	const uint64_t room = UINT64_MAX - t->next_ns;
 	t->next_ns = k > room / t->every_ns ? UINT64_MAX : t->next_ns + k * t->every_ns;
 	return 1;
+}
+
+int an_tick_refresh(const struct an_tick *t, double *next, double period)
+{
+	if (t->kind == AN_TICK_EXIT)
+		return 0;
+	double now = hw_mono_s();
+	if (t->kind == AN_TICK_BATCH && now < *next)
+		return 0;
+	*next = now + period;
+	return 1;
+}
+
+void an_outputs_records(struct an_outputs *t, const struct hw_record *r, size_t n)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->v[i]->ops->records)
+			t->v[i]->ops->records(t->v[i], t->a, r, n);
 }
 
 void an_outputs_tick(struct an_outputs *t, enum an_tick_kind kind)

@@ -27,6 +27,10 @@ struct an_tick {
 
 struct an_output;
 
+/* For outputs that refresh a snapshot: whether tick t refreshes it now, at most every period seconds after
+ * batches (monotonic; *next holds the next time), every time at the end and while holding, never at exit. */
+int an_tick_refresh(const struct an_tick *t, double *next, double period);
+
 struct an_output_ops {
 	/* Before any output sees an event: write the output-side annotation, the event graph's file name, into
 	 * svg (AN_GRAPHS_SVG_MAX bytes, "" when there is none); every output's on_event gets it beside e. */
@@ -34,6 +38,8 @@ struct an_output_ops {
 	void (*on_event)(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
 	                 const char *svg);
 	void (*tick)(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t);
+	/* The records just ingested (after hw_an_ingest returned), for outputs that keep their own view of them. */
+	void (*records)(struct an_output *o, const struct hw_analyzer *a, const struct hw_record *r, size_t n);
 	/* Its part of the end-of-run JSON summary: ",\"name\":{...}" (late: after the analyzer's own). */
 	void (*summary)(struct an_output *o, FILE *f);
 	int summary_late;
@@ -72,10 +78,17 @@ struct an_output *an_out_graphs(const struct an_graphs_opts *o, const struct hw_
                                 size_t errlen);
 /* The fabric heat map of an an_out_graphs output on the schedule and at the end; close it first. */
 struct an_output *an_out_heatmap(struct an_output *graphs, char *err, size_t errlen);
+struct an_console_opts {
+	const char *addr;           /* --http HOST:PORT */
+	const struct hw_topo *topo; /* NULL: incidents and queues only, no map */
+	const char *svg_dir;        /* served at /svg/FILE; NULL = none */
+};
+/* --http HOST:PORT: the live console (/console/, /api/fabric, /api/incidents, /api/queue; console.c). */
+struct an_output *an_out_console(const struct an_console_opts *o, char *err, size_t errlen);
 
 /* ---- the table ---- */
 
-#define AN_OUTPUTS_MAX 8
+#define AN_OUTPUTS_MAX 12
 
 struct an_outputs {
 	struct an_output *v[AN_OUTPUTS_MAX];
@@ -94,6 +107,8 @@ void an_outputs_add(struct an_outputs *t, struct an_output *o);
 void an_outputs_emit(void *ctx, const struct hw_an_event *ev);
 /* The analyzer of an_outputs_emit's events (set before the first event). */
 void an_outputs_bind(struct an_outputs *t, const struct hw_analyzer *a);
+/* Hand the records just ingested to every output that takes them. */
+void an_outputs_records(struct an_outputs *t, const struct hw_record *r, size_t n);
 /* Tick every output; for AN_TICK_BATCH the table decides whether the --svg-every schedule is due. */
 void an_outputs_tick(struct an_outputs *t, enum an_tick_kind kind);
 void an_outputs_summary(struct an_outputs *t, FILE *f, int late);

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The live console (issue 20) end to end: a generated incast replayed at its own pace through
+# `hopwatch-analyzer run --http`, then the page opened in headless Chromium and checked against truth.json
+# (console_check.py); the JSON endpoints' errors and bad usage; then the map of a k=16 fat-tree
+# (console_scale.py).  Skips when Chromium is not installed.
+# Usage: console.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3") art=$4
+chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed (tools/deps.sh)"
+dir=$(mktemp -d)
+pid=
+trap 'stop_pid "$pid"; rm -rf "$dir"' EXIT
+# stop_analyzer LOG: SIGTERM ends --hold; the run must then exit 0 (a sanitizer build fails on a leak)
+stop_analyzer() {
+  stop_pid "$pid"
+  wait "$pid"
+  local rc=$?
+  pid=
+  [ "$rc" -eq 0 ] || { tail -20 "$1"; fail "the analyzer exited $rc after SIGTERM"; }
+}
+"$gen" scenario incast --out "$dir" --write-records >"$dir/gen.log" 2>&1 || fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
+
+echo "== bad usage: exit 2"
+"$an" run --jsonl "$dir/records.jsonl" --http nowhere >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--http nowhere: expected exit 2"
+
+port=$(free_port)
+mkdir -p "$dir/svg"
+"$an" run --jsonl "$dir/records.jsonl" --lldp "$dir/lldp.pcap" --map "$dir/map.json" \
+  --config "$src/data/samples/incast/analyzer.json" --pace recorded --svg-dir "$dir/svg" --svg-rate 0 \
+  --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/an.log" 2>&1 &
+pid=$!
+base=http://127.0.0.1:$port
+records=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reports"]["records"])' "$dir/truth.json")
+echo "== the analyzer has the scenario's $records records (poll /api/fabric, up to 120 s)"
+for _ in $(seq 600); do
+  got=$(curl -sf "$base/api/fabric" | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"])' 2>/dev/null)
+  [ "$got" = "$records" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$dir/an.log"; fail "the analyzer exited"; }
+  sleep 0.2
+done
+[ "$got" = "$records" ] || fail "/api/fabric: $got records after 120 s, expected $records"
+
+echo "== the JSON endpoints"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/queue?node=x&port=1&queue=3")
+[ "$code" = 400 ] || fail "/api/queue?node=x: HTTP $code, expected 400"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/nothing")
+[ "$code" = 404 ] || fail "/api/nothing: HTTP $code, expected 404"
+curl -sf "$base/console/" | grep -q '<script src="/console/console.js">' || fail "/console/ is not the page"
+# every script the page loads comes from this server
+grep -o '<script[^>]*src="[^"]*"' "$src/lib/outputs/console/index.html" | grep -v 'src="/console/' &&
+  fail "the page loads a script from elsewhere"
+svg=$(curl -sf "$base/api/incidents" | python3 -c '
+import json, sys
+print(next((x["svg"] for x in json.load(sys.stdin) if x.get("svg")), ""))')
+[ -n "$svg" ] || fail "no incident links its graph (--svg-dir)"
+curl -sf "$base/svg/$svg" | grep -q '<svg' || fail "/svg/$svg is not the incident's graph"
+
+echo "== the page in headless Chromium"
+python3 "$src/tests/analyzer/console_check.py" "$chromium" "$base" "$dir/truth.json" "$art" 240 || fail "console checks"
+stop_analyzer "$dir/an.log"
+
+echo "== a k=16 fat-tree (320 switches, 1,024 hosts): every switch, hosts folded, no overlapping labels, < 2 s"
+"$gen" scenario custom --topology fat-tree:16 --duration-us 200 --out "$dir/ft" --write-records >"$dir/ft.log" 2>&1 ||
+  fail "hopwatch-gen fat-tree: $(tail -1 "$dir/ft.log")"
+port=$(free_port)
+"$an" run --jsonl "$dir/ft/records.jsonl" --lldp "$dir/ft/lldp.pcap" --map "$dir/ft/map.json" \
+  --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/ft-an.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  curl -sf "http://127.0.0.1:$port/api/fabric" | grep -q '"records":[1-9]' && break
+  kill -0 "$pid" 2>/dev/null || { cat "$dir/ft-an.log"; fail "the analyzer exited"; }
+  sleep 0.2
+done
+python3 "$src/tests/analyzer/console_scale.py" "$chromium" "http://127.0.0.1:$port" "$dir/ft/truth.json" "$art" ||
+  fail "fat-tree map"
+stop_analyzer "$dir/ft-an.log"
+echo "PASS"

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# Opens the live console in headless Chromium and checks its DOM against a scenario's truth.json, polling
+# (a fresh --dump-dom each turn) until every check holds or the deadline passes; saves a screenshot.
+# Usage: console_check.py CHROMIUM BASE_URL TRUTH_JSON ARTEFACT_DIR [DEADLINE_S]
+import html.parser
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ALARM = "#c62828"  # console.js COLOUR[2]
+
+
+class Dom(html.parser.HTMLParser):
+    """Elements by id, the incident rows, and the first rect of each port of the device panel."""
+
+    def __init__(self):
+        super().__init__()
+        self.by_id, self.incidents, self.port_rect, self.body = {}, [], {}, {}
+        self.open_port = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.by_id[a["id"]] = a
+        if tag == "body":
+            self.body = a
+        if tag == "tr" and "incident" in a.get("class", "").split():
+            self.incidents.append(a)
+        if tag == "g" and a.get("class") == "port":
+            self.open_port = a["id"]
+        elif tag == "rect" and self.open_port:
+            self.port_rect[self.open_port] = a
+            self.open_port = None
+
+
+def chromium(binary, profile, *args):
+    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+           f"--user-data-dir={profile}", "--window-size=1600,1000", "--virtual-time-budget=4000", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+
+
+def main():
+    binary, base, truth_path, artefacts = sys.argv[1:5]
+    deadline = time.monotonic() + (float(sys.argv[5]) if len(sys.argv) > 5 else 180)
+    truth = json.load(open(truth_path))
+    topo = truth["topology"]
+    tier = {n["node"]: n["tier"] for n in topo["nodes"]}
+    switches = sorted(n for n, t in tier.items() if t != "host")
+    # hosts under each leaf: the truth's host--leaf links
+    hosts = {}
+    for l in topo["links"]:
+        for near, far in ((l["a"], l["b"]), (l["b"], l["a"])):
+            if tier[near["node"]] == "leaf" and tier[far["node"]] == "host":
+                hosts[near["node"]] = hosts.get(near["node"], 0) + 1
+    incast = next(e for e in truth["events"] if e["kind"] == "Incast")
+    place = incast["place"]
+    node, ifname, queue = place["node"], place["ifname"], place["queue"]
+    # the simulator's own peak occupancy of the culprit queue (bytes), not the analyzer's
+    peak = next(q["peak_bytes"] for q in truth["queues"]
+                if q["node"] == node and q["port"] == place["port"] and q["queue"] == queue)
+    url = f"{base}/console/#device={node}&port={ifname}&queue={queue}"
+    os.makedirs(artefacts, exist_ok=True)
+    with tempfile.TemporaryDirectory() as profile:
+        while True:
+            text = chromium(binary, profile, "--dump-dom", url)
+            d = Dom()
+            d.feed(text)
+            bad = []
+            missing = [s for s in switches if f"sw-{s}" not in d.by_id]
+            if missing:
+                bad.append(f"switches not on the map: {missing}")
+            extra = [k[3:] for k in d.by_id if k.startswith("sw-") and k[3:] not in switches]
+            if extra:
+                bad.append(f"nodes drawn as switches that are not switches of the truth: {extra}")
+            for leaf, n in sorted(hosts.items()):
+                h = d.by_id.get(f"hosts-{leaf}")
+                if not h or h.get("data-count") != str(n):
+                    bad.append(f"hosts of {leaf}: expected {n} folded, got {h and h.get('data-count')}")
+            if any(k.startswith("hosts-") and k[6:] not in hosts for k in d.by_id):
+                bad.append("hosts folded under a node that is not a leaf with hosts")
+            if not any(r.get("data-kind") == "Incast" and r.get("data-node") == node and
+                       r.get("data-port") == ifname for r in d.incidents):
+                bad.append(f"no Incast incident with culprit {node}:{ifname} among {len(d.incidents)} rows")
+            port = d.by_id.get(f"port-{ifname}")
+            rect = d.port_rect.get(f"port-{ifname}", {})
+            if not port or port.get("data-state") != "2" or rect.get("fill") != ALARM:
+                bad.append(f"device panel of {node}: {ifname} is {port and port.get('data-state')} "
+                           f"{rect.get('fill')}, expected alarm (2, {ALARM})")
+            ms = d.by_id.get("ms-peak-occ")
+            got = int(ms["data-bytes"]) if ms else None
+            if got is None or abs(got - peak) > 0.05 * peak:
+                bad.append(f"ms view of {node} {ifname} q{queue}: peak {got}, truth {peak} (within 5 %)")
+            if d.body.get("data-label-overlaps") != "0":
+                bad.append(f"map labels overlap: {d.body.get('data-label-overlaps')} pairs")
+            if not bad:
+                break
+            if time.monotonic() > deadline:
+                open(os.path.join(artefacts, "console-dom.html"), "w").write(text)
+                for b in bad:
+                    print("FAIL: " + b)
+                return 1
+            time.sleep(1)
+        chromium(binary, profile, f"--screenshot={os.path.join(artefacts, 'console.png')}", url)
+    print(f"console: {len(switches)} switches, hosts folded under {len(hosts)} leaves, Incast at {node}:{ifname} "
+          f"in {len(d.incidents)} incident rows, {ifname} in alarm colour, ms peak {got} vs truth {peak}; "
+          f"map built in {d.body.get('data-render-ms')} ms; screenshot {artefacts}/console.png")
+    return 0
+
+
+sys.exit(main())
