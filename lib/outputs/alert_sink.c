@@ -27,6 +27,7 @@ struct entry {
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
 	uint8_t used, dirty;
 	uint8_t held;      /* resolved, the resolve held back until the minimum visible time has passed */
+	uint8_t fired;     /* posted firing at least once: a resolve never goes out before its firing did */
 	char incident[32]; /* its incident label, set when it came in */
 };
 
@@ -248,6 +249,8 @@ static int post(struct hw_alert_sink *s, int all)
 		en->dirty = 0;
 		if (gone(en))
 			en->used = 0; /* delivered resolved: forget it */
+		else
+			en->fired = 1;
 	}
 	return 1;
 }
@@ -287,8 +290,9 @@ static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, ch
 }
 
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
- * (id and alertname).  A resolve that comes before the minimum visible time is held back; a webhook is
- * told of an alert when it fires and when it resolves, Alertmanager also of its updates. */
+ * (id and alertname).  A resolve that comes before the alert was posted firing, or before the minimum
+ * visible time, is held back; a webhook is told of an alert when it fires and when it resolves,
+ * Alertmanager also of its updates. */
 static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 {
 	const struct hw_an_event *e = &x->e;
@@ -314,9 +318,12 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 	memcpy(svg, en->svg, sizeof(svg));
 	en->e = *e;
 	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));
-	en->seq = s->next_seq++;
+	if (!e->resolved || en->fired) /* a resolve before the firing went out keeps the firing's place */
+		en->seq = s->next_seq++;
 	if (e->resolved) {
-		en->held = now - en->shown_ns < s->min_visible_ns && !s->flush;
+		/* held until its firing went out (even when draining: a receiver sees every alert fire) and it was
+		 * visible long enough */
+		en->held = !en->fired || (now - en->shown_ns < s->min_visible_ns && !s->flush);
 		en->dirty |= !en->held;
 	}
 	return 1;
@@ -359,7 +366,7 @@ static void *run(void *arg)
 		uint32_t dirty = 0, active = 0;
 		for (uint32_t i = 0; i < s->cap; i++) { /* resolves whose alert was visible long enough go out */
 			struct entry *en = &s->table[i];
-			if (en->used && en->held && (flush || now - en->shown_ns >= s->min_visible_ns)) {
+			if (en->used && en->held && en->fired && (flush || now - en->shown_ns >= s->min_visible_ns)) {
 				en->held = 0;
 				en->dirty = 1;
 			}
