@@ -18,6 +18,8 @@
 
 static char got_url[128], got_body[8192];
 static size_t got_len;
+static char post_status[8][16]; /* the top-level "status" of each post, in order */
+static int n_posts;
 static unsigned reply_status = 200; /* what the server answers */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -41,6 +43,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		got_body[got_len] = 0;
 		*data_size = 0;
 		return MHD_YES;
+	}
+	if (n_posts < 8) {
+		const char *st = strstr(got_body, "\"status\":\"");
+		snprintf(post_status[n_posts++], sizeof(post_status[0]), "%.8s", st ? st + 10 : "?");
 	}
 	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret = MHD_queue_response(c, reply_status, r);
@@ -210,6 +216,31 @@ static void test_min_visible(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* An alert whose resolve is handed over right behind its firing, with no minimum visible time, and
+ * drained at once: the receiver is still told it fired (first post "firing"), then that it resolved
+ * (second post), never only of the resolve. */
+static void test_firing_before_resolve(void **state)
+{
+	(void)state;
+	struct MHD_Daemon *d;
+	n_posts = 0;
+	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 4, .min_visible_ns = 1});
+	struct hw_an_event e = odd_event();
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	e.resolved = 1;
+	e.end_ns = e.start_ns + 1000000;
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	struct hw_alert_sink_stats st;
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.posts_ok, 2);
+	assert_int_equal(n_posts, 2);
+	assert_string_equal(post_status[0], "firing\",");
+	assert_string_equal(post_status[1], "resolved");
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
 /* The incident label of the alert in got_body into buf ("" when none). */
 static void got_incident(char *buf, size_t size)
 {
@@ -304,9 +335,10 @@ static void test_lost_at_exit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_alertmanager_body), cmocka_unit_test(test_alertmanager_graph_url),
-	    cmocka_unit_test(test_webhook_body),      cmocka_unit_test(test_min_visible),
-	    cmocka_unit_test(test_incident_label),    cmocka_unit_test(test_lost_at_exit),
+	    cmocka_unit_test(test_alertmanager_body),     cmocka_unit_test(test_alertmanager_graph_url),
+	    cmocka_unit_test(test_webhook_body),          cmocka_unit_test(test_min_visible),
+	    cmocka_unit_test(test_incident_label),        cmocka_unit_test(test_lost_at_exit),
+	    cmocka_unit_test(test_firing_before_resolve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
