@@ -2,6 +2,7 @@
  * one after the other, paced here, and the events and views handed to the table of outputs
  * (an_outputs.h).  Time is record time, so replays are deterministic. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,9 +227,9 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
                             const struct hw_record *r, size_t n)
 {
 	size_t step = o->recorded_pace ? 64 : n;
-	for (size_t i = 0; i < n && !stop_flag; i += step) {
+	for (size_t i = 0; i < n; i += step) { /* after a stop signal the batch read is analysed, unpaced */
 		size_t k = n - i < step ? n - i : step;
-		if (o->recorded_pace && r[i].time_ns) {
+		if (o->recorded_pace && r[i].time_ns && !stop_flag) {
 			if (!p->rec0) {
 				p->rec0 = r[i].time_ns;
 				p->wall0 = hw_mono_s();
@@ -419,6 +420,13 @@ int hw_cmd_run(int argc, char **argv)
 	hw_topo_init(&t);
 	memset(&map, 0, sizeof(map));
 	int have_topo = o.n_lldp || o.n_lldpd_json;
+	/* SIGINT/SIGTERM go to this thread only: the outputs' threads start with them blocked, so a stop
+	 * interrupts the input read here (no SA_RESTART), not a thread that ignores it */
+	sigset_t stop_sigs;
+	sigemptyset(&stop_sigs);
+	sigaddset(&stop_sigs, SIGINT);
+	sigaddset(&stop_sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	struct an_outputs out = {0};
 	struct an_output *x;
 	struct hw_alert_sink *am = NULL, *webhook = NULL;
@@ -447,8 +455,11 @@ int hw_cmd_run(int argc, char **argv)
 		an_outputs_add(&out, graphs); /* after every other output of events: draws once they have it */
 		hw_an_deliver_per_step(a, 1); /* a graph shows the analyzer's state at its event's step */
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	/* no SA_RESTART: a read blocked on an input (run --jsonl - on a quiet pipe) returns at a signal */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	hw_an_topology_events(a);
 	if (o.metrics) {
 		const struct an_metrics_opts mo = {.addr = o.metrics,
@@ -474,6 +485,7 @@ int hw_cmd_run(int argc, char **argv)
 		an_outputs_add(&out, x);
 	}
 	rc = HW_EXIT_OK;
+	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* every output thread is running: stops come here */
 	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
 		struct record_source *src;
 		if (open_source(k, &o, &src, err, sizeof(err))) {

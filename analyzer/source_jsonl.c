@@ -65,8 +65,10 @@ static long jsonl_next(struct record_source *s, const struct hw_record **r, char
 			}
 			n++;
 		}
-		if (*j->stop)
-			return HW_SRC_END;
+		if (*j->stop) { /* a signal: the records already read are analysed, the rest is left */
+			*r = j->buf;
+			return n ? (long)n : HW_SRC_END;
+		}
 		if (n == HW_STREAM_MAX_BATCH || j->pending[0]) {
 			*r = j->buf;
 			return (long)n;
