@@ -30,13 +30,8 @@ curl --max-time 5 -sf "http://127.0.0.1:$mport/metrics" >/dev/null 2>&1 || { cat
 # the two lines are read when its main thread waits in a pipe read (wchan; without it, give it 2 s)
 for _ in $(seq 100); do grep -q pipe "/proc/$ap/wchan" 2>/dev/null && break; sleep 0.1; done
 grep -q pipe "/proc/$ap/wchan" 2>/dev/null || sleep 2
-kill -TERM "$ap"
-for _ in $(seq 100); do kill -0 "$ap" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$ap" 2>/dev/null && fail "still running 10 s after SIGTERM (blocked on its input)"
-wait "$ap"
-rc=$?
+term_exits_0 "$ap" 10 "$dir/err" # before: blocked on its input until the writer closed it
 ap=
-[ "$rc" -eq 0 ] || { cat "$dir/err"; fail "exit status $rc after SIGTERM"; }
 records=$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     if l.startswith("{"):

@@ -52,6 +52,18 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# term_exits_0 PID SECONDS ERRFILE: SIGTERM to PID (a child of this shell), which must exit within SECONDS
+# with status 0; otherwise the test fails (showing ERRFILE on a bad status).
+term_exits_0() {
+  local pid=$1 secs=$2 errfile=$3 rc
+  kill -TERM "$pid"
+  for _ in $(seq $((secs * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && fail "still running $secs s after SIGTERM"
+  wait "$pid"
+  rc=$?
+  [ "$rc" -eq 0 ] || { cat "$errfile"; fail "exit status $rc after SIGTERM"; }
+}
+
 # stop_pid PID: SIGTERM, then SIGKILL if it is still there after 10 s (a test never hangs on it).
 stop_pid() {
   [ -n "$1" ] || return 0

@@ -20,13 +20,8 @@ total=2550000
 cpid=$!
 for _ in $(seq 3000); do [ -s "$dir/out.jsonl" ] && break; sleep 0.01; done
 [ -s "$dir/out.jsonl" ] || fail "the collector wrote nothing in 30 s"
-kill -TERM "$cpid"
-for _ in $(seq 300); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$cpid" 2>/dev/null && fail "still running 30 s after SIGTERM"
-wait "$cpid"
-rc=$?
+term_exits_0 "$cpid" 30 "$dir/err"
 cpid=
-[ "$rc" -eq 0 ] || { cat "$dir/err"; fail "exit status $rc after SIGTERM"; }
 grep -q "stopped by a signal before the end of $dir/big.pcap" "$dir/err" || { cat "$dir/err"; fail "no stop message"; }
 records=$(count records "$dir/err") written=$(count json_written "$dir/err") lines=$(wc -l <"$dir/out.jsonl")
 [ "$records" -gt 0 ] && [ "$records" -lt "$total" ] || fail "decoded $records records of $total: not stopped early"
