@@ -51,7 +51,8 @@ static double number(const struct hw_an_event *e, const char *name)
 }
 
 static uint32_t seq;
-static uint8_t report_flags; /* report_flags of the records rec() makes */
+static uint8_t report_flags;   /* report_flags of the records rec() makes */
+static uint8_t path_queue = 3; /* the queue of every hop report_path() makes (setup: 3) */
 /* One single-hop report at node 1, egress port 2, queue 3, from source host src. */
 static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 {
@@ -99,6 +100,7 @@ static void feed(struct hw_analyzer *a, struct hw_record r)
 static int setup(void **state)
 {
 	(void)state;
+	path_queue = 3;
 	hw_an_config_default(&cfg);
 	cfg.enabled = (1u << HW_AN_KIND_COUNT) - 1;
 	/* The rules below are worked with configured thresholds (the tests of the thresholds derived from the
@@ -388,6 +390,7 @@ static void report_path(struct hw_analyzer *a, uint64_t t, int n, const uint32_t
 		r.report_seq = s;
 		r.node_id = nodes[h];
 		r.egress_port = ports ? ports[h] : 5;
+		r.queue_id = path_queue;
 		r.hop_index = (uint8_t)h;
 		r.path_len = (uint8_t)n;
 		hw_an_ingest(a, &r, 1);
@@ -641,6 +644,11 @@ static void test_microburst_not_when_paused(void **state)
 	(void)state;
 	assert_int_equal(burst_upstream(100), 1);
 	assert_int_equal(burst_upstream(20000), 0);
+	/* queue 0 is lossy (fabric.lossless_queues: 3 and 4): it drops instead of being paused, so 12:5/0 being
+	 * congested does not make 11:5/0 a victim, and its burst is its own */
+	path_queue = 0;
+	assert_int_equal(burst_upstream(20000), 1);
+	path_queue = 3;
 }
 
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
@@ -1120,26 +1128,102 @@ static void test_thresholds_configured(void **state)
 	hw_an_destroy(a);
 }
 
-/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): a sample
- * every 10 us, 20000 except every fifth (i % 5 == 4: 9000, above clear).  Each sample's value holds for the
- * 10 us to the next, so at t0 + 100 us the window holds samples 0..9, 8 of them above (4 and 9 below):
- * 80 us of 100 >= 75 us, sample 10 is above and the run began at t0: raised there with start t0.  With
- * two of five below (i % 5 >= 3) it is 60 us of 100 < 75: never raised. */
+/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): the window is
+ * 16 slots of 6.25 us, so at t it covers [t - 100 us + 6.25 us, t) when t is on a slot edge (t0 = 1e9 ns =
+ * 160000 slots).  High is from a sample >= raise until one below clear; each sample holds 10 us to the next.
+ *  a) 20000 except every fifth (i % 5 == 4: 7000, below clear): at t0 + 100 us the run began at t0 (100 us
+ *     old) and the window [t0 + 6.25, t0 + 100) us holds 93.75 us, 20 of them low ([40, 50) and [90, 100)):
+ *     73.75 / 93.75 = 0.79 >= 0.75: raised there (sample 10, 20000), start t0.
+ *  b) two of five at 7000 (i % 5 >= 3): 30 us high per 50 us, so any 93.75 us window holds at most 2 x 30 =
+ *     60 us high: 0.64 < 0.75, never raised.
+ *  c) 20000 and 9000 alternating (a lossless queue held at Xoff by PFC: 9000 is below raise, above clear):
+ *     high all along, 1.0 at t0 + 100 us: raised there, start t0 (over the last hold_ns only half the
+ *     samples are at or above raise). */
 static void test_high_queue_fraction(void **state)
 {
 	(void)state;
 	const uint64_t t0 = 1000000000;
-	for (int below = 1; below <= 2; below++) {
+	for (int c = 0; c < 3; c++) {
 		struct hw_analyzer *a = mk();
-		for (int i = 0; i <= 40; i++)
-			feed(a, rec(t0 + (uint64_t)i * 10000, i % 5 >= 5 - below ? 9000 : 20000, 700, 1));
-		if (below == 1) {
+		for (int i = 0; i <= 40; i++) {
+			uint32_t v = c == 0   ? (i % 5 == 4 ? 7000 : 20000)
+			             : c == 1 ? (i % 5 >= 3 ? 7000 : 20000)
+			                      : (i % 2 ? 9000 : 20000);
+			feed(a, rec(t0 + (uint64_t)i * 10000, v, 700, 1));
+			if (i == 9)
+				assert_int_equal(count("HighQueue", 0), 0); /* not before t0 + 100 us */
+			if (i == 10)
+				assert_int_equal(count("HighQueue", 0), c == 1 ? 0 : 1); /* a), c): at t0 + 100 us */
+		}
+		if (c == 1) {
+			assert_int_equal(count("HighQueue", 0), 0);
+		} else {
 			assert_int_equal(count("HighQueue", 0), 1);
 			int h = first("HighQueue", 0);
 			assert_true(evs[h].start_ns == t0);
 			assert_true(number(&evs[h], "occupancy") == 20000);
-		} else {
-			assert_int_equal(count("HighQueue", 0), 0);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* HighQueue on sparse samples (raise 10000, clear 8000, hold 100 us, fraction 0.75, clear_ns 1 ms): each
+ * sample's value holds until the next, so a queue reported every 300 us stays one run.
+ *  a) 20000 at t0 and t0 + 300 us: at the second, the run began at t0 (300 us >= hold), the window holds
+ *     min(300, 100) = 100 us seen, all of it above (the first sample's value): raised there, start t0.
+ *  b) 20000 at t0, 5000 at t0 + 50 us (high 50 us: not raised), 20000 at t0 + 200, 250, 290 us: the sample
+ *     below held 150 us >= hold, so the run ended and a new one began at t0 + 200 us: at t0 + 290 us it is
+ *     90 us old, not raised (the window [t0 + 193.75, t0 + 290) us is 90 / 96.25 high, so a run kept from t0
+ *     would raise here); 20000 at t0 + 300 us raises, start t0 + 200 us.
+ *  c) 20000 at t0, then t0 + 1.2 ms, t0 + 1.5 ms: 1.2 ms of silence >= clear_ns ends the run (reports stop
+ *     when the queue is below), the run restarts at t0 + 1.2 ms and raises at t0 + 1.5 ms, start t0 + 1.2 ms.
+ *  d) 20000 at t0 and t0 + 50 us, 25000 at t0 + 90 us, 5000 at t0 + 100 us: high from t0 until t0 + 100 us,
+ *     a whole hold_ns, judged at the sample that ends it: raised there, start t0, occupancy its peak 25000.
+ *     The same with the drop at t0 + 95 us (high 95 us) is not raised. */
+static void test_high_queue_sparse_samples(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	const uint64_t t0 = 1000000000;
+	struct hw_analyzer *a = mk();
+	feed(a, rec(t0, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 0);
+	feed(a, rec(t0 + 300000, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_true(evs[first("HighQueue", 0)].start_ns == t0);
+	hw_an_destroy(a);
+
+	a = mk();
+	feed(a, rec(t0, 20000, 700, 1));
+	feed(a, rec(t0 + 50000, 5000, 700, 1));
+	feed(a, rec(t0 + 200000, 20000, 700, 1));
+	feed(a, rec(t0 + 250000, 20000, 700, 1));
+	feed(a, rec(t0 + 290000, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 0);
+	feed(a, rec(t0 + 300000, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 200000);
+	hw_an_destroy(a);
+
+	a = mk();
+	feed(a, rec(t0, 20000, 700, 1));
+	feed(a, rec(t0 + 1200000, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 0);
+	feed(a, rec(t0 + 1500000, 20000, 700, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 1200000);
+	hw_an_destroy(a);
+
+	for (uint64_t drop = 95000; drop <= 100000; drop += 5000) {
+		a = mk();
+		feed(a, rec(t0, 20000, 700, 1));
+		feed(a, rec(t0 + 50000, 20000, 700, 1));
+		feed(a, rec(t0 + 90000, 25000, 700, 1));
+		feed(a, rec(t0 + drop, 5000, 700, 1));
+		assert_int_equal(count("HighQueue", 0), drop == 100000);
+		if (drop == 100000) {
+			const struct hw_an_event *e = &evs[first("HighQueue", 0)];
+			assert_true(e->start_ns == t0 && number(e, "occupancy") == 25000);
 		}
 		hw_an_destroy(a);
 	}
@@ -1241,6 +1325,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
+	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	};
