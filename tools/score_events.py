@@ -18,7 +18,7 @@ QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
-DEFAULTS = {"raise": None, "clear": None, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
+DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
 
 
 def raise_of(cfg, queue):
@@ -62,7 +62,7 @@ def load_config(path):
         j = json.load(open(path))
         for k in ("raise", "clear", "hold_ns", "clear_ns"):
             c[k] = j.get("high_queue", {}).get(k, c[k])
-        for k in ("window_ns", "lead_ns"):
+        for k in ("window_ns", "lead_ns", "from"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
     return c
 
@@ -272,6 +272,10 @@ def ramps(truth, raised, series, cfg, slack_ns):
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
         cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
+        # QueueBuildup warns from queue_buildup.from x raise: a climb whose records jump from below that to the
+        # threshold in one sample cannot be warned
+        warnable = cross is not None and any(lo <= ts < cross and v >= cfg["from"] * raise_of(cfg, k[2])
+                                             for ts, v in series.get(k, []))
         warn = None
         if cross is not None:
             # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
@@ -280,7 +284,7 @@ def ramps(truth, raised, series, cfg, slack_ns):
                   cross - cfg["window_ns"] - cfg["lead_ns"] <= e["start_ns"] < cross]
             warn = max(ws) if ws else None
         out.append({"kind": t["kind"], "place": f"{t['place']['node']}:{t['place']['ifname']}/{t['place']['queue']}",
-                    "ramp": t["kind"] in RAMP_KINDS, "start_ns": t["start_ns"], "cross_ns": cross,
+                    "ramp": t["kind"] in RAMP_KINDS, "warnable": warnable, "start_ns": t["start_ns"], "cross_ns": cross,
                     "buildup_ns": warn, "lead_ms": (cross - warn) / 1e6 if warn is not None else None})
     return out
 
@@ -369,6 +373,8 @@ def main():
             continue
         cross = (m["cross_ns"] - m["start_ns"]) / 1e6
         lead = "no QueueBuildup before it" if m["lead_ms"] is None else f"QueueBuildup lead {m['lead_ms']:.3f} ms"
+        if not m["warnable"]:
+            lead += " (its records jump past queue_buildup.from x the threshold in one sample)"
         print(f"  {what} {m['kind']} at {m['place']}: crosses {cross:+.3f} ms after the event start; {lead}")
 
 

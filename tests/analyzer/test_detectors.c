@@ -141,18 +141,28 @@ static void test_ramp_buildup_before_high(void **state)
 }
 
 /* A linear ramp of 6 bytes per us, sampled every 10 us (occupancy 60 i at t0 + 10 i us).  The least-squares
- * line through such samples is the ramp itself, so with the defaults (raise 10000, lead 1 ms) QueueBuildup
- * predicts occupancy + 6000 and fires at the first sample with occupancy >= 4000: i = 67 (4020, t0 +
- * 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us): HighQueue's
- * episode starts there (raised after hold_ns), exactly lead_ns after the warning. */
+ * line through such samples is the ramp itself, so with lead 1 ms QueueBuildup predicts occupancy + 6000.
+ *  a) The projection alone (queue_buildup.from 0): it fires at the first sample with occupancy >= 4000: i = 67
+ *     (4020, t0 + 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us):
+ *     HighQueue's episode starts there (raised after hold_ns), exactly lead_ns after the warning.
+ *  b) The defaults (from 0.75, rising 3): not before the queue is at 7500: i = 125 (t0 + 1250 us), the three
+ *     newest samples not falling; lead 420 us, eta (10000 - 7500) / 6000 ms.
+ *  c) The same with sample 125 dipping to 7000: below 7500 there, and at i = 126 the newest three (7440,
+ *     7000, 7560) fall once: raised at i = 127 (7620, t0 + 1270 us). */
+static void ramp(struct hw_analyzer *a, uint64_t t0, int dip)
+{
+	for (int i = 0; i <= 200; i++)
+		feed(a, rec(t0 + (uint64_t)i * 10000, i == dip ? 7000 : (uint32_t)i * 60, 500, 1));
+}
+
 static void test_buildup_lead_on_linear_ramp(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_HIGH_QUEUE;
+	cfg.buildup_from = 0;
 	struct hw_analyzer *a = mk();
 	uint64_t t0 = 3000000000000ull;
-	for (int i = 0; i <= 200; i++)
-		feed(a, rec(t0 + (uint64_t)i * 10000, (uint32_t)i * 60, 500, 1));
+	ramp(a, t0, -1);
 	assert_int_equal(count("QueueBuildup", 0), 1);
 	assert_int_equal(count("HighQueue", 0), 1);
 	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)], *h = &evs[first("HighQueue", 0)];
@@ -163,13 +173,32 @@ static void test_buildup_lead_on_linear_ramp(void **state)
 	assert_true(fabs(number(b, "slope_per_ms") - 6000) < 1e-6);
 	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 4020) / 6000) < 1e-9);
 	hw_an_destroy(a);
+
+	cfg.buildup_from = 0.75;
+	a = mk();
+	ramp(a, t0, -1);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	b = &evs[first("QueueBuildup", 0)];
+	assert_int_equal(b->start_ns, t0 + 1250000);
+	assert_int_equal((int)number(b, "occupancy"), 7500);
+	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 7500) / 6000) < 1e-9);
+	hw_an_destroy(a);
+
+	a = mk();
+	ramp(a, t0, 125);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	b = &evs[first("QueueBuildup", 0)];
+	assert_int_equal(b->start_ns, t0 + 1270000);
+	assert_int_equal((int)number(b, "occupancy"), 7620);
+	hw_an_destroy(a);
 }
 
 /* A steep climb after a flat stretch: 12 empty samples 80 us apart (0..880 us), then 2000 bytes per 10 us
  * from 900 us (0, 2000, 4000, 6000, 8000, 10000 at 900..950 us).  The line through the window's 16 newest
  * samples, dragged down by the flat ones, predicts only 1024, 2601, 4517, 7281 for 910..940 us: no warning
  * before the crossing at 950 us.  The newest 4 samples, trusted from half the threshold (steep_from 0.5),
- * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing. */
+ * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing, with
+ * queue_buildup.from 0; with the default 0.75 not before 7500: at 940 us (8000), 10 us before. */
 static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
 {
 	for (int k = 0; k < 12; k++)
@@ -183,14 +212,19 @@ static void test_buildup_steep_ramp(void **state)
 	(void)state;
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
 	uint64_t t0 = 4000000000000ull;
-	struct hw_analyzer *a = mk();
-	steep_ramp(a, t0);
-	assert_int_equal(count("QueueBuildup", 0), 1);
-	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
-	assert_int_equal(b->start_ns, t0 + 930000);
-	assert_int_equal((int)number(b, "occupancy"), 6000);
-	assert_true(fabs(number(b, "slope_per_ms") - 200000) < 1e-3);
-	hw_an_destroy(a);
+	for (int from0 = 1; from0 >= 0; from0--) {
+		cfg.buildup_from = from0 ? 0 : 0.75;
+		struct hw_analyzer *a = mk();
+		steep_ramp(a, t0);
+		assert_int_equal(count("QueueBuildup", 0), 1);
+		const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
+		assert_int_equal(b->start_ns, t0 + (from0 ? 930000 : 940000));
+		assert_int_equal((int)number(b, "occupancy"), from0 ? 6000 : 8000);
+		assert_true(fabs(number(b, "slope_per_ms") - 200000) < 1e-3);
+		hw_an_destroy(a);
+	}
+	cfg.buildup_from = 0;
+	struct hw_analyzer *a;
 	cfg.buildup_steep_from = 2; /* off: the window's line alone */
 	a = mk();
 	steep_ramp(a, t0);
