@@ -1214,48 +1214,41 @@ static void test_high_queue_fraction(void **state)
  *  d) 20000 at t0 and t0 + 50 us, 25000 at t0 + 90 us, 5000 at t0 + 100 us: high from t0 until t0 + 100 us,
  *     a whole hold_ns, judged at the sample that ends it: raised there, start t0, occupancy its peak 25000.
  *     The same with the drop at t0 + 95 us (high 95 us) is not raised. */
+/* Feeds samples {us after t0, occupancy} of the test queue to a; the HighQueue raises so far. */
+static int feed_us(struct hw_analyzer *a, uint64_t t0, const uint32_t (*s)[2], int n)
+{
+	for (int i = 0; i < n; i++)
+		feed(a, rec(t0 + (uint64_t)s[i][0] * 1000, s[i][1], 700, 1));
+	return count("HighQueue", 0);
+}
+
 static void test_high_queue_sparse_samples(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
 	const uint64_t t0 = 1000000000;
-	struct hw_analyzer *a = mk();
-	feed(a, rec(t0, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 0);
-	feed(a, rec(t0 + 300000, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 1);
-	assert_true(evs[first("HighQueue", 0)].start_ns == t0);
-	hw_an_destroy(a);
-
-	a = mk();
-	feed(a, rec(t0, 20000, 700, 1));
-	feed(a, rec(t0 + 50000, 5000, 700, 1));
-	feed(a, rec(t0 + 200000, 20000, 700, 1));
-	feed(a, rec(t0 + 250000, 20000, 700, 1));
-	feed(a, rec(t0 + 290000, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 0);
-	feed(a, rec(t0 + 300000, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 1);
-	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 200000);
-	hw_an_destroy(a);
-
-	a = mk();
-	feed(a, rec(t0, 20000, 700, 1));
-	feed(a, rec(t0 + 1200000, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 0);
-	feed(a, rec(t0 + 1500000, 20000, 700, 1));
-	assert_int_equal(count("HighQueue", 0), 1);
-	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 1200000);
-	hw_an_destroy(a);
-
-	for (uint64_t drop = 95000; drop <= 100000; drop += 5000) {
-		a = mk();
-		feed(a, rec(t0, 20000, 700, 1));
-		feed(a, rec(t0 + 50000, 20000, 700, 1));
-		feed(a, rec(t0 + 90000, 25000, 700, 1));
-		feed(a, rec(t0 + drop, 5000, 700, 1));
-		assert_int_equal(count("HighQueue", 0), drop == 100000);
-		if (drop == 100000) {
+	static const uint32_t a1[][2] = {{0, 20000}}, a2[][2] = {{300, 20000}};
+	static const uint32_t b1[][2] = {{0, 20000}, {50, 5000}, {200, 20000}, {250, 20000}, {290, 20000}},
+	                      b2[][2] = {{300, 20000}};
+	static const uint32_t c1[][2] = {{0, 20000}, {1200, 20000}}, c2[][2] = {{1500, 20000}};
+	static const uint32_t d[][2] = {{0, 20000}, {50, 20000}, {90, 25000}, {95, 5000}, {100, 5000}};
+	struct {
+		const uint32_t (*before)[2], (*after)[2];
+		int n_before, n_after;
+		uint64_t start;
+	} runs[] = {{a1, a2, 1, 1, t0}, {b1, b2, 5, 1, t0 + 200000}, {c1, c2, 2, 1, t0 + 1200000}};
+	for (unsigned k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct hw_analyzer *a = mk();
+		assert_int_equal(feed_us(a, t0, runs[k].before, runs[k].n_before), 0);
+		assert_int_equal(feed_us(a, t0, runs[k].after, runs[k].n_after), 1);
+		assert_true(evs[first("HighQueue", 0)].start_ns == runs[k].start);
+		hw_an_destroy(a);
+	}
+	for (int drop = 95; drop <= 100; drop += 5) { /* d): the drop at 95 us (d[3]) or at 100 us (d[4]) */
+		struct hw_analyzer *a = mk();
+		assert_int_equal(feed_us(a, t0, d, 3), 0);
+		assert_int_equal(feed_us(a, t0, drop == 95 ? &d[3] : &d[4], 1), drop == 100);
+		if (drop == 100) {
 			const struct hw_an_event *e = &evs[first("HighQueue", 0)];
 			assert_true(e->start_ns == t0 && number(e, "occupancy") == 25000);
 		}
