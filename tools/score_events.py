@@ -18,7 +18,7 @@ QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
-DEFAULTS = {"raise": None, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
+DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
 
 
 def raise_of(cfg, queue):
@@ -60,9 +60,9 @@ def load_config(path):
     c = dict(DEFAULTS)
     if path:
         j = json.load(open(path))
-        for k in ("raise", "hold_ns", "clear_ns"):
+        for k in ("raise", "clear", "hold_ns", "clear_ns"):
             c[k] = j.get("high_queue", {}).get(k, c[k])
-        for k in ("window_ns", "lead_ns"):
+        for k in ("window_ns", "lead_ns", "from"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
     return c
 
@@ -94,6 +94,51 @@ def crossings(samples, cfg, queue):
         else:
             runs.append([t, t])
     return [tuple(r) for r in runs]
+
+
+def high_stretches(samples, level, clear, clear_ns):
+    """Stretches [(from, to)] where the queue is high as HighQueue's rule defines it (the PFC hysteresis): from a
+    record at or above the raise level until the first record below clear, each record's value holding until
+    the next; clear_ns without records also ends one (queue reports stop below the switch's report level), at its
+    last record."""
+    out, cur, last = [], None, None
+    for t, v in samples:
+        if cur is not None and t - last >= clear_ns:
+            out.append((cur, last))
+            cur = None
+        if cur is None:
+            if v >= level:
+                cur = t
+        elif v < clear:
+            out.append((cur, t))
+            cur = None
+        last = t
+    if cur is not None:
+        out.append((cur, last))
+    return out
+
+
+def clear_of(cfg, queue):
+    """HighQueue's clear level at a queue, as raise_of: PFC Xon for the RoCE queue, 30 % of the lossy buffer."""
+    if cfg.get("raise") is not None:
+        return cfg.get("clear") if cfg.get("clear") is not None else cfg["raise"]
+    m = cfg.get("model", {})
+    if int(queue) == int(m.get("roce_queue", 3)):
+        return m.get("xon_bytes", 300e3)
+    return 0.3 * m.get("lossy_buffer_bytes", 1024e3)
+
+
+def high_episodes(samples, cfg, queue):
+    """HighQueue episodes to find: a high stretch lasting hold_ns opens one; stretches that begin less than
+    clear_ns after the episode's last stretch ended belong to it (the alert is still firing: it resolves after
+    clear_ns below clear).  [(start, end)] of each episode's opening stretch and its last one."""
+    eps = []
+    for a, b in high_stretches(samples, raise_of(cfg, queue), clear_of(cfg, queue), cfg["clear_ns"]):
+        if eps and a - eps[-1][1] < cfg["clear_ns"]:
+            eps[-1][1] = b
+        elif b - a >= cfg["hold_ns"]:
+            eps.append([a, b])
+    return [tuple(e) for e in eps]
 
 
 def tree_victims(ev):
@@ -181,9 +226,11 @@ def victim_windows(truth, slack_ns):
     return out
 
 
-def score_records(raised, series, cfg, slack_ns, truth=None):
-    """HighQueue and QueueBuildup against the records.  HighQueue: a run of records at or above raise lasting
-    hold_ns is an episode to find; an event is right when such a run starts at its start.  QueueBuildup: an
+def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
+    """HighQueue and QueueBuildup against the records.  HighQueue: an episode to find is the queue high (from a
+    record at or above raise until one below clear) for hold_ns (high_episodes); it is found by a HighQueue at
+    its queue raised at most hold_ns + slack after it began and not resolved before (ends: (id, start_ns) -> end_ns
+    of the resolved HighQueue events; a re-raise within its incident keeps its id); an event is right when it starts in a run of records at or above raise.  QueueBuildup: an
     event is right when its queue crosses raise within lead_ns (+ slack) after it; a crossing is warned
     when a QueueBuildup at its queue fired in the window_ns + lead_ns before it.  A crossing at a PFC victim
     of an injected event (paused from downstream while it lasts) is not one to find: the event's root is
@@ -194,8 +241,12 @@ def score_records(raised, series, cfg, slack_ns, truth=None):
     runs = {k: [r for r in rs if not any(lo <= r[0] <= hi for lo, hi in vw.get(k, []))] for k, rs in runs.items()}
     rows = {}
     hq = [e for e in raised if e["event"] == "HighQueue"]
-    want = [(k, a) for k, rs in runs.items() for a, b in rs if b - a >= cfg["hold_ns"]]
-    found = [w for w in want if any(qkey(e) == w[0] and w[1] <= e["start_ns"] <= w[1] + slack_ns for e in hq)]
+    ends = ends or {}
+    want = [(k, a) for k, s in series.items() for a, _ in high_episodes(s, cfg, k[2])
+            if not any(lo <= a <= hi for lo, hi in vw.get(k, []))]
+    # found: a HighQueue at its queue raised by hold_ns (+ slack) after the episode began and still firing then
+    found = [w for w in want if any(qkey(e) == w[0] and e["start_ns"] <= w[1] + cfg["hold_ns"] + slack_ns and
+                                    ends.get((e.get("id"), e["start_ns"]), 1 << 63) >= w[1] for e in hq)]
     right = [e for e in hq if any(a <= e["start_ns"] <= b for a, b in runs_all.get(qkey(e), []))]
     rows["HighQueue"] = {"injected": len(want), "detected": len(found), "raised": len(hq), "matched": len(right)}
     qb = [e for e in raised if e["event"] == "QueueBuildup"]
@@ -221,6 +272,10 @@ def ramps(truth, raised, series, cfg, slack_ns):
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
         cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
+        # QueueBuildup warns from queue_buildup.from x raise: a climb whose records jump from below that to the
+        # threshold in one sample cannot be warned
+        warnable = cross is not None and any(lo <= ts < cross and v >= cfg["from"] * raise_of(cfg, k[2])
+                                             for ts, v in series.get(k, []))
         warn = None
         if cross is not None:
             # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
@@ -229,7 +284,7 @@ def ramps(truth, raised, series, cfg, slack_ns):
                   cross - cfg["window_ns"] - cfg["lead_ns"] <= e["start_ns"] < cross]
             warn = max(ws) if ws else None
         out.append({"kind": t["kind"], "place": f"{t['place']['node']}:{t['place']['ifname']}/{t['place']['queue']}",
-                    "ramp": t["kind"] in RAMP_KINDS, "start_ns": t["start_ns"], "cross_ns": cross,
+                    "ramp": t["kind"] in RAMP_KINDS, "warnable": warnable, "start_ns": t["start_ns"], "cross_ns": cross,
                     "buildup_ns": warn, "lead_ms": (cross - warn) / 1e6 if warn is not None else None})
     return out
 
@@ -241,7 +296,9 @@ def score(truth, events, slack_ns, series=None, cfg=None):
     rows = score_injected(truth, raised, slack_ns, cfg)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
-        for k, v in score_records(raised, series, cfg, slack_ns, truth).items():
+        ends = {(e.get("id"), e["start_ns"]): e["end_ns"] for e in events
+                if e.get("event") == "HighQueue" and e.get("state") == "resolved" and "end_ns" in e}
+        for k, v in score_records(raised, series, cfg, slack_ns, truth, ends).items():
             if k not in detectors:
                 detectors[k] = dict(v, basis="records")
     other = {}
@@ -316,6 +373,8 @@ def main():
             continue
         cross = (m["cross_ns"] - m["start_ns"]) / 1e6
         lead = "no QueueBuildup before it" if m["lead_ms"] is None else f"QueueBuildup lead {m['lead_ms']:.3f} ms"
+        if not m["warnable"]:
+            lead += " (its records jump past queue_buildup.from x the threshold in one sample)"
         print(f"  {what} {m['kind']} at {m['place']}: crosses {cross:+.3f} ms after the event start; {lead}")
 
 

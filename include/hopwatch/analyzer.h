@@ -45,6 +45,8 @@ struct hw_an_config {
 	uint64_t buildup_lead_ns;       /* ... predicts crossing high_queue.raise within this lead */
 	uint32_t buildup_min_samples;   /* ... from at least this many samples */
 	double buildup_steep_from;      /* ... and from the newest min_samples ones at this fraction of raise */
+	double buildup_from;            /* ... raised only at this fraction of raise or above ... */
+	uint32_t buildup_rising;        /* ... and with this many newest samples not falling */
 	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: the HighQueue threshold) */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */

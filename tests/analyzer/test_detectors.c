@@ -51,7 +51,8 @@ static double number(const struct hw_an_event *e, const char *name)
 }
 
 static uint32_t seq;
-static uint8_t report_flags; /* report_flags of the records rec() makes */
+static uint8_t report_flags;   /* report_flags of the records rec() makes */
+static uint8_t path_queue = 3; /* the queue of every hop report_path() makes (setup: 3) */
 /* One single-hop report at node 1, egress port 2, queue 3, from source host src. */
 static struct hw_record rec(uint64_t t, uint32_t occ, uint32_t lat, uint8_t src)
 {
@@ -99,6 +100,7 @@ static void feed(struct hw_analyzer *a, struct hw_record r)
 static int setup(void **state)
 {
 	(void)state;
+	path_queue = 3;
 	hw_an_config_default(&cfg);
 	cfg.enabled = (1u << HW_AN_KIND_COUNT) - 1;
 	/* The rules below are worked with configured thresholds (the tests of the thresholds derived from the
@@ -139,18 +141,28 @@ static void test_ramp_buildup_before_high(void **state)
 }
 
 /* A linear ramp of 6 bytes per us, sampled every 10 us (occupancy 60 i at t0 + 10 i us).  The least-squares
- * line through such samples is the ramp itself, so with the defaults (raise 10000, lead 1 ms) QueueBuildup
- * predicts occupancy + 6000 and fires at the first sample with occupancy >= 4000: i = 67 (4020, t0 +
- * 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us): HighQueue's
- * episode starts there (raised after hold_ns), exactly lead_ns after the warning. */
+ * line through such samples is the ramp itself, so with lead 1 ms QueueBuildup predicts occupancy + 6000.
+ *  a) The projection alone (queue_buildup.from 0): it fires at the first sample with occupancy >= 4000: i = 67
+ *     (4020, t0 + 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us):
+ *     HighQueue's episode starts there (raised after hold_ns), exactly lead_ns after the warning.
+ *  b) The defaults (from 0.75, rising 3): not before the queue is at 7500: i = 125 (t0 + 1250 us), the three
+ *     newest samples not falling; lead 420 us, eta (10000 - 7500) / 6000 ms.
+ *  c) The same with sample 125 dipping to 7000: below 7500 there, and at i = 126 the newest three (7440,
+ *     7000, 7560) fall once: raised at i = 127 (7620, t0 + 1270 us). */
+static void ramp(struct hw_analyzer *a, uint64_t t0, int dip)
+{
+	for (int i = 0; i <= 200; i++)
+		feed(a, rec(t0 + (uint64_t)i * 10000, i == dip ? 7000 : (uint32_t)i * 60, 500, 1));
+}
+
 static void test_buildup_lead_on_linear_ramp(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_HIGH_QUEUE;
+	cfg.buildup_from = 0;
 	struct hw_analyzer *a = mk();
 	uint64_t t0 = 3000000000000ull;
-	for (int i = 0; i <= 200; i++)
-		feed(a, rec(t0 + (uint64_t)i * 10000, (uint32_t)i * 60, 500, 1));
+	ramp(a, t0, -1);
 	assert_int_equal(count("QueueBuildup", 0), 1);
 	assert_int_equal(count("HighQueue", 0), 1);
 	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)], *h = &evs[first("HighQueue", 0)];
@@ -161,13 +173,32 @@ static void test_buildup_lead_on_linear_ramp(void **state)
 	assert_true(fabs(number(b, "slope_per_ms") - 6000) < 1e-6);
 	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 4020) / 6000) < 1e-9);
 	hw_an_destroy(a);
+
+	cfg.buildup_from = 0.75;
+	a = mk();
+	ramp(a, t0, -1);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	b = &evs[first("QueueBuildup", 0)];
+	assert_int_equal(b->start_ns, t0 + 1250000);
+	assert_int_equal((int)number(b, "occupancy"), 7500);
+	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 7500) / 6000) < 1e-9);
+	hw_an_destroy(a);
+
+	a = mk();
+	ramp(a, t0, 125);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	b = &evs[first("QueueBuildup", 0)];
+	assert_int_equal(b->start_ns, t0 + 1270000);
+	assert_int_equal((int)number(b, "occupancy"), 7620);
+	hw_an_destroy(a);
 }
 
 /* A steep climb after a flat stretch: 12 empty samples 80 us apart (0..880 us), then 2000 bytes per 10 us
  * from 900 us (0, 2000, 4000, 6000, 8000, 10000 at 900..950 us).  The line through the window's 16 newest
  * samples, dragged down by the flat ones, predicts only 1024, 2601, 4517, 7281 for 910..940 us: no warning
  * before the crossing at 950 us.  The newest 4 samples, trusted from half the threshold (steep_from 0.5),
- * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing. */
+ * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing, with
+ * queue_buildup.from 0; with the default 0.75 not before 7500: at 940 us (8000), 10 us before. */
 static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
 {
 	for (int k = 0; k < 12; k++)
@@ -181,14 +212,19 @@ static void test_buildup_steep_ramp(void **state)
 	(void)state;
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
 	uint64_t t0 = 4000000000000ull;
-	struct hw_analyzer *a = mk();
-	steep_ramp(a, t0);
-	assert_int_equal(count("QueueBuildup", 0), 1);
-	const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
-	assert_int_equal(b->start_ns, t0 + 930000);
-	assert_int_equal((int)number(b, "occupancy"), 6000);
-	assert_true(fabs(number(b, "slope_per_ms") - 200000) < 1e-3);
-	hw_an_destroy(a);
+	for (int from0 = 1; from0 >= 0; from0--) {
+		cfg.buildup_from = from0 ? 0 : 0.75;
+		struct hw_analyzer *a = mk();
+		steep_ramp(a, t0);
+		assert_int_equal(count("QueueBuildup", 0), 1);
+		const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
+		assert_int_equal(b->start_ns, t0 + (from0 ? 930000 : 940000));
+		assert_int_equal((int)number(b, "occupancy"), from0 ? 6000 : 8000);
+		assert_true(fabs(number(b, "slope_per_ms") - 200000) < 1e-3);
+		hw_an_destroy(a);
+	}
+	cfg.buildup_from = 0;
+	struct hw_analyzer *a;
 	cfg.buildup_steep_from = 2; /* off: the window's line alone */
 	a = mk();
 	steep_ramp(a, t0);
@@ -463,6 +499,7 @@ static void report_path(struct hw_analyzer *a, uint64_t t, int n, const uint32_t
 		r.report_seq = s;
 		r.node_id = nodes[h];
 		r.egress_port = ports ? ports[h] : 5;
+		r.queue_id = path_queue;
 		r.hop_index = (uint8_t)h;
 		r.path_len = (uint8_t)n;
 		hw_an_ingest(a, &r, 1);
@@ -716,6 +753,11 @@ static void test_microburst_not_when_paused(void **state)
 	(void)state;
 	assert_int_equal(burst_upstream(100), 1);
 	assert_int_equal(burst_upstream(20000), 0);
+	/* queue 0 is lossy (fabric.lossless_queues: 3 and 4): it drops instead of being paused, so 12:5/0 being
+	 * congested does not make 11:5/0 a victim, and its burst is its own */
+	path_queue = 0;
+	assert_int_equal(burst_upstream(20000), 1);
+	path_queue = 3;
 }
 
 /* 8 sources on one congested queue: Incast; 2 sources: not. */
@@ -1195,26 +1237,95 @@ static void test_thresholds_configured(void **state)
 	hw_an_destroy(a);
 }
 
-/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): a sample
- * every 10 us, 20000 except every fifth (i % 5 == 4: 9000, above clear).  Each sample's value holds for the
- * 10 us to the next, so at t0 + 100 us the window holds samples 0..9, 8 of them above (4 and 9 below):
- * 80 us of 100 >= 75 us, sample 10 is above and the run began at t0: raised there with start t0.  With
- * two of five below (i % 5 >= 3) it is 60 us of 100 < 75: never raised. */
+/* HighQueue over a fraction of the window (raise 10000, clear 8000, hold 100 us, fraction 0.75): the window is
+ * 16 slots of 6.25 us, so at t it covers [t - 100 us + 6.25 us, t) when t is on a slot edge (t0 = 1e9 ns =
+ * 160000 slots).  High is from a sample >= raise until one below clear; each sample holds 10 us to the next.
+ *  a) 20000 except every fifth (i % 5 == 4: 7000, below clear): at t0 + 100 us the run began at t0 (100 us
+ *     old) and the window [t0 + 6.25, t0 + 100) us holds 93.75 us, 20 of them low ([40, 50) and [90, 100)):
+ *     73.75 / 93.75 = 0.79 >= 0.75: raised there (sample 10, 20000), start t0.
+ *  b) two of five at 7000 (i % 5 >= 3): 30 us high per 50 us, so any 93.75 us window holds at most 2 x 30 =
+ *     60 us high: 0.64 < 0.75, never raised.
+ *  c) 20000 and 9000 alternating (a lossless queue held at Xoff by PFC: 9000 is below raise, above clear):
+ *     high all along, 1.0 at t0 + 100 us: raised there, start t0 (over the last hold_ns only half the
+ *     samples are at or above raise). */
 static void test_high_queue_fraction(void **state)
 {
 	(void)state;
 	const uint64_t t0 = 1000000000;
-	for (int below = 1; below <= 2; below++) {
+	for (int c = 0; c < 3; c++) {
 		struct hw_analyzer *a = mk();
-		for (int i = 0; i <= 40; i++)
-			feed(a, rec(t0 + (uint64_t)i * 10000, i % 5 >= 5 - below ? 9000 : 20000, 700, 1));
-		if (below == 1) {
+		for (int i = 0; i <= 40; i++) {
+			uint32_t v = c == 0   ? (i % 5 == 4 ? 7000 : 20000)
+			             : c == 1 ? (i % 5 >= 3 ? 7000 : 20000)
+			                      : (i % 2 ? 9000 : 20000);
+			feed(a, rec(t0 + (uint64_t)i * 10000, v, 700, 1));
+			if (i == 9)
+				assert_int_equal(count("HighQueue", 0), 0); /* not before t0 + 100 us */
+			if (i == 10)
+				assert_int_equal(count("HighQueue", 0), c == 1 ? 0 : 1); /* a), c): at t0 + 100 us */
+		}
+		if (c == 1) {
+			assert_int_equal(count("HighQueue", 0), 0);
+		} else {
 			assert_int_equal(count("HighQueue", 0), 1);
 			int h = first("HighQueue", 0);
 			assert_true(evs[h].start_ns == t0);
 			assert_true(number(&evs[h], "occupancy") == 20000);
-		} else {
-			assert_int_equal(count("HighQueue", 0), 0);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* HighQueue on sparse samples (raise 10000, clear 8000, hold 100 us, fraction 0.75, clear_ns 1 ms): each
+ * sample's value holds until the next, so a queue reported every 300 us stays one run.
+ *  a) 20000 at t0 and t0 + 300 us: at the second, the run began at t0 (300 us >= hold), the window holds
+ *     min(300, 100) = 100 us seen, all of it above (the first sample's value): raised there, start t0.
+ *  b) 20000 at t0, 5000 at t0 + 50 us (high 50 us: not raised), 20000 at t0 + 200, 250, 290 us: the sample
+ *     below held 150 us >= hold, so the run ended and a new one began at t0 + 200 us: at t0 + 290 us it is
+ *     90 us old, not raised (the window [t0 + 193.75, t0 + 290) us is 90 / 96.25 high, so a run kept from t0
+ *     would raise here); 20000 at t0 + 300 us raises, start t0 + 200 us.
+ *  c) 20000 at t0, then t0 + 1.2 ms, t0 + 1.5 ms: 1.2 ms of silence >= clear_ns ends the run (reports stop
+ *     when the queue is below), the run restarts at t0 + 1.2 ms and raises at t0 + 1.5 ms, start t0 + 1.2 ms.
+ *  d) 20000 at t0 and t0 + 50 us, 25000 at t0 + 90 us, 5000 at t0 + 100 us: high from t0 until t0 + 100 us,
+ *     a whole hold_ns, judged at the sample that ends it: raised there, start t0, occupancy its peak 25000.
+ *     The same with the drop at t0 + 95 us (high 95 us) is not raised. */
+/* Feeds samples {us after t0, occupancy} of the test queue to a; the HighQueue raises so far. */
+static int feed_us(struct hw_analyzer *a, uint64_t t0, const uint32_t (*s)[2], int n)
+{
+	for (int i = 0; i < n; i++)
+		feed(a, rec(t0 + (uint64_t)s[i][0] * 1000, s[i][1], 700, 1));
+	return count("HighQueue", 0);
+}
+
+static void test_high_queue_sparse_samples(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	const uint64_t t0 = 1000000000;
+	static const uint32_t a1[][2] = {{0, 20000}}, a2[][2] = {{300, 20000}};
+	static const uint32_t b1[][2] = {{0, 20000}, {50, 5000}, {200, 20000}, {250, 20000}, {290, 20000}},
+	                      b2[][2] = {{300, 20000}};
+	static const uint32_t c1[][2] = {{0, 20000}, {1200, 20000}}, c2[][2] = {{1500, 20000}};
+	static const uint32_t d[][2] = {{0, 20000}, {50, 20000}, {90, 25000}, {95, 5000}, {100, 5000}};
+	struct {
+		const uint32_t (*before)[2], (*after)[2];
+		int n_before, n_after;
+		uint64_t start;
+	} runs[] = {{a1, a2, 1, 1, t0}, {b1, b2, 5, 1, t0 + 200000}, {c1, c2, 2, 1, t0 + 1200000}};
+	for (unsigned k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct hw_analyzer *a = mk();
+		assert_int_equal(feed_us(a, t0, runs[k].before, runs[k].n_before), 0);
+		assert_int_equal(feed_us(a, t0, runs[k].after, runs[k].n_after), 1);
+		assert_true(evs[first("HighQueue", 0)].start_ns == runs[k].start);
+		hw_an_destroy(a);
+	}
+	for (int drop = 95; drop <= 100; drop += 5) { /* d): the drop at 95 us (d[3]) or at 100 us (d[4]) */
+		struct hw_analyzer *a = mk();
+		assert_int_equal(feed_us(a, t0, d, 3), 0);
+		assert_int_equal(feed_us(a, t0, drop == 95 ? &d[3] : &d[4], 1), drop == 100);
+		if (drop == 100) {
+			const struct hw_an_event *e = &evs[first("HighQueue", 0)];
+			assert_true(e->start_ns == t0 && number(e, "occupancy") == 25000);
 		}
 		hw_an_destroy(a);
 	}
@@ -1316,6 +1427,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
+	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),

@@ -1,8 +1,11 @@
 /* QueueBuildup, the early warning: a least-squares line through a queue's occupancy samples of the last
  * buildup_window_ns predicts it will reach the queue's HighQueue threshold within buildup_lead_ns while it is still
  * below. Once the queue is at buildup_steep_from of the threshold, the line through its newest min_samples samples
- * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Not raised at a
- * congestion tree's victim (a queue paused from downstream). */
+ * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Raised only once
+ * the queue is at buildup_from of the threshold (default 0.75: PFC Xon of Xoff) with its newest buildup_rising
+ * samples not falling: a climb that far and still going comes true far more often than an early projection
+ * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  Not raised
+ * at a congestion tree's victim (a queue paused from downstream). */
 #include "detector.h"
 
 struct buildup_q { /* per queue */
@@ -54,6 +57,21 @@ static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue
 	return m;
 }
 
+/* The newest n samples of q (the current one among them) do not fall, all within the window. */
+static int rising(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, unsigned n)
+{
+	if (n > q->s_n)
+		return 0;
+	uint32_t newer = UINT32_MAX;
+	for (unsigned k = 1; k <= n; k++) { /* newest first */
+		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
+		if (now - q->s_t[i] > a->c.buildup_window_ns || q->s_occ[i] > newer)
+			return 0;
+		newer = q->s_occ[i];
+	}
+	return 1;
+}
+
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	struct buildup_q *b = qs;
@@ -76,6 +94,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		slope = s1;
 	}
 	b->slope = slope;
+	if (!b->h.active &&
+	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising)))
+		pred = r->queue_occupancy; /* not far enough up, or not climbing now: no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
 	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
@@ -115,6 +136,8 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "lead_ns", AN_U64, buildup_lead_ns),
     AN_KEY("queue_buildup", "min_samples", AN_U32, buildup_min_samples),
     AN_KEY("queue_buildup", "steep_from", AN_DOUBLE, buildup_steep_from),
+    AN_KEY("queue_buildup", "from", AN_DOUBLE, buildup_from),
+    AN_KEY("queue_buildup", "rising", AN_U32, buildup_rising),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -123,6 +146,8 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_lead_ns = 1000000;
 	c->buildup_min_samples = 4;
 	c->buildup_steep_from = 0.5;
+	c->buildup_from = 0.75;
+	c->buildup_rising = 3;
 }
 
 const struct an_detector an_detect_buildup = {

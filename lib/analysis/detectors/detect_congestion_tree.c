@@ -6,7 +6,9 @@
  * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or
  * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
  * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick).
- * Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it needs that detector on. */
+ * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
+ * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it
+ * needs that detector on. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -103,6 +105,8 @@ int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
 	uint32_t qi = (uint32_t)(q - a->queues);
+	if (!q->th.lossless)
+		return 0; /* a lossy queue drops instead of pausing its senders: no one pauses it either */
 	if (!d || !(upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1, now) != UINT32_MAX))
 		return 0;
 	tq(a, d, qi)->victim_ns = now; /* its own upstream queues are paused from here in turn */
@@ -112,7 +116,7 @@ int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64
 uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
-	if (!d)
+	if (!d || !a->queues[qi].th.lossless)
 		return qi;
 	uint32_t r = root_of(a, d, qi, now);
 	if (r == qi) { /* paused by a congested queue on the switch its link leads to */
@@ -173,9 +177,9 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		((struct tree_state *)d->state)->paths_seen = 1;
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
-	int hop = -1; /* the most downstream hop in a HighQueue episode, still above its clear level */
+	int hop = -1; /* the most downstream lossless hop in a HighQueue episode, still above its clear level */
 	for (int h = rep->n_hops - 1; h >= 0 && hop < 0; h--)
-		if (rep->qidx[h] && high(a, rep->qidx[h] - 1) &&
+		if (rep->qidx[h] && a->queues[rep->qidx[h] - 1].th.lossless && high(a, rep->qidx[h] - 1) &&
 		    (rep->occ[h] == UINT32_MAX || rep->occ[h] >= a->queues[rep->qidx[h] - 1].th.clear))
 			hop = h;
 	if (hop < 1)
@@ -186,8 +190,8 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		add_victim(r, first);
 	for (int h = 0; h < hop; h++) {
 		uint32_t v = rep->qidx[h];
-		if (!v || v - 1 == ri)
-			continue;
+		if (!v || v - 1 == ri || !a->queues[v - 1].th.lossless)
+			continue; /* a lossy queue is never paused */
 		struct tree_q *q = tq(a, d, v - 1);
 		q->down_ns = rep->time_ns;
 		q->down_root = ri;
@@ -211,7 +215,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		return;
 	for (uint32_t v = 0; v < a->n_queues; v++) {
 		const struct an_queue *q = &a->queues[v];
-		if (!q->placed || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
+		if (!q->placed || !q->th.lossless || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
 		    q->last_occ < victim_level(a, q))
 			continue;
 		uint32_t di = downstream(a, d, v, 0, now);

@@ -1,37 +1,78 @@
-/* HighQueue and HighHopLatency: a queue's occupancy (a hop's latency) at or above its raise threshold (derived
- * per queue from the fabric, an_thresholds.c, unless configured) for at least high_queue.fraction of the last
- * hold_ns, so a queue hovering around the threshold alerts and one sample below does not reset it; the
- * episode starts at the first sample above.  Not raised while the queue is a congestion tree's victim (paused
- * from downstream: its root's CongestionTree names it, and the root is the culprit); HighHopLatency not while
- * the queue is in a HighQueue episode (its latency follows from that occupancy).  Resolved once below its clear
- * threshold for clear_ns, or after that long without records. */
+/* HighQueue and HighHopLatency: a queue's occupancy (a hop's latency) high (derived per queue from the fabric,
+ * an_thresholds.c, unless configured) for at least high_queue.fraction of the last hold_ns, so a queue hovering
+ * around the threshold alerts and one sample below does not reset it.  High is the PFC hysteresis: from a sample
+ * at or above raise until one below clear (a lossless queue that reached Xoff pauses its senders until it drains
+ * to Xon), so a queue oscillating between Xon and Xoff is high all along.  Each sample's value holds until the
+ * next, so sparse samples above (one every 300 us) make one run.  The episode starts at the first sample above.
+ * Not raised while the queue is a congestion tree's victim (paused from downstream: its root's CongestionTree
+ * names it, and the root is the culprit); HighHopLatency not while the queue is in a HighQueue episode (its
+ * latency follows from that occupancy).  Resolved once below its clear threshold for clear_ns, or after that long
+ * without records. */
 #include "detector.h"
+
+#define SLOTS 16 /* the window of hold_ns in slots of hold_ns / SLOTS */
 
 struct high_q { /* per queue, each of the two */
 	struct an_hyst h;
-	uint64_t last_t, last_above; /* the previous sample's time; the newest sample at or above raise */
-	double above_ns, seen_ns;    /* time spent above raise over (about) the last hold_ns, and time seen */
-	uint8_t was_above;           /* the previous sample was at or above raise */
-	uint8_t run;                 /* a run of samples above has begun (h.above_since is its first) */
+	uint64_t last_t;      /* the previous sample's time */
+	uint64_t below_since; /* in a run: the first sample not high since the newest high one (0: none) */
+	uint64_t slot;        /* the newest slot's number (time / slot width) */
+	uint64_t high[SLOTS]; /* time high in each of the last SLOTS slots (ns) */
+	uint8_t was_high;     /* the previous sample was high */
+	uint8_t run;          /* a run of high samples has begun (h.above_since is its first) */
 };
 
-/* The share of the last hold_ns spent above: each sample's value holds until the next; past hold_ns the
- * older time is scaled down so the window keeps hold_ns (an exponential forgetting of about hold_ns). */
+static uint64_t slot_width(uint64_t hold)
+{
+	return hold >= SLOTS ? hold / SLOTS : 1;
+}
+
+/* Moves the window on to slot k: the slots it passes are emptied. */
+static void advance(struct high_q *s, uint64_t k)
+{
+	if (k <= s->slot)
+		return;
+	for (uint64_t i = s->slot + 1, n = 0; i <= k && n < SLOTS; i++, n++)
+		s->high[i % SLOTS] = 0;
+	s->slot = k;
+}
+
+/* The previous sample's value held from its time to t: its high time goes into the slots it covers. */
 static void window(struct high_q *s, uint64_t t, uint64_t hold)
 {
-	if (s->last_t && t > s->last_t) {
-		double dt = (double)(t - s->last_t), w = hold ? (double)hold : 1;
-		if (dt > w)
-			dt = w;
-		s->seen_ns += dt;
-		if (s->was_above)
-			s->above_ns += dt;
-		if (s->seen_ns > w) {
-			s->above_ns *= w / s->seen_ns;
-			s->seen_ns = w;
+	uint64_t w = slot_width(hold);
+	if (s->last_t && t > s->last_t && s->was_high) {
+		uint64_t from = s->last_t;
+		if (t - from > (SLOTS + 1) * w)
+			from = t - (SLOTS + 1) * w;
+		while (from < t) {
+			uint64_t k = from / w, end = (k + 1) * w < t ? (k + 1) * w : t;
+			advance(s, k);
+			if (s->slot - k < SLOTS)
+				s->high[k % SLOTS] += end - from;
+			from = end;
 		}
 	}
+	advance(s, t / w);
 	s->last_t = t;
+}
+
+/* The share of the window (the last SLOTS slots up to t: between hold_ns - one slot and hold_ns) spent high. */
+static double high_share(const struct high_q *s, uint64_t t, uint64_t hold)
+{
+	uint64_t w = slot_width(hold), sum = 0, len = (SLOTS - 1) * w + (t - s->slot * w);
+	for (unsigned i = 0; i < SLOTS; i++)
+		sum += s->high[i];
+	return len ? (double)sum / (double)len : 0;
+}
+
+static void reset(struct high_q *s)
+{
+	s->run = 0;
+	s->was_high = 0;
+	s->below_since = 0;
+	for (unsigned i = 0; i < SLOTS; i++)
+		s->high[i] = 0;
 }
 
 /* One sample v at t against raise / clear: +1 raised, -1 cleared, 0 no change. */
@@ -39,32 +80,41 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
                      const struct hw_an_hyst *rule, double v, uint64_t t)
 {
 	struct an_hyst *h = &s->h;
-	int above = v >= raise;
+	if (!h->active && s->last_t && t > s->last_t && t - s->last_t >= rule->clear_ns) {
+		reset(s); /* silent for clear_ns: queue reports stop below the switch's report level, it was below */
+		s->last_t = 0;
+	}
 	window(s, t, rule->hold_ns);
-	s->was_above = (uint8_t)above;
+	int above = v >= raise, was = s->was_high, high = above || (was && v >= clear);
+	s->was_high = (uint8_t)high;
 	if (h->active) {
 		struct hw_an_hyst r = {raise, clear, 0, rule->clear_ns};
 		int st = an_hyst_step(h, &r, v, t);
 		if (st < 0)
-			s->run = 0, s->above_ns = 0, s->seen_ns = 0;
+			reset(s);
 		return st;
 	}
-	if (above) {
-		if (!s->run || t - s->last_above >= rule->hold_ns) { /* a new run: the first evidence is now */
+	/* A run: the queue high, each sample's value holding until the next.  It continues across a gap without
+	 * samples, and ends once samples not high have held for a whole hold_ns, or after silence of clear_ns. */
+	if (s->run && s->below_since && t - s->below_since >= rule->hold_ns)
+		s->run = 0;
+	if (high) {
+		if (!s->run) { /* a new run: the first evidence is now */
 			s->run = 1;
 			h->above_since = t;
 			h->peak = v;
 		}
-		s->last_above = t;
+		s->below_since = 0;
 		if (v > h->peak)
 			h->peak = v;
-	} else if (s->run && t - s->last_above >= rule->hold_ns) {
-		s->run = 0; /* below for a whole window */
+	} else if (s->run && !s->below_since) {
+		s->below_since = t;
 	}
-	if (!s->run || !above || t - h->above_since < rule->hold_ns)
+	/* judged up to t: the previous sample's value held until now, so a run that ends here (high until now) counts
+	 */
+	if (!s->run || !(high || was) || t - h->above_since < rule->hold_ns)
 		return 0;
-	if (rule->hold_ns &&
-	    (s->seen_ns < (double)rule->hold_ns * 0.999 || s->above_ns < c->high_fraction * s->seen_ns))
+	if (rule->hold_ns && high_share(s, t, rule->hold_ns) < c->high_fraction)
 		return 0; /* hold_ns 0: the crossing sample itself raises */
 	h->active = 1;
 	h->below = 0;
@@ -90,7 +140,7 @@ static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_rec
 	}
 	if (st > 0) {
 		struct an_ev *e = an_ev_raise_q(a, kind, q, &s->h);
-		an_ev_num(e, name, v);
+		an_ev_num(e, name, v >= raise ? v : s->h.peak); /* raised as the run ends: its peak */
 		an_ev_num(e, "threshold", raise);
 		an_ev_commit(e);
 	} else if (st < 0) {
@@ -107,7 +157,8 @@ static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kin
 		struct an_ev *e = an_ev_clear_q(a, kind, q, &s->h, now);
 		an_ev_num(e, "peak", s->h.peak);
 		an_ev_commit(e);
-		s->run = 0, s->above_ns = 0, s->seen_ns = 0, s->last_t = 0;
+		reset(s);
+		s->last_t = 0;
 	}
 }
 
