@@ -26,8 +26,10 @@ struct entry {
 	uint64_t seq;      /* hand-over order: a post lists its alerts in it */
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
 	uint8_t used, dirty;
-	uint8_t held;      /* resolved, the resolve held back until the minimum visible time has passed */
-	uint8_t fired;     /* posted firing at least once: a resolve never goes out before its firing did */
+	uint8_t held;    /* resolved, the resolve held back until the minimum visible time has passed */
+	uint8_t fired;   /* posted firing at least once: a resolve never goes out before its firing did */
+	uint8_t has_res; /* held: res is its resolve, to go out when let go (e stays what was firing) */
+	struct hw_an_event res;
 	char incident[32]; /* its incident label, set when it came in */
 };
 
@@ -304,6 +306,7 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		else if (!t->used && !free_slot)
 			free_slot = t;
 	}
+	int fresh = !en;
 	if (!en) {
 		if (!(en = free_slot))
 			return 0;
@@ -314,18 +317,23 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
 	}
+	/* A resolve is held until its firing went out (even when draining: a receiver sees every alert fire) and
+	 * the alert was visible long enough; meanwhile the alert goes on being posted as it fired. */
+	int hold = e->resolved && (!en->fired || (now - en->shown_ns < s->min_visible_ns && !s->flush));
 	char svg[sizeof(en->svg)];
 	memcpy(svg, en->svg, sizeof(svg));
-	en->e = *e;
+	if (hold && !fresh) {
+		en->res = *e;
+		en->has_res = 1;
+	} else {
+		en->e = *e;
+		en->has_res = 0;
+	}
 	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));
 	if (!e->resolved || en->fired) /* a resolve before the firing went out keeps the firing's place */
 		en->seq = s->next_seq++;
-	if (e->resolved) {
-		/* held until its firing went out (even when draining: a receiver sees every alert fire) and it was
-		 * visible long enough */
-		en->held = !en->fired || (now - en->shown_ns < s->min_visible_ns && !s->flush);
-		en->dirty |= !en->held;
-	}
+	en->held = (uint8_t)hold; /* a re-raise lets a held resolve go: it fires again */
+	en->dirty |= e->resolved && !hold;
 	return 1;
 }
 
@@ -368,6 +376,9 @@ static void *run(void *arg)
 			struct entry *en = &s->table[i];
 			if (en->used && en->held && en->fired && (flush || now - en->shown_ns >= s->min_visible_ns)) {
 				en->held = 0;
+				if (en->has_res)
+					en->e = en->res;
+				en->has_res = 0;
 				en->dirty = 1;
 			}
 			dirty += en->used && en->dirty;

@@ -80,6 +80,15 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
                      const struct hw_an_hyst *rule, double v, uint64_t t)
 {
 	struct an_hyst *h = &s->h;
+	if (s->last_t && t < s->last_t) {
+		if (s->last_t - t <= rule->hold_ns) {
+			t = s->last_t; /* a sample a little out of order counts at the newest time */
+		} else { /* the clock went back (re-anchored after a bad record, an_core.c): start afresh */
+			reset(s);
+			s->last_t = 0;
+			s->slot = 0;
+		}
+	}
 	if (!h->active && s->last_t && t > s->last_t && t - s->last_t >= rule->clear_ns) {
 		reset(s); /* silent for clear_ns: queue reports stop below the switch's report level, it was below */
 		s->last_t = 0;
