@@ -302,6 +302,7 @@ int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *e
 		        pl->nq > 1 ? "s (RSS)" : "");
 	}
 
+	read_nic_stats(c); /* before the workers run: the series are on /metrics from the first record's scrape */
 	unsigned wi = 0, lcore;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
@@ -309,7 +310,6 @@ int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *e
 			rte_eal_remote_launch(worker_main, &work[wi], lcore);
 		wi++;
 	}
-	read_nic_stats(c);
 	hw_collector_ready(c);
 
 	uint64_t last = 0, idle_since = rte_get_timer_cycles(), stats_at = idle_since;

@@ -63,7 +63,7 @@ def main():
                 if q["node"] == node and q["port"] == place["port"] and q["queue"] == queue)
     url = f"{base}/console/#device={node}&port={ifname}&queue={queue}"
     os.makedirs(artefacts, exist_ok=True)
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:  # chromium's helpers may still write
         while True:
             text = chromium(binary, profile, "--dump-dom", url)
             d = Dom()

@@ -19,7 +19,7 @@ def main():
     switches = sum(t != "host" for t in tier.values())
     hosts = sum(t == "host" for t in tier.values())
     os.makedirs(artefacts, exist_ok=True)
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:  # chromium's helpers may still write
         b = cdp.Browser(binary, profile)
         try:
             b.call("Page.navigate", url=f"{base}/console/")
