@@ -78,21 +78,29 @@ static void default_node_id(void **state)
 	hw_topo_free(&t);
 }
 
+/* The fabric() topology in t, and map_text written to a file and loaded into m (it must load). */
+static void fabric_with_map(struct hw_topo *t, struct hw_topo_map *m, const char *map_text)
+{
+	struct hw_topo_error err = {0};
+	fabric(t);
+	char *path = write_tmp(map_text);
+	assert_int_equal(hw_topo_map_load(m, path, &err), HW_TOPO_OK);
+	remove(path);
+}
+
 static void map_file(void **state)
 {
 	(void)state;
 	struct hw_topo t;
 	struct hw_topo_map m;
 	struct hw_topo_error err = {0};
-	fabric(&t);
-	char *path =
-	    write_tmp("{\"port_format\": \"Ethernet%u\",\n"
-	              " \"nodes\": [\n"
-	              "  {\"name\": \"leaf1\", \"ports\": {\"1\": \"Ethernet4\"}, \"tier\": \"leaf\"},\n"
-	              "  {\"name\": \"spine1\", \"node_id\": \"0x2001\", \"port_format\": \"swp%u\", \"tier\": 2},\n"
-	              "  {\"name\": \"gone\", \"node_id\": \"192.0.2.1\"}]}");
-	assert_int_equal(hw_topo_map_load(&m, path, &err), HW_TOPO_OK);
-	remove(path);
+	char *path;
+	fabric_with_map(&t, &m,
+	                "{\"port_format\": \"Ethernet%u\",\n"
+	                " \"nodes\": [\n"
+	                "  {\"name\": \"leaf1\", \"ports\": {\"1\": \"Ethernet4\"}, \"tier\": \"leaf\"},\n"
+	                "  {\"name\": \"spine1\", \"node_id\": \"0x2001\", \"port_format\": \"swp%u\", \"tier\": 2},\n"
+	                "  {\"name\": \"gone\", \"node_id\": \"192.0.2.1\"}]}");
 	assert_int_equal(m.n_nodes, 3);
 	assert_int_equal(m.nodes[2].node_id, 0xc0000201);
 	hw_topo_map_apply(&t, &m);
@@ -150,15 +158,13 @@ static void map_units(void **state)
 	struct hw_topo t;
 	struct hw_topo_map m;
 	struct hw_topo_error err = {0};
-	fabric(&t);
-	char *path =
-	    write_tmp("{\"target\": \"bmv2\", \"nodes\": [\n"
-	              "  {\"name\": \"a\", \"node_id\": 1, \"time_unit\": \"ns\", \"occupancy_unit\": \"cells\","
-	              "   \"unit_bytes\": 176},\n"
-	              "  {\"name\": \"b\", \"node_id\": 2},\n"
-	              "  {\"name\": \"leaf1\", \"time_unit\": \"us\"}]}");
-	assert_int_equal(hw_topo_map_load(&m, path, &err), HW_TOPO_OK);
-	remove(path);
+	char *path;
+	fabric_with_map(&t, &m,
+	                "{\"target\": \"bmv2\", \"nodes\": [\n"
+	                "  {\"name\": \"a\", \"node_id\": 1, \"time_unit\": \"ns\", \"occupancy_unit\": \"cells\","
+	                "   \"unit_bytes\": 176},\n"
+	                "  {\"name\": \"b\", \"node_id\": 2},\n"
+	                "  {\"name\": \"leaf1\", \"time_unit\": \"us\"}]}");
 	hw_topo_map_apply(&t, &m);
 	struct hw_topo_map_units u = hw_topo_map_units_of(&t, &m, 1);
 	assert_int_equal(u.time_ns, 1);
