@@ -49,21 +49,15 @@ static const struct record_source_ops stream_ops = {.next = stream_next, .close 
 struct record_source *hw_source_stream(const char *addr, const char *key_path, double duration_s, int quiet, char *err,
                                        size_t errlen)
 {
-	uint8_t key[HW_STREAM_KEY_MAX];
-	size_t key_len = 0;
-	if (key_path && hw_stream_key_load(key_path, key, &key_len, err, errlen))
-		return NULL;
 	struct source_stream *x = calloc(1, sizeof(*x));
 	if (!x) {
 		snprintf(err, errlen, "--stream %s: out of memory", addr);
 		return NULL;
 	}
-	if (!(x->l = hw_stream_listen(addr, err, errlen))) {
+	if (!(x->l = hw_stream_listen_keyed(addr, key_path, err, errlen))) {
 		free(x);
 		return NULL;
 	}
-	if (key_path)
-		hw_stream_listener_set_key(x->l, key, key_len);
 	x->base.ops = &stream_ops;
 	x->base.name = "--stream";
 	x->base.live = 1;

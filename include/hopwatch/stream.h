@@ -40,6 +40,9 @@ int hw_stream_key_load(const char *path, uint8_t key[HW_STREAM_KEY_MAX], size_t 
 struct hw_stream_sender;
 /* Create a sender that connects (non-blocking, retried on later sends) to addr. */
 struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size_t errlen);
+/* hw_stream_sender_open, authenticated with the key in key_path (NULL: none): the key file is read first, so
+ * a bad one fails (err names it) before anything connects. */
+struct hw_stream_sender *hw_stream_sender_open_keyed(const char *addr, const char *key_path, char *err, size_t errlen);
 /* Authenticate every frame with key (len bytes, see above); call before the first send. */
 void hw_stream_sender_set_key(struct hw_stream_sender *s, const uint8_t *key, size_t len);
 /* Send one batch.  Never blocks: if the peer is absent or its socket buffer is full, the whole
@@ -70,6 +73,9 @@ struct hw_stream_listener;
  * binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more are closed when accepted
  * (they retry later). */
 struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen);
+/* hw_stream_listen, taking only frames authenticated with the key in key_path (NULL: none): the key file is
+ * read first, so a bad one fails (err names it) before anything listens. */
+struct hw_stream_listener *hw_stream_listen_keyed(const char *addr, const char *key_path, char *err, size_t errlen);
 /* Accept only frames authenticated with key (len bytes, see above); call before the first receive. */
 void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key, size_t len);
 /* Connections closed for a frame that was not authenticated with the listener's key (or that was, when it

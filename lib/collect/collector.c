@@ -150,15 +150,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		if (!(c->files = hw_record_writer_open(&o, err, errlen)))
 			return -1;
 	}
-	if (c->cfg.stream && !(c->stream = hw_stream_sender_open(c->cfg.stream, err, errlen)))
+	if (c->cfg.stream && !(c->stream = hw_stream_sender_open_keyed(c->cfg.stream, c->cfg.stream_key, err, errlen)))
 		return -1;
-	if (c->stream && c->cfg.stream_key) {
-		uint8_t key[HW_STREAM_KEY_MAX];
-		size_t key_len;
-		if (hw_stream_key_load(c->cfg.stream_key, key, &key_len, err, errlen))
-			return -1;
-		hw_stream_sender_set_key(c->stream, key, key_len);
-	}
 	if (c->cfg.clickhouse) {
 		struct hw_ch_sink_opts o = {.url = c->cfg.clickhouse,
 		                            .table = c->cfg.clickhouse_table,

@@ -307,6 +307,18 @@ void hw_stream_last_batch(const struct hw_stream_listener *l, struct hw_stream_b
 	*info = l->last;
 }
 
+struct hw_stream_listener *hw_stream_listen_keyed(const char *addr, const char *key_path, char *err, size_t errlen)
+{
+	uint8_t key[HW_STREAM_KEY_MAX];
+	size_t len = 0;
+	if (key_path && hw_stream_key_load(key_path, key, &len, err, errlen))
+		return NULL;
+	struct hw_stream_listener *l = hw_stream_listen(addr, err, errlen);
+	if (l && key_path)
+		hw_stream_listener_set_key(l, key, len);
+	return l;
+}
+
 void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key, size_t len)
 {
 	hw_frame_mac_free(l->mac);

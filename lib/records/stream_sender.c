@@ -248,6 +248,18 @@ uint64_t hw_stream_dropped_batches(const struct hw_stream_sender *s)
 	return s->dropped_batches;
 }
 
+struct hw_stream_sender *hw_stream_sender_open_keyed(const char *addr, const char *key_path, char *err, size_t errlen)
+{
+	uint8_t key[HW_STREAM_KEY_MAX];
+	size_t len = 0;
+	if (key_path && hw_stream_key_load(key_path, key, &len, err, errlen))
+		return NULL;
+	struct hw_stream_sender *s = hw_stream_sender_open(addr, err, errlen);
+	if (s && key_path)
+		hw_stream_sender_set_key(s, key, len);
+	return s;
+}
+
 void hw_stream_sender_set_key(struct hw_stream_sender *s, const uint8_t *key, size_t len)
 {
 	hw_frame_mac_free(s->mac);

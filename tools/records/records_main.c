@@ -24,16 +24,11 @@ static int listen_stream(const char *addr, const char *key_path, double idle, un
 {
 	static struct hw_record recs[HW_STREAM_MAX_BATCH];
 	char line[HW_RECORD_JSON_MAX], err[512];
-	uint8_t key[HW_STREAM_KEY_MAX];
-	size_t key_len = 0;
-	struct hw_stream_listener *l = NULL;
-	if ((key_path && hw_stream_key_load(key_path, key, &key_len, err, sizeof(err))) ||
-	    !(l = hw_stream_listen(addr, err, sizeof(err)))) {
+	struct hw_stream_listener *l = hw_stream_listen_keyed(addr, key_path, err, sizeof(err));
+	if (!l) {
 		fprintf(stderr, "hopwatch-records: %s\n", err);
 		return 1;
 	}
-	if (key_path)
-		hw_stream_listener_set_key(l, key, key_len);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
