@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "an_attr.h"
 #include "an_outputs.h"
 #include "analyzer_cmd.h"
 #include "clock.h"
@@ -34,8 +35,10 @@ struct opts {
 	int n_lldp, n_lldpd_json;
 	double hold, duration;
 	int quiet;
-	struct hw_ch_replay ch;    /* --clickhouse URL --table T --from TIME --to TIME */
-	struct an_graphs_opts svg; /* svg.dir NULL: no graphs */
+	struct hw_ch_replay ch;                          /* --clickhouse URL --table T --from TIME --to TIME */
+	struct an_graphs_opts svg;                       /* svg.dir NULL: no graphs */
+	const char *pods[8], *ident_maps[8], *job_label; /* whose traffic: lib/ident */
+	int n_pods, n_ident_maps;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -111,6 +114,13 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, lldpd_json, n_lldpd_json),
      .elem = HW_OPT_STRING, .what = "dump", .help = "lldpcli JSON dumps"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map), .help = "INT node id / port map (docs/topology.md)"},
+    {HW_OPT_GROUP, .help = "whose traffic (optional; events then name the jobs of their flows, docs/analyzer.md):"},
+    {HW_OPT_LIST, "pods", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, pods, n_pods), .elem = HW_OPT_STRING,
+     .what = "pod list", .help = "`kubectl get pods -A -o json` output (a DIR: its *.json), reloaded when it changes"},
+    {HW_OPT_LIST, "ident-map", .metavar = "FILE", HW_OPT_LIST_AT(O, ident_maps, n_ident_maps), .elem = HW_OPT_STRING,
+     .what = "identity map", .help = "CSV ip,qp,host,pod,job,namespace (or JSON), reloaded when it changes"},
+    {HW_OPT_STRING, "job-label", .metavar = "L[,L...]", HW_OPT_AT(O, job_label), .def_note = HW_IDENT_JOB_LABELS,
+     .help = "pod labels that name the job, the first present wins"},
     {HW_OPT_GROUP, .help = "configuration:"},
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
@@ -237,6 +247,7 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
 			if (r[i].time_ns > p->rec0)
 				sleep_s((double)(r[i].time_ns - p->rec0) / 1e9 - (hw_mono_s() - p->wall0));
 		}
+		an_attr_learn(out->attr, r + i, k);
 		hw_an_ingest(a, r + i, k);
 		an_outputs_records(out, r + i, k);
 		an_outputs_tick(out, AN_TICK_BATCH);
@@ -271,6 +282,7 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 			continue;
 		}
 		if (n > 0) {
+			an_attr_learn(out->attr, r, (size_t)n);
 			hw_an_ingest(a, r, (size_t)n);
 			an_outputs_records(out, r, (size_t)n);
 			last_rec = hw_an_now(a);
@@ -358,6 +370,22 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 	                                      .resend_ns = cfg->resend_ns,
 	                                      .min_visible_ns = cfg->min_visible_ns,
 	                                      .external_url = base};
+	if (o->n_pods || o->n_ident_maps) { /* first: it names the jobs of every event */
+		struct hw_ident *id = hw_ident_create(o->job_label);
+		for (int i = 0; id && i < o->n_pods + o->n_ident_maps; i++)
+			if (hw_ident_add(id, i < o->n_pods ? HW_IDENT_PODS : HW_IDENT_MAP,
+			                 i < o->n_pods ? o->pods[i] : o->ident_maps[i - o->n_pods], err, sizeof(err))) {
+				fprintf(stderr, "hopwatch-analyzer run: %s %s\n",
+				        i < o->n_pods ? "--pods" : "--ident-map", err);
+				hw_ident_destroy(id);
+				return HW_EXIT_FAIL;
+			}
+		if (!id || !(out->attr = an_out_attr(id, "hopwatch-analyzer run", err, sizeof(err)))) {
+			fprintf(stderr, "hopwatch-analyzer run: %s\n", id ? err : "out of memory");
+			return HW_EXIT_FAIL;
+		}
+		an_outputs_add(out, out->attr);
+	}
 	if (o->events) {
 		if (!(x = an_out_events(o->events, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);

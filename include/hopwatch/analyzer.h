@@ -109,7 +109,8 @@ int hw_an_kind_congestion(enum hw_an_kind k);
 
 #define HW_AN_MAX_NUMBERS 6
 #define HW_AN_MAX_FLOWS 8
-#define HW_AN_MAX_PATH 16 /* hops of a flow path an event carries */
+#define HW_AN_JOBS_MAX 512 /* a list of job names, comma-separated, with its NUL */
+#define HW_AN_MAX_PATH 16  /* hops of a flow path an event carries */
 
 /* One event: raised (end_ns 0) or resolved (end_ns set).  Both carry the same id. */
 struct hw_an_event {
@@ -139,6 +140,12 @@ struct hw_an_event {
 	unsigned n_old_path;
 	uint32_t old_path[HW_AN_MAX_PATH][2];
 	char detail[256];
+	/* Whose traffic (run --pods / --ident-map, lib/outputs/an_attr.c): the jobs of its flows' senders and of
+	 * their receivers, sorted, comma-separated, "" = none known; attributed: the run maps identities (the
+	 * event's JSON then has "jobs"), unattributed_flows: its flows whose sender or receiver has no job. */
+	int attributed;
+	unsigned unattributed_flows;
+	char sender_jobs[HW_AN_JOBS_MAX], receiver_jobs[HW_AN_JOBS_MAX];
 };
 
 /* Write the event as one JSON object without a newline; returns the length (may be truncated to

@@ -35,6 +35,19 @@ int hw_an_kind_by_name(const char *name)
 	return -1;
 }
 
+/* A comma-separated list as a JSON array of strings ("" = []). */
+static void json_list(struct hw_json *j, const char *list)
+{
+	hw_json_arr(j);
+	for (const char *p = list; *p;) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		hw_json_strf(j, "%.*s", (int)n, p);
+		p += n + (c != NULL);
+	}
+	hw_json_arr_end(j);
+}
+
 int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, size_t size)
 {
 	if (!size)
@@ -101,6 +114,17 @@ int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, si
 	if (e->detail[0]) {
 		hw_json_key(&j, "detail");
 		hw_json_str(&j, e->detail);
+	}
+	if (e->attributed) {
+		hw_json_key(&j, "jobs");
+		hw_json_obj(&j);
+		hw_json_key(&j, "senders");
+		json_list(&j, e->sender_jobs);
+		hw_json_key(&j, "receivers");
+		json_list(&j, e->receiver_jobs);
+		hw_json_key(&j, "unattributed_flows");
+		hw_json_u64(&j, e->unattributed_flows);
+		hw_json_obj_end(&j);
 	}
 	if (svg && svg[0]) {
 		hw_json_key(&j, "svg");

@@ -293,6 +293,10 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	for (unsigned i = 0; i < e->n_numbers; i++)
 		add(a, e->numbers[i].name, "%.17g", e->numbers[i].value);
 	add(a, "event_id", "%" PRIu64, e->id);
+	if (e->attributed && e->sender_jobs[0]) /* whose traffic (an_attr.c); annotations: they may change on resolve */
+		add(a, "sender_jobs", "%s", e->sender_jobs);
+	if (e->attributed && e->receiver_jobs[0])
+		add(a, "receiver_jobs", "%s", e->receiver_jobs);
 	if (graph_url && graph_url[0])
 		add(a, "graph_url", "%s", graph_url);
 	else if (svg && svg[0])

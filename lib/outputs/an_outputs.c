@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "an_outputs.h"
+#include "an_attr.h"
 #include "clock.h"
 
 struct an_render *an_outputs_renderer(struct an_outputs *t, char *err, size_t errlen)
@@ -29,6 +30,12 @@ void an_outputs_emit(void *ctx, const struct hw_an_event *ev)
 {
 	struct an_outputs *t = ctx;
 	char svg[AN_GRAPHS_SVG_MAX] = ""; /* the annotation goes out with the event */
+	struct hw_an_event named;
+	if (t->attr) { /* its jobs, on a copy: the analyzer's event is const */
+		named = *ev;
+		an_attr_event(t->attr, &named);
+		ev = &named;
+	}
 	for (unsigned i = 0; i < t->n; i++)
 		if (t->v[i]->ops->annotate)
 			t->v[i]->ops->annotate(t->v[i], t->a, ev, svg);

@@ -96,6 +96,7 @@ struct an_outputs {
 	const struct hw_analyzer *a; /* an_outputs_bind */
 	struct an_render *render;    /* started by an_outputs_renderer */
 	uint64_t every_ns, next_ns;  /* the --svg-every schedule in record time; 0: off */
+	struct an_output *attr;      /* an_out_attr (also in v): names each event's jobs before outputs see it */
 };
 
 /* The rendering thread of the table's outputs, started on first call; NULL with a message in err. */

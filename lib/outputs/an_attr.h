@@ -1,0 +1,18 @@
+/* Whose traffic (run --pods / --ident-map): an output that remembers each flow's sender and receiver and names,
+ * through the identity map (lib/ident), the sender and receiver jobs of every event before other outputs see it. */
+#ifndef HOPWATCH_AN_ATTR_H
+#define HOPWATCH_AN_ATTR_H
+
+#include "an_outputs.h"
+#include "hopwatch/ident.h"
+#include "hopwatch/record.h"
+
+/* Takes id (destroyed with the output, or now when this fails); prog names the program in log lines. */
+struct an_output *an_out_attr(struct hw_ident *id, const char *prog, char *err, size_t errlen);
+/* The records about to be ingested (before hw_an_ingest, so an event raised on them finds its flows); reloads
+ * the identity sources whose files changed, at most once a second, and logs a source that failed. NULL o: none. */
+void an_attr_learn(struct an_output *o, const struct hw_record *r, size_t n);
+/* Fill e's sender_jobs, receiver_jobs, unattributed_flows (attributed = 1); NULL o: nothing. */
+void an_attr_event(struct an_output *o, struct hw_an_event *e);
+
+#endif
