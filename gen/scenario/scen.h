@@ -153,6 +153,7 @@ struct sc_cfg {
 	int records; /* write records.jsonl */
 	int no_lldp; /* skip LLDP outputs (benchmarks) */
 	int quiet;
+	unsigned jobs; /* --jobs: hosts split into this many training jobs (jobs_out.c); 0 = none */
 };
 
 struct sc_queue_stats {
@@ -237,6 +238,16 @@ int sc_lldp_write(const struct sc_sim *s, const char *dir, char *err, size_t err
 /* truth_out.c */
 int sc_truth_write(const struct sc_sim *s, const char *path, uint64_t reports, uint64_t records, uint64_t packets,
                    char *err, size_t errlen);
+
+/* jobs_out.c (--jobs) */
+#define SC_MAX_JOBS 256
+unsigned sc_job_of(const struct sc_sim *s, uint32_t host);
+void sc_job_name(unsigned job, char *out, size_t len);
+/* DIR/pods.json, kubectl-shaped */
+int sc_jobs_write(const struct sc_sim *s, const char *dir, char *err, size_t errlen);
+/* truth.json's "jobs" of event i ({"culprits": [...], "victims": [...]}), NULL when it has none */
+struct json_t;
+struct json_t *sc_event_jobs(const struct sc_sim *s, unsigned i);
 
 /* drop reasons the scenario writes */
 enum { SC_DROP_CONGESTION = 71, SC_DROP_MTU = 80 };

@@ -72,6 +72,7 @@ struct scen_opts {
 	uint16_t dport;
 	int format;
 	uint64_t seed, epoch;
+	uint32_t jobs;
 };
 
 #define S struct scen_opts
@@ -144,6 +145,9 @@ static const struct hw_opt rows[] = {
      .help = "random seed"},
     {HW_OPT_UINT, "epoch-ns", .metavar = "NS", HW_OPT_AT(S, epoch), .lo = 1e6, .hi = 18446744073709551615.0,
      .def_note = "2026-01-01T00:00:00Z", .help = "start time, ns since 1970"},
+    {HW_OPT_UINT, "jobs", .metavar = "N", HW_OPT_AT(S, jobs), .hi = SC_MAX_JOBS, .def_note = "0 (none)",
+     .help = "hosts split into N training jobs: DIR/pods.json (kubectl get pods -A -o json)\n"
+             "and each incast's and PFC storm's culprit and victim jobs in truth.json"},
     {HW_OPT_FLAG, "quiet", HW_OPT_AT(S, quiet), .help = "no summary on stderr"},
     {HW_OPT_END},
 };
@@ -160,6 +164,7 @@ static const struct hw_opts_spec spec = {
              "  DIR/lldp/NAME.json  one `lldpcli -f json0` dump per node (chassis + neighbours, end of run)\n"
              "  DIR/map.json        hopwatch-analyzer --map: INT port N = EthernetN, tiers\n"
              "  DIR/truth.json      topology, injected events, flows and their paths, per-queue peaks\n"
+             "  DIR/pods.json       with --jobs: the hosts' pods and their jobs, as kubectl shows them\n"
              "Same options and seed give identical files.  NAME: a named scenario (--list), or 'custom'\n"
              "(no events, background traffic).\n",
     .rows = rows,
@@ -216,6 +221,7 @@ int sc_main(int argc, char **argv)
 	cfg.records = o.records;
 	cfg.no_lldp = o.no_lldp;
 	cfg.quiet = o.quiet;
+	cfg.jobs = o.jobs;
 	const char *topo_spec = o.topo, *collector = o.collector;
 	const char *const *events = o.events;
 	unsigned n_ev = o.n_ev;
@@ -320,6 +326,10 @@ int sc_main(int argc, char **argv)
 	sim.out = NULL;
 	if (wrc)
 		goto out_sim;
+	if (cfg.jobs && sc_jobs_write(&sim, cfg.out_dir, err, sizeof(err))) {
+		fprintf(stderr, "hopwatch-gen scenario: %s\n", err);
+		goto out_sim;
+	}
 	if (!cfg.no_lldp && sc_lldp_write(&sim, cfg.out_dir, err, sizeof(err))) {
 		fprintf(stderr, "hopwatch-gen scenario: %s\n", err);
 		goto out_sim;

@@ -145,6 +145,9 @@ static json_t *event_json(const struct sc_sim *s, unsigned i)
 		json_object_set_new(o, "senders", json_integer(e->senders));
 	if (e->kind == SC_EV_REPORT_LOSS)
 		json_object_set_new(o, "fraction", json_real(e->fraction));
+	json_t *jobs = sc_event_jobs(s, i);
+	if (jobs)
+		json_object_set_new(o, "jobs", jobs);
 	if (e->kind == SC_EV_MTU) {
 		json_object_set_new(o, "mtu", json_integer(e->mtu));
 		json_object_set_new(o, "fabric_mtu", json_integer(t->mtu));
