@@ -495,7 +495,8 @@ int hw_cmd_run(int argc, char **argv)
 		                                   .am = am,
 		                                   .webhook = webhook,
 		                                   .svg_dir = o.svg.dir,
-		                                   .min_visible_ns = cfg.min_visible_ns};
+		                                   .min_visible_ns = cfg.min_visible_ns,
+		                                   .attr = out.attr};
 		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;

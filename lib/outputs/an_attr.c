@@ -125,6 +125,15 @@ void an_attr_event(struct an_output *o, struct hw_an_event *e)
 	}
 }
 
+void an_attr_stats(const struct an_output *o, struct an_attr_stats *s)
+{
+	const struct an_attr *t = (const struct an_attr *)o;
+	hw_ident_stats(t->id, &s->id);
+	s->flows = t->flows_seen;
+	s->senders_unknown = t->senders_unknown;
+	s->receivers_unknown = t->receivers_unknown;
+}
+
 static void summary(struct an_output *o, FILE *f)
 {
 	struct an_attr *t = (struct an_attr *)o;

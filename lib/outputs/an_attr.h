@@ -12,6 +12,12 @@ struct an_output *an_out_attr(struct hw_ident *id, const char *prog, char *err, 
 /* The records about to be ingested (before hw_an_ingest, so an event raised on them finds its flows); reloads
  * the identity sources whose files changed, at most once a second, and logs a source that failed. NULL o: none. */
 void an_attr_learn(struct an_output *o, const struct hw_record *r, size_t n);
+struct an_attr_stats {
+	struct hw_ident_stats id;
+	uint64_t flows, senders_unknown, receivers_unknown; /* flows learned; those whose end has no job */
+};
+/* Its counters (the ingest thread; /metrics copies them under its lock). */
+void an_attr_stats(const struct an_output *o, struct an_attr_stats *s);
 /* Fill e's sender_jobs, receiver_jobs, unattributed_flows (attributed = 1); NULL o: nothing. */
 void an_attr_event(struct an_output *o, struct hw_an_event *e);
 

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "alert_text.h"
+#include "an_attr.h"
 #include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
 
@@ -69,6 +70,8 @@ struct an_metrics {
 	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
 	double snap_t[LAT_SLOTS]; /* monotonic seconds of each snapshot; 0 = none */
 	unsigned snap_next;
+	const struct an_output *attr; /* whose traffic (an_attr.c); NULL = none */
+	struct an_attr_stats ident;   /* under mu */
 };
 
 static double mono_s(void)
@@ -158,6 +161,29 @@ static const struct lat_total *lat_base(const struct an_metrics *m, double now)
 			base = m->snap + (size_t)k * LAT_CELLS;
 		}
 	return base;
+}
+
+/* The identity map (--pods, --ident-map): a stale source keeps its last good mapping and says so here. */
+static void render_ident(const struct an_attr_stats *s, FILE *f)
+{
+	fprintf(
+	    f,
+	    "# HELP hopwatch_analyzer_identity_entries Addresses the identity sources map (their last good loads).\n"
+	    "# TYPE hopwatch_analyzer_identity_entries gauge\nhopwatch_analyzer_identity_entries %u\n"
+	    "# HELP hopwatch_analyzer_identity_sources_stale Identity sources whose last load failed (their last "
+	    "good mapping is in use).\n# TYPE hopwatch_analyzer_identity_sources_stale gauge\n"
+	    "hopwatch_analyzer_identity_sources_stale %u\n"
+	    "# HELP hopwatch_analyzer_identity_load_errors_total Loads of identity sources that failed.\n"
+	    "# TYPE hopwatch_analyzer_identity_load_errors_total counter\n"
+	    "hopwatch_analyzer_identity_load_errors_total %llu\n"
+	    "# HELP hopwatch_analyzer_identity_flows_total Flows seen.\n"
+	    "# TYPE hopwatch_analyzer_identity_flows_total counter\nhopwatch_analyzer_identity_flows_total %llu\n"
+	    "# HELP hopwatch_analyzer_identity_flows_unattributed_total Flows whose sender or receiver has no job.\n"
+	    "# TYPE hopwatch_analyzer_identity_flows_unattributed_total counter\n"
+	    "hopwatch_analyzer_identity_flows_unattributed_total{end=\"sender\"} %llu\n"
+	    "hopwatch_analyzer_identity_flows_unattributed_total{end=\"receiver\"} %llu\n",
+	    s->id.entries, s->id.stale, (unsigned long long)s->id.load_errors, (unsigned long long)s->flows,
+	    (unsigned long long)s->senders_unknown, (unsigned long long)s->receivers_unknown);
 }
 
 static void render(void *arg, FILE *f)
@@ -272,6 +298,8 @@ static void render(void *arg, FILE *f)
 		    names[i], (unsigned long long)k->posts_ok, names[i], (unsigned long long)k->posts_failed, names[i],
 		    (unsigned long long)k->dropped, names[i], k->waiting);
 	}
+	if (m->attr)
+		render_ident(&m->ident, f);
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -364,6 +392,8 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 				slot[k] = (struct lat_total){p->count, p->sum_ns};
 		}
 	hw_an_stats(a, &m->st);
+	if (m->attr)
+		an_attr_stats(m->attr, &m->ident);
 	if (m->scores)
 		hw_an_link_scores(a, m->scores);
 	for (int i = 0; i < 2; i++) {
@@ -424,6 +454,7 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 	m->am = o->am;
 	m->webhook = o->webhook;
 	m->min_visible_ns = o->min_visible_ns;
+	m->attr = o->attr;
 	pthread_mutex_init(&m->mu, NULL);
 	if (!(m->http = hw_metrics_http_start_files(o->addr, render, m, o->svg_dir, err, errlen))) {
 		pthread_mutex_destroy(&m->mu);

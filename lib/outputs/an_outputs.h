@@ -68,6 +68,7 @@ struct an_metrics_opts {
 	struct hw_alert_sink *am, *webhook; /* delivery counters; NULL when not given */
 	const char *svg_dir;                /* served at /svg/FILE; NULL = none */
 	uint64_t min_visible_ns;            /* incidents_active holds a resolved episode this long after its raise */
+	const struct an_output *attr;       /* an_out_attr: the identity map's counters; NULL = none */
 };
 /* --metrics HOST:PORT: the snapshot refreshed at most every 50 ms. */
 struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, size_t errlen);
