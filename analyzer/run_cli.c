@@ -470,6 +470,7 @@ int hw_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	an_outputs_bind(&out, a);
+	an_attr_bind(out.attr, a);
 	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
 	if (o.svg.dir && have_topo) {
 		struct an_output *graphs = an_out_graphs(&o.svg, &t, out.render, err, sizeof(err));

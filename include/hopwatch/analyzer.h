@@ -238,6 +238,14 @@ struct hw_an_lat_cell {
 
 /* The analyzer's matrix (never NULL for a created analyzer). */
 const struct hw_an_latmatrix *hw_an_latency(const struct hw_analyzer *a);
+/* Per-group matrices (run --pods: one per job): group(ctx, flow_hash) is a report's group, 0 ..
+ * HW_AN_LAT_GROUPS-1, or -1 for none; a group's matrix is the latency matrix restricted to the reports of its
+ * flows, created at its first report (NULL when that fails: the group's reports are left out). */
+#define HW_AN_LAT_GROUPS 16
+typedef int (*hw_an_group_fn)(void *ctx, uint64_t flow_hash);
+void hw_an_latency_groups(struct hw_analyzer *a, hw_an_group_fn group, void *ctx);
+/* Group g's matrix, NULL while it has had no report. */
+const struct hw_an_latmatrix *hw_an_latency_group(const struct hw_analyzer *a, unsigned g);
 void hw_an_lat_stats(const struct hw_an_latmatrix *m, struct hw_an_lat_stats *s);
 /* Leaf i (0 .. n_leaves-1, in order of first sight): its name and INT node id. */
 const char *hw_an_lat_leaf_name(const struct hw_an_latmatrix *m, uint32_t leaf);

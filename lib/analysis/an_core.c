@@ -102,6 +102,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->pending);
 	free(a->postcards);
 	an_latency_destroy(a->lat);
+	an_latency_groups_free(a);
 	hw_place_tally_free(&a->tally);
 	free(a);
 }
@@ -473,6 +474,7 @@ static void update_queue(struct an_queue *q, const struct hw_record *r)
 static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
 {
 	an_latency_report(a->lat, rep);
+	an_latency_group_report(a, rep);
 	for (unsigned i = 0; i < a->n_on_report; i++) {
 		struct an_det *d = a->on_report[i];
 		if (an_enabled(a, d->def->kind) && !(rep->postcards && d->def->per_report))

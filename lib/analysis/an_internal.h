@@ -95,6 +95,9 @@ struct an_ev {
 struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo);
 void an_latency_destroy(struct hw_an_latmatrix *m);
 void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep);
+/* rep to its group's matrix (hw_an_latency_groups), and freeing them with the analyzer. */
+void an_latency_group_report(struct hw_analyzer *a, const struct an_report *rep);
+void an_latency_groups_free(struct hw_analyzer *a);
 
 struct an_det;
 
@@ -132,6 +135,9 @@ struct hw_analyzer {
 	} clk;
 	struct an_report *postcards; /* AN_POSTCARD_SLOTS packets' paths in assembly (active = in use) */
 	struct hw_an_latmatrix *lat;
+	hw_an_group_fn lat_group; /* hw_an_latency_groups: the per-group matrices (an_latency.c) */
+	void *lat_group_ctx;
+	struct hw_an_latmatrix *lat_groups[HW_AN_LAT_GROUPS];
 	struct hw_place_tally tally;
 	struct hw_an_stats st;
 };

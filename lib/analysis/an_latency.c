@@ -215,3 +215,32 @@ int hw_an_lat_cell(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, 
 	out->p999 = hw_an_lat_quantile(m, src, dst, 0.999);
 	return 1;
 }
+
+void hw_an_latency_groups(struct hw_analyzer *a, hw_an_group_fn group, void *ctx)
+{
+	a->lat_group = group;
+	a->lat_group_ctx = ctx;
+}
+
+const struct hw_an_latmatrix *hw_an_latency_group(const struct hw_analyzer *a, unsigned g)
+{
+	return g < HW_AN_LAT_GROUPS ? a->lat_groups[g] : NULL;
+}
+
+void an_latency_group_report(struct hw_analyzer *a, const struct an_report *rep)
+{
+	if (!a->lat_group || !rep->has_flow)
+		return;
+	int g = a->lat_group(a->lat_group_ctx, rep->flow_hash);
+	if (g < 0 || g >= HW_AN_LAT_GROUPS)
+		return;
+	if (!a->lat_groups[g] && !(a->lat_groups[g] = an_latency_create(a->topo)))
+		return;
+	an_latency_report(a->lat_groups[g], rep);
+}
+
+void an_latency_groups_free(struct hw_analyzer *a)
+{
+	for (unsigned g = 0; g < HW_AN_LAT_GROUPS; g++)
+		an_latency_destroy(a->lat_groups[g]);
+}

@@ -7,7 +7,8 @@
 #include "an_attr.h"
 #include "clock.h"
 
-#define FLOW_SLOTS (1u << 16) /* flows remembered (direct mapped: a newer flow takes an older one's slot) */
+#define FLOW_SLOTS (1u << 16) /* flows remembered: open addressing, FLOW_PROBE slots tried from the hash's */
+#define FLOW_PROBE 16u        /* ... and when all of them are taken, a new flow takes the first one's place */
 #define RELOAD_S 1.0          /* the sources' files are checked this often (monotonic clock) */
 
 struct flow {
@@ -23,12 +24,37 @@ struct an_attr {
 	struct flow *flows;
 	double next_reload;
 	uint64_t flows_seen, senders_unknown, receivers_unknown, events;
-	const char *prog; /* for log lines */
+	const char *prog;                               /* for log lines */
+	const struct hw_analyzer *a;                    /* an_attr_bind: the per-job latency matrices */
+	char jobs[HW_AN_LAT_GROUPS][HW_IDENT_NAME_MAX]; /* the latency groups: jobs in order of first report */
+	unsigned n_jobs;
+	uint64_t jobs_full; /* reports of jobs beyond HW_AN_LAT_GROUPS, in no job's matrix */
 };
 
-static struct flow *slot(struct an_attr *t, uint64_t hash)
+/* The slot of flow hash (f->used && f->hash == hash) when it is known, else NULL. */
+static struct flow *find(const struct an_attr *t, uint64_t hash)
 {
-	return &t->flows[(hash ^ (hash >> 29)) & (FLOW_SLOTS - 1)];
+	uint32_t at = (uint32_t)(hash ^ (hash >> 29));
+	for (uint32_t k = 0; k < FLOW_PROBE; k++) {
+		struct flow *f = &t->flows[(at + k) & (FLOW_SLOTS - 1)];
+		if (!f->used)
+			return NULL;
+		if (f->hash == hash)
+			return f;
+	}
+	return NULL;
+}
+
+/* A slot for a flow not known: the first free one of its probe, else the probe's first. */
+static struct flow *place(struct an_attr *t, uint64_t hash)
+{
+	uint32_t at = (uint32_t)(hash ^ (hash >> 29));
+	for (uint32_t k = 0; k < FLOW_PROBE; k++) {
+		struct flow *f = &t->flows[(at + k) & (FLOW_SLOTS - 1)];
+		if (!f->used)
+			return f;
+	}
+	return &t->flows[at & (FLOW_SLOTS - 1)];
 }
 
 static void reload(struct an_attr *t)
@@ -55,9 +81,9 @@ void an_attr_learn(struct an_output *o, const struct hw_record *r, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!(r[i].valid & HW_V_FLOW))
 			continue;
-		struct flow *f = slot(t, r[i].flow_hash);
-		if (f->used && f->hash == r[i].flow_hash)
+		if (find(t, r[i].flow_hash))
 			continue;
+		struct flow *f = place(t, r[i].flow_hash);
 		f->used = 1;
 		f->hash = r[i].flow_hash;
 		memcpy(f->src, r[i].src_ip, 16);
@@ -111,9 +137,9 @@ void an_attr_event(struct an_output *o, struct hw_an_event *e)
 	e->unattributed_flows = 0;
 	e->sender_jobs[0] = e->receiver_jobs[0] = 0;
 	for (unsigned i = 0; i < e->n_flows; i++) {
-		const struct flow *f = slot(t, e->flows[i]);
+		const struct flow *f = find(t, e->flows[i]);
 		const struct hw_ident_entry *s = NULL, *d = NULL;
-		if (f->used && f->hash == e->flows[i]) {
+		if (f) {
 			s = hw_ident_lookup(t->id, f->src, UINT32_MAX);
 			d = hw_ident_lookup(t->id, f->dst, f->qp);
 		}
@@ -134,6 +160,34 @@ void an_attr_stats(const struct an_output *o, struct an_attr_stats *s)
 	s->receivers_unknown = t->receivers_unknown;
 }
 
+/* A report's latency group: its sender's job (hw_an_group_fn). */
+static int job_group(void *ctx, uint64_t hash)
+{
+	struct an_attr *t = ctx;
+	const struct flow *f = find(t, hash);
+	const struct hw_ident_entry *s = f ? hw_ident_lookup(t->id, f->src, UINT32_MAX) : NULL;
+	if (!s || !s->job[0])
+		return -1;
+	for (unsigned g = 0; g < t->n_jobs; g++)
+		if (!strcmp(t->jobs[g], s->job))
+			return (int)g;
+	if (t->n_jobs == HW_AN_LAT_GROUPS) {
+		t->jobs_full++;
+		return -1;
+	}
+	memcpy(t->jobs[t->n_jobs], s->job, sizeof(t->jobs[0]));
+	return (int)t->n_jobs++;
+}
+
+void an_attr_bind(struct an_output *o, struct hw_analyzer *a)
+{
+	struct an_attr *t = (struct an_attr *)o;
+	if (!t)
+		return;
+	t->a = a;
+	hw_an_latency_groups(a, job_group, t);
+}
+
 static void summary(struct an_output *o, FILE *f)
 {
 	struct an_attr *t = (struct an_attr *)o;
@@ -146,6 +200,16 @@ static void summary(struct an_output *o, FILE *f)
 	        ",\"events_attributed\":%" PRIu64 "}",
 	        st.sources, st.entries, st.stale, st.loads, st.load_errors, t->flows_seen, t->senders_unknown,
 	        t->receivers_unknown, t->events);
+	if (!t->a)
+		return;
+	fprintf(f, ",\"job_latency\":{\"jobs_full_reports\":%" PRIu64 ",\"jobs\":{", t->jobs_full);
+	for (unsigned g = 0; g < t->n_jobs; g++) {
+		const struct hw_an_latmatrix *m = hw_an_latency_group(t->a, g);
+		char *js = m ? hw_an_lat_json(m, 16) : NULL;
+		fprintf(f, "%s\"%s\":%s", g ? "," : "", t->jobs[g], js ? js : "null"); /* job names need no escaping */
+		free(js);
+	}
+	fprintf(f, "}}");
 }
 
 static void close_attr(struct an_output *o)

@@ -18,6 +18,9 @@ struct an_attr_stats {
 };
 /* Its counters (the ingest thread; /metrics copies them under its lock). */
 void an_attr_stats(const struct an_output *o, struct an_attr_stats *s);
+/* With the analyzer: a latency matrix per job (the sender's; the first HW_AN_LAT_GROUPS jobs to report), in the
+ * summary as "job_latency".  NULL o: nothing. */
+void an_attr_bind(struct an_output *o, struct hw_analyzer *a);
 /* Fill e's sender_jobs, receiver_jobs, unattributed_flows (attributed = 1); NULL o: nothing. */
 void an_attr_event(struct an_output *o, struct hw_an_event *e);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Generated incasts and PFC storms with jobs (hopwatch-gen scenario --jobs): over several seeds, the analyzer's
 # events, given the generator's pods.json (--pods), name exactly the culprit and victim jobs of truth.json
+# and the per-job latency view in the summary adds up to the latency matrix
 # (an Incast: its senders' jobs are the culprits, its receiver's the victim; the CongestionTree of a PFC storm:
 # the jobs sending to the stalled host are the victims, the host's job the culprit).
 import json
@@ -42,6 +43,23 @@ def check(seed, d):
     hosts = [n for n in truth["topology"]["nodes"] if n["tier"] == "host"]
     if summary["identity"]["entries"] != len(hosts) or summary["identity"]["flows_sender_unknown"] != 0:
         fails.append(f"seed {seed}: identity {summary['identity']}, {len(hosts)} hosts")
+    # the per-job latency view: each job's matrix holds the reports of its hosts' flows, so its source leaves
+    # are the leaves of its hosts, and the jobs' cells add up to the whole matrix's (every host has a job)
+    leaf_of = {}
+    for link in truth["topology"]["links"]:
+        a, b = link["id"].split("--")
+        if a.startswith("host"):
+            leaf_of[a.split(".")[0]] = b.split(".")[0]
+    whole = {(c["src"], c["dst"]): c["reports"] for c in summary["latency_matrix"].get("cells", [])}
+    per_job = {}
+    for job, m in summary["job_latency"]["jobs"].items():
+        mine_leaves = {leaf_of[h] for h, j in job_of_host.items() if j == job}
+        for c in m.get("cells", []):
+            if c["src"] not in mine_leaves:
+                fails.append(f"seed {seed}: job {job} has reports from {c['src']}, its hosts are under {mine_leaves}")
+            per_job[(c["src"], c["dst"])] = per_job.get((c["src"], c["dst"]), 0) + c["reports"]
+    if not whole or per_job != whole:
+        fails.append(f"seed {seed}: the jobs' latency cells do not add up to the matrix")
     lines = [json.loads(x) for x in open(ev)]
     flows = {f["flow_hash"]: f for f in truth["flows"]}
     for t in truth["events"]:
