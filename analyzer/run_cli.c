@@ -39,6 +39,8 @@ struct opts {
 	struct an_graphs_opts svg;                       /* svg.dir NULL: no graphs */
 	const char *pods[8], *ident_maps[8], *job_label; /* whose traffic: lib/ident */
 	int n_pods, n_ident_maps;
+	const char *k8s_api, *k8s_token, *k8s_ca;
+	double k8s_every;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -119,6 +121,14 @@ static const struct hw_opt run_rows[] = {
      .what = "pod list", .help = "`kubectl get pods -A -o json` output (a DIR: its *.json), reloaded when it changes"},
     {HW_OPT_LIST, "ident-map", .metavar = "FILE", HW_OPT_LIST_AT(O, ident_maps, n_ident_maps), .elem = HW_OPT_STRING,
      .what = "identity map", .help = "CSV ip,qp,host,pod,job,namespace (or JSON), reloaded when it changes"},
+    {HW_OPT_STRING, "k8s-api", .metavar = "URL", HW_OPT_AT(O, k8s_api),
+     .help = "the Kubernetes API's pod list (https://kubernetes.default.svc/api/v1/pods), listed every --k8s-every"},
+    {HW_OPT_STRING, "k8s-token", .metavar = "FILE", HW_OPT_AT(O, k8s_token),
+     .help = "bearer token file (in a pod: /var/run/secrets/kubernetes.io/serviceaccount/token)"},
+    {HW_OPT_STRING, "k8s-ca", .metavar = "FILE", HW_OPT_AT(O, k8s_ca),
+     .help = "CA certificates of the API server (in a pod: .../serviceaccount/ca.crt)"},
+    {HW_OPT_DURATION, "k8s-every", .metavar = "SECONDS", HW_OPT_AT(O, k8s_every), .lo = 0.05, .hi = 86400, .def = "10",
+     .help = "how often the pods are listed"},
     {HW_OPT_STRING, "job-label", .metavar = "L[,L...]", HW_OPT_AT(O, job_label), .def_note = HW_IDENT_JOB_LABELS,
      .help = "pod labels that name the job, the first present wins"},
     {HW_OPT_GROUP, .help = "configuration:"},
@@ -370,8 +380,15 @@ static int outputs_early(struct an_outputs *out, const struct opts *o, const str
 	                                      .resend_ns = cfg->resend_ns,
 	                                      .min_visible_ns = cfg->min_visible_ns,
 	                                      .external_url = base};
-	if (o->n_pods || o->n_ident_maps) { /* first: it names the jobs of every event */
+	if (o->n_pods || o->n_ident_maps || o->k8s_api) { /* first: it names the jobs of every event */
 		struct hw_ident *id = hw_ident_create(o->job_label);
+		const struct hw_ident_k8s_opts ko = {
+		    .token_file = o->k8s_token, .ca_file = o->k8s_ca, .every_s = o->k8s_every};
+		if (id && o->k8s_api && hw_ident_add_k8s(id, o->k8s_api, &ko, err, sizeof(err))) {
+			fprintf(stderr, "hopwatch-analyzer run: --k8s-api %s\n", err);
+			hw_ident_destroy(id);
+			return HW_EXIT_FAIL;
+		}
 		for (int i = 0; id && i < o->n_pods + o->n_ident_maps; i++)
 			if (hw_ident_add(id, i < o->n_pods ? HW_IDENT_PODS : HW_IDENT_MAP,
 			                 i < o->n_pods ? o->pods[i] : o->ident_maps[i - o->n_pods], err, sizeof(err))) {

@@ -23,6 +23,15 @@ struct hw_ident_entry {
 enum hw_ident_kind {
 	HW_IDENT_PODS, /* kubectl get pods -A -o json: a file, or a directory whose *.json files are read together */
 	HW_IDENT_MAP,  /* CSV "ip,qp,host,pod,job,namespace" or JSON [{"ip":..,"qp":"lo-hi",...}] */
+	HW_IDENT_K8S,  /* the Kubernetes API's pod list (hw_ident_add_k8s) */
+};
+
+/* A Kubernetes API source: GET URL (e.g. https://kubernetes.default.svc/api/v1/pods) every every_s seconds on a
+ * thread of its own, the answer read as the pods of `kubectl get pods -A -o json`. */
+struct hw_ident_k8s_opts {
+	const char *token_file; /* its first line is sent as the bearer token, read at every list; NULL: none */
+	const char *ca_file;    /* CA certificates of the API server; NULL: the system's */
+	double every_s;         /* 0: 10 */
 };
 
 struct hw_ident_stats {
@@ -38,9 +47,13 @@ struct hw_ident *hw_ident_create(const char *job_labels);
 void hw_ident_destroy(struct hw_ident *id);
 /* Add a source and load it now; -1 with a message naming the path when it cannot be read or parsed. */
 int hw_ident_add(struct hw_ident *id, enum hw_ident_kind kind, const char *path, char *err, size_t errlen);
+/* Add a Kubernetes API source and wait for its first list; -1 with a message naming the URL when that fails. */
+int hw_ident_add_k8s(struct hw_ident *id, const char *url, const struct hw_ident_k8s_opts *o, char *err, size_t errlen);
 /* Load again each source whose file (or directory listing, or a file in it) changed since its last load.  A
  * source that fails keeps its last good mapping and is stale until a load succeeds.  Returns the number of
- * sources that failed now, each described in err (the last one when several); 0 when none changed or all loaded. */
+ * sources that failed now, each described in err (the last one when several); 0 when none changed or all loaded.
+ * A Kubernetes API source loads its newest list, when a newer one came; a failed list counts once per new
+ * message (the same error again is not reported again). */
 int hw_ident_reload(struct hw_ident *id, char *err, size_t errlen);
 /* The entry of ip (16 bytes) and RoCE destination QP (UINT32_MAX = none known): the first source that knows
  * the IP answers; within it an entry whose QP range holds qp, else the IP's entry for every QP, else (qp

@@ -104,8 +104,20 @@ struct hw_http *hw_http_open(const char *url, const struct hw_http_opts *o, char
 		snprintf(line, sizeof(line), "Content-Type: %s", o->content_type);
 		if (!(h->headers = curl_slist_append(NULL, line)))
 			goto nomem;
-		curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->headers);
 	}
+	if (o->bearer_token) {
+		char line[8192];
+		snprintf(line, sizeof(line), "Authorization: Bearer %s", o->bearer_token);
+		struct curl_slist *l = curl_slist_append(h->headers, line);
+		explicit_bzero(line, sizeof(line));
+		if (!l)
+			goto nomem;
+		h->headers = l;
+	}
+	if (h->headers)
+		curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->headers);
+	if (o->ca_file)
+		curl_easy_setopt(h->curl, CURLOPT_CAINFO, o->ca_file);
 	if (curl_easy_setopt(h->curl, CURLOPT_URL, url) != CURLE_OK)
 		goto nomem; /* libcurl copies the URL */
 	curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);

@@ -14,6 +14,8 @@ struct hw_http_opts {
 	long timeout_ms;          /* the whole request; 0: no limit */
 	long low_speed_time_s;    /* give up after this long under 1 byte/s; 0: never */
 	const char *content_type; /* of POST bodies; NULL: libcurl's default */
+	const char *bearer_token; /* sent as "Authorization: Bearer TOKEN"; NULL: none */
+	const char *ca_file;      /* the CA certificates https peers are checked against; NULL: the system's */
 	hw_http_body_fn on_body;  /* the reply body goes here when set ... */
 	void *ctx;
 	size_t body_max; /* ... else its first body_max bytes are kept in the reply (0: none) */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "hopwatch/ident.h"
+#include "ident_k8s.h"
 
 #define MAX_SOURCES 16
 #define MAX_FILE_BYTES (256u << 20) /* a pod list larger than this is refused, not read */
@@ -21,6 +22,8 @@ struct source {
 	size_t n;
 	uint64_t print, tried; /* fingerprint of the files of the last good load, and of the last attempt */
 	int stale;
+	struct ident_k8s *k8s; /* HW_IDENT_K8S: the fetcher; print is the generation of the answer taken */
+	char last_err[256];    /* HW_IDENT_K8S: the last failure, reported once */
 };
 
 struct hw_ident {
@@ -509,6 +512,7 @@ void hw_ident_destroy(struct hw_ident *id)
 	if (!id)
 		return;
 	for (unsigned i = 0; i < id->n_src; i++) {
+		ident_k8s_stop(id->src[i].k8s);
 		free(id->src[i].v);
 		free(id->src[i].path);
 	}
@@ -538,11 +542,71 @@ int hw_ident_add(struct hw_ident *id, enum hw_ident_kind kind, const char *path,
 	return 0;
 }
 
+/* The newest answer of a Kubernetes API source, when one came: 1 loaded, -1 failed (err), 0 none newer. */
+static int load_k8s(struct hw_ident *id, struct source *s, int wait, char *err, size_t errlen)
+{
+	char *text = NULL;
+	int r = ident_k8s_take(s->k8s, &s->print, wait, &text, err, errlen);
+	if (!r)
+		return 0;
+	id->loads++;
+	struct hw_ident_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	if (r > 0 && hw_ident_parse_pods(text, s->path, id->job_labels, &v, &n, &cap, err, errlen))
+		r = -1;
+	free(text);
+	if (r < 0) {
+		free(v);
+		id->load_errors++;
+		s->stale = 1;
+		return -1;
+	}
+	free(s->v);
+	s->v = v;
+	s->n = finish(v, n);
+	s->stale = 0;
+	s->last_err[0] = 0;
+	return 1;
+}
+
+int hw_ident_add_k8s(struct hw_ident *id, const char *url, const struct hw_ident_k8s_opts *o, char *err, size_t errlen)
+{
+	if (id->n_src == MAX_SOURCES) {
+		snprintf(err, errlen, "%s: more than %d identity sources", url, MAX_SOURCES);
+		return -1;
+	}
+	struct source *s = &id->src[id->n_src];
+	memset(s, 0, sizeof(*s));
+	s->kind = HW_IDENT_K8S;
+	if (!(s->path = strdup(url))) {
+		snprintf(err, errlen, "%s: out of memory", url);
+		return -1;
+	}
+	if (!(s->k8s = ident_k8s_start(url, o, err, errlen)) || load_k8s(id, s, 1, err, errlen) < 0) {
+		ident_k8s_stop(s->k8s);
+		free(s->v);
+		free(s->path);
+		memset(s, 0, sizeof(*s));
+		return -1;
+	}
+	id->n_src++;
+	return 0;
+}
+
 int hw_ident_reload(struct hw_ident *id, char *err, size_t errlen)
 {
 	int failed = 0;
 	for (unsigned i = 0; i < id->n_src; i++) {
 		struct source *s = &id->src[i];
+		if (s->k8s) {
+			char e[sizeof(s->last_err)];
+			if (load_k8s(id, s, 0, e, sizeof(e)) < 0 && strcmp(e, s->last_err)) {
+				snprintf(s->last_err, sizeof(s->last_err), "%s", e);
+				snprintf(err, errlen, "%s", e);
+				failed++;
+			}
+			continue;
+		}
 		uint64_t p = fingerprint(s);
 		if (p && p == s->print && !s->stale)
 			continue;
