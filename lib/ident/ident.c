@@ -452,6 +452,24 @@ static int parse_file(const struct hw_ident *id, const struct source *s, const c
 	return rc;
 }
 
+/* The end of a load of s into v (n entries): rc 0, they replace its last good mapping; else it keeps that one and
+ * is stale.  Returns rc. */
+static int settle(struct hw_ident *id, struct source *s, int rc, struct hw_ident_entry *v, size_t n)
+{
+	if (rc) {
+		free(v);
+		id->load_errors++;
+		s->stale = 1;
+		return rc;
+	}
+	free(s->v);
+	s->v = v;
+	s->n = finish(v, n);
+	s->stale = 0;
+	s->last_err[0] = 0;
+	return 0;
+}
+
 /* Load s into a new mapping; on success it replaces the last good one. */
 static int load(struct hw_ident *id, struct source *s, uint64_t print, char *err, size_t errlen)
 {
@@ -483,17 +501,9 @@ static int load(struct hw_ident *id, struct source *s, uint64_t print, char *err
 	} else {
 		rc = parse_file(id, s, s->path, &v, &n, &cap, err, errlen);
 	}
-	if (rc) {
-		free(v);
-		id->load_errors++;
-		s->stale = 1;
+	if (settle(id, s, rc ? -1 : 0, v, n))
 		return -1;
-	}
-	free(s->v);
-	s->v = v;
-	s->n = finish(v, n);
 	s->print = print;
-	s->stale = 0;
 	return 0;
 }
 
@@ -520,19 +530,29 @@ void hw_ident_destroy(struct hw_ident *id)
 	free(id);
 }
 
-int hw_ident_add(struct hw_ident *id, enum hw_ident_kind kind, const char *path, char *err, size_t errlen)
+/* The next source's slot for path (counted in n_src once its first load succeeded), NULL with err. */
+static struct source *new_source(struct hw_ident *id, enum hw_ident_kind kind, const char *path, char *err,
+                                 size_t errlen)
 {
 	if (id->n_src == MAX_SOURCES) {
 		snprintf(err, errlen, "%s: more than %d identity sources", path, MAX_SOURCES);
-		return -1;
+		return NULL;
 	}
 	struct source *s = &id->src[id->n_src];
 	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	if (!(s->path = strdup(path))) {
 		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
+		return NULL;
 	}
+	return s;
+}
+
+int hw_ident_add(struct hw_ident *id, enum hw_ident_kind kind, const char *path, char *err, size_t errlen)
+{
+	struct source *s = new_source(id, kind, path, err, errlen);
+	if (!s)
+		return -1;
 	if (load(id, s, fingerprint(s), err, errlen)) {
 		free(s->path);
 		s->path = NULL;
@@ -555,33 +575,14 @@ static int load_k8s(struct hw_ident *id, struct source *s, int wait, char *err, 
 	if (r > 0 && hw_ident_parse_pods(text, s->path, id->job_labels, &v, &n, &cap, err, errlen))
 		r = -1;
 	free(text);
-	if (r < 0) {
-		free(v);
-		id->load_errors++;
-		s->stale = 1;
-		return -1;
-	}
-	free(s->v);
-	s->v = v;
-	s->n = finish(v, n);
-	s->stale = 0;
-	s->last_err[0] = 0;
-	return 1;
+	return settle(id, s, r < 0 ? -1 : 0, v, n) ? -1 : 1;
 }
 
 int hw_ident_add_k8s(struct hw_ident *id, const char *url, const struct hw_ident_k8s_opts *o, char *err, size_t errlen)
 {
-	if (id->n_src == MAX_SOURCES) {
-		snprintf(err, errlen, "%s: more than %d identity sources", url, MAX_SOURCES);
+	struct source *s = new_source(id, HW_IDENT_K8S, url, err, errlen);
+	if (!s)
 		return -1;
-	}
-	struct source *s = &id->src[id->n_src];
-	memset(s, 0, sizeof(*s));
-	s->kind = HW_IDENT_K8S;
-	if (!(s->path = strdup(url))) {
-		snprintf(err, errlen, "%s: out of memory", url);
-		return -1;
-	}
 	if (!(s->k8s = ident_k8s_start(url, o, err, errlen)) || load_k8s(id, s, 1, err, errlen) < 0) {
 		ident_k8s_stop(s->k8s);
 		free(s->v);
