@@ -61,7 +61,7 @@ with tempfile.TemporaryDirectory(prefix="ident_reload.") as d:
     fed = [0]
 
     def feed():  # a few records: the identity sources are checked as records come (at most once a second)
-        for _ in range(50):
+        for _ in range(400):
             p.stdin.write(records[fed[0] % len(records)] + "\n")
             fed[0] += 1
         p.stdin.flush()
