@@ -18,6 +18,7 @@
 #define LAT_WINDOW_S 10              /* the latency matrix's windowed gauges: the last 10 s (wall clock) */
 #define LAT_SLOTS (LAT_WINDOW_S + 2) /* one snapshot a second: the ring reaches past the window's start */
 #define LAT_CELLS ((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES)
+#define SHOWN_MAX 64 /* incident_info series: the newest active episodes */
 
 struct counted {
 	char alertname[32];
@@ -31,6 +32,8 @@ struct incident {
 	uint64_t id, shown_ns; /* shown_ns: monotonic time it was raised; 0 = free slot */
 	uint16_t name;         /* index in counted */
 	uint8_t resolved;
+	/* its place and graph as incident_info labels: node (dotted id), node_name, port, /svg/FILE */
+	char node[20], node_name[HW_TOPO_NAME_MAX], port[HW_TOPO_NAME_MAX], graph[128];
 };
 
 /* One leaf pair of the latency matrix. */
@@ -63,7 +66,10 @@ struct an_metrics {
 	uint64_t min_visible_ns;
 	struct counted names[NAMES_MAX]; /* under mu */
 	unsigned n_names;
-	struct incident *inc; /* ingest thread only */
+	struct incident *inc;                      /* ingest thread only */
+	const struct incident *act[INCIDENTS_MAX]; /* ingest thread: scratch of update() */
+	struct incident shown[SHOWN_MAX];          /* under mu: the newest active episodes, for incident_info */
+	unsigned n_shown;
 	struct lat_pair *lat; /* under mu */
 	unsigned n_lat;
 	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
@@ -215,6 +221,24 @@ static void render(void *arg, FILE *f)
 	for (unsigned i = 0; i < m->n_names; i++)
 		fprintf(f, "hopwatch_analyzer_incidents_active{alertname=\"%s\",severity=\"%s\"} %u\n",
 		        m->names[i].alertname, m->names[i].severity, m->names[i].active);
+	fprintf(f, "# HELP hopwatch_analyzer_incident_info An episode firing or raised less than the minimum visible "
+	           "time ago (the newest 64): its alert name, severity, event id, place (node, node_name, port) and "
+	           "graph (/svg/FILE on this server), for Grafana annotations.\n"
+	           "# TYPE hopwatch_analyzer_incident_info gauge\n");
+	for (unsigned i = 0; i < m->n_shown; i++) {
+		const struct incident *x = &m->shown[i];
+		fprintf(
+		    f,
+		    "hopwatch_analyzer_incident_info{alertname=\"%s\",severity=\"%s\",event_id=\"%llu\",node=\"%s\","
+		    "node_name=\"",
+		    m->names[x->name].alertname, m->names[x->name].severity, (unsigned long long)x->id, x->node);
+		label_value(f, x->node_name); /* topology names come from LLDP: escaped */
+		fputs("\",port=\"", f);
+		label_value(f, x->port);
+		fputs("\",graph=\"", f);
+		label_value(f, x->graph);
+		fputs("\"} 1\n", f);
+	}
 	render_latency(m, f);
 	if (m->topo) { /* one name for each switch: the node label as on the collector's series, with its names */
 		fprintf(
@@ -281,7 +305,6 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 {
 	struct an_metrics *m = (struct an_metrics *)o;
 	(void)a;
-	(void)svg;
 	const char *sev = e->severity ? e->severity : "warning";
 	unsigned k = 0;
 	pthread_mutex_lock(&m->mu);
@@ -307,9 +330,29 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 		if (!x->shown_ns && !free_slot)
 			free_slot = x;
 	}
-	if (free_slot) /* a resolve without its raise still shows for the minimum visible time */
-		*free_slot =
-		    (struct incident){e->id, (uint64_t)(mono_s() * 1e9) | 1, (uint16_t)k, (uint8_t)e->resolved};
+	if (!free_slot)
+		return;
+	/* a resolve without its raise still shows for the minimum visible time */
+	*free_slot = (struct incident){.id = e->id,
+	                               .shown_ns = (uint64_t)(mono_s() * 1e9) | 1,
+	                               .name = (uint16_t)k,
+	                               .resolved = (uint8_t)e->resolved};
+	if (e->node_id)
+		hw_fmt_node_id(e->node_id, free_slot->node, sizeof(free_slot->node));
+	snprintf(free_slot->node_name, sizeof(free_slot->node_name), "%s", e->node);
+	if (e->port_name[0])
+		snprintf(free_slot->port, sizeof(free_slot->port), "%s", e->port_name);
+	else if (e->port != UINT32_MAX)
+		snprintf(free_slot->port, sizeof(free_slot->port), "%u", e->port);
+	const char *file = svg && svg[0] ? strrchr(svg, '/') : NULL;
+	if (svg && svg[0])
+		snprintf(free_slot->graph, sizeof(free_slot->graph), "/svg/%.100s", file ? file + 1 : svg);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct incident *const *)a)->shown_ns, y = (*(const struct incident *const *)b)->shown_ns;
+	return x > y ? -1 : x < y;
 }
 
 /* Refresh the snapshot from the analyzer and the sinks. */
@@ -318,15 +361,20 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	struct hw_alert_sink *sinks[2] = {m->am, m->webhook};
 	uint32_t active[NAMES_MAX] = {0};
 	uint64_t now = (uint64_t)(mono_s() * 1e9);
+	const struct incident **act = m->act;
+	unsigned n_act = 0;
 	for (unsigned i = 0; i < INCIDENTS_MAX; i++) {
 		struct incident *x = &m->inc[i];
 		if (!x->shown_ns)
 			continue;
-		if (x->resolved && now - x->shown_ns >= m->min_visible_ns)
+		if (x->resolved && now - x->shown_ns >= m->min_visible_ns) {
 			x->shown_ns = 0; /* shown long enough: forget it */
-		else
+		} else {
 			active[x->name]++;
+			act[n_act++] = x;
+		}
 	}
+	qsort(act, n_act, sizeof(*act), newest_first);
 	const struct hw_an_latmatrix *lm = hw_an_latency(a);
 	struct hw_an_lat_stats ls;
 	hw_an_lat_stats(lm, &ls);
@@ -344,6 +392,9 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	pthread_mutex_lock(&m->mu);
 	for (unsigned k = 0; k < m->n_names; k++)
 		m->names[k].active = active[k];
+	m->n_shown = n_act < SHOWN_MAX ? n_act : SHOWN_MAX;
+	for (unsigned i = 0; i < m->n_shown; i++)
+		m->shown[i] = *act[i];
 	m->n_lat = 0;
 	for (uint32_t i = 0; i < ls.n_leaves && m->lat; i++)
 		for (uint32_t j = 0; j < ls.n_leaves; j++) {
