@@ -13,10 +13,10 @@
 #include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
 
-#define NAMES_MAX 64                 /* distinct (alertname, severity) pairs counted */
-#define INCIDENTS_MAX 4096           /* episodes tracked for incidents_active */
-#define LAT_WINDOW_S 10              /* the latency matrix's windowed gauges: the last 10 s (wall clock) */
-#define LAT_SLOTS (LAT_WINDOW_S + 2) /* one snapshot a second: the ring reaches past the window's start */
+#define NAMES_MAX 64              /* distinct (alertname, severity) pairs counted */
+#define INCIDENTS_MAX 4096        /* episodes tracked for incidents_active */
+#define LAT_STEPS 10              /* the windowed gauges: a snapshot every tenth of the window (wall clock) */
+#define LAT_SLOTS (LAT_STEPS + 2) /* so the ring reaches past the window's start */
 #define LAT_CELLS ((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES)
 #define SHOWN_MAX 64 /* incident_info series: the newest active episodes */
 
@@ -42,7 +42,7 @@ struct lat_pair {
 	uint32_t src_id, dst_id;
 	uint64_t count;
 	double sum_ns;
-	uint64_t w_count; /* reports of the last LAT_WINDOW_S seconds, and their latency sum */
+	uint64_t w_count; /* reports of the last window (latency_window_s), and their latency sum */
 	double w_sum_ns;
 };
 
@@ -74,6 +74,7 @@ struct an_metrics {
 	unsigned n_lat;
 	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
 	double snap_t[LAT_SLOTS]; /* monotonic seconds of each snapshot; 0 = none */
+	double window_s;          /* --latency-window */
 	unsigned snap_next;
 };
 
@@ -128,7 +129,7 @@ static void pair_family(FILE *f, const struct an_metrics *m, const char *name, i
 }
 
 /* The latency matrix per leaf pair as a summary family (_sum, _count): rate() over any window gives that
- * window's mean path latency; and as gauges of the last LAT_WINDOW_S seconds (mean, reports); node labels
+ * window's mean path latency; and as gauges of the last window_s seconds (mean, reports); node labels
  * as on the collector's series.  Each family's samples together, as the exposition format asks. */
 static void render_latency(const struct an_metrics *m, FILE *f)
 {
@@ -141,25 +142,25 @@ static void render_latency(const struct an_metrics *m, FILE *f)
 	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_count", 0, 1);
 	fprintf(f,
 	        "# HELP hopwatch_analyzer_path_latency_window_seconds Mean end-to-end in-switch latency from a source "
-	        "leaf to a destination leaf over the last %d s; pairs without a report in that time are left out.\n"
+	        "leaf to a destination leaf over the last %g s; pairs without a report in that time are left out.\n"
 	        "# TYPE hopwatch_analyzer_path_latency_window_seconds gauge\n",
-	        LAT_WINDOW_S);
+	        m->window_s);
 	pair_family(f, m, "hopwatch_analyzer_path_latency_window_seconds", 1, 0);
 	fprintf(f,
-	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %d "
+	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %g "
 	        "s.\n# TYPE hopwatch_analyzer_path_latency_window_reports gauge\n",
-	        LAT_WINDOW_S);
+	        m->window_s);
 	pair_family(f, m, "hopwatch_analyzer_path_latency_window_reports", 1, 1);
 }
 
-/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least LAT_WINDOW_S
+/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least window_s
  * ago; NULL when there is none (the analyzer started less than the window ago: everything is in it). */
 static const struct lat_total *lat_base(const struct an_metrics *m, double now)
 {
 	const struct lat_total *base = NULL;
 	double best = 0;
 	for (unsigned k = 0; k < LAT_SLOTS; k++)
-		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - LAT_WINDOW_S && m->snap_t[k] > best) {
+		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - m->window_s && m->snap_t[k] > best) {
 			best = m->snap_t[k];
 			base = m->snap + (size_t)k * LAT_CELLS;
 		}
@@ -380,9 +381,9 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	hw_an_lat_stats(lm, &ls);
 	double now_s = (double)now / 1e9;
 	const struct lat_total *base = lat_base(m, now_s);
-	struct lat_total *slot = NULL; /* a snapshot is taken a second after the newest */
+	struct lat_total *slot = NULL; /* a snapshot is taken a tenth of the window after the newest */
 	unsigned newest = (m->snap_next + LAT_SLOTS - 1) % LAT_SLOTS;
-	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= 1) {
+	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= m->window_s / LAT_STEPS) {
 		/* not cleared: the cells are cumulative and only fill, so every cell that held a count then holds
 		 * one now and is written below, after the window read it (when the slot is also the base) */
 		slot = m->snap + (size_t)m->snap_next * LAT_CELLS;
@@ -475,6 +476,7 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 	m->am = o->am;
 	m->webhook = o->webhook;
 	m->min_visible_ns = o->min_visible_ns;
+	m->window_s = o->latency_window_s > 0 ? o->latency_window_s : 10;
 	pthread_mutex_init(&m->mu, NULL);
 	if (!(m->http = hw_metrics_http_start_files(o->addr, render, m, o->svg_dir, err, errlen))) {
 		pthread_mutex_destroy(&m->mu);
