@@ -26,6 +26,37 @@ static unsigned lines_starting(const char *text, const char *prefix)
 	return n;
 }
 
+/* Replace path's content with text. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* What a scrape of c would get (the caller frees it). */
+static char *render(const struct hw_collector *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hw_metrics_render(c, f);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* A collector of one worker w, unit sizes 1, for hw_metrics_render. */
+static void collector_of(struct hw_collector *c, struct hw_worker **w)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg.latency_unit_ns = 1;
+	c->cfg.occupancy_unit_bytes = 1;
+	c->workers = w;
+	c->n_workers = 1;
+}
+
 static void stale_counts_full_tables(void **state)
 {
 	(void)state;
@@ -50,18 +81,9 @@ static void stale_counts_full_tables(void **state)
 		w->seqs.slots[s].used = 1;
 	}
 	struct hw_collector c;
-	memset(&c, 0, sizeof(c));
-	c.cfg.latency_unit_ns = 1;
-	c.cfg.occupancy_unit_bytes = 1;
-	c.workers = &w;
-	c.n_workers = 1;
+	collector_of(&c, &w);
 	assert_int_equal(hw_collector_distinct_queues(&c), QUEUES);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(&c, f);
-	assert_int_equal(fclose(f), 0);
+	char *text = render(&c);
 	/* one series per key: 4096 queues, 1024 senders */
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), QUEUES);
 	assert_int_equal(lines_starting(text, "hopwatch_report_packets_received_total{"), SENDERS);
@@ -70,25 +92,6 @@ static void stale_counts_full_tables(void **state)
 	hw_queue_table_free(&w->queues);
 	hw_seq_tracker_free(&w->seqs);
 	free(w);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static char *render(const struct hw_collector *c)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(c, f);
-	assert_int_equal(fclose(f), 0);
-	return text;
 }
 
 /* The names file hopwatch-analyzer topology --names-out writes: node_name on the node's series, port_name on
@@ -121,11 +124,7 @@ static void names_labels(void **state)
 	/* a name with a quote and a backslash: escaped in the label value as the exposition format asks */
 	write_file(path, "node\t184484097\tleaf\"1\\\nport\t184484097\t3\tEthernet3\nport\t184484097\t4\tEthernet4\n");
 	struct hw_collector c;
-	memset(&c, 0, sizeof(c));
-	c.cfg.latency_unit_ns = 1;
-	c.cfg.occupancy_unit_bytes = 1;
-	c.workers = &w;
-	c.n_workers = 1;
+	collector_of(&c, &w);
 	char err[512];
 	c.names = hw_node_names_open(path, err, sizeof(err));
 	assert_non_null(c.names);
