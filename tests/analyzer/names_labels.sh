@@ -59,14 +59,17 @@ print(json.dumps(sorted(("%d.%d.%d.%d" % tuple(int(f[1]) >> k & 255 for k in (24
                         for f in (l.rstrip("\n").split("\t") for l in open(sys.argv[1])) if f[0] == "node")))
 PY
 )
+n_rec=$(wc -l <"$T/s/records.jsonl")
 ok=
 for _ in $(seq 600); do # up to 2 minutes: Prometheus starts slowly on a loaded host
   c=$(pairs 'count by (node, node_name) (hopwatch_queue_reports_total{job="hopwatch-collector"})' 2>/dev/null)
   a=$(pairs 'hopwatch_analyzer_node_info{job="hopwatch-analyzer"}' 2>/dev/null)
-  [ -n "$c" ] && [ "$c" != "[]" ] && [ "$a" = "$want" ] && ok=1 && break
+  # the replay done (every record taken, so every event written to the events file)
+  done_=$(curl --max-time 10 -sf "http://127.0.0.1:$AP/metrics" | grep -c "^hopwatch_analyzer_records_total $n_rec\$")
+  [ -n "$c" ] && [ "$c" != "[]" ] && [ "$a" = "$want" ] && [ "$done_" = 1 ] && ok=1 && break
   sleep 0.2
 done
-[ -n "$ok" ] || { tail -3 "$T/col.err" "$T/an.err" "$T/prom.log"; fail "no series: collector $c, analyzer $a"; }
+[ -n "$ok" ] || { tail -3 "$T/col.err" "$T/an.err" "$T/prom.log"; fail "no series: collector $c, analyzer $a, replay done $done_"; }
 python3 - "$c" "$want" "$T/ev.jsonl" "$T/names.tsv" "http://127.0.0.1:$CP/metrics" <<'PY' || exit 1
 import json, re, sys, urllib.request
 col = [tuple(p) for p in json.loads(sys.argv[1])]
@@ -77,7 +80,7 @@ for node, name in col:
     if want.get(node) != name:
         bad.append(f"collector series node={node} node_name={name!r}; the analyzer's: {want.get(node)!r}")
 # the alerts (events file): node id, dotted, and node name as on the collector's series
-alerts = [json.loads(l) for l in open(sys.argv[3])]
+alerts = [json.loads(l) for l in open(sys.argv[3]) if l.endswith("\n")]  # whole lines (flushed per batch)
 named = {(("%d.%d.%d.%d" % tuple(e["node_id"] >> k & 255 for k in (24, 16, 8, 0))), e["node"])
          for e in alerts if e.get("node_id") and e.get("node")}
 for node, name in sorted(named):
