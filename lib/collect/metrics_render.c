@@ -57,7 +57,7 @@ static void node_label(char *buf, size_t n, uint32_t node)
 	snprintf(buf, n, "%u.%u.%u.%u", node >> 24, (node >> 16) & 0xff, (node >> 8) & 0xff, node & 0xff);
 }
 
-/* Room for a series' labels: the numbers, and two names of at most NAME_MAX bytes, each escaped (2 bytes a
+/* Room for a series' labels: the numbers, and two names of at most NAME_MAX_BYTES bytes, each escaped (2 bytes a
  * byte at most). */
 #define NAME_MAX_BYTES 128
 #define LABELS_MAX (96 + 2 * (24 + 2 * NAME_MAX_BYTES))
