@@ -33,7 +33,7 @@ struct opts {
 	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am,
 	    *webhook, *metrics, *external_url, *http;
 	int n_lldp, n_lldpd_json;
-	double hold, duration;
+	double hold, duration, latency_window;
 	int quiet;
 	struct hw_ch_replay ch;                          /* --clickhouse URL --table T --from TIME --to TIME */
 	struct an_graphs_opts svg;                       /* svg.dir NULL: no graphs */
@@ -143,6 +143,8 @@ static const struct hw_opt run_rows[] = {
      .help = "POST Alertmanager's webhook JSON (version 4) to URL"},
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
+    {HW_OPT_DURATION, "latency-window", .metavar = "SECONDS", HW_OPT_AT(O, latency_window), .lo = 1, .hi = 86400,
+     .def = "10", .help = "the latency matrix's windowed gauges on /metrics cover the last SECONDS\n(wall clock)"},
     {HW_OPT_ADDR, "http", .metavar = "HOST:PORT", HW_OPT_AT(O, http), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the live console at http://HOST:PORT/console/ (docs/analyzer.md);\n"
              "give a loopback address (127.0.0.1) unless others must reach it"},
@@ -514,7 +516,8 @@ int hw_cmd_run(int argc, char **argv)
 		                                   .webhook = webhook,
 		                                   .svg_dir = o.svg.dir,
 		                                   .min_visible_ns = cfg.min_visible_ns,
-		                                   .attr = out.attr};
+		                                   .attr = out.attr,
+		                                   .latency_window_s = o.latency_window};
 		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;

@@ -46,8 +46,23 @@ class Board:
         return {"uid": self.uid, "title": self.title, "description": self.desc, "tags": ["hopwatch"],
                 "timezone": "browser", "schemaVersion": 37, "version": 1, "editable": True,
                 "refresh": "10s", "time": {"from": "now-1h", "to": "now"},
-                "templating": {"list": self.vars}, "annotations": {"list": []}, "panels": self.panels,
+                "templating": {"list": self.vars}, "annotations": {"list": [INCIDENTS]}, "panels": self.panels,
                 "links": [{"title": "hopwatch", "type": "dashboards", "tags": ["hopwatch"], "asDropdown": True}]}
+
+
+# Every board marks the analyzer's incidents on its time axis: an annotation per episode (firing, or raised
+# less than the minimum visible time ago) from hopwatch_analyzer_incident_info, titled by its alert name,
+# its text the place and a link to its congestion graph, served by the analyzer that exports the series.
+INCIDENTS = {
+    "name": "hopwatch incidents", "datasource": DS, "enable": True, "hide": False, "iconColor": "#cb181d",
+    "expr": "max by (instance, alertname, severity, event_id, node, node_name, port, graph) "
+            "(hopwatch_analyzer_incident_info)",
+    "step": "5s", "useValueForTime": False,
+    "titleFormat": "{{alertname}} ({{severity}})",
+    "textFormat": '{{node_name}} ({{node}}) port {{port}}, event {{event_id}}: '
+                  '<a href="http://{{instance}}{{graph}}">congestion graph</a>',
+    "tagKeys": "alertname,severity,node_name",
+}
 
 
 def t(expr, legend="", **kw):

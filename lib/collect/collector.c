@@ -14,6 +14,7 @@
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
 #include "metrics.h"
+#include "node_names.h"
 
 volatile sig_atomic_t hw_stop_requested, hw_reopen_requested;
 
@@ -183,6 +184,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		snprintf(err, errlen, "cannot start the sink thread");
 		return -1;
 	}
+	if (c->cfg.names && !(c->names = hw_node_names_open(c->cfg.names, err, errlen)))
+		return -1;
 	if (c->cfg.metrics && !(c->metrics = hw_metrics_http_start(c->cfg.metrics, render_metrics, c, err, errlen)))
 		return -1;
 	return 0;
@@ -193,6 +196,8 @@ void hw_collector_finish(struct hw_collector *c)
 	hw_collector_status_stop(c);
 	hw_metrics_http_stop(c->metrics);
 	c->metrics = NULL;
+	hw_node_names_close(c->names);
+	c->names = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		hw_worker_flush(c->workers[i]);
 	if (c->sinks_on) {

@@ -15,6 +15,7 @@ struct hw_metrics_http;
 struct hw_record_writer;
 struct hw_stream_sender;
 struct hw_ch_sink;
+struct hw_node_names;
 
 /* At most this many DPDK ports have their ethdev counters exported. */
 #define HW_MAX_NIC_PORTS 32
@@ -42,6 +43,7 @@ struct hw_collector {
 	struct hw_record_writer *files;
 	struct hw_stream_sender *stream;
 	struct hw_metrics_http *metrics;
+	struct hw_node_names *names; /* --names: node and port names for the /metrics labels (node_names.h) */
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
 	uint64_t start_ns;
 	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */

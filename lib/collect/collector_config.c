@@ -79,6 +79,9 @@ static const struct hw_opt rows[] = {
              "analyzer's --stream-key names the same): HMAC-SHA256 per batch"},
     {HW_OPT_ADDR, "metrics", .key = "sinks.metrics", .metavar = "HOST:PORT", HW_OPT_AT(C, metrics),
      .addr = HW_ADDR_HOSTPORT, .flags = HW_OPTF_NULLABLE, .help = "serve Prometheus /metrics"},
+    {HW_OPT_STRING, "names", .key = "names", .metavar = "FILE", HW_OPT_AT(C, names), .flags = HW_OPTF_NULLABLE,
+     .help = "node and port names for the /metrics labels node_name and port_name: the\n"
+             "file `hopwatch-analyzer topology --names-out` writes; re-read when it changes"},
     {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),
      .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
      .help = "insert records into ClickHouse over HTTP, e.g.\n"

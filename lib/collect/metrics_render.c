@@ -8,6 +8,7 @@
 #include "clickhouse_sink.h"
 #include "collector.h"
 #include "metrics.h"
+#include "node_names.h"
 
 /* Histogram bounds exported: 2^k device units for these k (latency: 64 ns .. 67 ms at 1 ns units;
  * occupancy: 64 .. 64 Mi cells or bytes). */
@@ -22,7 +23,6 @@ struct hsum {
 struct qsum {
 	uint32_t node, port, queue;
 	int used;
-	char labels[64]; /* node="a.b.c.d",port="N",queue="N" */
 	uint64_t reports, drops, last_occ, max_occ, last_seen;
 	struct hsum lat, occ;
 };
@@ -57,15 +57,57 @@ static void node_label(char *buf, size_t n, uint32_t node)
 	snprintf(buf, n, "%u.%u.%u.%u", node >> 24, (node >> 16) & 0xff, (node >> 8) & 0xff, node & 0xff);
 }
 
-static void queue_labels(struct qsum *x)
+/* Room for a series' labels: the numbers, and two names of at most NAME_MAX_BYTES bytes, each escaped (2 bytes a
+ * byte at most). */
+#define NAME_MAX_BYTES 128
+#define LABELS_MAX (96 + 2 * (24 + 2 * NAME_MAX_BYTES))
+
+/* Append ,key="v" (or key="v" at the start) to buf at o: v's first NAME_MAX_BYTES bytes (not cutting a UTF-8
+ * character) with backslash, quote and newline escaped as the exposition format asks.  The new o. */
+static size_t put_label(char *buf, size_t size, size_t o, const char *key, const char *v)
 {
-	char node[20], port[12] = "none", queue[8] = "none";
-	node_label(node, sizeof(node), x->node);
+	size_t n = strlen(v);
+	if (n > NAME_MAX_BYTES)
+		for (n = NAME_MAX_BYTES; n && ((unsigned char)v[n] & 0xc0) == 0x80; n--)
+			;
+	o += (size_t)snprintf(buf + o, o < size ? size - o : 0, "%s%s=\"", o ? "," : "", key);
+	for (size_t i = 0; i < n && o + 3 < size; i++) {
+		if (v[i] == '\\' || v[i] == '"' || v[i] == '\n')
+			buf[o++] = '\\';
+		buf[o++] = v[i] == '\n' ? 'n' : v[i];
+	}
+	if (o + 1 < size)
+		buf[o++] = '"';
+	buf[o < size ? o : size - 1] = 0;
+	return o;
+}
+
+/* node="a.b.c.d" and, when the names file names the node, node_name="leaf1" (the analyzer's and the
+ * alerts' label for it). */
+static size_t node_labels(char *buf, size_t size, uint32_t node, const struct hw_node_names *nn)
+{
+	char id[20];
+	node_label(id, sizeof(id), node);
+	size_t o = put_label(buf, size, 0, "node", id);
+	const char *name = hw_node_names_node(nn, node);
+	return name ? put_label(buf, size, o, "node_name", name) : o;
+}
+
+/* node, node_name, port, port_name (the port's interface name, as in LLDP, when the names file has it),
+ * queue. */
+static void queue_labels(char *buf, size_t size, const struct qsum *x, const struct hw_node_names *nn)
+{
+	char port[12] = "none", queue[12] = "none";
 	if (x->port != HW_PORT_NONE)
 		snprintf(port, sizeof(port), "%u", x->port);
 	if (x->queue != HW_QUEUE_NONE)
 		snprintf(queue, sizeof(queue), "%u", x->queue);
-	snprintf(x->labels, sizeof(x->labels), "node=\"%s\",port=\"%s\",queue=\"%s\"", node, port, queue);
+	size_t o = node_labels(buf, size, x->node, nn);
+	o = put_label(buf, size, o, "port", port);
+	const char *pname = x->port != HW_PORT_NONE ? hw_node_names_port(nn, x->node, x->port) : NULL;
+	if (pname)
+		o = put_label(buf, size, o, "port_name", pname);
+	put_label(buf, size, o, "queue", queue);
 }
 
 /* A merge hash (open addressing, linear probe) that doubles when half full, so a probe always ends.  Its first
@@ -187,7 +229,6 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 				x->node = q->node;
 				x->port = q->port;
 				x->queue = q->queue;
-				queue_labels(x);
 			}
 			x->reports += HW_READ(q->reports);
 			x->drops += HW_READ(q->drops);
@@ -208,17 +249,17 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 
 /* One histogram family (the struct hsum at offset off of every queue), values scaled by unit and
  * printed with %g to digits significant digits. */
-static void render_hist(FILE *f, const struct qsum *qm, size_t cap, size_t off, const char *name, const char *help,
-                        double unit, int digits)
+static void render_hist(FILE *f, const struct qsum *qm, size_t cap, const struct hw_node_names *nn, size_t off,
+                        const char *name, const char *help, double unit, int digits)
 {
-	char line[160], le[N_LE][32]; /* the bounds' text, the same for every queue */
+	char line[160], le[N_LE][32], lab[LABELS_MAX]; /* the bounds' text, the same for every queue */
 	for (unsigned k = 0; k < N_LE; k++)
 		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << le_k[k]) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	for (size_t i = 0; i < cap; i++) {
 		if (!qm[i].used)
 			continue;
-		const char *lab = qm[i].labels;
+		queue_labels(lab, sizeof(lab), &qm[i], nn);
 		const struct hsum *h = (const struct hsum *)(const void *)((const char *)&qm[i] + off);
 		for (unsigned k = 0; k < N_LE; k++)
 			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, le[k], (unsigned long long)h->le[k]);
@@ -269,7 +310,7 @@ static void counter(FILE *f, const char *name, const char *help, uint64_t v)
 
 /* Per node: the time of its newest hop record (the newest over its queues), so that a rule can tell one
  * silent switch from a quiet collector (deploy/prometheus/hopwatch-rules.yml, HopwatchSwitchSilent). */
-static void render_node_last_seen(FILE *f, const struct qsum *qm, size_t cap)
+static void render_node_last_seen(FILE *f, const struct qsum *qm, size_t cap, const struct hw_node_names *nn)
 {
 	struct nlast {
 		uint32_t node;
@@ -291,13 +332,12 @@ static void render_node_last_seen(FILE *f, const struct qsum *qm, size_t cap)
 	}
 	fprintf(f, "# HELP hopwatch_node_last_report_timestamp_seconds Time of the newest hop record from this node "
 	           "(any of its queues).\n# TYPE hopwatch_node_last_report_timestamp_seconds gauge\n");
-	char node[20];
+	char lab[LABELS_MAX];
 	for (size_t i = 0; i < cap; i++) {
 		if (!nm[i].used)
 			continue;
-		node_label(node, sizeof(node), nm[i].node);
-		fprintf(f, "hopwatch_node_last_report_timestamp_seconds{node=\"%s\"} %.3f\n", node,
-		        (double)nm[i].last * 1e-9);
+		node_labels(lab, sizeof(lab), nm[i].node, nn);
+		fprintf(f, "hopwatch_node_last_report_timestamp_seconds{%s} %.3f\n", lab, (double)nm[i].last * 1e-9);
 	}
 	free(nm);
 }
@@ -432,8 +472,9 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 		        (unsigned long long)k.queued);
 	}
 
-	char node[20];
+	char lab[LABELS_MAX];
 	size_t cap;
+	hw_node_names_lock(c->names); /* re-read when the file changed; held for the labels below */
 	struct ssum *sm = merge_senders(c, &cap);
 	if (sm) {
 		static const char *const names[4] = {"received", "lost", "duplicate", "reordered"};
@@ -455,18 +496,20 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 				             : k == 1 ? sm[i].lost
 				             : k == 2 ? sm[i].duplicate
 				                      : sm[i].reordered;
-				node_label(node, sizeof(node), sm[i].node);
-				fprintf(f, "hopwatch_report_packets_%s_total{node=\"%s\",hw_id=\"%u\"} %llu\n",
-				        names[k], node, sm[i].hw_id, (unsigned long long)v);
+				node_labels(lab, sizeof(lab), sm[i].node, c->names);
+				fprintf(f, "hopwatch_report_packets_%s_total{%s,hw_id=\"%u\"} %llu\n", names[k], lab,
+				        sm[i].hw_id, (unsigned long long)v);
 			}
 		}
 		free(sm);
 	}
 
 	struct qsum *qm = merge_queues(c, &cap);
-	if (!qm)
+	if (!qm) {
+		hw_node_names_unlock(c->names);
 		return;
-	render_node_last_seen(f, qm, cap);
+	}
+	render_node_last_seen(f, qm, cap, c->names);
 	const double occ_unit = c->cfg.occupancy_unit_bytes, lat_unit = c->cfg.latency_unit_ns * 1e-9;
 	static const struct {
 		const char *name, *type, *help;
@@ -489,12 +532,14 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 			           : k == 2 ? (double)x->last_occ * occ_unit
 			           : k == 3 ? (double)x->max_occ * occ_unit
 			                    : (double)x->last_seen * 1e-9;
-			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, x->labels, v);
+			queue_labels(lab, sizeof(lab), x, c->names);
+			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, lab, v);
 		}
 	}
-	render_hist(f, qm, cap, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
+	render_hist(f, qm, cap, c->names, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
 	            "Hop latency at this egress queue.", lat_unit, 9);
-	render_hist(f, qm, cap, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
+	render_hist(f, qm, cap, c->names, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
 	            "Queue occupancy as each hop record reported it.", occ_unit, 17);
+	hw_node_names_unlock(c->names);
 	free(qm);
 }

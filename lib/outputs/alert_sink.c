@@ -291,6 +291,37 @@ static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, ch
 	}
 }
 
+/* Numbers that only grow over an episode (distinct sources of an incast, victims of a congestion tree, a
+ * peak, drops): a resolve held back carries their final values, which the alert still firing takes. */
+static int grows(const char *name)
+{
+	static const char *const names[] = {"sources", "victims", "peak", "drops"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+/* The firing alert f takes the larger values of r's growing numbers (and r's flows when it names more);
+ * 1 when anything changed. */
+static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
+{
+	int changed = 0;
+	for (unsigned i = 0; i < f->n_numbers; i++)
+		for (unsigned k = 0; k < r->n_numbers && grows(f->numbers[i].name); k++)
+			if (!strcmp(f->numbers[i].name, r->numbers[k].name) &&
+			    r->numbers[k].value > f->numbers[i].value) {
+				f->numbers[i].value = r->numbers[k].value;
+				changed = 1;
+			}
+	if (r->n_flows > f->n_flows) {
+		f->n_flows = r->n_flows;
+		memcpy(f->flows, r->flows, sizeof(f->flows));
+		changed = 1;
+	}
+	return changed;
+}
+
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
  * (id and alertname).  A resolve that comes before the alert was posted firing, or before the minimum
  * visible time, is held back; a webhook is told of an alert when it fires and when it resolves,
@@ -325,6 +356,11 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 	if (hold && !fresh) {
 		en->res = *e;
 		en->has_res = 1;
+		/* the episode grew while it lasted (an incast raised at 4 sources that reached 16): the alert still
+		 * shown firing says so, same labels, new annotations; Alertmanager is told now, a webhook (told only
+		 * when an alert fires and resolves) with the resolve */
+		if (take_growth(&en->e, e) && s->kind == HW_SINK_ALERTMANAGER)
+			en->dirty = 1;
 	} else {
 		en->e = *e;
 		en->has_res = 0;

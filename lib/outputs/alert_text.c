@@ -137,8 +137,7 @@ void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct h
 		add(l, "incident", "%s", incident);
 }
 
-/* "leaf1 (10.255.1.1) port Ethernet3 queue 3", "10.255.1.1 port 3", or "the fabric". */
-static void place(const struct hw_an_event *e, char *buf, size_t size)
+void hw_alert_place(const struct hw_an_event *e, char *buf, size_t size)
 {
 	char id[20];
 	size_t o = 0;
@@ -162,15 +161,19 @@ static void place(const struct hw_an_event *e, char *buf, size_t size)
 		snprintf(buf + o, size - o, " (reporter hw_id %d)", e->hw_id);
 }
 
-/* "occupancy 1.2 MB, threshold 1 MB" into buf. */
-static void values(const struct hw_an_event *e, const char *sep, char *buf, size_t size)
+/* "occupancy 1.2 MB, threshold 1 MB" into buf; with per_line, a new line after every per_line numbers. */
+static void values(const struct hw_an_event *e, const char *sep, unsigned per_line, char *buf, size_t size)
 {
 	size_t o = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < e->n_numbers && o < size; i++) {
 		char v[64];
 		hw_fmt_number(e->alertname, e->numbers[i].name, e->numbers[i].value, v, sizeof(v));
-		o += (size_t)snprintf(buf + o, size - o, "%s%s %s", i ? sep : "", e->numbers[i].name, v);
+		o += (size_t)snprintf(buf + o, size - o, "%s%s %s",
+		                      !i                              ? ""
+		                      : per_line && i % per_line == 0 ? "\n"
+		                                                      : sep,
+		                      e->numbers[i].name, v);
 	}
 }
 
@@ -259,8 +262,8 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 {
 	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
 	int tree = e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
-	place(e, where, sizeof(where));
-	values(e, ", ", vals, sizeof(vals));
+	hw_alert_place(e, where, sizeof(where));
+	values(e, ", ", 0, vals, sizeof(vals));
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
@@ -301,4 +304,18 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 		add(a, "graph_url", "%s", graph_url);
 	else if (svg && svg[0])
 		add(a, "svg", "%s", svg);
+}
+
+void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
+{
+	char since[48], lasted[48] = "", vals[600];
+	hw_fmt_utc(e->start_ns, since, sizeof(since));
+	if (e->resolved && e->end_ns >= e->start_ns)
+		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
+	values(e, ", ", 3, vals, sizeof(vals));
+	size_t o = (size_t)snprintf(buf, size, "since %s%s%s", since, lasted[0] ? ", lasted " : "", lasted);
+	if (o < size && vals[0])
+		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
+	if (o < size && e->detail[0])
+		snprintf(buf + o, size - o, "\n%s", e->detail);
 }

@@ -39,6 +39,13 @@ void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct h
 /* The annotations: summary, description, each number (raw, %.17g), event_id, and graph_url (graph_url
  * given and not "") or else svg (the graph's local file, svg not ""). */
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a);
+/* Where an event is, for people: "leaf1 (10.255.1.1) port Ethernet3 queue 3", "10.255.1.1 port 3", or "the
+ * fabric" (and " (reporter hw_id N)" when it names one). */
+void hw_alert_place(const struct hw_an_event *e, char *buf, size_t size);
+/* The facts an event graph's legend shows, one a line, in the alert's words: "since <UTC>" (", lasted D"
+ * when resolved), the event's numbers with units three a line ("occupancy 1.72 MB, threshold 1 MB, ..."),
+ * then the detail. */
+void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size);
 /* The URL of an event graph file svg under base (an external base URL): base + "/svg/" + svg's file name;
  * "" when either is empty. */
 void hw_alert_graph_url(const char *base, const char *svg, char *buf, size_t size);

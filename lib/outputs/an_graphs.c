@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alert_text.h"
 #include "an_outputs.h"
 #include "clock.h"
 #include "file_publish.h"
@@ -304,28 +305,6 @@ static void html_text(char *dst, size_t size, const char *src)
 	dst[o] = 0;
 }
 
-static void human(char *buf, size_t size, double v, const char *unit)
-{
-	if (v >= 1e9)
-		snprintf(buf, size, "%.3gG%s", v / 1e9, unit);
-	else if (v >= 1e6)
-		snprintf(buf, size, "%.3gM%s", v / 1e6, unit);
-	else if (v >= 1e3)
-		snprintf(buf, size, "%.3gk%s", v / 1e3, unit);
-	else
-		snprintf(buf, size, "%.3g%s", v, unit);
-}
-
-static void latency(char *buf, size_t size, double ns)
-{
-	if (ns >= 1e6)
-		snprintf(buf, size, "%.3gms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, size, "%.3gus", ns / 1e3);
-	else
-		snprintf(buf, size, "%.0fns", ns);
-}
-
 /* The legend: a title, lines of facts, the level colours, and (for events) the flow paths. */
 static void legend(char *buf, size_t size, const char *title, const char *facts, int flows)
 {
@@ -400,20 +379,20 @@ static void badge(struct an_graphs *g, struct sketch *k, const struct hw_an_queu
 	if (k->n_badges >= MAX_BADGES || q->topo_port == HW_TOPO_NONE)
 		return;
 	struct hw_render_badge *b = &k->badges[k->n_badges++];
-	char pid[200], occ[32], lat[32];
+	char pid[200], occ[16], last[16], lat[16];
 	hw_topo_port_svg_id(g->t, q->topo_port, pid, sizeof(pid));
 	snprintf(b->id, sizeof(b->id), "q-%.150s.%d", pid + 2, q->queue);
 	b->port = q->topo_port;
-	human(occ, sizeof(occ), q->peak_occ, "");
-	latency(lat, sizeof(lat), q->peak_lat);
+	hw_fmt_bytes(q->peak_occ, occ, sizeof(occ));
+	hw_fmt_bytes(q->last_occ, last, sizeof(last));
+	hw_fmt_duration(q->peak_lat, lat, sizeof(lat));
 	snprintf(b->label, sizeof(b->label), "%s%s%.60s q%d\nocc %s\nlat %s", role ? role : "", role ? " " : "",
 	         g->t->ports[q->topo_port].name, q->queue, occ, lat);
 	snprintf(b->tooltip, sizeof(b->tooltip),
-	         "%s%s%.60s %.60s queue %d: peak occupancy %u, last %u, peak hop latency %u ns (last 16 ms); score "
+	         "%s%s%.40s %.40s queue %d: peak occupancy %s, last %s, peak hop latency %s (last 16 ms); score "
 	         "%.2f (%s)",
 	         role ? role : "", role ? " " : "", g->t->nodes[g->t->ports[q->topo_port].node].name,
-	         g->t->ports[q->topo_port].name, q->queue, q->peak_occ, q->last_occ, q->peak_lat, score,
-	         level_name[level_of(score)]);
+	         g->t->ports[q->topo_port].name, q->queue, occ, last, lat, score, level_name[level_of(score)]);
 	int l = level_of(score);
 	b->fill = l ? level_color[l] : "#ffffff";
 	b->peripheries = role && strcmp(role, "ROOT") == 0 ? 2 : 1;
@@ -552,17 +531,10 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 	    !sk->links[t->ports[place_port].link].color)
 		sk->links[t->ports[place_port].link].width = 2.5; /* the place, even when its queue is not congested */
 
-	char title[400], facts[1200], qs[32] = "";
-	if (e->queue >= 0)
-		snprintf(qs, sizeof(qs), " queue %d", e->queue);
-	snprintf(title, sizeof(title), "%s (%s) at %.100s %.100s%s, event %" PRIu64, e->alertname, e->severity,
-	         e->node[0] ? e->node : "?", e->port_name, qs, e->id);
-	size_t fo = (size_t)snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns", e->start_ns);
-	for (unsigned i = 0; i < e->n_numbers && fo < sizeof(facts); i++)
-		fo += (size_t)snprintf(facts + fo, sizeof(facts) - fo, "%s%s=%g", i % 3 ? " " : "\n",
-		                       e->numbers[i].name, e->numbers[i].value);
-	if (e->detail[0] && fo < sizeof(facts))
-		snprintf(facts + fo, sizeof(facts) - fo, "\n%s", e->detail);
+	char title[600], where[400], facts[1200];
+	hw_alert_place(e, where, sizeof(where)); /* as the alert names it */
+	snprintf(title, sizeof(title), "%s (%s) at %s, event %" PRIu64, e->alertname, e->severity, where, e->id);
+	hw_alert_graph_facts(e, facts, sizeof(facts)); /* the alert's words: UTC time, values with units */
 	legend(sk->html, sizeof(sk->html), title, facts, 1);
 	sk->n_paths = n_paths;
 	submit(g);
@@ -653,10 +625,10 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 		snprintf(k->links[l].tooltip, sizeof(k->links[l].tooltip), "score %.2f (%s)", g->score[l],
 		         level_name[lv]);
 	}
-	char title[200], facts[200];
+	char title[200], facts[200], at[48];
 	snprintf(title, sizeof(title), "hopwatch fabric heat map");
-	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
-	         congested, t->n_links);
+	hw_fmt_utc(now, at, sizeof(at));
+	snprintf(facts, sizeof(facts), "at %s\n%u of %u links at or above the threshold", at, congested, t->n_links);
 	legend(k->html, sizeof(k->html), title, facts, 0);
 	snprintf(k->svg, sizeof(k->svg), "%.400s/heatmap-%" PRIu64 ".svg", g->dir, now);
 	snprintf(k->latest, sizeof(k->latest), "%.400s/heatmap.svg", g->dir);

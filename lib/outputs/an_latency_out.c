@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alert_text.h"
 #include "an_outputs.h"
 #include "file_publish.h"
 #include "hopwatch/analyzer.h"
@@ -87,19 +88,6 @@ static int snap_write_csv(const struct lat_snap *m, FILE *f)
 }
 
 /* ---- the SVG heat map ---- */
-
-/* A latency in ns as a short human figure: "850 ns", "1.83 us", "12.4 ms". */
-static void human_ns(char *buf, size_t size, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, size, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, size, "%.3g us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, size, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, size, "%.3g s", ns / 1e9);
-}
 
 /* The colour scale is absolute, so two matrices (two runs, two moments) compare at a glance: p99.9 on a
  * log scale from LAT_COLOUR_LO_NS (pale) to LAT_COLOUR_HI_NS (dark red), clamped at both ends. */
@@ -179,14 +167,15 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 	G->n = n;
 	G->cw = 12.0 + 6.0 * (double)(longest > 40 ? 40 : longest);
 	G->ch = 30.0;
-	char name[64], id[3 * HW_TOPO_NAME_MAX + 16], label[512], tip[1024], a[32], b[32], colour[16];
-	human_ns(a, sizeof(a), LAT_COLOUR_LO_NS);
-	human_ns(b, sizeof(b), LAT_COLOUR_HI_NS);
+	char name[64], id[3 * HW_TOPO_NAME_MAX + 16], label[512], tip[1024], a[32], b[32], colour[16], at[48];
+	hw_fmt_duration(LAT_COLOUR_LO_NS, a, sizeof(a));
+	hw_fmt_duration(LAT_COLOUR_HI_NS, b, sizeof(b));
+	hw_fmt_utc(time_ns, at, sizeof(at));
 	snprintf(label, sizeof(label),
 	         "End-to-end latency (sum of hop latencies): p99.9 over avg\n"
 	         "rows: source leaf (requester), columns: destination leaf (responder)\n"
-	         "%llu reports up to record time %llu ns; colour: p99.9 on a log scale, %s to %s",
-	         (unsigned long long)st.reports, (unsigned long long)time_ns, a, b);
+	         "%llu reports up to %s; colour: p99.9 on a log scale, %s to %s",
+	         (unsigned long long)st.reports, at, a, b);
 	Agnode_t *title = grid_box(G, "title", (n + 1) / 2.0 - 0.5, -1.6, "title", label, NULL, "white");
 	agxset(title, G->shape, "plaintext");
 	char w[32];
@@ -215,8 +204,8 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 			double r = colour_at((double)c.p999);
 			heat(colour, sizeof(colour), r);
 			ids(id, sizeof(id), "cell-", src, dst);
-			human_ns(a, sizeof(a), (double)c.p999);
-			human_ns(b, sizeof(b), c.avg);
+			hw_fmt_duration((double)c.p999, a, sizeof(a));
+			hw_fmt_duration(c.avg, b, sizeof(b));
 			snprintf(label, sizeof(label), "%s\n%s", a, b);
 			snprintf(tip, sizeof(tip),
 			         "%s to %s: %llu reports, avg %.1f ns, p99.9 %llu ns, min %llu ns, max %llu ns", src,
@@ -231,7 +220,7 @@ static void build_grid(struct grid *G, const struct lat_snap *m, uint64_t time_n
 	for (unsigned k = 0; k <= 4; k++) {
 		snprintf(name, sizeof(name), "legend%u", k);
 		heat(colour, sizeof(colour), k / 4.0);
-		human_ns(a, sizeof(a), LAT_COLOUR_LO_NS * pow(LAT_COLOUR_HI_NS / LAT_COLOUR_LO_NS, k / 4.0));
+		hw_fmt_duration(LAT_COLOUR_LO_NS * pow(LAT_COLOUR_HI_NS / LAT_COLOUR_LO_NS, k / 4.0), a, sizeof(a));
 		Agnode_t *v = grid_box(G, name, k + 0.0, n + 1.4, name, a, NULL, colour);
 		if (k == 4)
 			agxset(v, G->font, "white");

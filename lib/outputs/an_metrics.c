@@ -14,11 +14,12 @@
 #include "an_outputs.h"
 #include "hopwatch/metrics_http.h"
 
-#define NAMES_MAX 64                 /* distinct (alertname, severity) pairs counted */
-#define INCIDENTS_MAX 4096           /* episodes tracked for incidents_active */
-#define LAT_WINDOW_S 10              /* the latency matrix's windowed gauges: the last 10 s (wall clock) */
-#define LAT_SLOTS (LAT_WINDOW_S + 2) /* one snapshot a second: the ring reaches past the window's start */
+#define NAMES_MAX 64              /* distinct (alertname, severity) pairs counted */
+#define INCIDENTS_MAX 4096        /* episodes tracked for incidents_active */
+#define LAT_STEPS 10              /* the windowed gauges: a snapshot every tenth of the window (wall clock) */
+#define LAT_SLOTS (LAT_STEPS + 2) /* so the ring reaches past the window's start */
 #define LAT_CELLS ((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES)
+#define SHOWN_MAX 64 /* incident_info series: the newest active episodes */
 
 struct counted {
 	char alertname[32];
@@ -32,6 +33,8 @@ struct incident {
 	uint64_t id, shown_ns; /* shown_ns: monotonic time it was raised; 0 = free slot */
 	uint16_t name;         /* index in counted */
 	uint8_t resolved;
+	/* its place and graph as incident_info labels: node (dotted id), node_name, port, /svg/FILE */
+	char node[20], node_name[HW_TOPO_NAME_MAX], port[HW_TOPO_NAME_MAX], graph[128];
 };
 
 /* One leaf pair of the latency matrix. */
@@ -40,7 +43,7 @@ struct lat_pair {
 	uint32_t src_id, dst_id;
 	uint64_t count;
 	double sum_ns;
-	uint64_t w_count; /* reports of the last LAT_WINDOW_S seconds, and their latency sum */
+	uint64_t w_count; /* reports of the last window (latency_window_s), and their latency sum */
 	double w_sum_ns;
 };
 
@@ -64,11 +67,15 @@ struct an_metrics {
 	uint64_t min_visible_ns;
 	struct counted names[NAMES_MAX]; /* under mu */
 	unsigned n_names;
-	struct incident *inc; /* ingest thread only */
+	struct incident *inc;                      /* ingest thread only */
+	const struct incident *act[INCIDENTS_MAX]; /* ingest thread: scratch of update() */
+	struct incident shown[SHOWN_MAX];          /* under mu: the newest active episodes, for incident_info */
+	unsigned n_shown;
 	struct lat_pair *lat; /* under mu */
 	unsigned n_lat;
 	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
 	double snap_t[LAT_SLOTS]; /* monotonic seconds of each snapshot; 0 = none */
+	double window_s;          /* --latency-window */
 	unsigned snap_next;
 	const struct an_output *attr; /* whose traffic (an_attr.c); NULL = none */
 	struct an_attr_stats ident;   /* under mu */
@@ -125,7 +132,7 @@ static void pair_family(FILE *f, const struct an_metrics *m, const char *name, i
 }
 
 /* The latency matrix per leaf pair as a summary family (_sum, _count): rate() over any window gives that
- * window's mean path latency; and as gauges of the last LAT_WINDOW_S seconds (mean, reports); node labels
+ * window's mean path latency; and as gauges of the last window_s seconds (mean, reports); node labels
  * as on the collector's series.  Each family's samples together, as the exposition format asks. */
 static void render_latency(const struct an_metrics *m, FILE *f)
 {
@@ -138,25 +145,25 @@ static void render_latency(const struct an_metrics *m, FILE *f)
 	pair_family(f, m, "hopwatch_analyzer_path_latency_seconds_count", 0, 1);
 	fprintf(f,
 	        "# HELP hopwatch_analyzer_path_latency_window_seconds Mean end-to-end in-switch latency from a source "
-	        "leaf to a destination leaf over the last %d s; pairs without a report in that time are left out.\n"
+	        "leaf to a destination leaf over the last %g s; pairs without a report in that time are left out.\n"
 	        "# TYPE hopwatch_analyzer_path_latency_window_seconds gauge\n",
-	        LAT_WINDOW_S);
+	        m->window_s);
 	pair_family(f, m, "hopwatch_analyzer_path_latency_window_seconds", 1, 0);
 	fprintf(f,
-	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %d "
+	        "# HELP hopwatch_analyzer_path_latency_window_reports Complete reports of the leaf pair in the last %g "
 	        "s.\n# TYPE hopwatch_analyzer_path_latency_window_reports gauge\n",
-	        LAT_WINDOW_S);
+	        m->window_s);
 	pair_family(f, m, "hopwatch_analyzer_path_latency_window_reports", 1, 1);
 }
 
-/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least LAT_WINDOW_S
+/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least window_s
  * ago; NULL when there is none (the analyzer started less than the window ago: everything is in it). */
 static const struct lat_total *lat_base(const struct an_metrics *m, double now)
 {
 	const struct lat_total *base = NULL;
 	double best = 0;
 	for (unsigned k = 0; k < LAT_SLOTS; k++)
-		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - LAT_WINDOW_S && m->snap_t[k] > best) {
+		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - m->window_s && m->snap_t[k] > best) {
 			best = m->snap_t[k];
 			base = m->snap + (size_t)k * LAT_CELLS;
 		}
@@ -241,6 +248,24 @@ static void render(void *arg, FILE *f)
 	for (unsigned i = 0; i < m->n_names; i++)
 		fprintf(f, "hopwatch_analyzer_incidents_active{alertname=\"%s\",severity=\"%s\"} %u\n",
 		        m->names[i].alertname, m->names[i].severity, m->names[i].active);
+	fprintf(f, "# HELP hopwatch_analyzer_incident_info An episode firing or raised less than the minimum visible "
+	           "time ago (the newest 64): its alert name, severity, event id, place (node, node_name, port) and "
+	           "graph (/svg/FILE on this server), for Grafana annotations.\n"
+	           "# TYPE hopwatch_analyzer_incident_info gauge\n");
+	for (unsigned i = 0; i < m->n_shown; i++) {
+		const struct incident *x = &m->shown[i];
+		fprintf(
+		    f,
+		    "hopwatch_analyzer_incident_info{alertname=\"%s\",severity=\"%s\",event_id=\"%llu\",node=\"%s\","
+		    "node_name=\"",
+		    m->names[x->name].alertname, m->names[x->name].severity, (unsigned long long)x->id, x->node);
+		label_value(f, x->node_name); /* topology names come from LLDP: escaped */
+		fputs("\",port=\"", f);
+		label_value(f, x->port);
+		fputs("\",graph=\"", f);
+		label_value(f, x->graph);
+		fputs("\"} 1\n", f);
+	}
 	render_latency(m, f);
 	if (m->topo) { /* one name for each switch: the node label as on the collector's series, with its names */
 		fprintf(
@@ -309,7 +334,6 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 {
 	struct an_metrics *m = (struct an_metrics *)o;
 	(void)a;
-	(void)svg;
 	const char *sev = e->severity ? e->severity : "warning";
 	unsigned k = 0;
 	pthread_mutex_lock(&m->mu);
@@ -335,9 +359,29 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 		if (!x->shown_ns && !free_slot)
 			free_slot = x;
 	}
-	if (free_slot) /* a resolve without its raise still shows for the minimum visible time */
-		*free_slot =
-		    (struct incident){e->id, (uint64_t)(mono_s() * 1e9) | 1, (uint16_t)k, (uint8_t)e->resolved};
+	if (!free_slot)
+		return;
+	/* a resolve without its raise still shows for the minimum visible time */
+	*free_slot = (struct incident){.id = e->id,
+	                               .shown_ns = (uint64_t)(mono_s() * 1e9) | 1,
+	                               .name = (uint16_t)k,
+	                               .resolved = (uint8_t)e->resolved};
+	if (e->node_id)
+		hw_fmt_node_id(e->node_id, free_slot->node, sizeof(free_slot->node));
+	snprintf(free_slot->node_name, sizeof(free_slot->node_name), "%s", e->node);
+	if (e->port_name[0])
+		snprintf(free_slot->port, sizeof(free_slot->port), "%s", e->port_name);
+	else if (e->port != UINT32_MAX)
+		snprintf(free_slot->port, sizeof(free_slot->port), "%u", e->port);
+	const char *file = svg && svg[0] ? strrchr(svg, '/') : NULL;
+	if (svg && svg[0])
+		snprintf(free_slot->graph, sizeof(free_slot->graph), "/svg/%.100s", file ? file + 1 : svg);
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct incident *const *)a)->shown_ns, y = (*(const struct incident *const *)b)->shown_ns;
+	return x > y ? -1 : x < y;
 }
 
 /* Refresh the snapshot from the analyzer and the sinks. */
@@ -346,23 +390,28 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	struct hw_alert_sink *sinks[2] = {m->am, m->webhook};
 	uint32_t active[NAMES_MAX] = {0};
 	uint64_t now = (uint64_t)(mono_s() * 1e9);
+	const struct incident **act = m->act;
+	unsigned n_act = 0;
 	for (unsigned i = 0; i < INCIDENTS_MAX; i++) {
 		struct incident *x = &m->inc[i];
 		if (!x->shown_ns)
 			continue;
-		if (x->resolved && now - x->shown_ns >= m->min_visible_ns)
+		if (x->resolved && now - x->shown_ns >= m->min_visible_ns) {
 			x->shown_ns = 0; /* shown long enough: forget it */
-		else
+		} else {
 			active[x->name]++;
+			act[n_act++] = x;
+		}
 	}
+	qsort(act, n_act, sizeof(*act), newest_first);
 	const struct hw_an_latmatrix *lm = hw_an_latency(a);
 	struct hw_an_lat_stats ls;
 	hw_an_lat_stats(lm, &ls);
 	double now_s = (double)now / 1e9;
 	const struct lat_total *base = lat_base(m, now_s);
-	struct lat_total *slot = NULL; /* a snapshot is taken a second after the newest */
+	struct lat_total *slot = NULL; /* a snapshot is taken a tenth of the window after the newest */
 	unsigned newest = (m->snap_next + LAT_SLOTS - 1) % LAT_SLOTS;
-	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= 1) {
+	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= m->window_s / LAT_STEPS) {
 		/* not cleared: the cells are cumulative and only fill, so every cell that held a count then holds
 		 * one now and is written below, after the window read it (when the slot is also the base) */
 		slot = m->snap + (size_t)m->snap_next * LAT_CELLS;
@@ -372,6 +421,9 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	pthread_mutex_lock(&m->mu);
 	for (unsigned k = 0; k < m->n_names; k++)
 		m->names[k].active = active[k];
+	m->n_shown = n_act < SHOWN_MAX ? n_act : SHOWN_MAX;
+	for (unsigned i = 0; i < m->n_shown; i++)
+		m->shown[i] = *act[i];
 	m->n_lat = 0;
 	for (uint32_t i = 0; i < ls.n_leaves && m->lat; i++)
 		for (uint32_t j = 0; j < ls.n_leaves; j++) {
@@ -455,6 +507,7 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 	m->webhook = o->webhook;
 	m->min_visible_ns = o->min_visible_ns;
 	m->attr = o->attr;
+	m->window_s = o->latency_window_s > 0 ? o->latency_window_s : 10;
 	pthread_mutex_init(&m->mu, NULL);
 	if (!(m->http = hw_metrics_http_start_files(o->addr, render, m, o->svg_dir, err, errlen))) {
 		pthread_mutex_destroy(&m->mu);

@@ -6,7 +6,8 @@
 # goes to a python http.server.  Checks: exactly one notification per injected incident, within 2 s of
 # its start, in Alertmanager's webhook format, its summary naming the switch and port with units and a
 # UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP; an analyzer restart notifies nothing for links already
-# up; Prometheus scrapes both programs and the same node label value is on both and on the alert.
+# up; Prometheus scrapes both programs and the same node and node_name label values are on both (the
+# collector names nodes from `hopwatch-analyzer topology --names-out`) and on the alert.
 # Usage: alerts_e2e.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS SEND_PCAP.PY SRC
 set -u
 gen=$1 col=$2 an=$3 recs=$4 send=$5 src=$6
@@ -87,11 +88,13 @@ in_ns curl -sf "127.0.0.1:$PP/-/ready" >/dev/null || fail "Prometheus did not st
 prom() { in_ns curl -sf "127.0.0.1:$PP/api/v1/query" --data-urlencode "query=$1"; }
 
 # 5. the collector decodes the capture into record files; a second one captures the same reports live
-# from a veth pair for Prometheus to scrape
+# from a veth pair for Prometheus to scrape, naming nodes and ports from the topology's names file
 mkdir -p "$T/rec"
 "$col" --pcap "$T/both.pcap" --records-dir "$T/rec" >/dev/null 2>"$T/col1.err" || fail "hopwatch-collector --pcap"
+"$an" topology --lldp "$T/inc/lldp.pcap" --map "$T/inc/map.json" --names-out "$T/names.tsv" --quiet >/dev/null ||
+  fail "hopwatch-analyzer topology --names-out"
 ip netns exec "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --lossless --metrics 127.0.0.1:$CP \
-  >/dev/null 2>"$T/col.err" &
+  --names "$T/names.tsv" >/dev/null 2>"$T/col.err" &
 cpid=$!
 pids+=($cpid)
 sleep 1
@@ -124,6 +127,17 @@ q=$(prom 'max_over_time(sum(hopwatch_analyzer_incidents_active)[30s:1s])')
 echo "$q" | grep -q '"value":\[[0-9.]*,"[1-9]' || fail "the active-incident panels would read 0: $q"
 prom "hopwatch_analyzer_node_info{node=\"$mgmt\"}" | grep -q "\"node_name\"" ||
   fail "Prometheus has no analyzer series with node=\"$mgmt\""
+# one name for each switch: the incast's switch carries the same node and node_name label values on the
+# collector's series and the analyzer's (the alert's are checked below); its name from truth.json
+inc_node=$(python3 -c "import json,sys; print([e for e in json.load(open(sys.argv[1]))['events'] if e['kind']=='Incast'][0]['place']['node'])" "$T/inc/truth.json")
+for job in hopwatch-collector hopwatch-analyzer; do
+  series=hopwatch_queue_reports_total
+  [ $job = hopwatch-analyzer ] && series=hopwatch_analyzer_node_info
+  q=$(prom "count(last_over_time($series{job=\"$job\",node=\"$mgmt\",node_name=\"$inc_node\"}[5m]))")
+  echo "$q" | grep -q '"value":\[[0-9.]*,"[1-9]' ||
+    fail "$job: no series with node=\"$mgmt\" and node_name=\"$inc_node\": $q"
+done
+echo "node=\"$mgmt\" node_name=\"$inc_node\" on the collector's and the analyzer's series"
 # the notifications, while the analyzer still serves the graphs
 in_ns python3 - "$T/notes.jsonl" "$T/inc/truth.json" "$T/pfc/truth.json" "$t0" "$first_ns" "http://127.0.0.1:$AMP" \
   >"$T/check.out" 2>&1 <<'PY' || { cat "$T/check.out"; fail "notifications"; }
@@ -174,6 +188,13 @@ for i, (name, truth_p) in enumerate((("incast", inc_p), ("PFC storm", pfc_p))):
             bad.append("%s: summary lacks the place, units or a UTC time: %s" % (name, s))
         if l.get("node") != "%d.%d.%d.%d" % tuple(int(l["node_id"]) >> k & 255 for k in (24, 16, 8, 0)):
             bad.append("%s: node label %s is not the dotted node id" % (name, l.get("node")))
+        # one name for each switch: an alert at the injected switch has the node label value the
+        # collector's series carry for it (its management address, checked in Prometheus above)
+        for x in n["body"]["alerts"]:
+            xl = x["labels"]
+            if i == 0 and xl.get("node_name") == place["node"] and xl.get("node") != place["mgmt"]:
+                bad.append("%s: alert labels node=%s node_name=%s, the collector's series carry node=%s" % (
+                    name, xl.get("node"), xl.get("node_name"), place["mgmt"]))
         if name == "PFC storm":  # its tree leads with the culprit, the root queue, then names the victims
             lead = "CongestionTree: culprit %s (" % place["node"]
             where = "port %s queue %d" % (place["ifname"], place["queue"])

@@ -100,7 +100,7 @@ for r in rows:
           f"{cell}: p99.9 {r['p999_ns']} ns should be {colour(int(r['p999_ns']))}, is {fills.get(cell)}")
 legend = {g.get("id"): "".join(g.itertext()) for g in ET.parse(f"{out}/latency-matrix.svg").getroot().iter("{http://www.w3.org/2000/svg}g")
           if (g.get("id") or "").startswith("legend")}
-check("1 us" in legend.get("legend0", "") and "1 ms" in legend.get("legend4", ""), f"legend {legend}")
+check("1 µs" in legend.get("legend0", "") and "1 ms" in legend.get("legend4", ""), f"legend {legend}")
 
 # time-named files: several (periodic + end), every SVG well-formed, the stable names hold the newest
 for ext in ("csv", "svg"):

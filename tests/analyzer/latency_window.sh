@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The latency matrix's windowed gauges on /metrics (hopwatch_analyzer_path_latency_window_seconds and
-# _reports, the last 10 s): right after an incast is replayed, every leaf pair with reports in the window
+# _reports, the last 10 s by default, --latency-window): right after an incast is replayed, every leaf pair with reports in the window
 # shows at most its cumulative count, and the same mean as the cumulative summary when the window holds all
 # of them; once no report has come for the window's length, the window series are gone while the
 # cumulative summary stays.  No fixed sleeps: /metrics is polled with generous bounds.
@@ -64,4 +64,30 @@ diff <(grep '^hopwatch_analyzer_path_latency_seconds' "$T/fresh.txt") \
   <(grep '^hopwatch_analyzer_path_latency_seconds' "$T/m.txt") >/dev/null ||
   fail "the cumulative summary changed while no record came"
 echo "quiet: the window series are gone, the cumulative summary is unchanged"
+stop_pid "$apid"
+
+# 3: --latency-window 2: the gauges say so, and empty once no record came for it (bounds generous: only
+# that they do, never how soon); a window out of range is bad usage
+port=$(free_port)
+"$an" run --jsonl "$T/inc/records.jsonl" --lldp "$T/inc/lldp.pcap" --map "$T/inc/map.json" \
+  --metrics "127.0.0.1:$port" --latency-window 2 --hold 120 --quiet 2>"$T/an.err" &
+apid=$!
+for _ in $(seq 600); do
+  scrape && grep -q "^hopwatch_analyzer_records_total $n_rec\$" "$T/m.txt" && break
+  sleep 0.1
+done
+grep -q "^# HELP hopwatch_analyzer_path_latency_window_seconds .* over the last 2 s;" "$T/m.txt" ||
+  fail "--latency-window 2: $(grep 'HELP hopwatch_analyzer_path_latency_window_seconds' "$T/m.txt")"
+for _ in $(seq 300); do
+  scrape && check quiet && break
+  sleep 0.1
+done
+check quiet || fail "--latency-window 2: the window series are still there after 30 s"
+stop_pid "$apid"
+apid=
+for bad in 0 abc 86401; do
+  "$an" run --jsonl "$T/inc/records.jsonl" --latency-window "$bad" --quiet 2>"$T/u.err"
+  [ $? = 2 ] && grep -q -- "--latency-window" "$T/u.err" || { cat "$T/u.err"; fail "--latency-window $bad not refused"; }
+done
+echo "--latency-window 2: said on /metrics, emptied; out of range refused"
 echo PASS

@@ -26,6 +26,42 @@ for s in incast microburst link-down; do
   (cd "$dir/$s" && python3 "$src/tests/analyzer/check_svgs.py" truth.json events.jsonl svg "$cfg") || status=1
 done
 
+echo "== the legend says what the alert says: UTC time, the place, values with units (no exponents, no ns)"
+python3 - "$dir/incast" <<'PY' || status=1
+import datetime, json, os, re, sys
+import xml.etree.ElementTree as ET
+os.chdir(sys.argv[1])
+SVG = "{http://www.w3.org/2000/svg}"
+bad = []
+drawn = [e for e in map(json.loads, open("events.jsonl")) if e["state"] == "firing" and "svg" in e]
+if not drawn:
+    bad.append("no event graph drawn")
+for e in drawn[:5]:
+    root = ET.parse(e["svg"]).getroot()
+    lines = [" ".join((t.text or "").split()) for t in root.iter(SVG + "text")]
+    # expected, from the spec (docs/analyzer.md): the start as UTC to the millisecond
+    t = datetime.datetime.fromtimestamp(e["start_ns"] // 10**9, datetime.timezone.utc)
+    since = f"since {t:%Y-%m-%d %H:%M:%S}.{e['start_ns'] % 10**9 // 10**6:03d} UTC"
+    if since not in lines:
+        bad.append(f"{e['svg']}: no legend line {since!r} in {lines[:6]}")
+    # the place as the summary names it: node name (dotted node id) port <port name> queue <q>
+    nid = e["node_id"]
+    place = f"{e['node']} ({nid >> 24}.{nid >> 16 & 255}.{nid >> 8 & 255}.{nid & 255}) port {e['port_name']}"
+    title = f"{e['event']} ({e['severity']}) at {place}"
+    if not any(l.startswith(title) and l.endswith(f", event {e['id']}") for l in lines):
+        bad.append(f"{e['svg']}: no title starting {title!r} in {lines[:3]}")
+    odd = [l for l in lines if re.search(r"\d[eE][+-]\d|record time|\d{12,}", l)]
+    if odd:
+        bad.append(f"{e['svg']}: raw numbers in the legend: {odd}")
+    # a bytes figure with its unit in the occupancy badge ("occ 1.72 MB")
+    if not any(re.fullmatch(r"occ \d+(\.\d+)? k?M?G?B", l) for l in lines):
+        bad.append(f"{e['svg']}: no badge 'occ <bytes with unit>' in {lines}")
+for b in bad:
+    print("FAIL: " + b)
+print(f"{len(drawn[:5])} event graphs' legends checked")
+sys.exit(1 if bad else 0)
+PY
+
 echo "== the rate: 1 SVG per alertname per second of record time (the scenario lasts 5 ms), keep 2 files"
 s=incast
 (cd "$dir/$s" && run "$s" rated --events rated.jsonl --svg-rate 1 --svg-keep 2 --svg-every 0) ||

@@ -332,13 +332,81 @@ static void test_lost_at_exit(void **state)
 	reply_status = 200;
 }
 
+/* Wait until n posts were answered (a loaded host may be slow: no deadline but the test's). */
+static void wait_posts(struct hw_alert_sink *s, uint64_t n)
+{
+	struct hw_alert_sink_stats st;
+	for (;;) {
+		hw_alert_sink_stats(s, &st);
+		if (st.posts_ok >= n)
+			break;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* An incast raised at 4 sources that reached 16 before it resolved: its resolve is held back (minimum
+ * visible time an hour), and the alert still firing takes the resolve's final count, same labels, new
+ * annotations, posted to Alertmanager at once; the resolve posted at the drain says 16 too. */
+static void test_update_while_firing(void **state)
+{
+	(void)state;
+	char url[64], err[256];
+	struct MHD_Daemon *d = server(url, sizeof(url));
+	n_posts = 0;
+	const struct hw_alert_sink_opts o = {
+	    .capacity = 4, .min_visible_ns = 3600000000000ull, .resend_ns = 3600000000000ull};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	struct hw_an_event e = odd_event();
+	e.kind = HW_AN_INCAST;
+	snprintf(e.alertname, sizeof(e.alertname), "Incast");
+	e.n_numbers = 3;
+	e.numbers[0].name = "sources";
+	e.numbers[0].value = 4;
+	e.numbers[1].name = "occupancy";
+	e.numbers[1].value = 1200000;
+	e.numbers[2].name = "min_sources";
+	e.numbers[2].value = 4;
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	wait_posts(s, 1);
+	char first[8192];
+	snprintf(first, sizeof(first), "%s", got_body);
+	assert_non_null(strstr(first, "Incast at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2: sources 4, "));
+	/* the resolve: 16 sources (the detector's final count), occupancy back down to 0 */
+	struct hw_an_event r = e;
+	r.resolved = 1;
+	r.end_ns = r.start_ns + 5000000; /* 5 ms later */
+	r.n_numbers = 1;
+	r.numbers[0].name = "sources";
+	r.numbers[0].value = 16;
+	assert_int_equal(hw_alert_sink_push(s, &r, NULL), 1);
+	wait_posts(s, 2);
+	/* still firing (no endsAt), the same labels as the first post, sources 16; the occupancy it was raised
+	 * at (1.2 MB) is kept: only growing numbers are taken */
+	assert_null(strstr(got_body, "endsAt"));
+	const char *la = strstr(first, "\"annotations\":");
+	assert_non_null(
+	    strstr(got_body, "sources 16, occupancy 1.2 MB, min_sources 4 since 2026-01-01 00:00:00.000 UTC"));
+	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
+	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0); /* labels: byte for byte */
+	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
+	struct hw_alert_sink_stats st;
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.posts_ok, 3);
+	assert_non_null(strstr(got_body, "\"endsAt\":\"2026-01-01T00:00:00.005000000Z\""));
+	assert_non_null(strstr(got_body, "sources 16"));
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_alertmanager_body),     cmocka_unit_test(test_alertmanager_graph_url),
 	    cmocka_unit_test(test_webhook_body),          cmocka_unit_test(test_min_visible),
 	    cmocka_unit_test(test_incident_label),        cmocka_unit_test(test_lost_at_exit),
-	    cmocka_unit_test(test_firing_before_resolve),
+	    cmocka_unit_test(test_firing_before_resolve), cmocka_unit_test(test_update_while_firing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -162,11 +162,56 @@ static void test_storm_text(void **state)
 	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
 }
 
+/* An event graph's legend says what the alert says: the issue's example (record time 1767225600001503000 ns,
+ * occupancy 1.71871e+06) as a UTC time and bytes, the numbers three a line, then the detail. */
+static void test_graph_facts(void **state)
+{
+	(void)state;
+	struct hw_an_event e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.alertname, sizeof(e.alertname), "HighQueue");
+	e.severity = "warning";
+	e.node_id = 184484097; /* 10.255.1.1 */
+	snprintf(e.node, sizeof(e.node), "leaf1");
+	e.port = 3;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet3");
+	e.queue = 3;
+	e.hw_id = -1;
+	e.start_ns = 1767225600001503000ull; /* 2026-01-01T00:00:00Z + 1.503 ms: milliseconds 001 */
+	e.n_numbers = 4;
+	e.numbers[0].name = "occupancy";
+	e.numbers[0].value = 1718710; /* 1.71871 MB: 3 significant digits, 1.72 MB */
+	e.numbers[1].name = "threshold";
+	e.numbers[1].value = 1000000; /* 1 MB */
+	e.numbers[2].name = "peak";
+	e.numbers[2].value = 1800000; /* 1.8 MB (1.80, trailing 0 dropped) */
+	e.numbers[3].name = "duration_us";
+	e.numbers[3].value = 250; /* 250 µs; the fourth number: a new line */
+	snprintf(e.detail, sizeof(e.detail), "rising");
+	char b[1200];
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_string_equal(b, "since 2026-01-01 00:00:00.001 UTC\n"
+	                       "occupancy 1.72 MB, threshold 1 MB, peak 1.8 MB\n"
+	                       "duration_us 250 µs\n"
+	                       "rising");
+	hw_alert_place(&e, b, sizeof(b)); /* the graph's title names the place as the alert does */
+	assert_string_equal(b, "leaf1 (10.255.1.1) port Ethernet3 queue 3");
+	/* resolved 12 ms later, no numbers, no detail: the time line alone, with how long it lasted */
+	e.resolved = 1;
+	e.end_ns = e.start_ns + 12000000;
+	e.n_numbers = 0;
+	e.detail[0] = 0;
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_string_equal(b, "since 2026-01-01 00:00:00.001 UTC, lasted 12 ms");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bytes),   cmocka_unit_test(test_durations),      cmocka_unit_test(test_utc_and_node),
-	    cmocka_unit_test(test_numbers), cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
+	    cmocka_unit_test(test_bytes),          cmocka_unit_test(test_durations),
+	    cmocka_unit_test(test_utc_and_node),   cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
+	    cmocka_unit_test(test_graph_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* /metrics rendering when the workers' key counts are stale (issue 22 item 2): every slot of the queue and
- * sender tables in use while the counts still say 0, as a scrape can read them while workers fill slots. */
+ * sender tables in use while the counts still say 0, as a scrape can read them while workers fill slots;
+ * and the names file's labels (node_name, port_name), re-read when the file changes (issue 16). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "collector.h"
 #include "metrics.h"
+#include "node_names.h"
 #include "worker.h"
 
 /* Lines of text that start with prefix. */
@@ -21,6 +24,37 @@ static unsigned lines_starting(const char *text, const char *prefix)
 	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		n += strncmp(p, prefix, strlen(prefix)) == 0;
 	return n;
+}
+
+/* Replace path's content with text. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* What a scrape of c would get (the caller frees it). */
+static char *render(const struct hw_collector *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hw_metrics_render(c, f);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* A collector of one worker w, unit sizes 1, for hw_metrics_render. */
+static void collector_of(struct hw_collector *c, struct hw_worker **w)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg.latency_unit_ns = 1;
+	c->cfg.occupancy_unit_bytes = 1;
+	c->workers = w;
+	c->n_workers = 1;
 }
 
 static void stale_counts_full_tables(void **state)
@@ -47,18 +81,9 @@ static void stale_counts_full_tables(void **state)
 		w->seqs.slots[s].used = 1;
 	}
 	struct hw_collector c;
-	memset(&c, 0, sizeof(c));
-	c.cfg.latency_unit_ns = 1;
-	c.cfg.occupancy_unit_bytes = 1;
-	c.workers = &w;
-	c.n_workers = 1;
+	collector_of(&c, &w);
 	assert_int_equal(hw_collector_distinct_queues(&c), QUEUES);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(&c, f);
-	assert_int_equal(fclose(f), 0);
+	char *text = render(&c);
 	/* one series per key: 4096 queues, 1024 senders */
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), QUEUES);
 	assert_int_equal(lines_starting(text, "hopwatch_report_packets_received_total{"), SENDERS);
@@ -69,10 +94,83 @@ static void stale_counts_full_tables(void **state)
 	free(w);
 }
 
+/* The names file hopwatch-analyzer topology --names-out writes: node_name on the node's series, port_name on
+ * the queue's where the file names the port; unnamed nodes and ports keep node and port alone; a changed
+ * file is re-read at the next scrape, a bad one keeps the names read before. */
+static void names_labels(void **state)
+{
+	(void)state;
+	struct hw_worker *w = calloc(1, sizeof(*w));
+	assert_non_null(w);
+	assert_int_equal(hw_queue_table_init(&w->queues, 16), 0);
+	assert_int_equal(hw_seq_tracker_init(&w->seqs, 16), 0);
+	/* 184484097 = 10.255.1.1 (named leaf1, its port 3 named Ethernet3); 184484098 = 10.255.1.2 (not named) */
+	const uint32_t node[2] = {184484097u, 184484098u};
+	for (uint32_t s = 0; s < 2; s++) {
+		w->queues.slots[s].node = node[s];
+		w->queues.slots[s].port = 3;
+		w->queues.slots[s].queue = 1;
+		w->queues.slots[s].reports = 7;
+		w->queues.slots[s].used = 1;
+		w->seqs.slots[s].node = node[s];
+		w->seqs.slots[s].hw_id = 2;
+		w->seqs.slots[s].received = 5;
+		w->seqs.slots[s].used = 1;
+	}
+	char path[] = "/tmp/hw-names-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	/* a name with a quote and a backslash: escaped in the label value as the exposition format asks */
+	write_file(path, "node\t184484097\tleaf\"1\\\nport\t184484097\t3\tEthernet3\nport\t184484097\t4\tEthernet4\n");
+	struct hw_collector c;
+	collector_of(&c, &w);
+	char err[512];
+	c.names = hw_node_names_open(path, err, sizeof(err));
+	assert_non_null(c.names);
+	char *text = render(&c);
+	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.255.1.1\",node_name=\"leaf\\\"1\\\\\","
+	                             "port=\"3\",port_name=\"Ethernet3\",queue=\"1\"} 7\n"));
+	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.255.1.2\",port=\"3\",queue=\"1\"} 7\n"));
+	assert_non_null(strstr(text,
+	                       "hopwatch_report_packets_received_total{node=\"10.255.1.1\",node_name=\"leaf\\\"1\\\\\","
+	                       "hw_id=\"2\"} 5\n"));
+	assert_non_null(strstr(text, "hopwatch_node_last_report_timestamp_seconds{node=\"10.255.1.2\"} "));
+	assert_non_null(strstr(text, "hopwatch_queue_hop_latency_seconds_count{node=\"10.255.1.1\",node_name="));
+	free(text);
+	/* renamed (a longer file: its size differs, so the change is seen whatever the clock's resolution) */
+	write_file(path, "node\t184484097\tleaf-one\nnode\t184484098\tleaf2\n");
+	text = render(&c);
+	assert_non_null(strstr(text,
+	                       "hopwatch_queue_reports_total{node=\"10.255.1.1\",node_name=\"leaf-one\",port=\"3\","
+	                       "queue=\"1\"} 7\n"));
+	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.255.1.2\",node_name=\"leaf2\",port=\"3\","
+	                             "queue=\"1\"} 7\n"));
+	free(text);
+	/* a bad line (no name): the names read before stay */
+	write_file(path, "node\t184484097\n");
+	text = render(&c);
+	assert_non_null(strstr(text, "node_name=\"leaf-one\""));
+	free(text);
+	hw_node_names_close(c.names);
+	/* at start a bad file is an error naming the file and the line */
+	write_file(path, "node\t1\tspine1\nswitch\t2\tleaf1\n");
+	assert_null(hw_node_names_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "line 2"));
+	unlink(path);
+	assert_null(hw_node_names_open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot open"));
+	hw_queue_table_free(&w->queues);
+	hw_seq_tracker_free(&w->seqs);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stale_counts_full_tables),
+	    cmocka_unit_test(names_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
