@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A drop's hop with no egress port (the wire's 0xFFFF, recorded as egress_port 4294967295) is not a topology
 # miss: hopwatch-analyzer topology (record files and JSON lines) and both programs' diagnose place its ingress
-# port and pass over its egress; the same hop with egress port 65535 is a miss (the control).
+# port and pass over its egress; the same hop with egress port 65535 is a miss (the control).  The collector
+# records it as 4294967295 and the dissector (when tshark is installed) labels it none.
 # Usage: no_egress_topology.sh HOPWATCH-COLLECTOR HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 here=$(dirname "$0")
@@ -47,4 +48,11 @@ rc=$?
 timeout 120 "$col" diagnose --pcap "$dir/drop.pcap" "${topo[@]}" --analyzer "$an" --only topology >"$dir/out" 2>&1 ||
   { cat "$dir/out"; fail "collector diagnose: exit status $?"; }
 grep -q '^PASS topology' "$dir/out" || { cat "$dir/out"; fail "collector diagnose: no PASS topology"; }
+# the Wireshark dissector labels it "none" (when tshark is installed)
+if command -v tshark >/dev/null; then
+  tshark -n -r "$dir/drop.pcap" -X "lua_script:$src/deploy/wireshark/hopwatch.lua" -V >"$dir/tshark.txt" 2>&1 ||
+    { cat "$dir/tshark.txt"; fail "tshark failed on the drop report"; }
+  grep -q 'Egress port: 4294967295 (none: no egress port chosen)' "$dir/tshark.txt" ||
+    { grep -i port "$dir/tshark.txt"; fail "the dissector does not label egress 0xFFFF none"; }
+fi
 echo "ok: no egress port is not a topology miss"
