@@ -28,7 +28,9 @@ cleanup() {
   if [ -n "${KEEP:-}" ]; then echo "kept $dir"; else rm -rf "$dir"; fi
 }
 trap cleanup EXIT
-ns() { local n=$1; shift; ip netns exec "$tag-$n" "$@"; } # ns NS COMMAND...: run COMMAND in namespace NS
+# ns NS COMMAND...: run COMMAND in namespace NS.  Not for a background job: $! would be the subshell's pid,
+# and stopping it would leave the command running; those use ip netns exec directly.
+ns() { local n=$1; shift; ip netns exec "$tag-$n" "$@"; }
 
 # ---- the program: current p4c must compile it without a warning, as is and with NPT 1 (UDP port) ----
 for variant in "hw" "hw_npt1 -DHW_INT_UDP_PORT=5000"; do
@@ -85,7 +87,7 @@ ns c ip link set br0 up
 # ---- the switches: each its own device id, Thrift port and notifications socket ----
 start_switches() { # JSON
   for i in 1 2 3; do
-    ns "s$i" simple_switch --device-id "$i" --thrift-port $((9089 + i)) \
+    ip netns exec "$tag-s$i" simple_switch --device-id "$i" --thrift-port $((9089 + i)) \
       --notifications-addr "ipc://$dir/bmv2-$i-notifications.ipc" \
       -i "1@s$i-eth1" -i "2@s$i-eth2" -i "3@s$i-eth3" "$1" >"$dir/s$i.log" 2>&1 &
     sw_pid[$i]=$!
@@ -136,7 +138,8 @@ for i in range(count):
     time.sleep(max(0.0, t0 + (i + 1) / pps - time.monotonic()))
 EOF
 cat >"$dir/udp_recv.py" <<'EOF'
-# udp_recv.py PORT OUT: receive until 5 s pass without a datagram (or 300 s in all); write a JSON summary:
+# udp_recv.py PORT OUT: receive until 5 s pass without a datagram (60 s before the first, 300 s in all);
+# write a JSON summary:
 # datagrams, CE marks, DSCP not 0 (INT's DSCP not restored), payloads not as sent (INT not removed)
 import json, socket, sys, time
 port, out = int(sys.argv[1]), sys.argv[2]
@@ -152,7 +155,7 @@ while time.monotonic() < end:
     try:
         data, anc, _, _ = s.recvmsg(2048, socket.CMSG_SPACE(1))
     except socket.timeout:
-        if n:
+        if n or time.monotonic() > end - 240:
             break
         continue
     tos = next((c[2][0] for c in anc if c[0] == socket.IPPROTO_IP and c[1] == socket.IP_TOS), 0)
@@ -200,21 +203,21 @@ wait_file() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done; 
 udp_phase() { # NAME PORT SRC_PORT COUNT PPS [TTL]: h2 receives while h1 sends
   local name=$1 port=$2
   rm -f "$dir/$name.json" "$dir/$name.json.ready"
-  ns h2 python3 "$dir/udp_recv.py" "$port" "$dir/$name.json" &
+  ip netns exec "$tag-h2" python3 "$dir/udp_recv.py" "$port" "$dir/$name.json" &
   local rp=$!
   pids+=("$rp")
   wait_file "$dir/$name.json.ready"
   ns h1 python3 "$dir/udp_send.py" 10.0.2.2 "$port" "${@:3}" || fail "$name: sender failed"
-  wait "$rp"
+  wait "$rp" || fail "$name: the receiver at h2 failed"
   cat "$dir/$name.json"
   echo
 }
 
 # ---- the collector (report bridge) and a second one at h2 (INT must be gone there) ----
-ns c "$col" --pcap br0 --int-port 5000 --status-interval 1 --json-out "$dir/records.jsonl" 2>"$dir/col.err" &
+ip netns exec "$tag-c" "$col" --pcap br0 --int-port 5000 --status-interval 1 --json-out "$dir/records.jsonl" 2>"$dir/col.err" &
 colpid=$!
 pids+=("$colpid")
-ns h2 "$col" --pcap h2-eth0 --status-interval 1 --json-out "$dir/h2.jsonl" 2>"$dir/h2col.err" &
+ip netns exec "$tag-h2" "$col" --pcap h2-eth0 --status-interval 1 --json-out "$dir/h2.jsonl" 2>"$dir/h2col.err" &
 h2pid=$!
 pids+=("$h2pid")
 wait_for_line "$dir/col.err" "status:" 60 || { cat "$dir/col.err"; fail "the collector did not start"; }
@@ -238,12 +241,12 @@ ns h1 python3 "$dir/udp_send.py" 10.9.9.9 4791 40003 3 10 || fail "sender failed
 ns h1 python3 "$dir/udp_send.py" 10.0.2.2 4791 40003 3 10 2 || fail "sender failed"
 # ---- phase 4: TCP h1 -> h2:5001, INT in every data segment, checksums valid ----
 rm -f "$dir/tcp.json" "$dir/tcp.json.ready"
-ns h2 python3 "$dir/tcp.py" server "$dir/tcp.json" &
+ip netns exec "$tag-h2" python3 "$dir/tcp.py" server "$dir/tcp.json" &
 tp=$!
 pids+=("$tp")
 wait_file "$dir/tcp.json.ready"
 ns h1 python3 "$dir/tcp.py" client 60000 || fail "TCP client failed"
-wait "$tp"
+wait "$tp" || fail "the TCP server at h2 failed"
 cat "$dir/tcp.json"
 echo
 stop_switches
