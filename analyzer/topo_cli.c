@@ -130,7 +130,9 @@ static enum hw_topo_result place_files(struct hw_place_tally *tally, const struc
 			for (long k = 0; k < n; k++)
 				if (recs[k].valid & HW_V_PORTS) {
 					hw_place_tally_add(tally, t, m, recs[k].node_id, recs[k].ingress_port);
-					hw_place_tally_add(tally, t, m, recs[k].node_id, recs[k].egress_port);
+					/* HW_PORT_NONE: the hop chose no egress port (a drop), nothing to place */
+					if (recs[k].egress_port != HW_PORT_NONE)
+						hw_place_tally_add(tally, t, m, recs[k].node_id, recs[k].egress_port);
 				}
 		hw_record_reader_close(rd);
 		if (n < 0)

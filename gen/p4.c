@@ -6,8 +6,8 @@
  * receives"):
  *   - congestion events at every switch: occupancy >= depth threshold (--congest-threshold, 20 as in
  *     p4/cli) or hop latency >= 50000 us: ECN CE on ECT packets, and a queue report (Q, F) while
- *     the quota of 64 lasts; the quota refills when occupancy falls below 5.  At the sink the Q
- *     flag rides on the INT report;
+ *     the quota of 64 lasts (I too: the switch is not the flow's sink); the quota refills when
+ *     occupancy falls below 5.  At the sink the Q flag rides on the INT report;
  *   - the sink's INT report (F) for every packet that reaches it;
  *   - a drop report (D, F) for a packet dropped in ingress (--drop-rate): no route (29, at s1, to
  *     10.9.9.9) or TTL expired (26, at any switch).
@@ -198,9 +198,10 @@ static void simulate(struct gen_p4 *p, uint64_t *rng, uint64_t sim_ns)
 			r->ttl = (uint8_t)(ttl - j - 1);
 			r->ecn_ce = ce_after[j];
 		} else {
-			/* queue report: its own hop is already on the stack (and in the report metadata) */
+			/* queue report: its own hop is already on the stack (and in the report metadata); not the
+			 * flow's sink, so I (intermediate: the path so far) */
 			r->n_stack = (uint8_t)(j + 1);
-			r->flags = HW_RF_TRACKED_FLOW | HW_RF_CONGESTED_QUEUE;
+			r->flags = HW_RF_TRACKED_FLOW | HW_RF_CONGESTED_QUEUE | HW_RF_INTERMEDIATE;
 			r->ttl = (uint8_t)(ttl - j - 1);
 			r->ecn_ce = ce_after[j];
 		}

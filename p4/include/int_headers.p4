@@ -75,7 +75,6 @@ header int_buffer_t {           // 0x0080, 4 B
 
 const bit<4>  INT_TYPE_MD = 1;
 const bit<4>  INT_VERSION_21 = 2;
-const bit<8>  INT_SHIM_MD_WORDS = 4;     // shim (1) + MD header (3)
 const bit<16> INT_SHIM_MD_BYTES = 16;
 
 const bit<16> INT_INS_NODE_ID    = 0x8000;
@@ -192,15 +191,12 @@ header tr05_drop_t {
     bit<16> pad;
 }
 
-const bit<4> TR05_NPROTO_ETHERNET = 0;
-const bit<4> TR05_NPROTO_DROP = 1;
-const bit<4> TR05_NPROTO_LOCAL = 2;
+// TR v0.5 nproto: 0 Ethernet, 1 drop header, 2 switch-local header (declared, not emitted here).
 
 /* ---- Drop reasons (the p4lang/switch and fabric-tna codes) ----------------------------------- */
 
 const bit<8> DROP_REASON_UNKNOWN = 0;
 const bit<8> DROP_REASON_IP_TTL_ZERO = 26;
 const bit<8> DROP_REASON_ROUTING_V4_MISS = 29;
-const bit<8> DROP_REASON_ACL_DENY = 80;
 
 #endif

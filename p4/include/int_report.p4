@@ -8,7 +8,7 @@
 // Report layout (one individual report per packet):
 //   Ethernet | IPv4 (DF, TTL 64) | UDP (checksum 0) | group: ver 2, hw_id, seq_no, node_id
 //   | indiv: rep_type 1 (INT), in_type 4 (IPv4), report_length, md_length, D Q F, I (1 on a
-//     transit switch's queue report: not the flow's sink)
+//     queue report of an INT packet from a switch that is not the flow's sink)
 //   | main: rep_md_bits, ds_id 0, ds_md_bits 0, ds_md_status 0 | metadata | inner packet
 // RepMdBits: INT and queue reports 0x7C00 (L1 ports, hop latency, queue id + occupancy,
 // ingress ts, egress ts: 7 words); drop reports 0x4801 (L1 ports with egress 0xFFFF, ingress ts,
@@ -121,9 +121,11 @@ control hw_int_report(inout hw_headers_t hdr, inout hw_meta_t meta) {
             hdr.tr2_indiv.d = (meta.rpt_kind == RPT_DROP) ? 1w1 : 1w0;
             hdr.tr2_indiv.q = meta.rpt_q;
             hdr.tr2_indiv.f = meta.rpt_f;
-            // I: a queue report from a switch that is not the flow's sink carries the path so far
-            // (TR v2.0).  A drop is reported in ingress, before the sink is known: D tells it.
-            hdr.tr2_indiv.i = (meta.rpt_kind == RPT_QUEUE) ? 1w1 : 1w0;
+            // I (TR v2.0 "Intermediate Report: a transit node sent this intermediate report for
+            // INT-MD"): a queue report about an INT packet (F) from a switch that is not the flow's
+            // sink carries the path so far.  A queue report of a packet without INT carries no
+            // path (I 0); a drop is reported in ingress, before the sink is known: D tells it.
+            hdr.tr2_indiv.i = (meta.rpt_kind == RPT_QUEUE && meta.rpt_f == 1) ? 1w1 : 1w0;
             hdr.tr2_indiv.rsvd = 0;
 
             // UDP payload = group 8 + indiv 4 + main 8 + metadata + inner.

@@ -9,7 +9,6 @@ typedef bit<32> ipv4_addr_t;
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IP_PROTO_TCP   = 6;
 const bit<8>  IP_PROTO_UDP   = 17;
-const bit<16> UDP_PORT_ROCEV2 = 4791;
 
 header ethernet_t {
     mac_addr_t dst_addr;

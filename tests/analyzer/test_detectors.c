@@ -1117,6 +1117,66 @@ static void test_path_change_transit_first(void **state)
 	hw_an_destroy(a);
 }
 
+/* The BMv2 line of p4/README.md as issue #23 ran it: h1 > s1 > s2 > s3 > h2, nodes 1, 2, 3, each switch in on
+ * port 1 and out on port 2.  Per packet of one flow: s2's queue report (2 hops, 1:2>2:2; Q F I as the program
+ * sends it now, Q F without I as tests/p4/data has it), then the sink s3's report (3 hops, 1:2>2:2>3:2; F,
+ * or Q F when s3's own queue is congested), and once s2's drop report (D F, TTL expired: 2 hops, s2's egress
+ * none).  The flow's first report is s2's.  None of them moves the flow: 0 PathChange (the analyzer raised
+ * "path 1:2>2:2>3:2 -> 1:2>2:2" five times).  Then s1 sends the flow out of port 4 through s4 (node 4) to
+ * s3: 1:4>4:2>3:2.  s4's I report (1:4>4:2) at t1 raises nothing by itself; the sink's report at t1 + 500
+ * does: one PathChange starting at t1 (the first evidence), placed at 1:2, the first of the two links the
+ * move left (1:2--2:1 and 2:2--3:1, one move each: a tie goes to the first seen; the new path takes
+ * neither).  Later reports of the new path, I or not, raise nothing more. */
+static void test_path_change_bmv2_line(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_PATH_CHANGE;
+	struct hw_analyzer *a = mk();
+	const unsigned Q = HW_RF_CONGESTED_QUEUE, F = HW_RF_TRACKED_FLOW, I = HW_RF_INTERMEDIATE;
+	const uint32_t line3[3] = {1, 2, 3}, line2[2] = {1, 2}, out3[3] = {2, 2, 2}, out2[2] = {2, 2};
+	const uint32_t drop_out[2] = {2, HW_PORT_NONE}, occ[3] = {3, 63, 5};
+	uint64_t t = 90000000000ull;
+	for (int pkt = 0; pkt < 10; pkt++, t += 10000) {
+		report_flags = (uint8_t)(Q | F | (pkt % 2 ? 0 : I)); /* s2: the path so far */
+		report_path(a, t, 2, line2, out2, occ, path_src, 2);
+		report_flags = (uint8_t)(F | (pkt % 3 ? 0 : Q)); /* s3, the sink: the whole path */
+		report_path(a, t + 500, 3, line3, out3, occ, path_src, 3);
+	}
+	report_flags = HW_RF_DROPPED | HW_RF_TRACKED_FLOW; /* s2 drops one in ingress: no egress port */
+	report_path(a, t, 2, line2, drop_out, occ, path_src, 2);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0);
+
+	const uint64_t t1 = t + 10000;
+	const uint32_t via4_3[3] = {1, 4, 3}, via4_2[2] = {1, 4}, out4_3[3] = {4, 2, 2}, out4_2[2] = {4, 2};
+	report_flags = (uint8_t)(Q | F | I); /* s4's queue report: the new path so far */
+	report_path(a, t1, 2, via4_2, out4_2, occ, path_src, 4);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 0); /* a path so far never raises by itself */
+	report_flags = (uint8_t)F;
+	report_path(a, t1 + 500, 3, via4_3, out4_3, occ, path_src, 3);
+	hw_an_finish(a);
+	assert_int_equal(count("PathChange", 0), 1);
+	const struct hw_an_event *e = &evs[first("PathChange", 0)];
+	assert_int_equal(e->start_ns, t1);
+	assert_int_equal(e->node_id, 1);
+	assert_int_equal(e->port, 2);
+	assert_int_equal((int)number(e, "moved_flows"), 1);
+	assert_non_null(strstr(e->detail, "left link 1:2--2:1"));
+	assert_non_null(strstr(e->detail, "path 1:2>2:2>3:2 -> 1:4>4:2>3:2"));
+	for (int pkt = 0; pkt < 5; pkt++) {
+		const uint64_t tp = t1 + 10000 * (uint64_t)(pkt + 1);
+		report_flags = (uint8_t)(Q | F | (pkt % 2 ? 0 : I));
+		report_path(a, tp, 2, via4_2, out4_2, occ, path_src, 4);
+		report_flags = (uint8_t)(F | Q);
+		report_path(a, tp + 500, 3, via4_3, out4_3, occ, path_src, 3);
+	}
+	hw_an_finish(a);
+	report_flags = 0;
+	assert_int_equal(count("PathChange", 0), 1);
+	hw_an_destroy(a);
+}
+
 /* A TR v0.5 postcard (tracked flow) of RoCE data with DSCP dscp from switch node (ingress 1, egress port). */
 static void postcard(struct hw_analyzer *a, uint64_t t, uint32_t node, uint32_t port, uint8_t dscp)
 {
@@ -1422,6 +1482,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
 	    cmocka_unit_test_setup(test_path_change_link_down_one_alert, setup),
 	    cmocka_unit_test_setup(test_path_change_transit_first, setup),
+	    cmocka_unit_test_setup(test_path_change_bmv2_line, setup),
 	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
 	    cmocka_unit_test_setup(test_units_from_map, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
