@@ -20,8 +20,8 @@ typedef void (*hw_metrics_render_fn)(void *arg, FILE *f);
 #define HW_METRICS_HTTP_MAX_PER_IP 8
 #define HW_METRICS_HTTP_TIMEOUT_S 10
 /* GET /metrics arriving while another client is still being sent a text rendered less than this many ms
- * ago gets the same text (one copy in memory, not one per connection); otherwise the text is rendered
- * afresh. */
+ * ago (counted from the end of its rendering) gets the same text (one copy in memory, not one per connection);
+ * otherwise the text is rendered afresh. */
 #define HW_METRICS_HTTP_SHARE_MS 1000
 
 struct hw_metrics_http;

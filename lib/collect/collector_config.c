@@ -79,6 +79,10 @@ static const struct hw_opt rows[] = {
              "analyzer's --stream-key names the same): HMAC-SHA256 per batch"},
     {HW_OPT_ADDR, "metrics", .key = "sinks.metrics", .metavar = "HOST:PORT", HW_OPT_AT(C, metrics),
      .addr = HW_ADDR_HOSTPORT, .flags = HW_OPTF_NULLABLE, .help = "serve Prometheus /metrics"},
+    {HW_OPT_UINT, "metrics-max-queues", .key = "sinks.metrics_max_queues", .metavar = "N",
+     HW_OPT_AT(C, metrics_max_queues), .hi = 1 << 28, .def = "4096",
+     .help = "/metrics shows the N queues with the most hop records (0 = all);\n"
+             "the rest are counted in hopwatch_collector_metrics_queues_omitted"},
     {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),
      .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
      .help = "insert records into ClickHouse over HTTP, e.g.\n"

@@ -23,7 +23,7 @@ struct snapshot {
 	char *buf;
 	size_t len;
 	unsigned refs;      /* responses sending it */
-	struct timespec at; /* CLOCK_MONOTONIC, when rendered */
+	struct timespec at; /* CLOCK_MONOTONIC, when its rendering ended */
 	struct hw_metrics_http *server;
 };
 
@@ -32,7 +32,7 @@ struct hw_metrics_http {
 	hw_metrics_render_fn render;
 	void *arg;
 	/* The newest snapshot while a response still sends it (NULL once none does), reused by a GET /metrics
-	 * within HW_METRICS_HTTP_SHARE_MS of its rendering: concurrent scrapes share one text, a scrape after
+	 * within HW_METRICS_HTTP_SHARE_MS of its rendering's end: concurrent scrapes share one text, a scrape after
 	 * the others finished renders afresh.  The lock keeps refs right should libmicrohttpd ever call from
 	 * more than one thread. */
 	pthread_mutex_t lock;
@@ -189,7 +189,7 @@ static struct snapshot *snap_get(struct hw_metrics_http *s)
 		free(x);
 		return NULL;
 	}
-	x->at = now;
+	clock_gettime(CLOCK_MONOTONIC, &x->at); /* ready now: a rendering slower than the window is still shared */
 	x->refs = 1;
 	x->server = s;
 	pthread_mutex_lock(&s->lock);

@@ -1,5 +1,6 @@
 /* /metrics rendering when the workers' key counts are stale (issue 22 item 2): every slot of the queue and
- * sender tables in use while the counts still say 0, as a scrape can read them while workers fill slots. */
+ * sender tables in use while the counts still say 0, as a scrape can read them while workers fill slots; and
+ * the per-queue series cap (item 4). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,10 +70,68 @@ static void stale_counts_full_tables(void **state)
 	free(w);
 }
 
+/* The series cap (issue 22 item 4: a full queue table rendered 153 MB per scrape): with 1000 queues and
+ * metrics_max_queues 10, only the 10 with the most hop records get series, and the other 990 are counted. */
+static void series_cap(void **state)
+{
+	(void)state;
+	enum { QUEUES = 1024, KEYS = 1000, MAX = 10 };
+	struct hw_worker *w = calloc(1, sizeof(*w));
+	assert_non_null(w);
+	assert_int_equal(hw_queue_table_init(&w->queues, QUEUES), 0);
+	assert_int_equal(hw_seq_tracker_init(&w->seqs, 16), 0);
+	/* queue k of node 10.0.0.1 (port k, queue 0) has k + 1 hop records: the 10 busiest are ports 990..999 */
+	for (uint32_t k = 0; k < KEYS; k++) {
+		struct hw_queue_stats *q = &w->queues.slots[k];
+		q->node = 0x0a000001u;
+		q->port = k;
+		q->queue = 0;
+		q->reports = k + 1;
+		q->used = 1;
+	}
+	w->queues.n = KEYS;
+	struct hw_collector c;
+	memset(&c, 0, sizeof(c));
+	c.cfg.latency_unit_ns = 1;
+	c.cfg.occupancy_unit_bytes = 1;
+	c.cfg.metrics_max_queues = MAX;
+	c.workers = &w;
+	c.n_workers = 1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hw_metrics_render(&c, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), MAX);
+	/* every per-queue family is capped: 12 bucket lines (11 bounds + +Inf) per queue per histogram */
+	assert_int_equal(lines_starting(text, "hopwatch_queue_hop_latency_seconds_bucket{"), MAX * 12);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_occupancy_observed_bytes_count{"), MAX);
+	assert_non_null(
+	    strstr(text, "hopwatch_queue_reports_total{node=\"10.0.0.1\",port=\"999\",queue=\"0\"} 1000\n"));
+	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.0.0.1\",port=\"990\",queue=\"0\"} 991\n"));
+	assert_null(strstr(text, "port=\"989\""));
+	assert_non_null(strstr(text, "\nhopwatch_collector_metrics_queues_omitted 990\n"));
+	free(text);
+	/* 0 = no cap: all 1000 shown, none omitted */
+	c.cfg.metrics_max_queues = 0;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hw_metrics_render(&c, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), KEYS);
+	assert_non_null(strstr(text, "\nhopwatch_collector_metrics_queues_omitted 0\n"));
+	free(text);
+	hw_queue_table_free(&w->queues);
+	hw_seq_tracker_free(&w->seqs);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stale_counts_full_tables),
+	    cmocka_unit_test(series_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
