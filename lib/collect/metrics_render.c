@@ -385,9 +385,19 @@ static void render_live_loss(const struct hw_collector *c, FILE *f)
 		        "Records the live stream dropped (reader slow or gone; whole batches).",
 		        HW_READ(c->stream_dropped));
 	}
-	if (c->cfg.records_dir)
+	if (c->cfg.records_dir) {
+		counter(f, "hopwatch_collector_files_written_records_total",
+		        "Records written to record files (finished or still open).", HW_READ(c->files_written));
 		counter(f, "hopwatch_collector_files_lost_records_total", "Records the record files could not take.",
 		        HW_READ(c->files_lost));
+	}
+	if (c->cfg.json_out) {
+		counter(f, "hopwatch_collector_json_written_records_total",
+		        "Records whose JSON line reached the output whole.", HW_READ(c->json_written));
+		counter(f, "hopwatch_collector_json_lost_records_total",
+		        "Records the JSON output could not take (write failed, e.g. disk full; reopen failed).",
+		        HW_READ(c->json_lost));
+	}
 	if (c->sinks_on && c->n_workers) {
 		fprintf(f, "# HELP hopwatch_collector_ring_fill_ratio Share of a worker's batch ring waiting for the "
 		           "sink thread (1 = full: records are dropped or, lossless, the worker waits).\n"
