@@ -229,6 +229,9 @@ void hw_collector_finish(struct hw_collector *c)
 			struct timespec ts = {0, 10000000};
 			nanosleep(&ts, NULL); /* give a partly sent frame up to a second to leave */
 		}
+		/* a frame the reader never took is dropped before the counts are read: read before, its records
+		 * were neither sent nor dropped (a stalled reader, issue 22 item 9) */
+		hw_stream_sender_finish(c->stream);
 		c->stream_sent = hw_stream_sent_records(c->stream);
 		c->stream_dropped = hw_stream_dropped_records(c->stream);
 		hw_stream_sender_close(c->stream);
