@@ -34,6 +34,9 @@ void hw_install_signal_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* rotation only sets a flag the sink thread reads: a read it interrupts restarts (a capture read from a
+	 * named pipe failed with EINTR in the middle of a record on every SIGHUP) */
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
