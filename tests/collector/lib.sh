@@ -24,6 +24,17 @@ wait_for_line() {
   return 0
 }
 
+# wait_metrics_records PORT RECORDS FILE: poll http://127.0.0.1:PORT/metrics (a fresh copy in FILE) until
+# hopwatch_collector_records_total is RECORDS, for up to 2 minutes; 1 if it never is.
+wait_metrics_records() {
+  for _ in $(seq 600); do
+    curl --max-time 30 -sf "http://127.0.0.1:$1/metrics" -o "$3" &&
+      grep -q "^hopwatch_collector_records_total $2\$" "$3" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 # Report packets missing from each sender's sequence, worked out from a truth / records JSONL file.
 truth_report_loss() {
   python3 - "$1" <<'PY'

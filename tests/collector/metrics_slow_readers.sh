@@ -24,13 +24,8 @@ echo '{ "queues": 16384 }' >"$dir/cfg.json"
 "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev="net_pcap0,rx_pcap=$dir/q.pcap" -- --config "$dir/cfg.json" \
   --metrics "127.0.0.1:$mport" --idle-exit 300 >/dev/null 2>"$dir/col.err" &
 cpid=$!
-ok=
-for _ in $(seq 600); do
-  if curl --max-time 30 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
-    grep -q "^hopwatch_collector_records_total $want\$" "$dir/m.txt"; then ok=1; break; fi
-  sleep 0.2
-done
-[ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics never showed $want records"; }
+wait_metrics_records "$mport" "$want" "$dir/m.txt" ||
+  { cat "$dir/col.err"; fail "the collector's /metrics never showed $want records"; }
 # the cap: 4096 queues (the default --metrics-max-queues) shown, the rest of the table counted
 shown=$(grep -c '^hopwatch_queue_reports_total{' "$dir/m.txt")
 omitted=$(awk '$1 == "hopwatch_collector_metrics_queues_omitted" {print $2}' "$dir/m.txt")

@@ -24,6 +24,28 @@ static unsigned lines_starting(const char *text, const char *prefix)
 	return n;
 }
 
+/* A collector of one worker w, units 1 ns and 1 byte. */
+static void one_worker(struct hw_collector *c, struct hw_worker **w)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg.latency_unit_ns = 1;
+	c->cfg.occupancy_unit_bytes = 1;
+	c->workers = w;
+	c->n_workers = 1;
+}
+
+/* The /metrics text of c (malloc'ed). */
+static char *render_text(const struct hw_collector *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	hw_metrics_render(c, f);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
 static void stale_counts_full_tables(void **state)
 {
 	(void)state;
@@ -48,18 +70,9 @@ static void stale_counts_full_tables(void **state)
 		w->seqs.slots[s].used = 1;
 	}
 	struct hw_collector c;
-	memset(&c, 0, sizeof(c));
-	c.cfg.latency_unit_ns = 1;
-	c.cfg.occupancy_unit_bytes = 1;
-	c.workers = &w;
-	c.n_workers = 1;
+	one_worker(&c, &w);
 	assert_int_equal(hw_collector_distinct_queues(&c), QUEUES);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(&c, f);
-	assert_int_equal(fclose(f), 0);
+	char *text = render_text(&c);
 	/* one series per key: 4096 queues, 1024 senders */
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), QUEUES);
 	assert_int_equal(lines_starting(text, "hopwatch_report_packets_received_total{"), SENDERS);
@@ -91,18 +104,9 @@ static void series_cap(void **state)
 	}
 	w->queues.n = KEYS;
 	struct hw_collector c;
-	memset(&c, 0, sizeof(c));
-	c.cfg.latency_unit_ns = 1;
-	c.cfg.occupancy_unit_bytes = 1;
+	one_worker(&c, &w);
 	c.cfg.metrics_max_queues = MAX;
-	c.workers = &w;
-	c.n_workers = 1;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(&c, f);
-	assert_int_equal(fclose(f), 0);
+	char *text = render_text(&c);
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), MAX);
 	/* every per-queue family is capped: 12 bucket lines (11 bounds + +Inf) per queue per histogram */
 	assert_int_equal(lines_starting(text, "hopwatch_queue_hop_latency_seconds_bucket{"), MAX * 12);
@@ -115,10 +119,7 @@ static void series_cap(void **state)
 	free(text);
 	/* 0 = no cap: all 1000 shown, none omitted */
 	c.cfg.metrics_max_queues = 0;
-	f = open_memstream(&text, &len);
-	assert_non_null(f);
-	hw_metrics_render(&c, f);
-	assert_int_equal(fclose(f), 0);
+	text = render_text(&c);
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), KEYS);
 	assert_non_null(strstr(text, "\nhopwatch_collector_metrics_queues_omitted 0\n"));
 	free(text);
