@@ -8,12 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 gen=$1 col=$2
 dir=$(mktemp -d)
-cleanup() {
-  [ -n "${wpid:-}" ] && kill "$wpid" 2>/dev/null
-  [ -n "${cpid:-}" ] && kill "$cpid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'cleanup_pids_dir "$dir" "${wpid:-}" "${cpid:-}"' EXIT
 "$gen" reports --format tr2.0 --count 4000 --hops 2-5 --seed 23 --out "$dir/r.pcap" 2>/dev/null || fail "generator failed"
 mkfifo "$dir/in.pcap"
 mkdir "$dir/out"

@@ -75,6 +75,14 @@ term_exits_0() {
   [ "$rc" -eq 0 ] || { cat "$errfile"; fail "exit status $rc after SIGTERM"; }
 }
 
+# cleanup_pids_dir DIR PID...: for an EXIT trap: kill the PIDs that are set, remove DIR.
+cleanup_pids_dir() {
+  local d=$1 p
+  shift
+  for p in "$@"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  rm -rf "$d"
+}
+
 # stop_pid PID: SIGTERM, then SIGKILL if it is still there after 10 s (a test never hangs on it).
 stop_pid() {
   [ -n "$1" ] || return 0
