@@ -40,6 +40,12 @@ static void stream_close(struct record_source *s)
 		        "hopwatch-analyzer run: --stream: %llu connections closed for frames the stream key "
 		        "did not authenticate\n",
 		        (unsigned long long)refused);
+	uint64_t per_peer, full = hw_stream_refused(x->l, &per_peer);
+	if (full)
+		fprintf(stderr,
+		        "hopwatch-analyzer run: --stream: %llu connections refused (%llu: more than %d from one host; "
+		        "the rest: all 64 taken)\n",
+		        (unsigned long long)full, (unsigned long long)per_peer, HW_STREAM_MAX_PER_PEER);
 	hw_stream_listener_close(x->l);
 	free(x);
 }

@@ -19,6 +19,10 @@ typedef void (*hw_metrics_render_fn)(void *arg, FILE *f);
 #define HW_METRICS_HTTP_MAX_CONN 64
 #define HW_METRICS_HTTP_MAX_PER_IP 8
 #define HW_METRICS_HTTP_TIMEOUT_S 10
+/* GET /metrics arriving while another client is still being sent a text rendered less than this many ms
+ * ago (counted from the end of its rendering) gets the same text (one copy in memory, not one per connection);
+ * otherwise the text is rendered afresh. */
+#define HW_METRICS_HTTP_SHARE_MS 1000
 
 struct hw_metrics_http;
 
@@ -49,6 +53,8 @@ typedef int (*hw_metrics_http_route_fn)(void *arg, const char *url, const struct
 struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
                                                      const char *dir, hw_metrics_http_route_fn route, char *err,
                                                      size_t errlen);
+/* How many times /metrics was rendered (concurrent scrapes share one rendering). */
+unsigned long hw_metrics_http_renders(struct hw_metrics_http *s);
 /* Stop serving (waits for a scrape in progress); NULL is allowed. */
 void hw_metrics_http_stop(struct hw_metrics_http *s);
 

@@ -35,7 +35,7 @@ struct hw_pcap_live {
  * filter applied in the kernel.  Returns 0, or -1 with a message naming the interface in err. */
 int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen);
 
-/* True when path names an existing regular file (a capture file rather than an interface). */
+/* True when path names an existing regular file or named pipe (a capture file rather than an interface). */
 int hw_pcap_is_file(const char *path);
 
 #endif

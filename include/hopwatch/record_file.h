@@ -49,9 +49,9 @@ struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opt
 /* Append n records (buffered, 1 MiB).  now_ns drives time rotation: a file is finished once now_ns is
  * rotate_ns past the now_ns of the write that created it (n may be 0 just to let that happen); a
  * file is finished before a record that would take it past rotate_bytes (a file always holds at
- * least one record).  0, or -1 with err set; after a failed write(2), fsync or rename the current
- * file is left under its temporary name, its records are counted as lost, and the next write
- * starts a new file; records of this call after the failure are not written. */
+ * least one record).  0, or -1 with err set; after a failed create, write(2), fsync or rename the
+ * current file is removed, its records and those of this call not yet taken are counted as lost,
+ * and the next write starts a new file: every record given is counted written or lost. */
 int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
                            size_t errlen);
 /* Close the current file (rename into place) and start a new one on the next write: SIGHUP. */

@@ -64,14 +64,21 @@ uint64_t hw_stream_dropped_records(const struct hw_stream_sender *s);
 uint64_t hw_stream_dropped_batches(const struct hw_stream_sender *s);
 /* The last connect/send failure, naming the address ("" if none): for logs. */
 const char *hw_stream_sender_error(const struct hw_stream_sender *s);
+/* The end of sending: one last non-blocking flush, then a frame still pending is counted as dropped and
+ * the connection closed, so that the counters read afterwards are final (sent + dropped = every record
+ * given).  hw_stream_sender_close does the same. */
+void hw_stream_sender_finish(struct hw_stream_sender *s);
 /* One last non-blocking flush; a frame still pending is counted as dropped.  Frees s. */
 void hw_stream_sender_close(struct hw_stream_sender *s);
 
 struct hw_stream_listener;
+/* tcp: connections one host (IP address) may hold open at once, so that one host cannot take all 64. */
+#define HW_STREAM_MAX_PER_PEER 8
 /* Listen on addr (unix: a stale socket file is replaced, while one another listener still answers on,
  * or a non-socket file, is an error; the file is removed on close if it is still this listener's; tcp
- * binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once; more are closed when accepted
- * (they retry later). */
+ * binds HOST:PORT, port 0 picks a free one).  Up to 64 senders at once, over tcp at most
+ * HW_STREAM_MAX_PER_PEER from one host; more are closed when accepted (they retry later) and counted
+ * (hw_stream_refused). */
 struct hw_stream_listener *hw_stream_listen(const char *addr, char *err, size_t errlen);
 /* hw_stream_listen, taking only frames authenticated with the key in key_path (NULL: none): the key file is
  * read first, so a bad one fails (err names it) before anything listens. */
@@ -81,6 +88,9 @@ void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key
 /* Connections closed for a frame that was not authenticated with the listener's key (or that was, when it
  * has none). */
 uint64_t hw_stream_auth_failures(const struct hw_stream_listener *l);
+/* Connections closed as they were accepted: the total, and in *per_peer (NULL allowed) those refused
+ * because their host already held HW_STREAM_MAX_PER_PEER (the rest: all 64 taken). */
+uint64_t hw_stream_refused(const struct hw_stream_listener *l, uint64_t *per_peer);
 /* The address actually bound, e.g. "tcp:127.0.0.1:40123" after "tcp:127.0.0.1:0". */
 const char *hw_stream_listener_address(const struct hw_stream_listener *l);
 /* Wait up to timeout_ms for the next batch from any connected sender; fills out (capacity

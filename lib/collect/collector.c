@@ -13,6 +13,7 @@
 #include "hopwatch/metrics_http.h"
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
+#include "json_sink.h"
 #include "metrics.h"
 #include "node_names.h"
 
@@ -34,19 +35,57 @@ void hw_install_signal_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* rotation only sets a flag the sink thread reads: a read it interrupts restarts (a capture read from a
+	 * named pipe failed with EINTR in the middle of a record on every SIGHUP) */
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
+#define HW_SINK_LOG_S 10
+
+/* A sink's failure: counted (the exit status says so), printed at most once per HW_SINK_LOG_S with how
+ * many were left out since. */
+enum { SINK_FILES, SINK_JSON };
+
+static void sink_error(struct hw_collector *c, int sink, const char *err)
+{
+	c->sink_errors++;
+	uint64_t now = hw_mono_ns();
+	if (c->log_last_ns[sink] && now - c->log_last_ns[sink] < HW_SINK_LOG_S * 1000000000ull) {
+		c->log_skipped[sink]++;
+		return;
+	}
+	if (c->log_skipped[sink])
+		fprintf(stderr, "hopwatch-collector: %s (%llu more errors of this output in the last %d s not shown)\n",
+		        err, (unsigned long long)c->log_skipped[sink], HW_SINK_LOG_S);
+	else
+		fprintf(stderr, "hopwatch-collector: %s\n", err);
+	c->log_last_ns[sink] = now;
+	c->log_skipped[sink] = 0;
+}
+
+static void json_counts(struct hw_collector *c)
+{
+	uint64_t written, lost;
+	hw_json_sink_counts(c->json, &written, &lost);
+	__atomic_store_n(&c->json_written, written, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->json_lost, lost, __ATOMIC_RELAXED);
+}
+
+static void files_counts(struct hw_collector *c)
+{
+	__atomic_store_n(&c->files_written, hw_record_writer_count(c->files), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->files_lost, hw_record_writer_lost(c->files), __ATOMIC_RELAXED);
+}
+
 static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 {
+	char err[512];
 	if (c->files) {
-		char err[256];
-		if (hw_record_writer_write(c->files, b->recs, b->n, hw_real_ns(), err, sizeof(err))) {
-			fprintf(stderr, "hopwatch-collector: %s\n", err);
-			c->sink_errors++;
-		}
-		__atomic_store_n(&c->files_lost, hw_record_writer_lost(c->files), __ATOMIC_RELAXED);
+		if (hw_record_writer_write(c->files, b->recs, b->n, hw_real_ns(), err, sizeof(err)))
+			sink_error(c, SINK_FILES, err);
+		files_counts(c);
 	}
 	if (c->stream) {
 		hw_stream_send(c->stream, b->recs, b->n); /* never blocks: a slow reader loses whole batches */
@@ -57,33 +96,24 @@ static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 	if (c->clickhouse)
 		hw_ch_sink_put(c->clickhouse, b->recs, b->n); /* never blocks: a full queue counts drops */
 	if (c->json) {
-		char line[HW_RECORD_JSON_MAX];
-		for (uint32_t i = 0; i < b->n; i++) {
-			size_t n = hw_record_json(&b->recs[i], line);
-			if (fwrite(line, 1, n, c->json) != n)
-				c->sink_errors++;
-		}
-		__atomic_store_n(&c->json_written, c->json_written + b->n, __ATOMIC_RELAXED);
+		if (hw_json_sink_put(c->json, b->recs, b->n, err, sizeof(err)))
+			sink_error(c, SINK_JSON, err);
+		json_counts(c);
 	}
 }
 
 static void reopen_outputs(struct hw_collector *c)
 {
+	char err[512];
 	if (c->files) {
-		char err[256];
-		if (hw_record_writer_reopen(c->files, err, sizeof(err))) {
-			fprintf(stderr, "hopwatch-collector: %s\n", err);
-			c->sink_errors++;
-		}
+		if (hw_record_writer_reopen(c->files, err, sizeof(err)))
+			sink_error(c, SINK_FILES, err);
+		files_counts(c);
 	}
-	if (c->json && c->json != stdout) {
-		fclose(c->json);
-		c->json = fopen(c->cfg.json_out, "a");
-		if (!c->json)
-			fprintf(stderr, "hopwatch-collector: %s: cannot reopen: %s\n", c->cfg.json_out,
-			        strerror(errno));
-		else
-			setvbuf(c->json, NULL, _IOFBF, 1 << 20);
+	if (c->json) {
+		if (hw_json_sink_reopen(c->json, err, sizeof(err)))
+			sink_error(c, SINK_JSON, err);
+		json_counts(c);
 	}
 }
 
@@ -110,14 +140,18 @@ static void *sink_main(void *arg)
 		if (!got) {
 			if (stopping)
 				break;
-			if (c->json)
-				fflush(c->json);
+			char err[512];
+			if (c->json) {
+				if (hw_json_sink_flush(c->json, err, sizeof(err)))
+					sink_error(c, SINK_JSON, err);
+				json_counts(c);
+			}
 			if (c->stream)
 				hw_stream_sender_flush(c->stream);
 			if (c->files) { /* time rotation also happens when no records arrive */
-				char err[256];
 				if (hw_record_writer_write(c->files, NULL, 0, hw_real_ns(), err, sizeof(err)))
-					fprintf(stderr, "hopwatch-collector: %s\n", err);
+					sink_error(c, SINK_FILES, err);
+				files_counts(c);
 			}
 			struct timespec ts = {0, 200000};
 			nanosleep(&ts, NULL);
@@ -135,14 +169,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 {
 	c->start_ns = hw_real_ns();
 	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream || c->cfg.clickhouse;
-	if (c->cfg.json_out) {
-		c->json = strcmp(c->cfg.json_out, "-") ? fopen(c->cfg.json_out, "w") : stdout;
-		if (!c->json) {
-			snprintf(err, errlen, "%s: cannot open for writing: %s", c->cfg.json_out, strerror(errno));
-			return -1;
-		}
-		setvbuf(c->json, NULL, _IOFBF, 1 << 20);
-	}
+	if (c->cfg.json_out && !(c->json = hw_json_sink_open(c->cfg.json_out, err, errlen)))
+		return -1;
 	if (c->cfg.records_dir) {
 		struct hw_record_writer_opts o = {.dir = c->cfg.records_dir,
 		                                  .prefix = "records",
@@ -209,6 +237,9 @@ void hw_collector_finish(struct hw_collector *c)
 			struct timespec ts = {0, 10000000};
 			nanosleep(&ts, NULL); /* give a partly sent frame up to a second to leave */
 		}
+		/* a frame the reader never took is dropped before the counts are read: read before, its records
+		 * were neither sent nor dropped (a stalled reader, issue 22 item 9) */
+		hw_stream_sender_finish(c->stream);
 		c->stream_sent = hw_stream_sent_records(c->stream);
 		c->stream_dropped = hw_stream_dropped_records(c->stream);
 		hw_stream_sender_close(c->stream);
@@ -222,21 +253,24 @@ void hw_collector_finish(struct hw_collector *c)
 		c->ch_dropped = k.dropped;
 		c->ch_retries = k.retries;
 	}
+	char err[512];
+	memset(c->log_last_ns, 0, sizeof(c->log_last_ns)); /* the last word on each sink is printed */
 	if (c->files) {
-		char err[256];
-		c->files_written = hw_record_writer_count(c->files);
-		c->files_lost = hw_record_writer_lost(c->files);
-		if (hw_record_writer_close(c->files, err, sizeof(err))) {
-			fprintf(stderr, "hopwatch-collector: %s\n", err);
-			c->sink_errors++;
-		}
+		/* the open file finished first: counts read before it was renamed said records that were then lost
+		 * were written (issue 22 item 9) */
+		if (hw_record_writer_reopen(c->files, err, sizeof(err)))
+			sink_error(c, SINK_FILES, err);
+		files_counts(c);
+		if (hw_record_writer_close(c->files, err, sizeof(err)))
+			sink_error(c, SINK_FILES, err);
 		c->files = NULL;
 	}
 	if (c->json) {
-		if (fflush(c->json) || (c->json != stdout && fclose(c->json))) {
-			fprintf(stderr, "hopwatch-collector: %s: write failed: %s\n", c->cfg.json_out, strerror(errno));
-			c->sink_errors++;
-		}
+		if (hw_json_sink_flush(c->json, err, sizeof(err)))
+			sink_error(c, SINK_JSON, err);
+		json_counts(c);
+		if (hw_json_sink_close(c->json, err, sizeof(err)))
+			sink_error(c, SINK_JSON, err);
 		c->json = NULL;
 	}
 }
@@ -282,7 +316,8 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 	        (unsigned long long)reord, (unsigned long long)queues, (unsigned long long)t.path_changes,
 	        (unsigned long long)evictions, (unsigned long long)overflow, (unsigned long long)t.sink_dropped);
 	if (c->cfg.json_out)
-		fprintf(f, "json_written %llu\n", (unsigned long long)c->json_written);
+		fprintf(f, "json_written %llu\njson_lost %llu\n", (unsigned long long)c->json_written,
+		        (unsigned long long)c->json_lost);
 	if (c->cfg.records_dir)
 		fprintf(f, "files_written %llu\nfiles_lost %llu\n", (unsigned long long)c->files_written,
 		        (unsigned long long)c->files_lost);

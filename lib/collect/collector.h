@@ -16,6 +16,7 @@ struct hw_record_writer;
 struct hw_stream_sender;
 struct hw_ch_sink;
 struct hw_node_names;
+struct hw_json_sink;
 
 /* At most this many DPDK ports have their ethdev counters exported. */
 #define HW_MAX_NIC_PORTS 32
@@ -39,12 +40,16 @@ struct hw_collector {
 	bool sinks_on;
 	pthread_t sink_thread;
 	volatile bool sink_stop;
-	FILE *json;
+	struct hw_json_sink *json;
 	struct hw_record_writer *files;
 	struct hw_stream_sender *stream;
 	struct hw_metrics_http *metrics;
 	struct hw_node_names *names; /* --names: node and port names for the /metrics labels (node_names.h) */
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
+	uint64_t json_lost; /* records the JSON output could not take (json_sink.h) */
+	/* sink errors printed at most once per HW_SINK_LOG_S per sink (a full disk fails every batch):
+	 * [0] record files, [1] JSON */
+	uint64_t log_last_ns[2], log_skipped[2];
 	uint64_t start_ns;
 	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */
 	struct hw_ch_sink *clickhouse;

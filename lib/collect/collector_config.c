@@ -82,6 +82,10 @@ static const struct hw_opt rows[] = {
     {HW_OPT_STRING, "names", .key = "names", .metavar = "FILE", HW_OPT_AT(C, names), .flags = HW_OPTF_NULLABLE,
      .help = "node and port names for the /metrics labels node_name and port_name: the\n"
              "file `hopwatch-analyzer topology --names-out` writes; re-read when it changes"},
+    {HW_OPT_UINT, "metrics-max-queues", .key = "sinks.metrics_max_queues", .metavar = "N",
+     HW_OPT_AT(C, metrics_max_queues), .hi = 1 << 28, .def = "4096",
+     .help = "/metrics shows the N queues with the most hop records (0 = all);\n"
+             "the rest are counted in hopwatch_collector_metrics_queues_omitted"},
     {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),
      .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
      .help = "insert records into ClickHouse over HTTP, e.g.\n"

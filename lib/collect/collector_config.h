@@ -43,6 +43,8 @@ struct hw_collector_config {
 	uint32_t clickhouse_batch_ms;
 	uint32_t clickhouse_queue_records;
 	double clickhouse_drain_s;
+	/* per-queue series on /metrics for at most this many queues (the most hop records), 0 = all */
+	uint32_t metrics_max_queues;
 };
 
 /* The collector's options and config-file keys (hopwatch-collector --help, docs/collector.md). */

@@ -249,18 +249,16 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 
 /* One histogram family (the struct hsum at offset off of every queue), values scaled by unit and
  * printed with %g to digits significant digits. */
-static void render_hist(FILE *f, const struct qsum *qm, size_t cap, const struct hw_node_names *nn, size_t off,
-                        const char *name, const char *help, double unit, int digits)
+static void render_hist(FILE *f, const struct qsum *const *shown, size_t n_shown, const struct hw_node_names *nn,
+                        size_t off, const char *name, const char *help, double unit, int digits)
 {
 	char line[160], le[N_LE][32], lab[LABELS_MAX]; /* the bounds' text, the same for every queue */
 	for (unsigned k = 0; k < N_LE; k++)
 		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << le_k[k]) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
-	for (size_t i = 0; i < cap; i++) {
-		if (!qm[i].used)
-			continue;
-		queue_labels(lab, sizeof(lab), &qm[i], nn);
-		const struct hsum *h = (const struct hsum *)(const void *)((const char *)&qm[i] + off);
+	for (size_t i = 0; i < n_shown; i++) {
+		queue_labels(lab, sizeof(lab), shown[i], nn);
+		const struct hsum *h = (const struct hsum *)(const void *)((const char *)shown[i] + off);
 		for (unsigned k = 0; k < N_LE; k++)
 			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, le[k], (unsigned long long)h->le[k]);
 		fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %llu\n", name, lab, (unsigned long long)h->count);
@@ -301,6 +299,45 @@ static struct ssum *merge_senders(const struct hw_collector *c, size_t *cap_out)
 	}
 	*cap_out = mt.cap;
 	return (struct ssum *)mt.v;
+}
+
+/* Most hop records first; equal counts in key order, so the same queues stay shown from scrape to scrape. */
+static int by_reports_desc(const void *a, const void *b)
+{
+	const struct qsum *x = *(const struct qsum *const *)a, *y = *(const struct qsum *const *)b;
+	if (x->reports != y->reports)
+		return x->reports < y->reports ? 1 : -1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->queue < y->queue ? -1 : x->queue > y->queue;
+}
+
+/* The queues whose series /metrics shows: all of them, or the max (> 0) with the most hop records (the
+ * series cap, docs/collector.md "/metrics": a full queue table rendered 153 MB per scrape, issue 22).
+ * NULL when out of memory; *n_shown and *n_omitted say how many are shown and left out. */
+static const struct qsum **shown_queues(const struct qsum *qm, size_t cap, uint32_t max, size_t *n_shown,
+                                        size_t *n_omitted)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cap; i++)
+		n += qm[i].used != 0;
+	const struct qsum **v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	n = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (qm[i].used)
+			v[n++] = &qm[i];
+	*n_omitted = 0;
+	if (max && n > max) {
+		qsort(v, n, sizeof(*v), by_reports_desc);
+		*n_omitted = n - max;
+		n = max;
+	}
+	*n_shown = n;
+	return v;
 }
 
 static void counter(FILE *f, const char *name, const char *help, uint64_t v)
@@ -388,9 +425,19 @@ static void render_live_loss(const struct hw_collector *c, FILE *f)
 		        "Records the live stream dropped (reader slow or gone; whole batches).",
 		        HW_READ(c->stream_dropped));
 	}
-	if (c->cfg.records_dir)
+	if (c->cfg.records_dir) {
+		counter(f, "hopwatch_collector_files_written_records_total",
+		        "Records written to record files (finished or still open).", HW_READ(c->files_written));
 		counter(f, "hopwatch_collector_files_lost_records_total", "Records the record files could not take.",
 		        HW_READ(c->files_lost));
+	}
+	if (c->cfg.json_out) {
+		counter(f, "hopwatch_collector_json_written_records_total",
+		        "Records whose JSON line reached the output whole.", HW_READ(c->json_written));
+		counter(f, "hopwatch_collector_json_lost_records_total",
+		        "Records the JSON output could not take (write failed, e.g. disk full; reopen failed).",
+		        HW_READ(c->json_lost));
+	}
 	if (c->sinks_on && c->n_workers) {
 		fprintf(f, "# HELP hopwatch_collector_ring_fill_ratio Share of a worker's batch ring waiting for the "
 		           "sink thread (1 = full: records are dropped or, lossless, the worker waits).\n"
@@ -510,6 +557,19 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 		return;
 	}
 	render_node_last_seen(f, qm, cap, c->names);
+	size_t n_shown, n_omitted;
+	const struct qsum **shown = shown_queues(qm, cap, c->cfg.metrics_max_queues, &n_shown, &n_omitted);
+	if (!shown) {
+		hw_node_names_unlock(c->names);
+		free(qm);
+		return;
+	}
+	fprintf(f,
+	        "# HELP hopwatch_collector_metrics_queues_omitted Queues tracked but left out of the per-queue series "
+	        "(more than --metrics-max-queues; those with the fewest hop records).\n"
+	        "# TYPE hopwatch_collector_metrics_queues_omitted gauge\nhopwatch_collector_metrics_queues_omitted "
+	        "%zu\n",
+	        n_omitted);
 	const double occ_unit = c->cfg.occupancy_unit_bytes, lat_unit = c->cfg.latency_unit_ns * 1e-9;
 	static const struct {
 		const char *name, *type, *help;
@@ -523,10 +583,8 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	for (unsigned k = 0; k < sizeof(qm_meta) / sizeof(qm_meta[0]); k++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", qm_meta[k].name, qm_meta[k].help, qm_meta[k].name,
 		        qm_meta[k].type);
-		for (size_t i = 0; i < cap; i++) {
-			const struct qsum *x = &qm[i];
-			if (!x->used)
-				continue;
+		for (size_t i = 0; i < n_shown; i++) {
+			const struct qsum *x = shown[i];
 			double v = k == 0   ? (double)x->reports
 			           : k == 1 ? (double)x->drops
 			           : k == 2 ? (double)x->last_occ * occ_unit
@@ -536,10 +594,11 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, lab, v);
 		}
 	}
-	render_hist(f, qm, cap, c->names, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
+	render_hist(f, shown, n_shown, c->names, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
 	            "Hop latency at this egress queue.", lat_unit, 9);
-	render_hist(f, qm, cap, c->names, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
+	render_hist(f, shown, n_shown, c->names, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
 	            "Queue occupancy as each hop record reported it.", occ_unit, 17);
 	hw_node_names_unlock(c->names);
+	free(shown);
 	free(qm);
 }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,10 +16,28 @@
 
 #include "hopwatch/metrics_http.h"
 
+/* One rendered /metrics text, shared by every response that sends it (issue 22 item 4: rendered whole per
+ * connection, 12 slow readers of a 153 MB text took the collector to 1.99 GB).  Freed with its last
+ * reference. */
+struct snapshot {
+	char *buf;
+	size_t len;
+	unsigned refs;      /* responses sending it */
+	struct timespec at; /* CLOCK_MONOTONIC, when its rendering ended */
+	struct hw_metrics_http *server;
+};
+
 struct hw_metrics_http {
 	struct MHD_Daemon *d;
 	hw_metrics_render_fn render;
 	void *arg;
+	/* The newest snapshot while a response still sends it (NULL once none does), reused by a GET /metrics
+	 * within HW_METRICS_HTTP_SHARE_MS of its rendering's end: concurrent scrapes share one text, a scrape after
+	 * the others finished renders afresh.  The lock keeps refs right should libmicrohttpd ever call from
+	 * more than one thread. */
+	pthread_mutex_t lock;
+	struct snapshot *snap;
+	unsigned long renders;          /* snapshots rendered (hw_metrics_http_renders) */
 	char dir[1024];                 /* served at /svg/, "" = none */
 	hw_metrics_http_route_fn route; /* NULL = none */
 	/* the server's own messages, at most one per HW_METRICS_HTTP_LOG_S (a flood of refused connections
@@ -110,6 +129,84 @@ static struct MHD_Response *file_response(const struct hw_metrics_http *s, const
 	return r;
 }
 
+/* A response that sent x is destroyed: x is freed with its last one. */
+static void snap_free_cb(void *cls)
+{
+	struct snapshot *x = cls;
+	struct hw_metrics_http *s = x->server;
+	pthread_mutex_lock(&s->lock);
+	int last = !--x->refs;
+	if (last && s->snap == x)
+		s->snap = NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (last) {
+		free(x->buf);
+		free(x);
+	}
+}
+
+/* libmicrohttpd pulls the body through this: a copy of the shared text from pos, as much as fits. */
+static ssize_t snap_read_cb(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	const struct snapshot *x = cls;
+	if (pos >= x->len)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	size_t n = x->len - (size_t)pos < max ? x->len - (size_t)pos : max;
+	memcpy(buf, x->buf + pos, n);
+	return (ssize_t)n;
+}
+
+static long ms_since(const struct timespec *a, const struct timespec *b)
+{
+	return (long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/* The snapshot a GET /metrics sends, with a reference for its response: the newest when another response
+ * still sends it and it is young, else a new rendering.  NULL when out of memory. */
+static struct snapshot *snap_get(struct hw_metrics_http *s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&s->lock);
+	struct snapshot *x = s->snap;
+	if (x && ms_since(&x->at, &now) < HW_METRICS_HTTP_SHARE_MS) {
+		x->refs++;
+		pthread_mutex_unlock(&s->lock);
+		return x;
+	}
+	pthread_mutex_unlock(&s->lock);
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	FILE *f = open_memstream(&x->buf, &x->len);
+	if (!f) {
+		free(x);
+		return NULL;
+	}
+	s->render(s->arg, f);
+	if (fclose(f)) {
+		free(x->buf);
+		free(x);
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &x->at); /* ready now: a rendering slower than the window is still shared */
+	x->refs = 1;
+	x->server = s;
+	pthread_mutex_lock(&s->lock);
+	s->snap = x; /* an older one still sent is freed by its last response */
+	s->renders++;
+	pthread_mutex_unlock(&s->lock);
+	return x;
+}
+
+unsigned long hw_metrics_http_renders(struct hw_metrics_http *s)
+{
+	pthread_mutex_lock(&s->lock);
+	unsigned long n = s->renders;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **state)
 {
@@ -132,14 +229,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
 		status = MHD_HTTP_NOT_FOUND;
 	} else {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f)
+		struct snapshot *x = snap_get(s);
+		if (!x)
 			return MHD_NO;
-		s->render(s->arg, f);
-		fclose(f);
-		r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+		r = MHD_create_response_from_callback(x->len, 64 * 1024, snap_read_cb, x, snap_free_cb);
+		if (!r) {
+			snap_free_cb(x);
+			return MHD_NO;
+		}
 		MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
 		status = MHD_HTTP_OK;
 	}
@@ -190,6 +287,7 @@ struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metric
 	}
 	s->render = render;
 	s->arg = arg;
+	pthread_mutex_init(&s->lock, NULL);
 	s->route = route;
 	snprintf(s->dir, sizeof(s->dir), "%s", dir ? dir : "");
 	/* epoll (MHD_USE_AUTO), not select: descriptors above FD_SETSIZE work; bounded connections (docs/collector.md
@@ -206,6 +304,7 @@ struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metric
 	if (!s->d) {
 		snprintf(err, errlen, "metrics address '%s': cannot listen (in use, or not an address of this host)",
 		         addr);
+		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return NULL;
 	}
@@ -216,6 +315,7 @@ void hw_metrics_http_stop(struct hw_metrics_http *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
+	MHD_stop_daemon(s->d); /* destroys its responses, and with them the snapshots */
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -36,6 +36,10 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 			return 1;
 		}
 	}
+	if (rc == PCAP_ERROR && stop && *stop) { /* a stop that interrupted a read (a named pipe waiting) */
+		pcap_close(p);
+		return 1;
+	}
 	if (rc == PCAP_ERROR) {
 		snprintf(err, errlen, "%s: read error: %s", path, pcap_geterr(p));
 		pcap_close(p);
@@ -48,7 +52,8 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 int hw_pcap_is_file(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	/* a named pipe is a capture written into it as it goes (tcpdump -w FIFO): read as a file, lossless */
+	return stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
 struct live_arg {

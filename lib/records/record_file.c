@@ -58,10 +58,12 @@ static void file_names(struct hw_record_writer *w, uint64_t stamp)
 	snprintf(w->tmp_name, sizeof(w->tmp_name), ".%s.tmp", w->final_name);
 }
 
-/* Drop the current file after an error: it stays under its temporary name, its records are lost. */
+/* Drop the current file after an error: its records are counted lost and its temporary file removed, so
+ * that what the directory holds is what the counts say was written (and a full disk gets its space back). */
 static void abandon_file(struct hw_record_writer *w)
 {
 	close(w->fd);
+	unlinkat(w->dirfd, w->tmp_name, 0);
 	w->fd = -1;
 	w->buflen = 0;
 	w->count -= w->file_recs;
@@ -221,16 +223,19 @@ static int time_due(const struct hw_record_writer *w, uint64_t now_ns)
 int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
                            size_t errlen)
 {
-	if (w->fd >= 0 && time_due(w, now_ns) && finish_file(w, err, errlen))
+	/* on an error, the records of this call not yet taken are lost too (they used to vanish uncounted) */
+	if (w->fd >= 0 && time_due(w, now_ns) && finish_file(w, err, errlen)) {
+		w->lost += n;
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
-		if (w->fd >= 0 && w->rotate_bytes && w->file_recs && w->file_bytes + HW_RECORD_SIZE > w->rotate_bytes &&
-		    finish_file(w, err, errlen))
+		if ((w->fd >= 0 && w->rotate_bytes && w->file_recs &&
+		     w->file_bytes + HW_RECORD_SIZE > w->rotate_bytes && finish_file(w, err, errlen)) ||
+		    (w->fd < 0 && start_file(w, now_ns, err, errlen)) ||
+		    (w->buflen + HW_RECORD_SIZE > sizeof(w->buf) && flush_buf(w, err, errlen))) {
+			w->lost += n - i;
 			return -1;
-		if (w->fd < 0 && start_file(w, now_ns, err, errlen))
-			return -1;
-		if (w->buflen + HW_RECORD_SIZE > sizeof(w->buf) && flush_buf(w, err, errlen))
-			return -1;
+		}
 		hw_record_to_le(&r[i], w->buf + w->buflen);
 		w->buflen += HW_RECORD_SIZE;
 		w->file_bytes += HW_RECORD_SIZE;

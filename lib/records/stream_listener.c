@@ -1,6 +1,7 @@
 /* Receiving side of the live record stream (stream.h): accepts any number of senders up to a limit,
  * reassembles frames per connection and closes a connection whose frame is malformed. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <openssl/crypto.h>
 #include <poll.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ struct conn {
 	size_t len, cap;
 	uint8_t *buf;
 	uint8_t challenge[HW_STREAM_CHALLENGE]; /* sent on accept when the listener has a key */
+	struct sockaddr_storage peer;           /* tcp: the sender's address (its host counts, not its port) */
 	char name[240];
 };
 
@@ -44,6 +46,7 @@ struct hw_stream_listener {
 	int auth;                 /* a key was set: only tagged frames (stream.h) */
 	struct hw_frame_mac *mac; /* NULL with auth set: OpenSSL failed, every frame is refused */
 	uint64_t auth_failures;
+	uint64_t refused_per_peer, refused_full; /* connections closed when accepted (hw_stream_refused) */
 };
 
 static int listen_fd(struct hw_stream_listener *l, const char *addr, const struct hw_sock_addr *a, char *err,
@@ -129,21 +132,53 @@ static void drop_conn(struct hw_stream_listener *l, int i)
 	l->conns[i] = l->conns[--l->nconns];
 }
 
+/* Whether a and b are the same host (IPv4 or IPv6 address; ports aside). */
+static int same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		               &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+	return 0;
+}
+
+/* tcp: connections open from the host of ss. */
+static int conns_from(const struct hw_stream_listener *l, const struct sockaddr_storage *ss)
+{
+	int n = 0;
+	for (int i = 0; i < l->nconns; i++)
+		n += same_host(&l->conns[i].peer, ss);
+	return n;
+}
+
 static void accept_all(struct hw_stream_listener *l)
 {
 	for (;;) {
 		struct sockaddr_storage ss;
 		socklen_t len = sizeof(ss);
+		memset(&ss, 0, sizeof(ss));
 		int fd = accept4(l->lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return; /* EAGAIN, or an aborted connection: nothing to do */
+		/* one host may not take every slot (issue 22: 64 idle connections locked the real collector out);
+		 * a refused sender sees the close and retries later */
+		if (!l->is_unix && conns_from(l, &ss) >= HW_STREAM_MAX_PER_PEER) {
+			l->refused_per_peer++;
+			close(fd);
+			continue;
+		}
 		uint8_t *buf = l->nconns < MAX_CONNS ? malloc(CONN_BUF) : NULL;
-		if (!buf) { /* full: the sender sees the close and retries later */
+		if (!buf) { /* full */
+			l->refused_full++;
 			close(fd);
 			continue;
 		}
 		struct conn *c = &l->conns[l->nconns++];
-		*c = (struct conn){.fd = fd, .id = ++l->accepted, .cap = CONN_BUF, .buf = buf};
+		*c = (struct conn){.fd = fd, .id = ++l->accepted, .cap = CONN_BUF, .buf = buf, .peer = ss};
 		/* the challenge goes out first, into an empty socket buffer: a short or failed send leaves the
 		 * sender without it, and it gives up and reconnects */
 		if (l->auth && (getrandom(c->challenge, sizeof(c->challenge), 0) != (ssize_t)sizeof(c->challenge) ||
@@ -329,6 +364,13 @@ void hw_stream_listener_set_key(struct hw_stream_listener *l, const uint8_t *key
 uint64_t hw_stream_auth_failures(const struct hw_stream_listener *l)
 {
 	return l->auth_failures;
+}
+
+uint64_t hw_stream_refused(const struct hw_stream_listener *l, uint64_t *per_peer)
+{
+	if (per_peer)
+		*per_peer = l->refused_per_peer;
+	return l->refused_per_peer + l->refused_full;
 }
 
 void hw_stream_listener_close(struct hw_stream_listener *l)

@@ -269,15 +269,20 @@ void hw_stream_sender_set_key(struct hw_stream_sender *s, const uint8_t *key, si
 	s->auth = 1;
 }
 
-void hw_stream_sender_close(struct hw_stream_sender *s)
+void hw_stream_sender_finish(struct hw_stream_sender *s)
 {
-	if (!s)
-		return;
 	if (s->fd >= 0) {
 		hw_stream_sender_flush(s);
 		if (s->fd >= 0)
 			disconnect(s, "close", 0);
 	}
+}
+
+void hw_stream_sender_close(struct hw_stream_sender *s)
+{
+	if (!s)
+		return;
+	hw_stream_sender_finish(s);
 	hw_frame_mac_free(s->mac);
 	free(s);
 }

@@ -24,6 +24,17 @@ wait_for_line() {
   return 0
 }
 
+# wait_metrics_records PORT RECORDS FILE: poll http://127.0.0.1:PORT/metrics (a fresh copy in FILE) until
+# hopwatch_collector_records_total is RECORDS, for up to 2 minutes; 1 if it never is.
+wait_metrics_records() {
+  for _ in $(seq 600); do
+    curl --max-time 30 -sf "http://127.0.0.1:$1/metrics" -o "$3" &&
+      grep -q "^hopwatch_collector_records_total $2\$" "$3" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 # Report packets missing from each sender's sequence, worked out from a truth / records JSONL file.
 truth_report_loss() {
   python3 - "$1" <<'PY'
@@ -62,6 +73,14 @@ term_exits_0() {
   wait "$pid"
   rc=$?
   [ "$rc" -eq 0 ] || { cat "$errfile"; fail "exit status $rc after SIGTERM"; }
+}
+
+# cleanup_pids_dir DIR PID...: for an EXIT trap: kill the PIDs that are set, remove DIR.
+cleanup_pids_dir() {
+  local d=$1 p
+  shift
+  for p in "$@"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  rm -rf "$d"
 }
 
 # stop_pid PID: SIGTERM, then SIGKILL if it is still there after 10 s (a test never hangs on it).

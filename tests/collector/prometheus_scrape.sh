@@ -25,13 +25,8 @@ want_records=$(grep -c . "$dir/t.jsonl")
 "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev="net_pcap0,rx_pcap=$dir/r.pcap" -- --metrics "127.0.0.1:$mport" \
   --idle-exit 120 >/dev/null 2>"$dir/col.err" &
 cpid=$!
-ok=
-for _ in $(seq 600); do
-  if curl --max-time 10 -sf "http://127.0.0.1:$mport/metrics" -o "$dir/m.txt" &&
-    grep -q "^hopwatch_collector_records_total $want_records\$" "$dir/m.txt"; then ok=1; break; fi
-  sleep 0.1
-done
-[ -n "$ok" ] || { cat "$dir/col.err"; fail "the collector's /metrics never showed $want_records records"; }
+wait_metrics_records "$mport" "$want_records" "$dir/m.txt" ||
+  { cat "$dir/col.err"; fail "the collector's /metrics never showed $want_records records"; }
 promtool check metrics <"$dir/m.txt" >"$dir/lint.txt" 2>&1 || { cat "$dir/lint.txt"; fail "promtool check metrics"; }
 curl --max-time 10 -s -D "$dir/h.txt" -o /dev/null "http://127.0.0.1:$mport/metrics"
 grep -qi '^content-type: text/plain; version=0.0.4' "$dir/h.txt" || fail "wrong content type: $(grep -i content-type "$dir/h.txt")"

@@ -1,6 +1,7 @@
 /* /metrics rendering when the workers' key counts are stale (issue 22 item 2): every slot of the queue and
  * sender tables in use while the counts still say 0, as a scrape can read them while workers fill slots;
- * and the names file's labels (node_name, port_name), re-read when the file changes (issue 16). */
+ * the names file's labels (node_name, port_name), re-read when the file changes (issue 16); and the
+ * per-queue series cap (item 4). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,8 +36,18 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* What a scrape of c would get (the caller frees it). */
-static char *render(const struct hw_collector *c)
+/* A collector of one worker w, units 1 ns and 1 byte. */
+static void one_worker(struct hw_collector *c, struct hw_worker **w)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg.latency_unit_ns = 1;
+	c->cfg.occupancy_unit_bytes = 1;
+	c->workers = w;
+	c->n_workers = 1;
+}
+
+/* The /metrics text of c (malloc'ed). */
+static char *render_text(const struct hw_collector *c)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -45,16 +56,6 @@ static char *render(const struct hw_collector *c)
 	hw_metrics_render(c, f);
 	assert_int_equal(fclose(f), 0);
 	return text;
-}
-
-/* A collector of one worker w, unit sizes 1, for hw_metrics_render. */
-static void collector_of(struct hw_collector *c, struct hw_worker **w)
-{
-	memset(c, 0, sizeof(*c));
-	c->cfg.latency_unit_ns = 1;
-	c->cfg.occupancy_unit_bytes = 1;
-	c->workers = w;
-	c->n_workers = 1;
 }
 
 static void stale_counts_full_tables(void **state)
@@ -81,9 +82,9 @@ static void stale_counts_full_tables(void **state)
 		w->seqs.slots[s].used = 1;
 	}
 	struct hw_collector c;
-	collector_of(&c, &w);
+	one_worker(&c, &w);
 	assert_int_equal(hw_collector_distinct_queues(&c), QUEUES);
-	char *text = render(&c);
+	char *text = render_text(&c);
 	/* one series per key: 4096 queues, 1024 senders */
 	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), QUEUES);
 	assert_int_equal(lines_starting(text, "hopwatch_report_packets_received_total{"), SENDERS);
@@ -124,11 +125,11 @@ static void names_labels(void **state)
 	/* a name with a quote and a backslash: escaped in the label value as the exposition format asks */
 	write_file(path, "node\t184484097\tleaf\"1\\\nport\t184484097\t3\tEthernet3\nport\t184484097\t4\tEthernet4\n");
 	struct hw_collector c;
-	collector_of(&c, &w);
+	one_worker(&c, &w);
 	char err[512];
 	c.names = hw_node_names_open(path, err, sizeof(err));
 	assert_non_null(c.names);
-	char *text = render(&c);
+	char *text = render_text(&c);
 	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.255.1.1\",node_name=\"leaf\\\"1\\\\\","
 	                             "port=\"3\",port_name=\"Ethernet3\",queue=\"1\"} 7\n"));
 	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.255.1.2\",port=\"3\",queue=\"1\"} 7\n"));
@@ -140,7 +141,7 @@ static void names_labels(void **state)
 	free(text);
 	/* renamed (a longer file: its size differs, so the change is seen whatever the clock's resolution) */
 	write_file(path, "node\t184484097\tleaf-one\nnode\t184484098\tleaf2\n");
-	text = render(&c);
+	text = render_text(&c);
 	assert_non_null(strstr(text,
 	                       "hopwatch_queue_reports_total{node=\"10.255.1.1\",node_name=\"leaf-one\",port=\"3\","
 	                       "queue=\"1\"} 7\n"));
@@ -149,7 +150,7 @@ static void names_labels(void **state)
 	free(text);
 	/* a bad line (no name): the names read before stay */
 	write_file(path, "node\t184484097\n");
-	text = render(&c);
+	text = render_text(&c);
 	assert_non_null(strstr(text, "node_name=\"leaf-one\""));
 	free(text);
 	hw_node_names_close(c.names);
@@ -166,11 +167,57 @@ static void names_labels(void **state)
 	free(w);
 }
 
+/* The series cap (issue 22 item 4: a full queue table rendered 153 MB per scrape): with 1000 queues and
+ * metrics_max_queues 10, only the 10 with the most hop records get series, and the other 990 are counted. */
+static void series_cap(void **state)
+{
+	(void)state;
+	enum { QUEUES = 1024, KEYS = 1000, MAX = 10 };
+	struct hw_worker *w = calloc(1, sizeof(*w));
+	assert_non_null(w);
+	assert_int_equal(hw_queue_table_init(&w->queues, QUEUES), 0);
+	assert_int_equal(hw_seq_tracker_init(&w->seqs, 16), 0);
+	/* queue k of node 10.0.0.1 (port k, queue 0) has k + 1 hop records: the 10 busiest are ports 990..999 */
+	for (uint32_t k = 0; k < KEYS; k++) {
+		struct hw_queue_stats *q = &w->queues.slots[k];
+		q->node = 0x0a000001u;
+		q->port = k;
+		q->queue = 0;
+		q->reports = k + 1;
+		q->used = 1;
+	}
+	w->queues.n = KEYS;
+	struct hw_collector c;
+	one_worker(&c, &w);
+	c.cfg.metrics_max_queues = MAX;
+	char *text = render_text(&c);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), MAX);
+	/* every per-queue family is capped: 12 bucket lines (11 bounds + +Inf) per queue per histogram */
+	assert_int_equal(lines_starting(text, "hopwatch_queue_hop_latency_seconds_bucket{"), MAX * 12);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_occupancy_observed_bytes_count{"), MAX);
+	assert_non_null(
+	    strstr(text, "hopwatch_queue_reports_total{node=\"10.0.0.1\",port=\"999\",queue=\"0\"} 1000\n"));
+	assert_non_null(strstr(text, "hopwatch_queue_reports_total{node=\"10.0.0.1\",port=\"990\",queue=\"0\"} 991\n"));
+	assert_null(strstr(text, "port=\"989\""));
+	assert_non_null(strstr(text, "\nhopwatch_collector_metrics_queues_omitted 990\n"));
+	free(text);
+	/* 0 = no cap: all 1000 shown, none omitted */
+	c.cfg.metrics_max_queues = 0;
+	text = render_text(&c);
+	assert_int_equal(lines_starting(text, "hopwatch_queue_reports_total{"), KEYS);
+	assert_non_null(strstr(text, "\nhopwatch_collector_metrics_queues_omitted 0\n"));
+	free(text);
+	hw_queue_table_free(&w->queues);
+	hw_seq_tracker_free(&w->seqs);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(stale_counts_full_tables),
 	    cmocka_unit_test(names_labels),
+	    cmocka_unit_test(series_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
