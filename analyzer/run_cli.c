@@ -14,6 +14,8 @@
 #include "an_outputs.h"
 #include "analyzer_cmd.h"
 #include "clock.h"
+#include "http_client.h"
+#include "log.h"
 #include "record_source.h"
 #include "service.h"
 #include "hopwatch/alert_sink.h"
@@ -260,16 +262,40 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
-/* Live topology: the links as the latest load saw them, and when the next periodic reload is due. */
-struct topo_reload {
+/* What the run watches as it goes: the links as the latest load saw them and when the next periodic reload
+ * is due; the alert sinks, for their down and back lines. */
+struct run_live {
 	struct hw_topo_live live;
 	int on;      /* the run has LLDP sources */
 	double next; /* monotonic seconds; 0 = none due */
+	struct hw_alert_sink *sink[2];
+	struct hw_peer_log peer[2];
 };
+
+/* A sink's peer is down when only its failed posts grew since the last look, back when a post went through. */
+static void watch_peers(struct run_live *tr)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!tr->sink[i])
+			continue;
+		struct hw_alert_sink_stats st;
+		hw_alert_sink_stats(tr->sink[i], &st);
+		hw_peer_counts(&tr->peer[i], st.posts_ok, st.posts_failed, "posts fail; alerts wait in its queue");
+	}
+}
+
+static void watch_sink(struct run_live *tr, int i, struct hw_alert_sink *sink, const char *kind, const char *url)
+{
+	char shown[160], peer[sizeof(tr->peer[i].peer)];
+	hw_http_redact(url, shown, sizeof(shown));
+	snprintf(peer, sizeof(peer), "%s %s", kind, shown);
+	tr->sink[i] = sink;
+	hw_peer_log_init(&tr->peer[i], peer, "post");
+}
 
 /* Load the sources again and raise what changed.  A load that fails changes nothing: half a dump must
  * not take every link down. */
-static void reload_topology(struct hw_analyzer *a, struct topo_reload *tr, const struct opts *o, const char *why)
+static void reload_topology(struct hw_analyzer *a, struct run_live *tr, const struct opts *o, const char *why)
 {
 	struct hw_topo fresh;
 	hw_topo_init(&fresh);
@@ -293,7 +319,7 @@ static void reload_topology(struct hw_analyzer *a, struct topo_reload *tr, const
 }
 
 /* On SIGHUP at once; with a live source also every --topology-reload seconds. */
-static void maybe_reload(struct hw_analyzer *a, struct topo_reload *tr, const struct opts *o, int live)
+static void maybe_reload(struct hw_analyzer *a, struct run_live *tr, const struct opts *o, int live)
 {
 	if (!tr->on)
 		return;
@@ -340,7 +366,7 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
  * they arrive, never paced; after LIVE_QUIET_S without records, record time goes on with the wall clock (so
  * episodes of silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
 static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out,
-                 struct topo_reload *tr)
+                 struct run_live *tr)
 {
 	struct pace p = {0};
 	double last_wall = hw_mono_s();
@@ -348,6 +374,7 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 	char err[1024];
 	while (!stop_flag) {
 		maybe_reload(a, tr, o, src->live);
+		watch_peers(tr);
 		const struct hw_record *r = NULL;
 		long n = src->ops->next(src, &r, err, sizeof(err));
 		if (n == HW_SRC_END)
@@ -482,7 +509,7 @@ int hw_cmd_run(int argc, char **argv)
 	hw_topo_init(&t);
 	memset(&map, 0, sizeof(map));
 	int have_topo = o.n_lldp || o.n_lldpd_json || o.n_lldpd;
-	struct topo_reload tr = {.on = have_topo};
+	struct run_live tr = {.on = have_topo};
 	/* SIGINT/SIGTERM go to this thread only: the outputs' threads start with them blocked, so a stop
 	 * interrupts the input read here (no SA_RESTART), not a thread that ignores it */
 	sigset_t stop_sigs;
@@ -554,6 +581,10 @@ int hw_cmd_run(int argc, char **argv)
 		}
 		an_outputs_add(&out, x);
 	}
+	if (am)
+		watch_sink(&tr, 0, am, "alertmanager", o.am);
+	if (webhook)
+		watch_sink(&tr, 1, webhook, "webhook", o.webhook);
 	rc = HW_EXIT_OK;
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* every output thread is running: stops come here */
 	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
@@ -574,6 +605,7 @@ int hw_cmd_run(int argc, char **argv)
 	while (!stop_flag && hw_mono_s() < end) {
 		sleep_s(0.1);
 		an_outputs_tick(&out, AN_TICK_HOLD);
+		watch_peers(&tr);
 	}
 	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (rc == HW_EXIT_OK && an_outputs_lost(&out))
