@@ -17,6 +17,7 @@
 #include "http_client.h"
 #include "log.h"
 #include "record_source.h"
+#include "run_summary.h"
 #include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
@@ -32,7 +33,7 @@ struct opts {
 	int n_records, n_json;
 	int recorded_pace;
 	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *lldpd[MAX_INPUTS], *map, *config,
-	    *events, *am, *webhook, *metrics, *external_url, *http;
+	    *events, *am, *webhook, *metrics, *external_url, *http, *summary_json;
 	int n_lldp, n_lldpd_json, n_lldpd;
 	double hold, duration, topo_reload;
 	int quiet;
@@ -158,7 +159,10 @@ static const struct hw_opt run_rows[] = {
      .help = "keep the newest N event SVGs and N heat maps (0 = all)"},
     {HW_OPT_DURATION, "hold", .metavar = "SECONDS", HW_OPT_AT(O, hold), .hi = 1e9, .def = "0",
      .help = "after the input ends, keep delivering and re-sending for this long"},
-    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "no summary on stderr"},
+    {HW_OPT_STRING, "summary-json", .metavar = "FILE|-", HW_OPT_AT(O, summary_json),
+     .help = "at exit, the full summary as one JSON object (docs/analyzer.md) to FILE,\n"
+             "or with - to stderr in place of the readable lines"},
+    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "no summary on stderr (--summary-json FILE is still written)"},
     {HW_OPT_END},
 };
 
@@ -400,37 +404,6 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 	return HW_EXIT_OK;
 }
 
-static void summary(struct hw_analyzer *a, struct an_outputs *out)
-{
-	struct hw_an_stats s;
-	hw_an_stats(a, &s);
-	fprintf(stderr,
-	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
-	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu,"
-	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu",
-	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
-	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
-	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
-	        (unsigned long long)s.events_resolved, (unsigned long long)s.records_set_aside,
-	        (unsigned long long)s.clock_jumps);
-	const struct hw_place_tally *t = hw_an_unplaced(a);
-	if (t) {
-		fprintf(stderr, ",\"unplaced_list\":[");
-		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
-			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
-			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
-			        (unsigned long long)t->entries[i].count);
-		fprintf(stderr, "]");
-	}
-	an_outputs_summary(out, stderr, 0);
-	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
-	if (lat)
-		fprintf(stderr, ",\"latency_matrix\":%s", lat);
-	free(lat);
-	an_outputs_summary(out, stderr, 1);
-	fprintf(stderr, "}\n");
-}
-
 /* The outputs that need no analyzer (all but the graphs and /metrics); *am and *webhook: the alert sinks
  * (for /metrics), NULL when not asked for. */
 static int outputs_early(struct an_outputs *out, const struct opts *o, const struct hw_an_config *cfg, int have_topo,
@@ -504,6 +477,11 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_USAGE;
 	}
+	FILE *summary_f = NULL; /* --summary-json: opened now, so a bad path stops the run before it reads */
+	if (o.summary_json && !(summary_f = strcmp(o.summary_json, "-") ? fopen(o.summary_json, "w") : stderr)) {
+		fprintf(stderr, "hopwatch-analyzer run: --summary-json %s: %s\n", o.summary_json, strerror(errno));
+		return HW_EXIT_USAGE;
+	}
 	struct hw_topo t;
 	struct hw_topo_map map;
 	hw_topo_init(&t);
@@ -533,6 +511,8 @@ int hw_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	an_outputs_bind(&out, a);
+	struct an_output *tally = run_out_tally();
+	an_outputs_add(&out, tally);
 	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
 	if (o.svg.dir && have_topo) {
 		struct an_output *graphs = an_out_graphs(&o.svg, &t, out.render, err, sizeof(err));
@@ -610,9 +590,22 @@ int hw_cmd_run(int argc, char **argv)
 	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (rc == HW_EXIT_OK && an_outputs_lost(&out))
 		rc = HW_EXIT_FAIL; /* alerts dropped or never delivered: the summary counts them */
-	if (!o.quiet)
-		summary(a, &out);
+	if (summary_f == stderr && !o.quiet)
+		run_summary_json(a, &out, stderr); /* --summary-json -: in place of the lines */
+	else if (!o.quiet)
+		run_summary_lines(a, tally, am, webhook, stderr);
+	if (summary_f && summary_f != stderr) {
+		run_summary_json(a, &out, summary_f);
+		if (fclose(summary_f)) {
+			fprintf(stderr, "hopwatch-analyzer run: --summary-json %s: %s\n", o.summary_json,
+			        strerror(errno));
+			rc = HW_EXIT_FAIL;
+		}
+		summary_f = NULL;
+	}
 done:
+	if (summary_f && summary_f != stderr)
+		fclose(summary_f);
 	an_outputs_close(&out);
 	hw_an_destroy(a);
 	hw_topo_live_free(&tr.live);
