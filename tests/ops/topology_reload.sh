@@ -6,10 +6,9 @@
 # Usage: topology_reload.sh HOPWATCH-ANALYZER.  Exit 77 when it cannot run (no root, no lldpd).
 set -u
 ANALYZER=${1:?usage: topology_reload.sh path/to/hopwatch-analyzer}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
-for tool in lldpd lldpcli jq ip; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
+. "$(dirname "$0")/../topo/netns_lldpd.sh"
+. "$(dirname "$0")/../collector/lib.sh" # wait_for
+need_tools lldpd lldpcli jq ip
 
 P=hwt-reload-$$ # unique namespace prefix for this run
 W=$(mktemp -d /tmp/hwt-reload.XXXXXX)
@@ -18,41 +17,11 @@ NODES="sw1 sw2"
 PIDS=()
 FAILS=0
 
-cleanup() {
-	for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; done
-	for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null; done
-	for n in $NODES; do
-		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill "$pid" 2>/dev/null; done
-	done
-	for _ in $(seq 50); do # until lldpd's privilege-separated children are gone too
-		left=$(for n in $NODES; do ip netns pids "$P-$n" 2>/dev/null; done)
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	for n in $NODES; do
-		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-		ip netns del "$P-$n" 2>/dev/null
-	done
-	rm -f /run/$P-*.sock
-	[ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap cleanup EXIT
+trap netns_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); } # counts and goes on (lib.sh's would exit)
 ns() { local n=$1; shift; ip netns exec "$P-$n" "$@"; }
-# wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.2 s; 1 when it never succeeded
-wait_for() {
-	local secs=$1 what=$2 i
-	shift 2
-	for i in $(seq $((secs * 5))); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	fail "$what: not within $secs s"
-	return 1
-}
-
 # ---- the fabric: sw1.eth1 -- sw2.eth1, lldpd on each end (TTL 4 s: tx-interval 1 x tx-hold 4) ----
 for n in $NODES; do
 	ip netns add "$P-$n" || { echo "cannot create namespace"; exit 1; }
