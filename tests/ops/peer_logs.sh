@@ -1,10 +1,12 @@
 #!/bin/bash
 # Peer down and back lines: `hopwatch-analyzer run` posts to a webhook receiver that is stopped and started
 # again while it runs; the log says once that the webhook is down, then that it is back with how many posts
-# failed meanwhile, and every alert still reaches the receiver (the run exits 0: nothing undelivered).  The
-# alerts are the analyzer's own LinkDown/LinkUp from reloads of a dump folder (SIGHUP), so no records are
-# needed.  Then the collector's live stream: its listener (hopwatch-records --listen) starts late; the
-# collector says the stream is down, then back with how many connects failed.
+# failed meanwhile (the count /metrics has), and every alert still reaches the receiver (the run exits 0:
+# nothing undelivered).  The alerts are the analyzer's own LinkDown/LinkUp from reloads of a dump folder
+# (SIGHUP), so no records are needed.  An Alertmanager that never answers gets the same down line, and the
+# run counts the alert it could not deliver (exit 1).  Then the collector's live stream: its listener
+# (hopwatch-records --listen) starts late; the collector says the stream is down, then back with how many
+# connects failed.
 # Usage: peer_logs.sh HOPWATCH-ANALYZER SOURCE-ROOT HOPWATCH-COLLECTOR HOPWATCH-RECORDS HOPWATCH-GEN SEND-PCAP
 set -u
 an=$1 src=$2 col=$3 recs=$4 gen=$5 send=$6
@@ -64,8 +66,9 @@ without_host2() {
 with_host2() { cp "$src"/tests/topo/data/lldpd-json0/{host2,leaf3}.json "$T/lldp/"; }
 
 hook_up
+mport=$(free_port)
 "$an" run --stream "unix:$T/an.sock" --lldpd-json "$T/lldp" --topology-reload 0 --webhook "http://127.0.0.1:$port/" \
-	--events "$T/events.jsonl" 2>"$T/an.err" &
+	--metrics "127.0.0.1:$mport" --events "$T/events.jsonl" 2>"$T/an.err" &
 apid=$!
 pids+=($apid)
 wait_for 30 "the analyzer listens" test -S "$T/an.sock"
@@ -80,17 +83,38 @@ sleep 2 # a few more failed posts (the sink retries every second), so that the c
 hook_up
 wait_for 30 "a line saying the webhook is back" has_line "webhook http://127.0.0.1:$port/: back after"
 wait_for 30 "the webhook gets the resolve of the LinkDown" got LinkDown resolved
-kill -TERM $apid
-wait $apid
-rc=$?
-[ $rc = 0 ] || { cat "$T/an.err"; fail "the analyzer exited $rc: alerts undelivered?"; }
 # one down line and one back line for one outage; the back line counts the posts that failed (at least the
 # first attempt and one retry a second later: the receiver was away for more than 2 s)
 [ "$(grep -c "webhook http://127.0.0.1:$port/: down" "$T/an.err")" = 1 ] || fail "not exactly one down line"
 failed=$(sed -n "s|.*webhook http://127.0.0.1:$port/: back after [0-9.]* s, \([0-9]*\) posts\? failed meanwhile|\1|p" "$T/an.err")
-[ -n "$failed" ] && [ "$failed" -ge 2 ] || { cat "$T/an.err"; fail "the back line does not count the failed posts (got '${failed}')"; }
+[ -n "$failed" ] && [ "$failed" -ge 2 ] || fail "the back line does not count the failed posts (got '${failed}')"
+# /metrics counts the same failed posts: every failure was in that one outage
+metric() { curl -sf "http://127.0.0.1:$mport/metrics" | grep -qx "hopwatch_analyzer_alert_posts_total{sink=\"webhook\",result=\"failed\"} $failed"; }
+wait_for 30 "/metrics counting $failed failed webhook posts" metric
+kill -TERM $apid
+wait $apid
+rc=$?
+[ $rc = 0 ] || fail "the analyzer exited $rc: alerts undelivered?"
 got LinkUp firing || fail "the LinkUp raised while the webhook was down never reached it"
-echo "ok webhook: down once, back after $failed failed posts, nothing lost"
+echo "ok webhook: down once, back after $failed failed posts (as /metrics counts), nothing lost"
+
+# ---- Alertmanager, never reachable: the same down line, and at exit the run counts what it could not deliver
+closed=$(free_port)
+mv "$T/an.err" "$T/an1.err"
+"$an" run --stream "unix:$T/am.sock" --lldpd-json "$T/lldp" --topology-reload 0 --alertmanager "http://127.0.0.1:$closed" \
+	2>"$T/an.err" &
+apid=$!
+pids+=($apid)
+wait_for 30 "the analyzer listens" test -S "$T/am.sock"
+without_host2
+kill -HUP $apid
+wait_for 30 "a line saying Alertmanager is down" has_line "alertmanager http://127.0.0.1:$closed: down"
+kill -TERM $apid
+wait $apid
+rc=$?
+[ $rc = 1 ] || fail "the analyzer exited $rc with an alert it could not deliver, want 1"
+has_line "alertmanager: .* 1 undelivered" || fail "the summary does not count the undelivered LinkDown"
+echo "ok alertmanager: down line, the undelivered alert counted, exit 1"
 
 # ---- the collector's stream ----
 [ "$(id -u)" -eq 0 ] || { echo "SKIP stream part: needs root (network namespace)"; exit 0; }
