@@ -15,7 +15,10 @@
 #include "an_outputs.h"
 #include "analyzer_cmd.h"
 #include "clock.h"
+#include "http_client.h"
+#include "log.h"
 #include "record_source.h"
+#include "run_summary.h"
 #include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
@@ -30,10 +33,10 @@ struct opts {
 	const char *records[MAX_INPUTS], *json[MAX_INPUTS];
 	int n_records, n_json;
 	int recorded_pace;
-	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *map, *config, *events, *am,
-	    *webhook, *metrics, *external_url, *http;
-	int n_lldp, n_lldpd_json;
-	double hold, duration, latency_window;
+	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *lldpd[MAX_INPUTS], *map, *config,
+	    *events, *am, *webhook, *metrics, *external_url, *http, *summary_json;
+	int n_lldp, n_lldpd_json, n_lldpd;
+	double hold, duration, topo_reload, latency_window;
 	int quiet;
 	struct hw_ch_replay ch;                          /* --clickhouse URL --table T --from TIME --to TIME */
 	struct an_graphs_opts svg;                       /* svg.dir NULL: no graphs */
@@ -43,11 +46,13 @@ struct opts {
 	double k8s_every;
 };
 
-static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t stop_flag, reload_flag;
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_flag = 1;
+	if (sig == SIGHUP)
+		reload_flag = 1;
+	else
+		stop_flag = 1;
 }
 
 /* --clickhouse, --clickhouse-table, --from, --to: records_clickhouse.c checks each. */
@@ -115,6 +120,12 @@ static const struct hw_opt run_rows[] = {
      .help = "LLDP frames from a capture"},
     {HW_OPT_LIST, "lldpd-json", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, lldpd_json, n_lldpd_json),
      .elem = HW_OPT_STRING, .what = "dump", .help = "lldpcli JSON dumps"},
+    {HW_OPT_LIST, "lldpd", .metavar = "SOCKET", HW_OPT_LIST_AT(O, lldpd, n_lldpd), .elem = HW_OPT_STRING,
+     .what = "source", .help = "the local lldpd through liblldpctl ('default' = its default socket)"},
+    {HW_OPT_DURATION, "topology-reload", .metavar = "SECONDS", HW_OPT_AT(O, topo_reload), .hi = 1e9, .def = "60",
+     .help = "with --stream, load these sources again every SECONDS (0 = only on\n"
+             "SIGHUP, which reloads at once): a link gone from LLDP raises LinkDown,\n"
+             "resolved with a LinkUp when it comes back"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map), .help = "INT node id / port map (docs/topology.md)"},
     {HW_OPT_GROUP, .help = "whose traffic (optional; events then name the jobs of their flows, docs/analyzer.md):"},
     {HW_OPT_LIST, "pods", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, pods, n_pods), .elem = HW_OPT_STRING,
@@ -170,7 +181,10 @@ static const struct hw_opt run_rows[] = {
      .help = "keep the newest N event SVGs and N heat maps (0 = all)"},
     {HW_OPT_DURATION, "hold", .metavar = "SECONDS", HW_OPT_AT(O, hold), .hi = 1e9, .def = "0",
      .help = "after the input ends, keep delivering and re-sending for this long"},
-    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "no summary on stderr"},
+    {HW_OPT_STRING, "summary-json", .metavar = "FILE|-", HW_OPT_AT(O, summary_json),
+     .help = "at exit, the full summary as one JSON object (docs/analyzer.md) to FILE,\n"
+             "or with - to stderr in place of the readable lines"},
+    {HW_OPT_FLAG, "quiet", HW_OPT_AT(O, quiet), .help = "no summary on stderr (--summary-json FILE is still written)"},
     {HW_OPT_END},
 };
 
@@ -243,6 +257,110 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 	return *src ? 0 : -1;
 }
 
+/* Every LLDP source of the options into t, the facts dated now. */
+static enum hw_topo_result load_sources(struct hw_topo *t, const struct opts *o, double now, struct hw_topo_error *err)
+{
+	enum hw_topo_result r = HW_TOPO_OK;
+	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++)
+		r = hw_topo_load_pcap(t, o->lldp[i], 0, 0, err);
+	for (int i = 0; i < o->n_lldpd_json && r == HW_TOPO_OK; i++)
+		r = hw_topo_load_lldpd_path(t, o->lldpd_json[i], now, err);
+	for (int i = 0; i < o->n_lldpd && r == HW_TOPO_OK; i++)
+		r = hw_topo_load_lldpctl(t, strcmp(o->lldpd[i], "default") ? o->lldpd[i] : NULL, now, err);
+	return r;
+}
+
+static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struct opts *o)
+{
+	struct hw_topo_error err = {0};
+	enum hw_topo_result r = o->map ? hw_topo_map_load(map, o->map, &err) : HW_TOPO_OK;
+	if (r != HW_TOPO_OK) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
+		return HW_EXIT_USAGE;
+	}
+	if (load_sources(t, o, hw_real_s(), &err) != HW_TOPO_OK) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
+		return HW_EXIT_FAIL;
+	}
+	hw_topo_check(t);
+	hw_topo_map_apply(t, o->map ? map : NULL);
+	hw_topo_assign_tiers(t);
+	return HW_EXIT_OK;
+}
+
+/* What the run watches as it goes: the links as the latest load saw them and when the next periodic reload
+ * is due; the alert sinks, for their down and back lines. */
+struct run_live {
+	struct hw_topo_live live;
+	int on;      /* the run has LLDP sources */
+	double next; /* monotonic seconds; 0 = none due */
+	struct hw_alert_sink *sink[2];
+	struct hw_peer_log peer[2];
+};
+
+/* A sink's peer is down when only its failed posts grew since the last look, back when a post went through. */
+static void watch_peers(struct run_live *tr)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!tr->sink[i])
+			continue;
+		struct hw_alert_sink_stats st;
+		hw_alert_sink_stats(tr->sink[i], &st);
+		hw_peer_counts(&tr->peer[i], st.posts_ok, st.posts_failed, "posts fail; alerts wait in its queue");
+	}
+}
+
+static void watch_sink(struct run_live *tr, int i, struct hw_alert_sink *sink, const char *kind, const char *url)
+{
+	char shown[160], peer[sizeof(tr->peer[i].peer)];
+	hw_http_redact(url, shown, sizeof(shown));
+	snprintf(peer, sizeof(peer), "%s %s", kind, shown);
+	tr->sink[i] = sink;
+	hw_peer_log_init(&tr->peer[i], peer, "post");
+}
+
+/* Load the sources again and raise what changed.  A load that fails changes nothing: half a dump must
+ * not take every link down. */
+static void reload_topology(struct hw_analyzer *a, struct run_live *tr, const struct opts *o, const char *why)
+{
+	struct hw_topo fresh;
+	hw_topo_init(&fresh);
+	struct hw_topo_error err = {0};
+	double now = hw_real_s();
+	if (load_sources(&fresh, o, now, &err) != HW_TOPO_OK) {
+		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %s; links kept as they were\n",
+		        hw_service_log_prefix(4), why, err.message);
+	} else if (hw_topo_live_update(&tr->live, &fresh)) {
+		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): out of memory\n",
+		        hw_service_log_prefix(3), why);
+	} else if (tr->live.n_changes) {
+		uint32_t down = 0, up = 0;
+		for (uint32_t i = 0; i < tr->live.n_changes; i++)
+			tr->live.changes[i].kind == HW_EV_LINK_DOWN ? down++ : up++;
+		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %u link%s down, %u up\n",
+		        hw_service_log_prefix(down ? 4 : 5), why, down, down == 1 ? "" : "s", up);
+		hw_an_topology_changes(a, &tr->live, now, why);
+	}
+	hw_topo_free(&fresh);
+}
+
+/* On SIGHUP at once; with a live source also every --topology-reload seconds. */
+static void maybe_reload(struct hw_analyzer *a, struct run_live *tr, const struct opts *o, int live)
+{
+	if (!tr->on)
+		return;
+	if (reload_flag) {
+		reload_flag = 0;
+		reload_topology(a, tr, o, "SIGHUP");
+	} else if (live && o->topo_reload > 0 && hw_mono_s() >= tr->next) {
+		if (tr->next)
+			reload_topology(a, tr, o, "periodic");
+	} else {
+		return;
+	}
+	tr->next = hw_mono_s() + o->topo_reload;
+}
+
 /* A replayed batch, each step followed by the outputs' tick: with --pace recorded steps of 64 records,
  * each waiting until the wall clock since the source's first record catches up with record time. */
 static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct an_outputs *out, struct pace *p,
@@ -274,13 +392,16 @@ static void ingest_replayed(struct hw_analyzer *a, const struct opts *o, struct 
 /* Ingest a source to its end.  Replays: paced (ingest_replayed); an error ends the run.  Live: batches as
  * they arrive, never paced; after LIVE_QUIET_S without records, record time goes on with the wall clock (so
  * episodes of silent queues resolve); an error is reported and passed; the outputs tick after every turn. */
-static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out)
+static int drive(struct hw_analyzer *a, struct record_source *src, const struct opts *o, struct an_outputs *out,
+                 struct run_live *tr)
 {
 	struct pace p = {0};
 	double last_wall = hw_mono_s();
 	uint64_t last_rec = 0;
 	char err[1024];
 	while (!stop_flag) {
+		maybe_reload(a, tr, o, src->live);
+		watch_peers(tr);
 		const struct hw_record *r = NULL;
 		long n = src->ops->next(src, &r, err, sizeof(err));
 		if (n == HW_SRC_END)
@@ -305,65 +426,6 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 		an_outputs_tick(out, AN_TICK_BATCH);
 	}
 	return HW_EXIT_OK;
-}
-
-static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struct opts *o)
-{
-	struct hw_topo_error err = {0};
-	enum hw_topo_result r = o->map ? hw_topo_map_load(map, o->map, &err) : HW_TOPO_OK;
-	if (r != HW_TOPO_OK) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
-		return HW_EXIT_USAGE;
-	}
-	double now = hw_real_s();
-	for (int i = 0; i < o->n_lldp && r == HW_TOPO_OK; i++)
-		r = hw_topo_load_pcap(t, o->lldp[i], 0, 0, &err);
-	for (int i = 0; i < o->n_lldpd_json && r == HW_TOPO_OK; i++) {
-		struct stat st;
-		if (stat(o->lldpd_json[i], &st) == 0 && S_ISDIR(st.st_mode))
-			r = hw_topo_load_lldpd_dir(t, o->lldpd_json[i], now, &err);
-		else
-			r = hw_topo_load_lldpd_json(t, o->lldpd_json[i], NULL, now, &err);
-	}
-	if (r != HW_TOPO_OK) {
-		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
-		return HW_EXIT_FAIL;
-	}
-	hw_topo_check(t);
-	hw_topo_map_apply(t, o->map ? map : NULL);
-	hw_topo_assign_tiers(t);
-	return HW_EXIT_OK;
-}
-
-static void summary(struct hw_analyzer *a, struct an_outputs *out)
-{
-	struct hw_an_stats s;
-	hw_an_stats(a, &s);
-	fprintf(stderr,
-	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
-	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu,"
-	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu",
-	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
-	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
-	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
-	        (unsigned long long)s.events_resolved, (unsigned long long)s.records_set_aside,
-	        (unsigned long long)s.clock_jumps);
-	const struct hw_place_tally *t = hw_an_unplaced(a);
-	if (t) {
-		fprintf(stderr, ",\"unplaced_list\":[");
-		for (uint32_t i = 0; i < t->n_entries && i < 32; i++)
-			fprintf(stderr, "%s{\"node_id\":%u,\"port\":%u,\"why\":\"%s\",\"records\":%llu}", i ? "," : "",
-			        t->entries[i].node_id, t->entries[i].port, hw_place_name(t->entries[i].why),
-			        (unsigned long long)t->entries[i].count);
-		fprintf(stderr, "]");
-	}
-	an_outputs_summary(out, stderr, 0);
-	char *lat = hw_an_lat_json(hw_an_latency(a), 16);
-	if (lat)
-		fprintf(stderr, ",\"latency_matrix\":%s", lat);
-	free(lat);
-	an_outputs_summary(out, stderr, 1);
-	fprintf(stderr, "}\n");
 }
 
 /* The outputs that need no analyzer (all but the graphs and /metrics); *am and *webhook: the alert sinks
@@ -462,17 +524,24 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_USAGE;
 	}
+	FILE *summary_f = NULL; /* --summary-json: opened now, so a bad path stops the run before it reads */
+	if (o.summary_json && !(summary_f = strcmp(o.summary_json, "-") ? fopen(o.summary_json, "w") : stderr)) {
+		fprintf(stderr, "hopwatch-analyzer run: --summary-json %s: %s\n", o.summary_json, strerror(errno));
+		return HW_EXIT_USAGE;
+	}
 	struct hw_topo t;
 	struct hw_topo_map map;
 	hw_topo_init(&t);
 	memset(&map, 0, sizeof(map));
-	int have_topo = o.n_lldp || o.n_lldpd_json;
+	int have_topo = o.n_lldp || o.n_lldpd_json || o.n_lldpd;
+	struct run_live tr = {.on = have_topo};
 	/* SIGINT/SIGTERM go to this thread only: the outputs' threads start with them blocked, so a stop
 	 * interrupts the input read here (no SA_RESTART), not a thread that ignores it */
 	sigset_t stop_sigs;
 	sigemptyset(&stop_sigs);
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
+	sigaddset(&stop_sigs, SIGHUP); /* a reload, handled here too */
 	pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
 	struct an_outputs out = {0};
 	struct an_output *x;
@@ -490,6 +559,8 @@ int hw_cmd_run(int argc, char **argv)
 	}
 	an_outputs_bind(&out, a);
 	an_attr_bind(out.attr, a);
+	struct an_output *tally = run_out_tally();
+	an_outputs_add(&out, tally);
 	o.svg.wait = !o.stream; /* replays: every graph the rate allows, the same on every run */
 	if (o.svg.dir && have_topo) {
 		struct an_output *graphs = an_out_graphs(&o.svg, &t, out.render, err, sizeof(err));
@@ -508,7 +579,13 @@ int hw_cmd_run(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_flags = SA_RESTART; /* a reload waits for the read in progress */
+	sigaction(SIGHUP, &sa, NULL);
 	hw_an_topology_events(a);
+	if (have_topo && hw_topo_live_init(&tr.live, &t)) {
+		fprintf(stderr, "hopwatch-analyzer run: out of memory\n");
+		goto done;
+	}
 	if (o.metrics) {
 		const struct an_metrics_opts mo = {.addr = o.metrics,
 		                                   .topo = have_topo ? &t : NULL,
@@ -534,6 +611,10 @@ int hw_cmd_run(int argc, char **argv)
 		}
 		an_outputs_add(&out, x);
 	}
+	if (am)
+		watch_sink(&tr, 0, am, "alertmanager", o.am);
+	if (webhook)
+		watch_sink(&tr, 1, webhook, "webhook", o.webhook);
 	rc = HW_EXIT_OK;
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* every output thread is running: stops come here */
 	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
@@ -543,7 +624,7 @@ int hw_cmd_run(int argc, char **argv)
 			rc = HW_EXIT_FAIL;
 		} else if (src) {
 			hw_service_ready(src->live ? "receiving live records" : "replaying records"); /* sd_notify */
-			rc = drive(a, src, &o, &out);
+			rc = drive(a, src, &o, &out, &tr);
 			src->ops->close(src);
 		}
 	}
@@ -554,15 +635,30 @@ int hw_cmd_run(int argc, char **argv)
 	while (!stop_flag && hw_mono_s() < end) {
 		sleep_s(0.1);
 		an_outputs_tick(&out, AN_TICK_HOLD);
+		watch_peers(&tr);
 	}
 	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (rc == HW_EXIT_OK && an_outputs_lost(&out))
 		rc = HW_EXIT_FAIL; /* alerts dropped or never delivered: the summary counts them */
-	if (!o.quiet)
-		summary(a, &out);
+	if (summary_f == stderr && !o.quiet)
+		run_summary_json(a, &out, stderr); /* --summary-json -: in place of the lines */
+	else if (!o.quiet)
+		run_summary_lines(a, tally, am, webhook, stderr);
+	if (summary_f && summary_f != stderr) {
+		run_summary_json(a, &out, summary_f);
+		if (fclose(summary_f)) {
+			fprintf(stderr, "hopwatch-analyzer run: --summary-json %s: %s\n", o.summary_json,
+			        strerror(errno));
+			rc = HW_EXIT_FAIL;
+		}
+		summary_f = NULL;
+	}
 done:
+	if (summary_f && summary_f != stderr)
+		fclose(summary_f);
 	an_outputs_close(&out);
 	hw_an_destroy(a);
+	hw_topo_live_free(&tr.live);
 	hw_topo_map_free(&map);
 	hw_topo_free(&t);
 	return rc;

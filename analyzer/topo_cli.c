@@ -156,12 +156,8 @@ static enum hw_topo_result load(struct hw_topo *t, const struct opts *o, struct 
 		r = hw_topo_load_pcap(t, o->lldp[i], live, o->seconds, err);
 	}
 	double now = now_s();
-	for (int i = 0; i < o->n_json && r == HW_TOPO_OK; i++) {
-		if (stat(o->json[i], &st) == 0 && S_ISDIR(st.st_mode))
-			r = hw_topo_load_lldpd_dir(t, o->json[i], now, err);
-		else
-			r = hw_topo_load_lldpd_json(t, o->json[i], NULL, now, err);
-	}
+	for (int i = 0; i < o->n_json && r == HW_TOPO_OK; i++)
+		r = hw_topo_load_lldpd_path(t, o->json[i], now, err);
 	for (int i = 0; i < o->n_lldpd && r == HW_TOPO_OK; i++)
 		r = hw_topo_load_lldpctl(t, strcmp(o->lldpd[i], "default") ? o->lldpd[i] : NULL, now, err);
 	return r;

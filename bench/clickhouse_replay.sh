@@ -22,7 +22,7 @@ mkdir "$dir/rec"
 recs=$(awk '$1 == "clickhouse_inserted" {print $2}' "$dir/col.err")
 run() { # OUT args...: seconds and peak RSS (KiB) of one replay
   local out=$1; shift
-  /usr/bin/time -f '%e %M' -o "$dir/time" "$an" run "$@" --events /dev/null 2>"$dir/sum" >/dev/null
+  /usr/bin/time -f '%e %M' -o "$dir/time" "$an" run "$@" --events /dev/null --summary-json - 2>"$dir/sum" >/dev/null
   grep -q "^{\"records\":$recs," "$dir/sum" || { cat "$dir/sum" >&2; exit 1; }
   cat "$dir/time" >>"$out"
 }

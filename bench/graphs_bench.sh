@@ -17,7 +17,7 @@ import json, os, shutil, statistics, subprocess, sys, time
 an, d, runs, scenario, cfg = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 s = os.path.join(d, "s")
 base = [an, "run", "--jsonl", f"{s}/records.jsonl", "--lldp", f"{s}/lldp.pcap", "--map", f"{s}/map.json",
-        "--config", cfg]
+        "--config", cfg, "--summary-json", "-"]
 def once(extra):
     shutil.rmtree(f"{d}/svg", ignore_errors=True)
     t = time.perf_counter()

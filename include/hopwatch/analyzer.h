@@ -192,6 +192,11 @@ void hw_an_deliver_per_step(struct hw_analyzer *a, int on);
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns);
 /* Raise the topology's own events (MtuMismatch, PfcMismatch, link changes) through emit. */
 void hw_an_topology_events(struct hw_analyzer *a);
+/* Raise what a reload of the topology's sources changed (hw_topo_live_update): LinkDown for a link gone
+ * from LLDP (firing while it stays away), and for one that comes back the LinkDown's resolve and a LinkUp
+ * (news, resolved at once), as is a link never seen before.  now: wall-clock seconds of the reload; why:
+ * what made it (for the events' detail).  Placement keeps the topology given to hw_an_create. */
+void hw_an_topology_changes(struct hw_analyzer *a, struct hw_topo_live *live, double now, const char *why);
 /* End of input: closes the report in progress and evaluates windows that ended. */
 void hw_an_finish(struct hw_analyzer *a);
 

@@ -201,6 +201,35 @@ void hw_topo_event_named(struct hw_topo *t, enum hw_topo_event_kind kind, double
 enum hw_topo_result hw_topo_compare_baseline(struct hw_topo *t, const char *path, double now,
                                              struct hw_topo_error *err);
 
+/* Live reloads: the links of the topology loaded at start (the baseline) and of every later load, each up
+ * or down as the latest load saw it.  A reload is a fresh struct hw_topo loaded from the same sources;
+ * hw_topo_live_update() compares it by node and port names (indices differ between loads) and lists what
+ * changed since the previous load: a known link no longer up (LinkDown), a link down before and up again,
+ * or one never seen before (LinkUp).  The baseline's own links raise nothing. */
+struct hw_topo_live_link {
+	char a_node[HW_TOPO_NAME_MAX], a_port[HW_TOPO_NAME_MAX]; /* the ends in name order: a < b */
+	char b_node[HW_TOPO_NAME_MAX], b_port[HW_TOPO_NAME_MAX];
+	uint8_t up;
+	uint64_t down_id, down_ns; /* the caller's: its LinkDown event while the link is down */
+	uint8_t mark;              /* private to hw_topo_live_update */
+};
+struct hw_topo_live_change {
+	enum hw_topo_event_kind kind; /* HW_EV_LINK_DOWN or HW_EV_LINK_UP */
+	uint32_t link;                /* index into links */
+	uint8_t is_new;               /* LinkUp of a link the baseline did not have */
+};
+struct hw_topo_live {
+	struct hw_topo_live_link *links;
+	struct hw_topo_live_change *changes; /* the latest update's */
+	uint32_t n_links, cap_links, n_changes, cap_changes;
+};
+/* Start from the links up in baseline.  0, or -1 when out of memory. */
+int hw_topo_live_init(struct hw_topo_live *l, const struct hw_topo *baseline);
+/* Compare with a fresh load: fills l->changes (n_changes, possibly 0).  0, or -1 when out of memory (the
+ * state is then as before the call). */
+int hw_topo_live_update(struct hw_topo_live *l, const struct hw_topo *fresh);
+void hw_topo_live_free(struct hw_topo_live *l);
+
 /* Lookups. */
 uint32_t hw_topo_find_node_by_name(const struct hw_topo *t, const char *name);
 /* The node with this INT node id (0 is never a node id); HW_TOPO_NONE when none has it. */

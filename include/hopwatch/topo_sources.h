@@ -25,6 +25,8 @@ enum hw_topo_result hw_topo_load_lldpd_json(struct hw_topo *t, const char *path,
                                             struct hw_topo_error *err);
 /* Every *.json file in a directory, in name order. */
 enum hw_topo_result hw_topo_load_lldpd_dir(struct hw_topo *t, const char *dir, double now, struct hw_topo_error *err);
+/* A directory as hw_topo_load_lldpd_dir, anything else as one dump (hw_topo_load_lldpd_json). */
+enum hw_topo_result hw_topo_load_lldpd_path(struct hw_topo *t, const char *path, double now, struct hw_topo_error *err);
 
 /* The local lldpd through liblldpctl (socket path NULL = default).  HW_TOPO_E_UNSUPPORTED when the
  * build has no liblldpctl. */

@@ -797,30 +797,77 @@ void hw_an_finish(struct hw_analyzer *a)
 	deliver(a);
 }
 
+/* Build (not commit) a topology event between two named ends, raised at time_ns with id. */
+static struct an_ev *topo_event(struct hw_analyzer *a, enum hw_topo_event_kind kind, uint64_t id, uint64_t time_ns,
+                                const char *a_node, const char *a_port, const char *b_node, const char *b_port,
+                                const char *detail)
+{
+	struct an_ev *ev = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, id, time_ns);
+	struct hw_an_event *e = &ev->e;
+	snprintf(e->alertname, sizeof(e->alertname), "%s", hw_topo_event_name(kind));
+	e->severity = (kind == HW_EV_LINK_UP) ? "info" : "warning";
+	snprintf(e->node, sizeof(e->node), "%s", a_node);
+	snprintf(e->port_name, sizeof(e->port_name), "%s", a_port);
+	if (b_node[0])
+		snprintf(e->link, sizeof(e->link), "%s:%s--%s:%s", a_node, a_port, b_node, b_port);
+	snprintf(e->detail, sizeof(e->detail), "%s", detail);
+	return ev;
+}
+
+/* LinkUp is news, not a condition: raised and resolved at once. */
+static void topo_news(struct hw_analyzer *a, struct an_ev *ev)
+{
+	struct hw_an_event raised = ev->e;
+	an_ev_commit(ev);
+	struct an_ev *r = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, 0, 0);
+	r->e = raised;
+	an_ev_resolved(r, raised.start_ns);
+	an_ev_commit(r);
+}
+
 void hw_an_topology_events(struct hw_analyzer *a)
 {
 	if (!a->topo || !an_enabled(a, HW_AN_TOPOLOGY))
 		return;
 	for (uint32_t i = 0; i < a->topo->n_events; i++) {
 		const struct hw_topo_event *te = &a->topo->events[i];
-		struct an_ev *ev = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, a->next_id++, (uint64_t)(te->time * 1e9));
-		struct hw_an_event *e = &ev->e;
-		snprintf(e->alertname, sizeof(e->alertname), "%s", hw_topo_event_name(te->kind));
-		e->severity = (te->kind == HW_EV_LINK_UP) ? "info" : "warning";
-		snprintf(e->node, sizeof(e->node), "%s", te->a_node);
-		snprintf(e->port_name, sizeof(e->port_name), "%s", te->a_port);
-		if (te->b_node[0])
-			snprintf(e->link, sizeof(e->link), "%s:%s--%s:%s", te->a_node, te->a_port, te->b_node,
-			         te->b_port);
-		snprintf(e->detail, sizeof(e->detail), "%s", te->detail);
-		struct hw_an_event raised = *e;
-		an_ev_commit(ev);
-		if (te->kind == HW_EV_LINK_UP) { /* news, not a condition: resolved at once */
-			struct an_ev *r = an_ev_begin(a, HW_AN_TOPOLOGY, NULL, 0, 0);
-			r->e = raised;
-			an_ev_resolved(r, raised.start_ns);
-			an_ev_commit(r);
+		struct an_ev *ev = topo_event(a, te->kind, a->next_id++, (uint64_t)(te->time * 1e9), te->a_node,
+		                              te->a_port, te->b_node, te->b_port, te->detail);
+		if (te->kind == HW_EV_LINK_UP)
+			topo_news(a, ev);
+		else
+			an_ev_commit(ev);
+	}
+	deliver(a);
+}
+
+void hw_an_topology_changes(struct hw_analyzer *a, struct hw_topo_live *live, double now, const char *why)
+{
+	if (!an_enabled(a, HW_AN_TOPOLOGY))
+		return;
+	uint64_t now_ns = (uint64_t)(now * 1e9);
+	for (uint32_t i = 0; i < live->n_changes; i++) {
+		const struct hw_topo_live_change *c = &live->changes[i];
+		struct hw_topo_live_link *l = &live->links[c->link];
+		char detail[256];
+		if (c->kind == HW_EV_LINK_DOWN) { /* a condition: firing until the link is back */
+			snprintf(detail, sizeof(detail), "no longer in LLDP (%.200s)", why);
+			l->down_id = a->next_id++;
+			l->down_ns = now_ns;
+			an_ev_commit(topo_event(a, HW_EV_LINK_DOWN, l->down_id, l->down_ns, l->a_node, l->a_port,
+			                        l->b_node, l->b_port, detail));
+			continue;
 		}
+		snprintf(detail, sizeof(detail), "%s in LLDP (%.200s)", c->is_new ? "new" : "back", why);
+		if (l->down_id) { /* the LinkDown it ends resolves */
+			struct an_ev *r = topo_event(a, HW_EV_LINK_DOWN, l->down_id, l->down_ns, l->a_node, l->a_port,
+			                             l->b_node, l->b_port, detail);
+			an_ev_resolved(r, now_ns);
+			an_ev_commit(r);
+			l->down_id = l->down_ns = 0;
+		}
+		topo_news(a, topo_event(a, HW_EV_LINK_UP, a->next_id++, now_ns, l->a_node, l->a_port, l->b_node,
+		                        l->b_port, detail));
 	}
 	deliver(a);
 }

@@ -10,6 +10,7 @@
 
 #include "clickhouse_sink.h"
 #include "http_client.h"
+#include "log.h"
 #include "sinks_internal.h"
 
 struct chunk {
@@ -36,7 +37,7 @@ struct hw_ch_sink {
 	struct hw_ch_sink_counts cnt; /* written with atomics */
 	struct hw_http *http;         /* to the insert URL */
 	uint8_t *body;
-	bool failing; /* last attempt failed: log again only when it recovers */
+	struct hw_peer_log peer; /* down and back lines */
 };
 
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
@@ -49,16 +50,14 @@ static bool insert(struct hw_ch_sink *s, const struct chunk *c)
 	struct hw_http_reply r;
 	int rc = hw_http_post(s->http, s->body, len, &r);
 	if (!rc && r.status == 200) {
-		if (s->failing)
-			fprintf(stderr, "hopwatch-collector: clickhouse %s: inserts succeed again\n", s->url_shown);
-		s->failing = false;
+		hw_peer_ok(&s->peer);
 		return true;
 	}
-	if (!s->failing) /* the reply's first line: ClickHouse's error */
-		fprintf(stderr, "hopwatch-collector: clickhouse %s: insert into %s failed (%s), retrying: %.*s\n",
-		        s->url_shown, s->o.table, rc ? "no answer" : "HTTP error",
-		        (int)(rc ? strlen(r.what) : strcspn(r.body, "\n")), rc ? r.what : r.body);
-	s->failing = true;
+	char why[400]; /* the reply's first line: ClickHouse's error */
+	snprintf(why, sizeof(why), "insert into %s failed (%s), retrying: %.*s", s->o.table,
+	         rc ? "no answer" : "HTTP error", (int)(rc ? strlen(r.what) : strcspn(r.body, "\n")),
+	         rc ? r.what : r.body);
+	hw_peer_failed(&s->peer, 1, why);
 	return false;
 }
 
@@ -277,6 +276,9 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	}
 	s->o = *o;
 	hw_http_redact(o->url, s->url_shown, sizeof(s->url_shown));
+	char peer[sizeof(s->peer.peer)];
+	snprintf(peer, sizeof(peer), "clickhouse %.180s", s->url_shown);
+	hw_peer_log_init(&s->peer, peer, "insert");
 	const struct hw_http_opts ho = {.connect_timeout_ms = 2000,
 	                                .timeout_ms = 30000,
 	                                .content_type = "application/octet-stream",

@@ -7,19 +7,6 @@
 
 #include "service.h"
 
-/* journald sets JOURNAL_STREAM=DEV:INODE of the stream it gave a service as stdout/stderr: a prefix is
- * wanted only while stderr is still that stream (not redirected to a file by a wrapper). */
-const char *hw_service_log_prefix(int prio)
-{
-	static const char *const prefix[8] = {"<0>", "<1>", "<2>", "<3>", "<4>", "<5>", "<6>", "<7>"};
-	const char *js = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-	if (prio < 0 || prio > 7 || !js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(2, &st))
-		return "";
-	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino ? prefix[prio] : "";
-}
-
 #ifdef HW_HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 

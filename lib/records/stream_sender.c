@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hopwatch/record_file.h"
+#include "log.h"
 #include "hopwatch/stream.h"
 #include "sinks_internal.h"
 
@@ -35,6 +36,7 @@ struct hw_stream_sender {
 	size_t challenge_got;  /* bytes of this connection's challenge read so far */
 	uint64_t connected_ns; /* when this connection was made (the challenge is due within a second) */
 	char last_err[320];
+	struct hw_peer_log peer; /* down and back lines */
 	uint8_t frame[FRAME_MAX];
 };
 
@@ -52,6 +54,8 @@ static void drop(struct hw_stream_sender *s, size_t n)
 static void disconnect(struct hw_stream_sender *s, const char *what, int e)
 {
 	set_err(s, what, e);
+	if (e) /* not our own close */
+		hw_peer_failed(&s->peer, 1, s->last_err);
 	close(s->fd);
 	s->fd = -1;
 	s->connecting = 0;
@@ -77,6 +81,9 @@ struct hw_stream_sender *hw_stream_sender_open(const char *addr, char *err, size
 	s->addr = a;
 	s->fd = -1;
 	snprintf(s->addr_text, sizeof(s->addr_text), "%s", addr);
+	char peer[sizeof(s->peer.peer)];
+	snprintf(peer, sizeof(peer), "stream %.180s", addr);
+	hw_peer_log_init(&s->peer, peer, "connect");
 	return s;
 }
 
@@ -148,6 +155,7 @@ static int ready(struct hw_stream_sender *s)
 		}
 		s->challenge_got += (size_t)k;
 	}
+	hw_peer_ok(&s->peer);
 	return 1;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_sources.h"
@@ -414,4 +415,12 @@ enum hw_topo_result hw_topo_load_lldpd_dir(struct hw_topo *t, const char *dir, d
 	free(names);
 	free(d);
 	return r;
+}
+
+enum hw_topo_result hw_topo_load_lldpd_path(struct hw_topo *t, const char *path, double now, struct hw_topo_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return hw_topo_load_lldpd_dir(t, path, now, err);
+	return hw_topo_load_lldpd_json(t, path, NULL, now, err);
 }

@@ -88,7 +88,7 @@ cat >"$T/cfg2.json" <<'J'
  "alerting": {"resend_ns": 1000000000, "min_visible_ns": 2000000000}}
 J
 "$analyzer" run --records "$T"/a/rec/*.hwr --config "$T/cfg2.json" --alertmanager "$url" --events "$T/ev2.jsonl" \
-  --hold 6 2>"$T/sum2.json" &
+  --hold 6 --summary-json - 2>"$T/sum2.json" &
 an_pid=$!
 for _ in $(seq 600); do [ -s "$T/ev2.jsonl" ] && break; sleep 0.1; done
 sleep 1.5

@@ -42,7 +42,7 @@ run() {
     python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' "$port" 2>/dev/null && break
     sleep 0.1
   done
-  "$an" run --jsonl "$T/inc/records.jsonl" --webhook "http://127.0.0.1:$port/" --events "$T/$2.ev" 2>"$T/$2.sum"
+  "$an" run --jsonl "$T/inc/records.jsonl" --webhook "http://127.0.0.1:$port/" --events "$T/$2.ev" --summary-json - 2>"$T/$2.sum"
   echo $? >"$T/$2.rc"
   stop_pid "$pid"
 }

@@ -12,7 +12,7 @@ run() { # name, then the --jsonl files; 120 s is far above the ~1 s a run takes,
   local name=$1
   shift
   timeout -s KILL 120 "$an" run --jsonl "$@" --lldp lldp.pcap --map map.json --config "$cfg" \
-    --events "$name.events" --svg-dir "svg-$name" --svg-every 0.001 --svg-rate 0 2>"$name.err"
+    --events "$name.events" --svg-dir "svg-$name" --svg-every 0.001 --svg-rate 0 --summary-json - 2>"$name.err"
   local rc=$?
   [ $rc -eq 0 ] || { tail -5 "$name.err"; fail "$name: exit $rc (137: killed after 120 s, a hang)"; }
   grep '^{"records"' "$name.err" >"$name.summary" || fail "$name: no summary line"

@@ -21,7 +21,7 @@ touch "$dir/afile"
 grep -q "afile: not a directory" "$dir/usage.err" || fail "--svg-dir on a file: $(cat "$dir/usage.err")"
 # the scenario lasts 5 ms of record time: a write every millisecond, and one at the end
 "$an" run --records "$dir"/rec/*.hwr --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" \
-  --config "$src/data/samples/incast/analyzer.json" --svg-dir "$dir/out" --svg-every 0.001 2>"$dir/an.err" ||
+  --config "$src/data/samples/incast/analyzer.json" --svg-dir "$dir/out" --svg-every 0.001 --summary-json - 2>"$dir/an.err" ||
   { cat "$dir/an.err"; fail "analyzer failed"; }
 python3 - "$dir/records.jsonl" "$dir/$s/truth.json" "$dir/out" "$dir/an.err" <<'PY'
 import csv, glob, json, math, os, sys

@@ -13,7 +13,7 @@ cat >"$T/only.json" <<'J'
 {"detectors": {"QueueBuildup": false, "HighQueue": false, "HighHopLatency": false, "Microburst": false,
                "PathChange": false, "Incast": false}}
 J
-"$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --events "$T/ev.jsonl" 2>"$T/summary.json" ||
+"$analyzer" run --records "$T"/rec/*.hwr --config "$T/only.json" --events "$T/ev.jsonl" --summary-json - 2>"$T/summary.json" ||
   fail "analyzer run exited $?"
 loss=$(count_events "$T/ev.jsonl" TelemetryReportLoss firing)
 drops=$(count_events "$T/ev.jsonl" PacketDrops firing)
@@ -128,7 +128,7 @@ cat >"$T/map.json" <<'J'
 J
 mport=$(free_port)
 "$analyzer" run --records "$T"/rec/*.hwr --lldpd-json "$(dirname "$0")/../topo/data/lldpd-json" --map "$T/map.json" \
-  --events "$T/topo.jsonl" --metrics 127.0.0.1:$mport --hold 3 2>"$T/topo-summary.json" &
+  --events "$T/topo.jsonl" --metrics 127.0.0.1:$mport --hold 3 --summary-json - 2>"$T/topo-summary.json" &
 an=$!
 python3 - "$mport" "$T/metrics.txt" <<'PY' || { kill $an; fail "no /metrics"; }
 import sys, time, urllib.request
@@ -161,7 +161,7 @@ assert named and all(e["node"] in e["link"] for e in named), named[:1]
 print("placed", s["placed"], "unplaced", s["unplaced"], "PacketDrops on named links", len(named))
 PY
 # live: the collector streams the same capture to the analyzer over a Unix socket
-"$analyzer" run --stream "unix:$T/live.sock" --duration 4 --events "$T/live.jsonl" 2>"$T/live-summary.json" &
+"$analyzer" run --stream "unix:$T/live.sock" --duration 4 --events "$T/live.jsonl" --summary-json - 2>"$T/live-summary.json" &
 an=$!
 for _ in $(seq 600); do [ -S "$T/live.sock" ] && break; sleep 0.1; done
 "$col" --pcap "$T/reports.pcap" --stream "unix:$T/live.sock" >"$T/col-live.log" 2>&1 || fail "collector --stream"

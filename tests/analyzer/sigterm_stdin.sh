@@ -22,7 +22,7 @@ mkfifo "$dir/in"
 ) >"$dir/in" 2>/dev/null &
 wp=$!
 mport=$(free_port)
-"$an" run --jsonl - --metrics "127.0.0.1:$mport" <"$dir/in" >/dev/null 2>"$dir/err" &
+"$an" run --jsonl - --metrics "127.0.0.1:$mport" --summary-json - <"$dir/in" >/dev/null 2>"$dir/err" &
 ap=$!
 # /metrics answers once the handlers are in place and the input is being read: then stop it
 for _ in $(seq 600); do curl --max-time 5 -sf "http://127.0.0.1:$mport/metrics" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -18,7 +18,7 @@ chmod 600 "$dir/key"
 "$gen" scenario incast --out "$dir/s" >/dev/null 2>&1 || fail "scenario failed"
 mport=$(free_port)
 "$an" run --stream "unix:$dir/sock" --stream-key "$dir/key" --duration 120 --lldp "$dir/s/lldp.pcap" \
-  --map "$dir/s/map.json" --events "$dir/events.jsonl" --metrics "127.0.0.1:$mport" >/dev/null 2>"$dir/an.err" &
+  --map "$dir/s/map.json" --events "$dir/events.jsonl" --metrics "127.0.0.1:$mport" --summary-json - >/dev/null 2>"$dir/an.err" &
 apid=$!
 for _ in $(seq 600); do [ -S "$dir/sock" ] && break; sleep 0.1; done
 [ -S "$dir/sock" ] || { cat "$dir/an.err"; fail "the analyzer is not listening"; }

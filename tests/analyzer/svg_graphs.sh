@@ -14,7 +14,7 @@ run() { # scenario, svg dir, extra options
   local s=$1 out=$2
   shift 2
   "$an" run --jsonl "$dir/$s/records.jsonl" --lldp "$dir/$s/lldp.pcap" --map "$dir/$s/map.json" --config "$cfg" \
-    --svg-dir "$out" "$@" 2>"$out.err"
+    --svg-dir "$out" --summary-json - "$@" 2>"$out.err"
 }
 for s in incast microburst link-down; do
   mkdir -p "$dir/$s"

@@ -90,3 +90,16 @@ stop_pid() {
   for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
   kill -KILL "$1" 2>/dev/null
 }
+
+# wait_for SECONDS WHAT COMMAND...: poll COMMAND every 0.1 s until it succeeds; when it never does, fail
+# naming WHAT (and return 1, for a test whose fail counts and goes on).
+wait_for() {
+  local secs=$1 what=$2
+  shift 2
+  for _ in $(seq $((secs * 10))); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  fail "$what: not within $secs s"
+  return 1
+}

@@ -30,7 +30,7 @@ def check(seed, d):
     ev = os.path.join(d, "events.jsonl")
     r = subprocess.run([ANALYZER, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp",
                         os.path.join(d, "lldp.pcap"), "--map", os.path.join(d, "map.json"), "--events", ev, "--pods",
-                        os.path.join(d, "pods.json")], capture_output=True, text=True)
+                        os.path.join(d, "pods.json"), "--summary-json", "-"], capture_output=True, text=True)
     if r.returncode:
         fails.append(f"seed {seed}: analyzer exit {r.returncode}: {r.stderr[-500:]}")
         return

@@ -54,7 +54,7 @@ with tempfile.TemporaryDirectory(prefix="ident_reload.") as d:
     records = open(os.path.join(d, "records.jsonl")).read().splitlines()
     port = free_port()
     p = subprocess.Popen([ANALYZER, "run", "--jsonl", "-", "--pods", src, "--metrics", f"127.0.0.1:{port}",
-                          "--events", os.path.join(d, "events.jsonl")], stdin=subprocess.PIPE,
+                          "--events", os.path.join(d, "events.jsonl"), "--summary-json", "-"], stdin=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     log = []
     threading.Thread(target=lambda: log.extend(p.stderr), daemon=True).start()

@@ -58,7 +58,10 @@ run() { # name queue-records
   sleep 0.5
   kill -TERM "$cpid"; wait "$cpid"; local rc=$?; cpid=
   [ $rc = 0 ] || { cat "$dir/$name.err"; fail "$name: collector exited $rc"; }
-  grep -q "failed (no answer)" "$dir/$name.err" || { cat "$dir/$name.err"; fail "$name: the sink never saw ClickHouse down"; }
+  grep -q "clickhouse .*: down (insert into .* failed (no answer)" "$dir/$name.err" || { cat "$dir/$name.err"; fail "$name: the sink never saw ClickHouse down"; }
+  # ... and a line when it is back, counting the inserts that failed meanwhile (at least one: it was down 3 s)
+  grep -q "clickhouse .*: back after [0-9.]* s, [1-9][0-9]* inserts\? failed meanwhile" "$dir/$name.err" ||
+    { cat "$dir/$name.err"; fail "$name: no line saying ClickHouse is back"; }
   records=$(count json_written "$dir/$name.err") ins=$(count clickhouse_inserted "$dir/$name.err")
   dropped=$(count clickhouse_dropped "$dir/$name.err") retries=$(count clickhouse_retries "$dir/$name.err")
   # A batch ClickHouse stored but could not acknowledge before it was killed is sent again (at least

@@ -44,8 +44,8 @@ collect "$S/reports.pcap" incast hops
 collect "$dir/coalesced.pcap" coalesced coalesced
 
 # full range: the same events as the record files, byte for byte
-"$an" run --records "$dir"/incast.rec/*.hwr "${topo[@]}" --events "$dir/files.ev" 2>"$dir/files.sum" || fail "replay of the record files"
-"$an" run --clickhouse "$url" --from 0 --to 2100-01-01T00:00:00Z "${topo[@]}" --events "$dir/ch.ev" 2>"$dir/ch.sum" ||
+"$an" run --records "$dir"/incast.rec/*.hwr "${topo[@]}" --events "$dir/files.ev" --summary-json - 2>"$dir/files.sum" || fail "replay of the record files"
+"$an" run --clickhouse "$url" --from 0 --to 2100-01-01T00:00:00Z "${topo[@]}" --events "$dir/ch.ev" --summary-json - 2>"$dir/ch.sum" ||
   { cat "$dir/ch.sum"; fail "replay from ClickHouse failed"; }
 n_ev=$(grep -c '"state":"firing"' "$dir/files.ev")
 [ "$n_ev" -gt 20 ] || fail "the incast records raised only $n_ev events"
@@ -77,7 +77,7 @@ PY
 )"
 selected=$(ch_query "SELECT count() FROM hopwatch.hops WHERE time_ns >= $from_ns AND time_ns < $to_ns")
 [ "$selected" = "$want" ] || fail "SELECT count() says $selected records in range, the collector's JSON $want"
-"$an" run --clickhouse "$url" --from "$from_txt" --to "$to_ns" "${topo[@]}" --events "$dir/sub_ch.ev" 2>"$dir/sub.sum" ||
+"$an" run --clickhouse "$url" --from "$from_txt" --to "$to_ns" "${topo[@]}" --events "$dir/sub_ch.ev" --summary-json - 2>"$dir/sub.sum" ||
   { cat "$dir/sub.sum"; fail "sub-range replay failed"; }
 grep -q "^{\"records\":$want," "$dir/sub.sum" || fail "sub-range: $(head -c 100 "$dir/sub.sum"), want $want records"
 "$an" run --jsonl "$dir/sub.jsonl" "${topo[@]}" --events "$dir/sub_json.ev" --quiet || fail "replay of the sub-range JSON lines"
@@ -151,7 +151,7 @@ for i in 1 2; do
 done
 for i in 1 2; do
   "$an" run --clickhouse "http://127.0.0.1:${h[i]}/?database=hopwatch" --clickhouse-table hops_all --from 0 --to 2100-01-01T00:00:00Z \
-    "${topo[@]}" --events "$dir/shards$i.ev" 2>"$dir/shards.sum" || { cat "$dir/shards.sum"; fail "replay from hops_all on shard $i"; }
+    "${topo[@]}" --events "$dir/shards$i.ev" --summary-json - 2>"$dir/shards.sum" || { cat "$dir/shards.sum"; fail "replay from hops_all on shard $i"; }
   grep -q "^{\"records\":$n," "$dir/shards.sum" || fail "hops_all on shard $i: $(head -c 100 "$dir/shards.sum"), want $n records"
   cmp "$dir/files.ev" "$dir/shards$i.ev" || fail "hops_all on shard $i: other events than one collector's record files"
 done

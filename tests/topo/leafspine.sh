@@ -4,10 +4,8 @@
 # equal the one built here.  Usage: leafspine.sh HOPWATCH-ANALYZER.  Exit 77 when it cannot run (no root/lldpd).
 set -u
 ANALYZER=${1:?usage: leafspine.sh path/to/hopwatch-analyzer}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
-for tool in lldpd lldpcli dumpcap jq xmllint ip; do
-	command -v $tool >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
-done
+. "$(dirname "$0")/netns_lldpd.sh"
+need_tools lldpd lldpcli dumpcap jq xmllint ip
 
 P=hwt-topo-$$ # unique namespace prefix for this run
 W=$(mktemp -d /tmp/hwt-topo.XXXXXX)
@@ -17,21 +15,8 @@ CAPS=()
 FAILS=0
 
 cleanup() {
-	for pid in "${CAPS[@]}"; do kill "$pid" 2>/dev/null; done
-	for n in $NODES; do
-		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill "$pid" 2>/dev/null; done
-	done
-	for _ in $(seq 20); do # until lldpd's privilege-separated children are gone too
-		left=$(for n in $NODES; do ip netns pids "$P-$n" 2>/dev/null; done)
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	for n in $NODES; do
-		for pid in $(ip netns pids "$P-$n" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-		ip netns del "$P-$n" 2>/dev/null
-	done
-	rm -f /run/$P-*.sock
-	[ -n "${KEEP:-}" ] || rm -rf "$W"
+	PIDS=(${CAPS[@]+"${CAPS[@]}"})
+	netns_cleanup
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP # run the EXIT trap when killed too

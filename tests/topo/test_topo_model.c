@@ -1,5 +1,6 @@
 /* Unit tests of the topology model and checks, fed with hand-built LLDP frames: link events (up, TTL 0,
- * expiry, neighbour changed, baseline), MTU/PFC mismatch, one-sided, duplicate chassis, port matching, tiers. */
+ * expiry, neighbour changed, baseline, live reloads), MTU/PFC mismatch, one-sided, duplicate chassis, port matching,
+ * tiers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +272,72 @@ static void baseline(void **state)
 	hw_topo_free(&u);
 }
 
+/* A load of the fabric a.eth1--b.eth1 (heard from b first), with a.eth2--c.eth9 when ac, d.eth1--b.eth2 when bd. */
+static void load(struct hw_topo *t, int ac, int bd)
+{
+	hw_topo_init(t);
+	pair(t, adv(t, (struct test_end){2, "eth1", "b", 120, 0, -1, 0}, 1),
+	     adv(t, (struct test_end){1, "eth1", "a", 120, 0, -1, 0}, 1), 120, 1);
+	if (ac)
+		pair(t, adv(t, (struct test_end){1, "eth2", "a", 120, 0, -1, 0}, 1),
+		     adv(t, (struct test_end){3, "eth9", "c", 120, 0, -1, 0}, 1), 120, 1);
+	if (bd)
+		pair(t, adv(t, (struct test_end){4, "eth1", "d", 120, 0, -1, 0}, 1),
+		     adv(t, (struct test_end){2, "eth2", "b", 120, 0, -1, 0}, 1), 120, 1);
+}
+
+static void assert_live_ends(const struct hw_topo_live *l, uint32_t i, const char *n1, const char *p1, const char *n2,
+                             const char *p2)
+{
+	const struct hw_topo_live_link *k = &l->links[l->changes[i].link];
+	assert_string_equal(k->a_node, n1);
+	assert_string_equal(k->a_port, p1);
+	assert_string_equal(k->b_node, n2);
+	assert_string_equal(k->b_port, p2);
+}
+
+static void live_reload(void **state)
+{
+	(void)state;
+	struct hw_topo base, gone, back;
+	struct hw_topo_live l;
+	load(&base, 1, 0);
+	load(&gone, 0, 0);
+	load(&back, 1, 1);
+	/* the baseline's two links are known and up, and raise nothing */
+	assert_int_equal(hw_topo_live_init(&l, &base), 0);
+	assert_int_equal(l.n_links, 2);
+	assert_int_equal(l.n_changes, 0);
+	/* a reload without a--c: one LinkDown, its ends in name order (a < c) */
+	assert_int_equal(hw_topo_live_update(&l, &gone), 0);
+	assert_int_equal(l.n_changes, 1);
+	assert_int_equal(l.changes[0].kind, HW_EV_LINK_DOWN);
+	assert_live_ends(&l, 0, "a", "eth2", "c", "eth9");
+	l.links[l.changes[0].link].down_id = 7; /* the caller's LinkDown, kept with the link */
+	/* the same again: nothing changed since */
+	assert_int_equal(hw_topo_live_update(&l, &gone), 0);
+	assert_int_equal(l.n_changes, 0);
+	/* a--c back (a LinkUp, its LinkDown's id still there) and b--d new: names sort b.eth2 < d.eth1; the
+	 * changes come in link name order: a--c, then b--d */
+	assert_int_equal(hw_topo_live_update(&l, &back), 0);
+	assert_int_equal(l.n_links, 3);
+	assert_int_equal(l.n_changes, 2);
+	assert_int_equal(l.changes[0].kind, HW_EV_LINK_UP);
+	assert_int_equal(l.changes[0].is_new, 0);
+	assert_live_ends(&l, 0, "a", "eth2", "c", "eth9");
+	assert_int_equal(l.links[l.changes[0].link].down_id, 7);
+	assert_int_equal(l.changes[1].kind, HW_EV_LINK_UP);
+	assert_int_equal(l.changes[1].is_new, 1);
+	assert_live_ends(&l, 1, "b", "eth2", "d", "eth1");
+	/* and a reload of the same: nothing */
+	assert_int_equal(hw_topo_live_update(&l, &back), 0);
+	assert_int_equal(l.n_changes, 0);
+	hw_topo_live_free(&l);
+	hw_topo_free(&base);
+	hw_topo_free(&gone);
+	hw_topo_free(&back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +350,7 @@ int main(void)
 	    cmocka_unit_test(mac_port_id_matches_ifname),
 	    cmocka_unit_test(tiers),
 	    cmocka_unit_test(baseline),
+	    cmocka_unit_test(live_reload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
