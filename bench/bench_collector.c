@@ -100,9 +100,11 @@ static int loop(void *arg)
 				}
 				sum += s;
 			} else {
-				hw_worker_frame(r->w, p, len, n_total);
+				hw_worker_stage(r->w, p, len, n_total);
 			}
 		}
+		if (r->w)
+			hw_worker_apply(r->w); /* as dpdk_front.c: the burst's state updates together */
 		n_total += n;
 		if (n && rte_ring_enqueue_burst(r->ring, (void **)m, n, NULL) != n)
 			abort(); /* the ring holds every mbuf: cannot overflow */

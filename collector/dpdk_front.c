@@ -83,8 +83,9 @@ static int worker_main(void *arg)
 						len = SCRATCH_BYTES; /* the parser sees a cut frame and says so */
 					p = rte_pktmbuf_read(b, 0, len, lw->scratch);
 				}
-				hw_worker_frame(lw->w, p, len, t);
+				hw_worker_stage(lw->w, p, len, t); /* parse now ... */
 			}
+			hw_worker_apply(lw->w); /* ... and the burst's state updates together, prefetched */
 			rte_pktmbuf_free_bulk(m, n);
 		}
 		if (!got)
