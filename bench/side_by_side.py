@@ -9,8 +9,11 @@
 #             reports per process CPU-second
 #   analyzer: hopwatch-analyzer (every detector) on the collector's record files of the same capture vs
 #             the --pcap collector run of that round; records per process CPU-second
+#   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
+#             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after)
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer]
+#                        [--collector-b PATH]
 import argparse
 import glob
 import json
@@ -149,6 +152,7 @@ def main():
     ap.add_argument("--drop-rate", type=float, default=0.001)
     ap.add_argument("--pcap-reports", type=int, default=500000)
     ap.add_argument("--only", default="dpdk,pcap,analyzer")
+    ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
     a = ap.parse_args()
     only = set(a.only.split(","))
     gen = os.path.join(a.build, "gen", "hopwatch-gen")
@@ -180,9 +184,11 @@ def main():
         for flows in [int(x) for x in a.flows.split(",")]:
             frames = 4 * flows  # every flow reports 4 times per pass over the capture
             pcap = capture("dpdk-%d" % flows, flows, frames)
-            hw, tp = [], []
+            hw, hb, tp = [], [], []
             for i in range(a.rounds):
                 hw.append(run_collector_dpdk(col, pcap, a.seconds, os.path.join(a.work, "col.log")))
+                if a.collector_b:
+                    hb.append(run_collector_dpdk(a.collector_b, pcap, a.seconds, os.path.join(a.work, "col.log")))
                 tp.append(run_testpmd(pcap, frames, a.seconds, os.path.join(a.work, "testpmd.log")))
                 print("dpdk %d flows round %d: collector %.2f M/cpu-s, testpmd %.2f M/cpu-s" %
                       (flows, i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6, tp[-1]["reports"] / tp[-1]["cpu_s"] /
@@ -190,6 +196,10 @@ def main():
             result["dpdk"]["flows_%d" % flows] = {
                 "frames": frames, "collector": rates(hw), "testpmd_rxonly": rates(tp),
                 "ratio_per_cpu_s": pair(hw, tp), "ratio_per_wall_s": pair(hw, tp, key="wall_s")}
+            if hb:
+                result["dpdk"]["flows_%d" % flows].update({
+                    "collector_b": rates(hb), "collector_b_path": a.collector_b,
+                    "b_ratio_per_cpu_s": pair(hb, tp), "a_over_b_per_cpu_s": pair(hw, hb)})
 
     if only & {"pcap", "analyzer"}:
         pcap = capture("pcap", 4096, a.pcap_reports)

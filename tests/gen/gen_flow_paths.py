@@ -21,12 +21,9 @@ def fail(msg):
 
 
 def counters(text):
-    out = {}
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            out[parts[0]] = int(parts[1])
-    return out
+    """The collector's end-of-run "NAME N" lines."""
+    pairs = (line.split() for line in text.splitlines())
+    return {p[0]: int(p[1]) for p in pairs if len(p) == 2 and p[1].isdigit()}
 
 
 def run(d, name, extra):
