@@ -45,7 +45,9 @@ static void add_frame(void *arg, const uint8_t *frame, size_t len, uint64_t t)
 	f->len[f->n++] = (uint16_t)len;
 }
 
-enum mode { BARE, WORKER, WORKER_SINK };
+/* WORKER_FRAME: the worker one frame at a time (hw_worker_frame: parse, then that frame's state at
+ * once), the path before burst staging, as a same-binary reference for WORKER (stage a burst, apply). */
+enum mode { BARE, WORKER, WORKER_SINK, WORKER_FRAME };
 
 struct run {
 	enum mode mode;
@@ -99,6 +101,8 @@ static int loop(void *arg)
 					s += v;
 				}
 				sum += s;
+			} else if (r->mode == WORKER_FRAME) {
+				hw_worker_frame(r->w, p, len, n_total);
 			} else {
 				hw_worker_stage(r->w, p, len, n_total);
 			}
@@ -224,12 +228,12 @@ int main(int argc, char **argv)
 	}
 	double rpp = (double)reports_per_pass / (double)fr.n; /* reports per packet */
 
-	const char *names[3] = {"bare_loop", "worker", "worker_record_sink"};
+	const char *names[4] = {"bare_loop", "worker", "worker_record_sink", "worker_per_frame"};
 	/* Whole-run rates, and per-chunk rates (CHUNK packets over the 10th-percentile chunk time of a
 	 * run), which leave out the time other processes on a shared machine held the core or evicted
 	 * its caches.  Medians over the runs. */
-	double med[3], cmed[3], cpumed[3], scale2 = 0, cscale2 = 0;
-	for (int mode = 0; mode < 3; mode++) {
+	double med[4], cmed[4], cpumed[4], scale2 = 0, cscale2 = 0;
+	for (int mode = 0; mode < 4; mode++) {
 		double rate[51], crate[51], cpurate[51];
 		for (int r = 0; r < runs; r++) {
 			static struct hw_collector col;
@@ -297,8 +301,9 @@ int main(int argc, char **argv)
 	printf("{\"input\": \"%s\", \"frames\": %zu, \"reports_per_frame\": %.3f, \"runs\": %d, \"packets_per_run\": "
 	       "%llu,\n",
 	       path, fr.n, rpp, runs, (unsigned long long)per_run);
-	for (int m = 0; m < 3; m++)
+	for (int m = 0; m < 4; m++)
 		printf(" \"%s_reports_per_cpu_s\": %.0f,\n", names[m], cpumed[m]);
+	printf(" \"worker_over_per_frame\": %.3f,\n", cpumed[1] / cpumed[3]);
 	printf(" \"worker_over_bare\": %.3f, \"sink_over_bare\": %.3f,\n", cpumed[1] / cpumed[0],
 	       cpumed[2] / cpumed[0]);
 	printf(" \"wall_clock\": {");
