@@ -121,6 +121,10 @@ struct gen_cfg {
 	uint8_t geant_no_tail;      /* geant: no 4-byte tail (as in GEANT's FPGA sink capture) */
 	uint8_t geant_hop_ml_words; /* geant: hop_ml = the hop's words instead of the instruction count */
 	uint8_t p4;                 /* --preset hopwatch-p4: what p4/hopwatch_v1model.p4 sends (see p4.c) */
+	uint8_t stable_paths;       /* --flow-paths stable: a flow keeps its sink and path (see model.c) */
+	double path_change_rate;    /* stable paths: fraction of reports on which the flow's path moves */
+	double burst_rate;          /* fraction of hops whose queue is in a burst */
+	uint32_t queues;            /* egress queues (node, port, queue id) in all; 0 = by flow and node */
 };
 
 /* --preset hopwatch-p4: values p4/README.md fixes, and the example configuration of p4/cli/. */

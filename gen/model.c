@@ -1,5 +1,12 @@
 /* The simulated fabric behind the reports: nodes with their own clocks, flows with stable paths,
- * per-sender sequence numbers (gaps, 22-bit wrap) and the metadata values of every hop. */
+ * per-sender sequence numbers (gaps, 22-bit wrap) and the metadata values of every hop.
+ *
+ * --flow-paths random (the default, kept byte for byte): every packet comes from a random sender,
+ * so a flow's reporting node, and with it its path, changes on most reports.  --flow-paths stable:
+ * flow f's sink is node f mod N (the sender of every report of f); its transit hops and their ports
+ * are drawn from (f, hop, epoch), and on a fraction --path-change-rate of its reports the flow's
+ * epoch moves on, i.e. it is rerouted: new transit hops, and the sink's ingress port moves to the
+ * next one, so the new path always differs from the old. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +21,9 @@ struct gen_model {
 	uint64_t *clock_off; /* per node */
 	uint32_t *seq;       /* per node and hw_id */
 	uint32_t *sent;      /* per node and hw_id: reports sent, for --seq-gap-every */
-	uint64_t thr_drop, thr_inter, thr_unavail, thr_cnp;
+	uint64_t thr_drop, thr_inter, thr_unavail, thr_cnp, thr_burst, thr_move;
+	uint32_t *epoch;        /* --flow-paths stable: per flow, path changes so far */
+	uint32_t next_fi;       /* --flow-paths stable: the flow of the packet's first report */
 	struct gen_p4 *p4;      /* --preset hopwatch-p4 */
 	struct gen_report next; /* its next report */
 };
@@ -106,7 +115,9 @@ struct gen_model *gen_model_new(const struct gen_cfg *cfg)
 	m->clock_off = calloc(cfg->nodes, sizeof(*m->clock_off));
 	m->seq = calloc((size_t)cfg->nodes * cfg->hw_ids, sizeof(*m->seq));
 	m->sent = calloc((size_t)cfg->nodes * cfg->hw_ids, sizeof(*m->sent));
-	if (!m->flows || !m->clock_off || !m->seq || !m->sent) {
+	if (cfg->stable_paths)
+		m->epoch = calloc(cfg->flows, sizeof(*m->epoch));
+	if (!m->flows || !m->clock_off || !m->seq || !m->sent || (cfg->stable_paths && !m->epoch)) {
 		gen_model_free(m);
 		return NULL;
 	}
@@ -130,6 +141,8 @@ struct gen_model *gen_model_new(const struct gen_cfg *cfg)
 	m->thr_inter = gen_prob_threshold(cfg->intermediate_rate);
 	m->thr_unavail = gen_prob_threshold(cfg->unavailable_rate);
 	m->thr_cnp = gen_prob_threshold(cfg->cnp_rate);
+	m->thr_burst = gen_prob_threshold(cfg->burst_rate);
+	m->thr_move = gen_prob_threshold(cfg->path_change_rate);
 	return m;
 }
 
@@ -141,6 +154,7 @@ void gen_model_free(struct gen_model *m)
 	free(m->clock_off);
 	free(m->seq);
 	free(m->sent);
+	free(m->epoch);
 	gen_p4_free(m->p4);
 	free(m);
 }
@@ -151,7 +165,12 @@ void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns)
 	k->n_reps = 0;
 	if (m->p4) {
 		gen_p4_next(m->p4, &m->rng, sim_ns, &k->node_idx, &m->next);
-		k->hw_id = 0; /* set_switch_id(node, 0) in p4/cli */
+		k->hw_id = 0;           /* set_switch_id(node, 0) in p4/cli */
+	} else if (cfg->stable_paths) { /* the first report's flow decides the sender: its sink */
+		uint64_t r = gen_splitmix(&m->rng);
+		m->next_fi = (uint32_t)(r % cfg->flows);
+		k->node_idx = m->next_fi % cfg->nodes;
+		k->hw_id = (uint8_t)((r >> 32) % cfg->hw_ids);
 	} else {
 		uint64_t r = gen_splitmix(&m->rng);
 		k->node_idx = (uint32_t)(r % cfg->nodes);
@@ -169,21 +188,36 @@ void gen_model_packet(struct gen_model *m, struct gen_pkt *k, uint64_t sim_ns)
 	m->seq[s] = (m->seq[s] + 1) & mask;
 }
 
-/* Values of one hop (timestamps come from stamp_path()). */
-static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, uint32_t flow_idx)
+/* Epoch e's salt of the per-flow hashes: 0 for epoch 0, so random paths keep their values. */
+static uint64_t epoch_salt(uint32_t e)
 {
+	return (uint64_t)e * 0x9e3779b97f4a7c15ull;
+}
+
+/* Values of one hop (timestamps come from stamp_path()).  epoch: the flow's route (stable paths). */
+static void make_hop(struct gen_model *m, struct gen_hop *h, uint32_t node_idx, uint32_t flow_idx, uint32_t epoch)
+{
+	const struct gen_cfg *cfg = m->cfg;
 	uint64_t r = gen_splitmix(&m->rng);
-	uint64_t ph = gen_mix((uint64_t)flow_idx << 20 ^ node_idx);
-	h->node_id = gen_node_id(m->cfg, node_idx);
+	uint64_t ph = gen_mix(((uint64_t)flow_idx << 20 ^ node_idx) ^ epoch_salt(epoch));
+	h->node_id = gen_node_id(cfg, node_idx);
 	h->in_port = (uint16_t)(1 + (ph >> 8) % 48);
 	h->out_port = (uint16_t)(1 + (ph >> 16) % 48);
+	h->qid = (uint8_t)((ph >> 24) % 8);
+	if (cfg->queues) { /* node n has queues/N queues (the first queues mod N nodes one more) */
+		uint32_t per = cfg->queues / cfg->nodes + (node_idx < cfg->queues % cfg->nodes);
+		uint32_t q = per ? (uint32_t)((ph >> 24) % per) : 0;
+		h->out_port = (uint16_t)(1 + q / 8);
+		h->qid = (uint8_t)(q % 8);
+	}
 	h->l2_in = 1000u + h->in_port;
 	h->l2_out = 1000u + h->out_port;
-	h->qid = (uint8_t)((ph >> 24) % 8);
 	h->bid = (uint8_t)(h->qid % 2);
 	uint32_t occ = (uint32_t)(r % 2000);
-	if (((r >> 16) & 15) == 0)
-		occ = (uint32_t)((r >> 20) % 400000); /* burst */
+	/* a burst on 1/16 of the hops by default: 4 bits of r, which random paths keep byte for byte */
+	int burst = cfg->burst_rate == 0.0625 ? ((r >> 16) & 15) == 0 : gen_mix(r) < m->thr_burst;
+	if (burst)
+		occ = (uint32_t)((r >> 20) % 400000);
 	h->qocc = occ & 0xffffff;
 	h->bocc = (occ + (uint32_t)((r >> 40) % 1000)) & 0xffffff;
 	h->latency = 200 + occ / 8 + (uint32_t)((r >> 32) % 100);
@@ -224,6 +258,17 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	uint64_t r0 = gen_splitmix(&m->rng);
 	uint32_t fi = (uint32_t)(r0 % cfg->flows);
 	const uint32_t sender = k->node_idx;
+	uint32_t epoch = 0;
+	if (cfg->stable_paths) {
+		if (k->n_reps == 0)
+			fi = m->next_fi;
+		else /* a coalesced report: another flow of the same sink, fi = sender + nodes * j */
+			fi = sender +
+			     cfg->nodes * (uint32_t)(r0 % ((cfg->flows - sender + cfg->nodes - 1) / cfg->nodes));
+		if (m->thr_move && gen_splitmix(&m->rng) < m->thr_move)
+			m->epoch[fi]++; /* rerouted from this report on */
+		epoch = m->epoch[fi];
+	}
 	r->flow = &m->flows[fi];
 	unsigned hops = cfg->hops_min;
 	if (cfg->hops > cfg->hops_min) /* path length: stable per flow */
@@ -238,12 +283,12 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 	if (r->flow->roce)
 		r->roce_opcode = gen_splitmix(&m->rng) < m->thr_cnp ? 0x81 : opcodes[(r0 >> 24) % 5];
 	for (unsigned i = 0; i < r->n_stack; i++) {
-		uint32_t node = (uint32_t)(gen_mix((uint64_t)fi * 131 + i) % cfg->nodes);
+		uint32_t node = (uint32_t)(gen_mix(((uint64_t)fi * 131 + i) ^ epoch_salt(epoch)) % cfg->nodes);
 		if (node == sender && cfg->nodes > 1 && cfg->format != GEN_FMT_INT)
 			node = (node + 1) % cfg->nodes;
 		if (cfg->sink_md_stack && i == hops)
 			node = sender; /* the sink's own entry, newest on the stack */
-		make_hop(m, &r->hops[i], node, fi);
+		make_hop(m, &r->hops[i], node, fi, epoch);
 		if (m->thr_unavail) {
 			static const uint16_t bits[] = {GEN_I_PORTS, GEN_I_LATENCY,  GEN_I_QUEUE,   GEN_I_IG_TS,
 			                                GEN_I_EG_TS, GEN_I_L2_PORTS, GEN_I_TX_UTIL, GEN_I_BUFFER};
@@ -261,7 +306,10 @@ void gen_model_report(struct gen_model *m, const struct gen_pkt *k, struct gen_r
 		stamp_path(m, r->hops, r->n_stack, sim_ns);
 		*own = r->hops[r->n_stack - 1];
 	} else {
-		make_hop(m, own, sender, fi);
+		make_hop(m, own, sender, fi, 0);
+		if (cfg->stable_paths) /* the sink stays; the port the rerouted packets arrive on moves */
+			own->in_port = (uint16_t)(1 + (own->in_port - 1 + epoch) % 48),
+			own->l2_in = 1000u + own->in_port;
 		stamp_path(m, r->hops, r->n_stack + 1u, sim_ns);
 	}
 	r->flags = HW_RF_TRACKED_FLOW;

@@ -238,6 +238,7 @@ static const char *const in_types[] = {"eth", "ip", NULL};
 static const char *const profiles[] = {"standard", "geant", NULL};
 static const char *const sink_mds[] = {"report", "stack", NULL};
 static const char *const hop_mls[] = {"instructions", "words", NULL};
+static const char *const flow_paths[] = {"random", "stable", NULL};
 
 #define G struct gen_opts
 
@@ -318,6 +319,21 @@ static const struct hw_opt rows[] = {
     {HW_OPT_GROUP, .help = "Inner flows:"},
     {HW_OPT_UINT, "flows", .metavar = "N", HW_OPT_AT(G, c.flows), .lo = 1, .hi = 1000000, .def = "64",
      .help = "distinct flows"},
+    {HW_OPT_ENUM, "flow-paths", .metavar = "M", HW_OPT_AT(G, c.stable_paths), .names = flow_paths, .def = "random",
+     .help = "random: each packet from a random sender, so most reports show the\n"
+             "flow on a new path (unit tests) | stable: each flow keeps its sink\n"
+             "(flow index mod --nodes) and its path, rerouted at --path-change-rate\n"
+             "(a realistic benchmark input)"},
+    {HW_OPT_DOUBLE, "path-change-rate", .metavar = "P", HW_OPT_AT(G, c.path_change_rate), .hi = 1, .def = "0",
+     .help = "--flow-paths stable: fraction of reports on which the flow is rerouted\n"
+             "(new transit hops, new ingress port at the sink)"},
+    {HW_OPT_DOUBLE, "burst-rate", .metavar = "P", HW_OPT_AT(G, c.burst_rate), .hi = 1, .def = "0.0625",
+     .help = "fraction of hops whose queue is in a burst (occupancy up to 400,000\n"
+             "instead of below 2,000)"},
+    {HW_OPT_UINT, "queues", .metavar = "N", HW_OPT_AT(G, c.queues), .hi = 1u << 20, .def = "0",
+     .help = "egress queues (node, port, queue id) in the fabric, shared evenly by\n"
+             "the nodes (8 queue ids per port); 0 = each flow's own port and queue\n"
+             "id at each node (up to 48 x 8 per node)"},
     {HW_OPT_ENUM, "l4", .metavar = "L", HW_OPT_AT(G, c.l4), .names = l4s, .def = "udp", .help = "udp | tcp | mix"},
     {HW_OPT_ENUM, "ip", .metavar = "V", HW_OPT_AT(G, c.ipver), .names = ips, .def = "4", .help = "4 | 6 | mix"},
     {HW_OPT_FLAG, "roce", HW_OPT_AT(G, c.roce),
@@ -433,6 +449,10 @@ static int preset_p4(struct gen_cfg *c)
 	    {"orig-payload", "the inner packet is cut at 512 B, its lengths are the true ones"},
 	    {"hw-ids", "one hw_id per switch (0)"},
 	    {"malform", "no malformed reports"},
+	    {"flow-paths", "the line's one path"},
+	    {"path-change-rate", "the line's one path"},
+	    {"queues", "ports 1 -> 2, queue 0"},
+	    {"burst-rate", "its own queue model (depths from the simulated line)"},
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (hw_opts_given(&spec, fixed[i].opt))
@@ -557,6 +577,13 @@ int gen_parse_args(int argc, char **argv, struct gen_cfg *c, struct gen_paths *p
 		if (rep_md_arg)
 			return fail("rep-md", "with --sink-md stack the report carries no metadata of its own");
 	}
+	if (c->path_change_rate > 0 && !c->stable_paths)
+		return fail("path-change-rate", "needs --flow-paths stable (random paths change on most reports)");
+	if (c->queues && c->queues < c->nodes)
+		return fail("queues", "%u queues for %u nodes: each node needs at least one", c->queues, c->nodes);
+	if (c->queues && (c->queues + c->nodes - 1) / c->nodes > 8u * 65534u)
+		return fail("queues", "%u queues on %u nodes need more than 65534 ports of 8 queues per node",
+		            c->queues, c->nodes);
 	if (c->format == GEN_FMT_INT && c->drop_rate > 0)
 		return fail("drop-rate", "bare INT packets are not reports");
 

@@ -48,6 +48,14 @@ static inline void hw_flow_table_prefetch(const struct hw_flow_table *t, uint64_
 {
 	__builtin_prefetch(&t->buckets[flow_hash & t->bucket_mask]);
 }
+/* Then, once that head has arrived, start loading the first entry of its chain (the flow's own entry
+ * unless the chain is longer than one): the second step of a bulk lookup. */
+static inline void hw_flow_table_prefetch_entry(const struct hw_flow_table *t, uint64_t flow_hash)
+{
+	uint32_t i = t->buckets[flow_hash & t->bucket_mask];
+	if (i != HW_FLOW_NONE)
+		__builtin_prefetch(&t->e[i], 1);
+}
 /* Bytes of memory the table holds (fixed at init). */
 uint64_t hw_flow_table_bytes(const struct hw_flow_table *t);
 

@@ -31,17 +31,7 @@ void hw_queue_table_free(struct hw_queue_table *t)
 
 unsigned hw_hist_bucket(uint64_t v)
 {
-	if (v <= 1)
-		return 0;
-	unsigned b = 64 - (unsigned)__builtin_clzll(v - 1); /* smallest b with v <= 2^b */
-	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
-}
-
-static inline uint32_t key_hash(uint32_t node, uint32_t port, uint32_t queue)
-{
-	uint64_t h = ((uint64_t)node << 32 | port) * 0x9e3779b97f4a7c15ull;
-	h ^= (uint64_t)queue * 0xc2b2ae3d27d4eb4full;
-	return (uint32_t)(h >> 32);
+	return hw_hist_bucket_inline(v);
 }
 
 void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r)
@@ -49,11 +39,10 @@ void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r)
 	/* The record read once: the slot's 32-bit stores could alias it, and would force reloads. */
 	const uint32_t valid = r->valid, node = r->node_id, occ = r->queue_occupancy, lat = r->hop_latency;
 	const uint64_t now = r->time_ns;
-	const uint32_t port = (valid & HW_V_PORTS) ? r->egress_port : HW_PORT_NONE;
-	const uint32_t queue = (valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : HW_QUEUE_NONE;
+	const uint32_t port = hw_queue_key_port(r), queue = hw_queue_key_queue(r);
 	struct hw_queue_stats *const slots = t->slots;
 	const uint32_t mask = t->mask;
-	uint32_t i = key_hash(node, port, queue) & mask;
+	uint32_t i = hw_queue_key_hash(node, port, queue) & mask;
 	struct hw_queue_stats *s;
 	for (;;) {
 		s = &slots[i];
@@ -82,13 +71,13 @@ void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r)
 		if (occ > s->max_occupancy)
 			s->max_occupancy = occ;
 		s->occ_sum += occ;
-		s->occ_hist[hw_hist_bucket(occ)]++;
+		s->occ_hist[hw_hist_bucket_inline(occ)]++;
 	}
 	if (valid & HW_V_HOP_LATENCY) {
 		s->last_latency = lat;
 		if (lat > s->max_latency)
 			s->max_latency = lat;
 		s->lat_sum += lat;
-		s->lat_hist[hw_hist_bucket(lat)]++;
+		s->lat_hist[hw_hist_bucket_inline(lat)]++;
 	}
 }

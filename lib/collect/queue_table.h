@@ -54,4 +54,41 @@ void hw_queue_table_add(struct hw_queue_table *t, const struct hw_record *r);
 /* The bucket of a value (for tests and exporters). */
 unsigned hw_hist_bucket(uint64_t v);
 
+static inline unsigned hw_hist_bucket_inline(uint64_t v)
+{
+	if (v <= 1)
+		return 0;
+	unsigned b = 64 - (unsigned)__builtin_clzll(v - 1); /* smallest b with v <= 2^b */
+	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
+}
+
+/* A hop's key: (node, egress port or HW_PORT_NONE, queue id or HW_QUEUE_NONE) and its hash. */
+static inline uint32_t hw_queue_key_port(const struct hw_record *r)
+{
+	return (r->valid & HW_V_PORTS) ? r->egress_port : HW_PORT_NONE;
+}
+static inline uint32_t hw_queue_key_queue(const struct hw_record *r)
+{
+	return (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : HW_QUEUE_NONE;
+}
+static inline uint32_t hw_queue_key_hash(uint32_t node, uint32_t port, uint32_t queue)
+{
+	uint64_t h = ((uint64_t)node << 32 | port) * 0x9e3779b97f4a7c15ull;
+	h ^= (uint64_t)queue * 0xc2b2ae3d27d4eb4full;
+	return (uint32_t)(h >> 32);
+}
+
+/* Start loading the lines hw_queue_table_add(t, r) will write: the key's home slot (where it
+ * almost always is) and the histogram bucket lines of r's occupancy and latency. */
+static inline void hw_queue_table_prefetch(const struct hw_queue_table *t, const struct hw_record *r)
+{
+	const struct hw_queue_stats *s =
+	    &t->slots[hw_queue_key_hash(r->node_id, hw_queue_key_port(r), hw_queue_key_queue(r)) & t->mask];
+	__builtin_prefetch(s, 1);
+	if (r->valid & HW_V_QUEUE)
+		__builtin_prefetch(&s->occ_hist[hw_hist_bucket_inline(r->queue_occupancy)], 1);
+	if (r->valid & HW_V_HOP_LATENCY)
+		__builtin_prefetch(&s->lat_hist[hw_hist_bucket_inline(r->hop_latency)], 1);
+}
+
 #endif

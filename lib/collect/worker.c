@@ -51,26 +51,40 @@ static struct hw_batch *current_batch(struct hw_worker *w)
 
 void hw_worker_flush(struct hw_worker *w)
 {
+	hw_worker_apply(w); /* the sink may read the records as soon as they are published */
 	if (w->cur && w->cur->n) {
 		hw_batch_ring_publish(&w->ring);
 		w->cur = NULL;
 	}
 }
 
+/* Parse into the scratch array behind the pending reports' records (applying them first if it is full). */
+static enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
+                                    struct hw_parse_out *o)
+{
+	*o = (struct hw_parse_out){.recs = w->scratch + w->scratch_n,
+	                           .rec_cap = HW_BATCH_RECS - w->scratch_n,
+	                           .reps = w->reps,
+	                           .rep_cap = 256};
+	enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+	if (r == HW_E_TOO_MANY && w->scratch_n) {
+		hw_worker_apply(w);
+		return parse_scratch(w, frame, len, t, o);
+	}
+	if (r == HW_OK)
+		w->scratch_n += o->n_recs;
+	return r;
+}
+
 static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
                                  struct hw_parse_out *o, struct hw_batch **b)
 {
 	*b = NULL;
-	if (!w->has_ring) {
-		*o = (struct hw_parse_out){
-		    .recs = w->scratch, .rec_cap = HW_BATCH_RECS, .reps = w->reps, .rep_cap = 256};
-		return hw_parse_frame(&w->pcfg, frame, len, t, o);
-	}
+	if (!w->has_ring)
+		return parse_scratch(w, frame, len, t, o);
 	struct hw_batch *cur = current_batch(w);
 	if (!cur) { /* sink ring full: parse anyway (counters and state stay right), drop the records */
-		*o = (struct hw_parse_out){
-		    .recs = w->scratch, .rec_cap = HW_BATCH_RECS, .reps = w->reps, .rep_cap = 256};
-		enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+		enum hw_result r = parse_scratch(w, frame, len, t, o);
 		if (r == HW_OK)
 			HW_ADD(w->cnt.sink_dropped, o->n_recs);
 		return r;
@@ -87,8 +101,10 @@ static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size
 	return r;
 }
 
-void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
+void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
 {
+	if (w->n_pending > HW_PENDING_REPORTS - 256) /* room for a frame's reports (rep_cap) */
+		hw_worker_apply(w);
 	struct hw_parse_out o;
 	struct hw_batch *b;
 	enum hw_result r = parse_into(w, frame, len, time_ns, &o, &b);
@@ -98,36 +114,78 @@ void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 		return;
 	HW_ADD(w->cnt.reports, o.n_reps);
 	HW_ADD(w->cnt.records, o.n_recs);
-
-	for (uint32_t i = 0; i < o.n_reps; i++) /* the flow lookups come last: start their misses now */
-		hw_flow_table_prefetch(&w->flows, o.recs[o.reps[i].first].flow_hash);
 	for (uint32_t i = 0; i < o.n_reps; i++) {
 		const struct hw_report *rep = &o.reps[i];
-		/* Coalesced TR v2.0 reports share one packet sequence number: count it once. */
-		if (!(i && rep->seq == o.reps[i - 1].seq && rep->node == o.reps[i - 1].node &&
-		      rep->hw_id == o.reps[i - 1].hw_id))
-			hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
-		const struct hw_record *recs = o.recs + rep->first;
-		uint64_t sig = HW_PATH_SIG_SEED;
-		for (uint32_t j = 0; j < rep->n_hops; j++) {
-			hw_queue_table_add(&w->queues, &recs[j]);
-			sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
-		}
-		/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
-		 * intermediate reports, stop where the packet was dropped or the queue was watched.  A Q+F
-		 * report shorter than the flow's known path is such a report too (hw_path_report_use). */
-		const bool has_flow = (recs[0].valid & HW_V_FLOW) != 0;
-		if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) &&
-		    hw_path_hops_have_ports(recs, rep->n_hops) &&
-		    (!(rep->flags & HW_RF_CONGESTED_QUEUE) ||
-		     hw_path_report_use(rep->flags, rep->n_hops, has_flow,
-		                        hw_flow_table_hops(&w->flows, recs[0].flow_hash)) == HW_PATH_WHOLE) &&
-		    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), rep->n_hops, time_ns))
-			HW_ADD(w->cnt.path_changes, 1);
+		struct hw_pending_report *p = &w->pending[w->n_pending++];
+		p->recs = o.recs + rep->first;
+		p->time_ns = time_ns;
+		p->rep = *rep;
+		/* Coalesced TR v2.0 reports share one packet sequence number: counted once. */
+		p->same_packet = i && rep->seq == o.reps[i - 1].seq && rep->node == o.reps[i - 1].node &&
+		                 rep->hw_id == o.reps[i - 1].hw_id;
 	}
 	if (b) {
 		b->n += o.n_recs;
 		if (b->n > HW_BATCH_RECS - 64)
 			hw_worker_flush(w);
 	}
+}
+
+/* Reports ahead of the one being applied whose queue slots and flow chain heads are prefetched, and
+ * (half as far) whose flow entries are: about 8 x 5 hops x 3 lines in flight, well within L1. */
+#define PF_AHEAD 8
+
+static inline void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
+{
+	for (uint32_t j = 0; j < p->rep.n_hops; j++)
+		hw_queue_table_prefetch(&w->queues, &p->recs[j]);
+	hw_flow_table_prefetch(&w->flows, p->recs[0].flow_hash);
+}
+
+static void apply_one(struct hw_worker *w, const struct hw_pending_report *p)
+{
+	const struct hw_report *rep = &p->rep;
+	if (!p->same_packet)
+		hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
+	const struct hw_record *recs = p->recs;
+	uint64_t sig = HW_PATH_SIG_SEED;
+	for (uint32_t j = 0; j < rep->n_hops; j++) {
+		hw_queue_table_add(&w->queues, &recs[j]);
+		sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
+	}
+	/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
+	 * intermediate reports, stop where the packet was dropped or the queue was watched.  A Q+F
+	 * report shorter than the flow's known path is such a report too (hw_path_report_use). */
+	const bool has_flow = (recs[0].valid & HW_V_FLOW) != 0;
+	if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) && hw_path_hops_have_ports(recs, rep->n_hops) &&
+	    (!(rep->flags & HW_RF_CONGESTED_QUEUE) ||
+	     hw_path_report_use(rep->flags, rep->n_hops, has_flow, hw_flow_table_hops(&w->flows, recs[0].flow_hash)) ==
+	         HW_PATH_WHOLE) &&
+	    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), rep->n_hops, p->time_ns))
+		HW_ADD(w->cnt.path_changes, 1);
+}
+
+void hw_worker_apply(struct hw_worker *w)
+{
+	const uint32_t n = w->n_pending;
+	const struct hw_pending_report *pend = w->pending;
+	for (uint32_t i = 0; i < n && i < PF_AHEAD; i++)
+		prefetch_slots(w, &pend[i]);
+	for (uint32_t i = 0; i < n && i < PF_AHEAD / 2; i++)
+		hw_flow_table_prefetch_entry(&w->flows, pend[i].recs[0].flow_hash);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + PF_AHEAD < n)
+			prefetch_slots(w, &pend[i + PF_AHEAD]);
+		if (i + PF_AHEAD / 2 < n) /* its chain head was prefetched PF_AHEAD / 2 reports ago */
+			hw_flow_table_prefetch_entry(&w->flows, pend[i + PF_AHEAD / 2].recs[0].flow_hash);
+		apply_one(w, &pend[i]);
+	}
+	w->n_pending = 0;
+	w->scratch_n = 0;
+}
+
+void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
+{
+	hw_worker_stage(w, frame, len, time_ns);
+	hw_worker_apply(w);
 }

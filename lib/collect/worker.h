@@ -30,6 +30,15 @@ struct hw_worker_sizes {
 	uint32_t ring_batches;
 };
 
+/* A parsed report whose state updates wait for the end of the burst (hw_worker_apply). */
+struct hw_pending_report {
+	const struct hw_record *recs; /* its records, in the current batch or the scratch array */
+	uint64_t time_ns;
+	struct hw_report rep;
+	bool same_packet; /* coalesced with the previous report: one sequence number for both */
+};
+#define HW_PENDING_REPORTS 512 /* a burst of frames; applied early when fewer than 256 places are left */
+
 struct hw_worker {
 	uint32_t id;
 	struct hw_parser_config pcfg;
@@ -42,16 +51,26 @@ struct hw_worker {
 	bool backpressure;   /* wait for the sink instead of dropping (offline input) */
 	volatile bool *stop; /* set by the owner to end a backpressure wait */
 	struct hw_batch *cur;
-	struct hw_record scratch[HW_BATCH_RECS];
+	struct hw_record scratch[HW_BATCH_RECS]; /* records nobody wants (no sink, or its ring full) */
+	uint32_t scratch_n;                      /* records of pending reports in scratch */
+	uint32_t n_pending;
 	struct hw_report reps[256];
+	struct hw_pending_report pending[HW_PENDING_REPORTS];
 };
 
 /* with_ring: create the batch ring (records are wanted by some sink). */
 int hw_worker_init(struct hw_worker *w, uint32_t id, const struct hw_parser_config *pcfg,
                    const struct hw_worker_sizes *sz, bool with_ring, bool backpressure);
 void hw_worker_free(struct hw_worker *w);
-/* Process one received frame. */
+/* Process one received frame: hw_worker_stage then hw_worker_apply. */
 void hw_worker_frame(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns);
+/* A burst: parse each frame now (the frame's bytes are not kept) and count it ... */
+void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns);
+/* ... then update the queue, sequence and flow state of every report staged since the last call, in
+ * order, prefetching the table slots a few reports ahead (as rte_hash_lookup_bulk does), so that with
+ * many flows and queues their cache misses overlap.  The result is the same as one hw_worker_frame per
+ * frame.  Records reach the sink only after their state is applied (flush applies first). */
+void hw_worker_apply(struct hw_worker *w);
 /* Hand a partly filled batch to the sink (end of a burst, idle, shutdown). */
 void hw_worker_flush(struct hw_worker *w);
 

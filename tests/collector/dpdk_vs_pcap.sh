@@ -21,8 +21,9 @@ run_case() { # name, gen args...
   cmp -s "$dir/$name.truth" "$dir/$name.pcap.jsonl" || fail "$name: --pcap records differ from the generator's"
   cmp -s "$dir/$name.truth" "$dir/$name.dpdk.jsonl" || {
     diff "$dir/$name.truth" "$dir/$name.dpdk.jsonl" | head -3; fail "$name: DPDK records differ from the generator's"; }
-  # Same counters from both front ends (port lines, the mbuf pool and memory are front-end specific).
-  local filter='^(port|mbuf pool|memory_peak)'
+  # Same counters from both front ends (port lines, the mbuf pool, memory and DPDK worker times are
+  # front-end specific).
+  local filter='^(port|mbuf pool|memory_peak|worker[0-9]+_(cpu|wall)_ns)'
   diff <(grep -Ev "$filter" "$dir/$name.pcap.cnt") <(grep -Ev "$filter" "$dir/$name.dpdk.cnt") ||
     fail "$name: DPDK and --pcap counters differ"
   [ "$(count port0_rx "$dir/$name.dpdk.cnt")" = "$(count packets "$dir/$name.dpdk.cnt")" ] ||

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# Side-by-side benchmark of hopwatch against what a user would run instead, on hopwatch-gen captures with
+# stable flow paths; prints one JSON object.  Every figure is a median over alternating runs (A B A B ...)
+# of whole runs (sustained rates, never a best chunk), and each hopwatch figure comes with its reference
+# measured in the same rounds and the median of the per-round ratios:
+#   dpdk:     the DPDK collector (no sinks) vs dpdk-testpmd --forward-mode=rxonly, same net_pcap
+#             infinite_rx=1 port and capture; reports per worker CPU-second and per wall-clock second
+#   pcap:     the collector's --pcap front end (no sinks) vs bench_pcap_loop (plain pcap_next_ex loop);
+#             reports per process CPU-second
+#   analyzer: hopwatch-analyzer (every detector) on the collector's record files of the same capture vs
+#             the --pcap collector run of that round; records per process CPU-second
+#   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
+#             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after)
+# Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
+#                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer]
+#                        [--collector-b PATH]
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+EAL = ["--no-huge", "--no-shconf", "-m", "512", "--no-pci", "--log-level=3"]
+
+
+def die(msg):
+    print("side_by_side: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def counters(text):
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def timed(cmd, out_path=None):
+    """Runs cmd to completion; returns (stdout+stderr text, CPU seconds user+sys, wall seconds)."""
+    with tempfile.TemporaryFile("w+") as err, open(out_path or os.devnull, "w") as out:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out if out_path else subprocess.PIPE, stderr=err, text=True)
+        captured = p.stdout.read() if not out_path else ""
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - t0
+        err.seek(0)
+        text = captured + err.read()
+    if p.returncode:
+        die("%s exited %d: %s" % (cmd[0], p.returncode, text[-800:]))
+    return text, ru.ru_utime + ru.ru_stime, wall
+
+
+def wait_for(path, pattern, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        with open(path) as f:
+            if pattern in f.read():
+                return True
+        time.sleep(0.01)
+    return False
+
+
+def run_collector_dpdk(col, pcap, seconds, log):
+    vdev = "--vdev=net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    with open(log, "w") as err:
+        p = subprocess.Popen([col, "-l", "0-1"] + EAL + [vdev, "--"], stdout=subprocess.DEVNULL, stderr=err)
+    if not wait_for(log, "port 0:", 120):
+        p.kill()
+        die("DPDK collector did not start: " + open(log).read()[-800:])
+    time.sleep(seconds)
+    p.send_signal(signal.SIGTERM)
+    if p.wait(timeout=120):
+        die("DPDK collector exited %d: %s" % (p.returncode, open(log).read()[-800:]))
+    c = counters(open(log).read())
+    if "worker0_cpu_ns" not in c or not c.get("reports"):
+        die("DPDK collector printed no worker times or reports: " + open(log).read()[-800:])
+    return {"reports": c["reports"], "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9}
+
+
+def thread_cpu_s(pid, names):
+    for task in glob.glob("/proc/%d/task/*" % pid):
+        try:
+            with open(task + "/comm") as f:
+                if not f.read().strip().startswith(names):
+                    continue
+            with open(task + "/schedstat") as f:
+                return int(f.read().split()[0]) / 1e9
+        except OSError:
+            continue
+    return None
+
+
+def run_testpmd(pcap, frames, seconds, log):
+    vdev = "--vdev=net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    cmd = ["stdbuf", "-oL", "dpdk-testpmd", "-l", "0-1"] + EAL + [vdev, "--", "--forward-mode=rxonly",
+                                                  "--total-num-mbufs=%d" % (frames + 8192)]
+    with open(log, "w") as out:
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
+    if not wait_for(log, "Press enter to exit", 120):
+        p.kill()
+        die("testpmd did not start forwarding: " + open(log).read()[-800:])
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    cpu = thread_cpu_s(p.pid, ("rte-worker", "lcore-worker", "dpdk-worker"))
+    p.stdin.close()  # "Press enter to exit": EOF stops forwarding
+    wait_for(log, "Telling cores to stop", 60)
+    t1 = time.monotonic()
+    if wait_for(log, "Accumulated forward statistics", 60):  # the lcores have finished
+        cpu = thread_cpu_s(p.pid, ("rte-worker", "lcore-worker", "dpdk-worker")) or cpu
+    p.wait(timeout=120)
+    m = re.search(r"Accumulated forward statistics.*?RX-packets:\s+(\d+)", open(log).read(), re.S)
+    if not m or not cpu:
+        die("testpmd: no RX-packets or worker CPU time: " + open(log).read()[-800:])
+    return {"reports": int(m.group(1)), "cpu_s": cpu, "wall_s": t1 - t0}
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def rates(runs, unit="reports"):
+    return {
+        "per_cpu_s": med([r[unit] / r["cpu_s"] for r in runs]),
+        "per_wall_s": med([r[unit] / r["wall_s"] for r in runs]),
+        "cpu_share": med([r["cpu_s"] / r["wall_s"] for r in runs]),
+    }
+
+
+def pair(a_runs, b_runs, unit_a="reports", unit_b="reports", key="cpu_s"):
+    return med([(a[unit_a] / a[key]) / (b[unit_b] / b[key]) for a, b in zip(a_runs, b_runs)])
+
+
+def main():
+    ap = argparse.ArgumentParser(description="hopwatch side by side with its references (JSON on stdout)")
+    ap.add_argument("build")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=8)
+    ap.add_argument("--work", default="/dev/shm/hwbench-sbs")
+    ap.add_argument("--flows", default="4096,65536")
+    ap.add_argument("--hops", type=int, default=5, help="records per report (stack hops + the sink)")
+    ap.add_argument("--path-change-rate", type=float, default=0.001)
+    ap.add_argument("--drop-rate", type=float, default=0.001)
+    ap.add_argument("--pcap-reports", type=int, default=500000)
+    ap.add_argument("--only", default="dpdk,pcap,analyzer")
+    ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    gen = os.path.join(a.build, "gen", "hopwatch-gen")
+    col = os.path.join(a.build, "collector", "hopwatch-collector")
+    ana = os.path.join(a.build, "analyzer", "hopwatch-analyzer")
+    loop = os.path.join(a.build, "bench", "bench_pcap_loop")
+    for f in (gen, col, ana, loop):
+        if not os.access(f, os.X_OK):
+            die("%s: not built" % f)
+    if "dpdk" in only and not shutil.which("dpdk-testpmd"):
+        die("dpdk-testpmd: not on PATH (package dpdk)")
+    os.makedirs(a.work, exist_ok=True)
+
+    def capture(name, flows, count):
+        path = os.path.join(a.work, name + ".pcap")
+        subprocess.run([gen, "reports", "--format", "tr2.0", "--hops", str(a.hops - 1), "--count", str(count),
+                        "--flows", str(flows), "--flow-paths", "stable", "--path-change-rate",
+                        str(a.path_change_rate), "--drop-rate", str(a.drop_rate), "--queues", "4096", "--nodes",
+                        "32", "--out", path], check=True, stderr=subprocess.DEVNULL)
+        return path
+
+    result = {"rounds": a.rounds, "seconds_per_run": a.seconds, "records_per_report": a.hops,
+              "input": "hopwatch-gen reports --format tr2.0 --flow-paths stable --path-change-rate %g "
+                       "--drop-rate %g --queues 4096 --nodes 32" % (a.path_change_rate, a.drop_rate),
+              "headline": "medians of whole-run rates; ratios are medians of per-round ratios (alternating runs)"}
+
+    if "dpdk" in only:
+        result["dpdk"] = {}
+        for flows in [int(x) for x in a.flows.split(",")]:
+            # one report per flow and pass on average (about 63 % of the flows in each pass), at most 32,768
+            # frames: the port holds the whole capture in mbufs, and the pool (rounded up to 2^k - 1 mbufs
+            # of 2176 B) of 65,536 frames does not fit -m 512; so a 65,536-flow capture is cut at 32,768
+            frames = min(flows, 32768)
+            pcap = capture("dpdk-%d" % flows, flows, frames)
+            hw, hb, tp = [], [], []
+            for i in range(a.rounds):
+                hw.append(run_collector_dpdk(col, pcap, a.seconds, os.path.join(a.work, "col.log")))
+                if a.collector_b:
+                    hb.append(run_collector_dpdk(a.collector_b, pcap, a.seconds, os.path.join(a.work, "col.log")))
+                tp.append(run_testpmd(pcap, frames, a.seconds, os.path.join(a.work, "testpmd.log")))
+                print("dpdk %d flows round %d: collector %.2f M/cpu-s, testpmd %.2f M/cpu-s" %
+                      (flows, i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6, tp[-1]["reports"] / tp[-1]["cpu_s"] /
+                       1e6), file=sys.stderr)
+            result["dpdk"]["flows_%d" % flows] = {
+                "frames": frames, "collector": rates(hw), "testpmd_rxonly": rates(tp),
+                "ratio_per_cpu_s": pair(hw, tp), "ratio_per_wall_s": pair(hw, tp, key="wall_s")}
+            if hb:
+                result["dpdk"]["flows_%d" % flows].update({
+                    "collector_b": rates(hb), "collector_b_path": a.collector_b,
+                    "b_ratio_per_cpu_s": pair(hb, tp), "a_over_b_per_cpu_s": pair(hw, hb)})
+
+    if only & {"pcap", "analyzer"}:
+        pcap = capture("pcap", 4096, a.pcap_reports)
+        recdir = os.path.join(a.work, "records")
+        shutil.rmtree(recdir, ignore_errors=True)
+        os.makedirs(recdir)
+        text, _, _ = timed([col, "--pcap", pcap, "--records-dir", recdir])
+        n_records = counters(text)["records"]
+        files = sorted(glob.glob(os.path.join(recdir, "*")))
+        hw, ref, an = [], [], []
+        for i in range(a.rounds):
+            if "pcap" in only:
+                text, cpu, wall = timed([loop, pcap])
+                ref.append({"reports": json.loads(text.splitlines()[0])["packets"], "cpu_s": cpu, "wall_s": wall})
+            text, cpu, wall = timed([col, "--pcap", pcap])
+            c = counters(text)
+            hw.append({"reports": c["reports"], "records": c["records"], "cpu_s": cpu, "wall_s": wall})
+            if "analyzer" in only:
+                text, cpu, wall = timed([ana, "run", "--quiet", "--records"] + files)
+                an.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
+            print("pcap round %d: collector %.2f M reports/cpu-s%s%s" %
+                  (i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6,
+                   ", loop %.2f M" % (ref[-1]["reports"] / ref[-1]["cpu_s"] / 1e6) if ref else "",
+                   ", analyzer %.2f M records/cpu-s" % (an[-1]["records"] / an[-1]["cpu_s"] / 1e6) if an else ""),
+                  file=sys.stderr)
+        if "pcap" in only:
+            result["pcap"] = {"reports": a.pcap_reports, "collector_pcap": rates(hw),
+                              "pcap_next_ex_loop": rates(ref), "ratio_per_cpu_s": pair(hw, ref)}
+        if "analyzer" in only:
+            result["analyzer"] = {"records": n_records, "analyzer": rates(an, "records"),
+                                  "collector_pcap_records": rates(hw, "records"),
+                                  "ratio_per_cpu_s": pair(an, hw, "records", "records")}
+        shutil.rmtree(recdir, ignore_errors=True)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+/* The worker's burst path (hw_worker_stage per frame, hw_worker_apply per burst) leaves exactly the
+ * state and counters of hw_worker_frame per frame, on a generated capture that exercises evictions,
+ * path changes, coalesced reports, drops and full scratch / pending arrays.  Usage: GEN (hopwatch-gen). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hopwatch/pcap_input.h"
+#include "worker.h"
+
+static const char *gen;
+
+struct frames {
+	uint8_t **data;
+	size_t *len;
+	uint64_t *t;
+	size_t n, cap;
+};
+
+static void add_frame(void *arg, const uint8_t *frame, size_t len, uint64_t t)
+{
+	struct frames *f = arg;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 1024;
+		f->data = realloc(f->data, f->cap * sizeof(*f->data));
+		f->len = realloc(f->len, f->cap * sizeof(*f->len));
+		f->t = realloc(f->t, f->cap * sizeof(*f->t));
+		assert_non_null(f->data);
+		assert_non_null(f->len);
+		assert_non_null(f->t);
+	}
+	f->data[f->n] = malloc(len);
+	assert_non_null(f->data[f->n]);
+	memcpy(f->data[f->n], frame, len);
+	f->len[f->n] = len;
+	f->t[f->n++] = t;
+}
+
+static struct hw_worker *new_worker(void)
+{
+	struct hw_worker *w = aligned_alloc(64, (sizeof(struct hw_worker) + 63) / 64 * 64);
+	assert_non_null(w);
+	struct hw_parser_config pc;
+	hw_parser_config_default(&pc);
+	/* 256 flows tracked for 2000 in the capture: the flow table evicts on most new reports */
+	struct hw_worker_sizes sz = {.queues = 65536, .senders = 1024, .flows = 256, .ring_batches = 0};
+	assert_int_equal(hw_worker_init(w, 0, &pc, &sz, false, false), 0);
+	return w;
+}
+
+static void burst_equals_frames(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_collector_burst.XXXXXX", pcap[64], cmd[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(pcap, sizeof(pcap), "%s/c.pcap", dir);
+	/* 3 reports per packet of 4 + 1 records: 15 records a frame, so the 1024-record scratch array
+	 * fills after 68 frames and the 512 pending reports after 86, inside one 300-frame burst. */
+	snprintf(cmd, sizeof(cmd),
+	         "%s reports --format tr2.0 --hops 4 --coalesce 3 --count 30000 --flows 2000 --flow-paths stable "
+	         "--path-change-rate 0.05 --drop-rate 0.05 --seq-gap-every 97 --nodes 16 --queues 2048 --out %s "
+	         "2>/dev/null",
+	         gen, pcap);
+	assert_int_equal(system(cmd), 0);
+	struct frames f = {0};
+	char err[256];
+	assert_int_equal(hw_pcap_read_file(pcap, add_frame, &f, NULL, err, sizeof(err)), 0);
+	assert_true(f.n >= 10000); /* 30000 reports, 3 a packet */
+
+	struct hw_worker *a = new_worker(), *b = new_worker();
+	for (size_t i = 0; i < f.n; i++)
+		hw_worker_frame(a, f.data[i], f.len[i], f.t[i]);
+	const size_t bursts[] = {1, 32, 300, 7};
+	for (size_t i = 0, k = 0; i < f.n; k++) {
+		size_t end = i + bursts[k % 4];
+		for (; i < end && i < f.n; i++)
+			hw_worker_stage(b, f.data[i], f.len[i], f.t[i]);
+		hw_worker_apply(b);
+	}
+
+	assert_memory_equal(&a->cnt, &b->cnt, sizeof(a->cnt));
+	assert_int_equal(a->cnt.reports, 30000);
+	assert_true(a->cnt.path_changes > 0); /* the comparison covers path changes ... */
+	assert_true(a->flows.evictions > 0);  /* ... and evictions */
+	assert_int_equal(a->flows.evictions, b->flows.evictions);
+	assert_int_equal(a->flows.path_changes, b->flows.path_changes);
+	assert_int_equal(a->flows.new_flows, b->flows.new_flows);
+	assert_int_equal(a->flows.hand, b->flows.hand);
+	assert_memory_equal(a->flows.e, b->flows.e, a->flows.cap * sizeof(*a->flows.e));
+	assert_int_equal(a->queues.n, b->queues.n);
+	assert_memory_equal(a->queues.slots, b->queues.slots, (a->queues.mask + 1) * sizeof(*a->queues.slots));
+	assert_int_equal(a->seqs.n, b->seqs.n);
+	assert_memory_equal(a->seqs.slots, b->seqs.slots, (a->seqs.mask + 1) * sizeof(*a->seqs.slots));
+	uint64_t lost = 0;
+	for (uint32_t s = 0; s <= a->seqs.mask; s++)
+		lost += a->seqs.slots[s].lost;
+	assert_true(lost > 0); /* --seq-gap-every left gaps: the sequence state is compared with content */
+
+	hw_worker_free(a);
+	hw_worker_free(b);
+	free(a);
+	free(b);
+	for (size_t i = 0; i < f.n; i++)
+		free(f.data[i]);
+	free(f.data);
+	free(f.len);
+	free(f.t);
+	unlink(pcap);
+	rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_collector_burst HOPWATCH-GEN\n");
+		return 2;
+	}
+	gen = argv[1];
+	const struct CMUnitTest tests[] = {cmocka_unit_test(burst_equals_frames)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
