@@ -709,18 +709,24 @@ static void test_congestion_tree_one_root(void **state)
 }
 
 /* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
- * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream). */
+ * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream).
+ * 12:5 drains as it fills (20000 and 18000 in turn: 2000 B apart, more than the 1 % of 10000 a frozen queue
+ * stays within), so it is not a host that stopped draining (test_incast_not_storm). */
 static void test_incast_not_upstream(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
 	struct hw_analyzer *a = mk();
 	uint64_t t = 33000000000ull;
-	const uint32_t nodes[2] = {11, 12}, calm_full[2] = {100, 20000}, full[2] = {20000, 20000};
-	for (int i = 0; i < 20; i++, t += 10000) /* 12:5 fills from one source: HighQueue after 100 us */
+	const uint32_t nodes[2] = {11, 12};
+	for (int i = 0; i < 20; i++, t += 10000) { /* 12:5 fills from one source: HighQueue after 100 us */
+		const uint32_t calm_full[2] = {100, i % 2 ? 18000 : 20000};
 		report_path(a, t, 2, nodes, NULL, calm_full, 1, 0);
-	for (int i = 0; i < 40; i++, t += 10000) /* then 8 sources, and 11:5 fills too */
+	}
+	for (int i = 0; i < 40; i++, t += 10000) { /* then 8 sources, and 11:5 fills too */
+		const uint32_t full[2] = {20000, i % 2 ? 18000 : 20000};
 		report_path(a, t, 2, nodes, NULL, full, (uint8_t)(1 + i % 8), 0);
+	}
 	assert_int_equal(count("Incast", 0), 1);
 	assert_int_equal(evs[first("Incast", 0)].node_id, 12);
 	hw_an_destroy(a);
@@ -778,6 +784,50 @@ static void test_incast(void **state)
 		feed(a, rec(t, 100, 0, 1));
 	assert_int_equal(count("Incast", 1), 1);
 	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* A host that stopped draining (PFC storm) is not an incast.  Thresholds (setup): incast level 10000, HighQueue
+ * clear 8000, hold_ns 100 us, 4 sources.  Storm: queue reports every 10 us for 300 us at a flat 12000 (frozen:
+ * >= clear 8000 and within 1 % of the raise level, 100 B, for 100 us from t0, so from t0 + 100 us), naming the
+ * one flow a queue report names.  Release: the backlog drains 12000 - 50 i (i = 0..39, every 10 us: 12000 ..
+ * 10050, all >= 10000, moving 500 B per 100 us, never flat) from 8 sources, never below clear 8000: still the
+ * storm's backlog, no Incast.  Then one sample at 7000 (< 8000: drained) and the same 40 samples again: now a
+ * fan-in, one Incast.  The same 40 samples on a queue that never froze: 8 >= 4 sources above 10000, one Incast,
+ * raised at the 4th source, resolved when the queue then freezes. */
+static void drain_8_sources(struct hw_analyzer *a, uint64_t t)
+{
+	for (int i = 0; i < 40; i++, t += 10000)
+		feed(a, rec(t, (uint32_t)(12000 - 50 * i), 0, (uint8_t)(1 + i % 8)));
+}
+
+static void test_incast_not_storm(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 19000000000ull, t = t0;
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 12000, 0, 1));
+	drain_8_sources(a, t);
+	assert_int_equal(count("Incast", 0), 0);
+	t += 400000;
+	feed(a, rec(t, 7000, 0, 1));
+	drain_8_sources(a, t + 10000);
+	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+
+	a = mk();
+	drain_8_sources(a, t);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(number(&evs[first("Incast", 0)], "sources"), 4); /* raised at the 4th source */
+	/* then the host stops draining: flat at 12000 from f0 (1950 B away from the last sample, 10050), frozen
+	 * 100 us later: the Incast resolves there */
+	uint64_t f0 = t + 400000;
+	for (int i = 0; i < 30; i++)
+		feed(a, rec(f0 + (uint64_t)i * 10000, 12000, 0, 1));
+	assert_int_equal(count("Incast", 1), 1);
+	assert_true(evs[first("Incast", 1)].end_ns == f0 + 100000);
 	hw_an_destroy(a);
 }
 
@@ -1410,6 +1460,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
 	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
+	    cmocka_unit_test_setup(test_incast_not_storm, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
