@@ -363,6 +363,25 @@ static void test_high_hop_latency(void **state)
 	hw_an_destroy(a);
 }
 
+/* Latency and occupancy high together: the latency follows from the occupancy, one HighQueue and no
+ * HighHopLatency.  Setup: latency raise 1 ms, occupancy raise 10000, both hold 100 us.  Samples every 10 us: the
+ * latency is 2 ms from t0, the occupancy 20000 from t0 + 10 us.  HighHopLatency's hold ends at t0 + 100 us, while
+ * HighQueue's run (begun t0 + 10 us) has held only 90 us: not yet raised, but the queue is high, so no
+ * HighHopLatency; HighQueue raises at t0 + 110 us. */
+static void test_high_latency_follows_occupancy(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_HIGH_LATENCY;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 7500000000ull, t = t0;
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, i ? 20000 : 100, 2000000, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 10000);
+	assert_int_equal(count("HighHopLatency", 0), 0);
+	hw_an_destroy(a);
+}
+
 /* Up and down within 200 us: one Microburst (raised and resolved); a 2 ms plateau is not one. */
 static void test_microburst(void **state)
 {
@@ -1450,6 +1469,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
+	    cmocka_unit_test_setup(test_high_latency_follows_occupancy, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
 	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),
 	    cmocka_unit_test_setup(test_packet_drops, setup),
