@@ -649,6 +649,49 @@ static void test_congestion_tree(void **state)
 	hw_an_destroy(a);
 }
 
+/* An Incast whose root then spreads a tree: the tree's victims are data of the Incast, one alert.  Paths
+ * 10:5 -> 11:5 -> 12:5 from sources 1..8 in turn, every 10 us; the root 12:5 drains as it fills (20000 and
+ * 18000 in turn, above the incast level 10000, never frozen).  The 4th report brings the 4th source: Incast
+ * (its raise, counted once).  Then 10:5 and 11:5 fill too (15000, 18000: above the victim level, the HighQueue
+ * clear 8000): 2 victims (congestion_tree.victims) make the tree, which goes into the Incast as an update (an
+ * Incast event again, same id, victims 2), no CongestionTree.  Calm: the Incast resolves once, and the count
+ * of active Incasts is back to 0 (the update was not counted as a raise). */
+static void test_tree_folds_into_incast(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 24000000000ull;
+	const uint32_t nodes[3] = {10, 11, 12}, calm[3] = {100, 100, 100};
+	for (int i = 0; i < 30; i++, t += 10000) {
+		const uint32_t root_only[3] = {100, 100, i % 2 ? 18000 : 20000};
+		report_path(a, t, 3, nodes, NULL, root_only, (uint8_t)(1 + i % 8), 0);
+	}
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(count("CongestionTree", 0), 0);
+	for (int i = 0; i < 30; i++, t += 10000) {
+		const uint32_t spread[3] = {15000, 18000, i % 2 ? 18000 : 20000};
+		report_path(a, t, 3, nodes, NULL, spread, (uint8_t)(1 + i % 8), 0);
+	}
+	assert_int_equal(count("CongestionTree", 0), 0);
+	assert_int_equal(count("Incast", 0), 2);
+	int raise = first("Incast", 0), update = -1;
+	for (int i = raise + 1; i < n_ev && update < 0; i++)
+		if (!strcmp(evs[i].alertname, "Incast") && !evs[i].resolved)
+			update = i;
+	assert_true(evs[update].id == evs[raise].id && evs[update].start_ns == evs[raise].start_ns);
+	assert_int_equal((int)number(&evs[update], "victims"), 2);
+	assert_non_null(strstr(evs[update].detail, "root 12:5/3, victims"));
+	for (int i = 0; i < 200; i++, t += 10000)
+		report_path(a, t, 3, nodes, NULL, calm, 1, 0);
+	assert_int_equal(count("Incast", 1), 1);
+	assert_int_equal(count("CongestionTree", 1), 0);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.active[HW_AN_INCAST], 0);
+	hw_an_destroy(a);
+}
+
 /* A two-hop report of one flow: node `up` port 5 (occupancy occ_up) then the root, node 12 port 5. */
 static void two_hop(struct hw_analyzer *a, uint64_t t, uint32_t up, uint32_t occ_up, uint32_t occ_root)
 {
@@ -1484,6 +1527,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
+	    cmocka_unit_test_setup(test_tree_folds_into_incast, setup),
 	    cmocka_unit_test_setup(test_dscp_mismatch, setup),
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),
