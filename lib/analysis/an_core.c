@@ -287,7 +287,7 @@ static void commit_event(struct hw_analyzer *a, struct an_ev *ev)
 		a->st.events_resolved++;
 		if (a->st.active[e->kind])
 			a->st.active[e->kind]--;
-	} else {
+	} else if (!ev->update) {
 		a->st.events_raised++;
 		a->st.active[e->kind]++;
 	}

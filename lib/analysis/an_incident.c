@@ -1,6 +1,7 @@
 /* Incidents: one per root cause.  A congestion event at a queue belongs to the incident of its congestion
  * tree's root (the queue itself when it is no tree's victim); a raise of the same kind at the same queue
- * within that incident keeps the previous raise's id, so the alert is updated instead of raised again. */
+ * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
+ * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q). */
 #include "detector.h"
 
 static const enum hw_an_kind episode_kinds[] = {HW_AN_HIGH_QUEUE, HW_AN_INCAST, HW_AN_CONGESTION_TREE,
@@ -50,4 +51,13 @@ uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint3
 		q->kind_incident[kind] = incident;
 	}
 	return q->kind_id[kind];
+}
+
+struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,
+                             const struct an_hyst *h)
+{
+	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
+	ev->e.incident = q->kind_incident[kind];
+	ev->update = 1;
+	return ev;
 }

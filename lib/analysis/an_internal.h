@@ -89,6 +89,7 @@ struct an_ev {
 	struct hw_an_event e;
 	struct hw_analyzer *a;
 	uint8_t own_flows; /* an_ev_flow called: the queue's recent flows are replaced */
+	uint8_t update;    /* an update of a firing alert (an_ev_update_q): not counted as a raise again */
 };
 
 /* The latency matrix (an_latency.c): created with the analyzer, fed every finished report. */
@@ -177,6 +178,10 @@ void an_ev_commit(struct an_ev *e);
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h);
 struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h,
                             uint64_t end);
+/* An update of queue q's firing episode h of kind (an_incident.c): the same id, start and incident, carrying
+ * what another detector found at q (CongestionTree's victims of an Incast). */
+struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,
+                             const struct an_hyst *h);
 int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
 /* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
 void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);

@@ -363,6 +363,25 @@ static void test_high_hop_latency(void **state)
 	hw_an_destroy(a);
 }
 
+/* Latency and occupancy high together: the latency follows from the occupancy, one HighQueue and no
+ * HighHopLatency.  Setup: latency raise 1 ms, occupancy raise 10000, both hold 100 us.  Samples every 10 us: the
+ * latency is 2 ms from t0, the occupancy 20000 from t0 + 10 us.  HighHopLatency's hold ends at t0 + 100 us, while
+ * HighQueue's run (begun t0 + 10 us) has held only 90 us: not yet raised, but the queue is high, so no
+ * HighHopLatency; HighQueue raises at t0 + 110 us. */
+static void test_high_latency_follows_occupancy(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_HIGH_LATENCY;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 7500000000ull, t = t0;
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, i ? 20000 : 100, 2000000, 1));
+	assert_int_equal(count("HighQueue", 0), 1);
+	assert_true(evs[first("HighQueue", 0)].start_ns == t0 + 10000);
+	assert_int_equal(count("HighHopLatency", 0), 0);
+	hw_an_destroy(a);
+}
+
 /* Up and down within 200 us: one Microburst (raised and resolved); a 2 ms plateau is not one. */
 static void test_microburst(void **state)
 {
@@ -630,6 +649,49 @@ static void test_congestion_tree(void **state)
 	hw_an_destroy(a);
 }
 
+/* An Incast whose root then spreads a tree: the tree's victims are data of the Incast, one alert.  Paths
+ * 10:5 -> 11:5 -> 12:5 from sources 1..8 in turn, every 10 us; the root 12:5 drains as it fills (20000 and
+ * 18000 in turn, above the incast level 10000, never frozen).  The 4th report brings the 4th source: Incast
+ * (its raise, counted once).  Then 10:5 and 11:5 fill too (15000, 18000: above the victim level, the HighQueue
+ * clear 8000): 2 victims (congestion_tree.victims) make the tree, which goes into the Incast as an update (an
+ * Incast event again, same id, victims 2), no CongestionTree.  Calm: the Incast resolves once, and the count
+ * of active Incasts is back to 0 (the update was not counted as a raise). */
+static void test_tree_folds_into_incast(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 24000000000ull;
+	const uint32_t nodes[3] = {10, 11, 12}, calm[3] = {100, 100, 100};
+	for (int i = 0; i < 30; i++, t += 10000) {
+		const uint32_t root_only[3] = {100, 100, i % 2 ? 18000 : 20000};
+		report_path(a, t, 3, nodes, NULL, root_only, (uint8_t)(1 + i % 8), 0);
+	}
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(count("CongestionTree", 0), 0);
+	for (int i = 0; i < 30; i++, t += 10000) {
+		const uint32_t spread[3] = {15000, 18000, i % 2 ? 18000 : 20000};
+		report_path(a, t, 3, nodes, NULL, spread, (uint8_t)(1 + i % 8), 0);
+	}
+	assert_int_equal(count("CongestionTree", 0), 0);
+	assert_int_equal(count("Incast", 0), 2);
+	int raise = first("Incast", 0), update = -1;
+	for (int i = raise + 1; i < n_ev && update < 0; i++)
+		if (!strcmp(evs[i].alertname, "Incast") && !evs[i].resolved)
+			update = i;
+	assert_true(evs[update].id == evs[raise].id && evs[update].start_ns == evs[raise].start_ns);
+	assert_int_equal((int)number(&evs[update], "victims"), 2);
+	assert_non_null(strstr(evs[update].detail, "root 12:5/3, victims"));
+	for (int i = 0; i < 200; i++, t += 10000)
+		report_path(a, t, 3, nodes, NULL, calm, 1, 0);
+	assert_int_equal(count("Incast", 1), 1);
+	assert_int_equal(count("CongestionTree", 1), 0);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.active[HW_AN_INCAST], 0);
+	hw_an_destroy(a);
+}
+
 /* A two-hop report of one flow: node `up` port 5 (occupancy occ_up) then the root, node 12 port 5. */
 static void two_hop(struct hw_analyzer *a, uint64_t t, uint32_t up, uint32_t occ_up, uint32_t occ_root)
 {
@@ -709,18 +771,24 @@ static void test_congestion_tree_one_root(void **state)
 }
 
 /* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
- * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream). */
+ * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream).
+ * 12:5 drains as it fills (20000 and 18000 in turn: 2000 B apart, more than the 1 % of 10000 a frozen queue
+ * stays within), so it is not a host that stopped draining (test_incast_not_storm). */
 static void test_incast_not_upstream(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
 	struct hw_analyzer *a = mk();
 	uint64_t t = 33000000000ull;
-	const uint32_t nodes[2] = {11, 12}, calm_full[2] = {100, 20000}, full[2] = {20000, 20000};
-	for (int i = 0; i < 20; i++, t += 10000) /* 12:5 fills from one source: HighQueue after 100 us */
+	const uint32_t nodes[2] = {11, 12};
+	for (int i = 0; i < 20; i++, t += 10000) { /* 12:5 fills from one source: HighQueue after 100 us */
+		const uint32_t calm_full[2] = {100, i % 2 ? 18000 : 20000};
 		report_path(a, t, 2, nodes, NULL, calm_full, 1, 0);
-	for (int i = 0; i < 40; i++, t += 10000) /* then 8 sources, and 11:5 fills too */
+	}
+	for (int i = 0; i < 40; i++, t += 10000) { /* then 8 sources, and 11:5 fills too */
+		const uint32_t full[2] = {20000, i % 2 ? 18000 : 20000};
 		report_path(a, t, 2, nodes, NULL, full, (uint8_t)(1 + i % 8), 0);
+	}
 	assert_int_equal(count("Incast", 0), 1);
 	assert_int_equal(evs[first("Incast", 0)].node_id, 12);
 	hw_an_destroy(a);
@@ -778,6 +846,50 @@ static void test_incast(void **state)
 		feed(a, rec(t, 100, 0, 1));
 	assert_int_equal(count("Incast", 1), 1);
 	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* A host that stopped draining (PFC storm) is not an incast.  Thresholds (setup): incast level 10000, HighQueue
+ * clear 8000, hold_ns 100 us, 4 sources.  Storm: queue reports every 10 us for 300 us at a flat 12000 (frozen:
+ * >= clear 8000 and within 1 % of the raise level, 100 B, for 100 us from t0, so from t0 + 100 us), naming the
+ * one flow a queue report names.  Release: the backlog drains 12000 - 50 i (i = 0..39, every 10 us: 12000 ..
+ * 10050, all >= 10000, moving 500 B per 100 us, never flat) from 8 sources, never below clear 8000: still the
+ * storm's backlog, no Incast.  Then one sample at 7000 (< 8000: drained) and the same 40 samples again: now a
+ * fan-in, one Incast.  The same 40 samples on a queue that never froze: 8 >= 4 sources above 10000, one Incast,
+ * raised at the 4th source, resolved when the queue then freezes. */
+static void drain_8_sources(struct hw_analyzer *a, uint64_t t)
+{
+	for (int i = 0; i < 40; i++, t += 10000)
+		feed(a, rec(t, (uint32_t)(12000 - 50 * i), 0, (uint8_t)(1 + i % 8)));
+}
+
+static void test_incast_not_storm(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t0 = 19000000000ull, t = t0;
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 12000, 0, 1));
+	drain_8_sources(a, t);
+	assert_int_equal(count("Incast", 0), 0);
+	t += 400000;
+	feed(a, rec(t, 7000, 0, 1));
+	drain_8_sources(a, t + 10000);
+	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+
+	a = mk();
+	drain_8_sources(a, t);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(number(&evs[first("Incast", 0)], "sources"), 4); /* raised at the 4th source */
+	/* then the host stops draining: flat at 12000 from f0 (1950 B away from the last sample, 10050), frozen
+	 * 100 us later: the Incast resolves there */
+	uint64_t f0 = t + 400000;
+	for (int i = 0; i < 30; i++)
+		feed(a, rec(f0 + (uint64_t)i * 10000, 12000, 0, 1));
+	assert_int_equal(count("Incast", 1), 1);
+	assert_true(evs[first("Incast", 1)].end_ns == f0 + 100000);
 	hw_an_destroy(a);
 }
 
@@ -1460,6 +1572,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
+	    cmocka_unit_test_setup(test_high_latency_follows_occupancy, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
 	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),
 	    cmocka_unit_test_setup(test_packet_drops, setup),
@@ -1470,9 +1583,11 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
 	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
+	    cmocka_unit_test_setup(test_incast_not_storm, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
+	    cmocka_unit_test_setup(test_tree_folds_into_incast, setup),
 	    cmocka_unit_test_setup(test_dscp_mismatch, setup),
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),

@@ -7,8 +7,9 @@
  * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
  * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick).
  * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
- * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  Uses HighQueue's state, so it
- * needs that detector on. */
+ * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
+ * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
+ * if the tree outlasts the Incast).  Uses HighQueue's state, so it needs that detector on. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -23,6 +24,7 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	uint64_t victim_ns; /* last time an_tree_victim found it paused from downstream */
 	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
+	uint8_t folded;     /* its tree went into the Incast at this queue (an update of it), not raised itself */
 };
 
 /* Queue index i's tree state, and whether it is in a HighQueue episode. */
@@ -151,6 +153,10 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 {
 	const struct an_queue *q = &a->queues[ri];
 	struct tree_q *r = tq(a, d, ri);
+	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
+	/* an Incast firing at the root: the tree is its victims, an update of that alert (same kind and id) */
+	int fold = inc && inc->active && inc->id;
+	enum hw_an_kind kind = fold ? HW_AN_INCAST : HW_AN_CONGESTION_TREE;
 	char detail[256], name[96];
 	an_queue_name(a, q, name, sizeof(name));
 	size_t off = (size_t)snprintf(detail, sizeof(detail), "root %s, victims", name);
@@ -160,7 +166,12 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 	}
 	r->h.active = 1;
 	r->h.start_ns = now;
-	struct an_ev *e = an_ev_raise_q(a, HW_AN_CONGESTION_TREE, q, &r->h);
+	r->folded = (uint8_t)fold;
+	struct an_ev *e;
+	if (fold)
+		e = an_ev_update_q(a, kind, q, inc);
+	else
+		e = an_ev_raise_q(a, kind, q, &r->h);
 	an_ev_num(e, "victims", r->n_victims);
 	an_ev_num(e, "root_occupancy", q->last_occ);
 	an_ev_detail(e, "%s", detail);
@@ -242,10 +253,17 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	struct tree_q *t = qs;
-	(void)d;
-	if (high(a, (uint32_t)(q - a->queues)))
+	uint32_t qi = (uint32_t)(q - a->queues);
+	if (high(a, qi)) {
+		const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
+		if (t->h.active && t->folded && !(inc && inc->active))
+			raise_tree(a, d, qi, now); /* the Incast it went into ended, the tree goes on: its own alert */
 		return;
-	if (t->h.active) {
+	}
+	if (t->h.active && t->folded) {
+		t->h.active = 0; /* never raised itself: the Incast's resolution covers it */
+		t->folded = 0;
+	} else if (t->h.active) {
 		struct an_ev *e = an_ev_clear_q(a, HW_AN_CONGESTION_TREE, q, &t->h, now);
 		an_ev_num(e, "victims", t->n_victims);
 		an_ev_commit(e);

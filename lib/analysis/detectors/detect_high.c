@@ -5,9 +5,9 @@
  * to Xon), so a queue oscillating between Xon and Xoff is high all along.  Each sample's value holds until the
  * next, so sparse samples above (one every 300 us) make one run.  The episode starts at the first sample above.
  * Not raised while the queue is a congestion tree's victim (paused from downstream: its root's CongestionTree
- * names it, and the root is the culprit); HighHopLatency not while the queue is in a HighQueue episode (its
- * latency follows from that occupancy).  Resolved once below its clear threshold for clear_ns, or after that long
- * without records. */
+ * names it, and the root is the culprit); HighHopLatency not while the queue is in a HighQueue episode or run (its
+ * occupancy high: the latency follows from it).  Resolved once below its clear threshold for clear_ns, or after that
+ * long without records. */
 #include "detector.h"
 
 #define SLOTS 16 /* the window of hold_ns in slots of hold_ns / SLOTS */
@@ -137,8 +137,9 @@ static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_rec
 {
 	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
 	if (st > 0 && kind == HW_AN_HIGH_LATENCY) {
-		const struct an_hyst *hq = an_episode(a, HW_AN_HIGH_QUEUE, q);
-		if (hq && hq->active) { /* the latency follows from the occupancy HighQueue already reports */
+		const struct an_det *hd = an_det_of(a, HW_AN_HIGH_QUEUE);
+		const struct high_q *hq = hd ? an_qstate(a, hd, q) : NULL;
+		if (hq && (hq->h.active || hq->run)) { /* the latency follows from the occupancy HighQueue reports */
 			s->h.active = 0;
 			st = 0;
 		}

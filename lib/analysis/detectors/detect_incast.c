@@ -1,20 +1,44 @@
 /* Incast: at least incast_sources distinct sources (inner source addresses) seen within
  * incast_window_ns on one egress queue whose occupancy is at least its incast level (incast.occupancy, by default
  * the queue's HighQueue threshold), unless that queue is
- * paused from downstream (a congestion tree's victim: the sources converge further down); resolved when
- * the queue has stayed below it for high_queue.clear_ns. */
+ * paused from downstream (a congestion tree's victim: the sources converge further down), or frozen (a host that
+ * stopped draining, a PFC storm: its occupancy stays at or above its HighQueue clear level and within FLAT_SHARE of
+ * its HighQueue level for high_queue.hold_ns, nothing leaves; CongestionTree names it) since it last drained
+ * below its clear level or went quiet for high_queue.clear_ns (the backlog held by the storm that drains after it
+ * is not a fan-in either); resolved when the queue has stayed below it for high_queue.clear_ns, or freezes. */
 #include <string.h>
 
 #include "detector.h"
 
-#define MAX_SOURCES 32 /* distinct sources per queue per window */
+#define MAX_SOURCES 32  /* distinct sources per queue per window */
+#define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
 
 struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window */
 	struct an_hyst h;
 	uint64_t start;
 	uint32_t src[MAX_SOURCES];
 	uint8_t n_src;
+	double flat_occ;    /* the occupancy the current flat stretch began at */
+	uint64_t flat_from; /* ... its first sample (0: none) */
+	uint8_t storm;      /* frozen since it last drained below its clear level */
 };
+
+/* Sample occ at t: has the queue been frozen (flat at or above its clear level for hold_ns) since it last
+ * drained below its clear level? */
+static int frozen(const struct hw_analyzer *a, const struct an_queue *q, struct incast_q *w, double occ, uint64_t t)
+{
+	double tol = q->th.high * FLAT_SHARE;
+	if (occ < q->th.clear)
+		w->storm = 0;
+	if (!w->flat_from || t < w->flat_from || occ < q->th.clear || occ > w->flat_occ + tol ||
+	    occ < w->flat_occ - tol) {
+		w->flat_from = t;
+		w->flat_occ = occ;
+	} else if (t - w->flat_from >= a->c.high_queue.hold_ns) {
+		w->storm = 1;
+	}
+	return w->storm;
+}
 
 static uint32_t src_key(const struct hw_record *r)
 {
@@ -24,12 +48,22 @@ static uint32_t src_key(const struct hw_record *r)
 	return h ? h : 1;
 }
 
+static void end_incast(struct hw_analyzer *a, struct an_queue *q, struct incast_q *w, uint64_t t)
+{
+	struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &w->h, t);
+	an_ev_num(e, "sources", w->n_src);
+	an_ev_commit(e);
+	w->n_src = 0;
+	w->start = 0;
+}
+
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	struct incast_q *w = qs;
 	(void)d;
 	if (!(r->valid & HW_V_QUEUE))
 		return;
+	int stuck = frozen(a, q, w, r->queue_occupancy, r->time_ns);
 	int congested = r->queue_occupancy >= q->th.incast;
 	if (congested && (r->valid & HW_V_FLOW)) {
 		if (!w->start || r->time_ns - w->start >= a->c.incast_window_ns) {
@@ -48,6 +82,11 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	double v = congested ? w->n_src : 0;
 	if (!w->h.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
 		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
+	if (stuck) {   /* not draining: what arrives is held, not fanning in faster than it leaves */
+		if (w->h.active)
+			end_incast(a, q, w, r->time_ns); /* the host stopped draining: CongestionTree's now */
+		return;
+	}
 	if (!w->h.active && v < a->c.incast_sources)
 		return;
 	int s = an_hyst_step(&w->h, &rule, v, r->time_ns);
@@ -58,11 +97,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		an_ev_num(e, "min_sources", a->c.incast_sources);
 		an_ev_commit(e);
 	} else if (s < 0) {
-		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &w->h, r->time_ns);
-		an_ev_num(e, "sources", w->n_src);
-		an_ev_commit(e);
-		w->n_src = 0;
-		w->start = 0;
+		end_incast(a, q, w, r->time_ns);
 	}
 }
 
@@ -70,13 +105,10 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 {
 	struct incast_q *w = qs;
 	(void)d;
-	if (w->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns) {
-		struct an_ev *e = an_ev_clear_q(a, HW_AN_INCAST, q, &w->h, now);
-		an_ev_num(e, "sources", w->n_src);
-		an_ev_commit(e);
-		w->n_src = 0;
-		w->start = 0;
-	}
+	if (now > q->last_ns && now - q->last_ns >= a->c.high_queue.clear_ns)
+		w->storm = 0; /* quiet: queue reports stop below the switch's report level, it drained */
+	if (w->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns)
+		end_incast(a, q, w, now);
 }
 
 static const struct an_key keys[] = {
