@@ -160,6 +160,16 @@ static uint32_t peer_port(const struct hw_topo *t, uint32_t p)
 	return t->links[l].a == p ? t->links[l].b : t->links[l].a;
 }
 
+/* A link's condition as the map draws it: down, a mismatch of its ends, or up. */
+static const char *link_cond(const struct hw_topo_link *k)
+{
+	return !k->up || (k->flags & HW_LINK_GONE) ? "down"
+	       : k->flags & HW_LINK_MTU_MISMATCH   ? "mtu-mismatch"
+	       : k->flags & HW_LINK_PFC_MISMATCH   ? "pfc-mismatch"
+	       : k->flags & HW_LINK_ONE_SIDED      ? "one-sided"
+	                                           : "up";
+}
+
 /* The fabric: switches (their ports, the queues on each, hosts folded into a count) and the links between
  * switches, each with the worst state of its ends' queues and its congestion score. */
 static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
@@ -200,6 +210,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		                                (json_int_t)q.last_lat, "peak_lat", (json_int_t)q.peak_lat, "raise",
 		                                q.raise, "lat_raise", q.lat_raise, "state", s));
 	}
+	if (c->scores)
+		hw_an_link_scores(a, c->scores);
 	for (uint32_t n = 0; n < t->n_nodes; n++) {
 		const struct hw_topo_node *nd = &t->nodes[n];
 		if (nd->tier == HW_TIER_HOST)
@@ -221,6 +233,12 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 			    json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", t->ports[p].name, "peer", peer ? peer->name : "",
 			              "peer_port", pp == HW_TOPO_NONE ? "" : t->ports[pp].name, "peer_tier",
 			              peer ? tier_name(peer->tier) : "", "state", s);
+			uint32_t l = t->ports[p].link;
+			if (l !=
+			    HW_TOPO_NONE) { /* the link on this port: a host's is drawn only when its leaf unfolds */
+				json_object_set_new(jp, "link", json_string(link_cond(&t->links[l])));
+				json_object_set_new(jp, "score", json_real(c->scores ? c->scores[l] : 0.0));
+			}
 			json_object_set_new(jp, "queues", pq && pq[p] ? pq[p] : json_array());
 			if (pq)
 				pq[p] = NULL;
@@ -232,8 +250,6 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		json_object_set_new(js, "ports", ports);
 		json_array_append_new(sw, js);
 	}
-	if (c->scores)
-		hw_an_link_scores(a, c->scores);
 	for (uint32_t l = 0; l < t->n_links; l++) {
 		const struct hw_topo_link *k = &t->links[l];
 		const struct hw_topo_port *pa = &t->ports[k->a], *pb = &t->ports[k->b];
@@ -241,11 +257,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		if (na->tier == HW_TIER_HOST || nb->tier == HW_TIER_HOST)
 			continue;
 		uint32_t s = c->port_state[k->a] > c->port_state[k->b] ? c->port_state[k->a] : c->port_state[k->b];
-		const char *cond = !k->up || (k->flags & HW_LINK_GONE) ? "down"
-		                   : k->flags & HW_LINK_MTU_MISMATCH   ? "mtu-mismatch"
-		                   : k->flags & HW_LINK_PFC_MISMATCH   ? "pfc-mismatch"
-		                   : k->flags & HW_LINK_ONE_SIDED      ? "one-sided"
-		                                                       : "up";
+		const char *cond = link_cond(k);
 		json_array_append_new(links, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "a", na->name, "ap", pa->name,
 		                                       "b", nb->name, "bp", pb->name, "link", cond, "state", (int)s,
 		                                       "score", c->scores ? c->scores[l] : 0.0));

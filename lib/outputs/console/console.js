@@ -8,7 +8,13 @@ const TIERS = ["superspine", "spine", "leaf", "unknown"];
 const CELL_W = 100, BOX_W = 88, BOX_H = 26, ROW_H = 60, HOST_H = 40, TIER_GAP = 40;
 const POLL_MS = 500;
 
+const HOST_W = 44, HOST_BOX_H = 16, HOST_LINE = 20, HOST_COLS = 2; // unfolded hosts: two per line under their leaf
+
 let fabric = null, incidents = [], layoutKey = "", pos = {}, polls = 0;
+let linkEls = new Map(); // "node:port|node:port" -> the link's line on the map
+const expanded = new Set(); // leaves whose hosts are unfolded (at first those the URL names: #hosts=leaf1,leaf2)
+for (const leaf of (new URLSearchParams(location.hash.slice(1)).get("hosts") || "").split(","))
+  if (leaf) expanded.add(leaf);
 
 function el(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
@@ -29,7 +35,17 @@ function fitFont(text, width, max) {
 
 function params() {
   const p = new URLSearchParams(location.hash.slice(1));
-  return {device: p.get("device"), port: p.get("port"), queue: p.get("queue")};
+  return {device: p.get("device"), port: p.get("port"), queue: p.get("queue"), link: p.get("link")};
+}
+
+// A leaf's host-facing ports (the hosts under it), in natural order of the host's name.
+function hostPorts(s) {
+  return s.ports.filter((p) => p.peer_tier === "host").sort((a, b) => natural(a.peer, b.peer));
+}
+
+// The height an unfolded leaf adds below its folded box.
+function unfoldedH(s) {
+  return expanded.has(s.name) ? Math.ceil(s.hosts / HOST_COLS) * HOST_LINE + 8 : 0;
 }
 
 function fmtInt(v) {
@@ -67,25 +83,32 @@ function buildMap() {
   let y = TIER_GAP / 2;
   for (const t of tiers) {
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-    const perRow = Math.min(cols, t.nodes.length);
-    t.nodes.forEach((s, i) => {
-      const row = Math.floor(i / cols), inRow = i % cols;
-      const n = row === Math.floor((t.nodes.length - 1) / cols) ? t.nodes.length - row * cols : perRow;
-      const x = (cols - n) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
-      pos[s.name] = {x, y: y + row * rowH + BOX_H / 2};
-    });
-    y += Math.ceil(t.nodes.length / cols) * rowH + TIER_GAP;
+    for (let row = 0; row * cols < t.nodes.length; row++) {
+      const nodes = t.nodes.slice(row * cols, (row + 1) * cols);
+      nodes.forEach((s, inRow) => {
+        const x = (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
+        pos[s.name] = {x, y: y + BOX_H / 2};
+      });
+      y += rowH + Math.max(0, ...nodes.map(unfoldedH)); // a row grows by its tallest unfolded leaf
+    }
+    y += TIER_GAP;
   }
   const w = cols * CELL_W, h = y - TIER_GAP / 2;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   const gl = el("g", {id: "links"}, svg), gn = el("g", {id: "nodes"}, svg);
+  linkEls = new Map();
+  const addLink = (key, a, b, attrs) => {
+    const e = el("line", Object.assign({class: "link", "data-a": a, "data-b": b, "data-key": key}, attrs), gl);
+    e.addEventListener("click", () => { location.hash = "link=" + encodeURIComponent(key); });
+    linkEls.set(key, e);
+  };
   for (const l of fabric.links) {
     const a = pos[l.a], b = pos[l.b];
     if (!a || !b) continue;
     const up = a.y <= b.y ? [a, b] : [b, a];
-    el("line", {class: "link", "data-a": `${l.a}:${l.ap}`, "data-b": `${l.b}:${l.bp}`,
-      x1: up[0].x, y1: up[0].y + BOX_H / 2, x2: up[1].x, y2: up[1].y - BOX_H / 2}, gl);
+    addLink(linkKey(l), `${l.a}:${l.ap}`, `${l.b}:${l.bp}`,
+      {x1: up[0].x, y1: up[0].y + BOX_H / 2, x2: up[1].x, y2: up[1].y - BOX_H / 2});
   }
   for (const s of fabric.switches) {
     const p = pos[s.name];
@@ -96,13 +119,33 @@ function buildMap() {
     el("title", {}, g).textContent = s.name;
     g.addEventListener("click", () => { location.hash = "device=" + encodeURIComponent(s.name); });
     if (s.hosts > 0) {
-      const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts}, gn);
+      const open = expanded.has(s.name);
+      const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts,
+        "data-expanded": open ? 1 : 0}, gn);
       const hy = p.y + BOX_H / 2 + 10;
-      el("line", {x1: p.x, y1: p.y + BOX_H / 2, x2: p.x, y2: hy, stroke: "#999"}, hg);
+      el("line", {class: "host-stub", x1: p.x, y1: p.y + BOX_H / 2, x2: p.x, y2: hy, stroke: "#999"}, hg);
       el("rect", {x: p.x - BOX_W / 2 + 8, y: hy, width: BOX_W - 16, height: 20, rx: 10, fill: "#fff", "stroke-width": 2}, hg);
-      const label = `${s.hosts} hosts`;
+      const label = `${s.hosts} hosts ${open ? "▴" : "▾"}`;
       const ht = el("text", {x: p.x, y: hy + 14, "text-anchor": "middle", "font-size": fitFont(label, BOX_W - 24, 11).toFixed(2), fill: "#222"}, hg);
       ht.textContent = label;
+      el("title", {}, hg).textContent = `${s.hosts} hosts under ${s.name}: click to ${open ? "fold" : "unfold"}`;
+      hg.addEventListener("click", () => {
+        if (open) expanded.delete(s.name); else expanded.add(s.name);
+        layoutKey = ""; // rebuilt at once, not at the next poll
+        relayout();
+      });
+      if (open)
+        hostPorts(s).forEach((pt, i) => {
+          const hx = p.x + ((i % HOST_COLS) - (HOST_COLS - 1) / 2) * (HOST_W + 4);
+          const ty = hy + 20 + 8 + Math.floor(i / HOST_COLS) * HOST_LINE;
+          addLink(hostKey(s.name, pt), `${s.name}:${pt.name}`, `${pt.peer}:${pt.peer_port}`,
+            {x1: p.x, y1: hy + 20, x2: hx, y2: ty});
+          const hb = el("g", {class: "host", id: "host-" + pt.peer, "data-leaf": s.name}, gn);
+          el("rect", {x: hx - HOST_W / 2, y: ty, width: HOST_W, height: HOST_BOX_H, rx: 3, fill: "#eceff1", stroke: "#78909c"}, hb);
+          el("text", {x: hx, y: ty + 12, "text-anchor": "middle", "font-size": fitFont(pt.peer, HOST_W - 4, 10).toFixed(2), fill: "#222"}, hb)
+            .textContent = pt.peer;
+          el("title", {}, hb).textContent = `${pt.peer} ${pt.peer_port} — ${s.name} ${pt.name}`;
+        });
     }
   }
 }
@@ -117,6 +160,14 @@ function labelOverlaps() {
     for (let j = i + 1; j < boxes.length && boxes[j].left < boxes[i].right; j++)
       if (boxes[j].top < boxes[i].bottom && boxes[i].top < boxes[j].bottom) n++;
   return n;
+}
+
+// The key of a switch link, and of a host's link (its leaf's port first).
+function linkKey(l) {
+  return `${l.a}:${l.ap}|${l.b}:${l.bp}`;
+}
+function hostKey(leaf, pt) {
+  return `${leaf}:${pt.name}|${pt.peer}:${pt.peer_port}`;
 }
 
 function linkColour(l) {
@@ -142,16 +193,76 @@ function paintMap() {
     g.setAttribute("data-state", s.hosts_state);
     g.querySelector("rect").setAttribute("stroke", COLOUR[s.hosts_state]);
   }
-  const lines = document.querySelectorAll("#map line.link");
-  fabric.links.forEach((l, i) => {
-    const e = lines[i];
+  const paintLink = (e, l) => {
     if (!e) return;
     e.setAttribute("data-state", l.state);
     e.setAttribute("data-link", l.link);
     e.setAttribute("stroke", linkColour(l));
     e.setAttribute("stroke-width", l.state ? 3 : 1.2);
     e.setAttribute("stroke-dasharray", l.link === "up" ? "" : "6 4");
-  });
+  };
+  for (const l of fabric.links) paintLink(linkEls.get(linkKey(l)), l);
+  for (const s of fabric.switches) {
+    const g = document.getElementById("hosts-" + s.name);
+    if (g) paintLink(g.querySelector(".host-stub"), {link: "up", state: s.hosts_state, score: 0});
+    if (expanded.has(s.name))
+      for (const pt of hostPorts(s))
+        paintLink(linkEls.get(hostKey(s.name, pt)), {link: pt.link || "up", state: pt.state, score: pt.score || 0});
+  }
+}
+
+// Rebuild the map now (after a fold or unfold), keeping the layout check current.
+function relayout() {
+  if (!fabric) return;
+  buildMap();
+  paintMap();
+  layoutKey = mapKey();
+  document.body.dataset.labelOverlaps = labelOverlaps();
+}
+
+function mapKey() {
+  return fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length +
+    "|" + [...expanded].sort().join(",");
+}
+
+// Both ends of the fragment's link (link=node:port|node:port): each end's queues with occupancy and latency,
+// or why it has none (a host, or no records yet).
+function paintLinkPane() {
+  const pane = document.getElementById("link-pane");
+  const key = params().link;
+  pane.hidden = !key || !fabric;
+  if (pane.hidden) return;
+  const body = document.querySelector("#link-queues tbody");
+  body.textContent = "";
+  document.getElementById("link-name").textContent = key.replace("|", " — ");
+  for (const end of key.split("|")) {
+    const i = end.lastIndexOf(":"), node = end.slice(0, i), port = end.slice(i + 1);
+    const s = fabric.switches.find((x) => x.name === node);
+    const pt = s && s.ports.find((x) => x.name === port);
+    const rows = pt ? pt.queues : [];
+    if (!rows.length) {
+      const tr = body.appendChild(document.createElement("tr"));
+      tr.className = "queue none";
+      tr.dataset.end = end;
+      const why = s ? "no records of its queues yet" : "a host: no INT reports";
+      for (const c of [`${node} ${port}`, "-", why, ""]) tr.appendChild(document.createElement("td")).textContent = c;
+      continue;
+    }
+    for (const q of rows) {
+      const tr = body.appendChild(document.createElement("tr"));
+      tr.className = "queue st" + q.state;
+      tr.dataset.end = end;
+      tr.dataset.queue = q.queue;
+      tr.dataset.state = q.state;
+      tr.dataset.peakOcc = q.peak_occ;
+      const cells = [`${node} ${port}`, q.queue, `${fmtInt(q.occ)} B / ${fmtInt(q.peak_occ)} B`,
+        `${fmtInt(q.lat)} ns / ${fmtInt(q.peak_lat)} ns`];
+      for (const c of cells) tr.appendChild(document.createElement("td")).textContent = c;
+      tr.addEventListener("click", () => {
+        location.hash = `device=${encodeURIComponent(node)}&port=${encodeURIComponent(port)}&queue=${q.queue}`;
+      });
+    }
+  }
 }
 
 // The device panel: the switch as a front panel (ports in two rows, each coloured by its worst queue state),
@@ -284,7 +395,7 @@ async function poll() {
     incidents = await i.json();
     if (snapshot.pending) throw new Error("waiting for the analyzer's first snapshot");
     fabric = snapshot;
-    const key = fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length;
+    const key = mapKey();
     if (key !== layoutKey) {
       layoutKey = key;
       const t0 = performance.now();
@@ -296,6 +407,7 @@ async function poll() {
     }
     paintMap();
     paintDevice();
+    paintLinkPane();
     paintIncidents();
     await pollQueue();
     document.getElementById("time").textContent = fabric.time ? fabric.time.replace("T", " ").replace("Z", " UTC") : "-";
@@ -308,7 +420,8 @@ async function poll() {
   setTimeout(poll, POLL_MS);
 }
 
-window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); pollQueue(); } });
+window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); paintLinkPane(); pollQueue(); } });
 window.addEventListener("resize", () => { layoutKey = ""; });
-document.getElementById("device-close").addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
+for (const id of ["device-close", "link-close"])
+  document.getElementById(id).addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
 poll();
