@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "an_outputs.h"
+#include "clock.h"
 #include "console_assets.h"
 #include "hopwatch/metrics_http.h"
 
@@ -18,6 +19,12 @@
 #define INCIDENTS 256     /* episodes listed: open ones, then the most recent */
 #define REFRESH_S 0.2     /* snapshots after a batch at most this often (monotonic) */
 #define QUEUE_WINDOW 2000 /* ms served by /api/queue */
+#define MARKS 64          /* latency matrix marks, one per second of record time: windows up to 60 s */
+#define LAT_REFRESH_S 1.0 /* the latency matrix's JSON at most this often (monotonic) */
+
+/* The windows of /api/latency in seconds of record time; 0 = the whole run. */
+static const unsigned lat_windows[] = {0, 1, 10, 60};
+#define N_WINDOWS (sizeof(lat_windows) / sizeof(lat_windows[0]))
 
 struct slot {
 	uint64_t ms; /* record time in ms + 1; 0 = empty */
@@ -58,7 +65,12 @@ struct console {
 	struct incident inc[INCIDENTS]; /* ingest thread only */
 	unsigned n_inc;
 	double *scores;
-	uint32_t *port_state; /* per topology port: worst queue state */
+	uint32_t *port_state;               /* per topology port: worst queue state */
+	struct hw_an_lat_mark *mark[MARKS]; /* ingest thread: the matrix at each second of record time, a ring */
+	uint64_t mark_ns[MARKS];            /* record time of each mark; 0 = none */
+	unsigned mark_next;
+	double lat_next;          /* next latency JSON, monotonic seconds */
+	char *latency[N_WINDOWS]; /* JSON per window, under mu */
 };
 
 /* ns since the epoch as RFC 3339 UTC with microseconds: 2026-01-01T00:00:00.001000Z. */
@@ -369,8 +381,90 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 	victims_of(c, a, e, x->victims, sizeof(x->victims));
 }
 
+/* A mark of the matrix each second of record time; the oldest forgotten. */
+static void lat_mark(struct console *c, const struct hw_analyzer *a)
+{
+	uint64_t now = hw_an_now(a);
+	unsigned newest = (c->mark_next + MARKS - 1) % MARKS;
+	if (!now || (c->mark_ns[newest] && now < c->mark_ns[newest] + 1000000000u))
+		return;
+	struct hw_an_lat_mark *k = hw_an_lat_mark(hw_an_latency(a));
+	if (!k)
+		return; /* out of memory: the windows reach further back */
+	hw_an_lat_mark_free(c->mark[c->mark_next]);
+	c->mark[c->mark_next] = k;
+	c->mark_ns[c->mark_next] = now;
+	c->mark_next = (c->mark_next + 1) % MARKS;
+}
+
+/* The matrix over the last w seconds of record time (0: the whole run), from the newest mark at least w old
+ * (none: the run is younger than w, all of it is in the window): leaves in output order, non-empty cells as
+ * [source index, destination index, reports, mean ns, p99.9 ns]. */
+static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, unsigned w)
+{
+	const struct hw_an_latmatrix *m = hw_an_latency(a);
+	uint64_t now = hw_an_now(a), from = 0;
+	const struct hw_an_lat_mark *base = NULL;
+	for (unsigned k = 0; w && k < MARKS; k++)
+		if (c->mark_ns[k] && c->mark_ns[k] + (uint64_t)w * 1000000000u <= now && c->mark_ns[k] > from) {
+			from = c->mark_ns[k];
+			base = c->mark[k];
+		}
+	struct hw_an_lat_stats st;
+	hw_an_lat_stats(m, &st);
+	uint32_t order[HW_AN_LAT_LEAVES];
+	uint32_t n = hw_an_lat_order(m, order);
+	char f[48] = "", t[48] = "";
+	if (from)
+		utc(from, f, sizeof(f));
+	if (now)
+		utc(now, t, sizeof(t));
+	json_t *leaves = json_array(), *cells = json_array();
+	json_t *root = json_pack("{s:i,s:I,s:s,s:I,s:s,s:I}", "window_s", (int)w, "from_ns", (json_int_t)from, "from",
+	                         f, "to_ns", (json_int_t)now, "to", t, "reports", (json_int_t)st.reports);
+	json_object_set_new(root, "leaves", leaves);
+	json_object_set_new(root, "cells", cells);
+	for (uint32_t i = 0; i < n; i++)
+		json_array_append_new(leaves, json_string(hw_an_lat_leaf_name(m, order[i])));
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			struct hw_an_lat_cell x;
+			if (hw_an_lat_cell_since(m, base, order[i], order[j], &x) != 1)
+				continue;
+			json_array_append_new(cells, json_pack("[i,i,I,f,I]", (int)i, (int)j, (json_int_t)x.count,
+			                                       x.avg, (json_int_t)x.p999));
+		}
+	return root;
+}
+
+/* The latency JSON of every window, at most every LAT_REFRESH_S. */
+static void refresh_latency(struct console *c, const struct hw_analyzer *a)
+{
+	double now = hw_mono_s();
+	if (now < c->lat_next)
+		return;
+	c->lat_next = now + LAT_REFRESH_S;
+	char *js[N_WINDOWS];
+	for (unsigned w = 0; w < N_WINDOWS; w++) {
+		json_t *j = latency_json(c, a, lat_windows[w]);
+		js[w] = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+	}
+	pthread_mutex_lock(&c->mu);
+	for (unsigned w = 0; w < N_WINDOWS; w++) {
+		char *old = c->latency[w];
+		c->latency[w] = js[w];
+		js[w] = old;
+	}
+	pthread_mutex_unlock(&c->mu);
+	for (unsigned w = 0; w < N_WINDOWS; w++)
+		free(js[w]);
+}
+
 static void refresh(struct console *c, const struct hw_analyzer *a)
 {
+	lat_mark(c, a);
+	refresh_latency(c, a);
 	json_t *f = fabric_json(c, a), *i = incidents_json(c);
 	char *fs = json_dumps(f, JSON_COMPACT), *is = json_dumps(i, JSON_COMPACT);
 	json_decref(f);
@@ -467,12 +561,37 @@ static int queue_reply(struct console *c, const struct hw_metrics_http_request *
 	return 1;
 }
 
+/* GET /api/latency?window=S (S one of lat_windows; none: the whole run). */
+static int latency_reply(struct console *c, const struct hw_metrics_http_request *q, struct hw_metrics_http_reply *r)
+{
+	const char *sw = hw_metrics_http_query(q, "window");
+	unsigned w = N_WINDOWS;
+	for (unsigned k = 0; k < N_WINDOWS; k++) {
+		char buf[16];
+		snprintf(buf, sizeof(buf), "%u", lat_windows[k]);
+		if (!sw ? lat_windows[k] == 0 : !strcmp(sw, buf))
+			w = k;
+	}
+	if (w == N_WINDOWS) {
+		r->status = 400;
+		return reply_copy(r, "{\"error\":\"expected window=0 (the whole run), 1, 10 or 60 (seconds)\"}\n",
+		                  "application/json");
+	}
+	pthread_mutex_lock(&c->mu);
+	reply_copy(r, c->latency[w] ? c->latency[w] : "{\"pending\":true,\"leaves\":[],\"cells\":[]}",
+	           "application/json");
+	pthread_mutex_unlock(&c->mu);
+	return 1;
+}
+
 static int console_route(void *arg, const char *url, const struct hw_metrics_http_request *q,
                          struct hw_metrics_http_reply *r)
 {
 	struct console *c = arg;
 	if (!strcmp(url, "/api/queue"))
 		return queue_reply(c, q, r);
+	if (!strcmp(url, "/api/latency"))
+		return latency_reply(c, q, r);
 	if (!strcmp(url, "/api/fabric") || !strcmp(url, "/api/incidents")) {
 		int fab = url[5] == 'f';
 		pthread_mutex_lock(&c->mu);
@@ -516,6 +635,10 @@ static void console_free(struct console *c)
 	free(c->incidents);
 	free(c->scores);
 	free(c->port_state);
+	for (unsigned k = 0; k < MARKS; k++)
+		hw_an_lat_mark_free(c->mark[k]);
+	for (unsigned w = 0; w < N_WINDOWS; w++)
+		free(c->latency[w]);
 	free(c);
 }
 

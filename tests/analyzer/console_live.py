@@ -2,7 +2,8 @@
 # The console live, in real time: a stretched incast (record time FACTOR times slower) is fed to the analyzer's
 # stdin once the page is open in headless Chromium (cdp.py), and the culprit's link (its leaf's hosts unfolded by
 # the URL) must turn to the congestion colour within 2 s of the incast's first record; then a click on that link
-# and on a spine link lists both ends' queues, and the leaf's host box folds and unfolds.  Screenshots saved.
+# and on a spine link lists both ends' queues, the leaf's host box folds and unfolds, and the latency matrix of
+# the last second and of the whole run are drawn on the fixed colour scale.  Screenshots saved.
 # Usage: console_live.py CHROMIUM TRUTH_JSON RECORDS_JSONL FACTOR ARTEFACT_DIR PORT -- ANALYZER ARGS...
 # (RECORDS_JSONL: the scenario's records stretched by FACTOR, tests/tools/stretch.py)
 import json
@@ -31,6 +32,48 @@ def first_incast_bound(records_path, start_ns, factor):
     start = times[0] + (start_ns - times[0]) * factor
     j = next(i for i, t in enumerate(times) if t >= start)
     return (times[max(0, j - 63)] - times[0]) / 1e9
+
+
+# docs/analyzer.md: the latency matrix's absolute colour scale of p99.9 (ns): up to 1 µs, 10 µs, 100 µs, 1 ms, above
+LAT_SCALE = [(1e3, "#1a9850"), (1e4, "#91cf60"), (1e5, "#fee08b"), (1e6, "#fc8d59"), (float("inf"), "#d73027")]
+
+
+def latency_matrix(b, window):
+    """Select the window and read the drawn matrix once it is that window's: (from, to, {(src, dst): (count,
+    p999, fill)}), or None."""
+    b.eval(f"(() => {{ const s = document.getElementById('lat-window'); s.value = '{window}'; "
+           "s.dispatchEvent(new Event('change')); })()")
+    return b.wait_for(f"(() => {{ const m = document.getElementById('latency'); if (m.dataset.window !== '{window}' "
+                      "|| !m.querySelector('.lat-cell')) return null; return [+m.dataset.from, +m.dataset.to, "
+                      "[...m.querySelectorAll('.lat-cell')].map((g) => [g.dataset.src, g.dataset.dst, "
+                      "+g.dataset.count, +g.dataset.p999, g.querySelector('rect').getAttribute('fill')])]; })()",
+                      30)
+
+
+def latency_checks(b):
+    bad = []
+    last = latency_matrix(b, 1)
+    whole = latency_matrix(b, 0)
+    if not last or not whole:
+        return [f"the latency matrix: last second {bool(last)}, whole run {bool(whole)} drawn"]
+    # marks are taken each second of record time: the last second's window starts 1 to 2 s before its end
+    span = (last[1] - last[0]) / 1e9
+    if not last[0] or not 1.0 <= span < 2.0:
+        bad.append(f"the latency matrix's last second spans {span:.3f} s (from {last[0]} to {last[1]})")
+    if whole[0] != 0:
+        bad.append(f"the whole run's latency matrix starts at {whole[0]}, not at the run's start")
+    all_counts = {(c[0], c[1]): c[2] for c in whole[2]}
+    for src, dst, count, p999, fill in last[2] + whole[2]:
+        want = next(colour for limit, colour in LAT_SCALE if p999 <= limit)
+        if fill != want:
+            bad.append(f"latency {src} -> {dst}: p99.9 {p999} ns drawn {fill}, the scale says {want}")
+    for src, dst, count, _, _ in last[2]:
+        if count > all_counts.get((src, dst), 0):
+            bad.append(f"latency {src} -> {dst}: {count} reports in the last second, "
+                       f"{all_counts.get((src, dst), 0)} in the whole run")
+    if sum(c[2] for c in last[2]) >= sum(all_counts.values()):
+        bad.append("the last second holds every report of the run")
+    return bad
 
 
 def feed(proc, path):
@@ -173,6 +216,11 @@ def main():
                 if overlaps != 0:
                     bad.append(f"{overlaps} pairs of map labels overlap with the hosts of {leaf} unfolded")
                 b.screenshot(os.path.join(artefacts, "console-live-unfolded.png"))
+
+                # the latency matrix over the last second, then the whole run (read after it, so every count
+                # of the window is at most the whole run's); cells coloured on the documented fixed scale
+                bad += latency_checks(b)
+                b.screenshot(os.path.join(artefacts, "console-live-latency.png"))
             except StopIteration:
                 pass
             finally:
@@ -187,7 +235,8 @@ def main():
         return 1
     print(f"console live: {culprit_key} in {ALARM} {latency:.2f} s after the incast's first record was due "
           f"(limit {LIMIT_S} s); link pane of both links, the hosts of {leaf} folded and unfolded "
-          f"({len(hosts_of_leaf)}); screenshots in {artefacts}")
+          f"({len(hosts_of_leaf)}); latency matrix over the last second and the whole run; screenshots in "
+          f"{artefacts}")
     return 0
 
 

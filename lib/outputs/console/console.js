@@ -387,6 +387,56 @@ async function pollQueue() {
   if (r.ok) paintQueue(await r.json());
 }
 
+// The absolute colour scale of the latency matrix (p99.9 of end-to-end in-switch latency), the same whatever
+// the cells hold: up to 1 µs, 10 µs, 100 µs, 1 ms, above.
+const LAT_SCALE = [[1e3, "#1a9850", "≤ 1 µs"], [1e4, "#91cf60", "≤ 10 µs"], [1e5, "#fee08b", "≤ 100 µs"],
+  [1e6, "#fc8d59", "≤ 1 ms"], [Infinity, "#d73027", "> 1 ms"]];
+
+function latColour(ns) {
+  return LAT_SCALE.find((s) => ns <= s[0])[1];
+}
+
+function fmtNs(ns) {
+  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns} ns`;
+}
+
+// The latency matrix over the selected window: a cell per (source, destination) leaf with reports in it,
+// coloured by its p99.9 on the absolute scale, the p99.9 written in it.
+function paintLatency(m) {
+  const svg = document.getElementById("latency");
+  svg.textContent = "";
+  const n = m.leaves.length, CELL = 58, HEAD = 60;
+  const side = HEAD + Math.max(1, n) * CELL;
+  svg.setAttribute("viewBox", `0 0 ${side} ${side + 30}`);
+  svg.dataset.window = m.window_s;
+  svg.dataset.from = m.from_ns;
+  svg.dataset.to = m.to_ns;
+  m.leaves.forEach((name, i) => {
+    el("text", {x: HEAD - 4, y: HEAD + i * CELL + CELL / 2 + 4, "text-anchor": "end", "font-size": fitFont(name, HEAD - 6, 11).toFixed(2)}, svg).textContent = name;
+    el("text", {x: HEAD + i * CELL + CELL / 2, y: HEAD - 6, "text-anchor": "middle", "font-size": fitFont(name, CELL - 4, 11).toFixed(2)}, svg).textContent = name;
+  });
+  for (const [i, j, count, avg, p999] of m.cells) {
+    const g = el("g", {class: "lat-cell", "data-src": m.leaves[i], "data-dst": m.leaves[j], "data-count": count, "data-p999": p999}, svg);
+    el("rect", {x: HEAD + j * CELL + 1, y: HEAD + i * CELL + 1, width: CELL - 2, height: CELL - 2, fill: latColour(p999)}, g);
+    const label = fmtNs(p999);
+    el("text", {x: HEAD + j * CELL + CELL / 2, y: HEAD + i * CELL + CELL / 2 + 4, "text-anchor": "middle", "font-size": fitFont(label, CELL - 6, 11).toFixed(2)}, g).textContent = label;
+    el("title", {}, g).textContent = `${m.leaves[i]} → ${m.leaves[j]}: ${fmtInt(count)} reports, mean ${fmtNs(Math.round(avg))}, p99.9 ${fmtNs(p999)}`;
+  }
+  LAT_SCALE.forEach(([, colour, label], k) => {
+    el("rect", {x: 4 + k * 70, y: side + 8, width: 14, height: 14, fill: colour}, svg);
+    el("text", {x: 22 + k * 70, y: side + 19, "font-size": 10}, svg).textContent = label;
+  });
+  const span = m.from ? `${m.from.replace("T", " ")} to ${m.to.replace("T", " ")}` : `the whole run to ${(m.to || "-").replace("T", " ")}`;
+  document.getElementById("lat-legend").textContent =
+    `${m.cells.length} leaf pairs with reports, ${span}; colour: p99.9 on a fixed scale`;
+}
+
+async function pollLatency() {
+  const w = document.getElementById("lat-window").value;
+  const r = await fetch(`/api/latency?window=${w}`, {cache: "no-store"});
+  if (r.ok && document.getElementById("lat-window").value === w) paintLatency(await r.json());
+}
+
 async function poll() {
   try {
     const [f, i] = await Promise.all([fetch("/api/fabric", {cache: "no-store"}), fetch("/api/incidents", {cache: "no-store"})]);
@@ -410,6 +460,7 @@ async function poll() {
     paintLinkPane();
     paintIncidents();
     await pollQueue();
+    if (polls % 4 === 0) await pollLatency(); // its JSON changes at most every second
     document.getElementById("time").textContent = fabric.time ? fabric.time.replace("T", " ").replace("Z", " UTC") : "-";
     document.getElementById("records").textContent = `${fmtInt(fabric.records)} records`;
     document.getElementById("status").textContent = "live";
@@ -422,6 +473,7 @@ async function poll() {
 
 window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); paintLinkPane(); pollQueue(); } });
 window.addEventListener("resize", () => { layoutKey = ""; });
+document.getElementById("lat-window").addEventListener("change", () => { pollLatency(); });
 for (const id of ["device-close", "link-close"])
   document.getElementById(id).addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
 poll();
