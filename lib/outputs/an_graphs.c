@@ -557,7 +557,9 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		snprintf(qs, sizeof(qs), " queue %d", e->queue);
 	snprintf(title, sizeof(title), "%s (%s) at %.100s %.100s%s, event %" PRIu64, e->alertname, e->severity,
 	         e->node[0] ? e->node : "?", e->port_name, qs, e->id);
-	size_t fo = (size_t)snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns", e->start_ns);
+	char when[48];
+	hw_utc_text(e->start_ns, when, sizeof(when));
+	size_t fo = (size_t)snprintf(facts, sizeof(facts), "record time %s", when);
 	for (unsigned i = 0; i < e->n_numbers && fo < sizeof(facts); i++)
 		fo += (size_t)snprintf(facts + fo, sizeof(facts) - fo, "%s%s=%g", i % 3 ? " " : "\n",
 		                       e->numbers[i].name, e->numbers[i].value);
@@ -653,10 +655,11 @@ static void heatmap(struct an_graphs *g, const struct hw_analyzer *a, int wait)
 		snprintf(k->links[l].tooltip, sizeof(k->links[l].tooltip), "score %.2f (%s)", g->score[l],
 		         level_name[lv]);
 	}
-	char title[200], facts[200];
+	char title[200], facts[200], when[48];
 	snprintf(title, sizeof(title), "hopwatch fabric heat map");
-	snprintf(facts, sizeof(facts), "record time %" PRIu64 " ns\n%u of %u links at or above the threshold", now,
-	         congested, t->n_links);
+	hw_utc_text(now, when, sizeof(when));
+	snprintf(facts, sizeof(facts), "record time %s\n%u of %u links at or above the threshold", when, congested,
+	         t->n_links);
 	legend(k->html, sizeof(k->html), title, facts, 0);
 	snprintf(k->svg, sizeof(k->svg), "%.400s/heatmap-%" PRIu64 ".svg", g->dir, now);
 	snprintf(k->latest, sizeof(k->latest), "%.400s/heatmap.svg", g->dir);

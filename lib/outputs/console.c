@@ -73,17 +73,6 @@ struct console {
 	char *latency[N_WINDOWS]; /* JSON per window, under mu */
 };
 
-/* ns since the epoch as RFC 3339 UTC with microseconds: 2026-01-01T00:00:00.001000Z. */
-static void utc(uint64_t ns, char *buf, size_t n)
-{
-	time_t s = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	char day[32];
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, n, "%s.%06uZ", day, (unsigned)(ns % 1000000000u / 1000u));
-}
-
 static unsigned ring_hash(uint32_t node, uint32_t port, int queue)
 {
 	uint64_t h = ((uint64_t)node * 0x9E3779B97F4A7C15u) ^ ((uint64_t)port * 0xC2B2AE3D27D4EB4Fu) ^ (uint64_t)queue;
@@ -190,7 +179,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 	json_t *root = json_object(), *sw = json_array(), *links = json_array();
 	uint64_t now = hw_an_now(a);
 	char when[48];
-	utc(now, when, sizeof(when));
+	hw_utc_text(now, when, sizeof(when));
 	struct hw_an_stats st;
 	hw_an_stats(a, &st);
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)now));
@@ -291,9 +280,9 @@ static json_t *incidents_json(const struct console *c)
 			if ((x->end_ns == 0) != open)
 				continue;
 			char start[48], end[48] = "";
-			utc(x->start_ns, start, sizeof(start));
+			hw_utc_text(x->start_ns, start, sizeof(start));
 			if (x->end_ns)
-				utc(x->end_ns, end, sizeof(end));
+				hw_utc_text(x->end_ns, end, sizeof(end));
 			json_t *j =
 			    json_pack("{s:I,s:I,s:s,s:s,s:b,s:s,s:s,s:I,s:I,s:i,s:s,s:I,s:s,s:s,s:i,s:s}", "id",
 			              (json_int_t)x->id, "incident", (json_int_t)x->incident, "kind", x->alertname,
@@ -416,9 +405,9 @@ static json_t *latency_json(const struct console *c, const struct hw_analyzer *a
 	uint32_t n = hw_an_lat_order(m, order);
 	char f[48] = "", t[48] = "";
 	if (from)
-		utc(from, f, sizeof(f));
+		hw_utc_text(from, f, sizeof(f));
 	if (now)
-		utc(now, t, sizeof(t));
+		hw_utc_text(now, t, sizeof(t));
 	json_t *leaves = json_array(), *cells = json_array();
 	json_t *root = json_pack("{s:i,s:I,s:s,s:I,s:s,s:I}", "window_s", (int)w, "from_ns", (json_int_t)from, "from",
 	                         f, "to_ns", (json_int_t)now, "to", t, "reports", (json_int_t)st.reports);
