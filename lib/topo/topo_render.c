@@ -1,5 +1,5 @@
-/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers in ranks (hosts at the bottom,
- * then leaves, spines, super-spines), links labelled with port names, mismatches coloured, a legend. */
+/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers top down in rows near 16:10, each
+ * leaf's hosts under it, port names where they overlap nothing, mismatches coloured, a legend. */
 #include <gvc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ struct layout {
 	double cell, w, h;
 };
 
-/* The drawing's size with host_cols and cols; rows[k] the rows of tier k. */
+/* The drawing's size (L->w, L->h) with L->host_cols and L->cols. */
 static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts, uint32_t orphans, int legend)
 {
 	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
@@ -197,11 +197,52 @@ static double fit_font(const char *label, double width)
 	return f < 10 ? f : 10;
 }
 
-/* Boxes (x0, y0, x1, y1) already drawn, that a port label must not overlap. */
+/* Boxes (x0, y0, x1, y1) already drawn, that a port label must not overlap, in a grid of GRID pt cells over
+ * the drawing (boxes outside it in the border cells), so that a query looks at its neighbourhood only. */
+#define GRID 64.0
 struct boxes {
 	double (*b)[4];
 	size_t n, cap;
+	double x0, y0;        /* the grid's corner */
+	uint32_t cols, rows;  /* cells */
+	uint32_t *head;       /* per cell: entry + 1, 0 = none */
+	uint32_t (*entry)[2]; /* box, next entry + 1 */
+	size_t n_entries, cap_entries;
 };
+
+static int boxes_init(struct boxes *s, const double *xy, uint32_t n)
+{
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	for (uint32_t i = 0; i < n; i++) {
+		x0 = fmin(x0, xy[2 * i]), x1 = fmax(x1, xy[2 * i]);
+		y0 = fmin(y0, xy[2 * i + 1]), y1 = fmax(y1, xy[2 * i + 1]);
+	}
+	if (!n)
+		x0 = y0 = x1 = y1 = 0;
+	s->x0 = x0 - GRID;
+	s->y0 = y0 - GRID;
+	s->cols = (uint32_t)((x1 - x0) / GRID) + 3;
+	s->rows = (uint32_t)((y1 - y0) / GRID) + 3;
+	s->head = calloc((size_t)s->cols * s->rows, sizeof(*s->head));
+	return s->head ? 0 : -1;
+}
+
+static void boxes_free(struct boxes *s)
+{
+	free(s->b);
+	free(s->head);
+	free(s->entry);
+}
+
+/* The cells [c0, c1] x [r0, r1] a box covers (clamped to the grid). */
+static void cells_of(const struct boxes *s, double x0, double y0, double x1, double y1, uint32_t *c)
+{
+	double v[4] = {(x0 - s->x0) / GRID, (y0 - s->y0) / GRID, (x1 - s->x0) / GRID, (y1 - s->y0) / GRID};
+	for (int i = 0; i < 4; i++) {
+		double lim = (i % 2 ? s->rows : s->cols) - 1;
+		c[i] = (uint32_t)(v[i] < 0 ? 0 : v[i] > lim ? lim : v[i]);
+	}
+}
 
 static int box_add(struct boxes *s, double x0, double y0, double x1, double y1)
 {
@@ -213,18 +254,45 @@ static int box_add(struct boxes *s, double x0, double y0, double x1, double y1)
 		s->b = p;
 		s->cap = cap;
 	}
+	uint32_t c[4];
+	cells_of(s, x0, y0, x1, y1, c);
+	size_t need = s->n_entries + (size_t)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+	if (need > s->cap_entries) {
+		size_t cap = s->cap_entries ? 2 * s->cap_entries : 1024;
+		while (cap < need)
+			cap *= 2;
+		void *p = realloc(s->entry, cap * sizeof(*s->entry));
+		if (!p)
+			return -1;
+		s->entry = p;
+		s->cap_entries = cap;
+	}
 	s->b[s->n][0] = x0;
 	s->b[s->n][1] = y0;
 	s->b[s->n][2] = x1;
-	s->b[s->n++][3] = y1;
+	s->b[s->n][3] = y1;
+	for (uint32_t r = c[1]; r <= c[3]; r++)
+		for (uint32_t k = c[0]; k <= c[2]; k++) {
+			uint32_t *h = &s->head[(size_t)r * s->cols + k];
+			s->entry[s->n_entries][0] = (uint32_t)s->n;
+			s->entry[s->n_entries][1] = *h;
+			*h = (uint32_t)++s->n_entries;
+		}
+	s->n++;
 	return 0;
 }
 
 static int box_free(const struct boxes *s, double x0, double y0, double x1, double y1)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (x0 < s->b[i][2] && s->b[i][0] < x1 && y0 < s->b[i][3] && s->b[i][1] < y1)
-			return 0;
+	uint32_t c[4];
+	cells_of(s, x0, y0, x1, y1, c);
+	for (uint32_t r = c[1]; r <= c[3]; r++)
+		for (uint32_t k = c[0]; k <= c[2]; k++)
+			for (uint32_t e = s->head[(size_t)r * s->cols + k]; e; e = s->entry[e - 1][1]) {
+				const double *b = s->b[s->entry[e - 1][0]];
+				if (x0 < b[2] && b[0] < x1 && y0 < b[3] && b[1] < y1)
+					return 0;
+			}
 	return 1;
 }
 
@@ -416,6 +484,7 @@ static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_r
 static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opts *o, Agnode_t **gnode)
 {
 	const struct hw_render_overlay *ov = o->overlay;
+	int o_port_labels = o->port_labels;
 	Agraph_t *g = agopen("fabric", Agundirected, NULL);
 	if (!g)
 		return NULL;
@@ -516,6 +585,8 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	}
 	/* what port labels must not cover: every node's box */
 	struct boxes boxes = {0};
+	if (boxes_init(&boxes, xy, t->n_nodes)) /* no grid (out of memory): no port labels */
+		o_port_labels = 0;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		for (uint32_t i = 0; i < count[k]; i++) {
 			uint32_t ni = tier[k][i].node;
@@ -548,7 +619,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		} else if (!ov && (l->flags & (HW_LINK_MTU_MISMATCH | HW_LINK_PFC_MISMATCH | HW_LINK_ONE_SIDED))) {
 			agxset(e, e_pen, "2.5");
 		}
-		if (o->port_labels) {
+		if (o_port_labels) {
 			port_label(g, &boxes, buf, "a", pa->name, xy + 2 * pa->node, xy + 2 * pb->node,
 			           t->nodes[pa->node].tier == HW_TIER_HOST);
 			port_label(g, &boxes, buf, "b", pb->name, xy + 2 * pb->node, xy + 2 * pa->node,
@@ -559,7 +630,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		         ls && ls->tooltip[0] ? " " : "", ls ? ls->tooltip : "");
 		agxset(e, e_tip, hw_gv_text(buf, text, sizeof(text)));
 	}
-	free(boxes.b);
+	boxes_free(&boxes);
 	if (ov)
 		draw_overlay(g, t, ov, gnode, xy);
 	free(xy);
