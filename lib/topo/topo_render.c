@@ -516,23 +516,17 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	int ok = xpos != NULL && xy != NULL;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		ok &= (tier[k] = calloc((size_t)count[k] + 1, sizeof(struct slot))) != NULL;
-	if (!ok) {
-		for (unsigned k = 0; k < N_TIERS; k++)
-			free(tier[k]);
-		free(xpos);
-		free(xy);
-		agclose(g);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < t->n_nodes; i++) {
+	for (uint32_t i = 0; ok && i < t->n_nodes; i++) {
 		if (!shown(ov, i))
 			continue;
 		unsigned k = t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF;
 		tier[k][fill[k]++].node = i;
 	}
-	order_tiers(t, ov, tier, count, xpos);
-	int with_legend = !ov || ov->legend_html;
-	if (place_nodes(t, ov, tier, count, with_legend, xy)) {
+	if (ok) {
+		order_tiers(t, ov, tier, count, xpos);
+		ok = !place_nodes(t, ov, tier, count, !ov || ov->legend_html, xy);
+	}
+	if (!ok) {
 		for (unsigned k = 0; k < N_TIERS; k++)
 			free(tier[k]);
 		free(xpos);
