@@ -184,6 +184,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 	hw_an_stats(a, &st);
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)now));
 	json_object_set_new(root, "time", json_string(now ? when : ""));
+	/* when this snapshot was taken (CLOCK_REALTIME): how far the console is behind the records it shows */
+	json_object_set_new(root, "wall_ns", json_integer((json_int_t)hw_real_ns()));
 	json_object_set_new(root, "records", json_integer((json_int_t)st.records));
 	json_object_set_new(root, "rings", json_integer(c->n_rings));
 	json_object_set_new(root, "rings_max", json_integer(RINGS_MAX));
