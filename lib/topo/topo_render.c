@@ -189,12 +189,41 @@ static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts
 		L->w += LEGEND_W;
 }
 
-/* A label's font size (pt, at most 10) so that it fits width pt: Helvetica's glyphs average under 0.62 em. */
-static double fit_font(const char *label, double width)
+/* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
+static void label_extent(const char *label, size_t *longest, size_t *lines)
 {
-	size_t n = strcspn(label, "\n");
-	double f = width / (0.62 * (double)(n ? n : 1));
+	*longest = 1;
+	*lines = 0;
+	for (const char *p = label; *lines == 0 || *p; ++*lines) {
+		size_t n = strcspn(p, "\n");
+		*longest = n > *longest ? n : *longest;
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* A label's font size (pt, at most 10) so that its lines fit a box of width x height pt inside Graphviz's
+ * margins (8 pt in all): Helvetica's glyphs average under 0.62 em, a line takes 1.2 em. */
+static double fit_font(const char *label, double width, double height)
+{
+	size_t longest, lines;
+	label_extent(label, &longest, &lines);
+	double f = fmin((width - 8) / (0.62 * (double)longest), (height - 8) / (1.2 * (double)lines));
 	return f < 10 ? f : 10;
+}
+
+/* Where a badge goes: on its link, 0.4 of the way from its port's node; 0 when it is not drawn. */
+static int badge_at(const struct hw_topo *t, const struct hw_render_badge *b, Agnode_t *const *gnode, const double *xy,
+                    double *x, double *y)
+{
+	if (b->port >= t->n_ports)
+		return 0;
+	uint32_t n = t->ports[b->port].node, peer = hw_topo_peer(t, b->port);
+	if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
+		return 0;
+	uint32_t m = t->ports[peer].node;
+	*x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]);
+	*y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
+	return 1;
 }
 
 /* Boxes (x0, y0, x1, y1) already drawn, that a port label must not overlap, in a grid of GRID pt cells over
@@ -559,8 +588,11 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 				agxset(v, a_w, "0.8"); /* 58 pt in a HOST_DX cell */
 				agxset(v, a_h, "0.3");
 			}
+			snprintf(buf, sizeof(buf), "%s%s%s", n->name, ns && ns->note[0] ? "\n" : "",
+			         ns ? ns->note : "");
 			snprintf(pos, sizeof(pos), "%.2f",
-			         fit_font(n->name, k == HW_TIER_HOST ? 0.8 * 72 - 12 : 1.1 * 72 - 8));
+			         k == HW_TIER_HOST ? fit_font(buf, 0.8 * 72 - 4, 0.3 * 72)
+			                           : fit_font(buf, 1.1 * 72, 0.4 * 72));
 			agxset(v, a_fsize, pos);
 			agxset(v, a_fill, (char *)tier_fill(k));
 			if (ns && ns->color) {
@@ -588,6 +620,15 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			       hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
 			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
 		}
+	for (uint32_t i = 0; ov && i < ov->n_badges; i++) { /* and the overlay's badges (draw_overlay's places) */
+		double bx, by;
+		if (!badge_at(t, ov->badges + i, gnode, xy, &bx, &by))
+			continue;
+		size_t longest, lines;
+		label_extent(ov->badges[i].label, &longest, &lines);
+		double hw = 0.62 * 7 * (double)longest / 2 + 4, hh = 1.2 * 7 * (double)lines / 2 + 2;
+		box_add(&boxes, bx - hw, by - hh, bx + hw, by + hh);
+	}
 	for (unsigned k = 0; k < N_TIERS; k++)
 		free(tier[k]);
 	free(xpos);
@@ -651,14 +692,9 @@ static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_r
 	char pos[64], text[600];
 	for (uint32_t i = 0; i < ov->n_badges; i++) {
 		const struct hw_render_badge *b = &ov->badges[i];
-		if (b->port >= t->n_ports)
+		double x, y;
+		if (!badge_at(t, b, gnode, xy, &x, &y))
 			continue;
-		uint32_t n = t->ports[b->port].node, peer = hw_topo_peer(t, b->port);
-		if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
-			continue;
-		uint32_t m = t->ports[peer].node;
-		double x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]),
-		       y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
 		Agnode_t *v = agnode(g, (char *)b->id, 1);
 		agsafeset(v, "id", (char *)b->id, "");
 		snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, y);
