@@ -237,8 +237,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 			              "peer_port", pp == HW_TOPO_NONE ? "" : t->ports[pp].name, "peer_tier",
 			              peer ? tier_name(peer->tier) : "", "state", s);
 			uint32_t l = t->ports[p].link;
-			if (l !=
-			    HW_TOPO_NONE) { /* the link on this port: a host's is drawn only when its leaf unfolds */
+			/* a host's link: not among "links", drawn when its leaf unfolds */
+			if (l != HW_TOPO_NONE && peer && peer->tier == HW_TIER_HOST) {
 				json_object_set_new(jp, "link", json_string(link_cond(&t->links[l])));
 				json_object_set_new(jp, "score", json_real(c->scores ? c->scores[l] : 0.0));
 			}
