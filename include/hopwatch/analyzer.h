@@ -264,6 +264,18 @@ int hw_an_lat_cell(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, 
  * smallest latency, clamped to [min, max]; 0 for an empty cell. */
 uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, double q);
 
+/* The matrix over a window: a mark copies its cumulative figures now (malloc'd, only the non-empty cells and
+ * buckets; NULL when out of memory), and a cell since a mark (NULL: since the start) is what the matrix took
+ * after it, by the same histogram and quantile: count, exact mean, p99.9 within 1/32 (clamped to the whole
+ * run's min and max, which bound the window's); min and max only when the cell was empty at the mark (else 0).
+ * Returns 1; 0 when nothing came since the mark (or ever); -1 when the cell's histogram was halved since the
+ * mark (a bucket reached 2^32 - 1). */
+struct hw_an_lat_mark;
+struct hw_an_lat_mark *hw_an_lat_mark(const struct hw_an_latmatrix *m);
+void hw_an_lat_mark_free(struct hw_an_lat_mark *k);
+int hw_an_lat_cell_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
+                         struct hw_an_lat_cell *c);
+
 /* Output.  CSV: a header line, then one row per non-empty cell in output order (source, then
  * destination): source,destination,reports,avg_ns,p999_ns,min_ns,max_ns.  Returns 0 or -1 (errno). */
 int hw_an_lat_write_csv(const struct hw_an_latmatrix *m, FILE *f);

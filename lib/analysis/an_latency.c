@@ -179,19 +179,17 @@ static const struct lat_cell *cell_at(const struct hw_an_latmatrix *m, uint32_t 
 	return c->count ? c : NULL;
 }
 
-uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, double q)
+/* Quantile q of a histogram of total values within [min, max]: the midpoint of the bucket holding the
+ * ceil(q * total)-th smallest, clamped to [min, max]. */
+static uint64_t hist_quantile(const uint32_t *hist, uint64_t total, uint64_t min, uint64_t max, double q)
 {
-	const struct lat_cell *c = cell_at(m, src, dst);
-	if (!c)
-		return 0;
-	double r = q * (double)c->hist_total;
+	double r = q * (double)total;
 	uint64_t rank = (uint64_t)r;
 	if ((double)rank < r - 1e-9 * r) /* ceil, forgiving rounding in q * total */
 		rank++;
 	if (rank < 1)
 		rank = 1;
-	const uint32_t *hist = m->hist[src * HW_AN_LAT_LEAVES + dst];
-	uint64_t seen = 0, v = c->max;
+	uint64_t seen = 0, v = max;
 	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
 		seen += hist[b];
 		if (seen >= rank) {
@@ -199,7 +197,113 @@ uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint3
 			break;
 		}
 	}
-	return v < c->min ? c->min : v > c->max ? c->max : v;
+	return v < min ? min : v > max ? max : v;
+}
+
+uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, double q)
+{
+	const struct lat_cell *c = cell_at(m, src, dst);
+	if (!c)
+		return 0;
+	return hist_quantile(m->hist[src * HW_AN_LAT_LEAVES + dst], c->hist_total, c->min, c->max, q);
+}
+
+/* A mark: per non-empty cell its count, sum and the non-zero buckets of its histogram. */
+struct mark_cell {
+	uint32_t cell;     /* src * HW_AN_LAT_LEAVES + dst */
+	uint32_t first, n; /* its buckets: bucket[first .. first + n) */
+	uint64_t count, sum;
+};
+
+struct hw_an_lat_mark {
+	uint32_t n_cells;
+	struct mark_cell *cells; /* by cell, ascending */
+	uint16_t *bucket;
+	uint32_t *value;
+};
+
+struct hw_an_lat_mark *hw_an_lat_mark(const struct hw_an_latmatrix *m)
+{
+	struct hw_an_lat_mark *k = calloc(1, sizeof(*k));
+	size_t n_cells = 0, n_buckets = 0;
+	for (uint32_t i = 0; i < HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES; i++)
+		if (m->cells[i].count) {
+			n_cells++;
+			for (unsigned b = 0; b < LAT_BUCKETS; b++)
+				n_buckets += m->hist[i][b] != 0;
+		}
+	if (!k || !(k->cells = calloc(n_cells + 1, sizeof(*k->cells))) ||
+	    !(k->bucket = calloc(n_buckets + 1, sizeof(*k->bucket))) ||
+	    !(k->value = calloc(n_buckets + 1, sizeof(*k->value)))) {
+		hw_an_lat_mark_free(k);
+		return NULL;
+	}
+	uint32_t used = 0;
+	for (uint32_t i = 0; i < HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES; i++) {
+		if (!m->cells[i].count)
+			continue;
+		struct mark_cell *c = &k->cells[k->n_cells++];
+		*c = (struct mark_cell){i, used, 0, m->cells[i].count, m->cells[i].sum};
+		for (unsigned b = 0; b < LAT_BUCKETS; b++)
+			if (m->hist[i][b]) {
+				k->bucket[used] = (uint16_t)b;
+				k->value[used++] = m->hist[i][b];
+			}
+		c->n = used - c->first;
+	}
+	return k;
+}
+
+void hw_an_lat_mark_free(struct hw_an_lat_mark *k)
+{
+	if (!k)
+		return;
+	free(k->cells);
+	free(k->bucket);
+	free(k->value);
+	free(k);
+}
+
+static const struct mark_cell *mark_find(const struct hw_an_lat_mark *k, uint32_t cell)
+{
+	uint32_t lo = 0, hi = k ? k->n_cells : 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (k->cells[mid].cell == cell)
+			return &k->cells[mid];
+		if (k->cells[mid].cell < cell)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int hw_an_lat_cell_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
+                         struct hw_an_lat_cell *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct lat_cell *c = cell_at(m, src, dst);
+	if (!c)
+		return 0;
+	const struct mark_cell *was = mark_find(k, src * HW_AN_LAT_LEAVES + dst);
+	if (!was)
+		return hw_an_lat_cell(m, src, dst, out);
+	if (c->count == was->count)
+		return 0;
+	uint32_t hist[LAT_BUCKETS];
+	memcpy(hist, m->hist[src * HW_AN_LAT_LEAVES + dst], sizeof(hist));
+	uint64_t total = c->hist_total;
+	for (uint32_t i = was->first; i < was->first + was->n; i++) {
+		if (hist[k->bucket[i]] < k->value[i])
+			return -1; /* halved since the mark */
+		hist[k->bucket[i]] -= k->value[i];
+		total -= k->value[i];
+	}
+	out->count = c->count - was->count;
+	out->avg = (double)(c->sum - was->sum) / (double)out->count;
+	out->p999 = hist_quantile(hist, total, c->min, c->max, 0.999);
+	return 1;
 }
 
 int hw_an_lat_cell(const struct hw_an_latmatrix *m, uint32_t src, uint32_t dst, struct hw_an_lat_cell *out)

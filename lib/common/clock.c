@@ -1,6 +1,7 @@
 /* The process's clocks: clock_gettime wrapped once (see clock.h), so that no file keeps its own
  * mono_ns/now_ns helper. */
 #include "clock.h"
+#include <stdio.h>
 
 static struct timespec now(clockid_t id)
 {
@@ -45,4 +46,14 @@ struct timespec hw_real_deadline(long ms)
 	ts.tv_sec += ts.tv_nsec / 1000000000L;
 	ts.tv_nsec %= 1000000000L;
 	return ts;
+}
+
+void hw_utc_text(uint64_t ns, char *buf, size_t n)
+{
+	time_t s = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	char day[32] = "";
+	if (gmtime_r(&s, &tm))
+		strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%06uZ", day, (unsigned)(ns % 1000000000u / 1000u));
 }

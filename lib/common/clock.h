@@ -3,6 +3,7 @@
 #ifndef HOPWATCH_CLOCK_H
 #define HOPWATCH_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -17,6 +18,9 @@ double hw_mono_s(void);
 
 /* CLOCK_REALTIME in seconds since the epoch (tv_sec + tv_nsec / 1e9). */
 double hw_real_s(void);
+
+/* ns since the epoch as RFC 3339 UTC with microseconds, 2026-01-01T00:00:00.001000Z, into buf (32 bytes do). */
+void hw_utc_text(uint64_t ns, char *buf, size_t n);
 
 /* ns (of whichever clock) as a timespec. */
 struct timespec hw_ns_timespec(uint64_t ns);

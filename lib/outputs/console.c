@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "an_outputs.h"
+#include "clock.h"
 #include "console_assets.h"
 #include "hopwatch/metrics_http.h"
 
@@ -18,6 +19,12 @@
 #define INCIDENTS 256     /* episodes listed: open ones, then the most recent */
 #define REFRESH_S 0.2     /* snapshots after a batch at most this often (monotonic) */
 #define QUEUE_WINDOW 2000 /* ms served by /api/queue */
+#define MARKS 64          /* latency matrix marks, one per second of record time: windows up to 60 s */
+#define LAT_REFRESH_S 1.0 /* the latency matrix's JSON at most this often (monotonic) */
+
+/* The windows of /api/latency in seconds of record time; 0 = the whole run. */
+static const unsigned lat_windows[] = {0, 1, 10, 60};
+#define N_WINDOWS (sizeof(lat_windows) / sizeof(lat_windows[0]))
 
 struct slot {
 	uint64_t ms; /* record time in ms + 1; 0 = empty */
@@ -58,19 +65,13 @@ struct console {
 	struct incident inc[INCIDENTS]; /* ingest thread only */
 	unsigned n_inc;
 	double *scores;
-	uint32_t *port_state; /* per topology port: worst queue state */
+	uint32_t *port_state;               /* per topology port: worst queue state */
+	struct hw_an_lat_mark *mark[MARKS]; /* ingest thread: the matrix at each second of record time, a ring */
+	uint64_t mark_ns[MARKS];            /* record time of each mark; 0 = none */
+	unsigned mark_next;
+	double lat_next;          /* next latency JSON, monotonic seconds */
+	char *latency[N_WINDOWS]; /* JSON per window, under mu */
 };
-
-/* ns since the epoch as RFC 3339 UTC with microseconds: 2026-01-01T00:00:00.001000Z. */
-static void utc(uint64_t ns, char *buf, size_t n)
-{
-	time_t s = (time_t)(ns / 1000000000u);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	char day[32];
-	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, n, "%s.%06uZ", day, (unsigned)(ns % 1000000000u / 1000u));
-}
 
 static unsigned ring_hash(uint32_t node, uint32_t port, int queue)
 {
@@ -160,6 +161,16 @@ static uint32_t peer_port(const struct hw_topo *t, uint32_t p)
 	return t->links[l].a == p ? t->links[l].b : t->links[l].a;
 }
 
+/* A link's condition as the map draws it: down, a mismatch of its ends, or up. */
+static const char *link_cond(const struct hw_topo_link *k)
+{
+	return !k->up || (k->flags & HW_LINK_GONE) ? "down"
+	       : k->flags & HW_LINK_MTU_MISMATCH   ? "mtu-mismatch"
+	       : k->flags & HW_LINK_PFC_MISMATCH   ? "pfc-mismatch"
+	       : k->flags & HW_LINK_ONE_SIDED      ? "one-sided"
+	                                           : "up";
+}
+
 /* The fabric: switches (their ports, the queues on each, hosts folded into a count) and the links between
  * switches, each with the worst state of its ends' queues and its congestion score. */
 static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
@@ -168,11 +179,13 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 	json_t *root = json_object(), *sw = json_array(), *links = json_array();
 	uint64_t now = hw_an_now(a);
 	char when[48];
-	utc(now, when, sizeof(when));
+	hw_utc_text(now, when, sizeof(when));
 	struct hw_an_stats st;
 	hw_an_stats(a, &st);
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)now));
 	json_object_set_new(root, "time", json_string(now ? when : ""));
+	/* when this snapshot was taken (CLOCK_REALTIME): how far the console is behind the records it shows */
+	json_object_set_new(root, "wall_ns", json_integer((json_int_t)hw_real_ns()));
 	json_object_set_new(root, "records", json_integer((json_int_t)st.records));
 	json_object_set_new(root, "rings", json_integer(c->n_rings));
 	json_object_set_new(root, "rings_max", json_integer(RINGS_MAX));
@@ -200,6 +213,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		                                (json_int_t)q.last_lat, "peak_lat", (json_int_t)q.peak_lat, "raise",
 		                                q.raise, "lat_raise", q.lat_raise, "state", s));
 	}
+	if (c->scores)
+		hw_an_link_scores(a, c->scores);
 	for (uint32_t n = 0; n < t->n_nodes; n++) {
 		const struct hw_topo_node *nd = &t->nodes[n];
 		if (nd->tier == HW_TIER_HOST)
@@ -221,6 +236,12 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 			    json_pack("{s:s,s:s,s:s,s:s,s:i}", "name", t->ports[p].name, "peer", peer ? peer->name : "",
 			              "peer_port", pp == HW_TOPO_NONE ? "" : t->ports[pp].name, "peer_tier",
 			              peer ? tier_name(peer->tier) : "", "state", s);
+			uint32_t l = t->ports[p].link;
+			/* a host's link: not among "links", drawn when its leaf unfolds */
+			if (l != HW_TOPO_NONE && peer && peer->tier == HW_TIER_HOST) {
+				json_object_set_new(jp, "link", json_string(link_cond(&t->links[l])));
+				json_object_set_new(jp, "score", json_real(c->scores ? c->scores[l] : 0.0));
+			}
 			json_object_set_new(jp, "queues", pq && pq[p] ? pq[p] : json_array());
 			if (pq)
 				pq[p] = NULL;
@@ -232,8 +253,6 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		json_object_set_new(js, "ports", ports);
 		json_array_append_new(sw, js);
 	}
-	if (c->scores)
-		hw_an_link_scores(a, c->scores);
 	for (uint32_t l = 0; l < t->n_links; l++) {
 		const struct hw_topo_link *k = &t->links[l];
 		const struct hw_topo_port *pa = &t->ports[k->a], *pb = &t->ports[k->b];
@@ -241,11 +260,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		if (na->tier == HW_TIER_HOST || nb->tier == HW_TIER_HOST)
 			continue;
 		uint32_t s = c->port_state[k->a] > c->port_state[k->b] ? c->port_state[k->a] : c->port_state[k->b];
-		const char *cond = !k->up || (k->flags & HW_LINK_GONE) ? "down"
-		                   : k->flags & HW_LINK_MTU_MISMATCH   ? "mtu-mismatch"
-		                   : k->flags & HW_LINK_PFC_MISMATCH   ? "pfc-mismatch"
-		                   : k->flags & HW_LINK_ONE_SIDED      ? "one-sided"
-		                                                       : "up";
+		const char *cond = link_cond(k);
 		json_array_append_new(links, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "a", na->name, "ap", pa->name,
 		                                       "b", nb->name, "bp", pb->name, "link", cond, "state", (int)s,
 		                                       "score", c->scores ? c->scores[l] : 0.0));
@@ -267,9 +282,9 @@ static json_t *incidents_json(const struct console *c)
 			if ((x->end_ns == 0) != open)
 				continue;
 			char start[48], end[48] = "";
-			utc(x->start_ns, start, sizeof(start));
+			hw_utc_text(x->start_ns, start, sizeof(start));
 			if (x->end_ns)
-				utc(x->end_ns, end, sizeof(end));
+				hw_utc_text(x->end_ns, end, sizeof(end));
 			json_t *j =
 			    json_pack("{s:I,s:I,s:s,s:s,s:b,s:s,s:s,s:I,s:I,s:i,s:s,s:I,s:s,s:s,s:i,s:s}", "id",
 			              (json_int_t)x->id, "incident", (json_int_t)x->incident, "kind", x->alertname,
@@ -357,8 +372,89 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 	victims_of(c, a, e, x->victims, sizeof(x->victims));
 }
 
+/* A mark of the matrix each second of record time; the oldest forgotten. */
+static void lat_mark(struct console *c, const struct hw_analyzer *a)
+{
+	uint64_t now = hw_an_now(a);
+	unsigned newest = (c->mark_next + MARKS - 1) % MARKS;
+	if (!now || (c->mark_ns[newest] && now < c->mark_ns[newest] + 1000000000u))
+		return;
+	struct hw_an_lat_mark *k = hw_an_lat_mark(hw_an_latency(a));
+	if (!k)
+		return; /* out of memory: the windows reach further back */
+	hw_an_lat_mark_free(c->mark[c->mark_next]);
+	c->mark[c->mark_next] = k;
+	c->mark_ns[c->mark_next] = now;
+	c->mark_next = (c->mark_next + 1) % MARKS;
+}
+
+/* The matrix over the last w seconds of record time (0: the whole run), from the newest mark at least w old
+ * (none: the run is younger than w, all of it is in the window): leaves in output order, non-empty cells as
+ * [source index, destination index, reports, mean ns, p99.9 ns]. */
+static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, unsigned w)
+{
+	const struct hw_an_latmatrix *m = hw_an_latency(a);
+	uint64_t now = hw_an_now(a), from = 0;
+	const struct hw_an_lat_mark *base = NULL;
+	for (unsigned k = 0; w && k < MARKS; k++)
+		if (c->mark_ns[k] && c->mark_ns[k] + (uint64_t)w * 1000000000u <= now && c->mark_ns[k] > from) {
+			from = c->mark_ns[k];
+			base = c->mark[k];
+		}
+	struct hw_an_lat_stats st;
+	hw_an_lat_stats(m, &st);
+	uint32_t order[HW_AN_LAT_LEAVES];
+	uint32_t n = hw_an_lat_order(m, order);
+	char f[48] = "", t[48] = "";
+	if (from)
+		hw_utc_text(from, f, sizeof(f));
+	if (now)
+		hw_utc_text(now, t, sizeof(t));
+	json_t *leaves = json_array(), *cells = json_array();
+	json_t *root = json_pack("{s:i,s:I,s:s,s:I,s:s,s:I}", "window_s", (int)w, "from_ns", (json_int_t)from, "from",
+	                         f, "to_ns", (json_int_t)now, "to", t, "reports", (json_int_t)st.reports);
+	json_object_set_new(root, "leaves", leaves);
+	json_object_set_new(root, "cells", cells);
+	for (uint32_t i = 0; i < n; i++)
+		json_array_append_new(leaves, json_string(hw_an_lat_leaf_name(m, order[i])));
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			struct hw_an_lat_cell x;
+			if (hw_an_lat_cell_since(m, base, order[i], order[j], &x) != 1)
+				continue;
+			json_array_append_new(cells, json_pack("[i,i,I,f,I]", (int)i, (int)j, (json_int_t)x.count,
+			                                       x.avg, (json_int_t)x.p999));
+		}
+	return root;
+}
+
+/* The latency JSON of every window, at most every LAT_REFRESH_S. */
+static void refresh_latency(struct console *c, const struct hw_analyzer *a)
+{
+	double now = hw_mono_s();
+	if (now < c->lat_next)
+		return;
+	c->lat_next = now + LAT_REFRESH_S;
+	char *js[N_WINDOWS];
+	for (unsigned w = 0; w < N_WINDOWS; w++) {
+		json_t *j = latency_json(c, a, lat_windows[w]);
+		js[w] = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+	}
+	pthread_mutex_lock(&c->mu);
+	for (unsigned w = 0; w < N_WINDOWS; w++) {
+		char *old = c->latency[w];
+		c->latency[w] = js[w];
+		js[w] = old;
+	}
+	pthread_mutex_unlock(&c->mu);
+	for (unsigned w = 0; w < N_WINDOWS; w++)
+		free(js[w]);
+}
+
 static void refresh(struct console *c, const struct hw_analyzer *a)
 {
+	refresh_latency(c, a);
 	json_t *f = fabric_json(c, a), *i = incidents_json(c);
 	char *fs = json_dumps(f, JSON_COMPACT), *is = json_dumps(i, JSON_COMPACT);
 	json_decref(f);
@@ -381,6 +477,7 @@ static void refresh(struct console *c, const struct hw_analyzer *a)
 static void console_tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
 {
 	struct console *c = (struct console *)o;
+	lat_mark(c, a); /* every tick, so marks are a second of record time apart, give or take a batch */
 	if (an_tick_refresh(t, &c->next, REFRESH_S))
 		refresh(c, a);
 }
@@ -455,12 +552,37 @@ static int queue_reply(struct console *c, const struct hw_metrics_http_request *
 	return 1;
 }
 
+/* GET /api/latency?window=S (S one of lat_windows; none: the whole run). */
+static int latency_reply(struct console *c, const struct hw_metrics_http_request *q, struct hw_metrics_http_reply *r)
+{
+	const char *sw = hw_metrics_http_query(q, "window");
+	unsigned w = N_WINDOWS;
+	for (unsigned k = 0; k < N_WINDOWS; k++) {
+		char buf[16];
+		snprintf(buf, sizeof(buf), "%u", lat_windows[k]);
+		if (!sw ? lat_windows[k] == 0 : !strcmp(sw, buf))
+			w = k;
+	}
+	if (w == N_WINDOWS) {
+		r->status = 400;
+		return reply_copy(r, "{\"error\":\"expected window=0 (the whole run), 1, 10 or 60 (seconds)\"}\n",
+		                  "application/json");
+	}
+	pthread_mutex_lock(&c->mu);
+	reply_copy(r, c->latency[w] ? c->latency[w] : "{\"pending\":true,\"leaves\":[],\"cells\":[]}",
+	           "application/json");
+	pthread_mutex_unlock(&c->mu);
+	return 1;
+}
+
 static int console_route(void *arg, const char *url, const struct hw_metrics_http_request *q,
                          struct hw_metrics_http_reply *r)
 {
 	struct console *c = arg;
 	if (!strcmp(url, "/api/queue"))
 		return queue_reply(c, q, r);
+	if (!strcmp(url, "/api/latency"))
+		return latency_reply(c, q, r);
 	if (!strcmp(url, "/api/fabric") || !strcmp(url, "/api/incidents")) {
 		int fab = url[5] == 'f';
 		pthread_mutex_lock(&c->mu);
@@ -504,6 +626,10 @@ static void console_free(struct console *c)
 	free(c->incidents);
 	free(c->scores);
 	free(c->port_state);
+	for (unsigned k = 0; k < MARKS; k++)
+		hw_an_lat_mark_free(c->mark[k]);
+	for (unsigned w = 0; w < N_WINDOWS; w++)
+		free(c->latency[w]);
 	free(c);
 }
 

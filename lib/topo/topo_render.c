@@ -1,5 +1,5 @@
-/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers in ranks (hosts at the bottom,
- * then leaves, spines, super-spines), links labelled with port names, mismatches coloured, a legend. */
+/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers top down in rows near 16:10, each
+ * leaf's hosts under it, port names where they overlap nothing, mismatches coloured, a legend. */
 #include <gvc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -155,6 +155,315 @@ static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay 
 	}
 }
 
+/* The layout (the console's rules, docs/topology.md): tiers top down, super-spines, spines, leaves, each in rows
+ * of as many cells as keep the drawing's aspect near 16:10; a leaf's hosts in a grid of HOST_COLS columns right
+ * under it (hosts without a leaf in rows at the bottom).  Points, y downwards until handed to Graphviz. */
+#define CELL 100.0   /* a switch's cell: its box is 79 pt wide */
+#define ROW 110.0    /* between rows of switches */
+#define HOST_DX 66.0 /* a host's cell: its box is 58 pt by 22 */
+#define HOST_DY 30.0
+#define HOST_TOP 48.0 /* from a leaf's centre to its first row of hosts */
+#define ASPECT 1.6
+#define LEGEND_W 260.0 /* the legend, left of the drawing */
+
+struct layout {
+	unsigned host_cols, cols; /* hosts per row under a leaf; cells per row */
+	double cell, w, h;
+};
+
+/* The drawing's size (L->w, L->h) with L->host_cols and L->cols. */
+static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts, uint32_t orphans, int legend)
+{
+	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
+	L->w = L->cols * L->cell;
+	unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
+	L->h = 0;
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--)
+		L->h += ((count[k] + per_row - 1) / per_row) * ROW;
+	uint32_t leaf_rows = (count[HW_TIER_LEAF] + L->cols - 1) / L->cols;
+	double grid = most_hosts ? HOST_TOP + ((most_hosts + L->host_cols - 1) / L->host_cols) * HOST_DY : 0;
+	L->h += leaf_rows * (ROW + grid);
+	unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
+	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
+	if (legend)
+		L->w += LEGEND_W;
+}
+
+/* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
+static void label_extent(const char *label, size_t *longest, size_t *lines)
+{
+	*longest = 1;
+	*lines = 0;
+	for (const char *p = label; *lines == 0 || *p; ++*lines) {
+		size_t n = strcspn(p, "\n");
+		*longest = n > *longest ? n : *longest;
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* A label's font size (pt, at most 10) so that its lines fit a box of width x height pt inside Graphviz's
+ * margins (8 pt in all): Helvetica's glyphs average under 0.62 em, a line takes 1.2 em. */
+static double fit_font(const char *label, double width, double height)
+{
+	size_t longest, lines;
+	label_extent(label, &longest, &lines);
+	double f = fmin((width - 8) / (0.62 * (double)longest), (height - 8) / (1.2 * (double)lines));
+	return f < 10 ? f : 10;
+}
+
+/* Where a badge goes: on its link, 0.4 of the way from its port's node; 0 when it is not drawn. */
+static int badge_at(const struct hw_topo *t, const struct hw_render_badge *b, Agnode_t *const *gnode, const double *xy,
+                    double *x, double *y)
+{
+	if (b->port >= t->n_ports)
+		return 0;
+	uint32_t n = t->ports[b->port].node, peer = hw_topo_peer(t, b->port);
+	if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
+		return 0;
+	uint32_t m = t->ports[peer].node;
+	*x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]);
+	*y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
+	return 1;
+}
+
+/* Boxes (x0, y0, x1, y1) already drawn, that a port label must not overlap, in a grid of GRID pt cells over
+ * the drawing (boxes outside it in the border cells), so that a query looks at its neighbourhood only. */
+#define GRID 64.0
+struct boxes {
+	double (*b)[4];
+	size_t n, cap;
+	double x0, y0;        /* the grid's corner */
+	uint32_t cols, rows;  /* cells */
+	uint32_t *head;       /* per cell: entry + 1, 0 = none */
+	uint32_t (*entry)[2]; /* box, next entry + 1 */
+	size_t n_entries, cap_entries;
+};
+
+static int boxes_init(struct boxes *s, const double *xy, uint32_t n)
+{
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	for (uint32_t i = 0; i < n; i++) {
+		x0 = fmin(x0, xy[2 * i]), x1 = fmax(x1, xy[2 * i]);
+		y0 = fmin(y0, xy[2 * i + 1]), y1 = fmax(y1, xy[2 * i + 1]);
+	}
+	if (!n)
+		x0 = y0 = x1 = y1 = 0;
+	s->x0 = x0 - GRID;
+	s->y0 = y0 - GRID;
+	s->cols = (uint32_t)((x1 - x0) / GRID) + 3;
+	s->rows = (uint32_t)((y1 - y0) / GRID) + 3;
+	s->head = calloc((size_t)s->cols * s->rows, sizeof(*s->head));
+	return s->head ? 0 : -1;
+}
+
+static void boxes_free(struct boxes *s)
+{
+	free(s->b);
+	free(s->head);
+	free(s->entry);
+}
+
+/* The cells [c0, c1] x [r0, r1] a box covers (clamped to the grid). */
+static void cells_of(const struct boxes *s, double x0, double y0, double x1, double y1, uint32_t *c)
+{
+	double v[4] = {(x0 - s->x0) / GRID, (y0 - s->y0) / GRID, (x1 - s->x0) / GRID, (y1 - s->y0) / GRID};
+	for (int i = 0; i < 4; i++) {
+		double lim = (i % 2 ? s->rows : s->cols) - 1;
+		c[i] = (uint32_t)(v[i] < 0 ? 0 : v[i] > lim ? lim : v[i]);
+	}
+}
+
+static int box_add(struct boxes *s, double x0, double y0, double x1, double y1)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		void *p = realloc(s->b, cap * sizeof(*s->b));
+		if (!p)
+			return -1;
+		s->b = p;
+		s->cap = cap;
+	}
+	uint32_t c[4];
+	cells_of(s, x0, y0, x1, y1, c);
+	size_t need = s->n_entries + (size_t)(c[2] - c[0] + 1) * (c[3] - c[1] + 1);
+	if (need > s->cap_entries) {
+		size_t cap = s->cap_entries ? 2 * s->cap_entries : 1024;
+		while (cap < need)
+			cap *= 2;
+		void *p = realloc(s->entry, cap * sizeof(*s->entry));
+		if (!p)
+			return -1;
+		s->entry = p;
+		s->cap_entries = cap;
+	}
+	s->b[s->n][0] = x0;
+	s->b[s->n][1] = y0;
+	s->b[s->n][2] = x1;
+	s->b[s->n][3] = y1;
+	for (uint32_t r = c[1]; r <= c[3]; r++)
+		for (uint32_t k = c[0]; k <= c[2]; k++) {
+			uint32_t *h = &s->head[(size_t)r * s->cols + k];
+			s->entry[s->n_entries][0] = (uint32_t)s->n;
+			s->entry[s->n_entries][1] = *h;
+			*h = (uint32_t)++s->n_entries;
+		}
+	s->n++;
+	return 0;
+}
+
+static int box_free(const struct boxes *s, double x0, double y0, double x1, double y1)
+{
+	uint32_t c[4];
+	cells_of(s, x0, y0, x1, y1, c);
+	for (uint32_t r = c[1]; r <= c[3]; r++)
+		for (uint32_t k = c[0]; k <= c[2]; k++)
+			for (uint32_t e = s->head[(size_t)r * s->cols + k]; e; e = s->entry[e - 1][1]) {
+				const double *b = s->b[s->entry[e - 1][0]];
+				if (x0 < b[2] && b[0] < x1 && y0 < b[3] && b[1] < y1)
+					return 0;
+			}
+	return 1;
+}
+
+#define PORT_FONT 7.0
+
+/* A link end's port name as a text of its own on the link just outside the node at (x, y) towards its peer at
+ * (px, py), a little further along when that spot is taken; left out (the link's tooltip names it) when no
+ * spot is free, so that no two labels overlap. */
+static void port_label(Agraph_t *g, struct boxes *taken, const char *link_id, const char *end, const char *name,
+                       const double *at, const double *peer, int host)
+{
+	double dx = peer[0] - at[0], dy = peer[1] - at[1], len = sqrt(dx * dx + dy * dy);
+	if (len <= 0 || !name[0])
+		return;
+	dx /= len;
+	dy /= len;
+	double hw = host ? 0.4 * 72 : 0.55 * 72, hh = host ? 0.15 * 72 : 0.2 * 72;
+	double exit = fmin(fabs(dx) > 1e-9 ? hw / fabs(dx) : INFINITY, fabs(dy) > 1e-9 ? hh / fabs(dy) : INFINITY);
+	double w = 0.62 * PORT_FONT * (double)strlen(name) / 2 + 1, h = PORT_FONT / 2 + 1;
+	for (int k = 0; k < 4; k++) {
+		/* the label's centre: clear of the node by its own half extent along the link */
+		double d =
+		    exit + fmin(fabs(dx) > 1e-9 ? w / fabs(dx) : INFINITY, fabs(dy) > 1e-9 ? h / fabs(dy) : INFINITY);
+		d = fmin(d, exit + w) + 2 + 12.0 * k;
+		if (d > len / 2)
+			return; /* past the middle: the other end's */
+		double x = at[0] + dx * d, y = at[1] + dy * d;
+		if (!box_free(taken, x - w, y - h, x + w, y + h))
+			continue;
+		if (box_add(taken, x - w, y - h, x + w, y + h))
+			return;
+		char id[1300], pos[64], text[600];
+		snprintf(id, sizeof(id), "p-%s-%s", link_id, end);
+		Agnode_t *v = agnode(g, id, 1);
+		agsafeset(v, "id", id, "");
+		snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, y);
+		agsafeset(v, "pos", pos, "");
+		agsafeset(v, "label", hw_gv_text(name, text, sizeof(text)), "");
+		agsafeset(v, "shape", "plaintext", "");
+		agsafeset(v, "style", "", "");
+		agsafeset(v, "fontsize", "7", "");
+		agsafeset(v, "fontcolor", "#333333", "");
+		agsafeset(v, "width", "0", "");
+		agsafeset(v, "height", "0", "");
+		agsafeset(v, "margin", "0", "");
+		return;
+	}
+}
+
+/* Place every shown node: xy[2i], xy[2i+1] in Graphviz's points (y upwards).  Hosts go under the first shown
+ * leaf they link to, in tier order (tier[HW_TIER_HOST] follows its leaves already). */
+static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *ov, struct slot **tier,
+                       const uint32_t *count, int legend, double *xy)
+{
+	uint32_t *leaf_of = calloc((size_t)t->n_nodes + 1, sizeof(*leaf_of)),
+	         *n_hosts = calloc(2 * ((size_t)t->n_nodes + 1), sizeof(*n_hosts)); /* per leaf: hosts, then placed */
+	if (!leaf_of || !n_hosts) {
+		free(leaf_of);
+		free(n_hosts);
+		return -1;
+	}
+	uint32_t most = 0, orphans = 0;
+	for (uint32_t i = 0; i < count[HW_TIER_HOST]; i++) {
+		uint32_t h = tier[HW_TIER_HOST][i].node, leaf = HW_TOPO_NONE;
+		for (uint32_t p = t->nodes[h].first_port; p != HW_TOPO_NONE && leaf == HW_TOPO_NONE;
+		     p = t->ports[p].next) {
+			uint32_t q = hw_topo_peer(t, p);
+			if (q != HW_TOPO_NONE && t->nodes[t->ports[q].node].tier == HW_TIER_LEAF &&
+			    shown(ov, t->ports[q].node))
+				leaf = t->ports[q].node;
+		}
+		leaf_of[h] = leaf;
+		if (leaf == HW_TOPO_NONE)
+			orphans++;
+		else if (++n_hosts[leaf] > most)
+			most = n_hosts[leaf];
+	}
+	uint32_t widest = 1;
+	for (unsigned k = HW_TIER_LEAF; k < N_TIERS; k++)
+		widest = count[k] > widest ? count[k] : widest;
+	struct layout best = {0};
+	double best_err = INFINITY;
+	for (unsigned hc = 1; hc <= 8 && (hc == 1 || hc <= most); hc++)
+		for (unsigned c = 1; c <= widest; c++) {
+			struct layout L = {.host_cols = hc, .cols = c};
+			measure(&L, count, most, orphans, legend);
+			double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
+			if (err < best_err - 1e-9) {
+				best_err = err;
+				best = L;
+			}
+		}
+	double w = best.w - (legend ? LEGEND_W : 0), y = ROW / 2;
+	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--) {
+		for (uint32_t i = 0; i < count[k]; i += per_row) {
+			uint32_t n = count[k] - i < per_row ? count[k] - i : per_row;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t v = tier[k][i + j].node;
+				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
+				xy[2 * v + 1] = y;
+			}
+			y += ROW;
+		}
+	}
+	uint32_t *placed = n_hosts + t->n_nodes + 1;
+	double grid = most ? HOST_TOP + ((most + best.host_cols - 1) / best.host_cols) * HOST_DY : 0;
+	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i += best.cols) {
+		uint32_t n = count[HW_TIER_LEAF] - i < best.cols ? count[HW_TIER_LEAF] - i : best.cols;
+		for (uint32_t j = 0; j < n; j++) {
+			uint32_t v = tier[HW_TIER_LEAF][i + j].node;
+			xy[2 * v] = (w - n * best.cell) / 2 + (j + 0.5) * best.cell;
+			xy[2 * v + 1] = y;
+		}
+		y += ROW + grid;
+	}
+	y -= ROW / 2;
+	unsigned host_row = (unsigned)(w / HOST_DX) > 0 ? (unsigned)(w / HOST_DX) : 1;
+	uint32_t orphan = 0;
+	for (uint32_t i = 0; i < count[HW_TIER_HOST]; i++) {
+		uint32_t h = tier[HW_TIER_HOST][i].node, leaf = leaf_of[h];
+		if (leaf == HW_TOPO_NONE) { /* rows at the bottom */
+			xy[2 * h] = ((orphan % host_row) + 0.5) * HOST_DX;
+			xy[2 * h + 1] = y + (orphan / host_row + 0.5) * HOST_DY;
+			orphan++;
+			continue;
+		}
+		uint32_t r = placed[leaf] / best.host_cols, c = placed[leaf] % best.host_cols;
+		uint32_t in_row = n_hosts[leaf] - r * best.host_cols < best.host_cols
+		                      ? n_hosts[leaf] - r * best.host_cols
+		                      : best.host_cols;
+		xy[2 * h] = xy[2 * leaf] + ((double)c - (in_row - 1) / 2.0) * HOST_DX;
+		xy[2 * h + 1] = xy[2 * leaf + 1] + HOST_TOP + r * HOST_DY;
+		placed[leaf]++;
+	}
+	for (uint32_t v = 0; v < t->n_nodes; v++) /* Graphviz's y goes up */
+		xy[2 * v + 1] = -xy[2 * v + 1];
+	free(leaf_of);
+	free(n_hosts);
+	return 0;
+}
+
 static const char *tier_fill(unsigned tier)
 {
 	static const char *const fill[] = {"#deebf7", "#c7e9c0", "#fdd0a2", "#dadaeb"};
@@ -204,6 +513,7 @@ static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_r
 static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opts *o, Agnode_t **gnode)
 {
 	const struct hw_render_overlay *ov = o->overlay;
+	int o_port_labels = o->port_labels;
 	Agraph_t *g = agopen("fabric", Agundirected, NULL);
 	if (!g)
 		return NULL;
@@ -217,17 +527,12 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	        *a_tip = agattr(g, AGNODE, "tooltip", ""), *a_label = agattr(g, AGNODE, "label", "\\N");
 	agattr(g, AGNODE, "style", "filled");
 	agattr(g, AGNODE, "fontname", "Helvetica");
-	agattr(g, AGNODE, "fontsize", "10");
-	agattr(g, AGNODE, "width", "1.1");
-	agattr(g, AGNODE, "height", "0.4");
+	Agsym_t *a_fsize = agattr(g, AGNODE, "fontsize", "10"), *a_w = agattr(g, AGNODE, "width", "1.1"),
+	        *a_h = agattr(g, AGNODE, "height", "0.4");
+	Agsym_t *a_fixed = agattr(g, AGNODE, "fixedsize", "false");
 	Agsym_t *e_id = agattr(g, AGEDGE, "id", ""), *e_color = agattr(g, AGEDGE, "color", "#555555"),
 	        *e_style = agattr(g, AGEDGE, "style", "solid"), *e_pen = agattr(g, AGEDGE, "penwidth", "1"),
-	        *e_tail = agattr(g, AGEDGE, "taillabel", ""), *e_head = agattr(g, AGEDGE, "headlabel", ""),
 	        *e_tip = agattr(g, AGEDGE, "tooltip", "");
-	agattr(g, AGEDGE, "fontname", "Helvetica");
-	agattr(g, AGEDGE, "labelfontsize", "7");
-	agattr(g, AGEDGE, "labeldistance", "1.5");
-	agattr(g, AGEDGE, "fontcolor", "#333333");
 
 	/* Ranks and order. */
 	struct slot *tier[N_TIERS];
@@ -240,6 +545,16 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	int ok = xpos != NULL && xy != NULL;
 	for (unsigned k = 0; k < N_TIERS; k++)
 		ok &= (tier[k] = calloc((size_t)count[k] + 1, sizeof(struct slot))) != NULL;
+	for (uint32_t i = 0; ok && i < t->n_nodes; i++) {
+		if (!shown(ov, i))
+			continue;
+		unsigned k = t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF;
+		tier[k][fill[k]++].node = i;
+	}
+	if (ok) {
+		order_tiers(t, ov, tier, count, xpos);
+		ok = !place_nodes(t, ov, tier, count, !ov || ov->legend_html, xy);
+	}
 	if (!ok) {
 		for (unsigned k = 0; k < N_TIERS; k++)
 			free(tier[k]);
@@ -248,18 +563,6 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		agclose(g);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < t->n_nodes; i++) {
-		if (!shown(ov, i))
-			continue;
-		unsigned k = t->nodes[i].tier < N_TIERS ? t->nodes[i].tier : HW_TIER_LEAF;
-		tier[k][fill[k]++].node = i;
-	}
-	order_tiers(t, ov, tier, count, xpos);
-	uint32_t widest = 1;
-	for (unsigned k = 0; k < N_TIERS; k++)
-		widest = count[k] > widest ? count[k] : widest;
-	const double step = 100.0, rank_gap = 160.0;
-	double width = widest * step;
 
 	char buf[1200], pos[64], text[2400];
 	for (unsigned k = 0; k < N_TIERS; k++) {
@@ -270,12 +573,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			Agnode_t *v = agnode(g, buf, 1);
 			gnode[ni] = v;
 			agxset(v, a_id, buf);
-			/* Spread each tier over the width of the widest one, at most 3 steps apart, centred. */
-			double gap = width / count[k] < 3 * step ? width / count[k] : 3 * step;
-			double x = (width - count[k] * gap) / 2 + (i + 0.5) * gap;
-			snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, k * rank_gap);
-			xy[2 * ni] = x;
-			xy[2 * ni + 1] = k * rank_gap;
+			snprintf(pos, sizeof(pos), "%.1f,%.1f!", xy[2 * ni], xy[2 * ni + 1]);
 			agxset(v, a_pos, pos);
 			const struct hw_render_node_style *ns = ov && ov->nodes ? &ov->nodes[ni] : NULL;
 			if (ns && ns->note[0]) {
@@ -285,6 +583,17 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 				agxset(v, a_label, hw_gv_text(n->name, text, sizeof(text)));
 			}
 			agxset(v, a_shape, k == HW_TIER_HOST ? "ellipse" : "box");
+			agxset(v, a_fixed, "true"); /* the layout's cells hold them: labels fit, see fit_font */
+			if (k == HW_TIER_HOST) {
+				agxset(v, a_w, "0.8"); /* 58 pt in a HOST_DX cell */
+				agxset(v, a_h, "0.3");
+			}
+			snprintf(buf, sizeof(buf), "%s%s%s", n->name, ns && ns->note[0] ? "\n" : "",
+			         ns ? ns->note : "");
+			snprintf(pos, sizeof(pos), "%.2f",
+			         k == HW_TIER_HOST ? fit_font(buf, 0.8 * 72 - 4, 0.3 * 72)
+			                           : fit_font(buf, 1.1 * 72, 0.4 * 72));
+			agxset(v, a_fsize, pos);
 			agxset(v, a_fill, (char *)tier_fill(k));
 			if (ns && ns->color) {
 				agxset(v, a_ncolor, (char *)ns->color);
@@ -299,6 +608,26 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			         n->n_mgmt ? n->mgmt[0] : "", n->node_id);
 			agxset(v, a_tip, hw_gv_text(buf, text, sizeof(text)));
 		}
+	}
+	/* what port labels must not cover: every node's box */
+	struct boxes boxes = {0};
+	if (boxes_init(&boxes, xy, t->n_nodes)) /* no grid (out of memory): no port labels */
+		o_port_labels = 0;
+	for (unsigned k = 0; k < N_TIERS; k++)
+		for (uint32_t i = 0; i < count[k]; i++) {
+			uint32_t ni = tier[k][i].node;
+			double hw = k == HW_TIER_HOST ? 0.4 * 72 : 0.55 * 72,
+			       hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
+			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
+		}
+	for (uint32_t i = 0; ov && i < ov->n_badges; i++) { /* and the overlay's badges (draw_overlay's places) */
+		double bx, by;
+		if (!badge_at(t, ov->badges + i, gnode, xy, &bx, &by))
+			continue;
+		size_t longest, lines;
+		label_extent(ov->badges[i].label, &longest, &lines);
+		double hw = 0.62 * 7 * (double)longest / 2 + 4, hh = 1.2 * 7 * (double)lines / 2 + 2;
+		box_add(&boxes, bx - hw, by - hh, bx + hw, by + hh);
 	}
 	for (unsigned k = 0; k < N_TIERS; k++)
 		free(tier[k]);
@@ -325,17 +654,18 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 		} else if (!ov && (l->flags & (HW_LINK_MTU_MISMATCH | HW_LINK_PFC_MISMATCH | HW_LINK_ONE_SIDED))) {
 			agxset(e, e_pen, "2.5");
 		}
-		/* cgraph may store the edge with its ends swapped: label each end by its own node. */
-		int swapped = aghead(e) == gnode[pa->node] && gnode[pa->node] != gnode[pb->node];
-		if (o->port_labels) {
-			agxset(e, e_tail, hw_gv_text(swapped ? pb->name : pa->name, text, sizeof(text)));
-			agxset(e, e_head, hw_gv_text(swapped ? pa->name : pb->name, text, sizeof(text)));
+		if (o_port_labels) {
+			port_label(g, &boxes, buf, "a", pa->name, xy + 2 * pa->node, xy + 2 * pb->node,
+			           t->nodes[pa->node].tier == HW_TIER_HOST);
+			port_label(g, &boxes, buf, "b", pb->name, xy + 2 * pb->node, xy + 2 * pa->node,
+			           t->nodes[pb->node].tier == HW_TIER_HOST);
 		}
 		snprintf(buf, sizeof(buf), "%.100s.%.60s -- %.100s.%.60s mtu %u/%u%s%s", t->nodes[pa->node].name,
 		         pa->name, t->nodes[pb->node].name, pb->name, pa->max_frame, pb->max_frame,
 		         ls && ls->tooltip[0] ? " " : "", ls ? ls->tooltip : "");
 		agxset(e, e_tip, hw_gv_text(buf, text, sizeof(text)));
 	}
+	boxes_free(&boxes);
 	if (ov)
 		draw_overlay(g, t, ov, gnode, xy);
 	free(xy);
@@ -346,10 +676,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	agxset(legend, a_id, "legend");
 	agxset(legend, a_shape, "plaintext");
 	agxset(legend, a_fill, "white");
-	unsigned top = 0;
-	for (unsigned k = 0; k < N_TIERS; k++)
-		top = count[k] ? k : top;
-	snprintf(pos, sizeof(pos), "%.1f,%.1f!", ov ? -300.0 : -160.0, top * rank_gap);
+	snprintf(pos, sizeof(pos), "%.1f,%.1f!", ov ? -200.0 : -140.0, -ROW / 2 - 40); /* left of the top row */
 	agxset(legend, a_pos, pos);
 	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
 	agxset(legend, a_label, html);
@@ -365,14 +692,9 @@ static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_r
 	char pos[64], text[600];
 	for (uint32_t i = 0; i < ov->n_badges; i++) {
 		const struct hw_render_badge *b = &ov->badges[i];
-		if (b->port >= t->n_ports)
+		double x, y;
+		if (!badge_at(t, b, gnode, xy, &x, &y))
 			continue;
-		uint32_t n = t->ports[b->port].node, peer = hw_topo_peer(t, b->port);
-		if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
-			continue;
-		uint32_t m = t->ports[peer].node;
-		double x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]),
-		       y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
 		Agnode_t *v = agnode(g, (char *)b->id, 1);
 		agsafeset(v, "id", (char *)b->id, "");
 		snprintf(pos, sizeof(pos), "%.1f,%.1f!", x, y);

@@ -26,23 +26,8 @@ read -r node ifname queue <<<"$(python3 -c "import json,sys; e=[x for x in json.
 # cannot send 14000 reports in 5 ms), so every detector window of the defaults (docs/analyzer.md) is
 # scaled by STRETCH here; the thresholds are the sample's.
 stretch=400
-python3 - "$src/data/samples/incast/analyzer.json" "$stretch" >"$dir/analyzer.json" <<'PY' || fail "config"
-import json, sys
-c, k = json.load(open(sys.argv[1])), int(sys.argv[2])
-defaults_ns = {  # the documented defaults of each window, in ns
-    "postcards": {"window_ns": 50000},
-    "high_queue": {"hold_ns": 100000, "clear_ns": 1000000},
-    "high_hop_latency": {"hold_ns": 100000, "clear_ns": 1000000},
-    "microburst": {"max_ns": 500000},
-    "incast": {"window_ns": 1000000},
-    "queue_buildup": {"window_ns": 1000000, "lead_ns": 1000000},
-    "path_change": {"gather_ns": 1000000},
-    "packet_drops": {"window_ns": 10000000},
-}
-for sec, keys in defaults_ns.items():
-    c.setdefault(sec, {}).update({key: v * k for key, v in keys.items()})
-print(json.dumps(c))
-PY
+python3 "$src/tests/tools/stretch.py" config "$src/data/samples/incast/analyzer.json" "$stretch" \
+  >"$dir/analyzer.json" || fail "config"
 "$an" run --stream "unix:$dir/stream.sock" --duration 30 --lldp "$dir/s/lldp.pcap" --map "$dir/s/map.json" \
   --config "$dir/analyzer.json" --events "$dir/events.jsonl" --svg-dir "$dir/svg" \
   >/dev/null 2>"$dir/an.err" &

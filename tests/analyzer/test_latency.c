@@ -130,6 +130,54 @@ static void test_known_cells(void **state)
 	hw_an_destroy(a);
 }
 
+/* The matrix over a window: a mark after 1000 reports A -> B of 600 + i; then 100 A -> B of 5000 and the 11
+ * B -> A of feed_known.  Since the mark A -> B holds the 100 alone: mean exactly 5000; p99.9 the 100th smallest,
+ * 5000, in [4096, 8192) (16 buckets of 256), bucket [4864, 5120): midpoint 4992, within 5000/32.  B -> A was
+ * empty at the mark: since it, the whole cell (11, p99.9 10, min 7, max 10).  A mark taken now: nothing since. */
+static void test_window_since_mark(void **state)
+{
+	(void)state;
+	struct hw_analyzer *a = mk(NULL);
+	const uint32_t ab[3] = {LEAF_A, SPINE, LEAF_B}, ba[2] = {LEAF_B, LEAF_A};
+	for (uint32_t i = 0; i < 1000; i++)
+		report(a, ab, (const uint32_t[]){100, 200 + i, 300}, 3, 0, 0, 0);
+	hw_an_finish(a); /* the last report is placed */
+	const struct hw_an_latmatrix *m = hw_an_latency(a);
+	struct hw_an_lat_mark *k = hw_an_lat_mark(m);
+	assert_non_null(k);
+	for (int i = 0; i < 100; i++)
+		report(a, ab, (const uint32_t[]){1000, 2000, 2000}, 3, 0, 0, 0);
+	for (int i = 0; i < 10; i++)
+		report(a, ba, (const uint32_t[]){3, 4}, 2, 0, 0, 0);
+	report(a, ba, (const uint32_t[]){5, 5}, 2, 0, 0, 0);
+	hw_an_finish(a);
+	uint32_t A = leaf(m, "11"), B = leaf(m, "12");
+	struct hw_an_lat_cell c;
+	assert_int_equal(hw_an_lat_cell_since(m, k, A, B, &c), 1);
+	assert_int_equal(c.count, 100);
+	assert_true(c.avg == 5000.0);
+	assert_int_equal(c.p999, 4992);
+	assert_int_equal(c.min, 0); /* not known over a window */
+	assert_int_equal(hw_an_lat_cell_since(m, k, B, A, &c), 1);
+	assert_int_equal(c.count, 11);
+	assert_int_equal(c.p999, 10);
+	assert_int_equal(c.min, 7);
+	assert_int_equal(c.max, 10);
+	/* the whole run still: 1100 A -> B */
+	assert_true(hw_an_lat_cell(m, A, B, &c));
+	assert_int_equal(c.count, 1100);
+	assert_int_equal(hw_an_lat_cell_since(m, NULL, A, B, &c), 1);
+	assert_int_equal(c.count, 1100);
+	struct hw_an_lat_mark *k2 = hw_an_lat_mark(m);
+	assert_non_null(k2);
+	assert_int_equal(hw_an_lat_cell_since(m, k2, A, B, &c), 0);
+	assert_int_equal(hw_an_lat_cell_since(m, k2, B, A, &c), 0);
+	assert_int_equal(hw_an_lat_cell_since(m, k2, A, A, &c), 0);
+	hw_an_lat_mark_free(k2);
+	hw_an_lat_mark_free(k);
+	hw_an_destroy(a);
+}
+
 static void test_skipped_and_counted(void **state)
 {
 	(void)state;
@@ -251,9 +299,8 @@ static void test_csv_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_known_cells),
-	    cmocka_unit_test(test_skipped_and_counted),
-	    cmocka_unit_test(test_leaf_bound),
+	    cmocka_unit_test(test_known_cells),         cmocka_unit_test(test_window_since_mark),
+	    cmocka_unit_test(test_skipped_and_counted), cmocka_unit_test(test_leaf_bound),
 	    cmocka_unit_test(test_csv_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-// The live fabric console of hopwatch-analyzer run --http: polls the analyzer's JSON every 500 ms and draws the
+// The live fabric console of hopwatch-analyzer run --http: polls the analyzer's JSON every 250 ms and draws the
 // fabric map (tiers, hosts folded under leaves), the device panel, the incidents and a queue's 1 ms view.
 "use strict";
 
@@ -6,9 +6,15 @@ const NS = "http://www.w3.org/2000/svg";
 const COLOUR = ["#2e7d32", "#ef6c00", "#c62828"]; // ok, warning, alarm
 const TIERS = ["superspine", "spine", "leaf", "unknown"];
 const CELL_W = 100, BOX_W = 88, BOX_H = 26, ROW_H = 60, HOST_H = 40, TIER_GAP = 40;
-const POLL_MS = 500;
+const POLL_MS = 250; // a link turns within 2 s of a change even behind a 200 ms snapshot and a loaded host
+
+const HOST_W = 44, HOST_BOX_H = 16, HOST_LINE = 20, HOST_COLS = 2; // unfolded hosts: two per line under their leaf
 
 let fabric = null, incidents = [], layoutKey = "", pos = {}, polls = 0;
+let linkEls = new Map(); // "node:port|node:port" -> the link's line on the map
+const expanded = new Set(); // leaves whose hosts are unfolded (at first those the URL names: #hosts=leaf1,leaf2)
+for (const leaf of (new URLSearchParams(location.hash.slice(1)).get("hosts") || "").split(","))
+  if (leaf) expanded.add(leaf);
 
 function el(tag, attrs, parent) {
   const e = document.createElementNS(NS, tag);
@@ -29,7 +35,17 @@ function fitFont(text, width, max) {
 
 function params() {
   const p = new URLSearchParams(location.hash.slice(1));
-  return {device: p.get("device"), port: p.get("port"), queue: p.get("queue")};
+  return {device: p.get("device"), port: p.get("port"), queue: p.get("queue"), link: p.get("link")};
+}
+
+// A leaf's host-facing ports (the hosts under it), in natural order of the host's name.
+function hostPorts(s) {
+  return s.ports.filter((p) => p.peer_tier === "host").sort((a, b) => natural(a.peer, b.peer));
+}
+
+// The height an unfolded leaf adds below its folded box.
+function unfoldedH(s) {
+  return expanded.has(s.name) ? Math.ceil(s.hosts / HOST_COLS) * HOST_LINE + 8 : 0;
 }
 
 function fmtInt(v) {
@@ -67,25 +83,32 @@ function buildMap() {
   let y = TIER_GAP / 2;
   for (const t of tiers) {
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-    const perRow = Math.min(cols, t.nodes.length);
-    t.nodes.forEach((s, i) => {
-      const row = Math.floor(i / cols), inRow = i % cols;
-      const n = row === Math.floor((t.nodes.length - 1) / cols) ? t.nodes.length - row * cols : perRow;
-      const x = (cols - n) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
-      pos[s.name] = {x, y: y + row * rowH + BOX_H / 2};
-    });
-    y += Math.ceil(t.nodes.length / cols) * rowH + TIER_GAP;
+    for (let row = 0; row * cols < t.nodes.length; row++) {
+      const nodes = t.nodes.slice(row * cols, (row + 1) * cols);
+      nodes.forEach((s, inRow) => {
+        const x = (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
+        pos[s.name] = {x, y: y + BOX_H / 2};
+      });
+      y += rowH + Math.max(0, ...nodes.map(unfoldedH)); // a row grows by its tallest unfolded leaf
+    }
+    y += TIER_GAP;
   }
   const w = cols * CELL_W, h = y - TIER_GAP / 2;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   const gl = el("g", {id: "links"}, svg), gn = el("g", {id: "nodes"}, svg);
+  linkEls = new Map();
+  const addLink = (key, a, b, attrs) => {
+    const e = el("line", Object.assign({class: "link", "data-a": a, "data-b": b, "data-key": key}, attrs), gl);
+    e.addEventListener("click", () => { location.hash = "link=" + encodeURIComponent(key); });
+    linkEls.set(key, e);
+  };
   for (const l of fabric.links) {
     const a = pos[l.a], b = pos[l.b];
     if (!a || !b) continue;
     const up = a.y <= b.y ? [a, b] : [b, a];
-    el("line", {class: "link", "data-a": `${l.a}:${l.ap}`, "data-b": `${l.b}:${l.bp}`,
-      x1: up[0].x, y1: up[0].y + BOX_H / 2, x2: up[1].x, y2: up[1].y - BOX_H / 2}, gl);
+    addLink(linkKey(l), `${l.a}:${l.ap}`, `${l.b}:${l.bp}`,
+      {x1: up[0].x, y1: up[0].y + BOX_H / 2, x2: up[1].x, y2: up[1].y - BOX_H / 2});
   }
   for (const s of fabric.switches) {
     const p = pos[s.name];
@@ -96,13 +119,33 @@ function buildMap() {
     el("title", {}, g).textContent = s.name;
     g.addEventListener("click", () => { location.hash = "device=" + encodeURIComponent(s.name); });
     if (s.hosts > 0) {
-      const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts}, gn);
+      const open = expanded.has(s.name);
+      const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts,
+        "data-expanded": open ? 1 : 0}, gn);
       const hy = p.y + BOX_H / 2 + 10;
-      el("line", {x1: p.x, y1: p.y + BOX_H / 2, x2: p.x, y2: hy, stroke: "#999"}, hg);
+      el("line", {class: "host-stub", x1: p.x, y1: p.y + BOX_H / 2, x2: p.x, y2: hy, stroke: "#999"}, hg);
       el("rect", {x: p.x - BOX_W / 2 + 8, y: hy, width: BOX_W - 16, height: 20, rx: 10, fill: "#fff", "stroke-width": 2}, hg);
-      const label = `${s.hosts} hosts`;
+      const label = `${s.hosts} hosts ${open ? "▴" : "▾"}`;
       const ht = el("text", {x: p.x, y: hy + 14, "text-anchor": "middle", "font-size": fitFont(label, BOX_W - 24, 11).toFixed(2), fill: "#222"}, hg);
       ht.textContent = label;
+      el("title", {}, hg).textContent = `${s.hosts} hosts under ${s.name}: click to ${open ? "fold" : "unfold"}`;
+      hg.addEventListener("click", () => {
+        if (open) expanded.delete(s.name); else expanded.add(s.name);
+        layoutKey = ""; // rebuilt at once, not at the next poll
+        relayout();
+      });
+      if (open)
+        hostPorts(s).forEach((pt, i) => {
+          const hx = p.x + ((i % HOST_COLS) - (HOST_COLS - 1) / 2) * (HOST_W + 4);
+          const ty = hy + 20 + 8 + Math.floor(i / HOST_COLS) * HOST_LINE;
+          addLink(hostKey(s.name, pt), `${s.name}:${pt.name}`, `${pt.peer}:${pt.peer_port}`,
+            {x1: p.x, y1: hy + 20, x2: hx, y2: ty});
+          const hb = el("g", {class: "host", id: "host-" + pt.peer, "data-leaf": s.name}, gn);
+          el("rect", {x: hx - HOST_W / 2, y: ty, width: HOST_W, height: HOST_BOX_H, rx: 3, fill: "#eceff1", stroke: "#78909c"}, hb);
+          el("text", {x: hx, y: ty + 12, "text-anchor": "middle", "font-size": fitFont(pt.peer, HOST_W - 4, 10).toFixed(2), fill: "#222"}, hb)
+            .textContent = pt.peer;
+          el("title", {}, hb).textContent = `${pt.peer} ${pt.peer_port} — ${s.name} ${pt.name}`;
+        });
     }
   }
 }
@@ -117,6 +160,14 @@ function labelOverlaps() {
     for (let j = i + 1; j < boxes.length && boxes[j].left < boxes[i].right; j++)
       if (boxes[j].top < boxes[i].bottom && boxes[i].top < boxes[j].bottom) n++;
   return n;
+}
+
+// The key of a switch link, and of a host's link (its leaf's port first).
+function linkKey(l) {
+  return `${l.a}:${l.ap}|${l.b}:${l.bp}`;
+}
+function hostKey(leaf, pt) {
+  return `${leaf}:${pt.name}|${pt.peer}:${pt.peer_port}`;
 }
 
 function linkColour(l) {
@@ -142,16 +193,76 @@ function paintMap() {
     g.setAttribute("data-state", s.hosts_state);
     g.querySelector("rect").setAttribute("stroke", COLOUR[s.hosts_state]);
   }
-  const lines = document.querySelectorAll("#map line.link");
-  fabric.links.forEach((l, i) => {
-    const e = lines[i];
+  const paintLink = (e, l) => {
     if (!e) return;
     e.setAttribute("data-state", l.state);
     e.setAttribute("data-link", l.link);
     e.setAttribute("stroke", linkColour(l));
     e.setAttribute("stroke-width", l.state ? 3 : 1.2);
     e.setAttribute("stroke-dasharray", l.link === "up" ? "" : "6 4");
-  });
+  };
+  for (const l of fabric.links) paintLink(linkEls.get(linkKey(l)), l);
+  for (const s of fabric.switches) {
+    const g = document.getElementById("hosts-" + s.name);
+    if (g) paintLink(g.querySelector(".host-stub"), {link: "up", state: s.hosts_state, score: 0});
+    if (expanded.has(s.name))
+      for (const pt of hostPorts(s))
+        paintLink(linkEls.get(hostKey(s.name, pt)), {link: pt.link || "up", state: pt.state, score: pt.score || 0});
+  }
+}
+
+// Rebuild the map now (after a fold or unfold), keeping the layout check current.
+function relayout() {
+  if (!fabric) return;
+  buildMap();
+  paintMap();
+  layoutKey = mapKey();
+  document.body.dataset.labelOverlaps = labelOverlaps();
+}
+
+function mapKey() {
+  return fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length +
+    "|" + [...expanded].sort().join(",");
+}
+
+// Both ends of the fragment's link (link=node:port|node:port): each end's queues with occupancy and latency,
+// or why it has none (a host, or no records yet).
+function paintLinkPane() {
+  const pane = document.getElementById("link-pane");
+  const key = params().link;
+  pane.hidden = !key || !fabric;
+  if (pane.hidden) return;
+  const body = document.querySelector("#link-queues tbody");
+  body.textContent = "";
+  document.getElementById("link-name").textContent = key.replace("|", " — ");
+  for (const end of key.split("|")) {
+    const i = end.lastIndexOf(":"), node = end.slice(0, i), port = end.slice(i + 1);
+    const s = fabric.switches.find((x) => x.name === node);
+    const pt = s && s.ports.find((x) => x.name === port);
+    const rows = pt ? pt.queues : [];
+    if (!rows.length) {
+      const tr = body.appendChild(document.createElement("tr"));
+      tr.className = "queue none";
+      tr.dataset.end = end;
+      const why = s ? "no records of its queues yet" : "a host: no INT reports";
+      for (const c of [`${node} ${port}`, "-", why, ""]) tr.appendChild(document.createElement("td")).textContent = c;
+      continue;
+    }
+    for (const q of rows) {
+      const tr = body.appendChild(document.createElement("tr"));
+      tr.className = "queue st" + q.state;
+      tr.dataset.end = end;
+      tr.dataset.queue = q.queue;
+      tr.dataset.state = q.state;
+      tr.dataset.peakOcc = q.peak_occ;
+      const cells = [`${node} ${port}`, q.queue, `${fmtInt(q.occ)} B / ${fmtInt(q.peak_occ)} B`,
+        `${fmtInt(q.lat)} ns / ${fmtInt(q.peak_lat)} ns`];
+      for (const c of cells) tr.appendChild(document.createElement("td")).textContent = c;
+      tr.addEventListener("click", () => {
+        location.hash = `device=${encodeURIComponent(node)}&port=${encodeURIComponent(port)}&queue=${q.queue}`;
+      });
+    }
+  }
 }
 
 // The device panel: the switch as a front panel (ports in two rows, each coloured by its worst queue state),
@@ -276,6 +387,56 @@ async function pollQueue() {
   if (r.ok) paintQueue(await r.json());
 }
 
+// The absolute colour scale of the latency matrix (p99.9 of end-to-end in-switch latency), the same whatever
+// the cells hold: up to 1 µs, 10 µs, 100 µs, 1 ms, above.
+const LAT_SCALE = [[1e3, "#1a9850", "≤ 1 µs"], [1e4, "#91cf60", "≤ 10 µs"], [1e5, "#fee08b", "≤ 100 µs"],
+  [1e6, "#fc8d59", "≤ 1 ms"], [Infinity, "#d73027", "> 1 ms"]];
+
+function latColour(ns) {
+  return LAT_SCALE.find((s) => ns <= s[0])[1];
+}
+
+function fmtNs(ns) {
+  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns} ns`;
+}
+
+// The latency matrix over the selected window: a cell per (source, destination) leaf with reports in it,
+// coloured by its p99.9 on the absolute scale, the p99.9 written in it.
+function paintLatency(m) {
+  const svg = document.getElementById("latency");
+  svg.textContent = "";
+  const n = m.leaves.length, CELL = 58, HEAD = 60;
+  const side = HEAD + Math.max(1, n) * CELL;
+  svg.setAttribute("viewBox", `0 0 ${side} ${side + 30}`);
+  svg.dataset.window = m.window_s;
+  svg.dataset.from = m.from_ns;
+  svg.dataset.to = m.to_ns;
+  m.leaves.forEach((name, i) => {
+    el("text", {x: HEAD - 4, y: HEAD + i * CELL + CELL / 2 + 4, "text-anchor": "end", "font-size": fitFont(name, HEAD - 6, 11).toFixed(2)}, svg).textContent = name;
+    el("text", {x: HEAD + i * CELL + CELL / 2, y: HEAD - 6, "text-anchor": "middle", "font-size": fitFont(name, CELL - 4, 11).toFixed(2)}, svg).textContent = name;
+  });
+  for (const [i, j, count, avg, p999] of m.cells) {
+    const g = el("g", {class: "lat-cell", "data-src": m.leaves[i], "data-dst": m.leaves[j], "data-count": count, "data-p999": p999}, svg);
+    el("rect", {x: HEAD + j * CELL + 1, y: HEAD + i * CELL + 1, width: CELL - 2, height: CELL - 2, fill: latColour(p999)}, g);
+    const label = fmtNs(p999);
+    el("text", {x: HEAD + j * CELL + CELL / 2, y: HEAD + i * CELL + CELL / 2 + 4, "text-anchor": "middle", "font-size": fitFont(label, CELL - 6, 11).toFixed(2)}, g).textContent = label;
+    el("title", {}, g).textContent = `${m.leaves[i]} → ${m.leaves[j]}: ${fmtInt(count)} reports, mean ${fmtNs(Math.round(avg))}, p99.9 ${fmtNs(p999)}`;
+  }
+  LAT_SCALE.forEach(([, colour, label], k) => {
+    el("rect", {x: 4 + k * 70, y: side + 8, width: 14, height: 14, fill: colour}, svg);
+    el("text", {x: 22 + k * 70, y: side + 19, "font-size": 10}, svg).textContent = label;
+  });
+  const span = m.from ? `${m.from.replace("T", " ")} to ${m.to.replace("T", " ")}` : `the whole run to ${(m.to || "-").replace("T", " ")}`;
+  document.getElementById("lat-legend").textContent =
+    `${m.cells.length} leaf pairs with reports, ${span}; colour: p99.9 on a fixed scale`;
+}
+
+async function pollLatency() {
+  const w = document.getElementById("lat-window").value;
+  const r = await fetch(`/api/latency?window=${w}`, {cache: "no-store"});
+  if (r.ok && document.getElementById("lat-window").value === w) paintLatency(await r.json());
+}
+
 async function poll() {
   try {
     const [f, i] = await Promise.all([fetch("/api/fabric", {cache: "no-store"}), fetch("/api/incidents", {cache: "no-store"})]);
@@ -284,7 +445,7 @@ async function poll() {
     incidents = await i.json();
     if (snapshot.pending) throw new Error("waiting for the analyzer's first snapshot");
     fabric = snapshot;
-    const key = fabric.switches.map((s) => s.name + "/" + s.tier + "/" + s.hosts).join(",") + "|" + fabric.links.length;
+    const key = mapKey();
     if (key !== layoutKey) {
       layoutKey = key;
       const t0 = performance.now();
@@ -296,8 +457,10 @@ async function poll() {
     }
     paintMap();
     paintDevice();
+    paintLinkPane();
     paintIncidents();
     await pollQueue();
+    if (polls % 4 === 0) await pollLatency(); // its JSON changes at most every second
     document.getElementById("time").textContent = fabric.time ? fabric.time.replace("T", " ").replace("Z", " UTC") : "-";
     document.getElementById("records").textContent = `${fmtInt(fabric.records)} records`;
     document.getElementById("status").textContent = "live";
@@ -308,7 +471,9 @@ async function poll() {
   setTimeout(poll, POLL_MS);
 }
 
-window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); pollQueue(); } });
+window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); paintLinkPane(); pollQueue(); } });
 window.addEventListener("resize", () => { layoutKey = ""; });
-document.getElementById("device-close").addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
+document.getElementById("lat-window").addEventListener("change", () => { pollLatency(); });
+for (const id of ["device-close", "link-close"])
+  document.getElementById(id).addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
 poll();

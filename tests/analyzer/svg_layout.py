@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# Checks a static fabric SVG (topology --svg, the heat map) from its own coordinates against the console's
+# layout rules: the canvas's aspect near 16:10, no two texts overlapping, every switch and host drawn, each host
+# under its own leaf (below it, and nearer to it than to any other leaf).
+# Usage: svg_layout.py TRUTH_JSON FILE.svg...
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+ASPECT = (1.25, 2.1)  # 16:10 is 1.6; between 5:4 and 21:10 is "near" for a screen
+
+
+def advance(ch):
+    """Helvetica's advance width in em (its AFM: space, punctuation and i j l f t r 0.333 or less, digits and the
+    other lower case 0.556 or less, capitals up to 0.778, m and w 0.833 and 0.722, M and W 0.833 and 0.944):
+    rounded up per class, so boxes are never too small."""
+    if ch in " .,-:;!|'ijlftr/":
+        return 0.333
+    if ch in "MW":
+        return 0.944
+    if ch in "mw":
+        return 0.833
+    if ch.isupper():
+        return 0.778
+    return 0.556
+
+
+def boxes(root):
+    """(x0, y0, x1, y1, text) of every text, from its x, y, anchor and font size (baseline y: 0.75 em above,
+    0.25 em below)."""
+    out = []
+    for t in root.iter(NS + "text"):
+        s = "".join(t.itertext())
+        if not s.strip():
+            continue
+        size = float(t.get("font-size", "14"))
+        w = size * sum(advance(c) for c in s)
+        x, y = float(t.get("x")), float(t.get("y"))
+        anchor = t.get("text-anchor", "start")
+        x0 = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
+        out.append((x0, y - 0.75 * size, x0 + w, y + 0.25 * size, s))
+    return out
+
+
+def overlaps(bs):
+    bs = sorted(bs)
+    found = []
+    for i, a in enumerate(bs):
+        for b in bs[i + 1:]:
+            if b[0] >= a[2]:
+                break
+            if b[1] < a[3] and a[1] < b[3]:
+                found.append((a[4], b[4]))
+    return found
+
+
+def positions(root):
+    """Node name -> (x, y) of its label, for the groups with id n-NAME."""
+    pos = {}
+    for g in root.iter(NS + "g"):
+        gid = g.get("id", "")
+        if g.get("class") == "node" and gid.startswith("n-"):
+            t = next(g.iter(NS + "text"), None)  # under the group's tooltip link
+            if t is not None:
+                pos[gid[2:]] = (float(t.get("x")), float(t.get("y")))
+    return pos
+
+
+def check(truth, path):
+    bad = []
+    root = ET.parse(path).getroot()
+    pt = lambda v: float(re.match(r"[\d.]+", v).group())  # noqa: E731
+    w, h = pt(root.get("width")), pt(root.get("height"))
+    if not ASPECT[0] <= w / h <= ASPECT[1]:
+        bad.append(f"{path}: canvas {w:.0f} x {h:.0f} pt, aspect {w / h:.2f} (expected {ASPECT[0]} to {ASPECT[1]})")
+    bs = boxes(root)
+    ov = overlaps(bs)
+    if ov:
+        bad.append(f"{path}: {len(ov)} pairs of overlapping texts, e.g. {ov[:5]}")
+    tier = {n["node"]: n["tier"] for n in truth["nodes"]}
+    pos = positions(root)
+    missing = [n for n in tier if n not in pos]
+    if missing:
+        bad.append(f"{path}: {len(missing)} nodes not drawn, e.g. {missing[:5]}")
+    leaves = [n for n, t in tier.items() if t == "leaf" and n in pos]
+    wrong = []
+    for lk in truth["links"]:
+        for host, leaf in ((lk["a"]["node"], lk["b"]["node"]), (lk["b"]["node"], lk["a"]["node"])):
+            if tier[host] != "host" or tier[leaf] != "leaf" or host not in pos or leaf not in pos:
+                continue
+            hx, hy = pos[host]
+            near = min(leaves, key=lambda lf: (pos[lf][0] - hx) ** 2 + (pos[lf][1] - hy) ** 2)
+            if hy <= pos[leaf][1] or near != leaf:  # SVG y grows downwards
+                wrong.append(f"{host} at ({hx:.0f}, {hy:.0f}): nearest leaf {near}, its own {leaf} at "
+                             f"({pos[leaf][0]:.0f}, {pos[leaf][1]:.0f})")
+    if wrong:
+        bad.append(f"{path}: {len(wrong)} hosts not under their own leaf, e.g. {wrong[:3]}")
+    print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
+          f"{len(pos)} nodes, hosts under their leaves: {'no' if wrong else 'yes'}")
+    return bad
+
+
+def main():
+    truth = json.load(open(sys.argv[1]))["topology"]
+    bad = []
+    for path in sys.argv[2:]:
+        bad += check(truth, path)
+    for b in bad:
+        print("FAIL: " + b)
+    return 1 if bad else 0
+
+
+sys.exit(main())

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The static SVGs by the console's layout rules (issue 20): `topology --svg` and the heat map of the 76-node
+# incast sample and of a k=8 fat-tree (208 nodes), checked from their own coordinates (svg_layout.py): aspect
+# near 16:10, no overlapping texts, every node drawn, hosts under their own leaf.
+# Usage: svg_layout.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
+set -u
+gen=$1 an=$2 src=$3
+. "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+for shape in incast fat-tree:8; do
+  out=$dir/${shape%%:*}
+  if [ "$shape" = incast ]; then
+    "$gen" scenario incast --out "$out" --write-records >"$dir/gen.log" 2>&1
+  else
+    "$gen" scenario custom --topology "$shape" --duration-us 200 --out "$out" --write-records >"$dir/gen.log" 2>&1
+  fi || fail "hopwatch-gen $shape: $(tail -1 "$dir/gen.log")"
+  "$an" topology --lldp "$out/lldp.pcap" --map "$out/map.json" --svg "$out/topology.svg" --quiet >"$dir/topo.log" 2>&1 ||
+    fail "topology --svg $shape: $(tail -1 "$dir/topo.log")"
+  mkdir -p "$out/svg"
+  "$an" run --jsonl "$out/records.jsonl" --lldp "$out/lldp.pcap" --map "$out/map.json" --svg-dir "$out/svg" \
+    --quiet >"$dir/run.log" 2>&1 || fail "run --svg-dir $shape: $(tail -1 "$dir/run.log")"
+  [ -s "$out/svg/heatmap.svg" ] || fail "$shape: no heat map"
+  python3 "$src/tests/analyzer/svg_layout.py" "$out/truth.json" "$out/topology.svg" "$out/svg/heatmap.svg" ||
+    fail "$shape: layout"
+done
+echo "PASS"
