@@ -574,7 +574,9 @@ static int load_k8s(struct hw_ident *id, struct source *s, int wait, char *err, 
 	id->loads += nw.fails;
 	id->load_errors += nw.fails;
 	int failed = nw.fails > 0, bad = 0;
-	if (failed)
+	if (failed && nw.fails > 1 && strcmp(nw.first_err, nw.err))
+		snprintf(err, errlen, "%s; then %s", nw.first_err, nw.err);
+	else if (failed)
 		snprintf(err, errlen, "%s", nw.err);
 	if (nw.text) {
 		struct hw_ident_entry *v = NULL;

@@ -25,12 +25,12 @@ struct ident_k8s {
 	pthread_cond_t cv;
 	int stop, started;
 	/* under mu: the newest outcome */
-	uint64_t gen, taken;    /* outcomes published, and the newest one taken */
-	char *text;             /* the newest pod list ({"items": [...]}), NULL once taken */
-	int failing;            /* the newest outcome is a failure */
-	uint64_t fails;         /* failures not taken yet */
-	char err[600];          /* the newest failure */
-	uint64_t lists, events; /* lists answered, watch events applied */
+	uint64_t gen, taken;           /* outcomes published, and the newest one taken */
+	char *text;                    /* the newest pod list ({"items": [...]}), NULL once taken */
+	int failing;                   /* the newest outcome is a failure */
+	uint64_t fails;                /* failures not taken yet */
+	char err[600], first_err[600]; /* the newest failure, and the first one not taken yet */
+	uint64_t lists, events;        /* lists answered, watch events applied */
 	/* the thread's own */
 	json_t *pods; /* "namespace/name" -> the pod's object */
 	char rv[256]; /* the resourceVersion the watch resumes from */
@@ -65,7 +65,8 @@ static void fail(struct ident_k8s *k, const char *err)
 {
 	pthread_mutex_lock(&k->mu);
 	k->failing = 1;
-	k->fails++;
+	if (!k->fails++)
+		snprintf(k->first_err, sizeof(k->first_err), "%s", err);
 	snprintf(k->err, sizeof(k->err), "%s", err);
 	k->gen++;
 	pthread_cond_broadcast(&k->cv);
@@ -238,10 +239,10 @@ static int list(struct ident_k8s *k, char *err, size_t errlen)
 /* A watch under way. */
 struct watch {
 	struct ident_k8s *k; /* first, as in struct body */
-	const char *url;  /* for messages, credentials hidden */
-	struct body line; /* the event line being received */
-	char err[600];    /* what ended it, when it failed */
-	int relist;       /* a 410 Gone: the resourceVersion is too old */
+	const char *url;     /* for messages, credentials hidden */
+	struct body line;    /* the event line being received */
+	char err[600];       /* what ended it, when it failed */
+	int relist;          /* a 410 Gone: the resourceVersion is too old */
 	unsigned long lines;
 };
 
@@ -460,6 +461,7 @@ int ident_k8s_take(struct ident_k8s *k, struct ident_k8s_news *n, int wait)
 	k->fails = 0;
 	n->failing = k->failing;
 	snprintf(n->err, sizeof(n->err), "%s", k->err);
+	snprintf(n->first_err, sizeof(n->first_err), "%s", k->first_err);
 	n->lists = k->lists;
 	n->events = k->events;
 	pthread_mutex_unlock(&k->mu);

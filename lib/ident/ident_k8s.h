@@ -19,6 +19,7 @@ struct ident_k8s_news {
 	uint64_t fails;         /* failures (lists, watches) since the last take */
 	int failing;            /* the newest outcome is a failure (newer than text) */
 	char err[600];          /* the newest failure's message */
+	char first_err[600];    /* the first failure's since the last take (fails > 1: it may differ) */
 	uint64_t lists, events; /* pod lists answered and watch events applied, since the start */
 };
 /* 1 when something happened since the last take (wait: block until it has), else 0; *n is filled either way. */
