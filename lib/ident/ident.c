@@ -23,7 +23,7 @@ struct source {
 	uint64_t print, tried; /* fingerprint of the files of the last good load, and of the last attempt */
 	int stale;
 	struct ident_k8s *k8s;          /* HW_IDENT_K8S: the lister and watcher */
-	char last_err[256];             /* HW_IDENT_K8S: the last failure, reported once */
+	char last_err[1024];            /* HW_IDENT_K8S: the last failure, reported once */
 	uint64_t k8s_lists, k8s_events; /* HW_IDENT_K8S: pod lists answered, watch events applied */
 };
 

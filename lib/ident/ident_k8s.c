@@ -280,7 +280,7 @@ static int event(struct watch *w, const char *text, int *changed)
 	} else if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED") || !strcmp(type, "DELETED")) {
 		const char *ns = json_string_value(json_object_get(meta, "namespace")),
 		           *name = json_string_value(json_object_get(meta, "name"));
-		if (!name || !json_is_object(json_object_get(obj, "status"))) {
+		if (!name || (type[0] != 'D' && !json_is_object(json_object_get(obj, "status")))) {
 			snprintf(w->err, sizeof(w->err), "%s: watch event %lu: %s of no pod (no name or status)",
 			         w->url, w->lines, type);
 			rc = -1;
