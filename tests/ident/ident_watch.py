@@ -7,24 +7,16 @@ import http.server
 import json
 import os
 import queue
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
+
+from ident_util import free_port, metric, put
 
 ANALYZER = sys.argv[1]
 LIMIT_S = 120
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def pod(name, ip, job, rv="1"):
@@ -87,23 +79,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-
-
-def metric(port, name):
-    try:
-        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
-    except OSError:
-        return None
-    for line in text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    return None
-
-
-def put(path, text):
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.rename(path + ".tmp", path)
 
 
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
