@@ -26,18 +26,20 @@ enum hw_ident_kind {
 	HW_IDENT_K8S,  /* the Kubernetes API's pod list (hw_ident_add_k8s) */
 };
 
-/* A Kubernetes API source: GET URL (e.g. https://kubernetes.default.svc/api/v1/pods) every every_s seconds on a
- * thread of its own, the answer read as the pods of `kubectl get pods -A -o json`. */
+/* A Kubernetes API source: GET URL (e.g. https://kubernetes.default.svc/api/v1/pods) on a thread of its own, the
+ * answer read as the pods of `kubectl get pods -A -o json`, then its watch followed (URL?watch=1&resourceVersion=
+ * RV: pods added, modified, deleted); a 410 Gone lists again, any other failure lists again every_s later. */
 struct hw_ident_k8s_opts {
 	const char *token_file; /* its first line is sent as the bearer token, read at every list; NULL: none */
 	const char *ca_file;    /* CA certificates of the API server; NULL: the system's */
-	double every_s;         /* 0: 10 */
+	double every_s;         /* the wait before listing again after a failure; 0: 10 */
 };
 
 struct hw_ident_stats {
 	uint32_t sources, entries; /* entries of every source's last good mapping */
 	uint32_t stale;            /* sources whose last load failed (their last good mapping is kept) */
 	uint64_t loads, load_errors;
+	uint64_t k8s_lists, k8s_events; /* Kubernetes API sources: pod lists answered, watch events applied */
 };
 
 struct hw_ident;
@@ -52,8 +54,9 @@ int hw_ident_add_k8s(struct hw_ident *id, const char *url, const struct hw_ident
 /* Load again each source whose file (or directory listing, or a file in it) changed since its last load.  A
  * source that fails keeps its last good mapping and is stale until a load succeeds.  Returns the number of
  * sources that failed now, each described in err (the last one when several); 0 when none changed or all loaded.
- * A Kubernetes API source loads its newest list, when a newer one came; a failed list counts once per new
- * message (the same error again is not reported again). */
+ * A Kubernetes API source takes its newest pod list (a list, or a list followed by watch events), when a newer
+ * one came; its failures (list or watch) each count in load_errors, and are reported once per new message (the
+ * same error again is not reported again until a good list came between). */
 int hw_ident_reload(struct hw_ident *id, char *err, size_t errlen);
 /* The entry of ip (16 bytes) and RoCE destination QP (UINT32_MAX = none known): the first source that knows
  * the IP answers; within it an entry whose QP range holds qp, else the IP's entry for every QP, else (qp

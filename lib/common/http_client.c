@@ -87,6 +87,17 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct hw_http *h = arg;
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	if (h->o.abort(h->o.ctx)) {
+		h->stopped = 1;
+		return 1; /* libcurl ends the transfer */
+	}
+	return 0;
+}
+
 struct hw_http *hw_http_open(const char *url, const struct hw_http_opts *o, char *err, size_t errlen)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -130,6 +141,11 @@ struct hw_http *hw_http_open(const char *url, const struct hw_http_opts *o, char
 		curl_easy_setopt(h->curl, CURLOPT_LOW_SPEED_TIME, o->low_speed_time_s);
 	}
 	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_data);
+	if (o->abort) {
+		curl_easy_setopt(h->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+		curl_easy_setopt(h->curl, CURLOPT_XFERINFODATA, h);
+		curl_easy_setopt(h->curl, CURLOPT_NOPROGRESS, 0L);
+	}
 	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, h);
 	curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, h->errbuf);
 	return h;

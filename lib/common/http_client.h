@@ -8,6 +8,8 @@
 /* Streams a reply body: n bytes at data, with the reply's HTTP status.  Return 0 to go on, anything
  * else to end the transfer (the request then fails with "stopped by the receiver"). */
 typedef int (*hw_http_body_fn)(void *ctx, long status, const char *data, size_t n);
+/* Polled while a request is under way (at least once a second, also while no byte comes): nonzero ends it. */
+typedef int (*hw_http_abort_fn)(void *ctx);
 
 struct hw_http_opts {
 	long connect_timeout_ms;  /* 0: libcurl's default */
@@ -17,8 +19,9 @@ struct hw_http_opts {
 	const char *bearer_token; /* sent as "Authorization: Bearer TOKEN"; NULL: none */
 	const char *ca_file;      /* the CA certificates https peers are checked against; NULL: the system's */
 	hw_http_body_fn on_body;  /* the reply body goes here when set ... */
-	void *ctx;
-	size_t body_max; /* ... else its first body_max bytes are kept in the reply (0: none) */
+	hw_http_abort_fn abort;   /* NULL: none (a long-lived GET, such as a watch, needs one to be ended) */
+	void *ctx;                /* of on_body and abort */
+	size_t body_max;          /* ... else its first body_max bytes are kept in the reply (0: none) */
 };
 
 struct hw_http_reply {

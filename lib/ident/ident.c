@@ -22,8 +22,9 @@ struct source {
 	size_t n;
 	uint64_t print, tried; /* fingerprint of the files of the last good load, and of the last attempt */
 	int stale;
-	struct ident_k8s *k8s; /* HW_IDENT_K8S: the fetcher; print is the generation of the answer taken */
-	char last_err[256];    /* HW_IDENT_K8S: the last failure, reported once */
+	struct ident_k8s *k8s;          /* HW_IDENT_K8S: the lister and watcher */
+	char last_err[1024];            /* HW_IDENT_K8S: the last failure, reported once */
+	uint64_t k8s_lists, k8s_events; /* HW_IDENT_K8S: pod lists answered, watch events applied */
 };
 
 struct hw_ident {
@@ -562,20 +563,40 @@ int hw_ident_add(struct hw_ident *id, enum hw_ident_kind kind, const char *path,
 	return 0;
 }
 
-/* The newest answer of a Kubernetes API source, when one came: 1 loaded, -1 failed (err), 0 none newer. */
+/* What a Kubernetes API source's thread did since the last take: 1 a newer mapping taken, -1 a failure (err: the
+ * newest), 0 nothing new.  The source is stale when its newest outcome is a failure. */
 static int load_k8s(struct hw_ident *id, struct source *s, int wait, char *err, size_t errlen)
 {
-	char *text = NULL;
-	int r = ident_k8s_take(s->k8s, &s->print, wait, &text, err, errlen);
-	if (!r)
+	struct ident_k8s_news nw;
+	if (!ident_k8s_take(s->k8s, &nw, wait))
 		return 0;
-	id->loads++;
-	struct hw_ident_entry *v = NULL;
-	size_t n = 0, cap = 0;
-	if (r > 0 && hw_ident_parse_pods(text, s->path, id->job_labels, &v, &n, &cap, err, errlen))
-		r = -1;
-	free(text);
-	return settle(id, s, r < 0 ? -1 : 0, v, n) ? -1 : 1;
+	s->k8s_lists = nw.lists, s->k8s_events = nw.events;
+	id->loads += nw.fails;
+	id->load_errors += nw.fails;
+	int failed = nw.fails > 0, bad = 0;
+	if (failed && nw.fails > 1 && strcmp(nw.first_err, nw.err))
+		snprintf(err, errlen, "%s; then %s", nw.first_err, nw.err);
+	else if (failed)
+		snprintf(err, errlen, "%s", nw.err);
+	if (nw.text) {
+		struct hw_ident_entry *v = NULL;
+		size_t n = 0, cap = 0;
+		id->loads++;
+		if (hw_ident_parse_pods(nw.text, s->path, id->job_labels, &v, &n, &cap, err, errlen)) {
+			free(v);
+			id->load_errors++;
+			failed = bad = 1;
+		} else {
+			free(s->v);
+			s->v = v;
+			s->n = finish(v, n);
+		}
+		free(nw.text);
+	}
+	s->stale = bad || nw.failing;
+	if (!s->stale)
+		s->last_err[0] = 0;
+	return failed ? -1 : 1;
 }
 
 int hw_ident_add_k8s(struct hw_ident *id, const char *url, const struct hw_ident_k8s_opts *o, char *err, size_t errlen)
@@ -656,6 +677,8 @@ void hw_ident_stats(const struct hw_ident *id, struct hw_ident_stats *st)
 	for (unsigned i = 0; i < id->n_src; i++) {
 		st->entries += (uint32_t)id->src[i].n;
 		st->stale += (uint32_t)id->src[i].stale;
+		st->k8s_lists += id->src[i].k8s_lists;
+		st->k8s_events += id->src[i].k8s_events;
 	}
 	st->loads = id->loads;
 	st->load_errors = id->load_errors;

@@ -1,5 +1,5 @@
-/* The Kubernetes API source's fetcher (ident_k8s.c): a thread that lists the pods every every_s seconds and keeps
- * the newest answer for ident.c to take. */
+/* The Kubernetes API source's fetcher (ident_k8s.c): a thread that lists the pods, follows their watch and keeps
+ * the newest pod list, and the failures since it was last taken, for ident.c to take. */
 #ifndef HOPWATCH_IDENT_K8S_H
 #define HOPWATCH_IDENT_K8S_H
 
@@ -9,11 +9,21 @@
 
 struct ident_k8s;
 
-/* Start listing url now and then every o->every_s; NULL with err when it cannot start. */
+/* Start listing url now, then follow its watch (listing again after a 410 Gone, and every o->every_s after a
+ * failure); NULL with err when it cannot start. */
 struct ident_k8s *ident_k8s_start(const char *url, const struct hw_ident_k8s_opts *o, char *err, size_t errlen);
-/* The newest answer when it is newer than *gen (then *gen follows): 1 with *text (malloc'd, the caller's), -1
- * with err (what went wrong), 0 when there is none newer.  wait: block until there is one. */
-int ident_k8s_take(struct ident_k8s *k, uint64_t *gen, int wait, char **text, char *err, size_t errlen);
+
+/* What happened since the last take. */
+struct ident_k8s_news {
+	char *text;             /* the newest pod list ({"items": [...]}, malloc'd, the caller's); NULL: none newer */
+	uint64_t fails;         /* failures (lists, watches) since the last take */
+	int failing;            /* the newest outcome is a failure (newer than text) */
+	char err[600];          /* the newest failure's message */
+	char first_err[600];    /* the first failure's since the last take (fails > 1: it may differ) */
+	uint64_t lists, events; /* pod lists answered and watch events applied, since the start */
+};
+/* 1 when something happened since the last take (wait: block until it has), else 0; *n is filled either way. */
+int ident_k8s_take(struct ident_k8s *k, struct ident_k8s_news *n, int wait);
 void ident_k8s_stop(struct ident_k8s *k);
 
 #endif

@@ -1,5 +1,6 @@
 /* Whose traffic (run --pods / --ident-map): the flows seen (flow hash -> sender, receiver, RoCE QP), each event's
- * sender and receiver jobs through the identity map (lib/ident), its reload once a second, its summary. */
+ * sender and receiver jobs through the identity map (lib/ident), its reload (as records come and on the outputs'
+ * ticks, so also while no record comes), its summary. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 
 #define FLOW_SLOTS (1u << 16) /* flows remembered: open addressing, FLOW_PROBE slots tried from the hash's */
 #define FLOW_PROBE 16u        /* ... and when all of them are taken, a new flow takes the first one's place */
-#define RELOAD_S 1.0          /* the sources' files are checked this often (monotonic clock) */
+#define RELOAD_S 0.25         /* the sources are checked this often (monotonic clock): a watched change shows at once */
 
 struct flow {
 	uint64_t hash;
@@ -197,9 +198,9 @@ static void summary(struct an_output *o, FILE *f)
 	        ",\"identity\":{\"sources\":%" PRIu32 ",\"entries\":%" PRIu32 ",\"stale_sources\":%" PRIu32
 	        ",\"loads\":%" PRIu64 ",\"load_errors\":%" PRIu64 ",\"flows\":%" PRIu64
 	        ",\"flows_sender_unknown\":%" PRIu64 ",\"flows_receiver_unknown\":%" PRIu64
-	        ",\"events_attributed\":%" PRIu64 "}",
+	        ",\"events_attributed\":%" PRIu64 ",\"k8s_lists\":%" PRIu64 ",\"k8s_watch_events\":%" PRIu64 "}",
 	        st.sources, st.entries, st.stale, st.loads, st.load_errors, t->flows_seen, t->senders_unknown,
-	        t->receivers_unknown, t->events);
+	        t->receivers_unknown, t->events, st.k8s_lists, st.k8s_events);
 	if (!t->a)
 		return;
 	fprintf(f, ",\"job_latency\":{\"jobs_full_reports\":%" PRIu64 ",\"jobs\":{", t->jobs_full);
@@ -220,7 +221,16 @@ static void close_attr(struct an_output *o)
 	free(t);
 }
 
-static const struct an_output_ops ops = {.summary = summary, .close = close_attr};
+/* The outputs tick after every turn of the input loop, also a live source's quiet ones, and while --hold keeps the
+ * run up: the sources are checked then too, so /metrics and the log follow them while no record comes. */
+static void tick(struct an_output *o, const struct hw_analyzer *a, const struct an_tick *t)
+{
+	(void)a;
+	if (t->kind != AN_TICK_EXIT)
+		reload((struct an_attr *)o);
+}
+
+static const struct an_output_ops ops = {.tick = tick, .summary = summary, .close = close_attr};
 
 struct an_output *an_out_attr(struct hw_ident *id, const char *prog, char *err, size_t errlen)
 {

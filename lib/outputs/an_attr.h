@@ -10,7 +10,8 @@
 /* Takes id (destroyed with the output, or now when this fails); prog names the program in log lines. */
 struct an_output *an_out_attr(struct hw_ident *id, const char *prog, char *err, size_t errlen);
 /* The records about to be ingested (before hw_an_ingest, so an event raised on them finds its flows); reloads
- * the identity sources whose files changed, at most once a second, and logs a source that failed. NULL o: none. */
+ * the identity sources whose files changed (at most every 0.25 s; the outputs' ticks do too) and logs a source that
+ * failed. NULL o: none. */
 void an_attr_learn(struct an_output *o, const struct hw_record *r, size_t n);
 struct an_attr_stats {
 	struct hw_ident_stats id;

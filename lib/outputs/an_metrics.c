@@ -191,6 +191,14 @@ static void render_ident(const struct an_attr_stats *s, FILE *f)
 	    "hopwatch_analyzer_identity_flows_unattributed_total{end=\"receiver\"} %llu\n",
 	    s->id.entries, s->id.stale, (unsigned long long)s->id.load_errors, (unsigned long long)s->flows,
 	    (unsigned long long)s->senders_unknown, (unsigned long long)s->receivers_unknown);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_identity_k8s_lists_total Pod lists the Kubernetes API answered (--k8s-api).\n"
+	        "# TYPE hopwatch_analyzer_identity_k8s_lists_total counter\n"
+	        "hopwatch_analyzer_identity_k8s_lists_total %llu\n"
+	        "# HELP hopwatch_analyzer_identity_k8s_watch_events_total Pod watch events applied (--k8s-api).\n"
+	        "# TYPE hopwatch_analyzer_identity_k8s_watch_events_total counter\n"
+	        "hopwatch_analyzer_identity_k8s_watch_events_total %llu\n",
+	        (unsigned long long)s->id.k8s_lists, (unsigned long long)s->id.k8s_events);
 }
 
 static void render(void *arg, FILE *f)
