@@ -22,6 +22,7 @@
 #include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
+#include "hopwatch/metrics_http.h"
 #include "hopwatch/topo_sources.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/stream.h"
@@ -44,6 +45,7 @@ struct opts {
 	int n_pods, n_ident_maps;
 	const char *k8s_api, *k8s_token, *k8s_ca;
 	double k8s_every;
+	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
 };
 
 static volatile sig_atomic_t stop_flag, reload_flag;
@@ -159,6 +161,13 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_ADDR, "http", .metavar = "HOST:PORT", HW_OPT_AT(O, http), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the live console at http://HOST:PORT/console/ (docs/analyzer.md);\n"
              "give a loopback address (127.0.0.1) unless others must reach it"},
+    {HW_OPT_STRING, "http-auth", .metavar = "FILE", HW_OPT_AT(O, http_auth),
+     .help = "--metrics and --http need HTTP basic auth of a user of FILE: lines\n"
+             "USER:HASH, bcrypt (htpasswd -nB USER) or SHA-256 crypt; else 401\n"
+             "(docs/operations.md \"Securing the HTTP servers\")"},
+    {HW_OPT_STRING, "tls-cert", .metavar = "FILE", HW_OPT_AT(O, tls_cert),
+     .help = "serve --metrics and --http over HTTPS only, with this PEM certificate\n(chain); needs --tls-key"},
+    {HW_OPT_STRING, "tls-key", .metavar = "FILE", HW_OPT_AT(O, tls_key), .help = "the PEM private key of --tls-cert"},
     {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
      .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default "
              "http://HOST:PORT of --metrics)"},
@@ -584,6 +593,12 @@ int hw_cmd_run(int argc, char **argv)
 	hw_an_topology_events(a);
 	if (have_topo && hw_topo_live_init(&tr.live, &t)) {
 		fprintf(stderr, "hopwatch-analyzer run: out of memory\n");
+		goto done;
+	}
+	if ((o.http_auth || o.tls_cert || o.tls_key) &&
+	    hw_metrics_http_secure(o.http_auth, o.tls_cert, o.tls_key, err, sizeof(err))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		rc = HW_EXIT_USAGE;
 		goto done;
 	}
 	if (o.metrics) {
