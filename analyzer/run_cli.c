@@ -46,6 +46,7 @@ struct opts {
 	const char *k8s_api, *k8s_token, *k8s_ca;
 	double k8s_every;
 	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
+	uint32_t metrics_max_series;
 };
 
 static volatile sig_atomic_t stop_flag, reload_flag;
@@ -156,6 +157,10 @@ static const struct hw_opt run_rows[] = {
      .help = "POST Alertmanager's webhook JSON (version 4) to URL"},
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
+    {HW_OPT_UINT, "metrics-max-series", .metavar = "N", HW_OPT_AT(O, metrics_max_series), .hi = 1 << 28, .def = "4096",
+     .help = "/metrics shows at most N series of node_info and of link_congestion_score\n"
+             "(the highest scores; 0 = all); the rest are counted in\n"
+             "hopwatch_analyzer_metrics_series_omitted"},
     {HW_OPT_DURATION, "latency-window", .metavar = "SECONDS", HW_OPT_AT(O, latency_window), .lo = 1, .hi = 86400,
      .def = "10", .help = "the latency matrix's windowed gauges on /metrics cover the last SECONDS\n(wall clock)"},
     {HW_OPT_ADDR, "http", .metavar = "HOST:PORT", HW_OPT_AT(O, http), .addr = HW_ADDR_HOSTPORT,
@@ -609,7 +614,8 @@ int hw_cmd_run(int argc, char **argv)
 		                                   .svg_dir = o.svg.dir,
 		                                   .min_visible_ns = cfg.min_visible_ns,
 		                                   .attr = out.attr,
-		                                   .latency_window_s = o.latency_window};
+		                                   .latency_window_s = o.latency_window,
+		                                   .max_series = o.metrics_max_series};
 		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;
