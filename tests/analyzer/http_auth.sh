@@ -9,9 +9,7 @@ gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
 command -v openssl >/dev/null || skip "openssl not installed"
 in_scenario incast "$gen"
 echo "ana:$(openssl passwd -5 -salt aN4lyz3r 'pw-of-ana')" >users
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
-  -addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem 2>openssl.err ||
-  { cat openssl.err; fail "openssl could not make a certificate"; }
+self_signed_cert .
 mport=$(free_port) hport=$(free_port)
 "$an" run --jsonl records.jsonl --lldpd-json lldp --map map.json --config "$src/data/samples/incast/analyzer.json" \
   --metrics "127.0.0.1:$mport" --http "127.0.0.1:$hport" --http-auth users --tls-cert cert.pem --tls-key key.pem \

@@ -24,10 +24,7 @@ echo "# scrapers of this test" >"$dir/users"
 echo "prom:$(openssl passwd -5 -salt s4ltS4lt 'sEcret-1')" >>"$dir/users"
 bcrypt=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("b-pass", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))' 2>/dev/null)
 case "$bcrypt" in '$2'*) echo "ops:$bcrypt" >>"$dir/users" ;; *) bcrypt= ;; esac
-# a self-signed certificate for 127.0.0.1
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
-  -addext subjectAltName=IP:127.0.0.1 -keyout "$dir/key.pem" -out "$dir/cert.pem" 2>"$dir/openssl.err" ||
-  { cat "$dir/openssl.err"; fail "openssl could not make a certificate"; }
+self_signed_cert "$dir"
 
 # a bad user file is refused at start, naming the file and line (exit 2 is bad usage)
 echo "prom:plaintext" >"$dir/bad"
