@@ -215,8 +215,10 @@ static int authorized(struct MHD_Connection *conn)
 				known = 1;
 				break;
 			}
+		/* crypt_rn, libxcrypt's: crypt_r is intercepted by ASan, whose interceptor then finds no libcrypt
+		 * (--as-needed dropped it) and calls NULL; crypt_rn also says NULL on failure, not "*0" */
 		struct crypt_data *cd = calloc(1, sizeof(*cd));
-		const char *h = cd ? crypt_r(pass, u->hash, cd) : NULL;
+		const char *h = cd ? crypt_rn(pass, u->hash, cd, (int)sizeof(*cd)) : NULL;
 		size_t hl = strlen(u->hash);
 		if (h && strlen(h) == hl) {
 			unsigned char diff = 0;
