@@ -22,6 +22,7 @@
 #include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
+#include "hopwatch/metrics_http.h"
 #include "hopwatch/topo_sources.h"
 #include "hopwatch/record_file.h"
 #include "hopwatch/stream.h"
@@ -44,6 +45,8 @@ struct opts {
 	int n_pods, n_ident_maps;
 	const char *k8s_api, *k8s_token, *k8s_ca;
 	double k8s_every;
+	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
+	uint32_t metrics_max_series;
 };
 
 static volatile sig_atomic_t stop_flag, reload_flag;
@@ -154,11 +157,22 @@ static const struct hw_opt run_rows[] = {
      .help = "POST Alertmanager's webhook JSON (version 4) to URL"},
     {HW_OPT_ADDR, "metrics", .metavar = "HOST:PORT", HW_OPT_AT(O, metrics), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the analyzer's own state at /metrics (Prometheus) and the\n--svg-dir files at /svg/FILE"},
+    {HW_OPT_UINT, "metrics-max-series", .metavar = "N", HW_OPT_AT(O, metrics_max_series), .hi = 1 << 28, .def = "4096",
+     .help = "/metrics shows at most N series of node_info and of link_congestion_score\n"
+             "(the highest scores; 0 = all); the rest are counted in\n"
+             "hopwatch_analyzer_metrics_series_omitted"},
     {HW_OPT_DURATION, "latency-window", .metavar = "SECONDS", HW_OPT_AT(O, latency_window), .lo = 1, .hi = 86400,
      .def = "10", .help = "the latency matrix's windowed gauges on /metrics cover the last SECONDS\n(wall clock)"},
     {HW_OPT_ADDR, "http", .metavar = "HOST:PORT", HW_OPT_AT(O, http), .addr = HW_ADDR_HOSTPORT,
      .help = "serve the live console at http://HOST:PORT/console/ (docs/analyzer.md);\n"
              "give a loopback address (127.0.0.1) unless others must reach it"},
+    {HW_OPT_STRING, "http-auth", .metavar = "FILE", HW_OPT_AT(O, http_auth),
+     .help = "--metrics and --http need HTTP basic auth of a user of FILE: lines\n"
+             "USER:HASH, bcrypt (htpasswd -nB USER) or SHA-256 crypt; else 401\n"
+             "(docs/operations.md \"Securing the HTTP servers\")"},
+    {HW_OPT_STRING, "tls-cert", .metavar = "FILE", HW_OPT_AT(O, tls_cert),
+     .help = "serve --metrics and --http over HTTPS only, with this PEM certificate\n(chain); needs --tls-key"},
+    {HW_OPT_STRING, "tls-key", .metavar = "FILE", HW_OPT_AT(O, tls_key), .help = "the PEM private key of --tls-cert"},
     {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
      .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default "
              "http://HOST:PORT of --metrics)"},
@@ -586,6 +600,12 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: out of memory\n");
 		goto done;
 	}
+	if ((o.http_auth || o.tls_cert || o.tls_key) &&
+	    hw_metrics_http_secure(o.http_auth, o.tls_cert, o.tls_key, err, sizeof(err))) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		rc = HW_EXIT_USAGE;
+		goto done;
+	}
 	if (o.metrics) {
 		const struct an_metrics_opts mo = {.addr = o.metrics,
 		                                   .topo = have_topo ? &t : NULL,
@@ -594,7 +614,8 @@ int hw_cmd_run(int argc, char **argv)
 		                                   .svg_dir = o.svg.dir,
 		                                   .min_visible_ns = cfg.min_visible_ns,
 		                                   .attr = out.attr,
-		                                   .latency_window_s = o.latency_window};
+		                                   .latency_window_s = o.latency_window,
+		                                   .max_series = o.metrics_max_series};
 		if (!(x = an_out_metrics(&mo, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 			rc = HW_EXIT_USAGE;

@@ -53,6 +53,15 @@ typedef int (*hw_metrics_http_route_fn)(void *arg, const char *url, const struct
 struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metrics_render_fn render, void *arg,
                                                      const char *dir, hw_metrics_http_route_fn route, char *err,
                                                      size_t errlen);
+/* Access to every server this process starts after the call (docs/operations.md "Securing the HTTP servers"):
+ * auth_file, lines "USER:HASH" (bcrypt as `htpasswd -B` writes, or SHA-256 crypt "$5$"): every request needs HTTP basic
+ * auth of one of them, else 401, counted (hopwatch_http_unauthorized_total on /metrics); cert_file and
+ * key_file (PEM, both or neither): HTTPS only.  NULL = off.  Call once, before the first start; 0, or -1
+ * with a message naming the file in err. */
+int hw_metrics_http_secure(const char *auth_file, const char *cert_file, const char *key_file, char *err,
+                           size_t errlen);
+/* Requests refused with 401 so far, by every server of the process. */
+unsigned long hw_metrics_http_unauthorized(void);
 /* How many times /metrics was rendered (concurrent scrapes share one rendering). */
 unsigned long hw_metrics_http_renders(struct hw_metrics_http *s);
 /* Stop serving (waits for a scrape in progress); NULL is allowed. */

@@ -46,7 +46,7 @@ void hw_install_signal_handlers(void)
 
 /* A sink's failure: counted (the exit status says so), printed at most once per HW_SINK_LOG_S with how
  * many were left out since. */
-enum { SINK_FILES, SINK_JSON };
+enum { SINK_FILES, SINK_JSON, SINK_CLICKHOUSE };
 
 static void sink_error(struct hw_collector *c, int sink, const char *err)
 {
@@ -214,6 +214,9 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	}
 	if (c->cfg.names && !(c->names = hw_node_names_open(c->cfg.names, err, errlen)))
 		return -1;
+	if (c->cfg.metrics && (c->cfg.http_auth || c->cfg.tls_cert || c->cfg.tls_key) &&
+	    hw_metrics_http_secure(c->cfg.http_auth, c->cfg.tls_cert, c->cfg.tls_key, err, errlen))
+		return -1;
 	if (c->cfg.metrics && !(c->metrics = hw_metrics_http_start(c->cfg.metrics, render_metrics, c, err, errlen)))
 		return -1;
 	return 0;
@@ -255,6 +258,15 @@ void hw_collector_finish(struct hw_collector *c)
 	}
 	char err[512];
 	memset(c->log_last_ns, 0, sizeof(c->log_last_ns)); /* the last word on each sink is printed */
+	if (c->ch_dropped) {
+		/* records that never reached ClickHouse make the run fail like the other sinks' losses (issue 22
+		 * item 9: a run exited 0 with 100 % dropped) */
+		snprintf(err, sizeof(err),
+		         "clickhouse: %llu records dropped (the queue was full while ClickHouse was slow or down, or "
+		         "records were still queued at exit)",
+		         (unsigned long long)c->ch_dropped);
+		sink_error(c, SINK_CLICKHOUSE, err);
+	}
 	if (c->files) {
 		/* the open file finished first: counts read before it was renamed said records that were then lost
 		 * were written (issue 22 item 9) */

@@ -48,8 +48,8 @@ struct hw_collector {
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;
 	uint64_t json_lost; /* records the JSON output could not take (json_sink.h) */
 	/* sink errors printed at most once per HW_SINK_LOG_S per sink (a full disk fails every batch):
-	 * [0] record files, [1] JSON */
-	uint64_t log_last_ns[2], log_skipped[2];
+	 * [0] record files, [1] JSON, [2] ClickHouse */
+	uint64_t log_last_ns[3], log_skipped[3];
 	uint64_t start_ns;
 	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */
 	struct hw_ch_sink *clickhouse;

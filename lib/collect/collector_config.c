@@ -79,6 +79,16 @@ static const struct hw_opt rows[] = {
              "analyzer's --stream-key names the same): HMAC-SHA256 per batch"},
     {HW_OPT_ADDR, "metrics", .key = "sinks.metrics", .metavar = "HOST:PORT", HW_OPT_AT(C, metrics),
      .addr = HW_ADDR_HOSTPORT, .flags = HW_OPTF_NULLABLE, .help = "serve Prometheus /metrics"},
+    {HW_OPT_STRING, "http-auth", .key = "sinks.http_auth", .metavar = "FILE", HW_OPT_AT(C, http_auth),
+     .flags = HW_OPTF_NULLABLE,
+     .help = "/metrics needs HTTP basic auth of a user of FILE: lines USER:HASH,\n"
+             "bcrypt (htpasswd -nB USER) or SHA-256 crypt; else 401\n"
+             "(docs/operations.md \"Securing the HTTP servers\")"},
+    {HW_OPT_STRING, "tls-cert", .key = "sinks.tls_cert", .metavar = "FILE", HW_OPT_AT(C, tls_cert),
+     .flags = HW_OPTF_NULLABLE,
+     .help = "serve /metrics over HTTPS only, with this PEM certificate (chain);\nneeds --tls-key"},
+    {HW_OPT_STRING, "tls-key", .key = "sinks.tls_key", .metavar = "FILE", HW_OPT_AT(C, tls_key),
+     .flags = HW_OPTF_NULLABLE, .help = "the PEM private key of --tls-cert"},
     {HW_OPT_STRING, "names", .key = "names", .metavar = "FILE", HW_OPT_AT(C, names), .flags = HW_OPTF_NULLABLE,
      .help = "node and port names for the /metrics labels node_name and port_name: the\n"
              "file `hopwatch-analyzer topology --names-out` writes; re-read when it changes"},

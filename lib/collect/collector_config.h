@@ -20,10 +20,12 @@ struct hw_collector_config {
 	const char *records_dir;     /* binary record files, NULL = off */
 	uint64_t rotate_bytes;
 	uint64_t rotate_seconds;
-	const char *stream;       /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
-	const char *stream_key;   /* key file: frames authenticated (stream.h), NULL = off */
-	const char *metrics;      /* "HOST:PORT" for /metrics, NULL = off */
-	const char *names;        /* names file for the /metrics labels (node_names.h), NULL = off */
+	const char *stream;     /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
+	const char *stream_key; /* key file: frames authenticated (stream.h), NULL = off */
+	const char *metrics;    /* "HOST:PORT" for /metrics, NULL = off */
+	const char *names;      /* names file for the /metrics labels (node_names.h), NULL = off */
+	/* /metrics access (hw_metrics_http_secure): basic-auth user file, TLS certificate and key, NULL = off */
+	const char *http_auth, *tls_cert, *tls_key;
 	const char *pcap;         /* --pcap FILE or IFACE */
 	const char *bpf;          /* live capture filter; default: udp dst port in report ports */
 	double idle_exit_s;       /* DPDK: exit after this long without packets (0 = never) */

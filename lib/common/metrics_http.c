@@ -1,11 +1,14 @@
 /* The /metrics endpoint shared by the collector and the analyzer: libmicrohttpd in its own thread calls
  * the owner's render function on each GET /metrics, so scrapes never run on the owner's fast path; it can
  * also serve the SVG and CSV files of one directory at /svg/FILE (the analyzer's graphs). */
+#include <crypt.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +48,192 @@ struct hw_metrics_http {
 	struct timespec log_last;
 	unsigned long log_skipped;
 };
+
+/* Access to every server of the process (hw_metrics_http_secure): set once before the first start. */
+struct user {
+	char *name, *hash; /* hash: crypt(3) text, "$2b$..." or "$5$..." */
+};
+static struct {
+	struct user *users; /* NULL = no authentication */
+	size_t n_users;
+	char *cert, *key; /* PEM text, NULL = plain HTTP */
+	atomic_ulong unauthorized;
+} sec;
+
+/* The whole of a small file as a string; NULL with errno set. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			if (cap >= (1u << 20)) { /* a certificate, a key or a user list, never a MiB */
+				errno = EFBIG;
+				break;
+			}
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (!n) {
+			int bad = ferror(f);
+			fclose(f);
+			if (bad) {
+				free(buf);
+				errno = EIO;
+				return NULL;
+			}
+			buf[len] = 0;
+			return buf;
+		}
+	}
+	int e = errno;
+	fclose(f);
+	free(buf);
+	errno = e;
+	return NULL;
+}
+
+/* A hash crypt(3) can check: bcrypt ($2a$, $2b$, $2y$, what htpasswd -B writes) or SHA-256 crypt ($5$). */
+static int known_hash(const char *h)
+{
+	return !strncmp(h, "$2a$", 4) || !strncmp(h, "$2b$", 4) || !strncmp(h, "$2y$", 4) || !strncmp(h, "$5$", 3);
+}
+
+/* The user file: "user:HASH" lines; blank lines and lines starting with # are skipped. */
+static int load_users(const char *path, char *err, size_t errlen)
+{
+	char *text = slurp(path);
+	if (!text) {
+		snprintf(err, errlen, "http auth file '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	unsigned lineno = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		size_t n = strlen(line);
+		while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+			line[--n] = 0;
+		if (!n || line[0] == '#')
+			continue;
+		char *colon = strchr(line, ':');
+		if (!colon || colon == line || !known_hash(colon + 1)) {
+			snprintf(err, errlen,
+			         "http auth file '%s' line %u: expected USER:HASH with a bcrypt ($2y$, htpasswd -B) "
+			         "or SHA-256 crypt ($5$) hash",
+			         path, lineno);
+			free(text);
+			return -1;
+		}
+		*colon = 0;
+		struct user *nu = realloc(sec.users, (sec.n_users + 1) * sizeof(*nu));
+		if (!nu || !(nu[sec.n_users].name = strdup(line))) {
+			if (nu)
+				sec.users = nu;
+			free(text);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		sec.users = nu;
+		if (!(nu[sec.n_users].hash = strdup(colon + 1))) {
+			free(nu[sec.n_users].name);
+			free(text);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		sec.n_users++;
+	}
+	free(text);
+	if (!sec.n_users) {
+		snprintf(err, errlen, "http auth file '%s': no USER:HASH line", path);
+		return -1;
+	}
+	return 0;
+}
+
+int hw_metrics_http_secure(const char *auth_file, const char *cert_file, const char *key_file, char *err, size_t errlen)
+{
+	if (!cert_file != !key_file) {
+		snprintf(err, errlen, "TLS needs both a certificate and a key (--tls-cert and --tls-key)");
+		return -1;
+	}
+	if (cert_file && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, errlen, "--tls-cert: this libmicrohttpd was built without TLS");
+		return -1;
+	}
+	if (auth_file && load_users(auth_file, err, errlen))
+		return -1;
+	if (cert_file && !(sec.cert = slurp(cert_file))) {
+		snprintf(err, errlen, "TLS certificate '%s': %s", cert_file, strerror(errno));
+		return -1;
+	}
+	if (key_file && !(sec.key = slurp(key_file))) {
+		snprintf(err, errlen, "TLS key '%s': %s", key_file, strerror(errno));
+		return -1;
+	}
+	if (cert_file && !strstr(sec.cert, "-----BEGIN CERTIFICATE-----")) {
+		snprintf(err, errlen, "TLS certificate '%s': not a PEM certificate", cert_file);
+		return -1;
+	}
+	if (key_file && !strstr(sec.key, "PRIVATE KEY-----")) {
+		snprintf(err, errlen, "TLS key '%s': not a PEM private key", key_file);
+		return -1;
+	}
+	return 0;
+}
+
+unsigned long hw_metrics_http_unauthorized(void)
+{
+	return atomic_load(&sec.unauthorized);
+}
+
+/* Whether the request carries the password of a user of the file (always when there is no file).  One
+ * crypt(3) per request: a scrape every few seconds costs a bcrypt check each; an unknown user is checked
+ * against the first user's hash so that both take as long. */
+static int authorized(struct MHD_Connection *conn)
+{
+	if (!sec.users)
+		return 1;
+	char *pass = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &pass);
+	int ok = 0;
+	if (user && pass) {
+		const struct user *u = &sec.users[0];
+		int known = 0;
+		for (size_t i = 0; i < sec.n_users; i++)
+			if (!strcmp(sec.users[i].name, user)) {
+				u = &sec.users[i];
+				known = 1;
+				break;
+			}
+		/* crypt_rn, libxcrypt's: crypt_r is intercepted by ASan, whose interceptor then finds no libcrypt
+		 * (--as-needed dropped it) and calls NULL; crypt_rn also says NULL on failure, not "*0" */
+		struct crypt_data *cd = calloc(1, sizeof(*cd));
+		const char *h = cd ? crypt_rn(pass, u->hash, cd, (int)sizeof(*cd)) : NULL;
+		size_t hl = strlen(u->hash);
+		if (h && strlen(h) == hl) {
+			unsigned char diff = 0;
+			for (size_t i = 0; i < hl; i++)
+				diff |= (unsigned char)(h[i] ^ u->hash[i]);
+			ok = known && !diff;
+		}
+		free(cd);
+	}
+	if (user)
+		MHD_free(user);
+	if (pass)
+		MHD_free(pass);
+	return ok;
+}
 
 struct hw_metrics_http_request {
 	struct MHD_Connection *conn;
@@ -184,6 +373,13 @@ static struct snapshot *snap_get(struct hw_metrics_http *s)
 		return NULL;
 	}
 	s->render(s->arg, f);
+	if (sec.users) /* the server's own series, after the owner's */
+		fprintf(
+		    f,
+		    "# HELP hopwatch_http_unauthorized_total HTTP requests refused with 401: no or wrong credentials "
+		    "(--http-auth).\n# TYPE hopwatch_http_unauthorized_total counter\n"
+		    "hopwatch_http_unauthorized_total %lu\n",
+		    hw_metrics_http_unauthorized());
 	if (fclose(f)) {
 		free(x->buf);
 		free(x);
@@ -217,6 +413,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	struct hw_metrics_http *s = cls;
 	struct MHD_Response *r;
 	unsigned status;
+	if (!authorized(conn)) {
+		static const char msg[] = "unauthorized: this server needs a user and password (HTTP basic auth)\n";
+		atomic_fetch_add(&sec.unauthorized, 1);
+		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+		if (!r)
+			return MHD_NO;
+		enum MHD_Result ret = MHD_queue_basic_auth_fail_response(conn, "hopwatch", r);
+		MHD_destroy_response(r);
+		return ret;
+	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		static const char msg[] = "only GET /metrics\n";
 		r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
@@ -295,15 +501,20 @@ struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metric
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, http_log, s,
-	                        MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_CONNECTION_TIMEOUT,
-	                        (unsigned)HW_METRICS_HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
-	                        (unsigned)HW_METRICS_HTTP_MAX_CONN, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	                        (unsigned)HW_METRICS_HTTP_MAX_PER_IP, MHD_OPTION_END);
+	/* TLS (hw_metrics_http_secure): the PEM texts; without them the two options are ignored (MHD_OPTION_END
+	 * ends the list early) */
+	if (sec.cert)
+		flags |= MHD_USE_TLS;
+	s->d = MHD_start_daemon(
+	    flags, 0, NULL, NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, http_log, s, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HW_METRICS_HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)HW_METRICS_HTTP_MAX_CONN, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)HW_METRICS_HTTP_MAX_PER_IP, sec.cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, sec.cert,
+	    MHD_OPTION_HTTPS_MEM_KEY, sec.key, MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (!s->d) {
-		snprintf(err, errlen, "metrics address '%s': cannot listen (in use, or not an address of this host)",
-		         addr);
+		snprintf(err, errlen, "metrics address '%s': cannot listen (in use, not an address of this host%s)",
+		         addr, sec.cert ? ", or the TLS certificate and key do not fit" : "");
 		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return NULL;

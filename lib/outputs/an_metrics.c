@@ -79,6 +79,8 @@ struct an_metrics {
 	unsigned snap_next;
 	const struct an_output *attr; /* whose traffic (an_attr.c); NULL = none */
 	struct an_attr_stats ident;   /* under mu */
+	uint32_t max_series;          /* per-node and per-link families: series shown at most (0 = all) */
+	uint32_t *order;              /* render: link indices, the highest scores first (n_links) */
 };
 
 static double mono_s(void)
@@ -201,6 +203,17 @@ static void render_ident(const struct an_attr_stats *s, FILE *f)
 	        (unsigned long long)s->id.k8s_lists, (unsigned long long)s->id.k8s_events);
 }
 
+/* qsort_r of link indices by their scores (arg), highest first, ties in index order. */
+static int by_score(const void *x, const void *y, void *arg)
+{
+	const double *score = arg;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	double sa = score[a], sb = score[b];
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 static void render(void *arg, FILE *f)
 {
 	struct an_metrics *m = arg;
@@ -275,16 +288,23 @@ static void render(void *arg, FILE *f)
 		fputs("\"} 1\n", f);
 	}
 	render_latency(m, f);
+	uint64_t nodes_omitted = 0, links_omitted = 0; /* over --metrics-max-series (issue 22: series bounded) */
 	if (m->topo) { /* one name for each switch: the node label as on the collector's series, with its names */
 		fprintf(
 		    f, "# HELP hopwatch_analyzer_node_info A switch of the topology: node (its INT node id as a dotted "
 		       "quad, as on the collector's series and the alerts), node_name, node_id, mgmt.\n"
 		       "# TYPE hopwatch_analyzer_node_info gauge\n");
+		uint32_t shown = 0;
 		for (uint32_t i = 0; i < m->topo->n_nodes; i++) {
 			const struct hw_topo_node *n = &m->topo->nodes[i];
 			char id[20];
 			if (!n->node_id)
 				continue;
+			if (m->max_series && shown == m->max_series) { /* the first ones in topology order */
+				nodes_omitted++;
+				continue;
+			}
+			shown++;
 			hw_fmt_node_id(n->node_id, id, sizeof(id));
 			fprintf(f, "hopwatch_analyzer_node_info{node=\"%s\",node_name=\"", id);
 			label_value(f, n->name);
@@ -297,7 +317,16 @@ static void render(void *arg, FILE *f)
 		fprintf(f,
 		        "# HELP hopwatch_analyzer_link_congestion_score Peak queue occupancy on the link over the last "
 		        "16 ms over the HighQueue threshold.\n# TYPE hopwatch_analyzer_link_congestion_score gauge\n");
-		for (uint32_t l = 0; l < m->topo->n_links; l++) {
+		uint32_t n_links = m->topo->n_links, shown = n_links;
+		if (m->max_series && n_links > m->max_series) { /* the highest scores, then topology order */
+			for (uint32_t l = 0; l < n_links; l++)
+				m->order[l] = l;
+			qsort_r(m->order, n_links, sizeof(*m->order), by_score, m->scores);
+			shown = m->max_series;
+			links_omitted = n_links - shown;
+		}
+		for (uint32_t k = 0; k < shown; k++) {
+			uint32_t l = shown < n_links ? m->order[k] : k;
 			const struct hw_topo_port *a = &m->topo->ports[m->topo->links[l].a],
 			                          *b = &m->topo->ports[m->topo->links[l].b];
 			/* the names come from LLDP neighbours: escaped (a '"' in a system name broke the page) */
@@ -312,6 +341,14 @@ static void render(void *arg, FILE *f)
 			fprintf(f, "\"} %g\n", m->scores[l]);
 		}
 	}
+	if (m->topo && m->max_series)
+		fprintf(
+		    f,
+		    "# HELP hopwatch_analyzer_metrics_series_omitted Series of a per-node or per-link family left out "
+		    "over --metrics-max-series.\n# TYPE hopwatch_analyzer_metrics_series_omitted gauge\n"
+		    "hopwatch_analyzer_metrics_series_omitted{family=\"node_info\"} %llu\n"
+		    "hopwatch_analyzer_metrics_series_omitted{family=\"link_congestion_score\"} %llu\n",
+		    (unsigned long long)nodes_omitted, (unsigned long long)links_omitted);
 	static const char *const names[2] = {"alertmanager", "webhook"};
 	for (int i = 0; i < 2; i++) {
 		if (!m->have_sink[i])
@@ -477,6 +514,7 @@ static void metrics_close(struct an_output *o)
 	struct an_metrics *m = (struct an_metrics *)o;
 	hw_metrics_http_stop(m->http);
 	pthread_mutex_destroy(&m->mu);
+	free(m->order);
 	free(m->scores);
 	free(m->inc);
 	free(m->lat);
@@ -491,15 +529,18 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 {
 	const struct hw_topo *topo = o->topo;
 	struct an_metrics *m = calloc(1, sizeof(*m));
-	if (m && topo && topo->n_links)
+	if (m && topo && topo->n_links) {
 		m->scores = calloc(topo->n_links, sizeof(*m->scores));
+		m->order = calloc(topo->n_links, sizeof(*m->order));
+	}
 	if (m) {
 		m->inc = calloc(INCIDENTS_MAX, sizeof(*m->inc));
 		m->lat = calloc(LAT_CELLS, sizeof(*m->lat));
 		m->snap = calloc(LAT_SLOTS * LAT_CELLS, sizeof(*m->snap));
 	}
-	if (!m || (topo && topo->n_links && !m->scores) || !m->inc || !m->lat || !m->snap) {
+	if (!m || (topo && topo->n_links && (!m->scores || !m->order)) || !m->inc || !m->lat || !m->snap) {
 		if (m) {
+			free(m->order);
 			free(m->scores);
 			free(m->inc);
 			free(m->lat);
@@ -516,9 +557,11 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 	m->min_visible_ns = o->min_visible_ns;
 	m->attr = o->attr;
 	m->window_s = o->latency_window_s > 0 ? o->latency_window_s : 10;
+	m->max_series = o->max_series;
 	pthread_mutex_init(&m->mu, NULL);
 	if (!(m->http = hw_metrics_http_start_files(o->addr, render, m, o->svg_dir, err, errlen))) {
 		pthread_mutex_destroy(&m->mu);
+		free(m->order);
 		free(m->scores);
 		free(m->inc);
 		free(m->lat);

@@ -70,6 +70,7 @@ struct an_metrics_opts {
 	uint64_t min_visible_ns;            /* incidents_active holds a resolved episode this long after its raise */
 	const struct an_output *attr;       /* an_out_attr: the identity map's counters; NULL = none */
 	double latency_window_s;            /* the latency matrix's windowed gauges: the last this many seconds */
+	uint32_t max_series; /* node_info and link_congestion_score: at most this many series each (0 = all) */
 };
 /* --metrics HOST:PORT: the snapshot refreshed at most every 50 ms. */
 struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, size_t errlen);

@@ -103,3 +103,12 @@ wait_for() {
   fail "$what: not within $secs s"
   return 1
 }
+
+# self_signed_cert DIR: DIR/cert.pem and DIR/key.pem, a self-signed certificate for 127.0.0.1 (the HTTP
+# servers' --tls-cert/--tls-key; curl --cacert DIR/cert.pem trusts it).
+self_signed_cert() {
+  command -v openssl >/dev/null || skip "openssl not installed"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$1/key.pem" -out "$1/cert.pem" 2>"$1/openssl.err" ||
+    { cat "$1/openssl.err"; fail "openssl could not make a certificate"; }
+}

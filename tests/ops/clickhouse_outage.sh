@@ -3,7 +3,7 @@
 # in a namespace this test creates; ClickHouse runs on that namespace's loopback) while ClickHouse
 # is down for a few seconds.  With a queue larger than the outage every record arrives, once;
 # with a small queue, rows in ClickHouse + records the sink counted as dropped = records written,
-# and every row is one of the collector's records.
+# every row is one of the collector's records, and the run exits 1 (records were lost).
 # Usage: clickhouse_outage.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SOURCE_ROOT SEND_PCAP.PY
 set -u
 here=$(dirname "$0")
@@ -35,8 +35,8 @@ url="http://127.0.0.1:$CH_HTTP/?database=hopwatch"
 "$gen" reports --format tr2.0 --count 16000 --hops 2-4 --seed 41 --out "$dir/r.pcap" 2>/dev/null || fail "generator failed"
 cols=$(ch_query "SELECT arrayStringConcat(groupArray(name), ',') FROM system.columns WHERE database = 'hopwatch' AND table = 'hops' AND default_kind != 'MATERIALIZED'" | sed 's/src_ip/IPv6NumToString(src_ip) AS src_ip/; s/dst_ip/IPv6NumToString(dst_ip) AS dst_ip/')
 
-run() { # name queue-records
-  local name=$1 queue=$2
+run() { # name queue-records exit-status (1: records were dropped, the run must say so)
+  local name=$1 queue=$2 want_rc=$3
   ch_query "CREATE TABLE hopwatch.hops_$name AS hopwatch.hops" || fail "$name: cannot create the table"
   ip netns exec "$ns" "$col" --pcap rx0 --json-out "$dir/$name.jsonl" --clickhouse "$url" \
     --clickhouse-table "hops_$name" --clickhouse-batch 500 \
@@ -57,7 +57,7 @@ run() { # name queue-records
   wait "$spid"; spid=
   sleep 0.5
   kill -TERM "$cpid"; wait "$cpid"; local rc=$?; cpid=
-  [ $rc = 0 ] || { cat "$dir/$name.err"; fail "$name: collector exited $rc"; }
+  [ $rc = "$want_rc" ] || { cat "$dir/$name.err"; fail "$name: collector exited $rc, want $want_rc"; }
   grep -q "clickhouse .*: down (insert into .* failed (no answer)" "$dir/$name.err" || { cat "$dir/$name.err"; fail "$name: the sink never saw ClickHouse down"; }
   # ... and a line when it is back, counting the inserts that failed meanwhile (at least one: it was down 3 s)
   grep -q "clickhouse .*: back after [0-9.]* s, [1-9][0-9]* inserts\? failed meanwhile" "$dir/$name.err" ||
@@ -79,14 +79,16 @@ run() { # name queue-records
   echo "$name: ClickHouse down from record $at to record $back of $records; $dups rows of a retried batch stored twice"
 }
 
-run big 200000
+run big 200000 0
 [ "$dropped" = 0 ] || fail "big queue: $dropped records dropped though the queue could hold the outage"
 python3 "$here/ch_compare.py" "$dir/big.rows" "$dir/big.jsonl" || fail "big queue: rows differ from the records"
 echo "ok outage with a queue larger than it: $rows rows = $records records, $retries retries, nothing lost"
 big_retries=$retries
 
-run small 2000
+run small 2000 1
 [ "$dropped" -gt 0 ] || fail "small queue: nothing dropped during a 3 s outage at ~10k records/s"
+grep -q "^hopwatch-collector: clickhouse: $dropped records dropped" "$dir/small.err" ||
+  { cat "$dir/small.err"; fail "small queue: no line saying $dropped records were dropped"; }
 python3 "$here/ch_compare.py" --subset "$dir/small.rows" "$dir/small.jsonl" || fail "small queue: rows that are not records"
 echo "ok outage with a 2000-record queue: $rows rows + $dropped dropped = $records records ($retries retries)"
 : "$big_retries"
