@@ -334,11 +334,16 @@ static void reload_topology(struct hw_analyzer *a, struct run_live *tr, const st
 		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): out of memory\n",
 		        hw_service_log_prefix(3), why);
 	} else if (tr->live.n_changes) {
-		uint32_t down = 0, up = 0;
-		for (uint32_t i = 0; i < tr->live.n_changes; i++)
-			tr->live.changes[i].kind == HW_EV_LINK_DOWN ? down++ : up++;
-		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %u link%s down, %u up\n",
-		        hw_service_log_prefix(down ? 4 : 5), why, down, down == 1 ? "" : "s", up);
+		uint32_t down = 0, up = 0, moved = 0;
+		for (uint32_t i = 0; i < tr->live.n_changes; i++) {
+			enum hw_topo_event_kind k = tr->live.changes[i].kind;
+			k == HW_EV_LINK_DOWN ? down++ : k == HW_EV_LINK_UP ? up++ : moved++;
+		}
+		char nb[64] = "";
+		if (moved)
+			snprintf(nb, sizeof(nb), ", %u neighbour%s changed", moved, moved == 1 ? "" : "s");
+		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %u link%s down, %u up%s\n",
+		        hw_service_log_prefix(down ? 4 : 5), why, down, down == 1 ? "" : "s", up, nb);
 		hw_an_topology_changes(a, &tr->live, now, why);
 	}
 	hw_topo_free(&fresh);
