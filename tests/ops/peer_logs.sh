@@ -125,7 +125,7 @@ echo "ok alertmanager: down line, the undelivered alert counted, exit 1"
 ns=hwt-peer-$$
 make_veth_ns "$ns"
 "$gen" reports --count 50 --out "$T/r.pcap" >/dev/null 2>&1 || fail "hopwatch-gen pcap"
-ip netns exec "$ns" "$col" --pcap rx0 --stream "unix:$T/rec.sock" 2>"$T/col.err" >/dev/null &
+ip netns exec "$ns" "$col" --pcap rx0 --stream "unix:$T/rec.sock" --status-interval 1 2>"$T/col.err" >/dev/null &
 cpid=$!
 pids+=($cpid)
 has_col() { grep -q "$1" "$T/col.err"; }
@@ -135,10 +135,14 @@ sending() { ip netns exec "$ns" python3 "$send" tx0 "$T/r.pcap" >/dev/null 2>&1;
 feeder=$!
 pids+=($feeder)
 wait_for 60 "a line saying the stream is down (no listener yet)" has_col "stream unix:$T/rec.sock: down"
+wait_for 60 "a status line naming the stream as down" has_col "status: .*; peers down: stream unix:$T/rec.sock$"
 "$recs" --listen "unix:$T/rec.sock" >/dev/null 2>&1 &
 lpid=$!
 pids+=($lpid)
 wait_for 60 "a line saying the stream is back" has_col "stream unix:$T/rec.sock: back after"
 grep -q "stream unix:$T/rec.sock: back after [0-9.]* s, [1-9][0-9]* connects\? failed meanwhile" "$T/col.err" ||
 	{ cat "$T/col.err"; fail "the stream's back line does not count failed connects"; }
+# a status line after the back line names no peer down
+back_then_none() { sed -n "/stream unix:.*: back after/,\$p" "$T/col.err" | grep -q "status: .*; peers down: none$"; }
+wait_for 60 "a status line with no peer down after the stream is back" back_then_none
 echo "ok stream: down while nobody listened, back when hopwatch-records did"
