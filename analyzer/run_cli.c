@@ -37,7 +37,7 @@ struct opts {
 	const char *stream, *stream_key, *lldp[MAX_INPUTS], *lldpd_json[MAX_INPUTS], *lldpd[MAX_INPUTS], *map, *config,
 	    *events, *am, *webhook, *metrics, *external_url, *http, *summary_json;
 	int n_lldp, n_lldpd_json, n_lldpd;
-	double hold, duration, topo_reload, latency_window;
+	double hold, duration, topo_reload, latency_window, status_interval;
 	int quiet;
 	struct hw_ch_replay ch;                          /* --clickhouse URL --table T --from TIME --to TIME */
 	struct an_graphs_opts svg;                       /* svg.dir NULL: no graphs */
@@ -129,6 +129,9 @@ static const struct hw_opt run_rows[] = {
      .help = "with --stream, load these sources again every SECONDS (0 = only on\n"
              "SIGHUP, which reloads at once): a link gone from LLDP raises LinkDown,\n"
              "resolved with a LinkUp when it comes back"},
+    {HW_OPT_DURATION, "status-interval", .metavar = "SECONDS", HW_OPT_AT(O, status_interval), .hi = 86400, .def = "60",
+     .help = "with --stream, one status line on stderr every SECONDS (records, events,\n"
+             "peers down; 0 = none)"},
     {HW_OPT_STRING, "map", .metavar = "FILE", HW_OPT_AT(O, map), .help = "INT node id / port map (docs/topology.md)"},
     {HW_OPT_GROUP, .help = "whose traffic (optional; events then name the jobs of their flows, docs/analyzer.md):"},
     {HW_OPT_LIST, "pods", .metavar = "FILE|DIR", HW_OPT_LIST_AT(O, pods, n_pods), .elem = HW_OPT_STRING,
@@ -310,6 +313,9 @@ struct run_live {
 	double next; /* monotonic seconds; 0 = none due */
 	struct hw_alert_sink *sink[2];
 	struct hw_peer_log peer[2];
+	double status_next, wd_next;     /* monotonic seconds: the next status line, the next WATCHDOG=1 */
+	uint64_t status_records;         /* records at the last status line */
+	double status_at, wd_interval_s; /* when that line was; half the unit's WatchdogSec (0: none) */
 };
 
 /* A sink's peer is down when only its failed posts grew since the last look, back when a post went through. */
@@ -333,6 +339,46 @@ static void watch_sink(struct run_live *tr, int i, struct hw_alert_sink *sink, c
 	hw_peer_log_init(&tr->peer[i], peer, "post");
 }
 
+/* The periodic status line of a live run (--status-interval) and the unit's STATUS=: records and their
+ * rate, events, and the peers that are down.  WATCHDOG=1 at half the unit's WatchdogSec while the loop turns. */
+static void run_status(const struct hw_analyzer *a, struct run_live *tr, const struct opts *o, int live)
+{
+	double now = hw_mono_s();
+	if (tr->wd_interval_s > 0 && now >= tr->wd_next) {
+		hw_service_watchdog();
+		tr->wd_next = now + tr->wd_interval_s;
+	}
+	if (!live || o->status_interval <= 0)
+		return;
+	if (!tr->status_next) { /* the first call: rates count from here */
+		tr->status_next = now + o->status_interval;
+		tr->status_at = now;
+		return;
+	}
+	if (now < tr->status_next)
+		return;
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	char line[1024];
+	size_t off = (size_t)snprintf(line, sizeof(line), "records %llu (%.0f/s), events raised %llu, resolved %llu",
+	                              (unsigned long long)st.records,
+	                              (double)(st.records - tr->status_records) / (now - tr->status_at),
+	                              (unsigned long long)st.events_raised, (unsigned long long)st.events_resolved);
+	const char *sep = "; peers down: ";
+	for (int i = 0; i < 2; i++)
+		if (tr->sink[i] && tr->peer[i].down && off < sizeof(line)) {
+			off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%s", sep, tr->peer[i].peer);
+			sep = ", ";
+		}
+	if (sep[0] == ';' && off < sizeof(line))
+		snprintf(line + off, sizeof(line) - off, "; peers down: none");
+	fprintf(stderr, "%shopwatch-analyzer run: status: %s\n", hw_service_log_prefix(6), line);
+	hw_service_status(line);
+	tr->status_records = st.records;
+	tr->status_at = now;
+	tr->status_next = now + o->status_interval;
+}
+
 /* Load the sources again and raise what changed.  A load that fails changes nothing: half a dump must
  * not take every link down. */
 static void reload_topology(struct hw_analyzer *a, struct run_live *tr, const struct opts *o, const char *why)
@@ -348,11 +394,16 @@ static void reload_topology(struct hw_analyzer *a, struct run_live *tr, const st
 		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): out of memory\n",
 		        hw_service_log_prefix(3), why);
 	} else if (tr->live.n_changes) {
-		uint32_t down = 0, up = 0;
-		for (uint32_t i = 0; i < tr->live.n_changes; i++)
-			tr->live.changes[i].kind == HW_EV_LINK_DOWN ? down++ : up++;
-		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %u link%s down, %u up\n",
-		        hw_service_log_prefix(down ? 4 : 5), why, down, down == 1 ? "" : "s", up);
+		uint32_t down = 0, up = 0, moved = 0;
+		for (uint32_t i = 0; i < tr->live.n_changes; i++) {
+			enum hw_topo_event_kind k = tr->live.changes[i].kind;
+			k == HW_EV_LINK_DOWN ? down++ : k == HW_EV_LINK_UP ? up++ : moved++;
+		}
+		char nb[64] = "";
+		if (moved)
+			snprintf(nb, sizeof(nb), ", %u neighbour%s changed", moved, moved == 1 ? "" : "s");
+		fprintf(stderr, "%shopwatch-analyzer run: topology reload (%s): %u link%s down, %u up%s\n",
+		        hw_service_log_prefix(down ? 4 : 5), why, down, down == 1 ? "" : "s", up, nb);
 		hw_an_topology_changes(a, &tr->live, now, why);
 	}
 	hw_topo_free(&fresh);
@@ -416,6 +467,7 @@ static int drive(struct hw_analyzer *a, struct record_source *src, const struct 
 	while (!stop_flag) {
 		maybe_reload(a, tr, o, src->live);
 		watch_peers(tr);
+		run_status(a, tr, o, src->live);
 		const struct hw_record *r = NULL;
 		long n = src->ops->next(src, &r, err, sizeof(err));
 		if (n == HW_SRC_END)
@@ -636,6 +688,7 @@ int hw_cmd_run(int argc, char **argv)
 		watch_sink(&tr, 0, am, "alertmanager", o.am);
 	if (webhook)
 		watch_sink(&tr, 1, webhook, "webhook", o.webhook);
+	tr.wd_interval_s = (double)hw_service_watchdog_usec() * 1e-6 / 2;
 	rc = HW_EXIT_OK;
 	pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL); /* every output thread is running: stops come here */
 	for (int k = 0; k < SRC_KINDS && rc == HW_EXIT_OK; k++) {
@@ -657,6 +710,7 @@ int hw_cmd_run(int argc, char **argv)
 		sleep_s(0.1);
 		an_outputs_tick(&out, AN_TICK_HOLD);
 		watch_peers(&tr);
+		run_status(a, &tr, &o, 0);
 	}
 	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (rc == HW_EXIT_OK && an_outputs_lost(&out))

@@ -7,7 +7,7 @@ pkgs=(
   libpcap-dev libjansson-dev libcmocka-dev dpdk-dev libgraphviz-dev
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev libssl-dev libsystemd-dev libcrypt-dev openssl
   lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus chromium
-  prometheus-alertmanager clickhouse-server clickhouse-client
+  prometheus-alertmanager clickhouse-server clickhouse-client zookeeper
   build-essential dpkg-dev debhelper fakeroot lintian help2man
 )
 missing=()

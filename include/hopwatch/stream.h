@@ -64,6 +64,8 @@ uint64_t hw_stream_dropped_records(const struct hw_stream_sender *s);
 uint64_t hw_stream_dropped_batches(const struct hw_stream_sender *s);
 /* The last connect/send failure, naming the address ("" if none): for logs. */
 const char *hw_stream_sender_error(const struct hw_stream_sender *s);
+/* "stream ADDR" while its connects or sends fail, else NULL (any thread). */
+const char *hw_stream_sender_down(const struct hw_stream_sender *s);
 /* The end of sending: one last non-blocking flush, then a frame still pending is counted as dropped and
  * the connection closed, so that the counters read afterwards are final (sent + dropped = every record
  * given).  hw_stream_sender_close does the same. */

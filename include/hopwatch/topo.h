@@ -205,7 +205,8 @@ enum hw_topo_result hw_topo_compare_baseline(struct hw_topo *t, const char *path
  * or down as the latest load saw it.  A reload is a fresh struct hw_topo loaded from the same sources;
  * hw_topo_live_update() compares it by node and port names (indices differ between loads) and lists what
  * changed since the previous load: a known link no longer up (LinkDown), a link down before and up again,
- * or one never seen before (LinkUp).  The baseline's own links raise nothing. */
+ * or one never seen before (LinkUp).  When one update takes a port's link down and brings up another on the same
+ * port, a NeighborChanged follows the LinkDown and LinkUp.  The baseline's own links raise nothing. */
 struct hw_topo_live_link {
 	char a_node[HW_TOPO_NAME_MAX], a_port[HW_TOPO_NAME_MAX]; /* the ends in name order: a < b */
 	char b_node[HW_TOPO_NAME_MAX], b_port[HW_TOPO_NAME_MAX];
@@ -214,9 +215,11 @@ struct hw_topo_live_link {
 	uint8_t mark;              /* private to hw_topo_live_update */
 };
 struct hw_topo_live_change {
-	enum hw_topo_event_kind kind; /* HW_EV_LINK_DOWN or HW_EV_LINK_UP */
-	uint32_t link;                /* index into links */
+	enum hw_topo_event_kind kind; /* HW_EV_LINK_DOWN, HW_EV_LINK_UP or HW_EV_NEIGHBOR_CHANGED */
+	uint32_t link;                /* index into links (NeighborChanged: the link now up) */
 	uint8_t is_new;               /* LinkUp of a link the baseline did not have */
+	uint8_t end;  /* NeighborChanged: the port whose neighbour changed is link's a (0) or b (1) end */
+	uint32_t was; /* NeighborChanged: the link that went down on that port */
 };
 struct hw_topo_live {
 	struct hw_topo_live_link *links;

@@ -859,6 +859,17 @@ void hw_an_topology_changes(struct hw_analyzer *a, struct hw_topo_live *live, do
 			                        l->b_node, l->b_port, detail));
 			continue;
 		}
+		if (c->kind == HW_EV_NEIGHBOR_CHANGED) { /* news, after the LinkDown and LinkUp it sums up */
+			const struct hw_topo_live_link *w = &live->links[c->was];
+			const char *node = c->end ? l->b_node : l->a_node, *port = c->end ? l->b_port : l->a_port;
+			int same_a = !strcmp(w->a_node, node) && !strcmp(w->a_port, port);
+			snprintf(detail, sizeof(detail), "neighbour was %.60s:%.60s (%.100s)",
+			         same_a ? w->b_node : w->a_node, same_a ? w->b_port : w->a_port, why);
+			topo_news(a,
+			          topo_event(a, HW_EV_NEIGHBOR_CHANGED, a->next_id++, now_ns, node, port,
+			                     c->end ? l->a_node : l->b_node, c->end ? l->a_port : l->b_port, detail));
+			continue;
+		}
 		snprintf(detail, sizeof(detail), "%s in LLDP (%.200s)", c->is_new ? "new" : "back", why);
 		if (l->down_id) { /* the LinkDown it ends resolves */
 			struct an_ev *r = topo_event(a, HW_EV_LINK_DOWN, l->down_id, l->down_ns, l->a_node, l->a_port,

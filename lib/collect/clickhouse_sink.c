@@ -214,6 +214,11 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 		ADD(s->cnt.dropped, n - done);
 }
 
+const char *hw_ch_sink_down(const struct hw_ch_sink *s)
+{
+	return hw_peer_down_name(&s->peer);
+}
+
 void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
 {
 	out->inserted = GET(s->cnt.inserted);

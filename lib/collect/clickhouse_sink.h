@@ -39,6 +39,8 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
  * (unless lossless_stop is set: then it waits for room). */
 void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t n);
 void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out);
+/* "clickhouse URL" while inserts fail, else NULL (any thread). */
+const char *hw_ch_sink_down(const struct hw_ch_sink *s);
 /* Send what is queued (for up to drain_s), stop the thread, free.  Final counts go to out. */
 void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out);
 

@@ -7,6 +7,7 @@
 #include "clickhouse_sink.h"
 #include "clock.h"
 #include "collector.h"
+#include "hopwatch/stream.h"
 #include "service.h"
 
 /* STATUS= is refreshed this often even when the stderr line is rarer (or off). */
@@ -103,6 +104,18 @@ void hw_collector_status_line(const struct hw_collector *c, struct hw_status_pre
 		hw_ch_sink_counts(c->clickhouse, &k);
 		PUT(", clickhouse queue %llu/%u, dropped %llu", (unsigned long long)k.queued,
 		    c->cfg.clickhouse_queue_records, (unsigned long long)k.dropped);
+	}
+	if (c->clickhouse || c->stream) { /* the peers it sends to that are down */
+		const char *down[2] = {c->clickhouse ? hw_ch_sink_down(c->clickhouse) : NULL,
+		                       c->stream ? hw_stream_sender_down(c->stream) : NULL};
+		const char *sep = "; peers down: ";
+		for (int i = 0; i < 2; i++)
+			if (down[i]) {
+				PUT("%s%s", sep, down[i]);
+				sep = ", ";
+			}
+		if (sep[0] == ';')
+			PUT("; peers down: none");
 	}
 	if (off >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4); /* cut: say so */

@@ -36,7 +36,7 @@ void hw_peer_failed(struct hw_peer_log *p, uint64_t n, const char *why)
 	p->failed += n;
 	if (p->down)
 		return;
-	p->down = 1;
+	__atomic_store_n(&p->down, 1, __ATOMIC_RELAXED); /* hw_peer_down_name reads it from other threads */
 	p->down_since = now;
 	p->down_logged = now >= p->quiet_until;
 	if (!p->down_logged)
@@ -47,11 +47,16 @@ void hw_peer_failed(struct hw_peer_log *p, uint64_t n, const char *why)
 	        p->unit);
 }
 
+const char *hw_peer_down_name(const struct hw_peer_log *p)
+{
+	return __atomic_load_n(&p->down, __ATOMIC_RELAXED) ? p->peer : NULL;
+}
+
 void hw_peer_ok(struct hw_peer_log *p)
 {
 	if (!p->down)
 		return;
-	p->down = 0;
+	__atomic_store_n(&p->down, 0, __ATOMIC_RELAXED);
 	if (!p->down_logged && hw_mono_s() < p->quiet_until)
 		return; /* a bout not told: its failures go into the next line */
 	fprintf(stderr, "%s%s: %s: back after %.1f s, %llu %s%s failed meanwhile\n", hw_service_log_prefix(5),

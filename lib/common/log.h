@@ -26,6 +26,8 @@ void hw_peer_log_init(struct hw_peer_log *p, const char *peer, const char *unit)
 void hw_peer_failed(struct hw_peer_log *p, uint64_t n, const char *why);
 /* An attempt succeeded. */
 void hw_peer_ok(struct hw_peer_log *p);
+/* The peer's name while it is down, else NULL: for status lines, from any thread. */
+const char *hw_peer_down_name(const struct hw_peer_log *p);
 /* The same from cumulative counters of successes and failures (another thread's statistics): down when
  * only failures grew since the last call, back when a success did. */
 void hw_peer_counts(struct hw_peer_log *p, uint64_t ok, uint64_t failed, const char *why);

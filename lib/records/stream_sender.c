@@ -236,6 +236,11 @@ int hw_stream_sender_flush(struct hw_stream_sender *s)
 	return drain(s) && !s->pend_len;
 }
 
+const char *hw_stream_sender_down(const struct hw_stream_sender *s)
+{
+	return hw_peer_down_name(&s->peer);
+}
+
 const char *hw_stream_sender_error(const struct hw_stream_sender *s)
 {
 	return s->last_err;

@@ -103,6 +103,43 @@ static int reserve(void **v, uint32_t *cap, uint32_t want, size_t size)
 /* What the update in progress does to a link (hw_topo_live_link.mark). */
 enum { MARK_NONE, MARK_DOWN, MARK_BACK, MARK_NEW };
 
+/* Does link x have the end (node, port)? */
+static int has_end(const struct hw_topo_live_link *x, const char *node, const char *port)
+{
+	return (!strcmp(x->a_node, node) && !strcmp(x->a_port, port)) ||
+	       (!strcmp(x->b_node, node) && !strcmp(x->b_port, port));
+}
+
+/* After the LinkDown and LinkUp changes of one update: a port whose link went down while another link came up
+ * on it hears a new neighbour.  Out of memory: the NeighborChanged are left out, the rest stands. */
+static void add_neighbor_changes(struct hw_topo_live *l)
+{
+	uint32_t n = l->n_changes;
+	for (uint32_t i = 0; i < n; i++) {
+		if (l->changes[i].kind != HW_EV_LINK_UP)
+			continue;
+		const struct hw_topo_live_link *up = &l->links[l->changes[i].link];
+		for (uint32_t j = 0; j < n; j++) {
+			if (l->changes[j].kind != HW_EV_LINK_DOWN)
+				continue;
+			const struct hw_topo_live_link *down = &l->links[l->changes[j].link];
+			for (uint8_t end = 0; end < 2; end++) {
+				const char *node = end ? up->b_node : up->a_node, *port = end ? up->b_port : up->a_port;
+				if (!has_end(down, node, port))
+					continue;
+				if (reserve((void **)&l->changes, &l->cap_changes, l->n_changes + 1,
+				            sizeof(*l->changes)))
+					return;
+				l->changes[l->n_changes++] =
+				    (struct hw_topo_live_change){.kind = HW_EV_NEIGHBOR_CHANGED,
+				                                 .link = l->changes[i].link,
+				                                 .end = end,
+				                                 .was = l->changes[j].link};
+			}
+		}
+	}
+}
+
 int hw_topo_live_update(struct hw_topo_live *l, const struct hw_topo *fresh)
 {
 	uint32_t old = l->n_links, most = old + fresh->n_links; /* every fresh link new, every old one down */
@@ -150,6 +187,7 @@ int hw_topo_live_update(struct hw_topo_live *l, const struct hw_topo *fresh)
 			                                 .is_new = x->mark == MARK_NEW};
 		x->mark = MARK_NONE;
 	}
+	add_neighbor_changes(l);
 	return 0;
 }
 

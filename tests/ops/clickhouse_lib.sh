@@ -2,6 +2,7 @@
 # loopback with its own config, data directory and free ports, in the test's temp dir.
 # ch_start DIR [PREFIX...]: start (or restart) the server of DIR; PREFIX runs it (e.g. ip netns exec NS).
 # Sets CH_HTTP (port), CH_TCP (port), CH_PID.  Cluster `hopwatch`: shards on CH_SHARD_TCP_PORTS (default: itself).  ch_stop: SIGTERM and wait.  ch_query SQL: query over HTTP.
+# CH_EXTRA_XML: more elements for the server's config (ZooKeeper, macros, interserver port).
 
 ch_available() {
   command -v clickhouse-server >/dev/null && command -v clickhouse-client >/dev/null
@@ -31,6 +32,7 @@ ch_config() { # DIR
   <default_database>default</default_database>
   <mark_cache_size>5368709120</mark_cache_size>
   <max_concurrent_queries>20</max_concurrent_queries>
+  ${CH_EXTRA_XML:-}
   <remote_servers><hopwatch>$(for p in ${CH_SHARD_TCP_PORTS:-$CH_TCP}; do
     echo "<shard><replica><host>127.0.0.1</host><port>$p</port></replica></shard>"; done)</hopwatch></remote_servers>
 </yandex>

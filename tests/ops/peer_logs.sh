@@ -6,7 +6,7 @@
 # (SIGHUP), so no records are needed.  An Alertmanager that never answers gets the same down line, and the
 # run counts the alert it could not deliver (exit 1).  Then the collector's live stream: its listener
 # (hopwatch-records --listen) starts late; the collector says the stream is down, then back with how many
-# connects failed.
+# connects failed.  With --status-interval 1 the analyzer's status lines name the peers that are down.
 # Usage: peer_logs.sh HOPWATCH-ANALYZER SOURCE-ROOT HOPWATCH-COLLECTOR HOPWATCH-RECORDS HOPWATCH-GEN SEND-PCAP
 set -u
 an=$1 src=$2 col=$3 recs=$4 gen=$5 send=$6
@@ -68,10 +68,12 @@ with_host2() { cp "$src"/tests/topo/data/lldpd-json0/{host2,leaf3}.json "$T/lldp
 hook_up
 mport=$(free_port)
 "$an" run --stream "unix:$T/an.sock" --lldpd-json "$T/lldp" --topology-reload 0 --webhook "http://127.0.0.1:$port/" \
-	--metrics "127.0.0.1:$mport" --events "$T/events.jsonl" 2>"$T/an.err" &
+	--status-interval 1 --metrics "127.0.0.1:$mport" --events "$T/events.jsonl" 2>"$T/an.err" &
 apid=$!
 pids+=($apid)
 wait_for 30 "the analyzer listens" test -S "$T/an.sock"
+# the periodic status line (--status-interval 1): no peer down while the receiver is up
+wait_for 30 "a status line with no peer down" has_line "status: records 0 (0/s), events raised [0-9]*, resolved [0-9]*; peers down: none"
 without_host2
 kill -HUP $apid
 wait_for 30 "the webhook gets the LinkDown" got LinkDown firing
@@ -79,6 +81,7 @@ stop_pid "$hook" # the receiver goes away ...
 with_host2
 kill -HUP $apid # ... and the link comes back: its resolve and the LinkUp wait for the webhook
 wait_for 30 "a line saying the webhook is down" has_line "webhook http://127.0.0.1:$port/: down"
+wait_for 30 "a status line naming the webhook as down" has_line "status: .*; peers down: webhook http://127.0.0.1:$port/$"
 sleep 2 # a few more failed posts (the sink retries every second), so that the count is above 1
 hook_up
 wait_for 30 "a line saying the webhook is back" has_line "webhook http://127.0.0.1:$port/: back after"
@@ -102,13 +105,14 @@ echo "ok webhook: down once, back after $failed failed posts (as /metrics counts
 closed=$(free_port)
 mv "$T/an.err" "$T/an1.err"
 "$an" run --stream "unix:$T/am.sock" --lldpd-json "$T/lldp" --topology-reload 0 --alertmanager "http://127.0.0.1:$closed" \
-	2>"$T/an.err" &
+	--status-interval 1 2>"$T/an.err" &
 apid=$!
 pids+=($apid)
 wait_for 30 "the analyzer listens" test -S "$T/am.sock"
 without_host2
 kill -HUP $apid
 wait_for 30 "a line saying Alertmanager is down" has_line "alertmanager http://127.0.0.1:$closed: down"
+wait_for 30 "a status line naming Alertmanager as down" has_line "status: .*; peers down: alertmanager http://127.0.0.1:$closed$"
 kill -TERM $apid
 wait $apid
 rc=$?
@@ -121,7 +125,7 @@ echo "ok alertmanager: down line, the undelivered alert counted, exit 1"
 ns=hwt-peer-$$
 make_veth_ns "$ns"
 "$gen" reports --count 50 --out "$T/r.pcap" >/dev/null 2>&1 || fail "hopwatch-gen pcap"
-ip netns exec "$ns" "$col" --pcap rx0 --stream "unix:$T/rec.sock" 2>"$T/col.err" >/dev/null &
+ip netns exec "$ns" "$col" --pcap rx0 --stream "unix:$T/rec.sock" --status-interval 1 2>"$T/col.err" >/dev/null &
 cpid=$!
 pids+=($cpid)
 has_col() { grep -q "$1" "$T/col.err"; }
@@ -131,10 +135,14 @@ sending() { ip netns exec "$ns" python3 "$send" tx0 "$T/r.pcap" >/dev/null 2>&1;
 feeder=$!
 pids+=($feeder)
 wait_for 60 "a line saying the stream is down (no listener yet)" has_col "stream unix:$T/rec.sock: down"
+wait_for 60 "a status line naming the stream as down" has_col "status: .*; peers down: stream unix:$T/rec.sock$"
 "$recs" --listen "unix:$T/rec.sock" >/dev/null 2>&1 &
 lpid=$!
 pids+=($lpid)
 wait_for 60 "a line saying the stream is back" has_col "stream unix:$T/rec.sock: back after"
 grep -q "stream unix:$T/rec.sock: back after [0-9.]* s, [1-9][0-9]* connects\? failed meanwhile" "$T/col.err" ||
 	{ cat "$T/col.err"; fail "the stream's back line does not count failed connects"; }
+# a status line after the back line names no peer down
+back_then_none() { sed -n "/stream unix:.*: back after/,\$p" "$T/col.err" | grep -q "status: .*; peers down: none$"; }
+wait_for 60 "a status line with no peer down after the stream is back" back_then_none
 echo "ok stream: down while nobody listened, back when hopwatch-records did"

@@ -3,7 +3,8 @@
 # Python script listens on.  A libpcap collector on one end of a veth pair must send READY=1 once the
 # capture is open, STATUS= lines and the status line on stderr with the packets it got, WATCHDOG=1
 # while WATCHDOG_USEC is set, the kernel drop series on /metrics, and STOPPING=1 on SIGTERM.
-# hopwatch-analyzer run on a live stream sends READY=1 once it listens and STOPPING=1 on SIGTERM.
+# hopwatch-analyzer run on a live stream sends READY=1 once it listens, its status line, WATCHDOG=1 and
+# STOPPING=1 on SIGTERM.
 # Usage: service_notify.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY SRCDIR HOPWATCH-ANALYZER
 set -u
 . "$(dirname "$0")/../collector/lib.sh"
@@ -75,13 +76,23 @@ cpid=
 [ "$(count packets "$dir/col.err")" = 300 ] || fail "exit counters: packets $(count packets "$dir/col.err"), want 300"
 echo "ok: READY, STATUS, WATCHDOG, STOPPING and the status line from a libpcap collector"
 
-# the analyzer: READY=1 once its stream socket listens, STOPPING=1 when SIGTERM ends the input
+# the analyzer: READY=1 once its stream socket listens, its status line (--status-interval 1) on stderr
+# and as STATUS=, WATCHDOG=1 while WATCHDOG_USEC is set, STOPPING=1 when SIGTERM ends the input
 : >"$dir/notify.log"
-env NOTIFY_SOCKET="$dir/notify.sock" "$an" run --stream "unix:$dir/records.sock" --quiet >/dev/null 2>"$dir/an.err" &
+env NOTIFY_SOCKET="$dir/notify.sock" WATCHDOG_USEC=2000000 \
+  "$an" run --stream "unix:$dir/records.sock" --status-interval 1 --quiet >/dev/null 2>"$dir/an.err" &
 apid=$!
 wait_for_line "$dir/notify.log" "^READY=1 | STATUS=receiving live records" 60 ||
   { cat "$dir/an.err" "$dir/notify.log"; fail "analyzer: no READY=1"; }
 [ -S "$dir/records.sock" ] || fail "analyzer: READY=1 before its stream socket exists"
+# no records sent and no alert sink: 0 records, no peer to be down
+wait_for_line "$dir/an.err" "hopwatch-analyzer run: status: records 0 (0/s), events raised 0, resolved 0; peers down: none$" 60 ||
+  { cat "$dir/an.err"; fail "analyzer: no status line"; }
+wait_for_line "$dir/notify.log" "^STATUS=records 0 (0/s), events raised 0" 60 ||
+  { cat "$dir/notify.log"; fail "analyzer: no STATUS= with its status line"; }
+t=0
+while [ "$(grep -c '^WATCHDOG=1$' "$dir/notify.log")" -lt 2 ] && [ $t -lt 600 ]; do sleep 0.1; t=$((t + 1)); done
+[ "$(grep -c '^WATCHDOG=1$' "$dir/notify.log")" -ge 2 ] || { cat "$dir/notify.log"; fail "analyzer: fewer than two WATCHDOG=1"; }
 stop_ok "$apid" "$dir/an.err" "input ended" analyzer
 apid=
-echo "ok: READY and STOPPING from hopwatch-analyzer run --stream"
+echo "ok: READY, status line, STATUS, WATCHDOG and STOPPING from hopwatch-analyzer run --stream"

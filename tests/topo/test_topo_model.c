@@ -338,6 +338,47 @@ static void live_reload(void **state)
 	hw_topo_free(&back);
 }
 
+/* A reload where a.eth2 hears d.eth1 instead of c.eth9: LinkDown a--c, LinkUp a--d, then NeighborChanged on
+ * a.eth2 (the end both links share: the a end of a.eth2--d.eth1, as a < d) naming c.eth9 as the old link. */
+static void live_neighbor_changed(void **state)
+{
+	(void)state;
+	struct hw_topo base, moved;
+	struct hw_topo_live l;
+	load(&base, 1, 0);
+	hw_topo_init(&moved);
+	pair(&moved, adv(&moved, (struct test_end){2, "eth1", "b", 120, 0, -1, 0}, 1),
+	     adv(&moved, (struct test_end){1, "eth1", "a", 120, 0, -1, 0}, 1), 120, 1);
+	pair(&moved, adv(&moved, (struct test_end){1, "eth2", "a", 120, 0, -1, 0}, 1),
+	     adv(&moved, (struct test_end){4, "eth1", "d", 120, 0, -1, 0}, 1), 120, 1);
+	assert_int_equal(hw_topo_live_init(&l, &base), 0);
+	assert_int_equal(hw_topo_live_update(&l, &moved), 0);
+	/* links by name: a.eth1--b.eth1, a.eth2--c.eth9, a.eth2--d.eth1; changes in that order, then the
+	 * NeighborChanged derived from the pair */
+	assert_int_equal(l.n_changes, 3);
+	assert_int_equal(l.changes[0].kind, HW_EV_LINK_DOWN);
+	assert_live_ends(&l, 0, "a", "eth2", "c", "eth9");
+	assert_int_equal(l.changes[1].kind, HW_EV_LINK_UP);
+	assert_live_ends(&l, 1, "a", "eth2", "d", "eth1");
+	assert_int_equal(l.changes[2].kind, HW_EV_NEIGHBOR_CHANGED);
+	assert_live_ends(&l, 2, "a", "eth2", "d", "eth1");
+	assert_int_equal(l.changes[2].end, 0);
+	assert_int_equal(l.changes[2].was, l.changes[0].link);
+	/* a link going down alone (b.eth1 loses a.eth1, nothing new) is no NeighborChanged */
+	struct hw_topo alone;
+	hw_topo_init(&alone);
+	pair(&alone, adv(&alone, (struct test_end){1, "eth2", "a", 120, 0, -1, 0}, 1),
+	     adv(&alone, (struct test_end){4, "eth1", "d", 120, 0, -1, 0}, 1), 120, 1);
+	assert_int_equal(hw_topo_live_update(&l, &alone), 0);
+	assert_int_equal(l.n_changes, 1);
+	assert_int_equal(l.changes[0].kind, HW_EV_LINK_DOWN);
+	assert_live_ends(&l, 0, "a", "eth1", "b", "eth1");
+	hw_topo_live_free(&l);
+	hw_topo_free(&base);
+	hw_topo_free(&moved);
+	hw_topo_free(&alone);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +392,7 @@ int main(void)
 	    cmocka_unit_test(tiers),
 	    cmocka_unit_test(baseline),
 	    cmocka_unit_test(live_reload),
+	    cmocka_unit_test(live_neighbor_changed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
