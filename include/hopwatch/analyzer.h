@@ -120,6 +120,7 @@ struct hw_an_event {
 	char alertname[32]; /* hw_an_kind_name(kind), or the topology event's name */
 	const char *severity;
 	int resolved;
+	int update; /* an update of the firing alert of this id and alertname (it grew): not a new episode */
 	uint64_t start_ns, end_ns;
 	/* place; node_id 0 / port UINT32_MAX / queue -1 = not applicable */
 	uint32_t node_id, port;

@@ -322,6 +322,21 @@ static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
 	return changed;
 }
 
+/* An update u of the firing alert f (another detector's finding, or the episode grew) keeps what f said
+ * that u does not: its numbers u lacks (an Incast's sources beside a folded tree's victims) and its detail. */
+static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
+{
+	for (unsigned i = 0; i < f->n_numbers && u->n_numbers < HW_AN_MAX_NUMBERS; i++) {
+		unsigned k = 0;
+		while (k < u->n_numbers && strcmp(u->numbers[k].name, f->numbers[i].name))
+			k++;
+		if (k == u->n_numbers)
+			u->numbers[u->n_numbers++] = f->numbers[i];
+	}
+	if (!u->detail[0])
+		memcpy(u->detail, f->detail, sizeof(u->detail));
+}
+
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
  * (id and alertname).  A resolve that comes before the alert was posted firing, or before the minimum
  * visible time, is held back; a webhook is told of an alert when it fires and when it resolves,
@@ -362,7 +377,10 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		if (take_growth(&en->e, e) && s->kind == HW_SINK_ALERTMANAGER)
 			en->dirty = 1;
 	} else {
+		struct hw_an_event prev = en->e;
 		en->e = *e;
+		if (!fresh && e->update && !prev.resolved)
+			keep_said(&en->e, &prev); /* the same alert, new annotations */
 		en->has_res = 0;
 	}
 	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));

@@ -344,7 +344,7 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 		m->names[k].severity = sev; /* severities are string constants */
 		m->n_names++;
 	}
-	if (k < m->n_names)
+	if (k < m->n_names && !e->update) /* an update is the episode raised already */
 		*(e->resolved ? &m->names[k].resolved : &m->names[k].raised) += 1;
 	pthread_mutex_unlock(&m->mu);
 	if (k == m->n_names)

@@ -5,7 +5,8 @@
 # running the shipped deploy/alertmanager/alertmanager.yml (only the receiver URL changed), whose webhook
 # goes to a python http.server.  Checks: exactly one notification per injected incident, within 2 s of
 # its start, in Alertmanager's webhook format, its summary naming the switch and port with units and a
-# UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP; an analyzer restart notifies nothing for links already
+# UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP,
+# the incast's saying as many sources as the scenario had senders (updated while it grew); an analyzer restart notifies nothing for links already
 # up; Prometheus scrapes both programs and the same node and node_name label values are on both (the
 # collector names nodes from `hopwatch-analyzer topology --names-out`) and on the alert.
 # Usage: alerts_e2e.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS SEND_PCAP.PY SRC
@@ -224,6 +225,16 @@ for i, (name, truth_p) in enumerate((("incast", inc_p), ("PFC storm", pfc_p))):
             len(n["body"]["alerts"]), l.get("incident"), place["node"], place["ifname"], ", ".join(at) or "none"))
         if not at:
             bad.append("%s: no alert at the injected place" % name)
+        if i == 0:  # the incast grew while it fired: its first notification says how many senders it had
+            senders = json.load(open(truth_p))["events"][0]["senders"]  # gen/scenario/events.c: 16 senders
+            inc = [x for x in n["body"]["alerts"] if x["labels"]["alertname"] == "Incast"]
+            said = sorted({x["annotations"].get("sources") for x in inc})
+            print("  Incast sources in the notification: %s (truth: %d senders)" % (", ".join(map(str, said)), senders))
+            if not inc or said != [str(senders)]:
+                bad.append("%s: the notification says sources %s, the scenario had %d senders" % (name, said, senders))
+            for x in inc:
+                if "sources %d" % senders not in x["annotations"]["summary"]:
+                    bad.append("%s: summary does not say sources %d: %s" % (name, senders, x["annotations"]["summary"]))
 print("\n".join("FAIL " + b for b in bad) or "all incidents: one notification each, in time, readable, linked")
 sys.exit(1 if bad else 0)
 PY
