@@ -64,15 +64,6 @@ struct hw_alert_sink {
 	struct hw_alert_kv lab, ann, common_lab, common_ann; /* scratch of post() */
 };
 
-static void rfc3339(uint64_t ns, char *buf, size_t size)
-{
-	time_t s = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
-}
-
 static void put_kv(struct hw_json *j, const struct hw_alert_kv *l)
 {
 	hw_json_obj(j);
@@ -140,11 +131,11 @@ static void put_alert(struct hw_alert_sink *s, const struct entry *en, int webho
 	put_kv(j, &s->lab);
 	hw_json_key(j, "annotations");
 	put_kv(j, &s->ann);
-	rfc3339(e->start_ns, ts, sizeof(ts));
+	hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 9, ts, sizeof(ts));
 	hw_json_key(j, "startsAt");
 	hw_json_str(j, ts);
 	if (gone(en)) {
-		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
+		hw_utc_fmt(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, HW_UTC_RFC3339, 9, ts, sizeof(ts));
 		hw_json_key(j, "endsAt");
 		hw_json_str(j, ts);
 	} else if (webhook) {
@@ -277,9 +268,8 @@ static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, ch
 	if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
 	    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns) {
 		s->inc_first_ns = s->inc_last_ns = e->start_ns;
-		rfc3339(e->start_ns, s->inc_name, sizeof(s->inc_name));
-		s->inc_name[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
-		s->inc_name[24] = 0;
+		/* to the millisecond: 2026-01-01T00:00:00.000Z */
+		hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 3, s->inc_name, sizeof(s->inc_name));
 	}
 	if (e->start_ns > s->inc_last_ns)
 		s->inc_last_ns = e->start_ns;
