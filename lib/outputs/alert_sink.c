@@ -396,11 +396,13 @@ static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
 	struct noted *batch = malloc(sizeof(*batch) * s->cap);
-	uint64_t last_all = hw_mono_ns(), retry_at = 0;
+	uint64_t last_all = hw_mono_ns(), retry_at = 0, settled_at = 0; /* settled_at: a new alert's first post */
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
 		if (!s->n) {
-			struct timespec ts = hw_real_deadline(200);
+			uint64_t t = hw_mono_ns();
+			long ms = settled_at > t ? (long)((settled_at - t) / 1000000u) + 1 : 200;
+			struct timespec ts = hw_real_deadline(ms < 200 ? ms : 200);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 		s->busy = 1; /* until this round's outcome is counted: drain waits for it */
@@ -416,6 +418,8 @@ static void *run(void *arg)
 		for (uint32_t i = 0; i < n; i++)
 			dropped += !merge(s, &batch[i], now);
 		uint32_t dirty = 0, active = 0;
+		int settling = 0;
+		settled_at = 0;
 		for (uint32_t i = 0; i < s->cap; i++) { /* resolves whose alert was visible long enough go out */
 			struct entry *en = &s->table[i];
 			if (en->used && en->held && en->fired && (flush || now - en->shown_ns >= s->min_visible_ns)) {
@@ -427,9 +431,18 @@ static void *run(void *arg)
 			}
 			dirty += en->used && en->dirty;
 			active += en->used && !gone(en);
+			/* a new alert's first post waits HW_ALERT_SETTLE_NS for the updates that follow its raise (an
+			 * incast's sources doubling within milliseconds): Alertmanager notifies at once for an alert
+			 * that starts more than group_wait before it arrives, with what the first post said */
+			if (en->used && en->dirty && !en->fired && !gone(en) &&
+			    now - en->shown_ns < HW_ALERT_SETTLE_NS) {
+				settling = 1;
+				if (!settled_at || en->shown_ns + HW_ALERT_SETTLE_NS < settled_at)
+					settled_at = en->shown_ns + HW_ALERT_SETTLE_NS;
+			}
 		}
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
-		if ((dirty && now >= retry_at) || (all && active)) {
+		if ((dirty && now >= retry_at && (!settling || flush)) || (all && active)) {
 			if (post(s, all))
 				retry_at = 0;
 			else
