@@ -24,7 +24,7 @@ static void tally_on_event(struct an_output *o, const struct hw_analyzer *a, con
 {
 	(void)a, (void)svg;
 	struct tally *t = (struct tally *)o;
-	if (e->resolved || e->update) /* an update is the same alert again, not a raise */
+	if (e->resolved || e->update) /* an update is the alert raised already */
 		return;
 	unsigned i;
 	for (i = 0; i < t->n && strcmp(t->v[i].name, e->alertname); i++)

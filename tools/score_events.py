@@ -290,7 +290,8 @@ def ramps(truth, raised, series, cfg, slack_ns):
 
 
 def score(truth, events, slack_ns, series=None, cfg=None):
-    raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
+    # an update (the firing alert of an id again, grown) is not another raise
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp" and not e.get("update")]
     cfg = dict(cfg or DEFAULTS)
     cfg.setdefault("model", truth.get("model", {}))
     rows = score_injected(truth, raised, slack_ns, cfg)

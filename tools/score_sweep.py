@@ -184,7 +184,7 @@ def culprits(truth, events, slack_ns):
     incident's own place) while it lasts, per alertname."""
     out = {}
     for e in events:
-        if e.get("state") != "firing" or e.get("event") not in CONGESTION:
+        if e.get("state") != "firing" or e.get("update") or e.get("event") not in CONGESTION:
             continue
         for t in truth.get("events", []):
             victims = {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}
@@ -206,7 +206,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
     n = {}
     for e in events:
         k = e.get("event")
-        if e.get("state") != "firing" or k in TOPOLOGY_FACTS:
+        if e.get("state") != "firing" or e.get("update") or k in TOPOLOGY_FACTS:
             continue
         if any(related(t, e, slack_ns) for t in truth.get("events", [])):
             continue

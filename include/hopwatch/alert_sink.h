@@ -18,6 +18,9 @@ enum hw_sink_kind {
 };
 
 #define HW_ALERT_MIN_VISIBLE_NS 30000000000ull /* default minimum visible time: 30 s */
+/* A new alert is first posted this long after it was handed over, so that the updates following its raise
+ * (an incast's sources doubling within milliseconds) go out with it. */
+#define HW_ALERT_SETTLE_NS 50000000ull
 /* The "incident" label (what Alertmanager groups a notification by): an alert of a detector incident
  * (hw_an_event.incident) already labelled keeps that label; any other alert raised within this record
  * time of the current incident's latest raise joins it; a longer quiet starts a new one, named by the

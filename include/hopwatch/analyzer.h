@@ -120,7 +120,7 @@ struct hw_an_event {
 	char alertname[32]; /* hw_an_kind_name(kind), or the topology event's name */
 	const char *severity;
 	int resolved;
-	int update; /* firing again with new data: the same alert (id, start), not a new raise */
+	int update; /* an update of the firing alert of this id and alertname (it grew): not a new episode */
 	uint64_t start_ns, end_ns;
 	/* place; node_id 0 / port UINT32_MAX / queue -1 = not applicable */
 	uint32_t node_id, port;
@@ -270,12 +270,15 @@ uint64_t hw_an_lat_quantile(const struct hw_an_latmatrix *m, uint32_t src, uint3
  * after it, by the same histogram and quantile: count, exact mean, p99.9 within 1/32 (clamped to the whole
  * run's min and max, which bound the window's); min and max only when the cell was empty at the mark (else 0).
  * Returns 1; 0 when nothing came since the mark (or ever); -1 when the cell's histogram was halved since the
- * mark (a bucket reached 2^32 - 1). */
+ * mark (a bucket reached 2^32 - 1: count and mean given, no p99.9).  hw_an_lat_mean_since: only the count and
+ * exact mean since the mark (no histogram work: cheap enough for every refresh), same returns but -1. */
 struct hw_an_lat_mark;
 struct hw_an_lat_mark *hw_an_lat_mark(const struct hw_an_latmatrix *m);
 void hw_an_lat_mark_free(struct hw_an_lat_mark *k);
 int hw_an_lat_cell_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
                          struct hw_an_lat_cell *c);
+int hw_an_lat_mean_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
+                         uint64_t *count, double *mean);
 
 /* Output.  CSV: a header line, then one row per non-empty cell in output order (source, then
  * destination): source,destination,reports,avg_ns,p999_ns,min_ns,max_ns.  Returns 0 or -1 (errno). */

@@ -283,7 +283,6 @@ void an_ev_detail(struct an_ev *ev, const char *fmt, ...)
 static void commit_event(struct hw_analyzer *a, struct an_ev *ev)
 {
 	struct hw_an_event *e = &ev->e;
-	e->update = !e->resolved && ev->update;
 	if (e->resolved) {
 		a->st.events_resolved++;
 		if (a->st.active[e->kind])

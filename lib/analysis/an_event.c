@@ -59,7 +59,7 @@ int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, si
 	hw_json_str(&j, e->alertname);
 	hw_json_key(&j, "state");
 	hw_json_str(&j, e->resolved ? "resolved" : "firing");
-	if (e->update) {
+	if (e->update) { /* the firing alert of this id again, with new numbers: not another raise */
 		hw_json_key(&j, "update");
 		hw_json_bool(&j, 1);
 	}

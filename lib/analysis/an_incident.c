@@ -59,5 +59,6 @@ struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const 
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = q->kind_incident[kind];
 	ev->update = 1;
+	ev->e.update = 1;
 	return ev;
 }

@@ -279,6 +279,23 @@ static const struct mark_cell *mark_find(const struct hw_an_lat_mark *k, uint32_
 	return NULL;
 }
 
+int hw_an_lat_mean_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
+                         uint64_t *count, double *mean)
+{
+	*count = 0;
+	*mean = 0;
+	const struct lat_cell *c = cell_at(m, src, dst);
+	if (!c)
+		return 0;
+	const struct mark_cell *was = mark_find(k, src * HW_AN_LAT_LEAVES + dst);
+	uint64_t n0 = was ? was->count : 0, sum0 = was ? was->sum : 0;
+	if (c->count == n0)
+		return 0;
+	*count = c->count - n0;
+	*mean = (double)(c->sum - sum0) / (double)*count;
+	return 1;
+}
+
 int hw_an_lat_cell_since(const struct hw_an_latmatrix *m, const struct hw_an_lat_mark *k, uint32_t src, uint32_t dst,
                          struct hw_an_lat_cell *out)
 {
@@ -289,19 +306,17 @@ int hw_an_lat_cell_since(const struct hw_an_latmatrix *m, const struct hw_an_lat
 	const struct mark_cell *was = mark_find(k, src * HW_AN_LAT_LEAVES + dst);
 	if (!was)
 		return hw_an_lat_cell(m, src, dst, out);
-	if (c->count == was->count)
+	if (!hw_an_lat_mean_since(m, k, src, dst, &out->count, &out->avg))
 		return 0;
 	uint32_t hist[LAT_BUCKETS];
 	memcpy(hist, m->hist[src * HW_AN_LAT_LEAVES + dst], sizeof(hist));
 	uint64_t total = c->hist_total;
 	for (uint32_t i = was->first; i < was->first + was->n; i++) {
 		if (hist[k->bucket[i]] < k->value[i])
-			return -1; /* halved since the mark */
+			return -1; /* halved since the mark: count and mean only */
 		hist[k->bucket[i]] -= k->value[i];
 		total -= k->value[i];
 	}
-	out->count = c->count - was->count;
-	out->avg = (double)(c->sum - was->sum) / (double)out->count;
 	out->p999 = hist_quantile(hist, total, c->min, c->max, 0.999);
 	return 1;
 }

@@ -48,12 +48,27 @@ struct timespec hw_real_deadline(long ms)
 	return ts;
 }
 
-void hw_utc_text(uint64_t ns, char *buf, size_t n)
+void hw_utc_fmt(uint64_t ns, enum hw_utc_style style, unsigned digits, char *buf, size_t n)
 {
 	time_t s = (time_t)(ns / 1000000000u);
 	struct tm tm;
 	char day[32] = "";
+	int people = style == HW_UTC_PEOPLE;
 	if (gmtime_r(&s, &tm))
-		strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, n, "%s.%06uZ", day, (unsigned)(ns % 1000000000u / 1000u));
+		strftime(day, sizeof(day), people ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%dT%H:%M:%S", &tm);
+	unsigned frac = (unsigned)(ns % 1000000000u);
+	if (digits > 9)
+		digits = 9;
+	for (unsigned i = digits; i < 9; i++)
+		frac /= 10; /* truncated, not rounded: a time never moves into the next unit */
+	const char *zone = people ? " UTC" : "Z";
+	if (digits)
+		snprintf(buf, n, "%s.%0*u%s", day, (int)digits, frac, zone);
+	else
+		snprintf(buf, n, "%s%s", day, zone);
+}
+
+void hw_utc_text(uint64_t ns, char *buf, size_t n)
+{
+	hw_utc_fmt(ns, HW_UTC_RFC3339, 6, buf, n);
 }

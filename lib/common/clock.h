@@ -19,7 +19,11 @@ double hw_mono_s(void);
 /* CLOCK_REALTIME in seconds since the epoch (tv_sec + tv_nsec / 1e9). */
 double hw_real_s(void);
 
-/* ns since the epoch as RFC 3339 UTC with microseconds, 2026-01-01T00:00:00.001000Z, into buf (32 bytes do). */
+/* How hw_utc_fmt writes a time: RFC 3339 (2026-01-01T00:00:00.001Z) or for people (2026-01-01 00:00:00.001 UTC). */
+enum hw_utc_style { HW_UTC_RFC3339, HW_UTC_PEOPLE };
+/* ns since the epoch in UTC, in style, with digits (0..9) of the second's fraction, into buf (40 bytes do). */
+void hw_utc_fmt(uint64_t ns, enum hw_utc_style style, unsigned digits, char *buf, size_t n);
+/* The console's: RFC 3339 with microseconds, 2026-01-01T00:00:00.001000Z (hw_utc_fmt). */
 void hw_utc_text(uint64_t ns, char *buf, size_t n);
 
 /* ns (of whichever clock) as a timespec. */

@@ -64,15 +64,6 @@ struct hw_alert_sink {
 	struct hw_alert_kv lab, ann, common_lab, common_ann; /* scratch of post() */
 };
 
-static void rfc3339(uint64_t ns, char *buf, size_t size)
-{
-	time_t s = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, size - n, ".%09" PRIu64 "Z", (uint64_t)(ns % 1000000000ull));
-}
-
 static void put_kv(struct hw_json *j, const struct hw_alert_kv *l)
 {
 	hw_json_obj(j);
@@ -140,11 +131,11 @@ static void put_alert(struct hw_alert_sink *s, const struct entry *en, int webho
 	put_kv(j, &s->lab);
 	hw_json_key(j, "annotations");
 	put_kv(j, &s->ann);
-	rfc3339(e->start_ns, ts, sizeof(ts));
+	hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 9, ts, sizeof(ts));
 	hw_json_key(j, "startsAt");
 	hw_json_str(j, ts);
 	if (gone(en)) {
-		rfc3339(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, ts, sizeof(ts));
+		hw_utc_fmt(e->end_ns > e->start_ns ? e->end_ns : e->start_ns + 1, HW_UTC_RFC3339, 9, ts, sizeof(ts));
 		hw_json_key(j, "endsAt");
 		hw_json_str(j, ts);
 	} else if (webhook) {
@@ -277,9 +268,8 @@ static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, ch
 	if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
 	    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns) {
 		s->inc_first_ns = s->inc_last_ns = e->start_ns;
-		rfc3339(e->start_ns, s->inc_name, sizeof(s->inc_name));
-		s->inc_name[23] = 'Z'; /* to the millisecond: 2026-01-01T00:00:00.000Z */
-		s->inc_name[24] = 0;
+		/* to the millisecond: 2026-01-01T00:00:00.000Z */
+		hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 3, s->inc_name, sizeof(s->inc_name));
 	}
 	if (e->start_ns > s->inc_last_ns)
 		s->inc_last_ns = e->start_ns;
@@ -322,6 +312,21 @@ static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
 	return changed;
 }
 
+/* An update u of the firing alert f (another detector's finding, or the episode grew) keeps what f said
+ * that u does not: its numbers u lacks (an Incast's sources beside a folded tree's victims) and its detail. */
+static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
+{
+	for (unsigned i = 0; i < f->n_numbers && u->n_numbers < HW_AN_MAX_NUMBERS; i++) {
+		unsigned k = 0;
+		while (k < u->n_numbers && strcmp(u->numbers[k].name, f->numbers[i].name))
+			k++;
+		if (k == u->n_numbers)
+			u->numbers[u->n_numbers++] = f->numbers[i];
+	}
+	if (!u->detail[0])
+		memcpy(u->detail, f->detail, sizeof(u->detail));
+}
+
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode
  * (id and alertname).  A resolve that comes before the alert was posted firing, or before the minimum
  * visible time, is held back; a webhook is told of an alert when it fires and when it resolves,
@@ -362,7 +367,10 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		if (take_growth(&en->e, e) && s->kind == HW_SINK_ALERTMANAGER)
 			en->dirty = 1;
 	} else {
+		struct hw_an_event prev = en->e;
 		en->e = *e;
+		if (!fresh && e->update && !prev.resolved)
+			keep_said(&en->e, &prev); /* the same alert, new annotations */
 		en->has_res = 0;
 	}
 	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));
@@ -388,11 +396,13 @@ static void *run(void *arg)
 {
 	struct hw_alert_sink *s = arg;
 	struct noted *batch = malloc(sizeof(*batch) * s->cap);
-	uint64_t last_all = hw_mono_ns(), retry_at = 0;
+	uint64_t last_all = hw_mono_ns(), retry_at = 0, settled_at = 0; /* settled_at: a new alert's first post */
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop) {
 		if (!s->n) {
-			struct timespec ts = hw_real_deadline(200);
+			uint64_t t = hw_mono_ns();
+			long ms = settled_at > t ? (long)((settled_at - t) / 1000000u) + 1 : 200;
+			struct timespec ts = hw_real_deadline(ms < 200 ? ms : 200);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 		s->busy = 1; /* until this round's outcome is counted: drain waits for it */
@@ -408,6 +418,8 @@ static void *run(void *arg)
 		for (uint32_t i = 0; i < n; i++)
 			dropped += !merge(s, &batch[i], now);
 		uint32_t dirty = 0, active = 0;
+		int settling = 0;
+		settled_at = 0;
 		for (uint32_t i = 0; i < s->cap; i++) { /* resolves whose alert was visible long enough go out */
 			struct entry *en = &s->table[i];
 			if (en->used && en->held && en->fired && (flush || now - en->shown_ns >= s->min_visible_ns)) {
@@ -419,9 +431,18 @@ static void *run(void *arg)
 			}
 			dirty += en->used && en->dirty;
 			active += en->used && !gone(en);
+			/* a new alert's first post waits HW_ALERT_SETTLE_NS for the updates that follow its raise (an
+			 * incast's sources doubling within milliseconds): Alertmanager notifies at once for an alert
+			 * that starts more than group_wait before it arrives, with what the first post said */
+			if (en->used && en->dirty && !en->fired && !gone(en) &&
+			    now - en->shown_ns < HW_ALERT_SETTLE_NS) {
+				settling = 1;
+				if (!settled_at || en->shown_ns + HW_ALERT_SETTLE_NS < settled_at)
+					settled_at = en->shown_ns + HW_ALERT_SETTLE_NS;
+			}
 		}
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
-		if ((dirty && now >= retry_at) || (all && active)) {
+		if ((dirty && now >= retry_at && (!settling || flush)) || (all && active)) {
 			if (post(s, all))
 				retry_at = 0;
 			else

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "alert_text.h"
+#include "clock.h"
 
 /* v with 3 significant digits at most, no exponent, no trailing zeros ("1.2", "43", "950"). */
 static void fmt_sig(double v, const char *unit, char *buf, size_t size)
@@ -53,11 +53,7 @@ void hw_fmt_duration(double ns, char *buf, size_t size)
 
 void hw_fmt_utc(uint64_t ns, char *buf, size_t size)
 {
-	time_t s = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	size_t n = strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
-	snprintf(buf + n, size - n, ".%03u UTC", (unsigned)(ns % 1000000000ull / 1000000u));
+	hw_utc_fmt(ns, HW_UTC_PEOPLE, 3, buf, size);
 }
 
 void hw_fmt_node_id(uint32_t id, char *buf, size_t size)

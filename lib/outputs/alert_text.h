@@ -12,7 +12,7 @@
 void hw_fmt_bytes(double v, char *buf, size_t size);
 /* A duration in nanoseconds: 870 ns, 43 µs, 1.5 ms, 12 s. */
 void hw_fmt_duration(double ns, char *buf, size_t size);
-/* A wall-clock time in UTC to the millisecond: 2026-01-01 00:00:01.234 UTC. */
+/* A wall-clock time in UTC to the millisecond: 2026-01-01 00:00:01.234 UTC (hw_utc_fmt). */
 void hw_fmt_utc(uint64_t ns, char *buf, size_t size);
 /* One of an event's numbers with its unit, chosen by alertname and number name ("1.2 MB", "43 µs", "2.5 %"). */
 void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size);

@@ -16,7 +16,7 @@
 
 #define NAMES_MAX 64              /* distinct (alertname, severity) pairs counted */
 #define INCIDENTS_MAX 4096        /* episodes tracked for incidents_active */
-#define LAT_STEPS 10              /* the windowed gauges: a snapshot every tenth of the window (wall clock) */
+#define LAT_STEPS 10              /* the windowed gauges: a mark every tenth of the window (wall clock) */
 #define LAT_SLOTS (LAT_STEPS + 2) /* so the ring reaches past the window's start */
 #define LAT_CELLS ((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES)
 #define SHOWN_MAX 64 /* incident_info series: the newest active episodes */
@@ -47,12 +47,6 @@ struct lat_pair {
 	double w_sum_ns;
 };
 
-/* The matrix's cumulative cells as they were at a time: the windowed gauges subtract one of these. */
-struct lat_total {
-	uint64_t count;
-	double sum_ns;
-};
-
 struct an_metrics {
 	struct an_output base;
 	struct hw_metrics_http *http;
@@ -73,9 +67,9 @@ struct an_metrics {
 	unsigned n_shown;
 	struct lat_pair *lat; /* under mu */
 	unsigned n_lat;
-	struct lat_total *snap;   /* ingest thread: LAT_SLOTS snapshots of LAT_CELLS cells, a ring */
-	double snap_t[LAT_SLOTS]; /* monotonic seconds of each snapshot; 0 = none */
-	double window_s;          /* --latency-window */
+	struct hw_an_lat_mark *mark[LAT_SLOTS]; /* ingest thread: the matrix's marks (hw_an_lat_mark), a ring */
+	double snap_t[LAT_SLOTS];               /* monotonic seconds of each mark; 0 = none */
+	double window_s;                        /* --latency-window */
 	unsigned snap_next;
 	const struct an_output *attr; /* whose traffic (an_attr.c); NULL = none */
 	struct an_attr_stats ident;   /* under mu */
@@ -158,18 +152,31 @@ static void render_latency(const struct an_metrics *m, FILE *f)
 	pair_family(f, m, "hopwatch_analyzer_path_latency_window_reports", 1, 1);
 }
 
-/* The snapshot the window subtracts at now (monotonic seconds): the newest taken at least window_s
- * ago; NULL when there is none (the analyzer started less than the window ago: everything is in it). */
-static const struct lat_total *lat_base(const struct an_metrics *m, double now)
+/* The mark the window counts from at now (monotonic seconds): the newest taken at least window_s ago;
+ * NULL when there is none (the analyzer started less than the window ago: everything is in it). */
+static const struct hw_an_lat_mark *lat_base(const struct an_metrics *m, double now)
 {
-	const struct lat_total *base = NULL;
+	const struct hw_an_lat_mark *base = NULL;
 	double best = 0;
 	for (unsigned k = 0; k < LAT_SLOTS; k++)
 		if (m->snap_t[k] > 0 && m->snap_t[k] <= now - m->window_s && m->snap_t[k] > best) {
 			best = m->snap_t[k];
-			base = m->snap + (size_t)k * LAT_CELLS;
+			base = m->mark[k];
 		}
 	return base;
+}
+
+/* A mark of the matrix a tenth of the window after the newest, into the ring's oldest slot (after the window
+ * was read: that slot may be its base); none when out of memory (the slot stays empty). */
+static void lat_mark(struct an_metrics *m, const struct hw_an_latmatrix *lm, double now)
+{
+	unsigned newest = (m->snap_next + LAT_SLOTS - 1) % LAT_SLOTS;
+	if (m->snap_t[newest] && now - m->snap_t[newest] < m->window_s / LAT_STEPS)
+		return;
+	hw_an_lat_mark_free(m->mark[m->snap_next]);
+	m->mark[m->snap_next] = hw_an_lat_mark(lm);
+	m->snap_t[m->snap_next] = m->mark[m->snap_next] ? now : 0;
+	m->snap_next = (m->snap_next + 1) % LAT_SLOTS;
 }
 
 /* The identity map (--pods, --ident-map): a stale source keeps its last good mapping and says so here. */
@@ -389,7 +396,7 @@ static void metrics_on_event(struct an_output *o, const struct hw_analyzer *a, c
 		m->names[k].severity = sev; /* severities are string constants */
 		m->n_names++;
 	}
-	if (k < m->n_names)
+	if (k < m->n_names && !e->update) /* an update is the episode raised already */
 		*(e->resolved ? &m->names[k].resolved : &m->names[k].raised) += 1;
 	pthread_mutex_unlock(&m->mu);
 	if (k == m->n_names)
@@ -453,16 +460,7 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 	struct hw_an_lat_stats ls;
 	hw_an_lat_stats(lm, &ls);
 	double now_s = (double)now / 1e9;
-	const struct lat_total *base = lat_base(m, now_s);
-	struct lat_total *slot = NULL; /* a snapshot is taken a tenth of the window after the newest */
-	unsigned newest = (m->snap_next + LAT_SLOTS - 1) % LAT_SLOTS;
-	if (!m->snap_t[newest] || now_s - m->snap_t[newest] >= m->window_s / LAT_STEPS) {
-		/* not cleared: the cells are cumulative and only fill, so every cell that held a count then holds
-		 * one now and is written below, after the window read it (when the slot is also the base) */
-		slot = m->snap + (size_t)m->snap_next * LAT_CELLS;
-		m->snap_t[m->snap_next] = now_s;
-		m->snap_next = (m->snap_next + 1) % LAT_SLOTS;
-	}
+	const struct hw_an_lat_mark *base = lat_base(m, now_s);
 	pthread_mutex_lock(&m->mu);
 	for (unsigned k = 0; k < m->n_names; k++)
 		m->names[k].active = active[k];
@@ -482,11 +480,9 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 			p->dst_id = hw_an_lat_leaf_node_id(lm, j);
 			p->count = c.count;
 			p->sum_ns = c.avg * (double)c.count;
-			size_t k = (size_t)i * HW_AN_LAT_LEAVES + j;
-			p->w_count = p->count - (base ? base[k].count : 0);
-			p->w_sum_ns = p->sum_ns - (base ? base[k].sum_ns : 0);
-			if (slot)
-				slot[k] = (struct lat_total){p->count, p->sum_ns};
+			double w_mean;
+			hw_an_lat_mean_since(lm, base, i, j, &p->w_count, &w_mean);
+			p->w_sum_ns = w_mean * (double)p->w_count;
 		}
 	hw_an_stats(a, &m->st);
 	if (m->attr)
@@ -499,6 +495,7 @@ static void update(struct an_metrics *m, const struct hw_analyzer *a)
 			hw_alert_sink_stats(sinks[i], &m->sink[i]);
 	}
 	pthread_mutex_unlock(&m->mu);
+	lat_mark(m, lm, now_s); /* after the window read its base */
 }
 
 /* After a batch at most every 50 ms (monotonic); at the end and while holding, every time. */
@@ -518,7 +515,8 @@ static void metrics_close(struct an_output *o)
 	free(m->scores);
 	free(m->inc);
 	free(m->lat);
-	free(m->snap);
+	for (unsigned k = 0; k < LAT_SLOTS; k++)
+		hw_an_lat_mark_free(m->mark[k]);
 	free(m);
 }
 
@@ -536,15 +534,13 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 	if (m) {
 		m->inc = calloc(INCIDENTS_MAX, sizeof(*m->inc));
 		m->lat = calloc(LAT_CELLS, sizeof(*m->lat));
-		m->snap = calloc(LAT_SLOTS * LAT_CELLS, sizeof(*m->snap));
 	}
-	if (!m || (topo && topo->n_links && (!m->scores || !m->order)) || !m->inc || !m->lat || !m->snap) {
+	if (!m || (topo && topo->n_links && (!m->scores || !m->order)) || !m->inc || !m->lat) {
 		if (m) {
 			free(m->order);
 			free(m->scores);
 			free(m->inc);
 			free(m->lat);
-			free(m->snap);
 		}
 		free(m);
 		snprintf(err, errlen, "--metrics: out of memory");
@@ -565,7 +561,6 @@ struct an_output *an_out_metrics(const struct an_metrics_opts *o, char *err, siz
 		free(m->scores);
 		free(m->inc);
 		free(m->lat);
-		free(m->snap);
 		free(m);
 		return NULL;
 	}

@@ -5,7 +5,8 @@
 # running the shipped deploy/alertmanager/alertmanager.yml (only the receiver URL changed), whose webhook
 # goes to a python http.server.  Checks: exactly one notification per injected incident, within 2 s of
 # its start, in Alertmanager's webhook format, its summary naming the switch and port with units and a
-# UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP; an analyzer restart notifies nothing for links already
+# UTC time (the storm's first alert leading with the culprit queue, then its victims), its link fetching the SVG over HTTP,
+# the incast's saying as many sources as the scenario had senders (updated while it grew); an analyzer restart notifies nothing for links already
 # up; Prometheus scrapes both programs and the same node and node_name label values are on both (the
 # collector names nodes from `hopwatch-analyzer topology --names-out`) and on the alert.
 # Usage: alerts_e2e.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS SEND_PCAP.PY SRC
@@ -224,6 +225,28 @@ for i, (name, truth_p) in enumerate((("incast", inc_p), ("PFC storm", pfc_p))):
             len(n["body"]["alerts"]), l.get("incident"), place["node"], place["ifname"], ", ".join(at) or "none"))
         if not at:
             bad.append("%s: no alert at the injected place" % name)
+        if i == 0:  # the incast grew while it fired: its first notification says how many senders it had
+            truth = json.load(open(truth_p))
+            ev = truth["events"][0]
+            senders = ev["senders"]  # gen/scenario/events.c: 16 senders
+            # the queue also carries the RoCE flows to the same host that were running then (a background
+            # flow from host2 in this scenario): distinct sources there at most
+            roce = [f for f in truth["flows"] if f["dst"] == place["host"] and f["kind"] == "roce" and
+                    truth["model"]["roce_queue"] == place["queue"] and f["start_ns"] < ev["end_ns"] and
+                    f["end_ns"] > ev["start_ns"]]
+            most = len({f["src"] for f in roce})
+            inc = [x for x in n["body"]["alerts"] if x["labels"]["alertname"] == "Incast"]
+            said = sorted({int(x["annotations"].get("sources", "0")) for x in inc})
+            print("  Incast sources in the notification: %s (truth: %d senders, %d sources on the queue)" % (
+                ", ".join(map(str, said)), senders, most))
+            if not inc or any(not senders <= k <= most for k in said):
+                bad.append("%s: the notification says sources %s, the scenario had %d senders (%d sources on its "
+                           "queue)" % (name, said, senders, most))
+            for x in inc:
+                if not re.search(r"sources (%s)\b" % "|".join(map(str, range(senders, most + 1))),
+                                 x["annotations"]["summary"]):
+                    bad.append("%s: summary does not say sources %d..%d: %s" % (name, senders, most,
+                                                                               x["annotations"]["summary"]))
 print("\n".join("FAIL " + b for b in bad) or "all incidents: one notification each, in time, readable, linked")
 sys.exit(1 if bad else 0)
 PY

@@ -345,29 +345,46 @@ static void wait_posts(struct hw_alert_sink *s, uint64_t n)
 	}
 }
 
+/* An Alertmanager sink posting to a fresh server (*d), minimum visible and resend times an hour. */
+static struct hw_alert_sink *hour_sink(struct MHD_Daemon **d)
+{
+	char url[64], err[256];
+	*d = server(url, sizeof(url));
+	n_posts = 0;
+	const struct hw_alert_sink_opts o = {
+	    .capacity = 4, .min_visible_ns = 3600000000000ull, .resend_ns = 3600000000000ull};
+	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, &o, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* odd_event() as an Incast raised at 4 sources (min_sources 4). */
+static struct hw_an_event incast_at_4(void)
+{
+	struct hw_an_event e = odd_event();
+	e.kind = HW_AN_INCAST;
+	snprintf(e.alertname, sizeof(e.alertname), "Incast");
+	e.n_numbers = 2;
+	e.numbers[0].name = "sources";
+	e.numbers[0].value = 4;
+	e.numbers[1].name = "min_sources";
+	e.numbers[1].value = 4;
+	return e;
+}
+
 /* An incast raised at 4 sources that reached 16 before it resolved: its resolve is held back (minimum
  * visible time an hour), and the alert still firing takes the resolve's final count, same labels, new
  * annotations, posted to Alertmanager at once; the resolve posted at the drain says 16 too. */
 static void test_update_while_firing(void **state)
 {
 	(void)state;
-	char url[64], err[256];
-	struct MHD_Daemon *d = server(url, sizeof(url));
-	n_posts = 0;
-	const struct hw_alert_sink_opts o = {
-	    .capacity = 4, .min_visible_ns = 3600000000000ull, .resend_ns = 3600000000000ull};
-	struct hw_alert_sink *s = hw_alert_sink_start(HW_SINK_ALERTMANAGER, url, &o, err, sizeof(err));
-	assert_non_null(s);
-	struct hw_an_event e = odd_event();
-	e.kind = HW_AN_INCAST;
-	snprintf(e.alertname, sizeof(e.alertname), "Incast");
-	e.n_numbers = 3;
-	e.numbers[0].name = "sources";
-	e.numbers[0].value = 4;
+	struct MHD_Daemon *d;
+	struct hw_alert_sink *s = hour_sink(&d);
+	struct hw_an_event e = incast_at_4();
+	e.n_numbers = 3; /* sources 4, occupancy 1.2 MB, min_sources 4 */
+	e.numbers[2] = e.numbers[1];
 	e.numbers[1].name = "occupancy";
 	e.numbers[1].value = 1200000;
-	e.numbers[2].name = "min_sources";
-	e.numbers[2].value = 4;
 	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
 	wait_posts(s, 1);
 	char first[8192];
@@ -400,6 +417,48 @@ static void test_update_while_firing(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* Updates of a firing Incast (hw_an_event.update): the detector's own at 16 sources, then a congestion
+ * tree's that names its 2 victims (and no sources).  Each is posted to Alertmanager at once as the same
+ * alert (labels byte for byte as the raise's) with new annotations; the tree's keeps the 16 sources the
+ * alert already said beside its victims and detail. */
+static void test_update_event(void **state)
+{
+	(void)state;
+	struct MHD_Daemon *d;
+	struct hw_alert_sink *s = hour_sink(&d);
+	struct hw_an_event e = incast_at_4();
+	e.detail[0] = 0;
+	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
+	wait_posts(s, 1);
+	char first[8192];
+	snprintf(first, sizeof(first), "%s", got_body);
+	const char *la = strstr(first, "\"annotations\":");
+	assert_non_null(la);
+	assert_non_null(strstr(first, "\"sources\":\"4\""));
+	struct hw_an_event u = e; /* it grew */
+	u.update = 1;
+	u.numbers[0].value = 16;
+	assert_int_equal(hw_alert_sink_push(s, &u, NULL), 1);
+	wait_posts(s, 2);
+	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0);
+	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
+	assert_null(strstr(got_body, "endsAt"));
+	struct hw_an_event t = e; /* the tree at its root: victims, no sources */
+	t.update = 1;
+	t.n_numbers = 1;
+	t.numbers[0].name = "victims";
+	t.numbers[0].value = 2;
+	snprintf(t.detail, sizeof(t.detail), "root sw:Ethernet3/2, victims a:1/2 b:1/2");
+	assert_int_equal(hw_alert_sink_push(s, &t, NULL), 1);
+	wait_posts(s, 3);
+	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0);
+	assert_non_null(strstr(got_body, "\"victims\":\"2\""));
+	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
+	assert_non_null(strstr(got_body, "root sw:Ethernet3/2, victims a:1/2 b:1/2"));
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +466,7 @@ int main(void)
 	    cmocka_unit_test(test_webhook_body),          cmocka_unit_test(test_min_visible),
 	    cmocka_unit_test(test_incident_label),        cmocka_unit_test(test_lost_at_exit),
 	    cmocka_unit_test(test_firing_before_resolve), cmocka_unit_test(test_update_while_firing),
+	    cmocka_unit_test(test_update_event),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,11 +25,12 @@ static void collect(void *ctx, const struct hw_an_event *e)
 		evs[n_ev++] = *e;
 }
 
+/* Raises (resolved 0; an update of a firing alert is not one) or resolves of name. */
 static int count(const char *name, int resolved)
 {
 	int n = 0;
 	for (int i = 0; i < n_ev; i++)
-		n += strcmp(evs[i].alertname, name) == 0 && evs[i].resolved == resolved;
+		n += strcmp(evs[i].alertname, name) == 0 && evs[i].resolved == resolved && !evs[i].update;
 	return n;
 }
 
@@ -674,11 +675,14 @@ static void test_tree_folds_into_incast(void **state)
 		report_path(a, t, 3, nodes, NULL, spread, (uint8_t)(1 + i % 8), 0);
 	}
 	assert_int_equal(count("CongestionTree", 0), 0);
-	assert_int_equal(count("Incast", 0), 2);
+	assert_int_equal(count("Incast", 0), 1);
+	/* the tree's update of the Incast: the one with victims (the Incast's own, at 8 sources, has none) */
 	int raise = first("Incast", 0), update = -1;
 	for (int i = raise + 1; i < n_ev && update < 0; i++)
-		if (!strcmp(evs[i].alertname, "Incast") && !evs[i].resolved)
-			update = i;
+		for (unsigned k = 0; k < evs[i].n_numbers && evs[i].update; k++)
+			if (!strcmp(evs[i].alertname, "Incast") && !strcmp(evs[i].numbers[k].name, "victims"))
+				update = i;
+	assert_true(update > raise);
 	assert_true(evs[update].id == evs[raise].id && evs[update].start_ns == evs[raise].start_ns);
 	assert_int_equal((int)number(&evs[update], "victims"), 2);
 	assert_non_null(strstr(evs[update].detail, "root 12:5/3, victims"));
@@ -846,6 +850,46 @@ static void test_incast(void **state)
 		feed(a, rec(t, 100, 0, 1));
 	assert_int_equal(count("Incast", 1), 1);
 	assert_int_equal(count("Incast", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* An incast growing while it fires: sources 1..20 each once, 1 us apart, on a queue at 20000 (above the incast
+ * level 10000), all within the 1 ms window.  incast.sources 4: raised at the 4th source saying 4; an update
+ * each time the sources reach twice the count last sent: at 8 and at 16 (the next, 32, never comes); the
+ * same id and start as the raise, not counted as raises; the resolve, after the queue drains, says 20. */
+static void test_incast_updates_as_it_grows(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 19000000000ull;
+	for (int i = 1; i <= 20; i++, t += 1000)
+		feed(a, rec(t, 20000, 0, (uint8_t)i));
+	for (int i = 1; i <= 20; i++, t += 1000) /* the same sources again: no growth, no update */
+		feed(a, rec(t, 20000, 0, (uint8_t)i));
+	assert_int_equal(count("Incast", 0), 1);
+	int raise = first("Incast", 0);
+	assert_int_equal((int)number(&evs[raise], "sources"), 4);
+	const int want[2] = {8, 16};
+	int n_up = 0;
+	for (int i = 0; i < n_ev; i++) {
+		if (!evs[i].update)
+			continue;
+		assert_true(n_up < 2);
+		assert_string_equal(evs[i].alertname, "Incast");
+		assert_false(evs[i].resolved);
+		assert_true(evs[i].id == evs[raise].id && evs[i].start_ns == evs[raise].start_ns && i > raise);
+		assert_int_equal((int)number(&evs[i], "sources"), want[n_up++]);
+	}
+	assert_int_equal(n_up, 2);
+	for (int i = 0; i < 200; i++, t += 10000)
+		feed(a, rec(t, 100, 0, 1));
+	assert_int_equal(count("Incast", 1), 1);
+	assert_int_equal((int)number(&evs[first("Incast", 1)], "sources"), 20);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.active[HW_AN_INCAST], 0);
+	assert_int_equal((int)st.events_raised, 1);
 	hw_an_destroy(a);
 }
 
@@ -1582,6 +1626,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change, setup),
 	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),
+	    cmocka_unit_test_setup(test_incast_updates_as_it_grows, setup),
 	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
 	    cmocka_unit_test_setup(test_incast_not_storm, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),

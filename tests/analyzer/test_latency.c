@@ -163,6 +163,16 @@ static void test_window_since_mark(void **state)
 	assert_int_equal(c.p999, 10);
 	assert_int_equal(c.min, 7);
 	assert_int_equal(c.max, 10);
+	/* count and mean alone (the /metrics window): A -> B 100 of mean 5000; B -> A 10 of 3 + 4 = 7 and 1 of
+	 * 5 + 5 = 10: 11 of mean 80 / 11; nothing since k2 (below) */
+	uint64_t n;
+	double mean;
+	assert_int_equal(hw_an_lat_mean_since(m, k, A, B, &n, &mean), 1);
+	assert_int_equal(n, 100);
+	assert_true(mean == 5000.0);
+	assert_int_equal(hw_an_lat_mean_since(m, k, B, A, &n, &mean), 1);
+	assert_int_equal(n, 11);
+	assert_true(fabs(mean - 80.0 / 11.0) < 1e-9);
 	/* the whole run still: 1100 A -> B */
 	assert_true(hw_an_lat_cell(m, A, B, &c));
 	assert_int_equal(c.count, 1100);
@@ -173,6 +183,8 @@ static void test_window_since_mark(void **state)
 	assert_int_equal(hw_an_lat_cell_since(m, k2, A, B, &c), 0);
 	assert_int_equal(hw_an_lat_cell_since(m, k2, B, A, &c), 0);
 	assert_int_equal(hw_an_lat_cell_since(m, k2, A, A, &c), 0);
+	assert_int_equal(hw_an_lat_mean_since(m, k2, A, B, &n, &mean), 0);
+	assert_int_equal(n, 0);
 	hw_an_lat_mark_free(k2);
 	hw_an_lat_mark_free(k);
 	hw_an_destroy(a);

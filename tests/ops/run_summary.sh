@@ -19,8 +19,8 @@ n=$(grep -c . "$T/s/records.jsonl")
 grep -q "^hopwatch-analyzer run: $n records ($n placed, 0 unplaced), " "$T/err" ||
 	{ cat "$T/err"; fail "no records line saying $n records, all placed"; }
 [ "$(jq .records "$T/sum.json")" = "$n" ] || fail "--summary-json: records $(jq .records "$T/sum.json"), want $n"
-# the raises by name are the firing events of the events file that are not updates of an alert already
-# raised (an update says "update": true), counted here with jq
+# the raises by name are the firing events of the events file (an update of a firing alert is not one),
+# counted here with jq
 want=$(jq -rs '[.[] | select(.state == "firing" and (.update | not)) | .event] | group_by(.) | map([.[0], length])
 	| sort_by(-.[1], .[0]) | map("\(.[0]) \(.[1])") | join(", ")' "$T/ev.jsonl")
 raised=$(jq -s '[.[] | select(.state == "firing" and (.update | not))] | length' "$T/ev.jsonl")

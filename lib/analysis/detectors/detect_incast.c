@@ -5,7 +5,9 @@
  * stopped draining, a PFC storm: its occupancy stays at or above its HighQueue clear level and within FLAT_SHARE of
  * its HighQueue level for high_queue.hold_ns, nothing leaves; CongestionTree names it) since it last drained
  * below its clear level or went quiet for high_queue.clear_ns (the backlog held by the storm that drains after it
- * is not a fan-in either); resolved when the queue has stayed below it for high_queue.clear_ns, or freezes. */
+ * is not a fan-in either); resolved when the queue has stayed below it for high_queue.clear_ns, or freezes.
+ * While it fires, an update (the same alert) goes out each time its distinct sources reach twice the count
+ * last sent: at most log2(MAX_SOURCES / incast.sources) updates per episode (3 with the default 4). */
 #include <string.h>
 
 #include "detector.h"
@@ -18,6 +20,7 @@ struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window 
 	uint64_t start;
 	uint32_t src[MAX_SOURCES];
 	uint8_t n_src;
+	uint8_t sent_src;   /* the sources the last raise or update said */
 	double flat_occ;    /* the occupancy the current flat stretch began at */
 	uint64_t flat_from; /* ... its first sample (0: none) */
 	uint8_t storm;      /* frozen since it last drained below its clear level */
@@ -57,6 +60,17 @@ static void end_incast(struct hw_analyzer *a, struct an_queue *q, struct incast_
 	w->start = 0;
 }
 
+/* The raise (update 0) or an update of the firing alert, saying the sources now. */
+static void send(struct hw_analyzer *a, struct an_queue *q, struct incast_q *w, double occ, int update)
+{
+	struct an_ev *e = update ? an_ev_update_q(a, HW_AN_INCAST, q, &w->h) : an_ev_raise_q(a, HW_AN_INCAST, q, &w->h);
+	an_ev_num(e, "sources", w->n_src);
+	an_ev_num(e, "occupancy", occ);
+	an_ev_num(e, "min_sources", a->c.incast_sources);
+	an_ev_commit(e);
+	w->sent_src = w->n_src;
+}
+
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	struct incast_q *w = qs;
@@ -90,15 +104,12 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (!w->h.active && v < a->c.incast_sources)
 		return;
 	int s = an_hyst_step(&w->h, &rule, v, r->time_ns);
-	if (s > 0) {
-		struct an_ev *e = an_ev_raise_q(a, HW_AN_INCAST, q, &w->h);
-		an_ev_num(e, "sources", w->n_src);
-		an_ev_num(e, "occupancy", r->queue_occupancy);
-		an_ev_num(e, "min_sources", a->c.incast_sources);
-		an_ev_commit(e);
-	} else if (s < 0) {
+	if (s > 0)
+		send(a, q, w, r->queue_occupancy, 0);
+	else if (s < 0)
 		end_incast(a, q, w, r->time_ns);
-	}
+	else if (w->h.active && w->n_src >= 2 * w->sent_src)
+		send(a, q, w, r->queue_occupancy, 1); /* it grew: the alert says so while it fires */
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
