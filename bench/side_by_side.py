@@ -13,11 +13,13 @@
 #             (every detector), sustained for --seconds; every record accounted for (collector records ==
 #             analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
 #             processes (where the time goes); reports per wall-clock second end to end
+#   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
+#             per process CPU-second
 #   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
 #             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after)
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer,pipeline]
-#                        [--collector-b PATH]
+#                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
 import argparse
 import glob
 import json
@@ -248,6 +250,7 @@ def main():
     ap.add_argument("--pcap-reports", type=int, default=500000)
     ap.add_argument("--only", default="dpdk,pcap,analyzer,pipeline")
     ap.add_argument("--pipeline-flows", type=int, default=4096)
+    ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -336,7 +339,7 @@ def main():
         text, _, _ = timed([col, "--pcap", pcap, "--records-dir", recdir])
         n_records = counters(text)["records"]
         files = sorted(glob.glob(os.path.join(recdir, "*")))
-        hw, ref, an = [], [], []
+        hw, ref, an, anb = [], [], [], []
         for i in range(a.rounds):
             if "pcap" in only:
                 text, cpu, wall = timed([loop, pcap])
@@ -347,6 +350,9 @@ def main():
             if "analyzer" in only:
                 text, cpu, wall = timed([ana, "run", "--quiet", "--records"] + files)
                 an.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
+                if a.analyzer_b:
+                    text, cpu, wall = timed([a.analyzer_b, "run", "--quiet", "--records"] + files)
+                    anb.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
             print("pcap round %d: collector %.2f M reports/cpu-s%s%s" %
                   (i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6,
                    ", loop %.2f M" % (ref[-1]["reports"] / ref[-1]["cpu_s"] / 1e6) if ref else "",
@@ -359,6 +365,9 @@ def main():
             result["analyzer"] = {"records": n_records, "analyzer": rates(an, "records"),
                                   "collector_pcap_records": rates(hw, "records"),
                                   "ratio_per_cpu_s": pair(an, hw, "records", "records")}
+            if anb:
+                result["analyzer"].update({"analyzer_b": rates(anb, "records"), "analyzer_b_path": a.analyzer_b,
+                                           "a_over_b_per_cpu_s": pair(an, anb, "records", "records")})
         shutil.rmtree(recdir, ignore_errors=True)
     print(json.dumps(result, indent=1))
 
