@@ -315,7 +315,9 @@ def main():
                   (i + 1, r["records"], r["analyzer_records"], r["stream_dropped"], r["sink_dropped"],
                    r["unaccounted"], r["reports"] / r["collector_wall_s"] / 1e6,
                    r["analyzer_records"] / max(r["analyzer_cpu_s"], 1e-9) / 1e6), file=sys.stderr)
-        names = lambda k: sorted({n for r in runs for n in r[k]})
+        def names(k):
+            return sorted({n for r in runs for n in r[k]})
+
         result["pipeline"] = {
             "flows": a.pipeline_flows, "frames": frames, "runs": runs,
             "every_record_accounted": all(r["unaccounted"] == 0 and r["analyzer_drained"] for r in runs),
