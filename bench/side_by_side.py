@@ -9,11 +9,17 @@
 #             reports per process CPU-second
 #   analyzer: hopwatch-analyzer (every detector) on the collector's record files of the same capture vs
 #             the --pcap collector run of that round; records per process CPU-second
+#   pipeline: the DPDK collector (net_pcap infinite_rx=1, --stream unix:) -> hopwatch-analyzer run --stream
+#             (every detector), sustained for --seconds; every record accounted for (collector records ==
+#             analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
+#             processes (where the time goes); reports per wall-clock second end to end
+#   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
+#             per process CPU-second
 #   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
 #             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after)
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
-#                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer]
-#                        [--collector-b PATH]
+#                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer,pipeline]
+#                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
 import argparse
 import glob
 import json
@@ -124,6 +130,97 @@ def run_testpmd(pcap, frames, seconds, log):
     return {"reports": int(m.group(1)), "cpu_s": cpu, "wall_s": t1 - t0}
 
 
+def threads_cpu(pid):
+    """CPU seconds of every thread of pid, summed by thread name (digits dropped: rte-worker-1 -> rte-worker-)."""
+    out = {}
+    for task in glob.glob("/proc/%d/task/*" % pid):
+        try:
+            with open(task + "/comm") as f:
+                name = re.sub(r"[0-9]+$", "", f.read().strip())
+            with open(task + "/schedstat") as f:
+                out[name] = out.get(name, 0.0) + int(f.read().split()[0]) / 1e9
+        except OSError:
+            continue
+    return out
+
+
+def proc_cpu_s(pid):
+    try:
+        with open("/proc/%d/schedstat" % pid) as f:
+            return int(f.read().split()[0]) / 1e9
+    except OSError:
+        return None
+
+
+def wait_idle(pid, seconds):
+    """Polls until pid has used under 5 ms of CPU in each of three 0.5 s windows in a row (its input is
+    drained and it only takes its 100 ms quiet turns); False after `seconds`."""
+    end = time.monotonic() + seconds
+    quiet, last = 0, proc_cpu_s(pid)
+    while time.monotonic() < end:
+        time.sleep(0.5)
+        now = proc_cpu_s(pid)
+        if now is None:
+            return False
+        quiet = quiet + 1 if now - last < 0.005 else 0
+        last = now
+        if quiet >= 3:
+            return True
+    return False
+
+
+def run_pipeline(col, ana, pcap, seconds, work):
+    """DPDK collector -> unix stream -> analyzer (every detector) for `seconds`; then the collector is
+    stopped (it flushes its sink and prints its counters), the analyzer drains the socket until idle and
+    is stopped; its --summary-json gives the records it took in."""
+    sock = os.path.join(work, "pipe.sock")
+    summary = os.path.join(work, "pipe-summary.json")
+    alog, clog = os.path.join(work, "pipe-analyzer.log"), os.path.join(work, "pipe-collector.log")
+    for f in (sock, summary):
+        if os.path.exists(f):
+            os.unlink(f)
+    with open(alog, "w") as err:
+        ap = subprocess.Popen([ana, "run", "--stream", "unix:" + sock, "--summary-json", summary],
+                              stdout=subprocess.DEVNULL, stderr=err)
+    if not wait_for(alog, "listening on", 120):
+        ap.kill()
+        die("analyzer did not listen: " + open(alog).read()[-800:])
+    vdev = "--vdev=net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
+    with open(clog, "w") as err:
+        cp = subprocess.Popen([col, "-l", "0-1"] + EAL + [vdev, "--", "--stream", "unix:" + sock],
+                              stdout=subprocess.DEVNULL, stderr=err)
+    if not wait_for(clog, "port 0:", 120):
+        cp.kill()
+        ap.kill()
+        die("DPDK collector did not start: " + open(clog).read()[-800:])
+    ana_cpu0 = proc_cpu_s(ap.pid)
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    col_threads = threads_cpu(cp.pid)
+    cp.send_signal(signal.SIGTERM)
+    if cp.wait(timeout=120):
+        ap.kill()
+        die("DPDK collector exited %d: %s" % (cp.returncode, open(clog).read()[-800:]))
+    t1 = time.monotonic()
+    drained = wait_idle(ap.pid, 300)
+    t2 = time.monotonic() - 1.5  # the three idle windows wait_idle saw came after the drain
+    ana_threads = threads_cpu(ap.pid)
+    ana_cpu = (proc_cpu_s(ap.pid) or 0) - (ana_cpu0 or 0)
+    ap.send_signal(signal.SIGTERM)
+    if ap.wait(timeout=120):
+        die("analyzer exited %d: %s" % (ap.returncode, open(alog).read()[-800:]))
+    c = counters(open(clog).read())
+    with open(summary) as f:
+        got = json.load(f)["records"]
+    lost = c["records"] - got - c.get("stream_dropped", 0) - c.get("sink_dropped", 0)
+    return {"reports": c["reports"], "records": c["records"], "analyzer_records": got,
+            "stream_sent": c.get("stream_sent"), "stream_dropped": c.get("stream_dropped", 0),
+            "sink_dropped": c.get("sink_dropped", 0), "unaccounted": lost, "analyzer_drained": drained,
+            "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9,
+            "collector_wall_s": t1 - t0, "drain_wall_s": max(t2 - t1, 0.0), "analyzer_cpu_s": ana_cpu,
+            "collector_threads_cpu_s": col_threads, "analyzer_threads_cpu_s": ana_threads}
+
+
 def med(xs):
     return statistics.median(xs) if xs else None
 
@@ -151,7 +248,9 @@ def main():
     ap.add_argument("--path-change-rate", type=float, default=0.001)
     ap.add_argument("--drop-rate", type=float, default=0.001)
     ap.add_argument("--pcap-reports", type=int, default=500000)
-    ap.add_argument("--only", default="dpdk,pcap,analyzer")
+    ap.add_argument("--only", default="dpdk,pcap,analyzer,pipeline")
+    ap.add_argument("--pipeline-flows", type=int, default=4096)
+    ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
     a = ap.parse_args()
     only = set(a.only.split(","))
@@ -204,6 +303,36 @@ def main():
                     "collector_b": rates(hb), "collector_b_path": a.collector_b,
                     "b_ratio_per_cpu_s": pair(hb, tp), "a_over_b_per_cpu_s": pair(hw, hb)})
 
+    if "pipeline" in only:
+        frames = min(a.pipeline_flows, 32768)
+        pcap = capture("pipe-%d" % a.pipeline_flows, a.pipeline_flows, frames)
+        runs = []
+        for i in range(a.rounds):
+            r = run_pipeline(col, ana, pcap, a.seconds, a.work)
+            runs.append(r)
+            print("pipeline round %d: %d records, analyzer took %d, stream dropped %d, sink dropped %d, "
+                  "unaccounted %d; %.2f M reports/wall-s, analyzer %.2f M records/cpu-s" %
+                  (i + 1, r["records"], r["analyzer_records"], r["stream_dropped"], r["sink_dropped"],
+                   r["unaccounted"], r["reports"] / r["collector_wall_s"] / 1e6,
+                   r["analyzer_records"] / max(r["analyzer_cpu_s"], 1e-9) / 1e6), file=sys.stderr)
+        def names(k):
+            return sorted({n for r in runs for n in r[k]})
+
+        result["pipeline"] = {
+            "flows": a.pipeline_flows, "frames": frames, "runs": runs,
+            "every_record_accounted": all(r["unaccounted"] == 0 and r["analyzer_drained"] for r in runs),
+            "records_lost_share": med([(r["stream_dropped"] + r["sink_dropped"]) / r["records"] for r in runs]),
+            # end to end: reports the collector took in per wall second it ran, counting only those whose
+            # records reached the analyzer (a report's records are dropped together, a whole batch at a time)
+            "delivered_reports_per_wall_s": med([r["reports"] * r["analyzer_records"] / r["records"] /
+                                                 (r["collector_wall_s"] + r["drain_wall_s"]) for r in runs]),
+            "collector_reports_per_wall_s": med([r["reports"] / r["collector_wall_s"] for r in runs]),
+            "analyzer_records_per_cpu_s": med([r["analyzer_records"] / r["analyzer_cpu_s"] for r in runs]),
+            "collector_threads_cpu_s": {n: med([r["collector_threads_cpu_s"].get(n, 0) for r in runs])
+                                        for n in names("collector_threads_cpu_s")},
+            "analyzer_threads_cpu_s": {n: med([r["analyzer_threads_cpu_s"].get(n, 0) for r in runs])
+                                       for n in names("analyzer_threads_cpu_s")}}
+
     if only & {"pcap", "analyzer"}:
         pcap = capture("pcap", 4096, a.pcap_reports)
         recdir = os.path.join(a.work, "records")
@@ -212,7 +341,7 @@ def main():
         text, _, _ = timed([col, "--pcap", pcap, "--records-dir", recdir])
         n_records = counters(text)["records"]
         files = sorted(glob.glob(os.path.join(recdir, "*")))
-        hw, ref, an = [], [], []
+        hw, ref, an, anb = [], [], [], []
         for i in range(a.rounds):
             if "pcap" in only:
                 text, cpu, wall = timed([loop, pcap])
@@ -223,6 +352,9 @@ def main():
             if "analyzer" in only:
                 text, cpu, wall = timed([ana, "run", "--quiet", "--records"] + files)
                 an.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
+                if a.analyzer_b:
+                    text, cpu, wall = timed([a.analyzer_b, "run", "--quiet", "--records"] + files)
+                    anb.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
             print("pcap round %d: collector %.2f M reports/cpu-s%s%s" %
                   (i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6,
                    ", loop %.2f M" % (ref[-1]["reports"] / ref[-1]["cpu_s"] / 1e6) if ref else "",
@@ -235,6 +367,9 @@ def main():
             result["analyzer"] = {"records": n_records, "analyzer": rates(an, "records"),
                                   "collector_pcap_records": rates(hw, "records"),
                                   "ratio_per_cpu_s": pair(an, hw, "records", "records")}
+            if anb:
+                result["analyzer"].update({"analyzer_b": rates(anb, "records"), "analyzer_b_path": a.analyzer_b,
+                                           "a_over_b_per_cpu_s": pair(an, anb, "records", "records")})
         shutil.rmtree(recdir, ignore_errors=True)
     print(json.dumps(result, indent=1))
 
