@@ -305,6 +305,22 @@ static int load_topology(struct hw_topo *t, struct hw_topo_map *map, const struc
 	return HW_EXIT_OK;
 }
 
+/* Without an LLDP source: the map's nodes and ports are the topology (no links), so the map alone places
+ * and names the records. */
+static int load_map_topology(struct hw_topo *t, struct hw_topo_map *map, const struct opts *o)
+{
+	struct hw_topo_error err = {0};
+	enum hw_topo_result r = hw_topo_map_load(map, o->map, &err);
+	if (r == HW_TOPO_OK)
+		r = hw_topo_from_map(t, map, &err);
+	if (r != HW_TOPO_OK) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err.message);
+		return r == HW_TOPO_E_NOMEM ? HW_EXIT_FAIL : HW_EXIT_USAGE;
+	}
+	hw_topo_assign_tiers(t);
+	return HW_EXIT_OK;
+}
+
 /* What the run watches as it goes: the links as the latest load saw them and when the next periodic reload
  * is due; the alert sinks, for their down and back lines. */
 struct run_live {
@@ -615,14 +631,19 @@ int hw_cmd_run(int argc, char **argv)
 	struct hw_analyzer *a = NULL;
 	if (have_topo && (rc = load_topology(&t, &map, &o)))
 		goto done;
+	if (!have_topo && o.map && (rc = load_map_topology(&t, &map, &o)))
+		goto done;
 	if ((rc = outputs_early(&out, &o, &cfg, have_topo, &am, &webhook)))
 		goto done;
 	rc = HW_EXIT_FAIL;
-	a = hw_an_create(&cfg, have_topo ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err, sizeof(err));
+	a = hw_an_create(&cfg, have_topo || o.map ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err,
+	                 sizeof(err));
 	if (!a) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
+	if (!have_topo && o.map)
+		hw_an_grow_topology(a, &t); /* only the analyzer reads t: the outputs get no topology */
 	an_outputs_bind(&out, a);
 	an_attr_bind(out.attr, a);
 	struct an_output *tally = run_out_tally();

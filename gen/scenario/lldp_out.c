@@ -248,7 +248,7 @@ static int write_dump(const struct sc_sim *s, uint32_t node, const char *path, c
 	return rc;
 }
 
-/* map.json for hopwatch-analyzer --map: INT port N is interface EthernetN; tiers as built. */
+/* map.json for hopwatch-analyzer --map: node ids, INT port N is interface EthernetN; tiers as built. */
 static int write_map(const struct sc_sim *s, const char *path, char *err, size_t errlen)
 {
 	static const char *const tiers[] = {"host", "leaf", "spine", "superspine"};
@@ -257,7 +257,10 @@ static int write_map(const struct sc_sim *s, const char *path, char *err, size_t
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		const struct sc_node *n = &t->nodes[i];
 		/* a two-tier fabric's top is "spine"; a fat-tree's aggregation is spine and core superspine */
-		json_array_append_new(nodes, json_pack("{s:s,s:s}", "name", n->name, "tier", tiers[n->tier]));
+		char id[16]; /* the INT node id (a host: its IP), so that the map alone places the records */
+		snprintf(id, sizeof(id), "%u.%u.%u.%u", n->id >> 24, n->id >> 16 & 255, n->id >> 8 & 255, n->id & 255);
+		json_array_append_new(
+		    nodes, json_pack("{s:s,s:s,s:s}", "name", n->name, "node_id", id, "tier", tiers[n->tier]));
 	}
 	json_t *m = json_pack("{s:s,s:o}", "port_format", "Ethernet%u", "nodes", nodes);
 	int rc = json_dump_file(m, path, JSON_INDENT(2));

@@ -162,7 +162,7 @@ static const struct hw_opts_spec spec = {
              "  DIR/records.jsonl   with --write-records: the hop records a collector decodes from reports.pcap\n"
              "  DIR/lldp.pcap       every node's LLDP frames on every link (SLL2, one interface index per link)\n"
              "  DIR/lldp/NAME.json  one `lldpcli -f json0` dump per node (chassis + neighbours, end of run)\n"
-             "  DIR/map.json        hopwatch-analyzer --map: INT port N = EthernetN, tiers\n"
+             "  DIR/map.json        hopwatch-analyzer --map: node ids, INT port N = EthernetN, tiers\n"
              "  DIR/truth.json      topology, injected events, flows and their paths, per-queue peaks\n"
              "  DIR/pods.json       with --jobs: the hosts' pods and their jobs, as kubectl shows them\n"
              "Same options and seed give identical files.  NAME: a named scenario (--list), or 'custom'\n"

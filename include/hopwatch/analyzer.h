@@ -71,6 +71,8 @@ struct hw_an_config {
 	uint64_t resend_ns;             /* Alertmanager: re-send active alerts this often (wall clock) */
 	uint32_t alert_queue;           /* Alertmanager/webhook: queued alerts while the peer is down */
 	uint64_t min_visible_ns;        /* Alertmanager/webhook: an alert stays firing at least this long */
+	uint32_t units_time_ns;         /* "units": ns per time unit of nodes the map gives none (0 = 1) */
+	uint32_t units_occ_bytes;       /* ... bytes per occupancy unit (0 = 1) */
 };
 
 /* Fill c with the documented defaults. */
@@ -180,6 +182,9 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
                                  const struct hw_topo_map *map, hw_an_emit_fn emit, void *ctx, char *err,
                                  size_t errlen);
 void hw_an_destroy(struct hw_analyzer *a);
+/* t, the topology given to hw_an_create, was made from the map alone (hw_topo_from_map): the analyzer adds to
+ * it each port a record names and the map names, before placing it.  Nothing else may read t meanwhile. */
+void hw_an_grow_topology(struct hw_analyzer *a, struct hw_topo *t);
 
 /* Feed records in time order (per sender).  No allocation, except that the event queue grows (doubling)
  * when a call raises more events than any call before. */

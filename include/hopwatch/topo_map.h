@@ -46,6 +46,16 @@ struct hw_topo_map {
  * and its name; t may be NULL), else the map's top-level ones, else 1 ns and 1 byte.  m may be NULL. */
 struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id);
 
+/* The same with dflt (0 fields: 1 ns, 1 byte) in place of 1 ns and 1 byte: the analyzer configuration's units. */
+struct hw_topo_map_units hw_topo_map_units_or(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
+                                              struct hw_topo_map_units dflt);
+/* Read units from a JSON object e (a map node, the map's top level, the analyzer's "units" section):
+ * "target", then "time_unit", "occupancy_unit", "unit_bytes" (docs/topology.md); keys absent leave u as is.
+ * Errors name path and where. */
+struct json_t;
+enum hw_topo_result hw_topo_map_units_load(struct hw_topo_map_units *u, struct json_t *e, const char *path,
+                                           const char *where, struct hw_topo_error *err);
+
 /* Load a map file (JSON, see docs/topology.md). */
 enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, struct hw_topo_error *err);
 void hw_topo_map_free(struct hw_topo_map *m);
@@ -67,6 +77,14 @@ enum hw_place_result {
 	    HW_PLACE_COUNT
 };
 const char *hw_place_name(enum hw_place_result r);
+
+/* A topology of the map alone (no LLDP source): a node per map entry, named, with its node id and tier
+ * (map tier, else leaf), and the ports its explicit "ports" entries name; no links.  Ports named only by a
+ * port_format are added as telemetry names them (hw_topo_map_grow()). */
+enum hw_topo_result hw_topo_from_map(struct hw_topo *t, const struct hw_topo_map *m, struct hw_topo_error *err);
+/* Add to t (a hw_topo_from_map() topology) the port the map names for INT (node_id, port), when t lacks it:
+ * its index, else HW_TOPO_NONE (unknown node id, no name for the port, or out of memory). */
+uint32_t hw_topo_map_grow(struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id, uint32_t port);
 
 /* Place one INT (node id, port number): the node and port indices, or why not. */
 enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,

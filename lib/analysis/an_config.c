@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "detector.h"
+#include "hopwatch/topo_map.h"
 
 /* The core's own keys; each detector declares its own (detector.h). */
 static const struct an_key core_keys[] = {
@@ -111,6 +112,31 @@ static int load_detectors(struct hw_an_config *c, json_t *obj, const char *path,
 	return 0;
 }
 
+/* "units": the telemetry units of the nodes whose map entry gives none, in the map's words (docs/topology.md:
+ * "target", "time_unit", "occupancy_unit", "unit_bytes"), so thresholds stay in ns and bytes. */
+static int load_units(struct hw_an_config *c, json_t *obj, const char *path, char *err, size_t errlen)
+{
+	const char *name;
+	json_t *v;
+	json_object_foreach(obj, name, v)
+	{
+		if (strcmp(name, "target") && strcmp(name, "time_unit") && strcmp(name, "occupancy_unit") &&
+		    strcmp(name, "unit_bytes")) {
+			snprintf(err, errlen, "%s: units.%s: unknown key", path, name);
+			return -1;
+		}
+	}
+	struct hw_topo_map_units u = {c->units_time_ns, c->units_occ_bytes};
+	struct hw_topo_error te = {0};
+	if (hw_topo_map_units_load(&u, obj, path, "units", &te) != HW_TOPO_OK) {
+		snprintf(err, errlen, "%s", te.message);
+		return -1;
+	}
+	c->units_time_ns = u.time_ns;
+	c->units_occ_bytes = u.occ_bytes;
+	return 0;
+}
+
 int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -137,6 +163,10 @@ int hw_an_config_load(struct hw_an_config *c, const char *path, char *err, size_
 		}
 		if (strcmp(sec, "detectors") == 0) {
 			rc = load_detectors(c, obj, path, err, errlen);
+			continue;
+		}
+		if (strcmp(sec, "units") == 0) {
+			rc = load_units(c, obj, path, err, errlen);
 			continue;
 		}
 		int known = 0;

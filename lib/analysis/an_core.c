@@ -392,7 +392,9 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			q->used = 1;
 			q->topo_port = HW_TOPO_NONE;
 			q->tally_entry = UINT32_MAX;
-			const struct hw_topo_map_units u = hw_topo_map_units_of(a->topo, a->map, node);
+			const struct hw_topo_map_units u =
+			    hw_topo_map_units_or(a->topo, a->map, node,
+			                         (struct hw_topo_map_units){a->c.units_time_ns, a->c.units_occ_bytes});
 			q->t_scale = u.time_ns;
 			q->occ_scale = u.occ_bytes;
 			if (a->topo && port != UINT32_MAX)
@@ -665,8 +667,29 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 	deliver(a);
 }
 
+/* A map-only topology (hw_an_grow_topology): the ports r names, added as the map names them, before anything
+ * places them.  A small direct-mapped memory of the (node, port)s done keeps this off the per-record path. */
+static void grow_ports(struct hw_analyzer *a, const struct hw_record *r)
+{
+	const uint32_t ports[2] = {r->ingress_port, r->egress_port};
+	for (int i = 0; i < 2; i++) {
+		if (ports[i] == HW_PORT_NONE)
+			continue; /* no egress chosen: no port to name */
+		uint32_t h = (r->node_id * 2654435761u) ^ (ports[i] * 40503u);
+		uint32_t *slot = a->grown[(h ^ h >> 15) % AN_GROWN];
+		if (slot[0] == r->node_id && slot[1] == ports[i] && slot[2])
+			continue;
+		hw_topo_map_grow(a->grow, a->map, r->node_id, ports[i]);
+		slot[0] = r->node_id;
+		slot[1] = ports[i];
+		slot[2] = 1;
+	}
+}
+
 static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 {
+	if (a->grow && (r->valid & HW_V_PORTS))
+		grow_ports(a, r);
 	a->st.records++;
 	if (clock_set_aside(a, r))
 		return;
@@ -781,6 +804,12 @@ void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 			deliver(a);
 	}
 	deliver(a);
+}
+
+void hw_an_grow_topology(struct hw_analyzer *a, struct hw_topo *t)
+{
+	if (t == a->topo && a->map)
+		a->grow = t;
 }
 
 void hw_an_deliver_per_step(struct hw_analyzer *a, int on)

@@ -106,6 +106,9 @@ struct hw_analyzer {
 	struct hw_an_config c;
 	const struct hw_topo *topo;
 	const struct hw_topo_map *map;
+	struct hw_topo *grow; /* topo when the map alone made it: ports are added as records name them */
+#define AN_GROWN 1024
+	uint32_t grown[AN_GROWN][3]; /* grow_ports(): node id, port, done */
 	hw_an_emit_fn emit;
 	void *ctx;
 	uint64_t now, next_tick, next_id;

@@ -8,7 +8,8 @@ static int host_facing(const struct hw_analyzer *a, const struct an_queue *q)
 	if (!a->topo || !q->placed)
 		return 1; /* not placed: assume the slower host link, the higher latency threshold */
 	uint32_t peer = hw_topo_peer(a->topo, q->topo_port);
-	return peer != HW_TOPO_NONE && a->topo->nodes[a->topo->ports[peer].node].tier == HW_TIER_HOST;
+	/* no link known (a map without LLDP names ports, not links): the same assumption as unplaced */
+	return peer == HW_TOPO_NONE || a->topo->nodes[a->topo->ports[peer].node].tier == HW_TIER_HOST;
 }
 
 static int lossless(const struct hw_analyzer *a, const struct an_queue *q)

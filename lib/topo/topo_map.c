@@ -71,8 +71,8 @@ static int parse_tier(json_t *v)
 
 /* The units of e (a node or the top level): "target" ("bmv2": us and packets; anything else: ns and bytes),
  * then "time_unit" ("ns"/"us"), "occupancy_unit" ("bytes"/"cells"/"packets") and "unit_bytes" override. */
-static enum hw_topo_result load_units(struct hw_topo_map_units *u, json_t *e, const char *path, const char *where,
-                                      struct hw_topo_error *err)
+enum hw_topo_result hw_topo_map_units_load(struct hw_topo_map_units *u, json_t *e, const char *path, const char *where,
+                                           struct hw_topo_error *err)
 {
 	json_t *target = json_object_get(e, "target"), *tu = json_object_get(e, "time_unit"),
 	       *ou = json_object_get(e, "occupancy_unit"), *ub = json_object_get(e, "unit_bytes");
@@ -113,7 +113,13 @@ static enum hw_topo_result load_units(struct hw_topo_map_units *u, json_t *e, co
 
 struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id)
 {
-	struct hw_topo_map_units u = {1, 1};
+	return hw_topo_map_units_or(t, m, node_id, (struct hw_topo_map_units){1, 1});
+}
+
+struct hw_topo_map_units hw_topo_map_units_or(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
+                                              struct hw_topo_map_units dflt)
+{
+	struct hw_topo_map_units u = {dflt.time_ns ? dflt.time_ns : 1, dflt.occ_bytes ? dflt.occ_bytes : 1};
 	if (!m)
 		return u;
 	const struct hw_topo_map_node *mn = NULL;
@@ -124,8 +130,10 @@ struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const str
 	for (uint32_t i = 0; tn != HW_TOPO_NONE && i < m->n_nodes && !mn; i++)
 		if (strcmp(m->nodes[i].name, t->nodes[tn].name) == 0)
 			mn = &m->nodes[i];
-	u.time_ns = mn && mn->units.time_ns ? mn->units.time_ns : m->units.time_ns ? m->units.time_ns : 1;
-	u.occ_bytes = mn && mn->units.occ_bytes ? mn->units.occ_bytes : m->units.occ_bytes ? m->units.occ_bytes : 1;
+	u.time_ns = mn && mn->units.time_ns ? mn->units.time_ns : m->units.time_ns ? m->units.time_ns : u.time_ns;
+	u.occ_bytes = mn && mn->units.occ_bytes ? mn->units.occ_bytes
+	              : m->units.occ_bytes      ? m->units.occ_bytes
+	                                        : u.occ_bytes;
 	return u;
 }
 
@@ -154,7 +162,7 @@ static enum hw_topo_result load_node(struct hw_topo_map_node *n, json_t *e, cons
 	}
 	char where[HW_TOPO_NAME_MAX + 32];
 	snprintf(where, sizeof(where), "nodes[%zu] (%s)", i, n->name);
-	enum hw_topo_result ur = load_units(&n->units, e, path, where, err);
+	enum hw_topo_result ur = hw_topo_map_units_load(&n->units, e, path, where, err);
 	if (ur != HW_TOPO_OK)
 		return ur;
 	json_t *ports = json_object_get(e, "ports"), *v;
@@ -197,7 +205,7 @@ enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, st
 	if (r == HW_TOPO_OK && fmt)
 		snprintf(m->port_format, sizeof(m->port_format), "%s", json_string_value(fmt));
 	if (r == HW_TOPO_OK)
-		r = load_units(&m->units, root, path, "top level", err);
+		r = hw_topo_map_units_load(&m->units, root, path, "top level", err);
 	if (r == HW_TOPO_OK && !(m->nodes = calloc(json_array_size(nodes) + 1, sizeof(*m->nodes))))
 		r = hw_topo_fail(err, HW_TOPO_E_NOMEM, "%s: out of memory", path);
 	for (size_t i = 0; r == HW_TOPO_OK && i < json_array_size(nodes); i++) {
@@ -243,6 +251,56 @@ static const struct hw_topo_map_node *map_node(const struct hw_topo_map *m, cons
 	return NULL;
 }
 
+/* The interface name the map gives port `port` of the node named `name` (its explicit "ports" entry, else
+ * its or the top-level port_format); 0 when it gives none. */
+static int map_ifname(const struct hw_topo_map *m, const char *name, uint32_t port, char *ifname, size_t size)
+{
+	const struct hw_topo_map_node *mn = map_node(m, name);
+	ifname[0] = 0;
+	for (uint32_t k = 0; mn && k < mn->n_ports && !ifname[0]; k++)
+		if (mn->ports[k].port == port)
+			snprintf(ifname, size, "%s", mn->ports[k].ifname);
+	const char *fmt = mn && mn->port_format[0] ? mn->port_format : (m ? m->port_format : "");
+	if (!ifname[0] && fmt[0] && format_ok(fmt)) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(ifname, size, fmt, port); /* format_ok(): exactly one %u */
+#pragma GCC diagnostic pop
+	}
+	return ifname[0] != 0;
+}
+
+enum hw_topo_result hw_topo_from_map(struct hw_topo *t, const struct hw_topo_map *m, struct hw_topo_error *err)
+{
+	for (uint32_t k = 0; k < m->n_nodes; k++) {
+		const struct hw_topo_map_node *mn = &m->nodes[k];
+		if (hw_topo_find_node_by_name(t, mn->name) != HW_TOPO_NONE)
+			continue; /* listed twice: the first entry is the one placement reads */
+		struct hw_lldp_info info;
+		memset(&info, 0, sizeof(info));
+		info.chassis.subtype = HW_LLDP_CHASSIS_LOCAL; /* the map's name is all there is */
+		snprintf(info.chassis.text, sizeof(info.chassis.text), "%s", mn->name);
+		uint32_t n = hw_topo_node_of(t, &info, 0);
+		if (n == HW_TOPO_NONE)
+			return hw_topo_fail(err, HW_TOPO_E_NOMEM, "map: out of memory");
+		t->nodes[n].tier = HW_TIER_LEAF; /* hw_topo_map_apply() sets the map's tier over it */
+		for (uint32_t i = 0; i < mn->n_ports; i++)
+			if (hw_topo_local_port(t, n, mn->ports[i].ifname, 0) == HW_TOPO_NONE)
+				return hw_topo_fail(err, HW_TOPO_E_NOMEM, "map: out of memory");
+	}
+	hw_topo_map_apply(t, m);
+	return HW_TOPO_OK;
+}
+
+uint32_t hw_topo_map_grow(struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id, uint32_t port)
+{
+	uint32_t n = hw_topo_find_node_by_id(t, node_id);
+	char ifname[80];
+	if (n == HW_TOPO_NONE || !map_ifname(m, t->nodes[n].name, port, ifname, sizeof(ifname)))
+		return HW_TOPO_NONE;
+	return hw_topo_local_port(t, n, ifname, 0);
+}
+
 enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id,
                                    uint32_t port, uint32_t *node_out, uint32_t *port_out)
 {
@@ -253,19 +311,8 @@ enum hw_place_result hw_topo_place(const struct hw_topo *t, const struct hw_topo
 		*port_out = HW_TOPO_NONE;
 	if (n == HW_TOPO_NONE)
 		return HW_PLACE_NO_NODE;
-	const struct hw_topo_map_node *mn = map_node(m, t->nodes[n].name);
-	char ifname[80] = "";
-	for (uint32_t k = 0; mn && k < mn->n_ports && !ifname[0]; k++)
-		if (mn->ports[k].port == port)
-			snprintf(ifname, sizeof(ifname), "%s", mn->ports[k].ifname);
-	const char *fmt = mn && mn->port_format[0] ? mn->port_format : (m ? m->port_format : "");
-	if (!ifname[0] && fmt[0] && format_ok(fmt)) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		snprintf(ifname, sizeof(ifname), fmt, port); /* format_ok(): exactly one %u */
-#pragma GCC diagnostic pop
-	}
-	if (!ifname[0])
+	char ifname[80];
+	if (!map_ifname(m, t->nodes[n].name, port, ifname, sizeof(ifname)))
 		return HW_PLACE_NO_PORT_MAP;
 	uint32_t p = hw_topo_find_port_by_name(t, n, ifname);
 	if (p == HW_TOPO_NONE)

@@ -1409,6 +1409,58 @@ static void test_units_from_map(void **state)
 	}
 }
 
+/* Units from the configuration ("units" section), for nodes the map gives none.  The same records as above
+ * (hop latency 1200, occupancy 10 on node 1):
+ * - {"target": "bmv2"}: 1200 us = 1,200,000 ns and 10 packets * 1500 B = 15,000 B, so HighQueue fires at
+ *   15000 (above setup's 10,000 B raise);
+ * - {"occupancy_unit": "cells", "unit_bytes": 2000}: 10 * 2000 = 20,000 B (time stays ns);
+ * - {"target": "bmv2"} with a map entry for node 1 saying ns and bytes ({1, 1}): the map wins, 10 B, no
+ *   HighQueue.
+ * A unit the map file would refuse is refused here too, naming the file and "units". */
+static void test_units_from_config(void **state)
+{
+	(void)state;
+	char err[512];
+	const char *p = "test_analyzer_units.json";
+	struct hw_topo_map_node node = {.node_id = 1, .name = "s1", .tier = -1, .units = {1, 1}};
+	struct hw_topo_map map = {.nodes = &node, .n_nodes = 1};
+	static const struct {
+		const char *json;
+		int with_map, fires, occupancy;
+	} k[3] = {{"{\"units\":{\"target\":\"bmv2\"}}", 0, 1, 15000},
+	          {"{\"units\":{\"occupancy_unit\":\"cells\",\"unit_bytes\":2000}}", 0, 1, 20000},
+	          {"{\"units\":{\"target\":\"bmv2\"}}", 1, 0, 0}};
+	const struct hw_an_config base = cfg;
+	for (int i = 0; i < 3; i++) {
+		cfg = base;
+		cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+		write_file(p, k[i].json);
+		assert_int_equal(hw_an_config_load(&cfg, p, err, sizeof(err)), 0);
+		n_ev = 0;
+		struct hw_analyzer *a =
+		    hw_an_create(&cfg, NULL, k[i].with_map ? &map : NULL, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		uint64_t t = 90000000000ull;
+		for (int j = 0; j < 30; j++, t += 10000)
+			feed(a, rec(t, 10, 1200, 1));
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0), k[i].fires);
+		if (k[i].fires)
+			assert_int_equal((int)number(&evs[first("HighQueue", 0)], "occupancy"), k[i].occupancy);
+		hw_an_destroy(a);
+	}
+	cfg = base;
+	write_file(p, "{\"units\":{\"time_unit\":\"ms\"}}");
+	assert_int_equal(hw_an_config_load(&cfg, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "units: time_unit"));
+	assert_non_null(strstr(err, p));
+	write_file(p, "{\"units\":{\"speed\":1}}");
+	assert_int_equal(hw_an_config_load(&cfg, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "units.speed: unknown key"));
+	cfg = base;
+	remove(p);
+}
+
 /* Thresholds from the fabric (default configuration, no topology: the queue is not placed, so its link is
  * taken as a host link, fabric.host_gbps = 100).  Queue 3 is lossless (fabric.lossless_queues has bits 3 and
  * 4): HighQueue at PFC Xoff = 400000 bytes, HighHopLatency at the time 400000 bytes take at 100 Gb/s =
@@ -1645,6 +1697,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_path_change_bmv2_line, setup),
 	    cmocka_unit_test_setup(test_postcards_assemble_paths, setup),
 	    cmocka_unit_test_setup(test_units_from_map, setup),
+	    cmocka_unit_test_setup(test_units_from_config, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),

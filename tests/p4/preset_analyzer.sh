@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# p4/analyzer-bmv2.json (the thresholds of p4/cli in BMv2's units: 20 packets, 50000 us) on what the program
+# p4/analyzer-bmv2.json (BMv2 units, p4/cli thresholds 20 packets / 50000 us in bytes and ns) on what the program
 # sends (--preset hopwatch-p4: transit queue reports with I, sink reports, drops with no egress port): it
 # loads, HighQueue is raised where queues pass 20 packets, and no PathChange (nothing moves on the line).
 # Usage: preset_analyzer.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER SOURCE_ROOT

@@ -224,13 +224,55 @@ static void bad_maps(void **state)
 	assert_int_equal(hw_topo_map_load(&m, "/nonexistent/map.json", NULL), HW_TOPO_E_IO);
 }
 
+/* The map alone as the topology: one node per entry (s1 with node id 7, tier spine; h1 without one), the
+ * explicit port 1 = swp1 as a port from the start; port 5 gets its name from the top-level format
+ * (Ethernet5) and is a port only once hw_topo_map_grow() adds it; an unknown node id (8) or a node with no
+ * name for the port gets none. */
+static void map_alone(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	struct hw_topo_map m;
+	struct hw_topo_error err = {0};
+	hw_topo_init(&t);
+	const char *p =
+	    write_tmp("{\"port_format\": \"Ethernet%u\", \"nodes\": ["
+	              "{\"name\": \"s1\", \"node_id\": 7, \"tier\": \"spine\", \"ports\": {\"1\": \"swp1\"}},"
+	              "{\"name\": \"h1\", \"tier\": \"host\"}]}");
+	assert_int_equal(hw_topo_map_load(&m, p, &err), HW_TOPO_OK);
+	unlink(p);
+	assert_int_equal(hw_topo_from_map(&t, &m, &err), HW_TOPO_OK);
+	assert_int_equal(t.n_nodes, 2);
+	assert_int_equal(t.n_ports, 1);
+	assert_int_equal(t.n_links, 0);
+	uint32_t s1 = hw_topo_find_node_by_name(&t, "s1"), h1 = hw_topo_find_node_by_name(&t, "h1"), n, pt;
+	assert_int_not_equal(s1, HW_TOPO_NONE);
+	assert_int_not_equal(h1, HW_TOPO_NONE);
+	assert_int_equal(t.nodes[s1].node_id, 7);
+	assert_int_equal(t.nodes[h1].node_id, 0);
+	assert_int_equal(t.nodes[s1].tier, HW_TIER_SPINE);
+	assert_int_equal(t.nodes[h1].tier, HW_TIER_HOST);
+	assert_int_equal(hw_topo_place(&t, &m, 7, 1, &n, &pt), HW_PLACE_OK);
+	assert_string_equal(t.ports[pt].name, "swp1");
+	assert_int_equal(hw_topo_place(&t, &m, 7, 5, &n, &pt), HW_PLACE_NO_PORT);
+	uint32_t added = hw_topo_map_grow(&t, &m, 7, 5);
+	assert_int_not_equal(added, HW_TOPO_NONE);
+	assert_int_equal(hw_topo_map_grow(&t, &m, 7, 5), added); /* once */
+	assert_int_equal(t.n_ports, 2);
+	assert_int_equal(hw_topo_place(&t, &m, 7, 5, &n, &pt), HW_PLACE_OK);
+	assert_int_equal(pt, added);
+	assert_string_equal(t.ports[pt].name, "Ethernet5");
+	assert_int_equal(hw_topo_map_grow(&t, &m, 8, 1), HW_TOPO_NONE);
+	assert_int_equal(t.n_ports, 2);
+	hw_topo_map_free(&m);
+	hw_topo_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(default_node_id),
-	    cmocka_unit_test(map_file),
-	    cmocka_unit_test(bad_maps),
-	    cmocka_unit_test(map_units),
+	    cmocka_unit_test(default_node_id), cmocka_unit_test(map_file),  cmocka_unit_test(bad_maps),
+	    cmocka_unit_test(map_units),       cmocka_unit_test(map_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
