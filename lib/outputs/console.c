@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "an_attr.h"
 #include "an_outputs.h"
 #include "clock.h"
 #include "console_assets.h"
@@ -49,6 +50,10 @@ struct incident {
 	char svg[128];
 	unsigned flows;
 	char detail[256];
+	int attributed;                 /* run --pods / --ident-map: whose traffic is known */
+	unsigned unattributed;          /* its flows whose sender or receiver has no job */
+	char senders[HW_AN_JOBS_MAX];   /* sender jobs, comma-separated */
+	char receivers[HW_AN_JOBS_MAX]; /* receiver jobs */
 };
 
 struct console {
@@ -69,8 +74,12 @@ struct console {
 	struct hw_an_lat_mark *mark[MARKS]; /* ingest thread: the matrix at each second of record time, a ring */
 	uint64_t mark_ns[MARKS];            /* record time of each mark; 0 = none */
 	unsigned mark_next;
-	double lat_next;          /* next latency JSON, monotonic seconds */
-	char *latency[N_WINDOWS]; /* JSON per window, under mu */
+	double lat_next;                               /* next latency JSON, monotonic seconds */
+	char *latency[N_WINDOWS];                      /* JSON per window, under mu */
+	struct an_output *attr;                        /* the jobs (an_attr.h), NULL without --pods / --ident-map */
+	char job[HW_AN_LAT_GROUPS][HW_IDENT_NAME_MAX]; /* latency group g's job, under mu */
+	char *job_latency[HW_AN_LAT_GROUPS];           /* its matrix over the whole run as JSON, under mu */
+	unsigned n_jobs;                               /* under mu */
 };
 
 static unsigned ring_hash(uint32_t node, uint32_t port, int queue)
@@ -299,6 +308,11 @@ static json_t *incidents_json(const struct console *c)
 				                    json_real((double)(x->end_ns - x->start_ns) / 1e6));
 			if (x->svg[0])
 				json_object_set_new(j, "svg", json_string(x->svg));
+			if (x->attributed) /* whose traffic: the alert's sender_jobs and receiver_jobs */
+				json_object_set_new(j, "jobs",
+				                    json_pack("{s:s,s:s,s:i}", "senders", x->senders, "receivers",
+				                              x->receivers, "unattributed_flows",
+				                              (int)x->unattributed));
 			json_array_append_new(arr, j);
 		}
 	return arr;
@@ -331,6 +345,14 @@ static void victims_of(const struct console *c, const struct hw_analyzer *a, con
 	}
 }
 
+static void incident_jobs(struct incident *x, const struct hw_an_event *e)
+{
+	x->attributed = e->attributed;
+	x->unattributed = e->unattributed_flows;
+	snprintf(x->senders, sizeof(x->senders), "%s", e->sender_jobs);
+	snprintf(x->receivers, sizeof(x->receivers), "%s", e->receiver_jobs);
+}
+
 static void console_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
                              const char *svg)
 {
@@ -339,6 +361,7 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 		if (c->inc[k].id == e->id && !strcmp(c->inc[k].alertname, e->alertname)) {
 			if (e->resolved)
 				c->inc[k].end_ns = e->end_ns ? e->end_ns : hw_an_now(a);
+			incident_jobs(&c->inc[k], e); /* the flows known by the resolve may name more jobs */
 			return;
 		}
 	if (e->resolved)
@@ -370,6 +393,7 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 	const char *base = svg ? strrchr(svg, '/') : NULL;
 	snprintf(x->svg, sizeof(x->svg), "%s", base ? base + 1 : svg ? svg : "");
 	victims_of(c, a, e, x->victims, sizeof(x->victims));
+	incident_jobs(x, e);
 }
 
 /* A mark of the matrix each second of record time; the oldest forgotten. */
@@ -388,12 +412,13 @@ static void lat_mark(struct console *c, const struct hw_analyzer *a)
 	c->mark_next = (c->mark_next + 1) % MARKS;
 }
 
-/* The matrix over the last w seconds of record time (0: the whole run), from the newest mark at least w old
- * (none: the run is younger than w, all of it is in the window): leaves in output order, non-empty cells as
- * [source index, destination index, reports, mean ns, p99.9 ns]. */
-static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, unsigned w)
+/* Matrix m (the analyzer's, or a job's: then over the whole run, w 0) over the last w seconds of record time
+ * (0: the whole run), from the newest mark at least w old (none: the run is younger than w, all of it is in the
+ * window): leaves in output order, non-empty cells as [source index, destination index, reports, mean ns, p99.9
+ * ns]; jobs: the jobs with a matrix of their own. */
+static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, const struct hw_an_latmatrix *m,
+                            unsigned w, json_t *jobs)
 {
-	const struct hw_an_latmatrix *m = hw_an_latency(a);
 	uint64_t now = hw_an_now(a), from = 0;
 	const struct hw_an_lat_mark *base = NULL;
 	for (unsigned k = 0; w && k < MARKS; k++)
@@ -415,6 +440,7 @@ static json_t *latency_json(const struct console *c, const struct hw_analyzer *a
 	                         f, "to_ns", (json_int_t)now, "to", t, "reports", (json_int_t)st.reports);
 	json_object_set_new(root, "leaves", leaves);
 	json_object_set_new(root, "cells", cells);
+	json_object_set_new(root, "jobs", jobs);
 	for (uint32_t i = 0; i < n; i++)
 		json_array_append_new(leaves, json_string(hw_an_lat_leaf_name(m, order[i])));
 	for (uint32_t i = 0; i < n; i++)
@@ -435,21 +461,45 @@ static void refresh_latency(struct console *c, const struct hw_analyzer *a)
 	if (now < c->lat_next)
 		return;
 	c->lat_next = now + LAT_REFRESH_S;
-	char *js[N_WINDOWS];
+	const char *names[HW_AN_LAT_GROUPS];
+	unsigned n_jobs = an_attr_jobs(c->attr, names, HW_AN_LAT_GROUPS);
+	json_t *jobs = json_array();
+	for (unsigned g = 0; g < n_jobs; g++)
+		json_array_append_new(jobs, json_string(names[g]));
+	char *js[N_WINDOWS], *jl[HW_AN_LAT_GROUPS] = {0};
 	for (unsigned w = 0; w < N_WINDOWS; w++) {
-		json_t *j = latency_json(c, a, lat_windows[w]);
+		json_t *j = latency_json(c, a, hw_an_latency(a), lat_windows[w], json_copy(jobs));
 		js[w] = json_dumps(j, JSON_COMPACT);
 		json_decref(j);
 	}
+	for (unsigned g = 0; g < n_jobs; g++) { /* a job's matrix: hw_an_latency_groups', over the whole run */
+		const struct hw_an_latmatrix *m = hw_an_latency_group(a, g);
+		if (!m)
+			continue;
+		json_t *j = latency_json(c, a, m, 0, json_copy(jobs));
+		json_object_set_new(j, "job", json_string(names[g]));
+		jl[g] = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+	}
+	json_decref(jobs);
 	pthread_mutex_lock(&c->mu);
 	for (unsigned w = 0; w < N_WINDOWS; w++) {
 		char *old = c->latency[w];
 		c->latency[w] = js[w];
 		js[w] = old;
 	}
+	for (unsigned g = 0; g < n_jobs; g++) {
+		snprintf(c->job[g], sizeof(c->job[g]), "%s", names[g]);
+		char *old = c->job_latency[g];
+		c->job_latency[g] = jl[g];
+		jl[g] = old;
+	}
+	c->n_jobs = n_jobs;
 	pthread_mutex_unlock(&c->mu);
 	for (unsigned w = 0; w < N_WINDOWS; w++)
 		free(js[w]);
+	for (unsigned g = 0; g < n_jobs; g++)
+		free(jl[g]);
 }
 
 static void refresh(struct console *c, const struct hw_analyzer *a)
@@ -552,10 +602,35 @@ static int queue_reply(struct console *c, const struct hw_metrics_http_request *
 	return 1;
 }
 
-/* GET /api/latency?window=S (S one of lat_windows; none: the whole run). */
+/* GET /api/latency?job=NAME: that job's matrix (its senders' reports) over the whole run. */
+static int job_latency_reply(struct console *c, const char *job, const char *sw, struct hw_metrics_http_reply *r)
+{
+	if (sw && strcmp(sw, "0")) {
+		r->status = 400;
+		return reply_copy(r, "{\"error\":\"a job's matrix is over the whole run: window=0 or none\"}\n",
+		                  "application/json");
+	}
+	pthread_mutex_lock(&c->mu);
+	unsigned g = 0;
+	while (g < c->n_jobs && strcmp(c->job[g], job))
+		g++;
+	if (g < c->n_jobs && c->job_latency[g])
+		reply_copy(r, c->job_latency[g], "application/json");
+	else {
+		r->status = 404;
+		reply_copy(r, "{\"error\":\"no job of that name has sent reports (run --pods or --ident-map)\"}\n",
+		           "application/json");
+	}
+	pthread_mutex_unlock(&c->mu);
+	return 1;
+}
+
+/* GET /api/latency?window=S (S one of lat_windows; none: the whole run); with job=NAME, job_latency_reply. */
 static int latency_reply(struct console *c, const struct hw_metrics_http_request *q, struct hw_metrics_http_reply *r)
 {
-	const char *sw = hw_metrics_http_query(q, "window");
+	const char *sw = hw_metrics_http_query(q, "window"), *job = hw_metrics_http_query(q, "job");
+	if (job)
+		return job_latency_reply(c, job, sw, r);
 	unsigned w = N_WINDOWS;
 	for (unsigned k = 0; k < N_WINDOWS; k++) {
 		char buf[16];
@@ -630,6 +705,8 @@ static void console_free(struct console *c)
 		hw_an_lat_mark_free(c->mark[k]);
 	for (unsigned w = 0; w < N_WINDOWS; w++)
 		free(c->latency[w]);
+	for (unsigned g = 0; g < HW_AN_LAT_GROUPS; g++)
+		free(c->job_latency[g]);
 	free(c);
 }
 
@@ -663,6 +740,7 @@ struct an_output *an_out_console(const struct an_console_opts *o, char *err, siz
 	}
 	c->base.ops = &console_ops;
 	c->topo = t;
+	c->attr = o->attr;
 	pthread_mutex_init(&c->mu, NULL);
 	if (!(c->http = hw_metrics_http_start_routes(o->addr, NULL, c, o->svg_dir, console_route, err, errlen))) {
 		pthread_mutex_destroy(&c->mu);

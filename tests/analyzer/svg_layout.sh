@@ -29,10 +29,12 @@ done
 cfg=$src/data/samples/incast/analyzer.json # the sample's thresholds: the events fire and carry badges
 for s in incast pfc-storm; do
   out=$dir/ev-$s
-  "$gen" scenario "$s" --out "$out" --write-records >"$dir/gen.log" 2>&1 || fail "hopwatch-gen $s: $(tail -1 "$dir/gen.log")"
+  "$gen" scenario "$s" --out "$out" --write-records >"$dir/gen.log" 2>&1 ||
+    fail "hopwatch-gen $s: $(tail -1 "$dir/gen.log")"
   mkdir -p "$out/svg"
   "$an" run --jsonl "$out/records.jsonl" --lldp "$out/lldp.pcap" --map "$out/map.json" --config "$cfg" \
-    --svg-dir "$out/svg" --svg-rate 0 --svg-keep 0 --quiet >"$dir/run.log" 2>&1 || fail "run --svg-dir $s: $(tail -1 "$dir/run.log")"
+    --svg-dir "$out/svg" --svg-rate 0 --svg-keep 0 --quiet >"$dir/run.log" 2>&1 ||
+    fail "run --svg-dir $s: $(tail -1 "$dir/run.log")"
   set -- "$out"/svg/event-[0-9]*.svg
   [ -s "$1" ] || fail "$s: no event graph drawn"
   python3 "$src/tests/analyzer/svg_layout.py" --event "$@" || fail "$s: event graph layout"
