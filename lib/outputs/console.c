@@ -22,6 +22,11 @@
 #define QUEUE_WINDOW 2000 /* ms served by /api/queue */
 #define MARKS 64          /* latency matrix marks, one per second of record time: windows up to 60 s */
 #define LAT_REFRESH_S 1.0 /* the latency matrix's JSON at most this often (monotonic) */
+/* A link flaps when its state changed (a LinkDown or LinkUp from a reload of the topology's sources) more than
+ * FLAP_CHANGES times in the last FLAP_WINDOW_S seconds (the events' times: the reloads' wall clock). */
+#define FLAP_CHANGES 3
+#define FLAP_WINDOW_S 600
+#define FLAP_KEEP (FLAP_CHANGES + 1) /* the latest changes kept per link: enough to tell */
 
 /* The windows of /api/latency in seconds of record time; 0 = the whole run. */
 static const unsigned lat_windows[] = {0, 1, 10, 60};
@@ -37,6 +42,12 @@ struct ring {
 	int queue;
 	uint64_t last_ms; /* newest ms + 1 */
 	struct slot s[RING_MS];
+};
+
+struct link_live {                     /* a topology link's state from the reloads' LinkDown and LinkUp events */
+	uint64_t change_ns[FLAP_KEEP]; /* its latest changes, a ring; 0 = none */
+	unsigned next;
+	int down; /* its latest change was a LinkDown */
 };
 
 struct incident {
@@ -71,6 +82,7 @@ struct console {
 	unsigned n_inc;
 	double *scores;
 	uint32_t *port_state;               /* per topology port: worst queue state */
+	struct link_live *live;             /* per topology link (ingest thread) */
 	struct hw_an_lat_mark *mark[MARKS]; /* ingest thread: the matrix at each second of record time, a ring */
 	uint64_t mark_ns[MARKS];            /* record time of each mark; 0 = none */
 	unsigned mark_next;
@@ -180,6 +192,46 @@ static const char *link_cond(const struct hw_topo_link *k)
 	                                           : "up";
 }
 
+/* A link's changes in the FLAP_WINDOW_S before now_ns. */
+static unsigned link_changes(const struct link_live *k, uint64_t now_ns)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < FLAP_KEEP; i++)
+		n += k->change_ns[i] && k->change_ns[i] + (uint64_t)FLAP_WINDOW_S * 1000000000u >= now_ns;
+	return n;
+}
+
+/* link_cond with the reloads' state over it: flapping, else down while its LinkDown fires. */
+static const char *link_cond_live(const struct console *c, uint32_t l, uint64_t now_ns)
+{
+	const struct link_live *k = &c->live[l];
+	return link_changes(k, now_ns) > FLAP_CHANGES ? "flapping" : k->down ? "down" : link_cond(&c->topo->links[l]);
+}
+
+/* A LinkDown raised, or a LinkUp after one (a reload's, hw_an_topology_changes, or the LLDP capture's): a change
+ * of its link's state.  The link by its first end's node and port names (the event's node and port). */
+static void link_event(struct console *c, const struct hw_an_event *e)
+{
+	const struct hw_topo *t = c->topo;
+	int down = !strcmp(e->alertname, "LinkDown");
+	if (!t || e->resolved || (!down && strcmp(e->alertname, "LinkUp")))
+		return;
+	for (uint32_t n = 0; n < t->n_nodes; n++) {
+		if (strcmp(t->nodes[n].name, e->node))
+			continue;
+		for (uint32_t p = t->nodes[n].first_port; p != HW_TOPO_NONE; p = t->ports[p].next)
+			if (!strcmp(t->ports[p].name, e->port_name) && t->ports[p].link != HW_TOPO_NONE) {
+				struct link_live *k = &c->live[t->ports[p].link];
+				if (!down && !k->down)
+					return; /* up and up: a link first heard (or new in LLDP), no change */
+				k->change_ns[k->next] = e->start_ns ? e->start_ns : 1;
+				k->next = (k->next + 1) % FLAP_KEEP;
+				k->down = down;
+				return;
+			}
+	}
+}
+
 /* The fabric: switches (their ports, the queues on each, hosts folded into a count) and the links between
  * switches, each with the worst state of its ends' queues and its congestion score. */
 static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
@@ -194,7 +246,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)now));
 	json_object_set_new(root, "time", json_string(now ? when : ""));
 	/* when this snapshot was taken (CLOCK_REALTIME): how far the console is behind the records it shows */
-	json_object_set_new(root, "wall_ns", json_integer((json_int_t)hw_real_ns()));
+	uint64_t wall = hw_real_ns();
+	json_object_set_new(root, "wall_ns", json_integer((json_int_t)wall));
 	json_object_set_new(root, "records", json_integer((json_int_t)st.records));
 	json_object_set_new(root, "rings", json_integer(c->n_rings));
 	json_object_set_new(root, "rings_max", json_integer(RINGS_MAX));
@@ -248,7 +301,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 			uint32_t l = t->ports[p].link;
 			/* a host's link: not among "links", drawn when its leaf unfolds */
 			if (l != HW_TOPO_NONE && peer && peer->tier == HW_TIER_HOST) {
-				json_object_set_new(jp, "link", json_string(link_cond(&t->links[l])));
+				json_object_set_new(jp, "link", json_string(link_cond_live(c, l, wall)));
 				json_object_set_new(jp, "score", json_real(c->scores ? c->scores[l] : 0.0));
 			}
 			json_object_set_new(jp, "queues", pq && pq[p] ? pq[p] : json_array());
@@ -269,7 +322,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		if (na->tier == HW_TIER_HOST || nb->tier == HW_TIER_HOST)
 			continue;
 		uint32_t s = c->port_state[k->a] > c->port_state[k->b] ? c->port_state[k->a] : c->port_state[k->b];
-		const char *cond = link_cond(k);
+		const char *cond = link_cond_live(c, l, wall);
 		json_array_append_new(links, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "a", na->name, "ap", pa->name,
 		                                       "b", nb->name, "bp", pb->name, "link", cond, "state", (int)s,
 		                                       "score", c->scores ? c->scores[l] : 0.0));
@@ -357,6 +410,7 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
                              const char *svg)
 {
 	struct console *c = (struct console *)o;
+	link_event(c, e);
 	for (unsigned k = 0; k < c->n_inc; k++)
 		if (c->inc[k].id == e->id && !strcmp(c->inc[k].alertname, e->alertname)) {
 			if (e->resolved)
@@ -701,6 +755,7 @@ static void console_free(struct console *c)
 	free(c->incidents);
 	free(c->scores);
 	free(c->port_state);
+	free(c->live);
 	for (unsigned k = 0; k < MARKS; k++)
 		hw_an_lat_mark_free(c->mark[k]);
 	for (unsigned w = 0; w < N_WINDOWS; w++)
@@ -731,8 +786,9 @@ struct an_output *an_out_console(const struct an_console_opts *o, char *err, siz
 	if (c && t) {
 		c->scores = calloc(t->n_links ? t->n_links : 1, sizeof(*c->scores));
 		c->port_state = calloc(t->n_ports ? t->n_ports : 1, sizeof(*c->port_state));
+		c->live = calloc(t->n_links ? t->n_links : 1, sizeof(*c->live));
 	}
-	if (!c || (t && (!c->scores || !c->port_state))) {
+	if (!c || (t && (!c->scores || !c->port_state || !c->live))) {
 		if (c)
 			console_free(c);
 		snprintf(err, errlen, "out of memory");

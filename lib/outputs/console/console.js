@@ -4,6 +4,7 @@
 
 const NS = "http://www.w3.org/2000/svg";
 const COLOUR = ["#2e7d32", "#ef6c00", "#c62828"]; // ok, warning, alarm
+const FLAPPING = "#8e24aa"; // a link whose state keeps changing, dotted
 const TIERS = ["superspine", "spine", "leaf", "unknown"];
 const CELL_W = 100, BOX_W = 88, BOX_H = 26, ROW_H = 60, HOST_H = 40, TIER_GAP = 40;
 const POLL_MS = 250; // a link turns within 2 s of a change even behind a 200 ms snapshot and a loaded host
@@ -172,6 +173,7 @@ function hostKey(leaf, pt) {
 
 function linkColour(l) {
   if (l.link === "down") return "#000";
+  if (l.link === "flapping") return FLAPPING; // changed state more than 3 times in 10 min (console.c)
   if (l.state === 2 || l.score >= 1) return COLOUR[2];
   if (l.state === 1 || l.score >= 0.5) return COLOUR[1];
   return "#90a4ae";
@@ -199,7 +201,8 @@ function paintMap() {
     e.setAttribute("data-link", l.link);
     e.setAttribute("stroke", linkColour(l));
     e.setAttribute("stroke-width", l.state ? 3 : 1.2);
-    e.setAttribute("stroke-dasharray", l.link === "up" ? "" : "6 4");
+    e.setAttribute("stroke-dasharray", l.link === "up" ? "" : l.link === "flapping" ? "2 3" : "6 4");
+    if (l.link === "flapping") e.setAttribute("stroke-width", 3);
   };
   for (const l of fabric.links) paintLink(linkEls.get(linkKey(l)), l);
   for (const s of fabric.switches) {
