@@ -6,11 +6,7 @@
 # Usage: console_jobs.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
-gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3") art=$4
-chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed (tools/deps.sh)"
-dir=$(mktemp -d)
-pid=
-trap 'stop_pid "$pid"; rm -rf "$dir"' EXIT
+console_test_init "$@"
 # 6 senders at 50 Gb/s into host1: every flow into its leaf port is among the event's 8 (HW_AN_MAX_FLOWS), so
 # the jobs the Incast names are all of the truth's (as in tests/ident/ident_jobs.py)
 "$gen" scenario custom --jobs 4 --event incast:dst=host1,senders=6,gbps=50,start_us=1000,dur_us=2000 \
@@ -21,14 +17,7 @@ port=$(free_port)
   --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/an.log" 2>&1 &
 pid=$!
 base=http://127.0.0.1:$port
-records=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reports"]["records"])' "$dir/truth.json")
-for _ in $(seq 600); do # up to 120 s
-  got=$(curl -sf "$base/api/fabric" | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"])' 2>/dev/null)
-  [ "$got" = "$records" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$dir/an.log"; fail "the analyzer exited"; }
-  sleep 0.2
-done
-[ "$got" = "$records" ] || fail "/api/fabric: $got records after 120 s, expected $records"
+wait_console_records "$base" "$dir/truth.json" "$pid" "$dir/an.log"
 
 echo "== /api/latency?job=: an unknown job 404, a window other than the whole run 400"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/latency?job=no-such-job")
@@ -40,9 +29,5 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/latency?job=$job&window
 
 echo "== the page in headless Chromium"
 python3 "$src/tests/analyzer/console_jobs.py" "$chromium" "$base" "$dir" "$art" 240 || fail "console jobs"
-kill -TERM "$pid" # ends --hold: the run exits 0 (a sanitizer build fails on a leak); no SIGKILL after a while
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" -eq 0 ] || { tail -20 "$dir/an.log"; fail "the analyzer exited $rc after SIGTERM"; }
+stop_analyzer "$dir/an.log"
 echo "PASS"
