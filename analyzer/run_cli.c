@@ -697,7 +697,8 @@ int hw_cmd_run(int argc, char **argv)
 		an_outputs_add(&out, x);
 	}
 	if (o.http) {
-		const struct an_console_opts co = {.addr = o.http, .topo = have_topo ? &t : NULL, .svg_dir = o.svg.dir};
+		const struct an_console_opts co = {
+		    .addr = o.http, .topo = have_topo ? &t : NULL, .svg_dir = o.svg.dir, .attr = out.attr};
 		if (!(x = an_out_console(&co, err, sizeof(err)))) {
 			fprintf(stderr, "hopwatch-analyzer run: --http %s\n", err);
 			rc = HW_EXIT_USAGE;

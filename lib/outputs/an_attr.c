@@ -189,6 +189,15 @@ void an_attr_bind(struct an_output *o, struct hw_analyzer *a)
 	hw_an_latency_groups(a, job_group, t);
 }
 
+unsigned an_attr_jobs(const struct an_output *o, const char **names, unsigned max)
+{
+	const struct an_attr *t = (const struct an_attr *)o;
+	unsigned n = 0;
+	for (; t && n < t->n_jobs && n < max; n++)
+		names[n] = t->jobs[n];
+	return n;
+}
+
 static void summary(struct an_output *o, FILE *f)
 {
 	struct an_attr *t = (struct an_attr *)o;

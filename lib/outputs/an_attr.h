@@ -22,6 +22,9 @@ void an_attr_stats(const struct an_output *o, struct an_attr_stats *s);
 /* With the analyzer: a latency matrix per job (the sender's; the first HW_AN_LAT_GROUPS jobs to report), in the
  * summary as "job_latency".  NULL o: nothing. */
 void an_attr_bind(struct an_output *o, struct hw_analyzer *a);
+/* The jobs with a latency matrix so far: names[g] is group g's (hw_an_latency_group), valid while the output
+ * lives; returns how many (at most max).  The ingest thread (the groups grow there).  NULL o: 0. */
+unsigned an_attr_jobs(const struct an_output *o, const char **names, unsigned max);
 /* Fill e's sender_jobs, receiver_jobs, unattributed_flows (attributed = 1); NULL o: nothing. */
 void an_attr_event(struct an_output *o, struct hw_an_event *e);
 

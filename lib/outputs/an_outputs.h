@@ -85,6 +85,7 @@ struct an_console_opts {
 	const char *addr;           /* --http HOST:PORT */
 	const struct hw_topo *topo; /* NULL: incidents and queues only, no map */
 	const char *svg_dir;        /* served at /svg/FILE; NULL = none */
+	struct an_output *attr;     /* run --pods / --ident-map (an_attr.h): jobs per incident, a matrix per job */
 };
 /* --http HOST:PORT: the live console (/console/, /api/fabric, /api/incidents, /api/queue; console.c). */
 struct an_output *an_out_console(const struct an_console_opts *o, char *err, size_t errlen);

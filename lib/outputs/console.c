@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "an_attr.h"
 #include "an_outputs.h"
 #include "clock.h"
 #include "console_assets.h"
@@ -21,6 +22,11 @@
 #define QUEUE_WINDOW 2000 /* ms served by /api/queue */
 #define MARKS 64          /* latency matrix marks, one per second of record time: windows up to 60 s */
 #define LAT_REFRESH_S 1.0 /* the latency matrix's JSON at most this often (monotonic) */
+/* A link flaps when its state changed (a LinkDown or LinkUp from a reload of the topology's sources) more than
+ * FLAP_CHANGES times in the last FLAP_WINDOW_S seconds (the events' times: the reloads' wall clock). */
+#define FLAP_CHANGES 3
+#define FLAP_WINDOW_S 600
+#define FLAP_KEEP (FLAP_CHANGES + 1) /* the latest changes kept per link: enough to tell */
 
 /* The windows of /api/latency in seconds of record time; 0 = the whole run. */
 static const unsigned lat_windows[] = {0, 1, 10, 60};
@@ -38,6 +44,12 @@ struct ring {
 	struct slot s[RING_MS];
 };
 
+struct link_live {                     /* a topology link's state from the reloads' LinkDown and LinkUp events */
+	uint64_t change_ns[FLAP_KEEP]; /* its latest changes, a ring; 0 = none */
+	unsigned next;
+	int down; /* its latest change was a LinkDown */
+};
+
 struct incident {
 	uint64_t id, incident, start_ns, end_ns; /* end_ns 0: open */
 	char alertname[32];
@@ -49,6 +61,10 @@ struct incident {
 	char svg[128];
 	unsigned flows;
 	char detail[256];
+	int attributed;                 /* run --pods / --ident-map: whose traffic is known */
+	unsigned unattributed;          /* its flows whose sender or receiver has no job */
+	char senders[HW_AN_JOBS_MAX];   /* sender jobs, comma-separated */
+	char receivers[HW_AN_JOBS_MAX]; /* receiver jobs */
 };
 
 struct console {
@@ -66,11 +82,16 @@ struct console {
 	unsigned n_inc;
 	double *scores;
 	uint32_t *port_state;               /* per topology port: worst queue state */
+	struct link_live *live;             /* per topology link (ingest thread) */
 	struct hw_an_lat_mark *mark[MARKS]; /* ingest thread: the matrix at each second of record time, a ring */
 	uint64_t mark_ns[MARKS];            /* record time of each mark; 0 = none */
 	unsigned mark_next;
-	double lat_next;          /* next latency JSON, monotonic seconds */
-	char *latency[N_WINDOWS]; /* JSON per window, under mu */
+	double lat_next;                               /* next latency JSON, monotonic seconds */
+	char *latency[N_WINDOWS];                      /* JSON per window, under mu */
+	struct an_output *attr;                        /* the jobs (an_attr.h), NULL without --pods / --ident-map */
+	char job[HW_AN_LAT_GROUPS][HW_IDENT_NAME_MAX]; /* latency group g's job, under mu */
+	char *job_latency[HW_AN_LAT_GROUPS];           /* its matrix over the whole run as JSON, under mu */
+	unsigned n_jobs;                               /* under mu */
 };
 
 static unsigned ring_hash(uint32_t node, uint32_t port, int queue)
@@ -171,6 +192,46 @@ static const char *link_cond(const struct hw_topo_link *k)
 	                                           : "up";
 }
 
+/* A link's changes in the FLAP_WINDOW_S before now_ns. */
+static unsigned link_changes(const struct link_live *k, uint64_t now_ns)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < FLAP_KEEP; i++)
+		n += k->change_ns[i] && k->change_ns[i] + (uint64_t)FLAP_WINDOW_S * 1000000000u >= now_ns;
+	return n;
+}
+
+/* link_cond with the reloads' state over it: flapping, else down while its LinkDown fires. */
+static const char *link_cond_live(const struct console *c, uint32_t l, uint64_t now_ns)
+{
+	const struct link_live *k = &c->live[l];
+	return link_changes(k, now_ns) > FLAP_CHANGES ? "flapping" : k->down ? "down" : link_cond(&c->topo->links[l]);
+}
+
+/* A LinkDown raised, or a LinkUp after one (a reload's, hw_an_topology_changes, or the LLDP capture's): a change
+ * of its link's state.  The link by its first end's node and port names (the event's node and port). */
+static void link_event(struct console *c, const struct hw_an_event *e)
+{
+	const struct hw_topo *t = c->topo;
+	int down = !strcmp(e->alertname, "LinkDown");
+	if (!t || e->resolved || (!down && strcmp(e->alertname, "LinkUp")))
+		return;
+	for (uint32_t n = 0; n < t->n_nodes; n++) {
+		if (strcmp(t->nodes[n].name, e->node))
+			continue;
+		for (uint32_t p = t->nodes[n].first_port; p != HW_TOPO_NONE; p = t->ports[p].next)
+			if (!strcmp(t->ports[p].name, e->port_name) && t->ports[p].link != HW_TOPO_NONE) {
+				struct link_live *k = &c->live[t->ports[p].link];
+				if (!down && !k->down)
+					return; /* up and up: a link first heard (or new in LLDP), no change */
+				k->change_ns[k->next] = e->start_ns ? e->start_ns : 1;
+				k->next = (k->next + 1) % FLAP_KEEP;
+				k->down = down;
+				return;
+			}
+	}
+}
+
 /* The fabric: switches (their ports, the queues on each, hosts folded into a count) and the links between
  * switches, each with the worst state of its ends' queues and its congestion score. */
 static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
@@ -185,7 +246,8 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 	json_object_set_new(root, "time_ns", json_integer((json_int_t)now));
 	json_object_set_new(root, "time", json_string(now ? when : ""));
 	/* when this snapshot was taken (CLOCK_REALTIME): how far the console is behind the records it shows */
-	json_object_set_new(root, "wall_ns", json_integer((json_int_t)hw_real_ns()));
+	uint64_t wall = hw_real_ns();
+	json_object_set_new(root, "wall_ns", json_integer((json_int_t)wall));
 	json_object_set_new(root, "records", json_integer((json_int_t)st.records));
 	json_object_set_new(root, "rings", json_integer(c->n_rings));
 	json_object_set_new(root, "rings_max", json_integer(RINGS_MAX));
@@ -239,7 +301,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 			uint32_t l = t->ports[p].link;
 			/* a host's link: not among "links", drawn when its leaf unfolds */
 			if (l != HW_TOPO_NONE && peer && peer->tier == HW_TIER_HOST) {
-				json_object_set_new(jp, "link", json_string(link_cond(&t->links[l])));
+				json_object_set_new(jp, "link", json_string(link_cond_live(c, l, wall)));
 				json_object_set_new(jp, "score", json_real(c->scores ? c->scores[l] : 0.0));
 			}
 			json_object_set_new(jp, "queues", pq && pq[p] ? pq[p] : json_array());
@@ -260,7 +322,7 @@ static json_t *fabric_json(struct console *c, const struct hw_analyzer *a)
 		if (na->tier == HW_TIER_HOST || nb->tier == HW_TIER_HOST)
 			continue;
 		uint32_t s = c->port_state[k->a] > c->port_state[k->b] ? c->port_state[k->a] : c->port_state[k->b];
-		const char *cond = link_cond(k);
+		const char *cond = link_cond_live(c, l, wall);
 		json_array_append_new(links, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "a", na->name, "ap", pa->name,
 		                                       "b", nb->name, "bp", pb->name, "link", cond, "state", (int)s,
 		                                       "score", c->scores ? c->scores[l] : 0.0));
@@ -299,6 +361,11 @@ static json_t *incidents_json(const struct console *c)
 				                    json_real((double)(x->end_ns - x->start_ns) / 1e6));
 			if (x->svg[0])
 				json_object_set_new(j, "svg", json_string(x->svg));
+			if (x->attributed) /* whose traffic: the alert's sender_jobs and receiver_jobs */
+				json_object_set_new(j, "jobs",
+				                    json_pack("{s:s,s:s,s:i}", "senders", x->senders, "receivers",
+				                              x->receivers, "unattributed_flows",
+				                              (int)x->unattributed));
 			json_array_append_new(arr, j);
 		}
 	return arr;
@@ -331,14 +398,24 @@ static void victims_of(const struct console *c, const struct hw_analyzer *a, con
 	}
 }
 
+static void incident_jobs(struct incident *x, const struct hw_an_event *e)
+{
+	x->attributed = e->attributed;
+	x->unattributed = e->unattributed_flows;
+	snprintf(x->senders, sizeof(x->senders), "%s", e->sender_jobs);
+	snprintf(x->receivers, sizeof(x->receivers), "%s", e->receiver_jobs);
+}
+
 static void console_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
                              const char *svg)
 {
 	struct console *c = (struct console *)o;
+	link_event(c, e);
 	for (unsigned k = 0; k < c->n_inc; k++)
 		if (c->inc[k].id == e->id && !strcmp(c->inc[k].alertname, e->alertname)) {
 			if (e->resolved)
 				c->inc[k].end_ns = e->end_ns ? e->end_ns : hw_an_now(a);
+			incident_jobs(&c->inc[k], e); /* the flows known by the resolve may name more jobs */
 			return;
 		}
 	if (e->resolved)
@@ -370,6 +447,7 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 	const char *base = svg ? strrchr(svg, '/') : NULL;
 	snprintf(x->svg, sizeof(x->svg), "%s", base ? base + 1 : svg ? svg : "");
 	victims_of(c, a, e, x->victims, sizeof(x->victims));
+	incident_jobs(x, e);
 }
 
 /* A mark of the matrix each second of record time; the oldest forgotten. */
@@ -388,12 +466,13 @@ static void lat_mark(struct console *c, const struct hw_analyzer *a)
 	c->mark_next = (c->mark_next + 1) % MARKS;
 }
 
-/* The matrix over the last w seconds of record time (0: the whole run), from the newest mark at least w old
- * (none: the run is younger than w, all of it is in the window): leaves in output order, non-empty cells as
- * [source index, destination index, reports, mean ns, p99.9 ns]. */
-static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, unsigned w)
+/* Matrix m (the analyzer's, or a job's: then over the whole run, w 0) over the last w seconds of record time
+ * (0: the whole run), from the newest mark at least w old (none: the run is younger than w, all of it is in the
+ * window): leaves in output order, non-empty cells as [source index, destination index, reports, mean ns, p99.9
+ * ns]; jobs: the jobs with a matrix of their own. */
+static json_t *latency_json(const struct console *c, const struct hw_analyzer *a, const struct hw_an_latmatrix *m,
+                            unsigned w, json_t *jobs)
 {
-	const struct hw_an_latmatrix *m = hw_an_latency(a);
 	uint64_t now = hw_an_now(a), from = 0;
 	const struct hw_an_lat_mark *base = NULL;
 	for (unsigned k = 0; w && k < MARKS; k++)
@@ -415,6 +494,7 @@ static json_t *latency_json(const struct console *c, const struct hw_analyzer *a
 	                         f, "to_ns", (json_int_t)now, "to", t, "reports", (json_int_t)st.reports);
 	json_object_set_new(root, "leaves", leaves);
 	json_object_set_new(root, "cells", cells);
+	json_object_set_new(root, "jobs", jobs);
 	for (uint32_t i = 0; i < n; i++)
 		json_array_append_new(leaves, json_string(hw_an_lat_leaf_name(m, order[i])));
 	for (uint32_t i = 0; i < n; i++)
@@ -435,21 +515,45 @@ static void refresh_latency(struct console *c, const struct hw_analyzer *a)
 	if (now < c->lat_next)
 		return;
 	c->lat_next = now + LAT_REFRESH_S;
-	char *js[N_WINDOWS];
+	const char *names[HW_AN_LAT_GROUPS];
+	unsigned n_jobs = an_attr_jobs(c->attr, names, HW_AN_LAT_GROUPS);
+	json_t *jobs = json_array();
+	for (unsigned g = 0; g < n_jobs; g++)
+		json_array_append_new(jobs, json_string(names[g]));
+	char *js[N_WINDOWS], *jl[HW_AN_LAT_GROUPS] = {0};
 	for (unsigned w = 0; w < N_WINDOWS; w++) {
-		json_t *j = latency_json(c, a, lat_windows[w]);
+		json_t *j = latency_json(c, a, hw_an_latency(a), lat_windows[w], json_copy(jobs));
 		js[w] = json_dumps(j, JSON_COMPACT);
 		json_decref(j);
 	}
+	for (unsigned g = 0; g < n_jobs; g++) { /* a job's matrix: hw_an_latency_groups', over the whole run */
+		const struct hw_an_latmatrix *m = hw_an_latency_group(a, g);
+		if (!m)
+			continue;
+		json_t *j = latency_json(c, a, m, 0, json_copy(jobs));
+		json_object_set_new(j, "job", json_string(names[g]));
+		jl[g] = json_dumps(j, JSON_COMPACT);
+		json_decref(j);
+	}
+	json_decref(jobs);
 	pthread_mutex_lock(&c->mu);
 	for (unsigned w = 0; w < N_WINDOWS; w++) {
 		char *old = c->latency[w];
 		c->latency[w] = js[w];
 		js[w] = old;
 	}
+	for (unsigned g = 0; g < n_jobs; g++) {
+		snprintf(c->job[g], sizeof(c->job[g]), "%s", names[g]);
+		char *old = c->job_latency[g];
+		c->job_latency[g] = jl[g];
+		jl[g] = old;
+	}
+	c->n_jobs = n_jobs;
 	pthread_mutex_unlock(&c->mu);
 	for (unsigned w = 0; w < N_WINDOWS; w++)
 		free(js[w]);
+	for (unsigned g = 0; g < n_jobs; g++)
+		free(jl[g]);
 }
 
 static void refresh(struct console *c, const struct hw_analyzer *a)
@@ -552,10 +656,35 @@ static int queue_reply(struct console *c, const struct hw_metrics_http_request *
 	return 1;
 }
 
-/* GET /api/latency?window=S (S one of lat_windows; none: the whole run). */
+/* GET /api/latency?job=NAME: that job's matrix (its senders' reports) over the whole run. */
+static int job_latency_reply(struct console *c, const char *job, const char *sw, struct hw_metrics_http_reply *r)
+{
+	if (sw && strcmp(sw, "0")) {
+		r->status = 400;
+		return reply_copy(r, "{\"error\":\"a job's matrix is over the whole run: window=0 or none\"}\n",
+		                  "application/json");
+	}
+	pthread_mutex_lock(&c->mu);
+	unsigned g = 0;
+	while (g < c->n_jobs && strcmp(c->job[g], job))
+		g++;
+	if (g < c->n_jobs && c->job_latency[g])
+		reply_copy(r, c->job_latency[g], "application/json");
+	else {
+		r->status = 404;
+		reply_copy(r, "{\"error\":\"no job of that name has sent reports (run --pods or --ident-map)\"}\n",
+		           "application/json");
+	}
+	pthread_mutex_unlock(&c->mu);
+	return 1;
+}
+
+/* GET /api/latency?window=S (S one of lat_windows; none: the whole run); with job=NAME, job_latency_reply. */
 static int latency_reply(struct console *c, const struct hw_metrics_http_request *q, struct hw_metrics_http_reply *r)
 {
-	const char *sw = hw_metrics_http_query(q, "window");
+	const char *sw = hw_metrics_http_query(q, "window"), *job = hw_metrics_http_query(q, "job");
+	if (job)
+		return job_latency_reply(c, job, sw, r);
 	unsigned w = N_WINDOWS;
 	for (unsigned k = 0; k < N_WINDOWS; k++) {
 		char buf[16];
@@ -626,10 +755,13 @@ static void console_free(struct console *c)
 	free(c->incidents);
 	free(c->scores);
 	free(c->port_state);
+	free(c->live);
 	for (unsigned k = 0; k < MARKS; k++)
 		hw_an_lat_mark_free(c->mark[k]);
 	for (unsigned w = 0; w < N_WINDOWS; w++)
 		free(c->latency[w]);
+	for (unsigned g = 0; g < HW_AN_LAT_GROUPS; g++)
+		free(c->job_latency[g]);
 	free(c);
 }
 
@@ -654,8 +786,9 @@ struct an_output *an_out_console(const struct an_console_opts *o, char *err, siz
 	if (c && t) {
 		c->scores = calloc(t->n_links ? t->n_links : 1, sizeof(*c->scores));
 		c->port_state = calloc(t->n_ports ? t->n_ports : 1, sizeof(*c->port_state));
+		c->live = calloc(t->n_links ? t->n_links : 1, sizeof(*c->live));
 	}
-	if (!c || (t && (!c->scores || !c->port_state))) {
+	if (!c || (t && (!c->scores || !c->port_state || !c->live))) {
 		if (c)
 			console_free(c);
 		snprintf(err, errlen, "out of memory");
@@ -663,6 +796,7 @@ struct an_output *an_out_console(const struct an_console_opts *o, char *err, siz
 	}
 	c->base.ops = &console_ops;
 	c->topo = t;
+	c->attr = o->attr;
 	pthread_mutex_init(&c->mu, NULL);
 	if (!(c->http = hw_metrics_http_start_routes(o->addr, NULL, c, o->svg_dir, console_route, err, errlen))) {
 		pthread_mutex_destroy(&c->mu);

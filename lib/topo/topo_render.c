@@ -164,15 +164,43 @@ static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay 
 #define HOST_DY 30.0
 #define HOST_TOP 48.0 /* from a leaf's centre to its first row of hosts */
 #define ASPECT 1.6
-#define LEGEND_W 260.0 /* the legend, left of the drawing */
+#define LEGEND_FONT 14.0 /* Graphviz's default for the legend's HTML table */
 
 struct layout {
 	unsigned host_cols, cols; /* hosts per row under a leaf; cells per row */
 	double cell, w, h;
 };
 
-/* The drawing's size (L->w, L->h) with L->host_cols and L->cols. */
-static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts, uint32_t orphans, int legend)
+/* The size (pt) of a legend's HTML table, from its text: a row per <tr>, as wide as its characters outside tags
+ * (an entity is one) at 0.62 em, the average of Helvetica's glyphs with bold and capitals rounded up, plus
+ * the cells' padding; 0 x 0 for no legend.  An estimate that errs wide, so that the canvas keeps its aspect. */
+static void legend_size(const char *html, double *w, double *h)
+{
+	size_t rows = 0, longest = 0, chars = 0;
+	for (const char *p = html ? html : ""; *p; p++) {
+		if (*p == '<') {
+			if (!strncmp(p, "<tr", 3)) {
+				rows++;
+				chars = 0;
+			}
+			p += strcspn(p, ">");
+			if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '&' && strchr(p, ';'))
+			p = strchr(p, ';');
+		if (++chars > longest)
+			longest = chars;
+	}
+	*w = rows ? 0.62 * LEGEND_FONT * (double)longest + 24 : 0;
+	*h = rows ? (1.2 * LEGEND_FONT + 6) * (double)rows + 8 : 0;
+}
+
+/* The drawing's size (L->w, L->h) with L->host_cols and L->cols, and a legend of legend_w x legend_h left of
+ * it. */
+static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts, uint32_t orphans, double legend_w,
+                    double legend_h)
 {
 	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
 	L->w = L->cols * L->cell;
@@ -185,8 +213,8 @@ static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts
 	L->h += leaf_rows * (ROW + grid);
 	unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
 	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
-	if (legend)
-		L->w += LEGEND_W;
+	L->w += legend_w;
+	L->h = fmax(L->h, legend_h);
 }
 
 /* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
@@ -211,9 +239,9 @@ static double fit_font(const char *label, double width, double height)
 	return f < 10 ? f : 10;
 }
 
-/* Where a badge goes: on its link, 0.4 of the way from its port's node; 0 when it is not drawn. */
+/* A point on a badge's link, the fraction f of the way from its port's node; 0 when the badge is not drawn. */
 static int badge_at(const struct hw_topo *t, const struct hw_render_badge *b, Agnode_t *const *gnode, const double *xy,
-                    double *x, double *y)
+                    double f, double *x, double *y)
 {
 	if (b->port >= t->n_ports)
 		return 0;
@@ -221,8 +249,8 @@ static int badge_at(const struct hw_topo *t, const struct hw_render_badge *b, Ag
 	if (peer == HW_TOPO_NONE || !gnode[n] || !gnode[t->ports[peer].node])
 		return 0;
 	uint32_t m = t->ports[peer].node;
-	*x = xy[2 * n] + 0.4 * (xy[2 * m] - xy[2 * n]);
-	*y = xy[2 * n + 1] + 0.4 * (xy[2 * m + 1] - xy[2 * n + 1]);
+	*x = xy[2 * n] + f * (xy[2 * m] - xy[2 * n]);
+	*y = xy[2 * n + 1] + f * (xy[2 * m + 1] - xy[2 * n + 1]);
 	return 1;
 }
 
@@ -326,6 +354,50 @@ static int box_free(const struct boxes *s, double x0, double y0, double x1, doub
 }
 
 #define PORT_FONT 7.0
+#define BADGE_FONT 7.0
+
+/* Where each badge goes (bxy[2i], bxy[2i+1]; NAN when it is not drawn), so that no two overlap nor cover a
+ * node: on its link at the first free spot from 0.4 of the way from its port's node; else beside that node (its
+ * row, above, below), further out step by step; else at 0.4 all the same.  Each box goes into taken (when
+ * there is a grid), for the port labels to keep clear of. */
+static void place_badges(const struct hw_topo *t, const struct hw_render_overlay *ov, Agnode_t *const *gnode,
+                         const double *xy, struct boxes *taken, int grid, double *bxy)
+{
+	static const double along[] = {0.4, 0.3, 0.5, 0.2, 0.6, 0.7, 0.8};
+	for (uint32_t i = 0; i < ov->n_badges; i++) {
+		const struct hw_render_badge *b = &ov->badges[i];
+		double x0, y0, x = 0, y = 0;
+		bxy[2 * i] = bxy[2 * i + 1] = NAN;
+		if (!badge_at(t, b, gnode, xy, along[0], &x0, &y0))
+			continue;
+		size_t longest, lines;
+		label_extent(b->label, &longest, &lines);
+		/* 0.7 em a glyph (capitals and digits rounded up), Graphviz's margins, a gap */
+		double hw = 0.7 * BADGE_FONT * (double)longest / 2 + 5, hh = 1.2 * BADGE_FONT * (double)lines / 2 + 3;
+		int found = !grid;
+		for (size_t k = 0; !found && k < sizeof(along) / sizeof(along[0]); k++) {
+			badge_at(t, b, gnode, xy, along[k], &x, &y);
+			found = box_free(taken, x - hw, y - hh, x + hw, y + hh);
+		}
+		uint32_t n = t->ports[b->port].node;
+		int host = t->nodes[n].tier == HW_TIER_HOST;
+		double nw = host ? 0.4 * 72 : 0.55 * 72, nh = host ? 0.15 * 72 : 0.2 * 72;
+		for (int k = 0; !found && k < 48; k++) { /* beside the node: right and left, its row, above, below */
+			int step = k / 6, side = k % 2 ? -1 : 1, row = (k / 2) % 3;
+			x = xy[2 * n] + side * (nw + hw + 4 + step * (2 * hw + 4));
+			y = xy[2 * n + 1] + (row == 0 ? 0 : row == 1 ? 1 : -1) * (nh + hh + 4);
+			found = box_free(taken, x - hw, y - hh, x + hw, y + hh);
+		}
+		if (!found) {
+			x = x0;
+			y = y0;
+		}
+		if (grid)
+			box_add(taken, x - hw, y - hh, x + hw, y + hh);
+		bxy[2 * i] = x;
+		bxy[2 * i + 1] = y;
+	}
+}
 
 /* A link end's port name as a text of its own on the link just outside the node at (x, y) towards its peer at
  * (px, py), a little further along when that spot is taken; left out (the link's tooltip names it) when no
@@ -374,7 +446,7 @@ static void port_label(Agraph_t *g, struct boxes *taken, const char *link_id, co
 /* Place every shown node: xy[2i], xy[2i+1] in Graphviz's points (y upwards).  Hosts go under the first shown
  * leaf they link to, in tier order (tier[HW_TIER_HOST] follows its leaves already). */
 static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *ov, struct slot **tier,
-                       const uint32_t *count, int legend, double *xy)
+                       const uint32_t *count, double legend_w, double legend_h, double *xy)
 {
 	uint32_t *leaf_of = calloc((size_t)t->n_nodes + 1, sizeof(*leaf_of)),
 	         *n_hosts = calloc(2 * ((size_t)t->n_nodes + 1), sizeof(*n_hosts)); /* per leaf: hosts, then placed */
@@ -407,14 +479,14 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	for (unsigned hc = 1; hc <= 8 && (hc == 1 || hc <= most); hc++)
 		for (unsigned c = 1; c <= widest; c++) {
 			struct layout L = {.host_cols = hc, .cols = c};
-			measure(&L, count, most, orphans, legend);
+			measure(&L, count, most, orphans, legend_w, legend_h);
 			double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
 			if (err < best_err - 1e-9) {
 				best_err = err;
 				best = L;
 			}
 		}
-	double w = best.w - (legend ? LEGEND_W : 0), y = ROW / 2;
+	double w = best.w - legend_w, y = ROW / 2;
 	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
 	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--) {
 		for (uint32_t i = 0; i < count[k]; i += per_row) {
@@ -508,7 +580,7 @@ static int duplicate_chassis(const struct hw_topo *t, const char *name)
 }
 
 static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_render_overlay *ov, Agnode_t **gnode,
-                         const double *xy);
+                         const double *xy, const double *bxy);
 
 static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opts *o, Agnode_t **gnode)
 {
@@ -534,6 +606,9 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	        *e_style = agattr(g, AGEDGE, "style", "solid"), *e_pen = agattr(g, AGEDGE, "penwidth", "1"),
 	        *e_tip = agattr(g, AGEDGE, "tooltip", "");
 
+	double legend_w, legend_h; /* left of the drawing, its top level with the drawing's */
+	legend_size(ov ? ov->legend_html : LEGEND, &legend_w, &legend_h);
+
 	/* Ranks and order. */
 	struct slot *tier[N_TIERS];
 	uint32_t count[N_TIERS] = {0}, fill[N_TIERS] = {0};
@@ -553,7 +628,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	}
 	if (ok) {
 		order_tiers(t, ov, tier, count, xpos);
-		ok = !place_nodes(t, ov, tier, count, !ov || ov->legend_html, xy);
+		ok = !place_nodes(t, ov, tier, count, legend_w, legend_h, xy);
 	}
 	if (!ok) {
 		for (unsigned k = 0; k < N_TIERS; k++)
@@ -611,24 +686,20 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	}
 	/* what port labels must not cover: every node's box */
 	struct boxes boxes = {0};
-	if (boxes_init(&boxes, xy, t->n_nodes)) /* no grid (out of memory): no port labels */
+	int grid = boxes_init(&boxes, xy, t->n_nodes) == 0;
+	if (!grid) /* out of memory: no port labels */
 		o_port_labels = 0;
-	for (unsigned k = 0; k < N_TIERS; k++)
+	for (unsigned k = 0; grid && k < N_TIERS; k++)
 		for (uint32_t i = 0; i < count[k]; i++) {
 			uint32_t ni = tier[k][i].node;
 			double hw = k == HW_TIER_HOST ? 0.4 * 72 : 0.55 * 72,
 			       hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
 			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
 		}
-	for (uint32_t i = 0; ov && i < ov->n_badges; i++) { /* and the overlay's badges (draw_overlay's places) */
-		double bx, by;
-		if (!badge_at(t, ov->badges + i, gnode, xy, &bx, &by))
-			continue;
-		size_t longest, lines;
-		label_extent(ov->badges[i].label, &longest, &lines);
-		double hw = 0.62 * 7 * (double)longest / 2 + 4, hh = 1.2 * 7 * (double)lines / 2 + 2;
-		box_add(&boxes, bx - hw, by - hh, bx + hw, by + hh);
-	}
+	/* and the overlay's badges, placed clear of them and of one another */
+	double *bxy = ov && ov->n_badges ? calloc(2 * (size_t)ov->n_badges, sizeof(*bxy)) : NULL;
+	if (bxy)
+		place_badges(t, ov, gnode, xy, &boxes, grid, bxy);
 	for (unsigned k = 0; k < N_TIERS; k++)
 		free(tier[k]);
 	free(xpos);
@@ -667,8 +738,9 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	}
 	boxes_free(&boxes);
 	if (ov)
-		draw_overlay(g, t, ov, gnode, xy);
+		draw_overlay(g, t, ov, gnode, xy, bxy);
 	free(xy);
+	free(bxy);
 	if (ov && !ov->legend_html)
 		return g;
 
@@ -676,7 +748,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	agxset(legend, a_id, "legend");
 	agxset(legend, a_shape, "plaintext");
 	agxset(legend, a_fill, "white");
-	snprintf(pos, sizeof(pos), "%.1f,%.1f!", ov ? -200.0 : -140.0, -ROW / 2 - 40); /* left of the top row */
+	snprintf(pos, sizeof(pos), "%.1f,%.1f!", -legend_w / 2, -legend_h / 2); /* left of the drawing, at its top */
 	agxset(legend, a_pos, pos);
 	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
 	agxset(legend, a_label, html);
@@ -687,13 +759,13 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 /* An overlay's badges (boxes over links near a port) and paths (polylines through node centres, drawn
  * from the given spline: engine nop2 keeps an edge's own "pos"). */
 static void draw_overlay(Agraph_t *g, const struct hw_topo *t, const struct hw_render_overlay *ov, Agnode_t **gnode,
-                         const double *xy)
+                         const double *xy, const double *bxy)
 {
 	char pos[64], text[600];
-	for (uint32_t i = 0; i < ov->n_badges; i++) {
+	for (uint32_t i = 0; bxy && i < ov->n_badges; i++) {
 		const struct hw_render_badge *b = &ov->badges[i];
-		double x, y;
-		if (!badge_at(t, b, gnode, xy, &x, &y))
+		double x = bxy[2 * i], y = bxy[2 * i + 1];
+		if (isnan(x))
 			continue;
 		Agnode_t *v = agnode(g, (char *)b->id, 1);
 		agsafeset(v, "id", (char *)b->id, "");

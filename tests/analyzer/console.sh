@@ -7,21 +7,7 @@
 # Usage: console.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
-gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3") art=$4
-chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed (tools/deps.sh)"
-dir=$(mktemp -d)
-pid=
-trap 'stop_pid "$pid"; rm -rf "$dir"' EXIT
-# stop_analyzer LOG: SIGTERM ends --hold; the run must then exit 0 (a sanitizer build fails on a leak).  No
-# SIGKILL after a while as stop_pid does: a sanitizer build under the tests' slow unwinding took 12 s to exit
-# on a loaded host (the k=16 fabric); the test's own timeout bounds the wait.
-stop_analyzer() {
-  kill -TERM "$pid" 2>/dev/null
-  wait "$pid"
-  local rc=$?
-  pid=
-  [ "$rc" -eq 0 ] || { tail -20 "$1"; fail "the analyzer exited $rc after SIGTERM"; }
-}
+console_test_init "$@"
 "$gen" scenario incast --out "$dir" --write-records >"$dir/gen.log" 2>&1 || fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
 
 echo "== bad usage: exit 2"
@@ -35,15 +21,8 @@ mkdir -p "$dir/svg"
   --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/an.log" 2>&1 &
 pid=$!
 base=http://127.0.0.1:$port
-records=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reports"]["records"])' "$dir/truth.json")
-echo "== the analyzer has the scenario's $records records (poll /api/fabric, up to 120 s)"
-for _ in $(seq 600); do
-  got=$(curl -sf "$base/api/fabric" | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"])' 2>/dev/null)
-  [ "$got" = "$records" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$dir/an.log"; fail "the analyzer exited"; }
-  sleep 0.2
-done
-[ "$got" = "$records" ] || fail "/api/fabric: $got records after 120 s, expected $records"
+echo "== the analyzer has the scenario's records (poll /api/fabric, up to 120 s)"
+wait_console_records "$base" "$dir/truth.json" "$pid" "$dir/an.log"
 
 echo "== the JSON endpoints"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/queue?node=x&port=1&queue=3")

@@ -110,4 +110,5 @@ def main():
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":  # console_jobs.py imports chromium()
+    sys.exit(main())

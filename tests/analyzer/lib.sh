@@ -15,6 +15,41 @@ make_records() {
   ls "$dir"/rec/*.hwr >/dev/null 2>&1 || fail "the collector wrote no record file"
 }
 
+# console_test_init HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR: the console tests' gen, an, src, art,
+# chromium (skip without it), a scratch dir removed at exit and pid, the analyzer stopped at exit.
+console_test_init() {
+  gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3") art=$4
+  chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed (tools/deps.sh)"
+  dir=$(mktemp -d)
+  pid=
+  trap 'stop_pid "$pid"; rm -rf "$dir"' EXIT
+}
+
+# stop_analyzer LOG: SIGTERM ends --hold; the run must then exit 0 (a sanitizer build fails on a leak).  No
+# SIGKILL after a while as stop_pid does: a sanitizer build under the tests' slow unwinding took 12 s to exit
+# on a loaded host (the k=16 fabric); the test's own timeout bounds the wait.
+stop_analyzer() {
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"
+  local rc=$?
+  pid=
+  [ "$rc" -eq 0 ] || { tail -20 "$1"; fail "the analyzer exited $rc after SIGTERM"; }
+}
+
+# wait_console_records BASE TRUTH_JSON PID LOG: poll BASE/api/fabric (up to 120 s) until the console's analyzer
+# has all the scenario's records; fail, with LOG, when it exits first or the time runs out.
+wait_console_records() {
+  local base=$1 records got=
+  records=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reports"]["records"])' "$2")
+  for _ in $(seq 600); do
+    got=$(curl -sf "$base/api/fabric" | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"])' 2>/dev/null)
+    [ "$got" = "$records" ] && return 0
+    kill -0 "$3" 2>/dev/null || { cat "$4"; fail "the analyzer exited"; }
+    sleep 0.2
+  done
+  fail "/api/fabric: $got records after 120 s, expected $records"
+}
+
 # count_events FILE NAME STATE: how many events of that alertname and state the JSONL file holds.
 count_events() {
   python3 - "$@" <<'PY'

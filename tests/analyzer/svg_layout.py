@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # Checks a static fabric SVG (topology --svg, the heat map) from its own coordinates against the console's
 # layout rules: the canvas's aspect near 16:10, no two texts overlapping, every switch and host drawn, each host
-# under its own leaf (below it, and nearer to it than to any other leaf).
-# Usage: svg_layout.py TRUTH_JSON FILE.svg...
+# under its own leaf (below it, and nearer to it than to any other leaf).  With --event the files are event graphs
+# (a part of the fabric, queue badges, a legend): aspect and overlapping texts only, and at least one of them must
+# carry two badges or more (else overlapping badges could not have been seen).
+# Usage: svg_layout.py TRUTH_JSON FILE.svg...  |  svg_layout.py --event FILE.svg...
 import json
 import re
 import sys
@@ -68,6 +70,10 @@ def positions(root):
     return pos
 
 
+def badges(root):
+    return sum(1 for g in root.iter(NS + "g") if g.get("class") == "node" and g.get("id", "").startswith("q-"))
+
+
 def check(truth, path):
     bad = []
     root = ET.parse(path).getroot()
@@ -79,6 +85,10 @@ def check(truth, path):
     ov = overlaps(bs)
     if ov:
         bad.append(f"{path}: {len(ov)} pairs of overlapping texts, e.g. {ov[:5]}")
+    if truth is None:
+        print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
+              f"{badges(root)} badges")
+        return bad
     tier = {n["node"]: n["tier"] for n in truth["nodes"]}
     pos = positions(root)
     missing = [n for n in tier if n not in pos]
@@ -103,10 +113,13 @@ def check(truth, path):
 
 
 def main():
-    truth = json.load(open(sys.argv[1]))["topology"]
+    event = sys.argv[1] == "--event"
+    truth = None if event else json.load(open(sys.argv[1]))["topology"]
     bad = []
     for path in sys.argv[2:]:
         bad += check(truth, path)
+    if event and max(badges(ET.parse(p).getroot()) for p in sys.argv[2:]) < 2:
+        bad.append("no event graph with two badges or more")
     for b in bad:
         print("FAIL: " + b)
     return 1 if bad else 0

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The static SVGs by the console's layout rules (issue 20): `topology --svg` and the heat map of the 76-node
 # incast sample and of a k=8 fat-tree (208 nodes), checked from their own coordinates (svg_layout.py): aspect
-# near 16:10, no overlapping texts, every node drawn, hosts under their own leaf.
+# near 16:10, no overlapping texts, every node drawn, hosts under their own leaf.  Then the event graphs of an incast
+# and a PFC storm (the part of the fabric an event concerns, queue badges, the legend): aspect and no overlapping
+# texts either.
 # Usage: svg_layout.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$1 an=$2 src=$3
@@ -23,5 +25,18 @@ for shape in incast fat-tree:8; do
   [ -s "$out/svg/heatmap.svg" ] || fail "$shape: no heat map"
   python3 "$src/tests/analyzer/svg_layout.py" "$out/truth.json" "$out/topology.svg" "$out/svg/heatmap.svg" ||
     fail "$shape: layout"
+done
+cfg=$src/data/samples/incast/analyzer.json # the sample's thresholds: the events fire and carry badges
+for s in incast pfc-storm; do
+  out=$dir/ev-$s
+  "$gen" scenario "$s" --out "$out" --write-records >"$dir/gen.log" 2>&1 ||
+    fail "hopwatch-gen $s: $(tail -1 "$dir/gen.log")"
+  mkdir -p "$out/svg"
+  "$an" run --jsonl "$out/records.jsonl" --lldp "$out/lldp.pcap" --map "$out/map.json" --config "$cfg" \
+    --svg-dir "$out/svg" --svg-rate 0 --svg-keep 0 --quiet >"$dir/run.log" 2>&1 ||
+    fail "run --svg-dir $s: $(tail -1 "$dir/run.log")"
+  set -- "$out"/svg/event-[0-9]*.svg
+  [ -s "$1" ] || fail "$s: no event graph drawn"
+  python3 "$src/tests/analyzer/svg_layout.py" --event "$@" || fail "$s: event graph layout"
 done
 echo "PASS"

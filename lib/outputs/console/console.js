@@ -4,6 +4,7 @@
 
 const NS = "http://www.w3.org/2000/svg";
 const COLOUR = ["#2e7d32", "#ef6c00", "#c62828"]; // ok, warning, alarm
+const FLAPPING = "#8e24aa"; // a link whose state keeps changing, dotted
 const TIERS = ["superspine", "spine", "leaf", "unknown"];
 const CELL_W = 100, BOX_W = 88, BOX_H = 26, ROW_H = 60, HOST_H = 40, TIER_GAP = 40;
 const POLL_MS = 250; // a link turns within 2 s of a change even behind a 200 ms snapshot and a loaded host
@@ -172,6 +173,7 @@ function hostKey(leaf, pt) {
 
 function linkColour(l) {
   if (l.link === "down") return "#000";
+  if (l.link === "flapping") return FLAPPING; // changed state more than 3 times in 10 min (console.c)
   if (l.state === 2 || l.score >= 1) return COLOUR[2];
   if (l.state === 1 || l.score >= 0.5) return COLOUR[1];
   return "#90a4ae";
@@ -199,7 +201,8 @@ function paintMap() {
     e.setAttribute("data-link", l.link);
     e.setAttribute("stroke", linkColour(l));
     e.setAttribute("stroke-width", l.state ? 3 : 1.2);
-    e.setAttribute("stroke-dasharray", l.link === "up" ? "" : "6 4");
+    e.setAttribute("stroke-dasharray", l.link === "up" ? "" : l.link === "flapping" ? "2 3" : "6 4");
+    if (l.link === "flapping") e.setAttribute("stroke-width", 3);
   };
   for (const l of fabric.links) paintLink(linkEls.get(linkKey(l)), l);
   for (const s of fabric.switches) {
@@ -318,7 +321,14 @@ function paintIncidents() {
     tr.dataset.queue = x.queue;
     const culprit = x.node ? `${x.node}${x.port ? ":" + x.port : ""}${x.queue >= 0 ? " q" + x.queue : ""}` : "-";
     const dur = x.open ? "open" : `${x.duration_ms.toFixed(3)} ms`;
-    const cells = [x.kind, culprit, x.victims || "-", x.start.replace("T", " "), dur];
+    // whose traffic (run --pods / --ident-map): the alert's sender and receiver jobs
+    const jobs = x.jobs ? `${x.jobs.senders || "?"} → ${x.jobs.receivers || "?"}` +
+      (x.jobs.unattributed_flows ? ` (${x.jobs.unattributed_flows} flows without a job)` : "") : "-";
+    if (x.jobs) {
+      tr.dataset.senders = x.jobs.senders;
+      tr.dataset.receivers = x.jobs.receivers;
+    }
+    const cells = [x.kind, culprit, x.victims || "-", jobs, x.start.replace("T", " "), dur];
     for (const c of cells) tr.appendChild(document.createElement("td")).textContent = c;
     const td = tr.appendChild(document.createElement("td"));
     if (x.svg) {
@@ -409,6 +419,7 @@ function paintLatency(m) {
   const side = HEAD + Math.max(1, n) * CELL;
   svg.setAttribute("viewBox", `0 0 ${side} ${side + 30}`);
   svg.dataset.window = m.window_s;
+  svg.dataset.job = m.job || "";
   svg.dataset.from = m.from_ns;
   svg.dataset.to = m.to_ns;
   m.leaves.forEach((name, i) => {
@@ -428,13 +439,37 @@ function paintLatency(m) {
   });
   const span = m.from ? `${m.from.replace("T", " ")} to ${m.to.replace("T", " ")}` : `the whole run to ${(m.to || "-").replace("T", " ")}`;
   document.getElementById("lat-legend").textContent =
-    `${m.cells.length} leaf pairs with reports, ${span}; colour: p99.9 on a fixed scale`;
+    `${m.cells.length} leaf pairs with reports${m.job ? ` from job ${m.job}'s senders` : ""}, ${span}; colour: p99.9 on a fixed scale`;
+  jobOptions(m.jobs || []);
 }
 
+// The job selector: "all traffic" and every job with a matrix of its own (the server's latency groups); the
+// URL's #job=NAME chooses one once it is listed.
+let jobFromUrl = new URLSearchParams(location.hash.slice(1)).get("job");
+function jobOptions(jobs) {
+  const sel = document.getElementById("lat-job");
+  const have = [...sel.options].map((o) => o.value).slice(1);
+  for (const j of jobs)
+    if (!have.includes(j)) {
+      const o = sel.appendChild(document.createElement("option"));
+      o.value = j;
+      o.textContent = `job ${j}`;
+    }
+  if (jobFromUrl && jobs.includes(jobFromUrl)) {
+    sel.value = jobFromUrl;
+    jobFromUrl = null;
+    pollLatency();
+  }
+}
+
+// A job's matrix is over the whole run (the window selector is set to it while a job is chosen).
 async function pollLatency() {
+  const job = document.getElementById("lat-job").value;
+  if (job) document.getElementById("lat-window").value = "0";
   const w = document.getElementById("lat-window").value;
-  const r = await fetch(`/api/latency?window=${w}`, {cache: "no-store"});
-  if (r.ok && document.getElementById("lat-window").value === w) paintLatency(await r.json());
+  const r = await fetch(job ? `/api/latency?job=${encodeURIComponent(job)}` : `/api/latency?window=${w}`, {cache: "no-store"});
+  if (r.ok && document.getElementById("lat-window").value === w && document.getElementById("lat-job").value === job)
+    paintLatency(await r.json());
 }
 
 async function poll() {
@@ -473,7 +508,11 @@ async function poll() {
 
 window.addEventListener("hashchange", () => { if (fabric) { paintDevice(); paintLinkPane(); pollQueue(); } });
 window.addEventListener("resize", () => { layoutKey = ""; });
-document.getElementById("lat-window").addEventListener("change", () => { pollLatency(); });
+document.getElementById("lat-window").addEventListener("change", () => {
+  document.getElementById("lat-job").value = ""; // a window is for all traffic
+  pollLatency();
+});
+document.getElementById("lat-job").addEventListener("change", () => { pollLatency(); });
 for (const id of ["device-close", "link-close"])
   document.getElementById(id).addEventListener("click", (e) => { e.preventDefault(); location.hash = ""; });
 poll();
