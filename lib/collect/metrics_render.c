@@ -247,17 +247,50 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 	return (struct qsum *)mt.v;
 }
 
+/* The labels of every queue /metrics shows, formatted once for all its families: queue i's are text + at[i]. */
+struct shown_labels {
+	char *text;
+	size_t *at;
+};
+
+static int shown_labels_make(struct shown_labels *sl, const struct qsum *const *shown, size_t n,
+                             const struct hw_node_names *nn)
+{
+	size_t cap = n * 64 + LABELS_MAX, len = 0;
+	sl->text = malloc(cap);
+	sl->at = malloc((n ? n : 1) * sizeof(*sl->at));
+	if (!sl->text || !sl->at)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		if (cap - len < LABELS_MAX) {
+			cap = 2 * cap + LABELS_MAX;
+			char *t = realloc(sl->text, cap);
+			if (!t)
+				goto fail;
+			sl->text = t;
+		}
+		queue_labels(sl->text + len, LABELS_MAX, shown[i], nn);
+		sl->at[i] = len;
+		len += strlen(sl->text + len) + 1;
+	}
+	return 0;
+fail:
+	free(sl->text);
+	free(sl->at);
+	return -1;
+}
+
 /* One histogram family (the struct hsum at offset off of every queue), values scaled by unit and
  * printed with %g to digits significant digits. */
-static void render_hist(FILE *f, const struct qsum *const *shown, size_t n_shown, const struct hw_node_names *nn,
+static void render_hist(FILE *f, const struct qsum *const *shown, size_t n_shown, const struct shown_labels *sl,
                         size_t off, const char *name, const char *help, double unit, int digits)
 {
-	char line[160], le[N_LE][32], lab[LABELS_MAX]; /* the bounds' text, the same for every queue */
+	char line[160], le[N_LE][32]; /* the bounds' text, the same for every queue */
 	for (unsigned k = 0; k < N_LE; k++)
 		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << le_k[k]) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	for (size_t i = 0; i < n_shown; i++) {
-		queue_labels(lab, sizeof(lab), shown[i], nn);
+		const char *lab = sl->text + sl->at[i];
 		const struct hsum *h = (const struct hsum *)(const void *)((const char *)shown[i] + off);
 		for (unsigned k = 0; k < N_LE; k++)
 			fprintf(f, "%s_bucket{%s,le=\"%s\"} %llu\n", name, lab, le[k], (unsigned long long)h->le[k]);
@@ -559,11 +592,14 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 	render_node_last_seen(f, qm, cap, c->names);
 	size_t n_shown, n_omitted;
 	const struct qsum **shown = shown_queues(qm, cap, c->cfg.metrics_max_queues, &n_shown, &n_omitted);
-	if (!shown) {
+	struct shown_labels sl;
+	if (!shown || shown_labels_make(&sl, shown, n_shown, c->names)) {
 		hw_node_names_unlock(c->names);
+		free(shown);
 		free(qm);
 		return;
 	}
+	hw_node_names_unlock(c->names); /* the names are in sl now */
 	fprintf(f,
 	        "# HELP hopwatch_collector_metrics_queues_omitted Queues tracked but left out of the per-queue series "
 	        "(more than --metrics-max-queues; those with the fewest hop records).\n"
@@ -590,15 +626,15 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 			           : k == 2 ? (double)x->last_occ * occ_unit
 			           : k == 3 ? (double)x->max_occ * occ_unit
 			                    : (double)x->last_seen * 1e-9;
-			queue_labels(lab, sizeof(lab), x, c->names);
-			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, lab, v);
+			fprintf(f, k == 4 ? "%s{%s} %.3f\n" : "%s{%s} %.17g\n", qm_meta[k].name, sl.text + sl.at[i], v);
 		}
 	}
-	render_hist(f, shown, n_shown, c->names, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
+	render_hist(f, shown, n_shown, &sl, offsetof(struct qsum, lat), "hopwatch_queue_hop_latency_seconds",
 	            "Hop latency at this egress queue.", lat_unit, 9);
-	render_hist(f, shown, n_shown, c->names, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
+	render_hist(f, shown, n_shown, &sl, offsetof(struct qsum, occ), "hopwatch_queue_occupancy_observed_bytes",
 	            "Queue occupancy as each hop record reported it.", occ_unit, 17);
-	hw_node_names_unlock(c->names);
+	free(sl.text);
+	free(sl.at);
 	free(shown);
 	free(qm);
 }
