@@ -72,7 +72,8 @@ raised = collections.Counter()
 where = collections.defaultdict(set)
 for line in open("out/events.jsonl"):
     e = json.loads(line)
-    if e["state"] == "firing" and e["event"] != "LinkUp":
+    # an update ("update": true) is an alert raised already, with new numbers: not another raise
+    if e["state"] == "firing" and e["event"] != "LinkUp" and not e.get("update"):
         raised[e["event"]] += 1
         where[(e.get("node"), e.get("port_name"), e.get("queue"))].add(e["event"])
 print("   analyzer events raised: " + ", ".join(f"{k} {v}" for k, v in raised.most_common()))
