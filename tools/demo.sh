@@ -24,16 +24,34 @@ echo "== analyzer: topology from the fabric's LLDP frames, every hop placed on i
 build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
   --jsonl out/records.jsonl --svg out/topology.svg --json-out out/topology.json | tail -3 | sed 's/^/   /'
 
-# A real Alertmanager on loopback receives the alerts (prometheus-alertmanager, installed by deps.sh).
-am_args=() am_pid=
+# A real Alertmanager on loopback (prometheus-alertmanager, installed by deps.sh) with the shipped route
+# (deploy/alertmanager/alertmanager.yml: one notification per incident, symptoms inhibited), its webhook
+# pointed at a receiver on loopback that keeps every notification in out/notifications.jsonl.
+am_args=() am_pid= wh_pid=
 am_bin=$(command -v alertmanager || command -v prometheus-alertmanager || true)
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 if [ -n "$am_bin" ] && command -v amtool >/dev/null; then
-  am_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  printf 'route:\n  receiver: "null"\nreceivers:\n  - name: "null"\n' >out/alertmanager.yml
+  am_port=$(free_port) wh_port=$(free_port)
+  : >out/notifications.jsonl
+  python3 - "$wh_port" out/notifications.jsonl <<'PY' >out/webhook.log 2>&1 &
+import http.server, json, sys
+out = sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with open(out, "a") as f:
+            f.write(json.dumps(json.loads(body)) + "\n")
+        self.send_response(200)
+        self.end_headers()
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+  wh_pid=$!
+  sed "s#url: 'http://127.0.0.1:9095/hopwatch/alerts'#url: 'http://127.0.0.1:$wh_port/hopwatch/alerts'#" \
+    deploy/alertmanager/alertmanager.yml >out/alertmanager.yml
   "$am_bin" --config.file=out/alertmanager.yml --storage.path=out/alertmanager-data \
     --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >out/alertmanager.log 2>&1 &
   am_pid=$!
-  trap '[ -n "$am_pid" ] && kill "$am_pid" 2>/dev/null' EXIT
+  trap 'kill $am_pid $wh_pid 2>/dev/null' EXIT
   for _ in $(seq 100); do
     amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >/dev/null 2>&1 && break
     sleep 0.1
@@ -45,14 +63,30 @@ echo "== analyzer: detectors over the record files (thresholds derived from the 
 build/analyzer/hopwatch-analyzer run --records out/records/*.hwr --lldp "$sample/lldp.pcap" --map "$sample/map.json" \
   --events out/events.jsonl --svg-dir out/svg "${am_args[@]}" --quiet
 if [ -n "$am_pid" ]; then
+  # the route flushes an incident's group 1 s after its first alert: wait until no notification came for 3 s
+  last=-1 same=0
+  for _ in $(seq 150); do
+    n=$(wc -l <out/notifications.jsonl)
+    if [ "$n" = "$last" ]; then same=$((same + 1)); else same=0 last=$n; fi
+    [ "$n" -gt 0 ] && [ "$same" -ge 30 ] && break
+    sleep 0.1
+  done
   amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >out/alerts.txt 2>&1 || true
-  echo "   Alertmanager on 127.0.0.1:$am_port received $(($(wc -l <out/alerts.txt) - 1)) active alerts" \
-    "(amtool alert query: out/alerts.txt)"
-  kill "$am_pid" 2>/dev/null; wait "$am_pid" 2>/dev/null || true; am_pid=
+  echo "   Alertmanager (the shipped route) on 127.0.0.1:$am_port: $(($(wc -l <out/alerts.txt) - 1)) active alerts not" \
+    "inhibited (amtool alert query: out/alerts.txt); notifications the webhook received (out/notifications.jsonl):"
+  python3 - out/notifications.jsonl <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    n = json.loads(line)
+    print(f"     {n['status']}, incident {n['groupLabels'].get('incident', '-')}, {len(n['alerts'])} alert(s):")
+    for a in n["alerts"]:
+        print(f"       {a['annotations'].get('summary', a['labels'].get('alertname'))}")
+PY
+  kill "$am_pid" "$wh_pid" 2>/dev/null; wait "$am_pid" "$wh_pid" 2>/dev/null || true; am_pid= wh_pid=
 fi
 
 echo "== summary"
-python3 - "$sample/truth.json" <<'PY'
+python3 - "$sample/truth.json" "$sample/map.json" <<'PY'
 import collections, json, sys
 truth = json.load(open(sys.argv[1]))
 recs = [json.loads(l) for l in open("out/records.jsonl")]
@@ -61,13 +95,17 @@ for r in recs:
     if "queue_occupancy" in r:
         k = (r["node_id"], r.get("egress_port"), r["queue_id"])
         peak[k] = max(peak[k], r["queue_occupancy"])
-def ip(n):
-    return ".".join(str(n >> s & 255) for s in (24, 16, 8, 0))
+topo = json.load(open("out/topology.json"))
+names = {n["node_id"]: n["name"] for n in topo["nodes"] if "node_id" in n}
+port_format = json.load(open(sys.argv[2])).get("port_format", "%u")
+def place(n, p):
+    ip = ".".join(str(n >> s & 255) for s in (24, 16, 8, 0))
+    return f"{names.get(n, ip)} ({ip}) port {port_format.replace('%u', str(p)) if n in names else p}"
 print(f"   {len(recs)} hop records, {len({r['flow_hash'] for r in recs if 'flow_hash' in r})} flows, "
       f"{sum(1 for r in recs if 'dropped' in r['report_flags'])} from drop reports")
 print("   highest queue occupancy seen in the reports (node, egress port, queue: bytes):")
 for (n, p, q), v in peak.most_common(3):
-    print(f"     {ip(n)} port {p} queue {q}: {v}")
+    print(f"     {place(n, p)} queue {q}: {v}")
 raised = collections.Counter()
 where = collections.defaultdict(set)
 for line in open("out/events.jsonl"):
@@ -86,6 +124,7 @@ PY
 echo "   scored against the injected truth (tools/score_events.py; HighQueue/QueueBuildup judged on the records):"
 python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --jsonl out/records.jsonl | sed 's/^/   /'
 echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt,"
+echo "   out/notifications.jsonl (what reached the webhook),"
 echo "   out/svg/: event graphs event-<ns>-<id>-<alertname>.svg ($(ls out/svg | sed -n 's/^event-[0-9]*-[0-9]*-\(.*\)\.svg$/\1/p' |
   sort | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1}'); newest event-latest.svg), heat map heatmap.svg,"
 echo "   latency matrix latency-matrix.csv/.svg"
