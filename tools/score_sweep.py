@@ -255,6 +255,9 @@ def main():
     i = 0
     while i < len(args):
         a = args[i]
+        if a in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
         if a in ("--json", "--markdown"):
             flags.add(a)
             i += 1
