@@ -64,4 +64,10 @@ back=$("$rec" "$dir"/r/*.hwr 2>"$dir/rec.err" | wc -l)
 [ "$back" = "$fw" ] || { cat "$dir/rec.err"; fail "record files hold $back records, files_written $fw"; }
 grep -q "$secret" "$dir/col.err" && { grep "$secret" "$dir/col.err"; fail "the ClickHouse password was printed"; }
 grep -q 'hopwatch:\*\*\*@' "$dir/col.err" || { cat "$dir/col.err"; fail "no message names the hung ClickHouse"; }
+# a URL refused by the option checks is printed without its password too
+"$col" --pcap "$dir/r.pcap" --clickhouse "htp://hopwatch:$secret@127.0.0.1:$port/" >/dev/null 2>"$dir/usage.err"
+rc=$?
+[ "$rc" = 2 ] || { cat "$dir/usage.err"; fail "a URL that is not http(s): exit $rc, want 2"; }
+grep -q "hopwatch:\*\*\*@127.0.0.1" "$dir/usage.err" || { cat "$dir/usage.err"; fail "the refusal does not name the URL"; }
+grep -q "$secret" "$dir/usage.err" && fail "the password was printed: $(cat "$dir/usage.err")"
 echo "ok hung ClickHouse: exit within the drain time, $dropped records counted dropped, no .tmp, no password"
