@@ -25,14 +25,7 @@ hpid=$!
   fail "generator failed"
 want=$(awk '$1 == "records" {print $2}' "$dir/gen.err")
 [ "${want:-0}" -gt 0 ] || fail "the generator wrote no records"
-mkfifo "$dir/in.pcap"
-# the whole capture, then the pipe stays open: the collector is live until SIGTERM
-python3 -c '
-import sys, time
-with open(sys.argv[2], "wb") as out:
-    out.write(open(sys.argv[1], "rb").read()); out.flush()
-    time.sleep(600)' "$dir/r.pcap" "$dir/in.pcap" &
-wpid=$!
+live_capture "$dir/r.pcap" "$dir/in.pcap"
 echo '{ "sinks": { "clickhouse_drain_seconds": 1 } }' >"$dir/cfg.json"
 secret=s3cretHung
 "$col" --pcap "$dir/in.pcap" --config "$dir/cfg.json" --records-dir "$dir/r" --status-interval 0 \

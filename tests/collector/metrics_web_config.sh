@@ -53,13 +53,7 @@ rc=$?
 grep -q "use the one or the others" "$dir/both.err" || { cat "$dir/both.err"; fail "no message on the two ways"; }
 
 # the collector stays up: its capture comes through a pipe held open until the end
-mkfifo "$dir/in.pcap"
-python3 -c '
-import sys, time
-with open(sys.argv[2], "wb") as out:
-    out.write(open(sys.argv[1], "rb").read()); out.flush()
-    time.sleep(600)' "$dir/q.pcap" "$dir/in.pcap" &
-wpid=$!
+live_capture "$dir/q.pcap" "$dir/in.pcap"
 "$col" --pcap "$dir/in.pcap" --metrics "127.0.0.1:$mport" --web-config "$dir/web.yml" --status-interval 0 \
   >/dev/null 2>"$dir/col.err" &
 cpid=$!
