@@ -71,6 +71,8 @@ static int start(void)
 	if (listener < 0 || bind(listener, (struct sockaddr *)&sa, sizeof(sa)) || listen(listener, 16) ||
 	    getsockname(listener, (struct sockaddr *)&sa, &len))
 		return -1;
+	const struct timeval tv = {5, 0}; /* accept too: a request that never comes does not hold the run */
+	setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	snprintf(url, sizeof(url), "http://hopwatch:fuzzSecret@127.0.0.1:%u/?password=fuzzSecret2", ntohs(sa.sin_port));
 	return 0;
 }
