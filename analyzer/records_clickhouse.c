@@ -224,6 +224,34 @@ static int on_data(void *arg, long status, const char *data, size_t n)
 	return 0;
 }
 
+/* The answer ended: http_err when the request failed (NULL when an answer came), status its HTTP status.  The
+ * records delivered, or -1 with r->err set. */
+static long long reply_end(struct reader *r, const char *http_err, long status)
+{
+	if (!r->code)
+		r->code = status;
+	if (r->failed)
+		return -1; /* err is set */
+	if (http_err && !r->stopped) {
+		snprintf(r->err, r->errlen, "ClickHouse %s", http_err);
+		return -1;
+	}
+	if (r->code != 200 && !r->stopped) {
+		char *nl = strchr(r->body, '\n');
+		if (nl)
+			*nl = 0;
+		snprintf(r->err, r->errlen, "ClickHouse %s: table %s: HTTP %ld: %s", r->url, r->table, r->code,
+		         r->body);
+		return -1;
+	}
+	if (r->len && !r->stopped) /* bytes after the last whole row */
+		not_a_row(r, r->part, r->len, "a row cut short at the end of the answer");
+	if (r->failed)
+		return -1;
+	deliver(r);
+	return r->total;
+}
+
 long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, size_t cap, hw_ch_batch_fn fn,
                            void *ctx, char *err, size_t errlen)
 {
@@ -249,26 +277,7 @@ long long hw_ch_replay_run(const struct hw_ch_replay *q, struct hw_record *buf, 
 	r.url = hw_http_url(h);
 	struct hw_http_reply rep;
 	int rc = hw_http_post(h, sql, strlen(sql), &rep);
-	if (!r.code)
-		r.code = rep.status;
-	long long out = -1;
-	if (r.failed) {
-		/* err is set */
-	} else if (rc && !r.stopped) {
-		snprintf(err, errlen, "ClickHouse %s", rep.err);
-	} else if (r.code != 200 && !r.stopped) {
-		char *nl = strchr(r.body, '\n');
-		if (nl)
-			*nl = 0;
-		snprintf(err, errlen, "ClickHouse %s: table %s: HTTP %ld: %s", r.url, r.table, r.code, r.body);
-	} else {
-		if (r.len && !r.stopped) /* bytes after the last whole row */
-			not_a_row(&r, r.part, r.len, "a row cut short at the end of the answer");
-		if (!r.failed) {
-			deliver(&r);
-			out = r.total;
-		}
-	}
+	long long out = reply_end(&r, rc ? rep.err : NULL, rep.status);
 	hw_http_close(h);
 	return out;
 }

@@ -46,6 +46,7 @@ struct opts {
 	const char *k8s_api, *k8s_token, *k8s_ca;
 	double k8s_every;
 	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
+	const char *web_config;                     /* the same from an exporter web config file */
 	uint32_t metrics_max_series;
 };
 
@@ -176,6 +177,10 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_STRING, "tls-cert", .metavar = "FILE", HW_OPT_AT(O, tls_cert),
      .help = "serve --metrics and --http over HTTPS only, with this PEM certificate\n(chain); needs --tls-key"},
     {HW_OPT_STRING, "tls-key", .metavar = "FILE", HW_OPT_AT(O, tls_key), .help = "the PEM private key of --tls-cert"},
+    {HW_OPT_STRING, "web-config", .metavar = "FILE", HW_OPT_AT(O, web_config),
+     .help = "--metrics and --http TLS and basic auth from a Prometheus exporter web\n"
+             "config (tls_server_config.cert_file/key_file, basic_auth_users: bcrypt),\n"
+             "YAML or JSON; in place of --http-auth/--tls-cert/--tls-key"},
     {HW_OPT_ADDR, "external-url", .metavar = "URL", HW_OPT_AT(O, external_url), .addr = HW_ADDR_URL,
      .help = "the analyzer's HTTP server as people reach it: alerts link their\ngraphs as URL/svg/FILE (default "
              "http://HOST:PORT of --metrics)"},
@@ -673,8 +678,9 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: out of memory\n");
 		goto done;
 	}
-	if ((o.http_auth || o.tls_cert || o.tls_key) &&
-	    hw_metrics_http_secure(o.http_auth, o.tls_cert, o.tls_key, err, sizeof(err))) {
+	if (((o.http_auth || o.tls_cert || o.tls_key) &&
+	     hw_metrics_http_secure(o.http_auth, o.tls_cert, o.tls_key, err, sizeof(err))) ||
+	    (o.web_config && hw_metrics_http_web_config(o.web_config, err, sizeof(err)))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		rc = HW_EXIT_USAGE;
 		goto done;

@@ -61,12 +61,12 @@ void run_summary_json(struct hw_analyzer *a, struct an_outputs *out, FILE *f)
 	fprintf(f,
 	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
 	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu,"
-	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu",
+	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu,\"senders_untracked\":%llu",
 	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
 	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
 	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
 	        (unsigned long long)s.events_resolved, (unsigned long long)s.records_set_aside,
-	        (unsigned long long)s.clock_jumps);
+	        (unsigned long long)s.clock_jumps, (unsigned long long)s.senders_untracked);
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
 		fprintf(f, ",\"unplaced_list\":[");
@@ -135,6 +135,12 @@ void run_summary_lines(struct hw_analyzer *a, struct an_output *tally, struct hw
 		        "records set aside for their time, %llu clock jumps\n",
 		        (unsigned long long)s.queues_dropped, (unsigned long long)s.records_set_aside,
 		        (unsigned long long)s.clock_jumps);
+	if (s.senders_untracked)
+		fprintf(
+		    f,
+		    "hopwatch-analyzer run: %llu reports from senders the full sender table could not track (report "
+		    "loss not followed for them)\n",
+		    (unsigned long long)s.senders_untracked);
 	if (pt && pt->n_entries) {
 		fprintf(f, "hopwatch-analyzer run: unplaced INT ports");
 		for (uint32_t i = 0; i < pt->n_entries && i < 3; i++)

@@ -171,6 +171,9 @@ struct hw_an_stats {
 	/* record time sanity (docs/analyzer.md "Record time"): records set aside (counted in records, never
 	 * analysed) for a time too far ahead of the clock; jumps of the clock a second report confirmed */
 	uint64_t records_set_aside, clock_jumps;
+	/* reports of senders (report_node, hw_id) found no slot: the sender table tracks 3072 (3/4 of its
+	 * 4096 slots); the loss of the others' reports is not followed */
+	uint64_t senders_untracked;
 	uint32_t active[HW_AN_KIND_COUNT];
 };
 

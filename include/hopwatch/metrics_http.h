@@ -60,6 +60,11 @@ struct hw_metrics_http *hw_metrics_http_start_routes(const char *addr, hw_metric
  * with a message naming the file in err. */
 int hw_metrics_http_secure(const char *auth_file, const char *cert_file, const char *key_file, char *err,
                            size_t errlen);
+/* The same access from an exporter web configuration file (the Prometheus exporter-toolkit convention, YAML or its
+ * JSON form: tls_server_config.cert_file/key_file, basic_auth_users {USER: bcrypt hash}), in place of
+ * hw_metrics_http_secure's files (refused when that configured anything).  0, or -1 with a message naming the
+ * file in err. */
+int hw_metrics_http_web_config(const char *path, char *err, size_t errlen);
 /* Requests refused with 401 so far, by every server of the process. */
 unsigned long hw_metrics_http_unauthorized(void);
 /* How many times /metrics was rendered (concurrent scrapes share one rendering). */

@@ -32,6 +32,7 @@ struct hw_ch_sink {
 	struct chunk *head, *tail;
 	uint64_t queued; /* records in chunks, under mu */
 	bool closing;
+	uint64_t drain_end;    /* monotonic ns: once closing, delivery stops here (set by close, read atomically) */
 	struct hw_record last; /* the last record put, and its report_pos (under mu) */
 	uint16_t last_pos;
 	struct hw_ch_sink_counts cnt; /* written with atomics */
@@ -61,6 +62,15 @@ static bool insert(struct hw_ch_sink *s, const struct chunk *c)
 	return false;
 }
 
+/* The insert under way is given up once closing and past the drain deadline: a ClickHouse that accepts and
+ * never answers kept the collector past its stop timeout (issue 22 item 11). */
+static int past_drain(void *arg)
+{
+	const struct hw_ch_sink *s = arg;
+	uint64_t end = __atomic_load_n(&s->drain_end, __ATOMIC_ACQUIRE);
+	return end && hw_mono_ns() >= end;
+}
+
 /* The head chunk when it is due (full, old enough, or closing), else NULL.  Under mu. */
 static struct chunk *due(struct hw_ch_sink *s, uint64_t now)
 {
@@ -88,7 +98,7 @@ static void *sender_main(void *arg)
 	for (;;) {
 		uint64_t now = hw_mono_ns();
 		if (s->closing && !drain_end)
-			drain_end = now + (uint64_t)(s->o.drain_s * 1e9);
+			drain_end = s->drain_end;
 		if (s->closing && (!s->head || !s->head->n || now >= drain_end))
 			break;
 		struct chunk *c = due(s, now);
@@ -287,7 +297,9 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	const struct hw_http_opts ho = {.connect_timeout_ms = 2000,
 	                                .timeout_ms = 30000,
 	                                .content_type = "application/octet-stream",
-	                                .body_max = 511};
+	                                .body_max = 511,
+	                                .abort = past_drain,
+	                                .ctx = s};
 	char *insert_url = make_insert_url(o);
 	s->http = insert_url ? hw_http_open(insert_url, &ho, NULL, 0) : NULL;
 	free(insert_url);
@@ -324,6 +336,7 @@ void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
 		return;
 	pthread_mutex_lock(&s->mu);
 	s->closing = true;
+	__atomic_store_n(&s->drain_end, hw_mono_ns() + (uint64_t)(s->o.drain_s * 1e9) + 1, __ATOMIC_RELEASE);
 	pthread_cond_signal(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);

@@ -217,6 +217,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	if (c->cfg.metrics && (c->cfg.http_auth || c->cfg.tls_cert || c->cfg.tls_key) &&
 	    hw_metrics_http_secure(c->cfg.http_auth, c->cfg.tls_cert, c->cfg.tls_key, err, errlen))
 		return -1;
+	if (c->cfg.metrics && c->cfg.web_config && hw_metrics_http_web_config(c->cfg.web_config, err, errlen))
+		return -1;
 	if (c->cfg.metrics && !(c->metrics = hw_metrics_http_start(c->cfg.metrics, render_metrics, c, err, errlen)))
 		return -1;
 	return 0;

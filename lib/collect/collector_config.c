@@ -89,6 +89,11 @@ static const struct hw_opt rows[] = {
      .help = "serve /metrics over HTTPS only, with this PEM certificate (chain);\nneeds --tls-key"},
     {HW_OPT_STRING, "tls-key", .key = "sinks.tls_key", .metavar = "FILE", HW_OPT_AT(C, tls_key),
      .flags = HW_OPTF_NULLABLE, .help = "the PEM private key of --tls-cert"},
+    {HW_OPT_STRING, "web-config", .key = "sinks.web_config", .metavar = "FILE", HW_OPT_AT(C, web_config),
+     .flags = HW_OPTF_NULLABLE,
+     .help = "/metrics TLS and basic auth from a Prometheus exporter web config\n"
+             "(tls_server_config.cert_file/key_file, basic_auth_users: bcrypt), YAML\n"
+             "or JSON; in place of --http-auth/--tls-cert/--tls-key"},
     {HW_OPT_STRING, "names", .key = "names", .metavar = "FILE", HW_OPT_AT(C, names), .flags = HW_OPTF_NULLABLE,
      .help = "node and port names for the /metrics labels node_name and port_name: the\n"
              "file `hopwatch-analyzer topology --names-out` writes; re-read when it changes"},

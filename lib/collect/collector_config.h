@@ -26,6 +26,7 @@ struct hw_collector_config {
 	const char *names;      /* names file for the /metrics labels (node_names.h), NULL = off */
 	/* /metrics access (hw_metrics_http_secure): basic-auth user file, TLS certificate and key, NULL = off */
 	const char *http_auth, *tls_cert, *tls_key;
+	const char *web_config;   /* the same from an exporter web config file (hw_metrics_http_web_config) */
 	const char *pcap;         /* --pcap FILE or IFACE */
 	const char *bpf;          /* live capture filter; default: udp dst port in report ports */
 	double idle_exit_s;       /* DPDK: exit after this long without packets (0 = never) */

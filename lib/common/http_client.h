@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "redact.h" /* hw_http_redact: a URL with credentials hidden, for messages */
+
 /* Streams a reply body: n bytes at data, with the reply's HTTP status.  Return 0 to go on, anything
  * else to end the transfer (the request then fails with "stopped by the receiver"). */
 typedef int (*hw_http_body_fn)(void *ctx, long status, const char *data, size_t n);
@@ -46,9 +48,6 @@ int hw_http_get(struct hw_http *h, struct hw_http_reply *r);
 /* The handle's URL with the password of user:password@ and of a password= parameter replaced by ***,
  * for messages. */
 const char *hw_http_url(const struct hw_http *h);
-
-/* url with credentials hidden as above, into out (size bytes).  out. */
-char *hw_http_redact(const char *url, char *out, size_t size);
 
 /* s percent-encoded for a URL query (malloc'd, free() it), or NULL when out of memory. */
 char *hw_http_escape(const char *s);

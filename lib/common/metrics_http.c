@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hopwatch/metrics_http.h"
+#include "web_config.h"
 
 /* One rendered /metrics text, shared by every response that sends it (issue 22 item 4: rendered whole per
  * connection, 12 slow readers of a 153 MB text took the collector to 1.99 GB).  Freed with its last
@@ -106,6 +107,32 @@ static int known_hash(const char *h)
 	return !strncmp(h, "$2a$", 4) || !strncmp(h, "$2b$", 4) || !strncmp(h, "$2y$", 4) || !strncmp(h, "$5$", 3);
 }
 
+/* One user with the crypt(3) hash: where names the place in a file, for the message when the hash is not one
+ * crypt(3) can check.  0, or -1 with err. */
+static int add_user(const char *name, const char *hash, const char *where, char *err, size_t errlen)
+{
+	if (!known_hash(hash)) {
+		snprintf(err, errlen, "%s: expected a bcrypt ($2y$, htpasswd -B) or SHA-256 crypt ($5$) hash", where);
+		return -1;
+	}
+	struct user *nu = realloc(sec.users, (sec.n_users + 1) * sizeof(*nu));
+	if (!nu) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sec.users = nu;
+	nu[sec.n_users].name = strdup(name);
+	nu[sec.n_users].hash = strdup(hash);
+	if (!nu[sec.n_users].name || !nu[sec.n_users].hash) {
+		free(nu[sec.n_users].name);
+		free(nu[sec.n_users].hash);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	sec.n_users++;
+	return 0;
+}
+
 /* The user file: "user:HASH" lines; blank lines and lines starting with # are skipped. */
 static int load_users(const char *path, char *err, size_t errlen)
 {
@@ -125,36 +152,56 @@ static int load_users(const char *path, char *err, size_t errlen)
 			line[--n] = 0;
 		if (!n || line[0] == '#')
 			continue;
-		char *colon = strchr(line, ':');
-		if (!colon || colon == line || !known_hash(colon + 1)) {
+		char *colon = strchr(line, ':'), where[1200];
+		snprintf(where, sizeof(where), "http auth file '%s' line %u", path, lineno);
+		if (!colon || colon == line) {
 			snprintf(err, errlen,
-			         "http auth file '%s' line %u: expected USER:HASH with a bcrypt ($2y$, htpasswd -B) "
-			         "or SHA-256 crypt ($5$) hash",
-			         path, lineno);
+			         "%s: expected USER:HASH with a bcrypt ($2y$, htpasswd -B) or SHA-256 crypt ($5$) hash",
+			         where);
 			free(text);
 			return -1;
 		}
 		*colon = 0;
-		struct user *nu = realloc(sec.users, (sec.n_users + 1) * sizeof(*nu));
-		if (!nu || !(nu[sec.n_users].name = strdup(line))) {
-			if (nu)
-				sec.users = nu;
+		if (add_user(line, colon + 1, where, err, errlen)) {
 			free(text);
-			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		sec.users = nu;
-		if (!(nu[sec.n_users].hash = strdup(colon + 1))) {
-			free(nu[sec.n_users].name);
-			free(text);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		sec.n_users++;
 	}
 	free(text);
 	if (!sec.n_users) {
 		snprintf(err, errlen, "http auth file '%s': no USER:HASH line", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The PEM certificate (chain) and key, both or neither.  0, or -1 with err. */
+static int load_tls(const char *cert_file, const char *key_file, char *err, size_t errlen)
+{
+	if (!cert_file != !key_file) {
+		snprintf(err, errlen, "TLS needs both a certificate and a key (--tls-cert and --tls-key)");
+		return -1;
+	}
+	if (!cert_file)
+		return 0;
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, errlen, "TLS certificate '%s': this libmicrohttpd was built without TLS", cert_file);
+		return -1;
+	}
+	if (!(sec.cert = slurp(cert_file))) {
+		snprintf(err, errlen, "TLS certificate '%s': %s", cert_file, strerror(errno));
+		return -1;
+	}
+	if (!(sec.key = slurp(key_file))) {
+		snprintf(err, errlen, "TLS key '%s': %s", key_file, strerror(errno));
+		return -1;
+	}
+	if (!strstr(sec.cert, "-----BEGIN CERTIFICATE-----")) {
+		snprintf(err, errlen, "TLS certificate '%s': not a PEM certificate", cert_file);
+		return -1;
+	}
+	if (!strstr(sec.key, "PRIVATE KEY-----")) {
+		snprintf(err, errlen, "TLS key '%s': not a PEM private key", key_file);
 		return -1;
 	}
 	return 0;
@@ -166,29 +213,33 @@ int hw_metrics_http_secure(const char *auth_file, const char *cert_file, const c
 		snprintf(err, errlen, "TLS needs both a certificate and a key (--tls-cert and --tls-key)");
 		return -1;
 	}
-	if (cert_file && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		snprintf(err, errlen, "--tls-cert: this libmicrohttpd was built without TLS");
-		return -1;
-	}
 	if (auth_file && load_users(auth_file, err, errlen))
 		return -1;
-	if (cert_file && !(sec.cert = slurp(cert_file))) {
-		snprintf(err, errlen, "TLS certificate '%s': %s", cert_file, strerror(errno));
+	return load_tls(cert_file, key_file, err, errlen);
+}
+
+int hw_metrics_http_web_config(const char *path, char *err, size_t errlen)
+{
+	if (sec.users || sec.cert) {
+		snprintf(err, errlen,
+		         "--web-config '%s': --http-auth, --tls-cert and --tls-key are given too: use the one or the "
+		         "others",
+		         path);
 		return -1;
 	}
-	if (key_file && !(sec.key = slurp(key_file))) {
-		snprintf(err, errlen, "TLS key '%s': %s", key_file, strerror(errno));
+	struct hw_web_config wc;
+	if (hw_web_config_read(path, &wc, err, errlen))
 		return -1;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < wc.n_users; i++) {
+		char where[1200];
+		snprintf(where, sizeof(where), "web config '%s' basic_auth_users '%.100s'", path, wc.users[i].name);
+		rc = add_user(wc.users[i].name, wc.users[i].hash, where, err, errlen);
 	}
-	if (cert_file && !strstr(sec.cert, "-----BEGIN CERTIFICATE-----")) {
-		snprintf(err, errlen, "TLS certificate '%s': not a PEM certificate", cert_file);
-		return -1;
-	}
-	if (key_file && !strstr(sec.key, "PRIVATE KEY-----")) {
-		snprintf(err, errlen, "TLS key '%s': not a PEM private key", key_file);
-		return -1;
-	}
-	return 0;
+	if (!rc)
+		rc = load_tls(wc.cert_file, wc.key_file, err, errlen);
+	hw_web_config_free(&wc);
+	return rc;
 }
 
 unsigned long hw_metrics_http_unauthorized(void)

@@ -2,6 +2,7 @@
  * --help, the Markdown option table and the JSON config-file loader (jansson). */
 #include "hopwatch_version.h"
 #include "options.h"
+#include "redact.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -522,8 +523,10 @@ static int set_option(const struct hw_opts_spec *s, const struct hw_opt *r, void
 		rc = set_text(r, r->type, text, field(r, dst), want, sizeof(want));
 	}
 	if (rc) {
-		char o[64];
+		char o[64], shown[1024];
 		snprintf(o, sizeof(o), "--%s", r->name);
+		if (r->type == HW_OPT_ADDR && r->addr == HW_ADDR_URL) /* a URL's password is never printed */
+			text = hw_http_redact(text, shown, sizeof(shown));
 		return usage_err(s,
 		                 rc == -2                        ? "%s: '%s': %s"
 		                 : strncmp(want, "accepted:", 9) ? "%s: '%s' is not %s"

@@ -466,10 +466,12 @@ static void *run(void *arg)
 struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *url, const struct hw_alert_sink_opts *o,
                                           char *err, size_t errlen)
 {
+	char shown[1024]; /* url without its password, for the messages (issue 22 item 12) */
+	hw_http_redact(url, shown, sizeof(shown));
 	struct hw_alert_sink *s = calloc(1, sizeof(*s));
 	if (!s || !o->capacity) {
 		free(s);
-		snprintf(err, errlen, "%s: out of memory", url);
+		snprintf(err, errlen, "%s: out of memory", shown);
 		return NULL;
 	}
 	s->kind = kind;
@@ -484,7 +486,7 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	snprintf(s->external, sizeof(s->external), "%s", o->external_url ? o->external_url : "");
 	s->min_visible_ns = o->min_visible_ns;
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		snprintf(err, errlen, "%s: not an http:// or https:// URL", url);
+		snprintf(err, errlen, "%s: not an http:// or https:// URL", shown);
 		free(s);
 		return NULL;
 	}
@@ -497,14 +499,14 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	    .connect_timeout_ms = 1000, .timeout_ms = 2000, .content_type = "application/json"}; /* reply dropped */
 	s->http = hw_http_open(s->url, &ho, NULL, 0);
 	if (!s->ring || !s->table || !s->order || !s->http) {
-		snprintf(err, errlen, "%s: cannot start the HTTP client", url);
+		snprintf(err, errlen, "%s: cannot start the HTTP client", shown);
 		goto fail;
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	pthread_cond_init(&s->done_cv, NULL);
 	if (pthread_create(&s->thread, NULL, run, s)) {
-		snprintf(err, errlen, "%s: cannot start the sender thread", url);
+		snprintf(err, errlen, "%s: cannot start the sender thread", shown);
 		goto fail;
 	}
 	return s;

@@ -258,6 +258,12 @@ static void render(void *arg, FILE *f)
 	        "input), or back from a first report far ahead of the second.\n"
 	        "# TYPE hopwatch_analyzer_clock_jumps_total counter\nhopwatch_analyzer_clock_jumps_total %llu\n",
 	        (unsigned long long)s->records_set_aside, (unsigned long long)s->clock_jumps);
+	fprintf(f,
+	        "# HELP hopwatch_analyzer_senders_untracked_total Reports whose sender (report_node, hw_id) found "
+	        "no slot in the full sender table: their report loss is not followed.\n"
+	        "# TYPE hopwatch_analyzer_senders_untracked_total counter\n"
+	        "hopwatch_analyzer_senders_untracked_total %llu\n",
+	        (unsigned long long)s->senders_untracked);
 	fprintf(f, "# HELP hopwatch_analyzer_events_total Events (episodes raised, resolved) by alert name and "
 	           "severity.\n# TYPE hopwatch_analyzer_events_total counter\n");
 	for (unsigned i = 0; i < m->n_names; i++)

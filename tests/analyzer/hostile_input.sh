@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 22, hostile record input to `hopwatch-analyzer run`: a record at time_ns 2^64 - 1 with --svg-dir
 # (item 1: hung for good), one far-future record among normal ones (item 6: it ruled the clock), u64
-# values above 2^63 in JSON lines (item 12: refused).  Every run is bounded by timeout.
+# values above 2^63 in JSON lines (item 12: refused), and a password in the Alertmanager and webhook URLs
+# (item 12: printed in error messages).  Every run is bounded by timeout.
 # Usage: hostile_input.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
@@ -79,4 +80,18 @@ PY
 run maxmid maxmid.jsonl
 same_events base maxmid
 [ "$(field maxmid records_set_aside)" = 1 ] || fail "records_set_aside $(field maxmid records_set_aside), expected 1"
+echo "== item 12: a password in an Alertmanager or webhook URL is never printed"
+timeout -s KILL 120 "$an" run --jsonl records.jsonl --alertmanager "htp://hw:s3cretAM@127.0.0.1/" 2>badurl.err
+rc=$?
+[ $rc -eq 2 ] || { cat badurl.err; fail "a URL that is not http(s): exit $rc, want 2"; }
+grep -q 'hw:\*\*\*@127.0.0.1' badurl.err || { cat badurl.err; fail "the refusal does not name the URL"; }
+grep -q s3cretAM badurl.err && fail "the Alertmanager password was printed: $(cat badurl.err)"
+# a webhook on a port nothing listens on: every post fails and the peer is reported down, by its URL
+closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+timeout -s KILL 120 "$an" run --jsonl records.jsonl --lldp lldp.pcap --map map.json --config "$cfg" \
+  --webhook "http://hw:s3cretWH@127.0.0.1:$closed/hook?password=s3cretQ" >/dev/null 2>down.err
+rc=$?
+[ $rc -eq 1 ] || { tail -5 down.err; fail "alerts undelivered to a closed port: exit $rc, want 1"; }
+grep -q 'hw:\*\*\*@127.0.0.1' down.err || { cat down.err; fail "no message names the webhook that is down"; }
+grep -q 's3cret' down.err && fail "a webhook password was printed: $(grep s3cret down.err)"
 echo "PASS"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The analyzer's HTTP servers behind --http-auth and --tls-cert/--tls-key (issue 22): --metrics and the
 # console (--http) both refuse a request without the user's password (401, counted on /metrics) and
-# answer it over HTTPS with the password; plain HTTP to either port gets no HTTP answer.
+# answer it over HTTPS with the password; plain HTTP to either port gets no HTTP answer.  Run twice: with those
+# three options, and with the same access as an exporter web config in its JSON form (--web-config).
 # Usage: http_auth.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
@@ -10,10 +11,15 @@ command -v openssl >/dev/null || skip "openssl not installed"
 in_scenario incast "$gen"
 echo "ana:$(openssl passwd -5 -salt aN4lyz3r 'pw-of-ana')" >users
 self_signed_cert .
+# the same access as an exporter web config in its JSON form (--web-config): run once each way
+printf '{"tls_server_config": {"cert_file": "cert.pem", "key_file": "%s/key.pem"},\n "basic_auth_users": {"ana": "%s"}}\n' \
+  "$PWD" "$(cut -d: -f2- users)" >web.json
+for how in files web-config; do
+echo "== $how"
+if [ "$how" = files ]; then secure=(--http-auth users --tls-cert cert.pem --tls-key key.pem); else secure=(--web-config web.json); fi
 mport=$(free_port) hport=$(free_port)
 "$an" run --jsonl records.jsonl --lldpd-json lldp --map map.json --config "$src/data/samples/incast/analyzer.json" \
-  --metrics "127.0.0.1:$mport" --http "127.0.0.1:$hport" --http-auth users --tls-cert cert.pem --tls-key key.pem \
-  --hold 120 2>run.err &
+  --metrics "127.0.0.1:$mport" --http "127.0.0.1:$hport" "${secure[@]}" --hold 120 2>run.err &
 an_pid=$!
 code() { curl --max-time 30 -s -o body -w '%{http_code}' --cacert cert.pem "$@"; }
 for _ in $(seq 600); do
@@ -41,4 +47,5 @@ done
 grep -qx 'hopwatch_http_unauthorized_total 4' body || { grep unauthorized body; fail "want hopwatch_http_unauthorized_total 4"; }
 stop_pid "$an_pid"
 an_pid=
-echo "PASS: /metrics and the console need the password over HTTPS; 4 refusals counted"
+done
+echo "PASS: /metrics and the console need the password over HTTPS; 4 refusals counted; the same with --web-config"

@@ -506,6 +506,38 @@ static void test_report_loss_32bit(void **state)
 	hw_an_destroy(a);
 }
 
+/* The sender table when full (issue 22 item 12: each unknown sender's report walked all 4096 slots, 27x
+ * slower, and the sender was dropped silently).  5000 senders, one report each: the first 3072 (3/4 of the
+ * 4096 slots) are tracked, the other 1928 reports counted untracked.  Then a tracked sender (node 1) and an
+ * untracked one (node 5000) each skip number 11: only node 1's loss is counted (1), and node 5000's report
+ * is the 1929th untracked. */
+static void test_sender_table_full(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_REPORT_LOSS;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 17000000000ull;
+	for (uint32_t n = 1; n <= 5000; n++, t += 100) {
+		struct hw_record r = rec(t, 100, 0, 1);
+		r.report_node = n;
+		r.report_seq = 10;
+		feed(a, r);
+	}
+	uint32_t skip[] = {1, 5000};
+	for (int i = 0; i < 2; i++, t += 100) {
+		struct hw_record r = rec(t, 100, 0, 1);
+		r.report_node = skip[i];
+		r.report_seq = 12;
+		feed(a, r);
+	}
+	hw_an_finish(a);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.senders_untracked, 5000 - 3072 + 1);
+	assert_int_equal(st.reports_lost, 1);
+	hw_an_destroy(a);
+}
+
 /* One report of n hops from report_node (0: the reporting switch is node 1) about a packet of source host
  * src: hop h at nodes[h], egress port ports[h] (NULL: all 5), queue 3 with occupancy occ[h]. */
 static void report_path(struct hw_analyzer *a, uint64_t t, int n, const uint32_t *nodes, const uint32_t *ports,
@@ -1675,6 +1707,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_drops_below_ratio, setup),
 	    cmocka_unit_test_setup(test_report_loss_22bit_wrap, setup),
 	    cmocka_unit_test_setup(test_report_loss_32bit, setup),
+	    cmocka_unit_test_setup(test_sender_table_full, setup),
 	    cmocka_unit_test_setup(test_path_change, setup),
 	    cmocka_unit_test_setup(test_path_change_ignores_partial_paths, setup),
 	    cmocka_unit_test_setup(test_incast, setup),

@@ -112,3 +112,16 @@ self_signed_cert() {
     -addext subjectAltName=IP:127.0.0.1 -keyout "$1/key.pem" -out "$1/cert.pem" 2>"$1/openssl.err" ||
     { cat "$1/openssl.err"; fail "openssl could not make a certificate"; }
 }
+
+# live_capture PCAP FIFO: make the named pipe FIFO and write PCAP into it in the background, then hold it open
+# for up to 10 minutes: a collector reading `--pcap FIFO` takes every record and stays live until SIGTERM.
+# Sets wpid (the writer, for the EXIT trap).
+live_capture() {
+  mkfifo "$2" || fail "cannot make the named pipe $2"
+  python3 -c '
+import sys, time
+with open(sys.argv[2], "wb") as out:
+    out.write(open(sys.argv[1], "rb").read()); out.flush()
+    time.sleep(600)' "$1" "$2" &
+  wpid=$!
+}
