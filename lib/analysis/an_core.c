@@ -42,6 +42,8 @@ static int create_detectors(struct hw_analyzer *a)
 			return -1;
 		if (!a->by_kind[def->kind])
 			a->by_kind[def->kind] = d;
+		if (!an_enabled(a, def->kind))
+			continue; /* hooks run only while enabled, and a->c is fixed: the lists hold only those */
 		if (def->record)
 			a->on_record[a->n_on_record++] = d;
 		if (def->report)
@@ -113,11 +115,6 @@ int hw_an_kind_congestion(enum hw_an_kind k)
 		if (an_registry[i]->kind == k)
 			return an_registry[i]->congestion;
 	return 0;
-}
-
-int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
-{
-	return (a->c.enabled >> k) & 1u;
 }
 
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now)
@@ -479,7 +476,7 @@ static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
 	an_latency_group_report(a, rep);
 	for (unsigned i = 0; i < a->n_on_report; i++) {
 		struct an_det *d = a->on_report[i];
-		if (an_enabled(a, d->def->kind) && !(rep->postcards && d->def->per_report))
+		if (!(rep->postcards && d->def->per_report))
 			d->def->report(a, d, rep);
 	}
 }
@@ -594,12 +591,13 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
-		if (!an_enabled(a, d->def->kind))
-			continue;
-		if (d->def->tick_queue) {
-			unsigned char *qs = a->qstate + d->qoff;
-			for (uint32_t i = 0; i < a->n_queues; i++, qs += a->qstride)
-				d->def->tick_queue(a, d, &a->queues[i], qs, now);
+		if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
+			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
+			                         uint64_t) = d->def->tick_queue;
+			const size_t stride = a->qstride;
+			struct an_queue *q = a->queues, *const end = q + a->n_queues; /* ticks create no queue */
+			for (unsigned char *qs = a->qstate + d->qoff; q < end; q++, qs += stride)
+				tick_queue(a, d, q, qs, now);
 		}
 		if (d->def->tick)
 			d->def->tick(a, d, now);
@@ -789,11 +787,9 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (pc)
 		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
-	for (unsigned i = 0; i < a->n_on_record; i++) {
-		struct an_det *d = a->on_record[i];
-		if (an_enabled(a, d->def->kind))
-			d->def->record(a, d, q, qs + d->qoff, rr);
-	}
+	struct an_det *const *hook = a->on_record, *const *const end = hook + a->n_on_record;
+	for (; hook < end; hook++)
+		(*hook)->def->record(a, *hook, q, qs + (*hook)->qoff, rr);
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)

@@ -185,7 +185,10 @@ struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
  * what another detector found at q (CongestionTree's victims of an Incast). */
 struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,
                              const struct an_hyst *h);
-int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
+static inline int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
+{
+	return (a->c.enabled >> k) & 1u;
+}
 /* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
 void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);
 
