@@ -372,10 +372,15 @@ static void count_place(struct hw_analyzer *a, const struct an_queue *q)
 	}
 }
 
-static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
+static inline uint32_t queue_hash(uint32_t node, uint32_t port, uint8_t queue)
 {
 	uint32_t h = (node * 2654435761u) ^ (port * 40503u) ^ ((uint32_t)queue * 97u);
-	h ^= h >> 15;
+	return h ^ h >> 15;
+}
+
+static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
+{
+	const uint32_t h = queue_hash(node, port, queue);
 	for (uint32_t i = 0; i <= a->qmask; i++) {
 		uint32_t s = (h + i) & a->qmask, v = a->qslots[s];
 		if (!v) {
@@ -404,6 +409,40 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			return q;
 	}
 	return NULL;
+}
+
+/* A record's queue key: its node, its egress port (UINT32_MAX without ports) and its queue id (0 without). */
+static inline uint32_t record_port(const struct hw_record *r)
+{
+	return (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
+}
+static inline uint8_t record_queue(const struct hw_record *r)
+{
+	return (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0;
+}
+
+/* Look-ahead for hw_an_ingest (the queue table and the detectors' state are megabytes on a real fabric, and
+ * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
+ * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
+ * record touches (its key, the ring bucket of its millisecond) and the start of each detector's state.
+ * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else. */
+#define AN_AHEAD_SLOT 16
+#define AN_AHEAD_QUEUE 8
+static inline void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
+{
+	__builtin_prefetch(&a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask]);
+}
+static inline void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
+{
+	const uint32_t v = a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask];
+	if (!v)
+		return;
+	const struct an_queue *q = &a->queues[v - 1];
+	__builtin_prefetch(q);
+	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
+	const unsigned char *qs = a->qstate + (size_t)(v - 1) * a->qstride;
+	for (unsigned i = 0; i < a->n_on_record; i++)
+		__builtin_prefetch(qs + a->on_record[i]->qoff);
 }
 
 static uint32_t scale32(uint32_t v, uint32_t k)
@@ -751,8 +790,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	}
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
-	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
-	struct an_queue *q = queue_of(a, r->node_id, port, (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0);
+	uint32_t port = record_port(r);
+	struct an_queue *q = queue_of(a, r->node_id, port, record_queue(r));
 	if (!q) {
 		a->st.queues_dropped++;
 		if (a->topo && port == UINT32_MAX)
@@ -795,6 +834,10 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (i + AN_AHEAD_SLOT < n)
+			prefetch_slot(a, &r[i + AN_AHEAD_SLOT]);
+		if (i + AN_AHEAD_QUEUE < n)
+			prefetch_queue(a, &r[i + AN_AHEAD_QUEUE]);
 		ingest_one(a, &r[i]);
 		if (a->per_step)
 			deliver(a);
