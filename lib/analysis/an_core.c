@@ -23,10 +23,10 @@ static int create_detectors(struct hw_analyzer *a)
 {
 	a->n_dets = an_registry_count;
 	a->dets = calloc(a->n_dets, sizeof(*a->dets));
-	a->on_record = calloc(a->n_dets * 3, sizeof(*a->on_record));
-	if (!a->dets || !a->on_record)
+	a->on_report = calloc(a->n_dets * 2, sizeof(*a->on_report));
+	a->rec = calloc(a->n_dets, sizeof(*a->rec));
+	if (!a->dets || !a->on_report || !a->rec)
 		return -1;
-	a->on_report = a->on_record + a->n_dets;
 	a->on_tick = a->on_report + a->n_dets;
 	for (unsigned i = 0; i < a->n_dets; i++) {
 		struct an_det *d = &a->dets[i];
@@ -45,7 +45,7 @@ static int create_detectors(struct hw_analyzer *a)
 		if (!an_enabled(a, def->kind))
 			continue; /* hooks run only while enabled, and a->c is fixed: the lists hold only those */
 		if (def->record)
-			a->on_record[a->n_on_record++] = d;
+			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
 		if (def->tick_queue || def->tick)
@@ -97,7 +97,8 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].state);
 	}
 	free(a->dets);
-	free(a->on_record);
+	free(a->on_report);
+	free(a->rec);
 	free(a->qstate);
 	free(a->queues);
 	free(a->qslots);
@@ -441,8 +442,8 @@ static inline void prefetch_queue(const struct hw_analyzer *a, const struct hw_r
 	__builtin_prefetch(q);
 	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
 	const unsigned char *qs = a->qstate + (size_t)(v - 1) * a->qstride;
-	for (unsigned i = 0; i < a->n_on_record; i++)
-		__builtin_prefetch(qs + a->on_record[i]->qoff);
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		__builtin_prefetch(qs + h->qoff);
 }
 
 static uint32_t scale32(uint32_t v, uint32_t k)
@@ -826,9 +827,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (pc)
 		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
-	struct an_det *const *hook = a->on_record, *const *const end = hook + a->n_on_record;
-	for (; hook < end; hook++)
-		(*hook)->def->record(a, *hook, q, qs + (*hook)->qoff, rr);
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		h->record(a, h->d, q, qs + h->qoff, rr);
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
