@@ -48,7 +48,7 @@ static int create_detectors(struct hw_analyzer *a)
 			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
-		if (def->tick_queue || def->tick)
+		if (def->tick_queue || def->tick_queues || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 	}
 	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
@@ -631,7 +631,9 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
-		if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
+		if (d->def->tick_queues) {
+			d->def->tick_queues(a, d, now);
+		} else if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
 			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
 			                         uint64_t) = d->def->tick_queue;
 			const size_t stride = a->qstride;

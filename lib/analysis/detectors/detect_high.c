@@ -201,6 +201,7 @@ static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, now);
 }
+AN_TICK_QUEUES(queue_tick)
 
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                            const struct hw_record *r)
@@ -216,6 +217,7 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
+AN_TICK_QUEUES(latency_tick)
 
 static const struct an_key queue_keys[] = {
     AN_KEY("high_queue", "raise", AN_DOUBLE, high_queue.raise),
@@ -253,6 +255,7 @@ const struct an_detector an_detect_high_queue = {
     .queue_size = sizeof(struct high_q),
     .record = queue_record,
     .tick_queue = queue_tick,
+    .tick_queues = queue_tick_each,
     AN_EPISODE(struct high_q, h),
 };
 const struct an_detector an_detect_high_latency = {
@@ -264,5 +267,6 @@ const struct an_detector an_detect_high_latency = {
     .queue_size = sizeof(struct high_q),
     .record = latency_record,
     .tick_queue = latency_tick,
+    .tick_queues = latency_tick_each,
     AN_EPISODE(struct high_q, h),
 };
