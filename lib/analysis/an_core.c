@@ -23,10 +23,10 @@ static int create_detectors(struct hw_analyzer *a)
 {
 	a->n_dets = an_registry_count;
 	a->dets = calloc(a->n_dets, sizeof(*a->dets));
-	a->on_record = calloc(a->n_dets * 3, sizeof(*a->on_record));
-	if (!a->dets || !a->on_record)
+	a->on_report = calloc(a->n_dets * 2, sizeof(*a->on_report));
+	a->rec = calloc(a->n_dets, sizeof(*a->rec));
+	if (!a->dets || !a->on_report || !a->rec)
 		return -1;
-	a->on_report = a->on_record + a->n_dets;
 	a->on_tick = a->on_report + a->n_dets;
 	for (unsigned i = 0; i < a->n_dets; i++) {
 		struct an_det *d = &a->dets[i];
@@ -42,11 +42,13 @@ static int create_detectors(struct hw_analyzer *a)
 			return -1;
 		if (!a->by_kind[def->kind])
 			a->by_kind[def->kind] = d;
+		if (!an_enabled(a, def->kind))
+			continue; /* hooks run only while enabled, and a->c is fixed: the lists hold only those */
 		if (def->record)
-			a->on_record[a->n_on_record++] = d;
+			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
-		if (def->tick_queue || def->tick)
+		if (def->tick_queue || def->tick_queues || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 	}
 	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
@@ -95,7 +97,8 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].state);
 	}
 	free(a->dets);
-	free(a->on_record);
+	free(a->on_report);
+	free(a->rec);
 	free(a->qstate);
 	free(a->queues);
 	free(a->qslots);
@@ -113,11 +116,6 @@ int hw_an_kind_congestion(enum hw_an_kind k)
 		if (an_registry[i]->kind == k)
 			return an_registry[i]->congestion;
 	return 0;
-}
-
-int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
-{
-	return (a->c.enabled >> k) & 1u;
 }
 
 int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint64_t now)
@@ -375,10 +373,15 @@ static void count_place(struct hw_analyzer *a, const struct an_queue *q)
 	}
 }
 
-static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
+static inline uint32_t queue_hash(uint32_t node, uint32_t port, uint8_t queue)
 {
 	uint32_t h = (node * 2654435761u) ^ (port * 40503u) ^ ((uint32_t)queue * 97u);
-	h ^= h >> 15;
+	return h ^ h >> 15;
+}
+
+static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
+{
+	const uint32_t h = queue_hash(node, port, queue);
 	for (uint32_t i = 0; i <= a->qmask; i++) {
 		uint32_t s = (h + i) & a->qmask, v = a->qslots[s];
 		if (!v) {
@@ -407,6 +410,40 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 			return q;
 	}
 	return NULL;
+}
+
+/* A record's queue key: its node, its egress port (UINT32_MAX without ports) and its queue id (0 without). */
+static inline uint32_t record_port(const struct hw_record *r)
+{
+	return (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
+}
+static inline uint8_t record_queue(const struct hw_record *r)
+{
+	return (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0;
+}
+
+/* Look-ahead for hw_an_ingest (the queue table and the detectors' state are megabytes on a real fabric, and
+ * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
+ * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
+ * record touches (its key, the ring bucket of its millisecond) and the start of each detector's state.
+ * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else. */
+#define AN_AHEAD_SLOT 16
+#define AN_AHEAD_QUEUE 8
+static inline void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
+{
+	__builtin_prefetch(&a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask]);
+}
+static inline void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
+{
+	const uint32_t v = a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask];
+	if (!v)
+		return;
+	const struct an_queue *q = &a->queues[v - 1];
+	__builtin_prefetch(q);
+	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
+	const unsigned char *qs = a->qstate + (size_t)(v - 1) * a->qstride;
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		__builtin_prefetch(qs + h->qoff);
 }
 
 static uint32_t scale32(uint32_t v, uint32_t k)
@@ -479,7 +516,7 @@ static void deliver_report(struct hw_analyzer *a, const struct an_report *rep)
 	an_latency_group_report(a, rep);
 	for (unsigned i = 0; i < a->n_on_report; i++) {
 		struct an_det *d = a->on_report[i];
-		if (an_enabled(a, d->def->kind) && !(rep->postcards && d->def->per_report))
+		if (!(rep->postcards && d->def->per_report))
 			d->def->report(a, d, rep);
 	}
 }
@@ -594,12 +631,15 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
-		if (!an_enabled(a, d->def->kind))
-			continue;
-		if (d->def->tick_queue) {
-			unsigned char *qs = a->qstate + d->qoff;
-			for (uint32_t i = 0; i < a->n_queues; i++, qs += a->qstride)
-				d->def->tick_queue(a, d, &a->queues[i], qs, now);
+		if (d->def->tick_queues) {
+			d->def->tick_queues(a, d, now);
+		} else if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
+			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
+			                         uint64_t) = d->def->tick_queue;
+			const size_t stride = a->qstride;
+			struct an_queue *q = a->queues, *const end = q + a->n_queues; /* ticks create no queue */
+			for (unsigned char *qs = a->qstate + d->qoff; q < end; q++, qs += stride)
+				tick_queue(a, d, q, qs, now);
 		}
 		if (d->def->tick)
 			d->def->tick(a, d, now);
@@ -753,8 +793,8 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	}
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
-	uint32_t port = (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
-	struct an_queue *q = queue_of(a, r->node_id, port, (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0);
+	uint32_t port = record_port(r);
+	struct an_queue *q = queue_of(a, r->node_id, port, record_queue(r));
 	if (!q) {
 		a->st.queues_dropped++;
 		if (a->topo && port == UINT32_MAX)
@@ -789,16 +829,17 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (pc)
 		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
-	for (unsigned i = 0; i < a->n_on_record; i++) {
-		struct an_det *d = a->on_record[i];
-		if (an_enabled(a, d->def->kind))
-			d->def->record(a, d, q, qs + d->qoff, rr);
-	}
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		h->record(a, h->d, q, qs + h->qoff, rr);
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		if (i + AN_AHEAD_SLOT < n)
+			prefetch_slot(a, &r[i + AN_AHEAD_SLOT]);
+		if (i + AN_AHEAD_QUEUE < n)
+			prefetch_queue(a, &r[i + AN_AHEAD_QUEUE]);
 		ingest_one(a, &r[i]);
 		if (a->per_step)
 			deliver(a);

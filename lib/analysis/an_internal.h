@@ -102,6 +102,14 @@ void an_latency_groups_free(struct hw_analyzer *a);
 
 struct an_det;
 
+/* A detector's record hook with what the per-record loop needs, in one place. */
+struct an_rec_hook {
+	void (*record)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
+	               const struct hw_record *r);
+	struct an_det *d;
+	size_t qoff; /* its state's offset in each queue's (an_det.qoff) */
+};
+
 struct hw_analyzer {
 	struct hw_an_config c;
 	const struct hw_topo *topo;
@@ -128,8 +136,11 @@ struct hw_analyzer {
 	uint32_t fmask, n_flows;   /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
 	struct an_det *dets;       /* the registry's detectors, in order (an_registry.c) */
 	unsigned n_dets;
-	struct an_det **on_record, **on_report, **on_tick; /* those with each hook, in order */
-	unsigned n_on_record, n_on_report, n_on_tick;
+	/* the enabled detectors (a->c is fixed) with each hook, in order; the record hooks as the per-record
+	 * loop calls them */
+	struct an_rec_hook *rec;
+	struct an_det **on_report, **on_tick;
+	unsigned n_rec, n_on_report, n_on_tick;
 	struct an_det *by_kind[HW_AN_KIND_COUNT];
 	struct an_report rep;
 	struct { /* record time sanity: the clock's state and a jump ahead waiting for a second report */
@@ -185,7 +196,10 @@ struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
  * what another detector found at q (CongestionTree's victims of an Incast). */
 struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,
                              const struct an_hyst *h);
-int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k);
+static inline int an_enabled(const struct hw_analyzer *a, enum hw_an_kind k)
+{
+	return (a->c.enabled >> k) & 1u;
+}
 /* "node:port/queue" with topology names when the queue is placed, numbers otherwise. */
 void an_queue_name(const struct hw_analyzer *a, const struct an_queue *q, char *buf, size_t size);
 

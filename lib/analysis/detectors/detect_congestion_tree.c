@@ -270,6 +270,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 	t->n_victims = 0;
 }
+AN_TICK_QUEUES(tick_queue)
 
 /* A root's victims, for the graphs. */
 static void queue_info(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
@@ -302,6 +303,7 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
+    .tick_queues = tick_queue_each,
     .tick = tick,
     .state_size = sizeof(struct tree_state),
     AN_EPISODE(struct tree_q, h),

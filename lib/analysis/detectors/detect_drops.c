@@ -66,6 +66,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	if (w->start && (now - w->start >= a->c.drops_window_ns || a->finishing) && (w->drops || w->h.active))
 		close_window(a, q, w, now);
 }
+AN_TICK_QUEUES(tick_queue)
 
 static const struct an_key keys[] = {
     AN_KEY("packet_drops", "ratio", AN_DOUBLE, drops_ratio),
@@ -89,5 +90,6 @@ const struct an_detector an_detect_drops = {
     .queue_size = sizeof(struct drops_q),
     .record = record,
     .tick_queue = tick_queue,
+    .tick_queues = tick_queue_each,
     AN_EPISODE(struct drops_q, h),
 };

@@ -65,6 +65,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 		an_ev_commit(e);
 	}
 }
+AN_TICK_QUEUES(tick_queue)
 
 static const struct an_key keys[] = {
     AN_KEY("roce_dscp", "roce_dscp", AN_U8, roce_dscp),     AN_KEY("roce_dscp", "cnp_dscp", AN_U8, cnp_dscp),
@@ -89,5 +90,6 @@ const struct an_detector an_detect_dscp = {
     .queue_size = sizeof(struct dscp_q),
     .record = record,
     .tick_queue = tick_queue,
+    .tick_queues = tick_queue_each,
     AN_EPISODE(struct dscp_q, h),
 };

@@ -22,6 +22,7 @@ struct high_q { /* per queue, each of the two */
 	uint64_t high[SLOTS]; /* time high in each of the last SLOTS slots (ns) */
 	uint8_t was_high;     /* the previous sample was high */
 	uint8_t run;          /* a run of high samples has begun (h.above_since is its first) */
+	uint8_t dirty;        /* high[] may hold time: 0 = all zero, so emptying it is skipped */
 };
 
 static uint64_t slot_width(uint64_t hold)
@@ -36,9 +37,11 @@ static void advance(struct high_q *s, uint64_t k)
 		return;
 	/* SLOTS or more passed (most samples of a queue reported every few ms): all of them at once, the same as
 	 * the loop, which was a fifth of the analyzer's instructions on realistic input (docs/performance.md) */
-	if (k - s->slot >= SLOTS)
-		memset(s->high, 0, sizeof(s->high));
-	else
+	if (k - s->slot >= SLOTS) {
+		if (s->dirty) /* most samples find it empty already: below the threshold, nothing was added */
+			memset(s->high, 0, sizeof(s->high));
+		s->dirty = 0;
+	} else
 		for (uint64_t i = s->slot + 1; i <= k; i++)
 			s->high[i % SLOTS] = 0;
 	s->slot = k;
@@ -55,8 +58,10 @@ static void window(struct high_q *s, uint64_t t, uint64_t hold)
 		while (from < t) {
 			uint64_t k = from / w, end = (k + 1) * w < t ? (k + 1) * w : t;
 			advance(s, k);
-			if (s->slot - k < SLOTS)
+			if (s->slot - k < SLOTS) {
 				s->high[k % SLOTS] += end - from;
+				s->dirty = 1;
+			}
 			from = end;
 		}
 	}
@@ -78,8 +83,9 @@ static void reset(struct high_q *s)
 	s->run = 0;
 	s->was_high = 0;
 	s->below_since = 0;
-	for (unsigned i = 0; i < SLOTS; i++)
-		s->high[i] = 0;
+	if (s->dirty)
+		memset(s->high, 0, sizeof(s->high));
+	s->dirty = 0;
 }
 
 /* One sample v at t against raise / clear: +1 raised, -1 cleared, 0 no change. */
@@ -138,9 +144,11 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
 	return 1;
 }
 
-static void level(struct hw_analyzer *a, struct an_queue *q, const struct hw_record *r, enum hw_an_kind kind,
-                  struct high_q *s, const struct hw_an_hyst *rule, double raise, double clear, double v,
-                  const char *name)
+/* Inlined into both record hooks (kind a constant there): it runs for nearly every record. */
+static inline __attribute__((always_inline)) void level(struct hw_analyzer *a, struct an_queue *q,
+                                                        const struct hw_record *r, enum hw_an_kind kind,
+                                                        struct high_q *s, const struct hw_an_hyst *rule, double raise,
+                                                        double clear, double v, const char *name)
 {
 	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
 	if (st > 0 && kind == HW_AN_HIGH_LATENCY) {
@@ -193,6 +201,7 @@ static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, now);
 }
+AN_TICK_QUEUES(queue_tick)
 
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                            const struct hw_record *r)
@@ -208,6 +217,7 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
+AN_TICK_QUEUES(latency_tick)
 
 static const struct an_key queue_keys[] = {
     AN_KEY("high_queue", "raise", AN_DOUBLE, high_queue.raise),
@@ -245,6 +255,7 @@ const struct an_detector an_detect_high_queue = {
     .queue_size = sizeof(struct high_q),
     .record = queue_record,
     .tick_queue = queue_tick,
+    .tick_queues = queue_tick_each,
     AN_EPISODE(struct high_q, h),
 };
 const struct an_detector an_detect_high_latency = {
@@ -256,5 +267,6 @@ const struct an_detector an_detect_high_latency = {
     .queue_size = sizeof(struct high_q),
     .record = latency_record,
     .tick_queue = latency_tick,
+    .tick_queues = latency_tick_each,
     AN_EPISODE(struct high_q, h),
 };

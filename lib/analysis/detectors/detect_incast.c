@@ -121,6 +121,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	if (w->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns)
 		end_incast(a, q, w, now);
 }
+AN_TICK_QUEUES(tick_queue)
 
 static const struct an_key keys[] = {
     AN_KEY("incast", "sources", AN_U32, incast_sources),
@@ -144,5 +145,6 @@ const struct an_detector an_detect_incast = {
     .queue_size = sizeof(struct incast_q),
     .record = record,
     .tick_queue = tick_queue,
+    .tick_queues = tick_queue_each,
     AN_EPISODE(struct incast_q, h),
 };
