@@ -143,7 +143,7 @@ k=50
 back() { grep -q "clickhouse http://127.0.0.1:${h[11]}/?database=hopwatch: back after" "$dir/c1.err"; }
 while [ $k -lt 79 ] && ! back; do
   feed $k $k; k=$((k + 1))
-  for _ in $(seq 10); do back && break; sleep 0.1; done
+  for _ in $(seq 20); do back && break; sleep 0.1; done   # up to 2 s a piece: 58 s in all
 done
 feed $k 79
 poll back || { cat "$dir/c1.err"; fail "collector 1 never went back to replica 11"; }
