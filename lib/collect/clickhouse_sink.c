@@ -132,7 +132,9 @@ static void *sender_main(void *arg)
 		}
 		c->taken = true;
 		pthread_mutex_unlock(&s->mu);
-		if (s->cur && now >= s->failback_ns) /* back to the order given: the first replica again */
+		/* back to the order given, the first replica again: with a batch not yet tried (one that failed
+		 * goes round the replicas first) */
+		if (s->cur && !failed && now >= s->failback_ns)
 			s->cur = 0;
 		char why[400];
 		bool ok = insert(s, c, why, sizeof(why));

@@ -210,6 +210,24 @@ static void test_retry_then_acknowledged(void **state)
 	assert_non_null(strstr(f.first_query, "FORMAT%20RowBinary"));
 }
 
+/* A sink of batches of 100 records over replica URLs (url and/or urls), with its failback time. */
+static struct hw_ch_sink *open_replicas(const char *url, const char *const *urls, unsigned n_urls, double failback_s)
+{
+	char err[256];
+	struct hw_ch_sink_opts o = {.url = url,
+	                            .urls = urls,
+	                            .n_urls = n_urls,
+	                            .table = "hops",
+	                            .batch_records = 100,
+	                            .batch_ms = 10,
+	                            .queue_records = 10000,
+	                            .drain_s = 10,
+	                            .failback_s = failback_s};
+	struct hw_ch_sink *s = hw_ch_sink_open(&o, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
 /* Two replicas as one comma list: the first answers 500 to everything, so the first batch fails there
  * and goes to the second, unchanged, and every later batch goes to the second at once (failback only
  * after 1000 s). */
@@ -219,18 +237,10 @@ static void test_failover_to_the_next_replica(void **state)
 	struct fake a, b;
 	fake_start(&a, 1 << 30);
 	fake_start(&b, 0);
-	char url[256], err[256];
+	char url[256];
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/?database=hopwatch,http://127.0.0.1:%u/?database=hopwatch",
 	         a.port, b.port);
-	struct hw_ch_sink_opts o = {.url = url,
-	                            .table = "hops",
-	                            .batch_records = 100,
-	                            .batch_ms = 50,
-	                            .queue_records = 10000,
-	                            .drain_s = 10,
-	                            .failback_s = 1000};
-	struct hw_ch_sink *s = hw_ch_sink_open(&o, err, sizeof(err));
-	assert_non_null(s);
+	struct hw_ch_sink *s = open_replicas(url, NULL, 0, 1000);
 	for (uint32_t i = 0; i < 1000; i++)
 		fill(&recs[i], i);
 	hw_ch_sink_put(s, recs, 1000);
@@ -258,20 +268,11 @@ static void test_failback_to_the_first_replica(void **state)
 	struct fake a, b;
 	fake_start(&a, 1); /* refuses its first insert only */
 	fake_start(&b, 0);
-	char u0[128], u1[128], err[256];
+	char u0[128], u1[128];
 	snprintf(u0, sizeof(u0), "http://127.0.0.1:%u/", a.port);
 	snprintf(u1, sizeof(u1), "http://127.0.0.1:%u/", b.port);
 	const char *const urls[2] = {u0, u1};
-	struct hw_ch_sink_opts o = {.urls = urls,
-	                            .n_urls = 2,
-	                            .table = "hops",
-	                            .batch_records = 100,
-	                            .batch_ms = 10,
-	                            .queue_records = 10000,
-	                            .drain_s = 10,
-	                            .failback_s = 0.2};
-	struct hw_ch_sink *s = hw_ch_sink_open(&o, err, sizeof(err));
-	assert_non_null(s);
+	struct hw_ch_sink *s = open_replicas(NULL, urls, 2, 0.2);
 	hw_ch_sink_put(s, recs, 100);
 	struct hw_ch_sink_counts k;
 	for (int i = 0; i < 6000; i++) { /* up to 60 s on a loaded host: the first batch reaches b */
