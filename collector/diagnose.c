@@ -298,7 +298,7 @@ int hw_diagnose_main(int argc, char **argv, const char *prog_path)
 	if (o.profile >= 0)
 		hw_parser_config_profile(&cfg.parser, (enum hw_profile)o.profile);
 	if (!ch)
-		ch = cfg.clickhouse;
+		ch = cfg.n_clickhouse ? cfg.clickhouse[0] : NULL; /* its first replica */
 	if (!ch_table)
 		ch_table = cfg.clickhouse_table;
 	char murl[300];

@@ -1,5 +1,6 @@
 /* The ClickHouse sink: a queue of record chunks filled by the collector's sink thread and drained
- * by a sender thread that POSTs RowBinary inserts over HTTP, retrying with backoff. */
+ * by a sender thread that POSTs RowBinary inserts over HTTP to one of a shard's replicas, failing over
+ * to the next replica when an insert fails and retrying with backoff when all of them failed. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include "clickhouse_sink.h"
 #include "http_client.h"
 #include "log.h"
+#include "service.h"
 #include "sinks_internal.h"
 
 struct chunk {
@@ -22,9 +24,19 @@ struct chunk {
 	struct hw_record recs[];
 };
 
+/* One replica: its insert handle and its down and back lines. */
+struct replica {
+	char shown[512];      /* its URL with the password hidden, for messages */
+	struct hw_http *http; /* to its insert URL */
+	struct hw_peer_log peer;
+};
+
 struct hw_ch_sink {
 	struct hw_ch_sink_opts o;
-	char url_shown[1024]; /* o.url with its password hidden, for messages */
+	struct replica rep[HW_CH_URLS_MAX];
+	unsigned n_rep;
+	unsigned cur;         /* the replica inserts go to now (sender thread) */
+	uint64_t failback_ns; /* when cur != 0: monotonic time to try replica 0 again */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -36,29 +48,29 @@ struct hw_ch_sink {
 	struct hw_record last; /* the last record put, and its report_pos (under mu) */
 	uint16_t last_pos;
 	struct hw_ch_sink_counts cnt; /* written with atomics */
-	struct hw_http *http;         /* to the insert URL */
 	uint8_t *body;
-	struct hw_peer_log peer; /* down and back lines */
 };
 
 #define ADD(x, v) __atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED)
 #define GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-/* One insert of a chunk.  true when ClickHouse acknowledged it with 200. */
-static bool insert(struct hw_ch_sink *s, const struct chunk *c)
+/* One insert of a chunk into replica s->cur.  The body is the same bytes on every attempt, whichever
+ * replica gets it, so that ReplicatedMergeTree's block deduplication stores a batch once even when a
+ * replica stored it and died before answering.  true when ClickHouse acknowledged it with 200. */
+static bool insert(struct hw_ch_sink *s, const struct chunk *c, char *why, size_t whylen)
 {
+	struct replica *p = &s->rep[s->cur];
 	size_t len = hw_ch_rowbinary(c->recs, c->n, c->first_pos, s->body);
 	struct hw_http_reply r;
-	int rc = hw_http_post(s->http, s->body, len, &r);
+	int rc = hw_http_post(p->http, s->body, len, &r);
 	if (!rc && r.status == 200) {
-		hw_peer_ok(&s->peer);
+		hw_peer_ok(&p->peer);
 		return true;
 	}
-	char why[400]; /* the reply's first line: ClickHouse's error */
-	snprintf(why, sizeof(why), "insert into %s failed (%s), retrying: %.*s", s->o.table,
-	         rc ? "no answer" : "HTTP error", (int)(rc ? strlen(r.what) : strcspn(r.body, "\n")),
-	         rc ? r.what : r.body);
-	hw_peer_failed(&s->peer, 1, why);
+	/* the reply's first line: ClickHouse's error */
+	snprintf(why, whylen, "insert into %s failed (%s): %.*s", s->o.table, rc ? "no answer" : "HTTP error",
+	         (int)(rc ? strlen(r.what) : strcspn(r.body, "\n")), rc ? r.what : r.body);
+	hw_peer_failed(&p->peer, 1, why);
 	return false;
 }
 
@@ -69,6 +81,21 @@ static int past_drain(void *arg)
 	const struct hw_ch_sink *s = arg;
 	uint64_t end = __atomic_load_n(&s->drain_end, __ATOMIC_ACQUIRE);
 	return end && hw_mono_ns() >= end;
+}
+
+/* After a failed insert: the next replica, told on stderr while it is not known to be down (when all
+ * are down, their down lines say so once each).  Sender thread. */
+static void fail_over(struct hw_ch_sink *s, const char *why)
+{
+	if (s->n_rep < 2)
+		return;
+	unsigned from = s->cur;
+	s->cur = (s->cur + 1) % s->n_rep;
+	ADD(s->cnt.failovers, 1);
+	s->failback_ns = s->cur ? hw_mono_ns() + (uint64_t)(s->o.failback_s * 1e9) : 0;
+	if (!hw_peer_down_name(&s->rep[s->cur].peer))
+		fprintf(stderr, "%s%s: clickhouse %.180s: %s; failing over to %.180s\n", hw_service_log_prefix(4),
+		        program_invocation_short_name, s->rep[from].shown, why, s->rep[s->cur].shown);
 }
 
 /* The head chunk when it is due (full, old enough, or closing), else NULL.  Under mu. */
@@ -94,6 +121,7 @@ static void *sender_main(void *arg)
 {
 	struct hw_ch_sink *s = arg;
 	uint64_t backoff_ms = 0, drain_end = 0;
+	unsigned failed = 0; /* inserts failed in a row */
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
 		uint64_t now = hw_mono_ns();
@@ -114,7 +142,14 @@ static void *sender_main(void *arg)
 		}
 		c->taken = true;
 		pthread_mutex_unlock(&s->mu);
-		bool ok = insert(s, c);
+		/* back to the order given, the first replica again: with a batch not yet tried (one that failed
+		 * goes round the replicas first) */
+		if (s->cur && !failed && now >= s->failback_ns)
+			s->cur = 0;
+		char why[400];
+		bool ok = insert(s, c, why, sizeof(why));
+		if (!ok)
+			fail_over(s, why);
 		pthread_mutex_lock(&s->mu);
 		if (ok) {
 			s->head = c->next;
@@ -127,9 +162,12 @@ static void *sender_main(void *arg)
 			free(c);
 			pthread_cond_broadcast(&s->room);
 			backoff_ms = 0;
+			failed = 0;
 			continue;
 		}
 		ADD(s->cnt.retries, 1);
+		if (++failed % s->n_rep)
+			continue; /* the next replica at once: not all of them failed this round */
 		backoff_ms = backoff_ms ? backoff_ms * 2 : 100;
 		if (backoff_ms > 2000)
 			backoff_ms = 2000;
@@ -156,8 +194,8 @@ static void *sender_main(void *arg)
 	__atomic_store_n(&s->cnt.queued, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&s->mu);
 	if (left)
-		fprintf(stderr, "hopwatch-collector: clickhouse %s: %llu queued records not delivered at exit\n",
-		        s->url_shown, (unsigned long long)left);
+		fprintf(stderr, "hopwatch-collector: clickhouse %s%s: %llu queued records not delivered at exit\n",
+		        s->rep[0].shown, s->n_rep > 1 ? " and its other replicas" : "", (unsigned long long)left);
 	return NULL;
 }
 
@@ -226,7 +264,10 @@ void hw_ch_sink_put(struct hw_ch_sink *s, const struct hw_record *recs, uint32_t
 
 const char *hw_ch_sink_down(const struct hw_ch_sink *s)
 {
-	return hw_peer_down_name(&s->peer);
+	for (unsigned i = 0; i < s->n_rep; i++)
+		if (hw_peer_down_name(&s->rep[i].peer))
+			return hw_peer_down_name(&s->rep[i].peer);
+	return NULL;
 }
 
 void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
@@ -236,25 +277,60 @@ void hw_ch_sink_counts(const struct hw_ch_sink *s, struct hw_ch_sink_counts *out
 	out->retries = GET(s->cnt.retries);
 	out->queued = GET(s->cnt.queued);
 	out->batches = GET(s->cnt.batches);
+	out->failovers = GET(s->cnt.failovers);
 }
 
-static char *make_insert_url(const struct hw_ch_sink_opts *o)
+static char *make_insert_url(const char *url, const char *table)
 {
 	char q[1024];
-	snprintf(q, sizeof(q), "INSERT INTO %s (%s) FORMAT RowBinary", o->table, hw_ch_columns);
+	snprintf(q, sizeof(q), "INSERT INTO %s (%s) FORMAT RowBinary", table, hw_ch_columns);
 	char *esc = hw_http_escape(q);
 	if (!esc)
 		return NULL;
-	size_t n = strlen(o->url) + strlen(esc) + 64;
+	size_t n = strlen(url) + strlen(esc) + 64;
 	char *u = malloc(n);
 	if (u)
-		snprintf(u, n, "%s%s%swait_end_of_query=1&query=%s", o->url, strchr(o->url, '?') ? "" : "?",
-		         strchr(o->url, '?') && o->url[strlen(o->url) - 1] != '?' && o->url[strlen(o->url) - 1] != '&'
-		             ? "&"
-		             : "",
+		snprintf(u, n, "%s%s%swait_end_of_query=1&query=%s", url, strchr(url, '?') ? "" : "?",
+		         strchr(url, '?') && url[strlen(url) - 1] != '?' && url[strlen(url) - 1] != '&' ? "&" : "",
 		         esc);
 	free(esc);
 	return u;
+}
+
+static bool url_start(const char *u)
+{
+	return !strncmp(u, "http://", 7) || !strncmp(u, "https://", 8);
+}
+
+/* Split one option value into replica URLs: a comma starts the next URL only when an http:// or
+ * https:// follows it (a comma inside a URL's query stays).  0, or -1 with a message in err. */
+static int split_urls(const char *v, char out[][2048], unsigned *n, char *err, size_t errlen)
+{
+	while (v) {
+		const char *e = v;
+		while ((e = strchr(e, ',')) && !url_start(e + 1))
+			e++;
+		size_t len = e ? (size_t)(e - v) : strlen(v);
+		if (*n >= HW_CH_URLS_MAX) {
+			hw_errf(err, errlen, "clickhouse: more than %d replica URLs", HW_CH_URLS_MAX);
+			return -1;
+		}
+		if (len >= 2048) {
+			hw_errf(err, errlen, "clickhouse URL of %zu bytes: too long", len);
+			return -1;
+		}
+		memcpy(out[*n], v, len);
+		out[*n][len] = 0;
+		if (!url_start(out[*n])) {
+			char shown[512];
+			hw_errf(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]",
+			        hw_http_redact(out[*n], shown, sizeof(shown)));
+			return -1;
+		}
+		++*n;
+		v = e ? e + 1 : NULL;
+	}
+	return 0;
 }
 
 static bool table_name_ok(const char *t)
@@ -270,8 +346,15 @@ static bool table_name_ok(const char *t)
 
 struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, size_t errlen)
 {
-	if (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)) {
-		hw_errf(err, errlen, "clickhouse URL '%s': expected http://HOST:PORT/[?database=DB]", o->url);
+	char urls[HW_CH_URLS_MAX][2048];
+	unsigned n = 0;
+	if (o->url && split_urls(o->url, urls, &n, err, errlen))
+		return NULL;
+	for (unsigned i = 0; i < o->n_urls; i++)
+		if (split_urls(o->urls[i], urls, &n, err, errlen))
+			return NULL;
+	if (!n) {
+		hw_errf(err, errlen, "clickhouse: no URL given");
 		return NULL;
 	}
 	if (!table_name_ok(o->table)) {
@@ -290,21 +373,28 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 		return NULL;
 	}
 	s->o = *o;
-	hw_http_redact(o->url, s->url_shown, sizeof(s->url_shown));
-	char peer[sizeof(s->peer.peer)];
-	snprintf(peer, sizeof(peer), "clickhouse %.180s", s->url_shown);
-	hw_peer_log_init(&s->peer, peer, "insert");
+	if (!(s->o.failback_s > 0))
+		s->o.failback_s = 30;
 	const struct hw_http_opts ho = {.connect_timeout_ms = 2000,
 	                                .timeout_ms = 30000,
 	                                .content_type = "application/octet-stream",
 	                                .body_max = 511,
 	                                .abort = past_drain,
 	                                .ctx = s};
-	char *insert_url = make_insert_url(o);
-	s->http = insert_url ? hw_http_open(insert_url, &ho, NULL, 0) : NULL;
-	free(insert_url);
+	bool nomem = false;
+	for (s->n_rep = 0; s->n_rep < n; s->n_rep++) {
+		struct replica *p = &s->rep[s->n_rep];
+		hw_http_redact(urls[s->n_rep], p->shown, sizeof(p->shown));
+		char peer[sizeof(p->peer.peer)];
+		snprintf(peer, sizeof(peer), "clickhouse %.180s", p->shown);
+		hw_peer_log_init(&p->peer, peer, "insert");
+		char *insert_url = make_insert_url(urls[s->n_rep], o->table);
+		p->http = insert_url ? hw_http_open(insert_url, &ho, NULL, 0) : NULL;
+		free(insert_url);
+		nomem |= !p->http;
+	}
 	s->body = malloc((size_t)o->batch_records * HW_CH_ROW_MAX);
-	if (!s->http || !s->body) {
+	if (nomem || !s->body) {
 		hw_errf(err, errlen, "clickhouse: out of memory");
 		goto fail;
 	}
@@ -324,7 +414,8 @@ struct hw_ch_sink *hw_ch_sink_open(const struct hw_ch_sink_opts *o, char *err, s
 	}
 	return s;
 fail:
-	hw_http_close(s->http);
+	for (unsigned i = 0; i < s->n_rep; i++)
+		hw_http_close(s->rep[i].http);
 	free(s->body);
 	free(s);
 	return NULL;
@@ -342,7 +433,8 @@ void hw_ch_sink_close(struct hw_ch_sink *s, struct hw_ch_sink_counts *out)
 	pthread_join(s->thread, NULL);
 	if (out)
 		hw_ch_sink_counts(s, out);
-	hw_http_close(s->http);
+	for (unsigned i = 0; i < s->n_rep; i++)
+		hw_http_close(s->rep[i].http);
 	pthread_cond_destroy(&s->cv);
 	pthread_cond_destroy(&s->room);
 	pthread_mutex_destroy(&s->mu);

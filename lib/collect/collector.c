@@ -168,7 +168,7 @@ static void render_metrics(void *c, FILE *f)
 int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpressure, char *err, size_t errlen)
 {
 	c->start_ns = hw_real_ns();
-	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream || c->cfg.clickhouse;
+	c->sinks_on = c->cfg.json_out || c->cfg.records_dir || c->cfg.stream || c->cfg.n_clickhouse;
 	if (c->cfg.json_out && !(c->json = hw_json_sink_open(c->cfg.json_out, err, errlen)))
 		return -1;
 	if (c->cfg.records_dir) {
@@ -181,13 +181,15 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	}
 	if (c->cfg.stream && !(c->stream = hw_stream_sender_open_keyed(c->cfg.stream, c->cfg.stream_key, err, errlen)))
 		return -1;
-	if (c->cfg.clickhouse) {
-		struct hw_ch_sink_opts o = {.url = c->cfg.clickhouse,
+	if (c->cfg.n_clickhouse) {
+		struct hw_ch_sink_opts o = {.urls = c->cfg.clickhouse,
+		                            .n_urls = c->cfg.n_clickhouse,
 		                            .table = c->cfg.clickhouse_table,
 		                            .batch_records = c->cfg.clickhouse_batch_records,
 		                            .batch_ms = c->cfg.clickhouse_batch_ms,
 		                            .queue_records = c->cfg.clickhouse_queue_records,
 		                            .drain_s = c->cfg.clickhouse_drain_s,
+		                            .failback_s = c->cfg.clickhouse_failback_s,
 		                            .lossless_stop = backpressure ? (volatile int *)&hw_stop_requested : NULL};
 		if (!(c->clickhouse = hw_ch_sink_open(&o, err, errlen)))
 			return -1;
@@ -257,6 +259,7 @@ void hw_collector_finish(struct hw_collector *c)
 		c->ch_inserted = k.inserted;
 		c->ch_dropped = k.dropped;
 		c->ch_retries = k.retries;
+		c->ch_failovers = k.failovers;
 	}
 	char err[512];
 	memset(c->log_last_ns, 0, sizeof(c->log_last_ns)); /* the last word on each sink is printed */
@@ -338,10 +341,12 @@ void hw_collector_print_counts(const struct hw_collector *c, FILE *f)
 	if (c->cfg.stream)
 		fprintf(f, "stream_sent %llu\nstream_dropped %llu\n", (unsigned long long)c->stream_sent,
 		        (unsigned long long)c->stream_dropped);
-	if (c->cfg.clickhouse)
-		fprintf(f, "clickhouse_inserted %llu\nclickhouse_dropped %llu\nclickhouse_retries %llu\n",
+	if (c->cfg.n_clickhouse)
+		fprintf(f,
+		        "clickhouse_inserted %llu\nclickhouse_dropped %llu\nclickhouse_retries %llu\n"
+		        "clickhouse_failovers %llu\n",
 		        (unsigned long long)c->ch_inserted, (unsigned long long)c->ch_dropped,
-		        (unsigned long long)c->ch_retries);
+		        (unsigned long long)c->ch_retries, (unsigned long long)c->ch_failovers);
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		fprintf(f, "memory_peak_kib %ld\n", ru.ru_maxrss);

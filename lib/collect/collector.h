@@ -53,7 +53,7 @@ struct hw_collector {
 	uint64_t start_ns;
 	/* ClickHouse sink (clickhouse_sink.h): live while running, final counts after finish */
 	struct hw_ch_sink *clickhouse;
-	uint64_t ch_inserted, ch_dropped, ch_retries;
+	uint64_t ch_inserted, ch_dropped, ch_retries, ch_failovers;
 	/* Live loss at the input, written by the front end about once a second (never per packet) with
 	 * relaxed stores, read by /metrics and the status line. */
 	struct hw_input_loss loss;

@@ -101,10 +101,13 @@ static const struct hw_opt rows[] = {
      HW_OPT_AT(C, metrics_max_queues), .hi = 1 << 28, .def = "4096",
      .help = "/metrics shows the N queues with the most hop records (0 = all);\n"
              "the rest are counted in hopwatch_collector_metrics_queues_omitted"},
-    {HW_OPT_ADDR, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL", HW_OPT_AT(C, clickhouse),
-     .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
+    {HW_OPT_LIST, "clickhouse", .key = "sinks.clickhouse", .metavar = "URL",
+     HW_OPT_LIST_AT(C, clickhouse, n_clickhouse), .elem = HW_OPT_ADDR, .addr = HW_ADDR_URL, .flags = HW_OPTF_NULLABLE,
+     .what = "URL",
      .help = "insert records into ClickHouse over HTTP, e.g.\n"
-             "http://127.0.0.1:8123/?database=hopwatch (schema: deploy/clickhouse/)"},
+             "http://127.0.0.1:8123/?database=hopwatch (schema: deploy/clickhouse/);\n"
+             "the replicas of one shard: repeat it, or URL,URL (config: a string or an\n"
+             "array); an insert that fails is sent to the next one (docs/operations.md)"},
     {HW_OPT_STRING, "clickhouse-table", .key = "sinks.clickhouse_table", .metavar = "NAME",
      HW_OPT_AT(C, clickhouse_table), .flags = HW_OPTF_NONEMPTY, .def = "hops",
      .help = "table to insert into ([database.]table)"},
@@ -119,6 +122,9 @@ static const struct hw_opt rows[] = {
      .help = "records held while ClickHouse is slow or down;\nmore are dropped and counted"},
     {HW_OPT_DURATION, .key = "sinks.clickhouse_drain_seconds", HW_OPT_AT(C, clickhouse_drain_s), .hi = INFINITY,
      .def = "10", .help = "at exit, keep delivering to ClickHouse for this long"},
+    {HW_OPT_DURATION, "clickhouse-failback", .key = "sinks.clickhouse_failback_seconds", .metavar = "SECONDS",
+     HW_OPT_AT(C, clickhouse_failback_s), .lo = 0, .hi = 86400, .flags = HW_OPTF_LO_OPEN, .def = "30",
+     .help = "after failing over to another replica, go back to the first this\nlong later"},
     {HW_OPT_GROUP, .help = "Detection:"},
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(C, config), .flags = HW_OPTF_CONFIG,
      .help = "JSON configuration (docs/collector.md); flags given here override it"},

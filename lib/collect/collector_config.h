@@ -38,14 +38,17 @@ struct hw_collector_config {
 	 * explicit DSCP value and mask, which win over the profile's (-1: not given). */
 	int set_profile;
 	int set_dscp[2];
-	/* ClickHouse sink (clickhouse_sink.h): HTTP URL (NULL = off), table, batch size in records and
-	 * in time, queue bound in records, how long to keep delivering at exit */
-	const char *clickhouse;
+	/* ClickHouse sink (clickhouse_sink.h): the HTTP URLs of one shard's replicas in failover order
+	 * (none = off), table, batch size in records and in time, queue bound in records, how long to keep
+	 * delivering at exit, when to go back to the first replica after a failover */
+	const char *clickhouse[8];
+	uint32_t n_clickhouse;
 	const char *clickhouse_table;
 	uint32_t clickhouse_batch_records;
 	uint32_t clickhouse_batch_ms;
 	uint32_t clickhouse_queue_records;
 	double clickhouse_drain_s;
+	double clickhouse_failback_s;
 	/* per-queue series on /metrics for at most this many queues (the most hop records), 0 = all */
 	uint32_t metrics_max_queues;
 };

@@ -184,7 +184,7 @@ void hw_collector_ready(struct hw_collector *c)
 	snprintf(status, sizeof(status), "receiving from %s with %u worker%s%s%s%s%s%s",
 	         c->cfg.pcap ? c->cfg.pcap : "DPDK", c->n_workers, c->n_workers == 1 ? "" : "s",
 	         c->cfg.records_dir ? ", record files" : "", c->cfg.stream ? ", stream" : "",
-	         c->cfg.json_out ? ", JSON lines" : "", c->cfg.clickhouse ? ", ClickHouse" : "",
+	         c->cfg.json_out ? ", JSON lines" : "", c->cfg.n_clickhouse ? ", ClickHouse" : "",
 	         c->cfg.metrics ? ", /metrics" : "");
 	hw_service_ready(status);
 	if (c->status_on)

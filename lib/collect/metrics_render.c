@@ -545,6 +545,8 @@ void hw_metrics_render(const struct hw_collector *c, FILE *f)
 		        k.retries);
 		counter(f, "hopwatch_collector_clickhouse_inserts_total", "Acknowledged ClickHouse inserts (batches).",
 		        k.batches);
+		counter(f, "hopwatch_collector_clickhouse_failovers_total",
+		        "ClickHouse inserts re-sent to the next replica after one failed.", k.failovers);
 		fprintf(f,
 		        "# HELP hopwatch_collector_clickhouse_queued_records Records waiting for ClickHouse.\n"
 		        "# TYPE hopwatch_collector_clickhouse_queued_records gauge\n"

@@ -728,7 +728,19 @@ static int set_json_row(struct cfg_ctx *x, const struct hw_opt *r, json_t *v)
 	char want[256];
 	want_text(r, r->elem, want, sizeof(want));
 	char arr[320];
-	snprintf(arr, sizeof(arr), "an array of at most %zu %ss (%s)", r->cap, r->what ? r->what : "value", want);
+	snprintf(arr, sizeof(arr), "%san array of at most %zu %ss (%s)%s", r->elem != HW_OPT_UINT ? "a string or " : "",
+	         r->cap, r->what ? r->what : "value", want,
+	         (r->flags & HW_OPTF_NULLABLE) && !r->min ? ", or null" : "");
+	if (json_is_null(v) && (r->flags & HW_OPTF_NULLABLE) && !r->min) { /* none */
+		store_u((char *)x->dst + r->count_offset, r->count_size, 0);
+		return 0;
+	}
+	if (json_is_string(v) && r->elem != HW_OPT_UINT) { /* a list of strings: one may stand alone */
+		if (set_json(x, r, r->elem, v, field(r, x->dst), r->key))
+			return -1;
+		store_u((char *)x->dst + r->count_offset, r->count_size, 1);
+		return 0;
+	}
 	if (!json_is_array(v) || json_array_size(v) > r->cap)
 		return bad(x, r->key, arr);
 	if (json_array_size(v) < r->min) {
@@ -739,6 +751,8 @@ static int set_json_row(struct cfg_ctx *x, const struct hw_opt *r, json_t *v)
 	json_t *e;
 	json_array_foreach(v, i, e)
 	{
+		if (json_is_null(e)) /* HW_OPTF_NULLABLE is for the whole list, not for one element */
+			return bad(x, r->key, arr);
 		if (set_json(x, r, r->elem, e, (char *)field(r, x->dst) + i * r->size, r->key))
 			return -1;
 	}

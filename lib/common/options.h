@@ -18,7 +18,9 @@ enum hw_opt_type {
 	HW_OPT_ADDR,     /* const char *, checked against addr (enum hw_opt_addr) */
 	HW_OPT_ENUM,     /* one of names[]; the field (int-sized) gets the index */
 	HW_OPT_LIST,     /* repeatable: an array field of cap elements and a count field; elements are
-	                  * strings (elem HW_OPT_STRING, HW_OPTF_GLOB expands globs) or HW_OPT_UINT */
+	                  * strings (elem HW_OPT_STRING, HW_OPTF_GLOB expands globs), HW_OPT_ADDR or
+	                  * HW_OPT_UINT; in a config file an array, or one string alone for a list of
+	                  * strings, or null (HW_OPTF_NULLABLE, no min) for none */
 	HW_OPT_CUSTOM,   /* parse() turns the text into the field */
 	HW_OPT_ALIAS,    /* deprecated spelling of the row named alias_of: one line on stderr, then that row */
 };

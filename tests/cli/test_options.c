@@ -180,6 +180,10 @@ static void config_file(void **state)
 	assert_non_null(strstr(err, "key \"n\": expected an integer from 1 to 9"));
 	assert_int_equal(load(&o, "{\"ports\": []}", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "key \"ports\": expected at least one port"));
+	/* a lone value stands for a one-element list only in lists of strings (lists of URLs: the collector's
+	 * sinks.clickhouse, tests/ops/test_clickhouse_sink.c); a number is not a list of ports */
+	assert_int_equal(load(&o, "{\"ports\": 5}", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "key \"ports\": expected an array of at most"));
 	assert_int_equal(load(&o, "{\"sub\": {\"color\": \"pink\"}}", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "expected \"red\", \"green\" or \"blue\""));
 	hw_opts_free_strings();

@@ -4,6 +4,7 @@
 # valid bits say it is, then the two multisets must be equal (or, with --subset, rows ⊆ records).
 # Usage: ch_compare.py [--subset] ROWS.jsonl RECORDS.jsonl...
 import collections
+import functools
 import ipaddress
 import json
 import sys
@@ -13,6 +14,7 @@ V = dict(ports=1, latency=2, queue=4, ig_ts=8, eg_ts=16, l2=32, tx=64, buffer=12
          flow=512, tclass=1024, roce=2048)
 
 
+@functools.lru_cache(maxsize=None)  # a flow's addresses come back on every hop
 def ip_text(s):
     a = ipaddress.IPv6Address(s)
     return str(a.ipv4_mapped) if a.ipv4_mapped else str(a)

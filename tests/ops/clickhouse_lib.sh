@@ -1,7 +1,9 @@
 # Helpers for tests that need a real ClickHouse (sourced, not run): Debian's clickhouse-server on
 # loopback with its own config, data directory and free ports, in the test's temp dir.
 # ch_start DIR [PREFIX...]: start (or restart) the server of DIR; PREFIX runs it (e.g. ip netns exec NS).
-# Sets CH_HTTP (port), CH_TCP (port), CH_PID.  Cluster `hopwatch`: shards on CH_SHARD_TCP_PORTS (default: itself).  ch_stop: SIGTERM and wait.  ch_query SQL: query over HTTP.
+# Sets CH_HTTP (port), CH_TCP (port), CH_PID.  Cluster `hopwatch`: shards on CH_SHARD_TCP_PORTS (default:
+# itself), one word per shard; a word "P1,P2" is a shard of replicas on P1 and P2 (internal_replication).
+# ch_stop: SIGTERM and wait.  ch_query SQL: query over HTTP.
 # CH_EXTRA_XML: more elements for the server's config (ZooKeeper, macros, interserver port).
 
 ch_available() {
@@ -33,8 +35,10 @@ ch_config() { # DIR
   <mark_cache_size>5368709120</mark_cache_size>
   <max_concurrent_queries>20</max_concurrent_queries>
   ${CH_EXTRA_XML:-}
-  <remote_servers><hopwatch>$(for p in ${CH_SHARD_TCP_PORTS:-$CH_TCP}; do
-    echo "<shard><replica><host>127.0.0.1</host><port>$p</port></replica></shard>"; done)</hopwatch></remote_servers>
+  <remote_servers><hopwatch>$(for w in ${CH_SHARD_TCP_PORTS:-$CH_TCP}; do
+    echo "<shard>"; [ "${w#*,}" = "$w" ] || echo "<internal_replication>true</internal_replication>"
+    for p in ${w//,/ }; do echo "<replica><host>127.0.0.1</host><port>$p</port></replica>"; done
+    echo "</shard>"; done)</hopwatch></remote_servers>
 </yandex>
 XML
   cat >"$d/users.xml" <<XML

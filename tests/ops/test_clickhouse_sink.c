@@ -1,6 +1,6 @@
 /* cmocka tests of the ClickHouse sink without ClickHouse: the RowBinary layout byte by byte, and
- * a small HTTP server in the test that answers 500 then 200, to count retries, acknowledged inserts,
- * drops when the queue is full, and what is left at close. */
+ * small HTTP servers in the test that answer 500 then 200, to count retries, acknowledged inserts,
+ * failovers between replicas, drops when the queue is full, and what is left at close. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
@@ -104,7 +104,16 @@ struct fake {
 	int requests;
 	uint64_t rows_ok; /* rows of inserts answered 200 */
 	char first_query[4096];
+	uint64_t first_body; /* FNV-1a of the first request's body */
 };
+
+static uint64_t fnv(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return h;
+}
 
 static void *fake_main(void *arg)
 {
@@ -130,8 +139,11 @@ static void *fake_main(void *arg)
 			if (hdr_end && (long)(got - (size_t)(hdr_end + 4 - buf)) >= clen)
 				break;
 		}
-		if (!f->requests)
+		if (!f->requests) {
 			snprintf(f->first_query, sizeof(f->first_query), "%.*s", (int)strcspn(buf, "\r"), buf);
+			if (hdr_end)
+				f->first_body = fnv(hdr_end + 4, got - (size_t)(hdr_end + 4 - buf));
+		}
 		bool ok = f->requests++ >= f->fail_first;
 		if (ok && clen > 0)
 			f->rows_ok += (uint64_t)clen / ROW;
@@ -198,6 +210,90 @@ static void test_retry_then_acknowledged(void **state)
 	assert_non_null(strstr(f.first_query, "FORMAT%20RowBinary"));
 }
 
+/* A sink of batches of 100 records over replica URLs (url and/or urls), with its failback time. */
+static struct hw_ch_sink *open_replicas(const char *url, const char *const *urls, unsigned n_urls, double failback_s)
+{
+	char err[256];
+	struct hw_ch_sink_opts o = {.url = url,
+	                            .urls = urls,
+	                            .n_urls = n_urls,
+	                            .table = "hops",
+	                            .batch_records = 100,
+	                            .batch_ms = 10,
+	                            .queue_records = 10000,
+	                            .drain_s = 10,
+	                            .failback_s = failback_s};
+	struct hw_ch_sink *s = hw_ch_sink_open(&o, err, sizeof(err));
+	assert_non_null(s);
+	return s;
+}
+
+/* Two replicas as one comma list: the first answers 500 to everything, so the first batch fails there
+ * and goes to the second, unchanged, and every later batch goes to the second at once (failback only
+ * after 1000 s). */
+static void test_failover_to_the_next_replica(void **state)
+{
+	(void)state;
+	struct fake a, b;
+	fake_start(&a, 1 << 30);
+	fake_start(&b, 0);
+	char url[256];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/?database=hopwatch,http://127.0.0.1:%u/?database=hopwatch",
+	         a.port, b.port);
+	struct hw_ch_sink *s = open_replicas(url, NULL, 0, 1000);
+	for (uint32_t i = 0; i < 1000; i++)
+		fill(&recs[i], i);
+	hw_ch_sink_put(s, recs, 1000);
+	struct hw_ch_sink_counts k;
+	hw_ch_sink_close(s, &k);
+	fake_stop(&a);
+	fake_stop(&b);
+	assert_int_equal(k.inserted, 1000);
+	assert_int_equal(k.dropped, 0);
+	assert_int_equal(k.retries, 1);   /* the first batch, on replica a */
+	assert_int_equal(k.failovers, 1); /* ... sent on to b, which took the rest too */
+	assert_int_equal(a.requests, 1);
+	assert_int_equal(a.rows_ok, 0);
+	assert_int_equal(b.requests, 10); /* ten batches of 100 */
+	assert_int_equal(b.rows_ok, 1000);
+	/* the batch a refused reached b byte for byte: block deduplication needs the same block */
+	assert_true(a.first_body == b.first_body);
+	assert_non_null(strstr(b.first_query, "POST /?database=hopwatch&wait_end_of_query=1&query=INSERT"));
+}
+
+/* Failback: after failback_s the first replica (now answering) gets the next batch again. */
+static void test_failback_to_the_first_replica(void **state)
+{
+	(void)state;
+	struct fake a, b;
+	fake_start(&a, 1); /* refuses its first insert only */
+	fake_start(&b, 0);
+	char u0[128], u1[128];
+	snprintf(u0, sizeof(u0), "http://127.0.0.1:%u/", a.port);
+	snprintf(u1, sizeof(u1), "http://127.0.0.1:%u/", b.port);
+	const char *const urls[2] = {u0, u1};
+	struct hw_ch_sink *s = open_replicas(NULL, urls, 2, 0.2);
+	hw_ch_sink_put(s, recs, 100);
+	struct hw_ch_sink_counts k;
+	for (int i = 0; i < 6000; i++) { /* up to 60 s on a loaded host: the first batch reaches b */
+		hw_ch_sink_counts(s, &k);
+		if (k.inserted == 100)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(k.inserted, 100);
+	usleep(300000); /* more than failback_s since the failover */
+	hw_ch_sink_put(s, recs + 100, 100);
+	hw_ch_sink_close(s, &k);
+	fake_stop(&a);
+	fake_stop(&b);
+	assert_int_equal(k.inserted, 200);
+	assert_int_equal(k.failovers, 1);
+	assert_int_equal(b.rows_ok, 100); /* the first batch */
+	assert_int_equal(a.rows_ok, 100); /* the second: back on the first replica */
+	assert_int_equal(a.requests, 2);
+}
+
 static void test_queue_full_drops_and_close_counts_the_rest(void **state)
 {
 	(void)state;
@@ -231,6 +327,13 @@ static void test_open_rejects_bad_options(void **state)
 	    .url = "127.0.0.1:8123", .table = "hops", .batch_records = 10, .batch_ms = 10, .queue_records = 100};
 	assert_null(hw_ch_sink_open(&o, err, sizeof(err)));
 	assert_non_null(strstr(err, "127.0.0.1:8123"));
+	o.url = "ch-1:8123,http://ch-2:8123/"; /* a list whose first replica lacks http:// */
+	assert_null(hw_ch_sink_open(&o, err, sizeof(err)));
+	assert_non_null(strstr(err, "'ch-1:8123'"));
+	o.url = "http://u:secret@h1/,http://h2/,http://h3/,http://h4/,http://h5/,http://h6/,http://h7/,http://h8/,"
+	        "http://h9/";
+	assert_null(hw_ch_sink_open(&o, err, sizeof(err)));
+	assert_non_null(strstr(err, "more than 8 replica URLs"));
 	o.url = "http://127.0.0.1:8123/";
 	o.table = "hops; DROP TABLE x";
 	assert_null(hw_ch_sink_open(&o, err, sizeof(err)));
@@ -260,7 +363,7 @@ static void test_config_keys(void **state)
 	struct hw_collector_config c;
 	char err[512];
 	assert_int_equal(load(&c, "{\"sinks\": {}}", err, sizeof(err)), 0);
-	assert_null(c.clickhouse);
+	assert_int_equal(c.n_clickhouse, 0);
 	assert_string_equal(c.clickhouse_table, "hops");
 	assert_int_equal(c.clickhouse_batch_records, 16384);
 	assert_int_equal(c.clickhouse_queue_records, 262144);
@@ -270,20 +373,35 @@ static void test_config_keys(void **state)
 	                      "\"clickhouse_queue_records\": 9000, \"clickhouse_drain_seconds\": 2.5}}",
 	                      err, sizeof(err)),
 	                 0);
-	assert_string_equal(c.clickhouse, "http://h:8123/?database=d");
+	assert_int_equal(c.n_clickhouse, 1); /* a string alone: one replica */
+	assert_string_equal(c.clickhouse[0], "http://h:8123/?database=d");
 	assert_string_equal(c.clickhouse_table, "d.t");
 	assert_int_equal(c.clickhouse_batch_records, 500);
 	assert_int_equal(c.clickhouse_batch_ms, 20);
 	assert_int_equal(c.clickhouse_queue_records, 9000);
 	assert_true(c.clickhouse_drain_s == 2.5);
-	free((char *)c.clickhouse); /* the loader keeps its strings for the life of the process */
+	free((char *)c.clickhouse[0]); /* the loader keeps its strings for the life of the process */
 	free((char *)c.clickhouse_table);
+	assert_int_equal(
+	    load(&c, "{\"sinks\": {\"clickhouse\": [\"http://a:8123/\", \"http://b:8123/\"]}}", err, sizeof(err)), 0);
+	assert_int_equal(c.n_clickhouse, 2); /* an array: the replicas in failover order */
+	assert_string_equal(c.clickhouse[0], "http://a:8123/");
+	assert_string_equal(c.clickhouse[1], "http://b:8123/");
+	free((char *)c.clickhouse[0]);
+	free((char *)c.clickhouse[1]);
+	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse\": null}}", err, sizeof(err)), 0);
+	assert_int_equal(c.n_clickhouse, 0);
+	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse\": [\"http://a/\", null]}}", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "\"clickhouse\": expected a string or an array of at most 8 URLs"));
+	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse\": [\"ftp://a/\"]}}", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "an HTTP URL"));
 	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse_batch_records\": 0}}", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "\"clickhouse_batch_records\": expected an integer from 1"));
 	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse_tabel\": \"x\"}}", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "clickhouse_tabel"));
 	assert_int_equal(load(&c, "{\"sinks\": {\"clickhouse\": 5}}", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "\"clickhouse\": expected a string or null"));
+	assert_non_null(strstr(err, "\"clickhouse\": expected a string or an array of at most 8 URLs"));
+	assert_non_null(strstr(err, "or null"));
 }
 
 int main(void)
@@ -291,6 +409,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rowbinary_layout),
 	    cmocka_unit_test(test_retry_then_acknowledged),
+	    cmocka_unit_test(test_failover_to_the_next_replica),
+	    cmocka_unit_test(test_failback_to_the_first_replica),
 	    cmocka_unit_test(test_queue_full_drops_and_close_counts_the_rest),
 	    cmocka_unit_test(test_open_rejects_bad_options),
 	    cmocka_unit_test(test_config_keys),
