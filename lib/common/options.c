@@ -525,7 +525,7 @@ static int set_option(const struct hw_opts_spec *s, const struct hw_opt *r, void
 	if (rc) {
 		char o[64], shown[1024];
 		snprintf(o, sizeof(o), "--%s", r->name);
-		if (r->type == HW_OPT_ADDR && r->addr == HW_ADDR_URL) /* a URL's password is never printed */
+		if (strstr(text, "://")) /* a URL's password is never printed, whatever the option's type */
 			text = hw_http_redact(text, shown, sizeof(shown));
 		return usage_err(s,
 		                 rc == -2                        ? "%s: '%s': %s"

@@ -277,6 +277,10 @@ static void test_redact(void **state)
 	                    "http://h/?password=***&user=u");
 	assert_string_equal(hw_http_redact("http://h/?mypassword=x&password=yy", out, sizeof(out)),
 	                    "http://h/?mypassword=x&password=***");
+	/* a list of replica URLs: each URL's userinfo and password= are hidden, also after a typo'd scheme */
+	assert_string_equal(
+	    hw_http_redact("http://h1:8123/,htp://u:p@h2/?password=s,https://v:q@h3/", out, sizeof(out)),
+	    "http://h1:8123/,htp://u:***@h2/?password=***,https://v:***@h3/");
 	/* cut to the buffer: 8 bytes hold 7 characters */
 	assert_string_equal(hw_http_redact("http://h:8123/", out, 8), "http://");
 }
