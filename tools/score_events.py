@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scores the analyzer's events against a scenario's ground truth (truth.json) and, with --records, against
 the collector's hop records: precision and recall per detector, detection delay, CongestionTree victims
-against the truth's PFC tree, and the QueueBuildup lead time on every injected congestion ramp (the time
+against the truth's PFC tree (QueueBuildup's precision against the simulated queue's own crossings, the
+truth's queues[].high_ns, when the threshold is the fabric's), and the QueueBuildup lead time on every injected congestion ramp (the time
 its place's queue first crosses HighQueue's raise threshold in the records, minus the time QueueBuildup
 fired there).
 
@@ -16,7 +17,7 @@ TIMELESS = {"MtuMismatch", "PfcMismatch"}  # topology facts: raised when the top
 RAMP_KINDS = {"Incast", "CongestionTree", "QueueBuildup"}  # injected sustained congestion at a queue
 QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
-RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
+RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy (QueueBuildup: on the truth's queue levels)
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
 DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000,
             "min_flows": 2}
