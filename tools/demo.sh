@@ -121,7 +121,7 @@ for e in truth.get("events", []):
     print(f"   injected (truth.json): {e.get('kind')} at {p.get('node')} {p.get('ifname')} queue {p.get('queue')}; "
           f"analyzer raised there: {', '.join(here) or 'nothing'}")
 PY
-echo "   scored against the injected truth (tools/score_events.py; HighQueue/QueueBuildup judged on the records):"
+echo "   scored against the injected truth (tools/score_events.py; HighQueue judged on the records, QueueBuildup on the simulated queue):"
 python3 tools/score_events.py "$sample/truth.json" out/events.jsonl --jsonl out/records.jsonl | sed 's/^/   /'
 echo "   outputs: out/records.jsonl, out/records/*.hwr (hopwatch-records prints them), out/topology.svg, out/events.jsonl, out/alerts.txt,"
 echo "   out/notifications.jsonl (what reached the webhook),"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scores the analyzer's events against a scenario's ground truth (truth.json) and, with --records, against
 the collector's hop records: precision and recall per detector, detection delay, CongestionTree victims
-against the truth's PFC tree, and the QueueBuildup lead time on every injected congestion ramp (the time
+against the truth's PFC tree (QueueBuildup's precision against the simulated queue's own crossings, the
+truth's queues[].high_ns, when the threshold is the fabric's), and the QueueBuildup lead time on every injected congestion ramp (the time
 its place's queue first crosses HighQueue's raise threshold in the records, minus the time QueueBuildup
 fired there).
 
@@ -16,9 +17,16 @@ TIMELESS = {"MtuMismatch", "PfcMismatch"}  # topology facts: raised when the top
 RAMP_KINDS = {"Incast", "CongestionTree", "QueueBuildup"}  # injected sustained congestion at a queue
 QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
-RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy
+RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy (QueueBuildup: on the truth's queue levels)
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
-DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000}
+DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000,
+            "min_flows": 2}
+
+
+def lossless_at_xoff(cfg, queue):
+    """The queue's threshold is PFC Xoff of a lossless queue (the default for the RoCE queue)."""
+    m = cfg.get("model", {})
+    return cfg.get("raise") is None and int(queue) == int(m.get("roce_queue", 3))
 
 
 def raise_of(cfg, queue):
@@ -62,13 +70,13 @@ def load_config(path):
         j = json.load(open(path))
         for k in ("raise", "clear", "hold_ns", "clear_ns"):
             c[k] = j.get("high_queue", {}).get(k, c[k])
-        for k in ("window_ns", "lead_ns", "from"):
+        for k in ("window_ns", "lead_ns", "from", "min_flows"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
     return c
 
 
 def queue_series(records_path):
-    """(node_id, port, queue) -> [(time_ns, occupancy)] in record order."""
+    """(node_id, port, queue) -> [(time_ns, occupancy, flow_hash or None)] in record order."""
     series = {}
     for line in open(records_path):
         if not line.strip():
@@ -77,7 +85,7 @@ def queue_series(records_path):
         if "queue_occupancy" not in r or "egress_port" not in r:
             continue
         k = (int(r["node_id"]), int(r["egress_port"]), int(r["queue_id"]))
-        series.setdefault(k, []).append((int(r["time_ns"]), int(r["queue_occupancy"])))
+        series.setdefault(k, []).append((int(r["time_ns"]), int(r["queue_occupancy"]), r.get("flow_hash")))
     return series
 
 
@@ -86,7 +94,7 @@ def crossings(samples, cfg, queue):
     joined when less than clear_ns apart (one episode with hysteresis, as HighQueue counts them)."""
     runs = []
     level = raise_of(cfg, queue)
-    for t, v in samples:
+    for t, v, _ in samples:
         if v < level:
             continue
         if runs and t - runs[-1][1] < cfg["clear_ns"]:
@@ -102,7 +110,7 @@ def high_stretches(samples, level, clear, clear_ns):
     the next; clear_ns without records also ends one (queue reports stop below the switch's report level), at its
     last record."""
     out, cur, last = [], None, None
-    for t, v in samples:
+    for t, v, _ in samples:
         if cur is not None and t - last >= clear_ns:
             out.append((cur, last))
             cur = None
@@ -226,12 +234,24 @@ def victim_windows(truth, slack_ns):
     return out
 
 
+def true_high(truth, cfg):
+    """(node_id, port, queue) -> [(first, last)]: the steps the simulated queue spent at or above its HighQueue
+    threshold (truth queues[].high_ns, at the level the analyzer derives by default: raise_of).  None when the
+    truth has no such stretches (an older generator) or the threshold is configured (the truth's level is not it)."""
+    qs = truth.get("queues")
+    if cfg.get("raise") is not None or not qs or any("high_ns" not in q for q in qs):
+        return None
+    return {qkey(q): [tuple(h) for h in q["high_ns"]] for q in qs}
+
+
 def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
     """HighQueue and QueueBuildup against the records.  HighQueue: an episode to find is the queue high (from a
     record at or above raise until one below clear) for hold_ns (high_episodes); it is found by a HighQueue at
     its queue raised at most hold_ns + slack after it began and not resolved before (ends: (id, start_ns) -> end_ns
     of the resolved HighQueue events; a re-raise within its incident keeps its id); an event is right when it starts in a run of records at or above raise.  QueueBuildup: an
-    event is right when its queue crosses raise within lead_ns (+ slack) after it; a crossing is warned
+    event is right when its queue reaches raise within lead_ns (+ slack) after it: the simulated queue itself
+    (true_high; the records sample it only every few µs, so a short crossing can fall between two of them), else
+    the records; a crossing (in the records: what the analyzer can see) is warned
     when a QueueBuildup at its queue fired in the window_ns + lead_ns before it.  A crossing at a PFC victim
     of an injected event (paused from downstream while it lasts) is not one to find: the event's root is
     the culprit, and the analyzer names the victims in its CongestionTree."""
@@ -251,7 +271,11 @@ def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
     rows["HighQueue"] = {"injected": len(want), "detected": len(found), "raised": len(hq), "matched": len(right)}
     qb = [e for e in raised if e["event"] == "QueueBuildup"]
     horizon = cfg["lead_ns"] + slack_ns
-    right = [e for e in qb if any(e["start_ns"] <= a <= e["start_ns"] + horizon for a, _ in runs_all.get(qkey(e), []))]
+    high = true_high(truth or {}, cfg)
+    if high is not None:  # the simulated queue itself at or above its threshold at some step within the lead
+        right = [e for e in qb if any(a <= e["start_ns"] + horizon and b >= e["start_ns"] for a, b in high.get(qkey(e), []))]
+    else:  # the records' samples at or above it (the truth has no stretches, or the threshold is configured)
+        right = [e for e in qb if any(e["start_ns"] <= a <= e["start_ns"] + horizon for a, _ in runs_all.get(qkey(e), []))]
     want = [(k, a) for k, rs in runs.items() for a, _ in rs]
     early = cfg["window_ns"] + cfg["lead_ns"]
     found = [w for w in want if any(qkey(e) == w[0] and w[1] - early <= e["start_ns"] < w[1] for e in qb)]
@@ -271,11 +295,16 @@ def ramps(truth, raised, series, cfg, slack_ns):
             continue
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
-        cross = next((ts for ts, v in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
+        cross = next((ts for ts, v, _ in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
         # QueueBuildup warns from queue_buildup.from x raise: a climb whose records jump from below that to the
         # threshold in one sample cannot be warned
         warnable = cross is not None and any(lo <= ts < cross and v >= cfg["from"] * raise_of(cfg, k[2])
-                                             for ts, v in series.get(k, []))
+                                             for ts, v, _ in series.get(k, []))
+        # nor, at a lossless queue at PFC Xoff, a climb whose records name fewer than queue_buildup.min_flows
+        # flows within the window before the crossing (one flow's port is paused at Xoff: the analyzer waits)
+        if warnable and cfg["min_flows"] >= 2 and lossless_at_xoff(cfg, k[2]):
+            seen = {f for ts, _, f in series.get(k, []) if cross - cfg["window_ns"] <= ts < cross and f}
+            warnable = len(seen) >= cfg["min_flows"]
         warn = None
         if cross is not None:
             # the warning of this climb: the last QueueBuildup raised at the place before the crossing, within
@@ -375,7 +404,8 @@ def main():
         cross = (m["cross_ns"] - m["start_ns"]) / 1e6
         lead = "no QueueBuildup before it" if m["lead_ms"] is None else f"QueueBuildup lead {m['lead_ms']:.3f} ms"
         if not m["warnable"]:
-            lead += " (its records jump past queue_buildup.from x the threshold in one sample)"
+            lead += (" (its records jump past queue_buildup.from x the threshold in one sample, or name fewer than"
+                     " queue_buildup.min_flows flows before it at a lossless queue)")
         print(f"  {what} {m['kind']} at {m['place']}: crosses {cross:+.3f} ms after the event start; {lead}")
 
 

@@ -43,6 +43,9 @@ void sc_sim_free(struct sc_sim *s)
 	free(s->ingress);
 	free(s->paused);
 	free(s->forced);
+	if (s->qs)
+		for (size_t q = 0; q < (size_t)s->t->n_ports * SC_QUEUES; q++)
+			free(s->qs[q].high);
 	free(s->qs);
 	free(s->last_qreport);
 	free(s->qev);
@@ -89,6 +92,31 @@ static int active(const struct sc_flow *f, uint64_t now)
 	return now >= f->start_ns && now < f->end_ns;
 }
 
+double sc_high_level(const struct sc_cfg *c, unsigned qid)
+{
+	return qid == SC_Q_ROCE ? c->xoff_bytes : 0.4 * c->lossy_buffer;
+}
+
+/* The truth's high stretches: a step at or above the high level extends the queue's last stretch when that ended
+ * the step before, else starts one.  Out of memory: the stretch is not kept (the truth has fewer). */
+static void note_high(struct sc_queue_stats *qs, uint64_t now, uint64_t step)
+{
+	if (qs->n_high && qs->high[qs->n_high - 1][1] + step == now) {
+		qs->high[qs->n_high - 1][1] = now;
+		return;
+	}
+	if (qs->n_high == qs->cap_high) {
+		uint32_t cap = qs->cap_high ? 2 * qs->cap_high : 8;
+		void *p = realloc(qs->high, cap * sizeof(*qs->high));
+		if (!p)
+			return;
+		qs->high = p;
+		qs->cap_high = cap;
+	}
+	qs->high[qs->n_high][0] = qs->high[qs->n_high][1] = now;
+	qs->n_high++;
+}
+
 /* Serve every port: queues in strict priority (CNP, then the rest from high to low), a paused queue
  * sends nothing; what exceeds the buffer after service is dropped. */
 static void serve(struct sc_sim *s)
@@ -121,6 +149,8 @@ static void serve(struct sc_sim *s)
 			s->rd[q] = drop / tot;
 			s->occ[q] = rem - drop;
 			s->qs[q].dropped += drop;
+			if (!host && s->occ[q] >= sc_high_level(c, (unsigned)qid))
+				note_high(&s->qs[q], s->now, c->step_ns);
 			if (s->occ[q] > s->qs[q].peak) {
 				s->qs[q].peak = s->occ[q];
 				s->qs[q].peak_ns = s->now;

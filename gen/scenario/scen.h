@@ -161,7 +161,13 @@ struct sc_queue_stats {
 	uint64_t peak_ns;
 	double dropped, marked;
 	uint64_t paused_ns;
+	uint64_t (*high)[2]; /* stretches [first, last step] at or above the queue's high level (sc_high_level) */
+	uint32_t n_high, cap_high;
 };
+
+/* A queue's high level, the one the analyzer derives by default (docs/analyzer.md): PFC Xoff for the lossless
+ * (RoCE) queue, 40 % of the lossy buffer for the others. */
+double sc_high_level(const struct sc_cfg *c, unsigned qid);
 
 struct sc_sim {
 	struct sc_cfg *cfg;

@@ -190,6 +190,12 @@ int sc_truth_write(const struct sc_sim *s, const char *path, uint64_t reports, u
 			json_object_set_new(o, "peak_ns", json_integer((json_int_t)(c->epoch_ns + qs->peak_ns)));
 			json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)qs->dropped));
 			json_object_set_new(o, "paused_ns", json_integer((json_int_t)qs->paused_ns));
+			json_t *high = json_array(); /* [first, last] step at or above sc_high_level */
+			for (uint32_t i = 0; i < qs->n_high; i++)
+				json_array_append_new(high,
+				                      json_pack("[I,I]", (json_int_t)(c->epoch_ns + qs->high[i][0]),
+				                                (json_int_t)(c->epoch_ns + qs->high[i][1])));
+			json_object_set_new(o, "high_ns", high);
 			json_array_append_new(queues, o);
 		}
 	}

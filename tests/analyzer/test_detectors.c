@@ -233,6 +233,53 @@ static void test_buildup_steep_ramp(void **state)
 	hw_an_destroy(a);
 }
 
+/* The reachable ceiling: PFC pauses each ingress port at Xoff, so one flow (one port) cannot take a lossless queue
+ * past Xoff.  The ramp of test_buildup_lead_on_linear_ramp (60 i bytes at t0 + 10 i us, threshold 10000) at a
+ * lossless queue with Xoff 10000 (the threshold at Xoff), queue_buildup.min_flows 2 (the default):
+ *  a) one flow all along: never two flows within the 1 ms window, no QueueBuildup (HighQueue still fires);
+ *  b) a second flow's record at i = 130 only (t0 + 1300 us, 7800 bytes): from there two flows within the window,
+ *     and the other conditions hold since i = 125: raised at i = 130, occupancy 7800;
+ *  c) the second flow at i = 10 (t0 + 100 us) only: at i = 125 (t0 + 1250 us) it is 1150 us old, beyond the
+ *     1 ms window: no QueueBuildup;
+ *  d) as a) with min_flows 1: the rule is off, raised at i = 125 (7500) as in the linear ramp's case b). */
+static void flows_ramp(struct hw_analyzer *a, uint64_t t0, int second)
+{
+	for (int i = 0; i <= 200; i++)
+		feed(a, rec(t0 + (uint64_t)i * 10000, (uint32_t)i * 60, 500, i == second ? 2 : 1));
+}
+
+static void test_buildup_reachable_ceiling(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_HIGH_QUEUE;
+	cfg.fabric.lossless_queues = 1u << 3;
+	cfg.fabric.xoff_bytes = 10000; /* = high_queue.raise */
+	assert_int_equal(cfg.buildup_min_flows, 2);
+	uint64_t t0 = 3000000000000ull;
+	static const int second[] = {-1, 130, 10};
+	static const uint64_t at[] = {0, 1300000, 0};
+	for (unsigned k = 0; k < 3; k++) {
+		struct hw_analyzer *a = mk();
+		flows_ramp(a, t0, second[k]);
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0), 1);
+		assert_int_equal(count("QueueBuildup", 0), at[k] ? 1 : 0);
+		if (at[k]) {
+			const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
+			assert_int_equal(b->start_ns, t0 + at[k]);
+			assert_int_equal((int)number(b, "occupancy"), 7800);
+		}
+		hw_an_destroy(a);
+	}
+	cfg.buildup_min_flows = 1;
+	struct hw_analyzer *a = mk();
+	flows_ramp(a, t0, -1);
+	assert_int_equal(count("QueueBuildup", 0), 1);
+	assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 1250000);
+	assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), 7500);
+	hw_an_destroy(a);
+}
+
 /* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
  * and a new excursion is a second episode. */
 static void test_hysteresis_one_event_per_episode(void **state)
@@ -1697,6 +1744,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_ramp_buildup_before_high, setup),
 	    cmocka_unit_test_setup(test_buildup_lead_on_linear_ramp, setup),
 	    cmocka_unit_test_setup(test_buildup_steep_ramp, setup),
+	    cmocka_unit_test_setup(test_buildup_reachable_ceiling, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),

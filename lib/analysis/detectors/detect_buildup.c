@@ -4,14 +4,49 @@
  * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Raised only once
  * the queue is at buildup_from of the threshold (default 0.75: PFC Xon of Xoff) with its newest buildup_rising
  * samples not falling: a climb that far and still going comes true far more often than an early projection
- * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  Not raised
- * at a congestion tree's victim (a queue paused from downstream). */
+ * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  At a lossless
+ * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
+ * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
+ * reachable ceiling; only the bytes in flight when the pause starts go above).  Not raised at a congestion tree's
+ * victim (a queue paused from downstream). */
 #include "detector.h"
+
+#define BUILDUP_FLOWS 4 /* flows remembered per queue: buildup_min_flows counts at most this many */
 
 struct buildup_q { /* per queue */
 	struct an_hyst h;
-	double slope; /* units per ns, at the last evaluation */
+	double slope;                    /* units per ns, at the last evaluation */
+	uint64_t flow[BUILDUP_FLOWS];    /* the newest distinct flows seen at the queue ... */
+	uint64_t flow_ns[BUILDUP_FLOWS]; /* ... and when each was last seen (0: empty slot) */
 };
+
+/* Remember the record's flow at the queue: its slot's time renewed, else the stalest slot taken. */
+static void see_flow(struct buildup_q *b, const struct hw_record *r)
+{
+	unsigned old = 0;
+	for (unsigned i = 0; i < BUILDUP_FLOWS; i++) {
+		if (b->flow_ns[i] && b->flow[i] == r->flow_hash) {
+			b->flow_ns[i] = r->time_ns > b->flow_ns[i] ? r->time_ns : b->flow_ns[i];
+			return;
+		}
+		if (b->flow_ns[i] < b->flow_ns[old])
+			old = i;
+	}
+	b->flow[old] = r->flow_hash;
+	b->flow_ns[old] = r->time_ns ? r->time_ns : 1;
+}
+
+/* Can the queue still reach its threshold?  Not a lossless queue with the threshold at or above PFC Xoff fed by fewer
+ * than buildup_min_flows distinct flows within the window (each flow's ingress port is paused at Xoff). */
+static int reachable(const struct hw_analyzer *a, const struct an_queue *q, const struct buildup_q *b, uint64_t now)
+{
+	if (!q->th.lossless || q->th.high < a->c.fabric.xoff_bytes || a->c.buildup_min_flows < 2)
+		return 1;
+	unsigned n = 0;
+	for (unsigned i = 0; i < BUILDUP_FLOWS; i++)
+		n += b->flow_ns[i] && (b->flow_ns[i] >= now || now - b->flow_ns[i] <= a->c.buildup_window_ns);
+	return n >= a->c.buildup_min_flows;
+}
 
 struct sums {
 	double n, sx, sy, sxx, sxy;
@@ -76,6 +111,8 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 {
 	struct buildup_q *b = qs;
 	(void)d;
+	if (r->valid & HW_V_FLOW)
+		see_flow(b, r);
 	if (!(r->valid & HW_V_QUEUE))
 		return;
 	if (!b->h.active && r->queue_occupancy >= q->th.high)
@@ -94,9 +131,10 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		slope = s1;
 	}
 	b->slope = slope;
-	if (!b->h.active &&
-	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising)))
-		pred = r->queue_occupancy; /* not far enough up, or not climbing now: no warning yet */
+	if (!b->h.active && (r->queue_occupancy < q->th.high * a->c.buildup_from ||
+	                     !rising(a, q, r->time_ns, a->c.buildup_rising) || !reachable(a, q, b, r->time_ns)))
+		pred =
+		    r->queue_occupancy; /* not far enough up, not climbing now, or held below by PFC: no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
 	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
@@ -138,6 +176,7 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "steep_from", AN_DOUBLE, buildup_steep_from),
     AN_KEY("queue_buildup", "from", AN_DOUBLE, buildup_from),
     AN_KEY("queue_buildup", "rising", AN_U32, buildup_rising),
+    AN_KEY("queue_buildup", "min_flows", AN_U32, buildup_min_flows),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -148,6 +187,7 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_steep_from = 0.5;
 	c->buildup_from = 0.75;
 	c->buildup_rising = 3;
+	c->buildup_min_flows = 2;
 }
 
 const struct an_detector an_detect_buildup = {

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# tools/score_events.py's QueueBuildup rules on hand-made truths and records: a warning is right when the
+# simulated queue (truth queues[].high_ns) reaches the threshold within the lead, and the min_flows ramp rule.
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import score_events as se  # noqa: E402
+
+MS = 1000000
+Q = (7, 2, 3)  # node_id, port, queue 3: the RoCE queue, threshold Xoff = 400000 bytes
+model = {"roce_queue": 3, "xoff_bytes": 400000, "xon_bytes": 300000, "lossy_buffer_bytes": 1024000}
+place = {"node": "leaf1", "node_id": 7, "port": 2, "ifname": "Ethernet2", "queue": 3}
+
+
+def warn(t):
+    return dict(place, event="QueueBuildup", state="firing", start_ns=t, port_name="Ethernet2")
+
+
+def cfg():
+    c = dict(se.DEFAULTS)
+    c["model"] = model
+    return c
+
+
+fails = []
+
+
+def check(what, got, want):
+    if got != want:
+        fails.append(f"{what}: got {got}, want {want}")
+
+
+# The records sample the queue every 10 us: 300, 390, 350 KB at 10, 20, 30 ms (never 400 KB), while the
+# simulated queue was at or above Xoff from 20.004 to 20.008 ms (between two samples).  Warnings at 19.5 ms and
+# at 25 ms; the lead (1 ms) plus the slack (1 ms) reaches 21.5 ms and 27 ms: the first sees the true crossing at
+# 20.004 ms, the second nothing (the stretch ended at 20.008 ms).  By the truth: 1 of 2 right; by the records
+# (the truth without high_ns, an older generator): 0 of 2.
+series = {Q: [(10 * MS, 300000, "a"), (20 * MS, 390000, "b"), (30 * MS, 350000, "a")]}
+truth = {"model": model, "events": [], "queues": [dict(place, peak_bytes=410000, high_ns=[[20 * MS + 4000, 20 * MS + 8000]])]}
+rows = se.score_records([warn(19 * MS + 500000), warn(25 * MS)], series, cfg(), MS, truth)
+check("right by the truth", rows["QueueBuildup"]["matched"], 1)
+check("crossings to find (records)", rows["QueueBuildup"]["injected"], 0)
+old = {"model": model, "events": [], "queues": [dict(place, peak_bytes=410000)]}
+check("right by the records", se.score_records([warn(19 * MS + 500000), warn(25 * MS)], series, cfg(), MS, old)["QueueBuildup"]["matched"], 0)
+# a configured threshold is not the truth's level: the records judge (380000: the 390 KB record at 20 ms is above it,
+# 0.5 ms after the warning at 19.5 ms: right)
+c = cfg()
+c["raise"] = 380000
+check("configured threshold: records", se.score_records([warn(19 * MS + 500000)], series, c, MS, truth)["QueueBuildup"]["matched"], 1)
+
+# ramps(): an injected incast at the queue, its records 200, 320, 410 KB at 1.00, 1.01, 1.02 ms.  From 0.75 x
+# 400 KB = 300 KB: 320 KB is between, so it is warnable by `from`; the records before the crossing name flow "a"
+# only: fewer than min_flows (2), not warnable; with "b" at 1.01 ms it is.
+ev = {"kind": "Incast", "place": place, "start_ns": MS, "end_ns": 2 * MS}
+t2 = {"model": model, "events": [ev], "queues": []}
+for flows, want in ((("a", "a", "a"), False), (("a", "b", "a"), True)):
+    s2 = {Q: [(MS + i * 10000, occ, f) for i, (occ, f) in enumerate(zip((200000, 320000, 410000), flows))]}
+    m = se.ramps(t2, [], s2, cfg(), MS)[0]
+    check(f"warnable with flows {flows}", m["warnable"], want)
+    check("crossing time", m["cross_ns"], MS + 20000)
+for f in fails:
+    print("FAIL:", f)
+sys.exit(1 if fails else 0)
