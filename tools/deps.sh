@@ -8,7 +8,7 @@ pkgs=(
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev libssl-dev libsystemd-dev libcrypt-dev libyaml-dev openssl
   lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus chromium
   prometheus-alertmanager clickhouse-server clickhouse-client zookeeper
-  build-essential dpkg-dev debhelper fakeroot lintian help2man
+  build-essential dpkg-dev debhelper fakeroot lintian help2man mmdebstrap
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,7 +3,8 @@
 # (no errors), its file list, its units verified by systemd-analyze inside the unpacked package, the
 # demo pipeline (collector, topology, analyzer) on data/samples/incast from the unpacked paths, the
 # dissector loaded by tshark and a program built against hopwatch.pc from there; and that
-# `meson install --destdir` of a prefix /usr build installs the same file set as the package.
+# `meson install --destdir` of a prefix /usr build installs the same file set as the package; then
+# deb_clean_root.sh installs the .deb into a clean Debian root (skipped, 77, when the mirror is unreachable).
 # Usage: deb_install.sh SOURCE_ROOT
 set -u
 here=$(dirname "$0")
@@ -145,3 +146,8 @@ grep -v -x -e usr/share/doc/hopwatch/copyright -e usr/share/doc/hopwatch/changel
   sed 's|^\(usr/share/man/.*\)\.gz$|\1|' >"$dir/deb-norm.list"
 diff -u "$dir/meson.list" "$dir/deb-norm.list" || fail "meson install --destdir and the package install other files"
 echo "ok meson install --destdir installs the package's $(wc -l <"$dir/meson.list") files"
+
+# the package installed by dpkg and apt into a clean Debian root: its Depends, maintainer scripts,
+# units and removal (last, since it skips with 77 when the Debian mirror is unreachable)
+"$here/deb_clean_root.sh" "$deb" "$src"
+exit $?
