@@ -31,28 +31,62 @@ static int root_kind(enum hw_an_kind kind)
 	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
 }
 
-/* Add the recent flows of root qi's congestion tree victims to h (those the tree's detector names now). */
-static void held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t qi)
+static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi)
+{
+	const struct an_queue *v = &a->queues[vi];
+	for (unsigned i = 0; i < v->n_flows; i++) {
+		unsigned k = 0;
+		while (k < h->n_flows && h->flows[k] != v->flows[i])
+			k++;
+		if (k == h->n_flows && h->n_flows < AN_HELD_FLOWS)
+			h->flows[h->n_flows++] = v->flows[i];
+		if (k < h->n_flows)
+			h->at[k] = vi; /* where it was held last */
+	}
+}
+
+/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
+ * high_queue.clear_ns old. */
+static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
+	       now - v->last_ns <= a->c.high_queue.clear_ns;
+}
+
+/* Queue v let its backlog go: below its HighQueue raise (PFC Xoff: no longer paused full) or quiet for
+ * high_queue.clear_ns. */
+static int released(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->last_occ < v->th.high || now < v->last_ns || now - v->last_ns > a->c.high_queue.clear_ns;
+}
+
+/* Add to h the recent flows of the queues root qi's congestion tree holds now: the victims its detector
+ * names, and every queue holding (a tree names at most 8 victims; PFC pauses many more) whose tree root
+ * (an_tree_root) is qi.  Returns how many of them hold now (0: the tree released its backlog). */
+static unsigned held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t qi, uint64_t now)
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
 	struct hw_an_queue_info info;
 	memset(&info, 0, sizeof(info));
 	if (!d || !d->def->queue_info)
-		return;
+		return 0;
 	d->def->queue_info(a, d, an_qstate(a, d, &a->queues[qi]), &info);
+	unsigned n = 0;
 	for (unsigned v = 0; v < info.n_victims && v < 8; v++) {
-		const struct an_queue *vq = &a->queues[info.victims[v]];
-		for (unsigned i = 0; i < vq->n_flows; i++) {
-			unsigned k = 0;
-			while (k < h->n_flows && h->flows[k] != vq->flows[i])
-				k++;
-			if (k == h->n_flows && h->n_flows < AN_HELD_FLOWS)
-				h->flows[h->n_flows++] = vq->flows[i];
+		held_add(h, a, info.victims[v]);
+		n += holding(a, &a->queues[info.victims[v]], now);
+	}
+	for (uint32_t i = 0; i < a->n_queues; i++) {
+		const struct an_queue *v = &a->queues[i];
+		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi) {
+			held_add(h, a, i);
+			n++;
 		}
 	}
+	return n;
 }
 
-void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident)
+void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now)
 {
 	if (!incident || !root_kind(kind))
 		return;
@@ -61,14 +95,15 @@ void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, 
 		if (a->held[i].incident == incident && a->held[i].root == qi)
 			h = &a->held[i];
 	struct an_held fresh = {.incident = incident, .root = qi};
-	held_take(a, h ? h : &fresh, qi);
+	held_take(a, h ? h : &fresh, qi, now);
 	if (!h && fresh.n_flows) /* a tree with victims: remembered, the oldest one forgotten */
 		a->held[a->held_next++ % AN_HELD] = fresh;
 }
 
-/* The incident of a tree whose held flows are at least half of queue q's recent flows, while that tree's
- * root's incident is open (an episode there active, or its last event at most high_queue.clear_ns old: the
- * settle window after it ends); 0 when none. */
+/* The incident of a tree that held at least a third of queue q's recent flows at queues that released them
+ * since (no longer holding), while the tree's root's incident is open (an episode there active, or its last
+ * event at most high_queue.clear_ns old: the settle window after it ends); 0 when none.  That is the
+ * tree's backlog bursting on; flows still held cannot be what congests q. */
 static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
 	uint32_t qi = (uint32_t)(q - a->queues);
@@ -77,12 +112,13 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 		const struct an_queue *root = &a->queues[h->root];
 		if (!h->incident || h->root == qi || root->incident != h->incident || !open_at(a, root, now))
 			continue;
-		held_take(a, h, h->root); /* the victims it holds now, while it lasts */
+		held_take(a, h, h->root, now); /* what it holds now, while it lasts */
 		unsigned n = 0;
 		for (unsigned f = 0; f < q->n_flows; f++)
 			for (unsigned k = 0; k < h->n_flows; k++)
-				n += h->flows[k] == q->flows[f];
-		if (n && 2 * n >= q->n_flows)
+				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
+				     released(a, &a->queues[h->at[k]], now);
+		if (n && 3 * n >= q->n_flows)
 			return h->incident;
 	}
 	return 0;
@@ -135,7 +171,7 @@ struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const 
 {
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = q->kind_incident[kind];
-	an_incident_held(a, kind, (uint32_t)(q - a->queues), ev->e.incident);
+	an_incident_held(a, kind, (uint32_t)(q - a->queues), ev->e.incident, a->now);
 	ev->update = 1;
 	ev->e.update = 1;
 	return ev;

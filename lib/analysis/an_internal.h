@@ -104,12 +104,13 @@ void an_latency_groups_free(struct hw_analyzer *a);
 struct an_det;
 
 /* A congestion tree's held flows (an_incident.c): what its victims held, which bursts on when it ends. */
-#define AN_HELD 8        /* trees remembered (the newest) */
-#define AN_HELD_FLOWS 64 /* flows per tree */
+#define AN_HELD 8         /* trees remembered (the newest) */
+#define AN_HELD_FLOWS 256 /* flows per tree */
 struct an_held {
 	uint64_t incident, start_ns, end_ns; /* end_ns 0 while the tree is active */
 	uint32_t root, n_flows;
 	uint64_t flows[AN_HELD_FLOWS];
+	uint32_t at[AN_HELD_FLOWS]; /* the queue (index) each was last held at */
 };
 
 struct hw_analyzer {
@@ -171,7 +172,7 @@ uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
 uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 /* An Incast or CongestionTree of incident at root qi is raised, updated or resolved: note the flows its
  * congestion tree's victims hold (its aftermath lasts while the root's incident is open). */
-void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
+void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now);
 uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
 /* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
