@@ -382,7 +382,8 @@ def main():
           f"notifications median {agg['notifications_per_incident_median']}, max "
           f"{agg['notifications_per_incident_max']}")
     for f, d in agg["per_family"].items():
-        print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))
+        if d:  # clean runs inject nothing
+            print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)

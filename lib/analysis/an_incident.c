@@ -2,8 +2,9 @@
  * tree's root (the queue itself when it is no tree's victim); a raise of the same kind at the same queue
  * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
  * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q).  A
- * tree's aftermath is its own too: the backlog its victims held bursts on when it ends, and the symptoms it
- * raises at queues whose flows are mostly that backlog's join the tree's incident (an_incident_for). */
+ * tree's aftermath is its own too: the backlog its paused queues held bursts on when they let go, and the
+ * symptoms it raises at queues whose recent flows are that backlog's join the tree's incident
+ * (an_incident_for). */
 #include <string.h>
 
 #include "detector.h"
@@ -62,28 +63,22 @@ static int released(const struct hw_analyzer *a, const struct an_queue *v, uint6
 
 /* Add to h the recent flows of the queues root qi's congestion tree holds now: the victims its detector
  * names, and every queue holding (a tree names at most 8 victims; PFC pauses many more) whose tree root
- * (an_tree_root) is qi.  Returns how many of them hold now (0: the tree released its backlog). */
-static unsigned held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t qi, uint64_t now)
+ * (an_tree_root) is qi.  Once per raise or resolve, not per record: a scan of the queues. */
+static void held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t qi, uint64_t now)
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
 	struct hw_an_queue_info info;
 	memset(&info, 0, sizeof(info));
 	if (!d || !d->def->queue_info)
-		return 0;
+		return;
 	d->def->queue_info(a, d, an_qstate(a, d, &a->queues[qi]), &info);
-	unsigned n = 0;
-	for (unsigned v = 0; v < info.n_victims && v < 8; v++) {
+	for (unsigned v = 0; v < info.n_victims && v < 8; v++)
 		held_add(h, a, info.victims[v]);
-		n += holding(a, &a->queues[info.victims[v]], now);
-	}
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *v = &a->queues[i];
-		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi) {
+		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi)
 			held_add(h, a, i);
-			n++;
-		}
 	}
-	return n;
 }
 
 void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now)
@@ -100,8 +95,8 @@ void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, 
 		a->held[a->held_next++ % AN_HELD] = fresh;
 }
 
-/* The incident of a tree that held at least a third of queue q's recent flows at queues that released them
- * since (no longer holding), while the tree's root's incident is open (an episode there active, or its last
+/* The incident of a tree that held at least a third of queue q's recent flows at queues that let them go
+ * since (released), while the tree's root's incident is open (an episode there active, or its last
  * event at most high_queue.clear_ns old: the settle window after it ends); 0 when none.  That is the
  * tree's backlog bursting on; flows still held cannot be what congests q. */
 static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_t now)

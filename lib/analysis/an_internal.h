@@ -165,10 +165,10 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
 /* Incidents (an_incident.c): the incident of a congestion event at q now (its root's, opened when none is
  * open), and the id of a raise of kind at q (the previous raise's id when it is in the same incident). */
 uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
-/* The same for a raise of kind: a symptom (not Incast or CongestionTree) at a queue whose recent flows are
- * mostly ones a congestion tree held joins the tree's incident while it is active or for high_queue.clear_ns
- * after it ends (its aftermath); an Incast or CongestionTree is a root of its own (an_incident_of: a
- * symptom, Microburst). */
+/* The same for a raise of kind: a symptom (not Incast or CongestionTree) at a queue with no open incident
+ * joins a congestion tree's incident when at least a third of its recent flows are ones the tree held at a
+ * queue that has let go since, while the tree's root's incident is open (its aftermath); an Incast or
+ * CongestionTree is a root of its own (an_incident_of: a symptom, Microburst). */
 uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 /* An Incast or CongestionTree of incident at root qi is raised, updated or resolved: note the flows its
  * congestion tree's victims hold (its aftermath lasts while the root's incident is open). */
