@@ -3,9 +3,9 @@
 fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
-(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts and
-notifications (as the shipped Alertmanager route sends them) per injected incident, per family too, and
-alerts on clean fabrics.
+(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
+shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
+incident, per family too, and alerts on clean fabrics.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -213,7 +213,8 @@ def shown(truth, events, slack_ns):
     """Alerts per injected incident an operator lists in the shipped Alertmanager (amtool alert query, the
     UI's default view): distinct alerts, but not a symptom that its inhibit rule hides (an INHIBIT_TARGETS
     alert with the detector incident of an INHIBIT_SOURCES alert of the run: the analyzer keeps alerts
-    firing in Alertmanager for alerting.min_visible_ns, 30 s, far longer than a simulated run)."""
+    firing in Alertmanager for alerting.min_visible_ns, 30 s, far longer than a simulated run).  The label
+    also joins detector incidents raised within 1 s (not modelled): an upper bound, as notifications."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     hiding = {e["incident"] for e in raised if e.get("incident") and e["event"] in INHIBIT_SOURCES}
     seen = [e for e in raised if not (e["event"] in INHIBIT_TARGETS and e.get("incident") in hiding)]
