@@ -3,8 +3,9 @@
 fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
-(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts per
-injected incident, and alerts on clean fabrics.
+(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
+shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
+incident, per family too, and alerts on clean fabrics.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -18,6 +19,7 @@ import concurrent.futures
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -133,6 +135,8 @@ def run_one(job):
         r = score_events.score(truth, events, int(1e6), series, conf)
         r["incidents"] = incidents(truth, events, int(1e6))
         r["incident_ids"] = incident_ids(truth, events, int(1e6))
+        r["notifications"] = notifications(truth, events, int(1e6))
+        r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
         if keep:
@@ -153,14 +157,48 @@ def _evq(e):
 
 
 def related(t, e, slack_ns):
-    """Is alert e part of injected incident t: raised while it lasts (with slack), at its place, at one of
-    its PFC victims, at an end of its link, or naming a flow it touched."""
-    if not (t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns or
-            t["kind"] in score_events.TIMELESS):
+    """Is alert e part of injected incident t: raised while it lasts (with slack), at its place or at an end
+    of its link; or, from its start on, at one of its PFC victims or naming a flow it touched (an alert
+    elsewhere that began before the incident did is not its consequence: background congestion that
+    shares a flow with it)."""
+    timeless = t["kind"] in score_events.TIMELESS
+    if not (t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns or timeless):
         return False
-    if score_events.place_match(t["place"], e) or score_events.flow_match(t, e):
+    if score_events.place_match(t["place"], e):
         return True
-    return _evq(e) in {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}
+    if not timeless and e["start_ns"] < t["start_ns"]:
+        return False
+    return score_events.flow_match(t, e) or \
+        _evq(e) in {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}
+
+
+def silent_kinds(path=None):
+    """The alertnames the shipped Alertmanager route lists without notifying (its hopwatch-silent route:
+    the per-queue symptoms), read from deploy/alertmanager/alertmanager.yml."""
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "alertmanager",
+                                "alertmanager.yml")
+    text = open(path).read()
+    m = re.search(r"alertname=~\"([^\"]+)\"'?\]\s*\n\s*receiver: hopwatch-silent", text)
+    if not m:
+        raise ValueError(f"{path}: no route to hopwatch-silent with an alertname=~ matcher")
+    return set(m.group(1).split("|"))
+
+
+def inhibited_kinds(path=None):
+    """The shipped Alertmanager inhibit rule that hides an incident's symptoms: (sources, targets), the
+    alertnames of its source and target matchers (equal: [incident])."""
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "alertmanager",
+                                "alertmanager.yml")
+    text = open(path).read()
+    m = re.search(r"source_matchers: \[[^\]]*alertname=~\"([^\"]+)\"[^\]]*\]\s*\n\s*target_matchers: "
+                  r"\[[^\]]*alertname=~\"([^\"]+)\"[^\]]*\]\s*\n\s*equal: \[incident\]", text)
+    if not m:
+        raise ValueError(f"{path}: no inhibit rule with alertname=~ matchers and equal: [incident]")
+    return set(m.group(1).split("|")), set(m.group(2).split("|"))
+
+
+SILENT = silent_kinds()
+INHIBIT_SOURCES, INHIBIT_TARGETS = inhibited_kinds()
 
 
 def incidents(truth, events, slack_ns):
@@ -168,6 +206,32 @@ def incidents(truth, events, slack_ns):
     with the same id (an update within its incident) counted once."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     return [len({(e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
+
+
+def shown(truth, events, slack_ns):
+    """Alerts per injected incident an operator lists in the shipped Alertmanager (amtool alert query, the
+    UI's default view): distinct alerts, but not a symptom that its inhibit rule hides (an INHIBIT_TARGETS
+    alert with the detector incident of an INHIBIT_SOURCES alert of the run: the analyzer keeps alerts
+    firing in Alertmanager for alerting.min_visible_ns, 30 s, far longer than a simulated run).  The label
+    also joins detector incidents raised within 1 s (not modelled): an upper bound, as notifications."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    hiding = {e["incident"] for e in raised if e.get("incident") and e["event"] in INHIBIT_SOURCES}
+    seen = [e for e in raised if not (e["event"] in INHIBIT_TARGETS and e.get("incident") in hiding)]
+    return [len({(e["event"], e.get("id")) for e in seen if related(t, e, slack_ns)})
+            for t in truth.get("events", [])]
+
+
+def notifications(truth, events, slack_ns):
+    """Notifications per injected incident, as the shipped Alertmanager route sends them: the per-queue
+    symptoms (SILENT) notify nobody, the other alerts go out grouped by incident (one notification per
+    group: an incident's alerts come within its group_wait of 1 s here, records span milliseconds), so
+    the distinct analyzer incidents of its related notifying alerts (an alert without one is its own).
+    The analyzer's incident label also joins new detector incidents raised within 1 s of the current one
+    (docs/analyzer.md): not modelled, so this is an upper bound."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS
+              and e.get("event") not in SILENT]
+    return [len({e.get("incident") or ("alert", e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
             for t in truth.get("events", [])]
 
 
@@ -220,6 +284,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
 
 def aggregate(results):
     det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
+    per_notif, per_shown, per_family = [], [], {}
     for r in results:
         if "error" in r:
             errors.append(r)
@@ -231,6 +296,12 @@ def aggregate(results):
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
         per_incident_ids += s["incident_ids"]
+        per_notif += s["notifications"]
+        per_shown += s["shown"]
+        fam = per_family.setdefault(r["job"][0], {"alerts": [], "shown": [], "notifications": []})
+        fam["alerts"] += s["incidents"]
+        fam["shown"] += s["shown"]
+        fam["notifications"] += s["notifications"]
         for k, v in s["culprits"].items():
             wrong[k] = wrong.get(k, 0) + v
         if r["job"][0] == "clean":
@@ -244,6 +315,12 @@ def aggregate(results):
             "alerts_per_incident_median": statistics.median(per_incident) if per_incident else None,
             "alerts_per_incident_max": max(per_incident) if per_incident else None,
             "analyzer_incidents_per_incident_median": statistics.median(per_incident_ids) if per_incident_ids else None,
+            "shown_per_incident_median": statistics.median(per_shown) if per_shown else None,
+            "shown_per_incident_max": max(per_shown) if per_shown else None,
+            "notifications_per_incident_median": statistics.median(per_notif) if per_notif else None,
+            "notifications_per_incident_max": max(per_notif) if per_notif else None,
+            "per_family": {f: {k: {"median": statistics.median(v), "max": max(v)} for k, v in d.items() if v}
+                           for f, d in sorted(per_family.items())},
             "incidents": len(per_incident), "clean_unconfirmed": clean_bad}
 
 
@@ -304,7 +381,13 @@ def main():
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
     print(f"alerts per injected incident: median {agg['alerts_per_incident_median']}, "
           f"max {agg['alerts_per_incident_max']}; analyzer incidents per injected incident: median "
-          f"{agg['analyzer_incidents_per_incident_median']}")
+          f"{agg['analyzer_incidents_per_incident_median']}; with the shipped Alertmanager configuration: shown "
+          f"(not inhibited) median {agg['shown_per_incident_median']}, max {agg['shown_per_incident_max']}; "
+          f"notifications median {agg['notifications_per_incident_median']}, max "
+          f"{agg['notifications_per_incident_max']}")
+    for f, d in agg["per_family"].items():
+        if d:  # clean runs inject nothing
+            print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)

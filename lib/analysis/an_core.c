@@ -320,8 +320,9 @@ struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
 {
 	uint32_t qi = (uint32_t)(q - a->queues);
 	uint64_t inc =
-	    hw_an_kind_congestion(kind) ? an_incident_of(a, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
+	    hw_an_kind_congestion(kind) ? an_incident_for(a, kind, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
 	h->id = an_incident_raise_id(a, kind, qi, inc);
+	an_incident_held(a, kind, qi, inc, a->now > h->start_ns ? a->now : h->start_ns);
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = inc;
 	return ev;
@@ -336,6 +337,7 @@ struct an_ev *an_ev_clear_q(struct hw_analyzer *a, enum hw_an_kind kind, const s
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	an_ev_resolved(ev, end);
 	ev->e.incident = an_incident_resolved(a, kind, (uint32_t)(q - a->queues), end);
+	an_incident_held(a, kind, (uint32_t)(q - a->queues), ev->e.incident, end);
 	return ev;
 }
 

@@ -1,7 +1,12 @@
 /* Incidents: one per root cause.  A congestion event at a queue belongs to the incident of its congestion
  * tree's root (the queue itself when it is no tree's victim); a raise of the same kind at the same queue
  * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
- * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q). */
+ * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q).  A
+ * tree's aftermath is its own too: the backlog its paused queues held bursts on when they let go, and the
+ * symptoms it raises at queues whose recent flows are that backlog's join the tree's incident
+ * (an_incident_for). */
+#include <string.h>
+
 #include "detector.h"
 
 static const enum hw_an_kind episode_kinds[] = {HW_AN_HIGH_QUEUE, HW_AN_INCAST, HW_AN_CONGESTION_TREE,
@@ -21,17 +26,120 @@ static int open_at(const struct hw_analyzer *a, const struct an_queue *q, uint64
 	return now < q->incident_ns || now - q->incident_ns <= a->c.high_queue.clear_ns;
 }
 
-uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now)
+/* An Incast or CongestionTree: a root cause, never an aftermath (a new root alerts as its own incident). */
+static int root_kind(enum hw_an_kind kind)
+{
+	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
+}
+
+static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi)
+{
+	const struct an_queue *v = &a->queues[vi];
+	for (unsigned i = 0; i < v->n_flows; i++) {
+		unsigned k = 0;
+		while (k < h->n_flows && h->flows[k] != v->flows[i])
+			k++;
+		if (k == h->n_flows && h->n_flows < AN_HELD_FLOWS)
+			h->flows[h->n_flows++] = v->flows[i];
+		if (k < h->n_flows)
+			h->at[k] = vi; /* where it was held last */
+	}
+}
+
+/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
+ * high_queue.clear_ns old. */
+static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
+	       now - v->last_ns <= a->c.high_queue.clear_ns;
+}
+
+/* Queue v let its backlog go: below its HighQueue raise (PFC Xoff: no longer paused full) or quiet for
+ * high_queue.clear_ns. */
+static int released(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->last_occ < v->th.high || now < v->last_ns || now - v->last_ns > a->c.high_queue.clear_ns;
+}
+
+/* Add to h the recent flows of the queues root qi's congestion tree holds now: the victims its detector
+ * names, and every queue holding (a tree names at most 8 victims; PFC pauses many more) whose tree root
+ * (an_tree_root) is qi.  Once per raise or resolve, not per record: a scan of the queues. */
+static void held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t qi, uint64_t now)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
+	struct hw_an_queue_info info;
+	memset(&info, 0, sizeof(info));
+	if (!d || !d->def->queue_info)
+		return;
+	d->def->queue_info(a, d, an_qstate(a, d, &a->queues[qi]), &info);
+	for (unsigned v = 0; v < info.n_victims && v < 8; v++)
+		held_add(h, a, info.victims[v]);
+	for (uint32_t i = 0; i < a->n_queues; i++) {
+		const struct an_queue *v = &a->queues[i];
+		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi)
+			held_add(h, a, i);
+	}
+}
+
+void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now)
+{
+	if (!incident || !root_kind(kind))
+		return;
+	struct an_held *h = NULL;
+	for (unsigned i = 0; i < AN_HELD && !h; i++)
+		if (a->held[i].incident == incident && a->held[i].root == qi)
+			h = &a->held[i];
+	struct an_held fresh = {.incident = incident, .root = qi};
+	held_take(a, h ? h : &fresh, qi, now);
+	if (!h && fresh.n_flows) /* a tree with victims: remembered, the oldest one forgotten */
+		a->held[a->held_next++ % AN_HELD] = fresh;
+}
+
+/* The incident of a tree that held at least a third of queue q's recent flows at queues that let them go
+ * since (released), while the tree's root's incident is open (an episode there active, or its last
+ * event at most high_queue.clear_ns old: the settle window after it ends); 0 when none.  That is the
+ * tree's backlog bursting on; flows still held cannot be what congests q. */
+static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	uint32_t qi = (uint32_t)(q - a->queues);
+	for (unsigned i = 0; i < AN_HELD; i++) {
+		struct an_held *h = &a->held[i];
+		const struct an_queue *root = &a->queues[h->root];
+		if (!h->incident || h->root == qi || root->incident != h->incident || !open_at(a, root, now))
+			continue;
+		held_take(a, h, h->root, now); /* what it holds now, while it lasts */
+		unsigned n = 0;
+		for (unsigned f = 0; f < q->n_flows; f++)
+			for (unsigned k = 0; k < h->n_flows; k++)
+				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
+				     released(a, &a->queues[h->at[k]], now);
+		if (n && 3 * n >= q->n_flows)
+			return h->incident;
+	}
+	return 0;
+}
+
+uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now)
 {
 	struct an_queue *q = &a->queues[qi], *root = &a->queues[an_tree_root(a, qi, now)];
-	if (!open_at(a, root, now)) {
+	int open = open_at(a, root, now);
+	if (open && root->held_join && root_kind(kind))
+		open = 0; /* a new root at a queue of another tree's aftermath: an incident of its own */
+	if (!open) {
+		uint64_t held = root == q && !root_kind(kind) ? held_by(a, q, now) : 0;
 		/* a victim's own open incident joins its root when the root has none yet */
-		root->incident = root != q && open_at(a, q, now) ? q->incident : a->next_id++;
+		root->incident = held ? held : root != q && open_at(a, q, now) ? q->incident : a->next_id++;
+		root->held_join = held != 0;
 	}
 	root->incident_ns = now;
 	q->incident = root->incident;
 	q->incident_ns = now;
 	return root->incident;
+}
+
+uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now)
+{
+	return an_incident_for(a, HW_AN_MICROBURST, qi, now);
 }
 
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now)
@@ -58,6 +166,7 @@ struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const 
 {
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = q->kind_incident[kind];
+	an_incident_held(a, kind, (uint32_t)(q - a->queues), ev->e.incident, a->now);
 	ev->update = 1;
 	ev->e.update = 1;
 	return ev;

@@ -57,6 +57,7 @@ struct an_queue {
 	uint64_t flows[AN_QFLOWS];
 	struct an_th th;
 	uint64_t incident, incident_ns;           /* its root's incident (an_incident.c) and when last seen */
+	uint8_t held_join;                        /* ... joined as a congestion tree's aftermath (an_incident.c) */
 	uint64_t kind_id[HW_AN_KIND_COUNT];       /* the id of its last raise of each kind ... */
 	uint64_t kind_incident[HW_AN_KIND_COUNT]; /* ... and that raise's incident */
 };
@@ -110,6 +111,16 @@ struct an_rec_hook {
 	size_t qoff; /* its state's offset in each queue's (an_det.qoff) */
 };
 
+/* A congestion tree's held flows (an_incident.c): what its victims held, which bursts on when it ends. */
+#define AN_HELD 8         /* trees remembered (the newest) */
+#define AN_HELD_FLOWS 256 /* flows per tree */
+struct an_held {
+	uint64_t incident, start_ns, end_ns; /* end_ns 0 while the tree is active */
+	uint32_t root, n_flows;
+	uint64_t flows[AN_HELD_FLOWS];
+	uint32_t at[AN_HELD_FLOWS]; /* the queue (index) each was last held at */
+};
+
 struct hw_analyzer {
 	struct hw_an_config c;
 	const struct hw_topo *topo;
@@ -120,6 +131,8 @@ struct hw_analyzer {
 	hw_an_emit_fn emit;
 	void *ctx;
 	uint64_t now, next_tick, next_id;
+	struct an_held held[AN_HELD];
+	uint32_t held_next;
 	struct an_ev *pending; /* events committed and not yet delivered (an_ev_commit) */
 	uint32_t n_pending, cap_pending;
 	struct an_ev spare; /* built and dropped when the queue cannot grow (out of memory) */
@@ -163,6 +176,14 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
 /* Incidents (an_incident.c): the incident of a congestion event at q now (its root's, opened when none is
  * open), and the id of a raise of kind at q (the previous raise's id when it is in the same incident). */
 uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
+/* The same for a raise of kind: a symptom (not Incast or CongestionTree) at a queue with no open incident
+ * joins a congestion tree's incident when at least a third of its recent flows are ones the tree held at a
+ * queue that has let go since, while the tree's root's incident is open (its aftermath); an Incast or
+ * CongestionTree is a root of its own (an_incident_of: a symptom, Microburst). */
+uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
+/* An Incast or CongestionTree of incident at root qi is raised, updated or resolved: note the flows its
+ * congestion tree's victims hold (its aftermath lasts while the root's incident is open). */
+void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now);
 uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
 /* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);

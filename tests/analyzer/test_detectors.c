@@ -1704,6 +1704,64 @@ static void test_incident_reraise_keeps_id(void **state)
 	hw_an_destroy(a);
 }
 
+/* The first raise of name at node (resolved 0); -1 when none. */
+static int raised_at(const char *name, uint32_t node)
+{
+	for (int i = 0; i < n_ev; i++)
+		if (strcmp(evs[i].alertname, name) == 0 && !evs[i].resolved && evs[i].node_id == node)
+			return i;
+	return -1;
+}
+
+/* A congestion tree's aftermath joins its incident (an_incident.c).  Paths 10:5 -> 11:5 -> 12:5 (queue 3,
+ * lossless; HighQueue raise 10000, clear 8000, hold 100 us, clear_ns 1 ms) every 10 us from t0, from sources 1
+ * and 2 in turn, for 400 us: the root 12:5 at 20000 raises HighQueue and a CongestionTree naming the two
+ * upstream queues (15000 and 18000: above the victim level, the clear 8000), which hold flows 1 and 2.  From
+ * t1 = t0 + 400 us the root stays at 20000 (its incident open) and, in run 1, the victims let go (100: below
+ * their raise, released); 5 us after each of those reports, 13:5 -> 40:5 from source 1 finds 40:5 at 20000
+ * and 14:5 -> 41:5 from source 3 finds 41:5 at 20000 (13:5 and 14:5 at 100).  Both raise HighQueue after the
+ * 100 us hold.  40:5's recent flows are flow 1 alone, which the tree held at a queue that released it (1 of 1,
+ * at least a third): the tree's backlog bursting on, the tree's incident.  41:5's flow 3 was never held: an
+ * incident of its own.  Run 2: the same but the victims still hold (15000, 18000) while 40:5 fills: flow 1 is
+ * still paused there, so 40:5's congestion is its own: another incident. */
+static void aftermath_run(int release, uint64_t *tree_inc, uint64_t *inc40, uint64_t *inc41)
+{
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 31000000000ull, t1 = t0 + 400000;
+	const uint32_t tree[3] = {10, 11, 12}, held[3] = {15000, 18000, 20000}, let_go[3] = {100, 100, 20000};
+	const uint32_t to40[2] = {13, 40}, to41[2] = {14, 41}, fill[2] = {100, 20000};
+	for (int i = 0; i < 40; i++)
+		report_path(a, t0 + (uint64_t)i * 10000, 3, tree, NULL, held, (uint8_t)(1 + i % 2), 0);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	for (int i = 0; i < 40; i++) {
+		uint64_t t = t1 + (uint64_t)i * 10000;
+		report_path(a, t, 3, tree, NULL, release ? let_go : held, (uint8_t)(1 + i % 2), 0);
+		report_path(a, t + 5000, 2, to40, NULL, fill, 1, 0);
+		report_path(a, t + 5000, 2, to41, NULL, fill, 3, 0);
+	}
+	int tr = raised_at("CongestionTree", 12), h40 = raised_at("HighQueue", 40), h41 = raised_at("HighQueue", 41);
+	assert_true(tr >= 0 && h40 >= 0 && h41 >= 0);
+	assert_true(evs[h40].start_ns == t1 + 5000); /* the run's first sample above */
+	*tree_inc = evs[tr].incident;
+	*inc40 = evs[h40].incident;
+	*inc41 = evs[h41].incident;
+	assert_true(evs[raised_at("HighQueue", 12)].incident == *tree_inc);
+	hw_an_destroy(a);
+}
+
+static void test_incident_aftermath(void **state)
+{
+	(void)state;
+	uint64_t tree, i40, i41;
+	aftermath_run(1, &tree, &i40, &i41);
+	assert_true(tree != 0 && i40 == tree); /* the released backlog's burst: the tree's incident */
+	assert_true(i41 != 0 && i41 != tree);  /* a flow the tree never held: its own */
+	aftermath_run(0, &tree, &i40, &i41);
+	assert_true(i40 != 0 && i40 != tree); /* still held where it was paused: not the tree's backlog */
+	assert_true(i41 != tree);
+}
+
 /* A Microburst whose fall is never reported (switches send queue reports only above a level): raise 10000,
  * clear 2000, max_ns 1 ms (setup), so reports that stop for max_ns / 5 = 200 us end it.  20000 at t0,
  * 25000 at t0 + 10 us, 15000 at t0 + 20 us, then silence; a record of another queue at t0 + 1.5 ms runs the
@@ -1784,6 +1842,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
+	    cmocka_unit_test_setup(test_incident_aftermath, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),
 	    cmocka_unit_test_setup(test_clock_gap_confirmed, setup),
