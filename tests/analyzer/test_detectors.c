@@ -1704,10 +1704,11 @@ static void test_microburst_below_xoff(void **state)
  * <= max_ns / 5 = 100 us), then 900000, 1000000, 1100000, 1200000 in turn every 10 us up to t0 + 1 ms (moving by
  * 100000 > 1 % of Xoff: not frozen), 150000 (< 200000, the burst clear) at t0 + 1.01 ms.  It lasted 1 ms >
  * max_ns, but rose fast on a lossless queue (queue 3) with one source: one Microburst from t0 + 10 us to t0 +
- * 1.01 ms, peak 1200000, rise_us 10, duration_us 1000.  Not a Microburst with the same shape: (src 4) from 4
- * sources, an Incast fires at the queue (>= 4 sources at or above Xoff): a fan-in that lasts; (flat) the queue
- * held at 1000000 after the rise: frozen, a host that stopped draining; (lossy) on queue 0, lossy (levels 40 % /
- * 30 % of 1024000: 409600 Xoff-like, burst level 307200, clear 204800): no PFC holds it, it is starved. */
+ * 1.01 ms, peak 1200000, rise_us 10, duration_us 1000, its detail saying PFC held it 990 us (from t0 + 20 us).  Not a
+ * Microburst with the same shape: (src 4) from 4 sources, an Incast fires at the queue (>= 4 sources at or above Xoff):
+ * a fan-in that lasts; (flat) the queue held at 1000000 after the rise: frozen, a host that stopped draining; (lossy)
+ * on queue 0, lossy (levels 40 % / 30 % of 1024000: 409600 Xoff-like, burst level 307200, clear 204800): no PFC holds
+ * it, it is starved. */
 static int held_burst(int sources, int flat, uint8_t queue)
 {
 	derived_burst_levels();
@@ -1729,6 +1730,9 @@ static int held_burst(int sources, int flat, uint8_t queue)
 		assert_true(e->start_ns == t0 + 10000 && e->end_ns == t0 + 1010000);
 		assert_true(number(e, "peak") == 1200000 && number(e, "rise_us") == 10);
 		assert_true(number(e, "duration_us") == 1000);
+		/* held from the 683000 at t0 + 20 us to t0 + 1.01 ms: 990 us */
+		assert_non_null(
+		    strstr(e->detail, "(400000 bytes) 10 us after the burst level, then PFC held it high for 990 us"));
 		assert_int_equal(count("Incast", 0), 0);
 	}
 	hw_an_destroy(a);

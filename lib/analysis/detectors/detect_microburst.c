@@ -38,9 +38,11 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_
 		an_ev_num(e, "threshold", q->th.burst);
 		if (held) {
 			an_ev_num(e, "rise_us", (double)(b->high_at - b->start) / 1e3);
-			an_ev_detail(e, "rose to %.0f bytes in %.0f us, then held high by PFC for %.0f us (HighQueue)",
-			             q->th.high, (double)(b->high_at - b->start) / 1e3,
-			             (double)(end - b->high_at) / 1e3);
+			an_ev_detail(
+			    e,
+			    "reached the HighQueue level (%.0f bytes) %.0f us after the burst level, then PFC held "
+			    "it high for %.0f us (HighQueue fired too)",
+			    q->th.high, (double)(b->high_at - b->start) / 1e3, (double)(end - b->high_at) / 1e3);
 		}
 		an_ev_commit(e);
 	}
