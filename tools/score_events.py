@@ -47,13 +47,17 @@ def level_of(cfg, kind, queue):
     return burst_of(cfg, queue) if kind == "Microburst" else raise_of(cfg, queue)
 
 
-def unobservable(t, series, slack_ns):
-    """An injected Microburst of which the records hold no trace: no record of its queue with a non-zero
-    occupancy from its start to its end plus the slack (switches report a queue only above a level: a burst
-    that stays below it leaves none).  No detector can find it from the records; it is counted apart."""
+def unobservable(t, series, slack_ns, model=None):
+    """An injected Microburst the switches never reported: no record of its queue at or above their queue report
+    level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
+    A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
+    most a tracked flow's record that happened to pass, at a level background traffic reaches all the time).
+    No detector can find it from the records; it is counted apart."""
     if t["kind"] != "Microburst" or series is None or "port" not in t["place"]:
         return False
-    return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v > 0 for ts, v in series.get(qkey(t["place"]), []))
+    level = max((model or {}).get("queue_report_bytes", 0), 1)
+    return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v >= level
+                   for ts, v in series.get(qkey(t["place"]), []))
 
 
 def qkey(d):
@@ -178,7 +182,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None):
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
-        hidden = [t for t in ts if unobservable(t, series, slack_ns)]
+        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"))]
         ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
 

@@ -4,8 +4,9 @@ fabrics, in every report format, over many seeds (event places, sizes and times 
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
 (a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts per
-injected incident, and alerts on clean fabrics.  An injected Microburst that left no record (its queue
-stayed below the switches' report level) is counted apart as unobservable, not in the recall.
+injected incident, and alerts on clean fabrics.  An injected Microburst the switches never reported (no
+record of its queue at or above their queue report level) is counted apart as unobservable, not in the
+recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -297,7 +298,7 @@ def main():
         print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for k, d in sorted(agg["detectors"].items()):
         rec = f"{d['detected']}/{d['injected']} = {d['recall']:.2f}" if d["injected"] else "-"
-        if d.get("unobservable"):  # injected, but no record shows it: not in the recall (score_events.unobservable)
+        if d.get("unobservable"):  # injected, never reported: not in the recall (score_events.unobservable)
             rec += f" ({d['unobservable']} unobservable)"
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
