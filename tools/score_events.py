@@ -19,7 +19,7 @@ QUEUE_KINDS = RAMP_KINDS | {"Microburst"}
 FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right when the flow is one the event moved
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy (QueueBuildup: on the truth's queue levels)
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
-DEFAULTS = {"raise": None, "clear": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000,
+DEFAULTS = {"raise": None, "clear": None, "burst": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000,
             "min_flows": 2}
 
 
@@ -39,6 +39,33 @@ def raise_of(cfg, queue):
     if int(queue) == int(m.get("roce_queue", 3)):
         return m.get("xoff_bytes", 400e3)
     return 0.4 * m.get("lossy_buffer_bytes", 1024e3)
+
+
+def burst_of(cfg, queue):
+    """Microburst's burst level at a queue: the configured microburst.raise, else as the analyzer derives it
+    (docs/analyzer.md): the queue's HighQueue clear level (PFC Xon for the RoCE queue)."""
+    if cfg.get("burst") is not None:
+        return cfg["burst"]
+    return clear_of(cfg, queue)
+
+
+def level_of(cfg, kind, queue):
+    """The level at which an alert of this kind says its queue is congested: the burst level for Microburst,
+    HighQueue's threshold for the others."""
+    return burst_of(cfg, queue) if kind == "Microburst" else raise_of(cfg, queue)
+
+
+def unobservable(t, series, slack_ns, model=None):
+    """An injected Microburst the switches never reported: no record of its queue at or above their queue report
+    level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
+    A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
+    most a tracked flow's record that happened to pass, at a level background traffic reaches all the time).
+    No detector can find it from the records; it is counted apart."""
+    if t["kind"] != "Microburst" or series is None or "port" not in t["place"]:
+        return False
+    level = max((model or {}).get("queue_report_bytes", 0), 1)
+    return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v >= level
+                   for ts, v in series.get(qkey(t["place"]), []))
 
 
 def qkey(d):
@@ -72,6 +99,8 @@ def load_config(path):
             c[k] = j.get("high_queue", {}).get(k, c[k])
         for k in ("window_ns", "lead_ns", "from", "min_flows"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
+        if j.get("microburst", {}).get("raise", 0) > 0:
+            c["burst"] = j["microburst"]["raise"]
     return c
 
 
@@ -156,11 +185,13 @@ def tree_victims(ev):
     return [v for v in d.split("victims", 1)[1].split() if v]
 
 
-def score_injected(truth, raised, slack_ns, cfg=None):
+def score_injected(truth, raised, slack_ns, cfg=None, series=None):
     injected = truth.get("events", [])
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
+        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"))]
+        ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
 
         def hits(t, e):
@@ -174,7 +205,8 @@ def score_injected(truth, raised, slack_ns, cfg=None):
         matched = [e for e in es if any(hits(t, e) for t in ts)]
         accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns, cfg)]
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
-        row = {"injected": len(ts), "detected": len(detected), "recall": len(detected) / len(ts),
+        row = {"injected": len(ts), "detected": len(detected), "recall": (len(detected) / len(ts)) if ts else None,
+               "unobservable": len(hidden),
                "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
                "precision": ((len(matched) + len(accounted)) / len(es)) if es else None,
                "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None}
@@ -195,12 +227,12 @@ def explained(truth, e, slack_ns, cfg=None):
     """A raised event of a kind that was not injected, accounted for by the truth: a CongestionTree rooted at
     an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast,
     Microburst or HighHopLatency (derived from the same level) at a queue the simulation itself congested (background congestion: its truth peak at or above the
-    queue's HighQueue threshold); a LinkDown at an injected link-down's link; PacketDrops at a queue the
+    queue's HighQueue threshold, for a Microburst its burst level); a LinkDown at an injected link-down's link; PacketDrops at a queue the
     truth says dropped, or naming a flow an injected event made lose packets."""
     k, injected = e["event"], truth.get("events", [])
     if k in ("CongestionTree", "Incast", "Microburst", "HighHopLatency") and cfg is not None and "queue" in e:
         for q in truth.get("queues", []):
-            if place_match(q, e) and q.get("queue") == e["queue"] and q.get("peak_bytes", 0) >= raise_of(cfg, e["queue"]):
+            if place_match(q, e) and q.get("queue") == e["queue"] and q.get("peak_bytes", 0) >= level_of(cfg, k, e["queue"]):
                 return True
 
     def during(t):
@@ -323,7 +355,7 @@ def score(truth, events, slack_ns, series=None, cfg=None):
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp" and not e.get("update")]
     cfg = dict(cfg or DEFAULTS)
     cfg.setdefault("model", truth.get("model", {}))
-    rows = score_injected(truth, raised, slack_ns, cfg)
+    rows = score_injected(truth, raised, slack_ns, cfg, series)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
         ends = {(e.get("id"), e["start_ns"]): e["end_ns"] for e in events
@@ -388,6 +420,8 @@ def main():
         notes = []
         if v.get("median_delay_ms") is not None:
             notes.append(f"delay {v['median_delay_ms']:.3f} ms")
+        if v.get("unobservable"):
+            notes.append(f"{v['unobservable']} more injected left no record (unobservable, not counted)")
         if v.get("explained"):
             notes.append(f"{v['explained']} more explained by the truth")
         if "victims_named" in v:

@@ -5,7 +5,9 @@ replays each through hopwatch-analyzer with ONE configuration for all (the defau
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
 (a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
 shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
-incident, per family too, and alerts on clean fabrics.
+incident, per family too, and alerts on clean fabrics.  An injected Microburst the switches never reported
+(no record of its queue at or above their queue report level) is counted apart as unobservable, not in
+the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -265,7 +267,7 @@ def culprits(truth, events, slack_ns):
 def unconfirmed(truth, events, series, cfg, slack_ns):
     """Alerts that neither an injected incident, nor the truth (explained), nor the simulated queue levels
     confirm: congestion alerts (and HighHopLatency, derived from the same level) at a queue whose truth peak
-    stayed below the raise threshold."""
+    stayed below the raise threshold (for a Microburst: below its burst level)."""
     peaks = {_qname(q): q.get("peak_bytes", 0) for q in truth.get("queues", [])}
     n = {}
     for e in events:
@@ -276,7 +278,7 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
             continue
         if score_events.explained(truth, e, slack_ns):
             continue
-        if (k in CONGESTION or k == "HighHopLatency") and peaks.get(_evq(e), 0) >= score_events.raise_of(cfg, e.get("queue", 0)):
+        if (k in CONGESTION or k == "HighHopLatency") and peaks.get(_evq(e), 0) >= score_events.level_of(cfg, k, e.get("queue", 0)):
             continue  # background congestion the simulation confirms
         n[k] = n.get(k, 0) + 1
     return n
@@ -291,7 +293,7 @@ def aggregate(results):
             continue
         s = r["score"]
         for k, v in s["detectors"].items():
-            d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0})
+            d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0})
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
@@ -376,6 +378,8 @@ def main():
         print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for k, d in sorted(agg["detectors"].items()):
         rec = f"{d['detected']}/{d['injected']} = {d['recall']:.2f}" if d["injected"] else "-"
+        if d.get("unobservable"):  # injected, never reported: not in the recall (score_events.unobservable)
+            rec += f" ({d['unobservable']} unobservable)"
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))

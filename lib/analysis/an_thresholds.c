@@ -39,10 +39,11 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q)
 		t->high = a->c.high_queue.raise;
 		t->clear = a->c.high_queue.clear;
 	}
-	/* a burst reaches the HighQueue level (the ECN level is crossed by background traffic all the time) and
-	 * falls back below its clear level (queue reports stop soon below it) */
-	t->burst = a->c.microburst_raise > 0 ? a->c.microburst_raise : t->high;
-	t->burst_clear = a->c.microburst_raise > 0 ? a->c.microburst_clear : t->clear;
+	/* a burst reaches the HighQueue clear level, PFC Xon (the ECN level is crossed by background traffic all the
+	 * time; bursts of 300-400 KB stop short of Xoff), and falls back below half the HighQueue level, under
+	 * which queue reports soon stop: a queue swinging between Xon and Xoff under PFC is not bursting */
+	t->burst = a->c.microburst_raise > 0 ? a->c.microburst_raise : t->clear;
+	t->burst_clear = a->c.microburst_raise > 0 ? a->c.microburst_clear : t->high * 0.5;
 	t->incast = a->c.incast_occupancy > 0 ? a->c.incast_occupancy : t->high;
 	/* the time the HighQueue level takes to drain at line rate: bytes * 8 / Gb/s = ns */
 	double ns_per_byte = t->gbps > 0 ? 8.0 / t->gbps : 0.08;

@@ -1796,6 +1796,96 @@ static void test_microburst_ends_silent(void **state)
 	hw_an_destroy(a);
 }
 
+/* Microburst with the levels derived from the fabric (defaults: Xoff 400 KB, Xon 300 KB, max_ns 500 us): the burst
+ * level is Xon, 300000, its clear half of Xoff, 200000. */
+static void derived_burst_levels(void)
+{
+	cfg.high_queue.raise = cfg.high_queue.clear = 0;
+	cfg.microburst_raise = cfg.microburst_clear = 0;
+	cfg.microburst_max_ns = 500000;
+	cfg.incast_occupancy = 0;
+}
+
+/* A burst that stops short of Xoff (a 27 us burst of the sweep): 207000 at t0, 305000 at t0 + 10 us, 255000,
+ * 205000, then silence (reports stop below the switch's report level); a record of another queue at t0 + 1.5 ms
+ * runs the tick: silent 1.47 ms >= max_ns / 5 = 100 us.  305000 >= the burst level 300000: one Microburst from
+ * t0 + 10 us (the first sample at the level) to t0 + 30 us (its last report), peak 305000, duration 20 us,
+ * threshold 300000.  The same shape peaking at 295000 (< 300000) is none. */
+static void test_microburst_below_xoff(void **state)
+{
+	(void)state;
+	derived_burst_levels();
+	cfg.enabled = 1u << HW_AN_MICROBURST;
+	const uint64_t t0 = 3000000000ull;
+	for (int peak_at_level = 1; peak_at_level >= 0; peak_at_level--) {
+		struct hw_analyzer *a = mk();
+		const uint32_t occ[4] = {207000, peak_at_level ? 305000 : 295000, 255000, 205000};
+		for (int i = 0; i < 4; i++)
+			feed(a, rec(t0 + (uint64_t)i * 10000, occ[i], 700, 1));
+		struct hw_record other = rec(t0 + 1500000, 100, 700, 1);
+		other.queue_id = 0;
+		feed(a, other);
+		assert_int_equal(count("Microburst", 0), peak_at_level);
+		if (peak_at_level) {
+			const struct hw_an_event *e = &evs[first("Microburst", 1)];
+			assert_true(e->start_ns == t0 + 10000 && e->end_ns == t0 + 30000);
+			assert_true(number(e, "peak") == 305000 && number(e, "duration_us") == 20);
+			assert_true(number(e, "threshold") == 300000);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* A burst PFC then holds (a 48 us burst of the sweep that stayed above 900 KB for 1.8 ms): 115000 at t0, 310000
+ * at t0 + 10 us (>= the burst level 300000: it begins), 683000 at t0 + 20 us (>= Xoff 400000: the rise took 10 us
+ * <= max_ns / 5 = 100 us), then 900000, 1000000, 1100000, 1200000 in turn every 10 us up to t0 + 1 ms (moving by
+ * 100000 > 1 % of Xoff: not frozen), 150000 (< 200000, the burst clear) at t0 + 1.01 ms.  It lasted 1 ms >
+ * max_ns, but rose fast on a lossless queue (queue 3) with one source: one Microburst from t0 + 10 us to t0 +
+ * 1.01 ms, peak 1200000, rise_us 10, duration_us 1000, its detail saying PFC held it 990 us (from t0 + 20 us).  Not a
+ * Microburst with the same shape: (src 4) from 4 sources, an Incast fires at the queue (>= 4 sources at or above Xoff):
+ * a fan-in that lasts; (flat) the queue held at 1000000 after the rise: frozen, a host that stopped draining; (lossy)
+ * on queue 0, lossy (levels 40 % / 30 % of 1024000: 409600 Xoff-like, burst level 307200, clear 204800): no PFC holds
+ * it, it is starved. */
+static int held_burst(int sources, int flat, uint8_t queue)
+{
+	derived_burst_levels();
+	cfg.enabled = 1u << HW_AN_MICROBURST | 1u << HW_AN_INCAST;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 4000000000ull;
+	const uint32_t held[4] = {900000, 1000000, 1100000, 1200000};
+	for (int i = 0; i <= 101; i++) {
+		uint32_t occ = i == 0 ? 115000 : i == 1 ? 310000 : i == 2 ? 683000 : i == 101 ? 150000 : held[i % 4];
+		if (flat && i > 2 && i < 101)
+			occ = 1000000;
+		struct hw_record r = rec(t0 + (uint64_t)i * 10000, occ, 700, (uint8_t)(1 + i % sources));
+		r.queue_id = queue;
+		feed(a, r);
+	}
+	int n = count("Microburst", 0);
+	if (n == 1) {
+		const struct hw_an_event *e = &evs[first("Microburst", 1)];
+		assert_true(e->start_ns == t0 + 10000 && e->end_ns == t0 + 1010000);
+		assert_true(number(e, "peak") == 1200000 && number(e, "rise_us") == 10);
+		assert_true(number(e, "duration_us") == 1000);
+		/* held from the 683000 at t0 + 20 us to t0 + 1.01 ms: 990 us */
+		assert_non_null(
+		    strstr(e->detail, "(400000 bytes) 10 us after the burst level, then PFC held it high for 990 us"));
+		assert_int_equal(count("Incast", 0), 0);
+	}
+	hw_an_destroy(a);
+	return n;
+}
+
+static void test_microburst_held_by_pfc(void **state)
+{
+	(void)state;
+	assert_int_equal(held_burst(1, 0, 3), 1);
+	assert_int_equal(held_burst(4, 0, 3), 0);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(held_burst(1, 1, 3), 0);
+	assert_int_equal(held_burst(1, 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1844,6 +1934,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
+	    cmocka_unit_test_setup(test_microburst_below_xoff, setup),
+	    cmocka_unit_test_setup(test_microburst_held_by_pfc, setup),
 	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),
 	    cmocka_unit_test_setup(test_clock_gap_confirmed, setup),
 	    cmocka_unit_test_setup(test_clock_first_record_bad, setup),

@@ -1,19 +1,28 @@
-/* Microburst: a queue's occupancy rises to its burst threshold (microburst.raise, by default its HighQueue
- * threshold) and falls below its clear level (microburst.clear, by default its HighQueue clear level), or its
- * queue reports stop (for max_ns / 5), within microburst_max_ns, unless it rose while a congestion tree's victim
- * (paused from downstream: PFC back-pressure filling and draining it).  The event is reported when the burst is over
- * (raised and resolved together). */
+/* Microburst: a queue's occupancy rises to its burst level (microburst.raise, by default its HighQueue clear level,
+ * PFC Xon) and falls below its burst clear (microburst.clear, by default half its HighQueue level), or its queue
+ * reports stop (for max_ns / 5), within microburst_max_ns; or, on a lossless queue, it rises from there to its
+ * HighQueue level within max_ns / 5 and PFC then holds it high for longer (the burst's backlog paused upstream
+ * drains back into it) without an Incast at the queue (a fan-in that lasts) or the queue freezing (a host that
+ * stopped draining).  Not when it rose while a congestion tree's victim (paused from downstream: PFC back-pressure
+ * filling and draining it).  The event is reported when the burst is over (raised and resolved together). */
 #include "detector.h"
+
+#define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
 
 struct burst_q { /* per queue */
 	uint64_t start;
-	uint32_t peak;
+	uint64_t high_at;   /* its first sample at or above the HighQueue level (0: none yet) */
+	uint64_t incast_id; /* the queue's last Incast id when it began */
+	uint64_t flat_from; /* the current flat stretch's first sample (0: none) */
+	uint32_t peak, flat_occ;
 	uint8_t in, paused; /* paused: it rose while a congestion tree's victim */
+	uint8_t frozen;     /* it stayed flat for high_queue.hold_ns: nothing left it */
 };
 
 /* The burst at q, from b->start to end, is over: raised and resolved together, unless q is paused from
- * downstream (PFC back-pressure fills and drains it, not a burst arriving here). */
-static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_q *b, uint64_t end)
+ * downstream (PFC back-pressure fills and drains it, not a burst arriving here).  held: the time PFC held the
+ * queue high after the burst rose (0: it fell within max_ns). */
+static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_q *b, uint64_t end, int held)
 {
 	if (b->paused || an_tree_victim(a, q, end))
 		return;
@@ -27,8 +36,33 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_
 		an_ev_num(e, "peak", b->peak);
 		an_ev_num(e, "duration_us", (double)(end - b->start) / 1e3);
 		an_ev_num(e, "threshold", q->th.burst);
+		if (held) {
+			an_ev_num(e, "rise_us", (double)(b->high_at - b->start) / 1e3);
+			an_ev_detail(
+			    e,
+			    "reached the HighQueue level (%.0f bytes) %.0f us after the burst level, then PFC held "
+			    "it high for %.0f us (HighQueue fired too)",
+			    q->th.high, (double)(b->high_at - b->start) / 1e3, (double)(end - b->high_at) / 1e3);
+		}
 		an_ev_commit(e);
 	}
+}
+
+/* The episode that began at b->start ended at end (below the burst clear, or reports stopped): a microburst if
+ * short, or if a fast rise PFC then held (see the top). */
+static void over(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, uint64_t end)
+{
+	b->in = 0;
+	if (end - b->start <= a->c.microburst_max_ns) {
+		burst(a, q, b, end, 0);
+		return;
+	}
+	/* an Incast at this queue in the episode: raised since it began, or one of the queue's incident */
+	int incast = q->kind_id[HW_AN_INCAST] != b->incast_id ||
+	             (q->kind_id[HW_AN_INCAST] && q->kind_incident[HW_AN_INCAST] == q->incident);
+	if (q->th.lossless && b->high_at && b->high_at - b->start <= a->c.microburst_max_ns / 5 && !incast &&
+	    !b->frozen)
+		burst(a, q, b, end, 1);
 }
 
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
@@ -38,26 +72,29 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (!(r->valid & HW_V_QUEUE))
 		return;
 	uint32_t occ = r->queue_occupancy;
+	uint64_t t = r->time_ns;
 	if (!b->in) {
 		if (occ >= q->th.burst) {
-			b->in = 1;
-			b->start = r->time_ns;
-			b->peak = occ;
-			b->paused = (uint8_t)an_tree_victim(a, q, r->time_ns);
+			*b = (struct burst_q){.in = 1, .start = t, .peak = occ, .flat_from = t, .flat_occ = occ};
+			b->paused = (uint8_t)an_tree_victim(a, q, t);
+			b->incast_id = q->kind_id[HW_AN_INCAST];
+			b->high_at = occ >= q->th.high ? t : 0;
 		}
 		return;
 	}
 	if (occ > b->peak)
 		b->peak = occ;
-	if (r->time_ns - b->start > a->c.microburst_max_ns) {
-		if (occ < q->th.burst_clear)
-			b->in = 0; /* too long for a microburst: sustained congestion is HighQueue's */
-		return;
+	if (!b->high_at && occ >= q->th.high)
+		b->high_at = t;
+	double tol = q->th.high * FLAT_SHARE;
+	if (t < b->flat_from || (double)occ > b->flat_occ + tol || (double)occ < b->flat_occ - tol) {
+		b->flat_from = t;
+		b->flat_occ = occ;
+	} else if (t - b->flat_from >= a->c.high_queue.hold_ns) {
+		b->frozen = 1;
 	}
-	if (occ >= q->th.burst_clear)
-		return;
-	b->in = 0;
-	burst(a, q, b, r->time_ns);
+	if (occ < q->th.burst_clear)
+		over(a, q, b, t);
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
@@ -66,11 +103,12 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	(void)d;
 	if (!b->in || now <= q->last_ns || now - q->last_ns < a->c.microburst_max_ns / 5)
 		return;
-	/* went silent: queue reports stop once the queue is below the switch's report level, so a burst that
-	 * was short ends at its last report; a long one was sustained congestion, HighQueue's */
+	/* went silent: queue reports stop once the queue is below the switch's report level, so a burst ends at
+	 * its last report (when it had fallen from its peak: a queue that stops reporting at its peak did not
+	 * drain, it went unseen) */
+	if (q->last_occ < b->peak)
+		over(a, q, b, q->last_ns);
 	b->in = 0;
-	if (q->last_ns - b->start <= a->c.microburst_max_ns && q->last_occ < b->peak)
-		burst(a, q, b, q->last_ns);
 }
 
 static const struct an_key keys[] = {
@@ -81,8 +119,8 @@ static const struct an_key keys[] = {
 
 static void defaults(struct hw_an_config *c)
 {
-	c->microburst_raise = 0; /* from the fabric: the queue's HighQueue threshold */
-	c->microburst_clear = 0; /* ... the queue's HighQueue clear level */
+	c->microburst_raise = 0; /* from the fabric: the queue's HighQueue clear level */
+	c->microburst_clear = 0; /* ... half its HighQueue level */
 	c->microburst_max_ns = 500000;
 }
 
