@@ -65,7 +65,7 @@ def unobservable(t, series, slack_ns, model=None):
         return False
     level = max((model or {}).get("queue_report_bytes", 0), 1)
     return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v >= level
-                   for ts, v in series.get(qkey(t["place"]), []))
+                   for ts, v, *_ in series.get(qkey(t["place"]), []))
 
 
 def qkey(d):
