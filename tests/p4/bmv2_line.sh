@@ -265,7 +265,10 @@ stop_switches
 term_exits_0 "$colpid" 30 "$dir/col.err"
 term_exits_0 "$h2pid" 30 "$dir/h2col.err"
 [ "$(count records "$dir/h2col.err")" = 0 ] || fail "h2 received INT: the collector at h2 decoded records"
-[ "$(count not_report "$dir/h2col.err")" -gt 1000 ] || { cat "$dir/h2col.err"; fail "h2 saw too few packets"; }
+# "records 0" means something only if that capture saw the traffic: h2's receivers get about 1200 packets
+# (bursts of ~464 each = 2 s x 200/s + a 64-packet queue, ~200 with the sink congested, ~90 TCP, 50 NPT 1);
+# 500 leaves room for a busy host's input drops
+[ "$(count not_report "$dir/h2col.err")" -ge 500 ] || { cat "$dir/h2col.err"; fail "h2 saw too few packets"; }
 echo "ok h2: $(count not_report "$dir/h2col.err") packets, none with INT"
 
 # ---- the analyzer over everything, thresholds in BMv2 units (p4/analyzer-bmv2.json) ----
