@@ -45,7 +45,7 @@ for variant in "hw" "hw_npt1 -DHW_INT_UDP_PORT=5000"; do
     { cat "$dir/$out.p4test"; fail "p4test $* failed"; }
   grep -i 'warning' "$dir/$out.p4test" && fail "p4test $* printed warnings"
 done
-echo "ok $(p4c-bm2-ss --version 2>&1 | head -1): p4test and p4c-bm2-ss print no warnings (NPT 0 and NPT 1 builds)"
+echo "ok p4c $(p4c-bm2-ss --version 2>&1 | grep -m1 Version): p4test and p4c-bm2-ss print no warnings (NPT 0 and NPT 1 builds)"
 
 # ---- namespaces and links (p4/README.md, the figure): ports 1 in, 2 out, 3 to the collector ----
 for n in h1 h2 s1 s2 s3 c; do
