@@ -4,14 +4,14 @@
 # p4/cli/*.txt, congestion made with set_queue_rate / set_queue_depth, UDP and TCP from h1 to h2; then the
 # collector's records and the analyzer's events are checked (bmv2_line_check.py says what, and why).
 # Usage: bmv2_line.sh HOPWATCH-COLLECTOR HOPWATCH-ANALYZER SOURCE_ROOT   (KEEP=1 keeps the work directory)
-# Skipped (exit 77) unless p4c-bm2-ss, simple_switch and simple_switch_CLI are on PATH and it runs as root:
-# CI cannot build p4c and BMv2, so it runs where a developer has built them (p4/README.md says how).
+# Skipped (exit 77) unless p4test, p4c-bm2-ss, simple_switch and simple_switch_CLI are on PATH and it runs as
+# root: CI cannot build p4c and BMv2, so it runs where a developer has built them (p4/README.md says how).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../collector/lib.sh"
 [ $# = 3 ] || { echo "usage: $0 HOPWATCH-COLLECTOR HOPWATCH-ANALYZER SOURCE_ROOT" >&2; exit 2; }
 col=$(realpath "$1") an=$(realpath "$2") src=$(realpath "$3")
-for t in p4c-bm2-ss simple_switch simple_switch_CLI; do
+for t in p4test p4c-bm2-ss simple_switch simple_switch_CLI; do
   command -v "$t" >/dev/null || skip "$t is not on PATH (build p4c and BMv2 as p4/README.md says)"
 done
 need_root
@@ -40,8 +40,12 @@ for variant in "hw" "hw_npt1 -DHW_INT_UDP_PORT=5000"; do
   p4c-bm2-ss --arch v1model "$@" -o "$dir/$out.json" "$src/p4/hopwatch_v1model.p4" >"$dir/$out.p4c" 2>&1 ||
     { cat "$dir/$out.p4c"; fail "p4c-bm2-ss $* failed"; }
   grep -i 'warning' "$dir/$out.p4c" && fail "p4c-bm2-ss $* printed warnings"
+  # p4test: the front and mid end alone, which warn about what p4c-bm2-ss may not (an unused constant)
+  p4test "$@" "$src/p4/hopwatch_v1model.p4" >"$dir/$out.p4test" 2>&1 ||
+    { cat "$dir/$out.p4test"; fail "p4test $* failed"; }
+  grep -i 'warning' "$dir/$out.p4test" && fail "p4test $* printed warnings"
 done
-echo "ok p4c-bm2-ss $(p4c-bm2-ss --version 2>&1 | head -1): no warnings (NPT 0 and NPT 1 builds)"
+echo "ok p4c $(p4c-bm2-ss --version 2>&1 | grep -m1 Version): p4test and p4c-bm2-ss print no warnings (NPT 0 and NPT 1 builds)"
 
 # ---- namespaces and links (p4/README.md, the figure): ports 1 in, 2 out, 3 to the collector ----
 for n in h1 h2 s1 s2 s3 c; do
@@ -261,7 +265,10 @@ stop_switches
 term_exits_0 "$colpid" 30 "$dir/col.err"
 term_exits_0 "$h2pid" 30 "$dir/h2col.err"
 [ "$(count records "$dir/h2col.err")" = 0 ] || fail "h2 received INT: the collector at h2 decoded records"
-[ "$(count not_report "$dir/h2col.err")" -gt 1000 ] || { cat "$dir/h2col.err"; fail "h2 saw too few packets"; }
+# "records 0" means something only if that capture saw the traffic: h2's receivers get about 1200 packets
+# (bursts of ~464 each = 2 s x 200/s + a 64-packet queue, ~200 with the sink congested, ~90 TCP, 50 NPT 1);
+# 500 leaves room for a busy host's input drops
+[ "$(count not_report "$dir/h2col.err")" -ge 500 ] || { cat "$dir/h2col.err"; fail "h2 saw too few packets"; }
 echo "ok h2: $(count not_report "$dir/h2col.err") packets, none with INT"
 
 # ---- the analyzer over everything, thresholds in BMv2 units (p4/analyzer-bmv2.json) ----

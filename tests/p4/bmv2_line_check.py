@@ -114,8 +114,13 @@ for p in d29:
     check(nodes(p) == [1] and p[0]["report_node"] == 1, f"no route: dropped at s1, got {nodes(p)}")
 for p in d26:
     check(nodes(p) == [1, 2] and p[-1]["report_node"] == 2, f"TTL: dropped at s2 with s1's hop, got {nodes(p)}")
+# D F, I 0; the no-route drop happens in s1's ingress, before s1's egress adds INT, so that report carries no
+# INT stack and the collector also says "postcard" (docs/records.md); the TTL drop at s2 has s1's INT
+for p in d29:
+    check(flags(p) == ["dropped", "tracked_flow", "postcard"], f"s1 drop report flags {flags(p)} (want D F, no stack)")
+for p in d26:
+    check(flags(p) == ["dropped", "tracked_flow"], f"s2 drop report flags {flags(p)} (want D F, I 0)")
 for p in d29 + d26:
-    check(flags(p) == ["dropped", "tracked_flow"], f"drop report flags {flags(p)} (want D F, I 0)")
     check(p[-1]["ingress_port"] == 1 and p[-1]["egress_port"] == NONE, f"drop report ports: {p[-1]}")
 
 # ---- phase 4: TCP ----
