@@ -281,6 +281,9 @@ static void test_redact(void **state)
 	assert_string_equal(
 	    hw_http_redact("http://h1:8123/,htp://u:p@h2/?password=s,https://v:q@h3/", out, sizeof(out)),
 	    "http://h1:8123/,htp://u:***@h2/?password=***,https://v:***@h3/");
+	/* a text that starts with '?' (no URL): read from its first byte on, nothing before it (fuzz_http_reply) */
+	assert_string_equal(hw_http_redact("?password=x", out, sizeof(out)), "?password=***");
+	assert_string_equal(hw_http_redact("?", out, sizeof(out)), "?");
 	/* cut to the buffer: 8 bytes hold 7 characters */
 	assert_string_equal(hw_http_redact("http://h:8123/", out, 8), "http://");
 }
