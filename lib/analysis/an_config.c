@@ -1,6 +1,7 @@
 /* The analyzer's JSON configuration: documented defaults (docs/analyzer.md) and a table-driven loader that
  * names the file and the key of anything it does not understand; the detectors declare their own keys. */
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +67,9 @@ static int set(struct hw_an_config *c, const struct an_key *k, json_t *v, const 
 	}
 	double d = json_number_value(v);
 	char *p = (char *)c + k->off;
-	if (k->type != AN_DOUBLE && (d < (k->type == AN_INT ? -1 : 0) || d != (double)(long long)d)) {
+	/* floor, not a cast to an integer: a cast of a value beyond its range (40e96) is undefined
+	 * (fuzz_analyzer_config) */
+	if (k->type != AN_DOUBLE && (d < (k->type == AN_INT ? -1 : 0) || d != floor(d))) {
 		snprintf(err, errlen, "%s: %s.%s: expected a whole number%s", path, k->section, k->name,
 		         k->type == AN_INT ? " (-1 = not checked)" : " >= 0");
 		return -1;

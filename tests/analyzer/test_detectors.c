@@ -1123,6 +1123,12 @@ static void test_config(void **state)
 	write_file(p, "{\"detectors\":{\"Nope\":true}}");
 	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "detectors.Nope"));
+	/* a whole number far beyond any integer (4e97 ns): refused as out of range, no cast of it to an integer
+	 * on the way (fuzz_analyzer_config found one under UBSan) */
+	write_file(p, "{\"high_queue\":{\"hold_ns\":40e96}}");
+	assert_int_equal(hw_an_config_load(&c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "high_queue.hold_ns"));
+	assert_non_null(strstr(err, "out of range"));
 	remove(p);
 }
 
