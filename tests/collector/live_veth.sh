@@ -37,7 +37,9 @@ run_and_check() { # name
   cpid=
   [ $rc = 0 ] || { cat "$dir/$name.err"; fail "$name: collector exited with $rc after SIGTERM"; }
   diff <(strip_time "$dir/truth.jsonl") <(strip_time "$dir/$name.jsonl") >/dev/null || {
-    diff <(strip_time "$dir/truth.jsonl") <(strip_time "$dir/$name.jsonl") | head -4; fail "$name: records differ"; }
+    diff <(strip_time "$dir/truth.jsonl") <(strip_time "$dir/$name.jsonl") | head -4
+    cat "$dir/$name.err" # the collector's counts: a frame the capture lost shows in its drop counters
+    fail "$name: records differ"; }
   [ "$(count records "$dir/$name.err")" = "$want" ] || fail "$name: counted $(count records "$dir/$name.err") records, want $want"
   echo "ok $name: $want records received live and decoded exactly"
 }
