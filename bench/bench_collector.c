@@ -15,11 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "collector.h"
 #include "hopwatch/pcap_input.h"
+#include "hopwatch/record_file.h"
 
 #define BURST 32
 #define CHUNK 256        /* packets per timed chunk (about 40 us of the full worker) */
@@ -133,20 +135,26 @@ static int loop(void *arg)
 	return 0;
 }
 
-/* Remove the record files a run wrote, so that repeated runs do not fill the (tmpfs) directory. */
-static void remove_records(const char *dir)
+/* Remove the record files a run wrote, so that repeated runs do not fill the (tmpfs) directory; returns
+ * the bytes they held. */
+static uint64_t remove_records(const char *dir)
 {
+	uint64_t bytes = 0;
 	DIR *d = opendir(dir);
 	if (!d)
-		return;
+		return 0;
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, "records-", 8) || !strncmp(e->d_name, ".records-", 9)) {
 			char path[4096];
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			struct stat st;
+			if (!stat(path, &st))
+				bytes += (uint64_t)st.st_size;
 			unlink(path);
 		}
 	closedir(d);
+	return bytes;
 }
 
 int main(int argc, char **argv)
@@ -159,14 +167,19 @@ int main(int argc, char **argv)
 	argc -= eal;
 	argv += eal;
 	if (argc < 2) {
-		fprintf(stderr,
-		        "Usage: bench_collector [EAL options] -- FILE.pcap [RUNS] [PACKETS_PER_RUN] [SINK_DIR]\n");
+		fprintf(stderr, "Usage: bench_collector [EAL options] -- FILE.pcap [RUNS] [PACKETS_PER_RUN] [SINK_DIR] "
+		                "[compact|fixed]\n");
 		return 2;
 	}
 	const char *path = argv[1];
 	int runs = argc > 2 ? atoi(argv[2]) : 5;
 	uint64_t per_run = argc > 3 ? strtoull(argv[3], NULL, 10) : 4000000;
 	const char *sink_dir = argc > 4 ? argv[4] : "/dev/shm";
+	const char *encoding = argc > 5 ? argv[5] : "compact"; /* record files: hw_record_encoding */
+	if (strcmp(encoding, "compact") && strcmp(encoding, "fixed")) {
+		fprintf(stderr, "bench_collector: encoding '%s': expected compact or fixed\n", encoding);
+		return 2;
+	}
 	if (runs < 1 || runs > 51) {
 		fprintf(stderr, "bench_collector: RUNS must be 1-51\n");
 		return 2;
@@ -220,11 +233,13 @@ int main(int argc, char **argv)
 	hw_collector_config_default(&cc);
 	static struct hw_record recs[1024];
 	static struct hw_report reps[256];
-	uint64_t reports_per_pass = 0;
+	uint64_t reports_per_pass = 0, records_per_pass = 0;
 	for (size_t i = 0; i < fr.n; i++) {
 		struct hw_parse_out o = {.recs = recs, .rec_cap = 1024, .reps = reps, .rep_cap = 256};
-		if (hw_parse_frame(&cc.parser, fr.data[i], fr.len[i], 0, &o) == HW_OK)
+		if (hw_parse_frame(&cc.parser, fr.data[i], fr.len[i], 0, &o) == HW_OK) {
 			reports_per_pass += o.n_reps;
+			records_per_pass += o.n_recs;
+		}
 	}
 	double rpp = (double)reports_per_pass / (double)fr.n; /* reports per packet */
 
@@ -233,6 +248,7 @@ int main(int argc, char **argv)
 	 * run), which leave out the time other processes on a shared machine held the core or evicted
 	 * its caches.  Medians over the runs. */
 	double med[4], cmed[4], cpumed[4], scale2 = 0, cscale2 = 0;
+	uint64_t sink_bytes = 0, sink_records = 0; /* record files of all WORKER_SINK runs */
 	for (int mode = 0; mode < 4; mode++) {
 		double rate[51], crate[51], cpurate[51];
 		for (int r = 0; r < runs; r++) {
@@ -241,6 +257,8 @@ int main(int argc, char **argv)
 			hw_collector_config_default(&col.cfg);
 			col.cfg.records_dir = mode == WORKER_SINK ? sink_dir : NULL;
 			col.cfg.rotate_bytes = 256ull << 20;
+			col.cfg.records_encoding =
+			    strcmp(encoding, "fixed") ? HW_RECORD_ENC_COMPACT : HW_RECORD_ENC_FIXED;
 			if (mode != BARE && hw_collector_start(&col, 1, true, err, sizeof(err))) {
 				fprintf(stderr, "bench_collector: %s\n", err);
 				return 1;
@@ -254,8 +272,10 @@ int main(int argc, char **argv)
 			loop(&run);
 			if (mode != BARE)
 				hw_collector_finish(&col);
-			if (mode == WORKER_SINK)
-				remove_records(sink_dir);
+			if (mode == WORKER_SINK) {
+				sink_bytes += remove_records(sink_dir);
+				sink_records += col.files_written;
+			}
 			rate[r] = (double)run.packets * rpp / run.seconds;
 			cpurate[r] = (double)run.packets * rpp / run.cpu_s;
 			crate[r] = CHUNK * rpp / run.chunk_s;
@@ -303,6 +323,9 @@ int main(int argc, char **argv)
 	       path, fr.n, rpp, runs, (unsigned long long)per_run);
 	for (int m = 0; m < 4; m++)
 		printf(" \"%s_reports_per_cpu_s\": %.0f,\n", names[m], cpumed[m]);
+	printf(" \"record_files\": {\"encoding\": \"%s\", \"records_per_report\": %.3f, \"bytes_per_record\": %.2f},\n",
+	       encoding, reports_per_pass ? (double)records_per_pass / (double)reports_per_pass : 0.0,
+	       sink_records ? (double)sink_bytes / (double)sink_records : 0.0);
 	printf(" \"worker_over_per_frame\": %.3f,\n", cpumed[1] / cpumed[3]);
 	printf(" \"worker_over_bare\": %.3f, \"sink_over_bare\": %.3f,\n", cpumed[1] / cpumed[0],
 	       cpumed[2] / cpumed[0]);

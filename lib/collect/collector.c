@@ -175,7 +175,8 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		struct hw_record_writer_opts o = {.dir = c->cfg.records_dir,
 		                                  .prefix = "records",
 		                                  .rotate_bytes = c->cfg.rotate_bytes,
-		                                  .rotate_ns = c->cfg.rotate_seconds * 1000000000ull};
+		                                  .rotate_ns = c->cfg.rotate_seconds * 1000000000ull,
+		                                  .encoding = (enum hw_record_encoding)c->cfg.records_encoding};
 		if (!(c->files = hw_record_writer_open(&o, err, errlen)))
 			return -1;
 	}

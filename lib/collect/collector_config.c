@@ -10,6 +10,7 @@
 #define C struct hw_collector_config
 
 static const char *const profiles[] = {"standard", "geant", NULL};
+static const char *const record_encodings[] = {"compact", "fixed", NULL}; /* enum hw_record_encoding */
 
 /* --int-dscp VALUE/MASK into set_dscp[0..1]. */
 static int parse_dscp(const char *text, void *field, char *want, size_t wantlen)
@@ -71,6 +72,10 @@ static const struct hw_opt rows[] = {
      .scale = 1 << 20, .def = "256", .help = "start a new record file after N MiB"},
     {HW_OPT_UINT, "rotate-seconds", .key = "sinks.rotate_seconds", .metavar = "N", HW_OPT_AT(C, rotate_seconds),
      .hi = 86400 * 365, .def = "300", .help = "start a new record file after N seconds"},
+    {HW_OPT_ENUM, "records-encoding", .key = "sinks.records_encoding", .metavar = "compact|fixed",
+     HW_OPT_AT(C, records_encoding), .names = record_encodings, .def = "compact",
+     .help = "record files compact (format version 2, about 5x smaller) or fixed-size\n"
+             "(version 1, for readers older than the compact encoding)"},
     {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM,
      .flags = HW_OPTF_NULLABLE, .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT"},
     {HW_OPT_STRING, "stream-key", .key = "sinks.stream_key", .metavar = "FILE", HW_OPT_AT(C, stream_key),

@@ -20,6 +20,7 @@ struct hw_collector_config {
 	const char *records_dir;     /* binary record files, NULL = off */
 	uint64_t rotate_bytes;
 	uint64_t rotate_seconds;
+	int records_encoding;   /* enum hw_record_encoding (record_file.h): 0 compact, 1 fixed */
 	const char *stream;     /* "unix:PATH" or "tcp:HOST:PORT", NULL = off */
 	const char *stream_key; /* key file: frames authenticated (stream.h), NULL = off */
 	const char *metrics;    /* "HOST:PORT" for /metrics, NULL = off */

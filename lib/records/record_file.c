@@ -1,5 +1,6 @@
-/* Binary record files (record_file.h): a buffered writer that rotates by size and time and renames
- * finished files into place atomically, and a reader that refuses files it does not understand. */
+/* Binary record files (record_file.h): a buffered writer of compact (version 2) or fixed-size (version 1)
+ * files that rotates by size and time and renames finished files into place atomically, and a reader of
+ * both versions that refuses files it does not understand. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,10 +11,13 @@
 #include <unistd.h>
 
 #include "hopwatch/record_file.h"
+#include "record_compact.h"
 #include "sinks_internal.h"
 
-#define WRITER_BUF (1u << 20) /* bytes buffered before a write(2) */
-#define READER_CHUNK 256u     /* records per read(2) */
+#define WRITER_BUF (1u << 20)       /* bytes buffered before a write(2) */
+#define READER_CHUNK 256u           /* records per read(2) */
+#define COMPACT_BUF (256u << 10)    /* bytes of a compact file read at once */
+#define COMPACT_REFILL (128u << 10) /* read more when fewer bytes than this are left: more than any group */
 #define NAME_LEN 256
 
 struct hw_record_writer {
@@ -21,6 +25,8 @@ struct hw_record_writer {
 	char dir[4096];
 	char prefix[128];
 	uint64_t rotate_bytes, rotate_ns;
+	unsigned version;      /* HW_RECORD_FILE_VERSION (compact) or HW_RECORD_FILE_VERSION_FIXED */
+	struct hw_record prev; /* compact: the last record of the current file, what the next group is coded against */
 
 	int fd; /* current temporary file, -1 when none is open */
 	char final_name[NAME_LEN], tmp_name[NAME_LEN + 8];
@@ -34,11 +40,11 @@ struct hw_record_writer {
 	uint8_t buf[WRITER_BUF];
 };
 
-static void put_header(uint8_t h[HW_RECORD_FILE_HEADER], uint64_t created_ns)
+static void put_header(uint8_t h[HW_RECORD_FILE_HEADER], uint64_t created_ns, unsigned version)
 {
 	memset(h, 0, HW_RECORD_FILE_HEADER);
 	memcpy(h, HW_RECORD_FILE_MAGIC, 8);
-	hw_put_le16(h + 8, HW_RECORD_FILE_VERSION);
+	hw_put_le16(h + 8, (uint16_t)version);
 	hw_put_le16(h + 10, HW_RECORD_SIZE);
 	hw_put_le32(h + 12, HW_RECORD_FILE_HEADER);
 	hw_put_le64(h + 16, created_ns);
@@ -119,7 +125,8 @@ static int start_file(struct hw_record_writer *w, uint64_t now_ns, char *err, si
 		hw_errf(err, errlen, "create %s/%s: no free file name", w->dir, w->tmp_name);
 		return -1;
 	}
-	put_header(w->buf, stamp);
+	put_header(w->buf, stamp, w->version);
+	memset(&w->prev, 0, sizeof(w->prev));
 	w->buflen = HW_RECORD_FILE_HEADER;
 	w->file_bytes = HW_RECORD_FILE_HEADER;
 	w->file_recs = 0;
@@ -212,12 +219,44 @@ struct hw_record_writer *hw_record_writer_open(const struct hw_record_writer_opt
 	snprintf(w->prefix, sizeof(w->prefix), "%s", o->prefix);
 	w->rotate_bytes = o->rotate_bytes;
 	w->rotate_ns = o->rotate_ns;
+	w->version = o->encoding == HW_RECORD_ENC_FIXED ? HW_RECORD_FILE_VERSION_FIXED : HW_RECORD_FILE_VERSION;
 	return w;
 }
 
 static int time_due(const struct hw_record_writer *w, uint64_t now_ns)
 {
 	return w->rotate_ns && now_ns >= w->file_start_ns && now_ns - w->file_start_ns >= w->rotate_ns;
+}
+
+/* Compact files: one group at a time, encoded straight into the buffer; a group that would take the file
+ * past rotate_bytes is dropped from the buffer and encoded again at the start of a new file (a file's
+ * first group is coded against zeros). */
+static int write_compact(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
+                         size_t errlen)
+{
+	for (size_t i = 0; i < n;) {
+		size_t left = n - i, taken = 0;
+		size_t bound = hw_rc_group_bound(left < HW_RC_GROUP_MAX ? left : HW_RC_GROUP_MAX);
+		if ((w->fd < 0 && start_file(w, now_ns, err, errlen)) ||
+		    (w->buflen + bound > sizeof(w->buf) && flush_buf(w, err, errlen))) {
+			w->lost += left;
+			return -1;
+		}
+		size_t len = hw_rc_encode_group(&w->prev, r + i, left, w->buf + w->buflen, &taken);
+		if (w->rotate_bytes && w->file_recs && w->file_bytes + len > w->rotate_bytes) {
+			if (finish_file(w, err, errlen)) { /* the group's bytes lie past buflen: not written */
+				w->lost += left;
+				return -1;
+			}
+			continue;
+		}
+		w->buflen += len;
+		w->file_bytes += len;
+		w->file_recs += taken;
+		w->count += taken;
+		i += taken;
+	}
+	return 0;
 }
 
 int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r, size_t n, uint64_t now_ns, char *err,
@@ -228,6 +267,8 @@ int hw_record_writer_write(struct hw_record_writer *w, const struct hw_record *r
 		w->lost += n;
 		return -1;
 	}
+	if (w->version == HW_RECORD_FILE_VERSION)
+		return write_compact(w, r, n, now_ns, err, errlen);
 	for (size_t i = 0; i < n; i++) {
 		if ((w->fd >= 0 && w->rotate_bytes && w->file_recs &&
 		     w->file_bytes + HW_RECORD_SIZE > w->rotate_bytes && finish_file(w, err, errlen)) ||
@@ -279,9 +320,18 @@ uint64_t hw_record_writer_files(const struct hw_record_writer *w)
 
 struct hw_record_reader {
 	int fd;
-	uint64_t left; /* whole records not yet read */
+	unsigned version;
+	uint64_t left; /* fixed: whole records not yet read */
 	uint64_t done; /* records read */
 	char path[4096];
+	/* compact: bytes read ahead, the groups' reference record and the records of the group being handed out */
+	uint8_t *cbuf;
+	size_t clen, cpos;
+	uint64_t coff; /* file offset of cbuf[0] */
+	int eof;
+	struct hw_record prev;
+	size_t npend, ipend;
+	struct hw_record pend[HW_RC_GROUP_MAX];
 	uint8_t buf[READER_CHUNK * HW_RECORD_SIZE];
 };
 
@@ -301,9 +351,10 @@ static ssize_t read_full(int fd, uint8_t *p, size_t n)
 	return (ssize_t)got;
 }
 
-/* Check the header and the length; 0, or -1 with a message naming the file and the problem. */
-static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t size, uint64_t *nrec, char *err,
-                      size_t errlen)
+/* Check the header and the length; 0, or -1 with a message naming the file and the problem.  *nrec is the
+ * number of records of a fixed-size file (version 1); a compact file's is known only once it is read. */
+static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t size, unsigned *version_out,
+                      uint64_t *nrec, char *err, size_t errlen)
 {
 	if (got < 8 || memcmp(h, HW_RECORD_FILE_MAGIC, 8)) {
 		hw_errf(err, errlen, "%s: not a hopwatch record file (wrong magic)", path);
@@ -316,7 +367,7 @@ static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t 
 	unsigned version = hw_get_le16(h + 8), rec_size = hw_get_le16(h + 10);
 	uint32_t hdr_size = hw_get_le32(h + 12), layout = hw_get_le32(h + 24);
 	if (version == 0 || version > HW_RECORD_FILE_VERSION) {
-		hw_errf(err, errlen, "%s: format version %u %s (this reader knows version %u)", path, version,
+		hw_errf(err, errlen, "%s: format version %u %s (this reader knows versions 1 and %u)", path, version,
 		        version ? "is newer than this reader" : "is not valid", HW_RECORD_FILE_VERSION);
 		return -1;
 	}
@@ -333,6 +384,10 @@ static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t 
 		        layout ? "is newer than this reader" : "is not valid", HW_RECORD_LAYOUT_VERSION);
 		return -1;
 	}
+	*version_out = version;
+	*nrec = 0;
+	if (version != HW_RECORD_FILE_VERSION_FIXED)
+		return 0;
 	uint64_t body = size - HW_RECORD_FILE_HEADER;
 	if (body % HW_RECORD_SIZE) {
 		hw_errf(err, errlen,
@@ -355,6 +410,7 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 	struct stat st;
 	uint8_t h[HW_RECORD_FILE_HEADER];
 	uint64_t nrec = 0;
+	unsigned version = 0;
 	ssize_t got = 0;
 	if (fstat(fd, &st) || (got = read_full(fd, h, sizeof(h))) < 0) {
 		hw_errf(err, errlen, "%s: %s", path, strerror(errno));
@@ -366,24 +422,26 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 		close(fd);
 		return NULL;
 	}
-	if (check_file(path, h, got, (uint64_t)st.st_size, &nrec, err, errlen)) {
+	if (check_file(path, h, got, (uint64_t)st.st_size, &version, &nrec, err, errlen)) {
 		close(fd);
 		return NULL;
 	}
-	struct hw_record_reader *r = malloc(sizeof(*r));
-	if (!r) {
+	struct hw_record_reader *r = calloc(1, sizeof(*r));
+	if (!r || (version != HW_RECORD_FILE_VERSION_FIXED && !(r->cbuf = malloc(COMPACT_BUF)))) {
 		hw_errf(err, errlen, "%s: out of memory", path);
+		free(r);
 		close(fd);
 		return NULL;
 	}
 	r->fd = fd;
+	r->version = version;
 	r->left = nrec;
-	r->done = 0;
+	r->coff = HW_RECORD_FILE_HEADER;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	return r;
 }
 
-long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen)
+static long read_fixed(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen)
 {
 	size_t total = 0;
 	if (n > (size_t)r->left)
@@ -410,10 +468,75 @@ long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, si
 	return (long)total;
 }
 
+/* Keep at least COMPACT_REFILL bytes ahead (or the rest of the file) in cbuf.  0, or -1 with err set. */
+static int refill(struct hw_record_reader *r, char *err, size_t errlen)
+{
+	if (r->eof || r->clen - r->cpos >= COMPACT_REFILL)
+		return 0;
+	memmove(r->cbuf, r->cbuf + r->cpos, r->clen - r->cpos);
+	r->clen -= r->cpos;
+	r->coff += r->cpos;
+	r->cpos = 0;
+	ssize_t got = read_full(r->fd, r->cbuf + r->clen, COMPACT_BUF - r->clen);
+	if (got < 0) {
+		hw_errf(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
+		        strerror(errno));
+		return -1;
+	}
+	r->clen += (size_t)got;
+	r->eof = (size_t)got < COMPACT_BUF - (r->clen - (size_t)got);
+	return 0;
+}
+
+static long read_compact(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen)
+{
+	size_t total = 0;
+	char why[256];
+	while (total < n) {
+		if (r->ipend < r->npend) {
+			size_t k = r->npend - r->ipend < n - total ? r->npend - r->ipend : n - total;
+			memcpy(out + total, r->pend + r->ipend, k * sizeof(*out));
+			r->ipend += k;
+			total += k;
+			r->done += k;
+			continue;
+		}
+		if (refill(r, err, errlen))
+			return -1;
+		if (r->cpos == r->clen)
+			break; /* the end of the file, after a whole group */
+		long used = hw_rc_decode_group(&r->prev, r->cbuf + r->cpos, r->clen - r->cpos, r->pend, &r->npend,
+		                               r->coff + r->cpos, why, sizeof(why));
+		if (used < 0) {
+			hw_errf(err, errlen, "%s: %s (after record %llu)", r->path, why, (unsigned long long)r->done);
+			return -1;
+		}
+		if (used == 0) {
+			hw_errf(err, errlen,
+			        "%s: %s: the file ends %llu bytes into the group at byte %llu (after record %llu)",
+			        r->path, r->eof ? "torn last group" : "group longer than any the writer makes",
+			        (unsigned long long)(r->clen - r->cpos), (unsigned long long)(r->coff + r->cpos),
+			        (unsigned long long)r->done);
+			return -1;
+		}
+		r->cpos += (size_t)used;
+		r->ipend = 0;
+	}
+	return (long)total;
+}
+
+long hw_record_reader_read(struct hw_record_reader *r, struct hw_record *out, size_t n, char *err, size_t errlen)
+{
+	if (r->version == HW_RECORD_FILE_VERSION_FIXED)
+		return read_fixed(r, out, n, err, errlen);
+	return read_compact(r, out, n, err, errlen);
+}
+
 void hw_record_reader_close(struct hw_record_reader *r)
 {
 	if (!r)
 		return;
 	close(r->fd);
+	free(r->cbuf);
 	free(r);
 }

@@ -24,7 +24,7 @@ static int setup(void **state)
 {
 	sink_fx_setup(state);
 	struct sink_fx *f = *state;
-	struct hw_record_writer_opts o = {.dir = f->dir, .prefix = "good"};
+	struct hw_record_writer_opts o = {.dir = f->dir, .prefix = "good", .encoding = HW_RECORD_ENC_FIXED};
 	struct hw_record_writer *w = hw_record_writer_open(&o, f->err, sizeof(f->err));
 	assert_non_null(w);
 	struct hw_record r[NREC];
@@ -108,7 +108,7 @@ static void refusals(void **state)
 	struct sink_fx *f = *state;
 	const struct bad bads[] = {
 	    {"magic.hwr", 3, 'X', GOOD_LEN, "not a hopwatch record file (wrong magic)"},
-	    {"newer.hwr", 8, 2, GOOD_LEN, "format version 2 is newer than this reader"},
+	    {"newer.hwr", 8, 3, GOOD_LEN, "format version 3 is newer than this reader"},
 	    {"zero-version.hwr", 8, 0, GOOD_LEN, "format version 0 is not valid"},
 	    {"recsize.hwr", 10, 128, GOOD_LEN, "record size 128 bytes, expected 136"},
 	    {"hdrsize.hwr", 12, 128, GOOD_LEN, "header size 128 bytes, expected 64"},

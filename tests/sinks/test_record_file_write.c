@@ -1,6 +1,6 @@
-/* The record file writer through the reader: round trip of records with every field distinct,
- * rotation by size and by time (every record exactly once, in order), and that a file being
- * written is only ever visible under its hidden temporary name. */
+/* The record file writer through the reader, in both encodings (compact and fixed): round trip of records
+ * with every field distinct, rotation by size and by time (every record exactly once, in order), and that
+ * a file being written is only ever visible under its hidden temporary name. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +19,12 @@
 
 #define MAXF 64
 
+static enum hw_record_encoding encoding; /* of the group of tests being run */
+
 static struct hw_record_writer *open_writer(struct sink_fx *f, uint64_t rotate_bytes, uint64_t rotate_ns)
 {
 	struct hw_record_writer_opts o = {
-	    .dir = f->dir, .prefix = "rec", .rotate_bytes = rotate_bytes, .rotate_ns = rotate_ns};
+	    .dir = f->dir, .prefix = "rec", .rotate_bytes = rotate_bytes, .rotate_ns = rotate_ns, .encoding = encoding};
 	struct hw_record_writer *w = hw_record_writer_open(&o, f->err, sizeof(f->err));
 	if (!w)
 		fail_msg("open writer: %s", f->err);
@@ -98,6 +100,8 @@ static void round_trip_one_file(void **state)
 static void rotation_by_size(void **state)
 {
 	struct sink_fx *f = *state;
+	if (encoding != HW_RECORD_ENC_FIXED)
+		skip(); /* sizes of fixed records; rotation_by_size_compact below */
 	/* Room for exactly 10 records after the header: 95 records make 9 full files and one of 5. */
 	struct hw_record_writer *w = open_writer(f, HW_RECORD_FILE_HEADER + 10 * HW_RECORD_SIZE, 0);
 	uint32_t seed = 0;
@@ -119,6 +123,38 @@ static void rotation_by_size(void **state)
 	assert_int_equal(next, 95);
 	names_free(names, n);
 	assert_int_equal(dir_names(f->dir, 1, names, MAXF), 0);
+}
+
+/* Compact files of at most 1,000 bytes: 300 records whose fields all differ from one record to the next
+ * (so each is a group of its own, 100-200 bytes) spread over several files, each within the limit, every
+ * record once and in order, each file's first group coded against zeros (read back on its own). */
+static void rotation_by_size_compact(void **state)
+{
+	struct sink_fx *f = *state;
+	if (encoding != HW_RECORD_ENC_COMPACT)
+		skip();
+	struct hw_record_writer *w = open_writer(f, 1000, 0);
+	uint32_t seed = 0;
+	for (size_t batch = 1; seed < 300; batch += 5) {
+		size_t n = seed + batch > 300 ? 300 - seed : batch;
+		write_seeds(f, w, seed, n, 0);
+		seed += (uint32_t)n;
+	}
+	assert_int_equal(hw_record_writer_close(w, f->err, sizeof(f->err)), 0);
+	char *names[MAXF];
+	int n = dir_names(f->dir, 0, names, MAXF);
+	assert_in_range(n, 30, MAXF - 1); /* 300 records of over 100 bytes: at least 300 * 100 / 936 = 32 files */
+	uint32_t next = 0;
+	for (int i = 0; i < n; i++) {
+		char path[600];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
+		assert_int_equal(stat(path, &st), 0);
+		assert_in_range(st.st_size, HW_RECORD_FILE_HEADER + 1, 1000);
+		assert_in_range(read_expect(f, names[i], &next), 1, 9);
+	}
+	assert_int_equal(next, 300);
+	names_free(names, n);
 }
 
 static void rotation_by_time(void **state)
@@ -288,6 +324,7 @@ static void open_creates_or_refuses_directory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(rotation_by_size_compact, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(round_trip_one_file, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_size, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(rotation_by_time, sink_fx_setup, sink_fx_teardown),
@@ -296,5 +333,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(write_error_abandons_file, sink_fx_setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(open_creates_or_refuses_directory, sink_fx_setup, sink_fx_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	encoding = HW_RECORD_ENC_COMPACT;
+	int failed = cmocka_run_group_tests_name("compact", tests, NULL, NULL);
+	encoding = HW_RECORD_ENC_FIXED;
+	return failed + cmocka_run_group_tests_name("fixed", tests, NULL, NULL);
 }

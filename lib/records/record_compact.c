@@ -1,0 +1,328 @@
+/* The compact record encoding (record_compact.h), generated from HW_RECORD_FIELDS (record.h): which fields a
+ * report shares, the group encoder and decoder, and how each field's type is written. */
+#include <string.h>
+
+#include "errf.h"
+#include "record_compact.h"
+
+/* Which fields every record of one report shares (1: written once per group) and which are the hop's own
+ * (0: written per record).  Every field of HW_RECORD_FIELDS must be named here: a field missing from this
+ * table is a compile error where the list is expanded below. */
+#define HW_RC_SHARED_time_ns 1
+#define HW_RC_SHARED_report_node 1
+#define HW_RC_SHARED_hw_id 1
+#define HW_RC_SHARED_report_seq 1
+#define HW_RC_SHARED_report_flags 1
+#define HW_RC_SHARED_format 1
+#define HW_RC_SHARED_int_version 0
+#define HW_RC_SHARED_valid 0
+#define HW_RC_SHARED_hop_index 0
+#define HW_RC_SHARED_path_len 1
+#define HW_RC_SHARED_node_id 0
+#define HW_RC_SHARED_ingress_port 0
+#define HW_RC_SHARED_egress_port 0
+#define HW_RC_SHARED_l2_ingress_port 0
+#define HW_RC_SHARED_l2_egress_port 0
+#define HW_RC_SHARED_hop_latency 0
+#define HW_RC_SHARED_queue_id 0
+#define HW_RC_SHARED_queue_occupancy 0
+#define HW_RC_SHARED_ingress_ts 0
+#define HW_RC_SHARED_egress_ts 0
+#define HW_RC_SHARED_egress_tx_util 0
+#define HW_RC_SHARED_buffer_id 0
+#define HW_RC_SHARED_buffer_occupancy 0
+#define HW_RC_SHARED_drop_reason 0
+#define HW_RC_SHARED_src_ip 1
+#define HW_RC_SHARED_dst_ip 1
+#define HW_RC_SHARED_src_port 1
+#define HW_RC_SHARED_dst_port 1
+#define HW_RC_SHARED_ip_proto 1
+#define HW_RC_SHARED_dscp 1
+#define HW_RC_SHARED_ecn 1
+#define HW_RC_SHARED_roce_opcode 1
+#define HW_RC_SHARED_roce_dest_qp 1
+#define HW_RC_SHARED_flow_hash 1
+
+#define SHARED(name) HW_RC_SHARED_##name
+
+/* A field's bit in its group's mask: its place among the shared fields (RPOS) or among the hop fields
+ * (HPOS), in list order.  Each row adds an enumerator and a second one that steps the count back when
+ * the field is of the other kind, so the next field gets the same place. */
+#define RPOS_ROW(a, name, type, le, valid, ch, kind, jpos)                                                             \
+	RPOS_##name, RPOS_END_##name = RPOS_##name + SHARED(name) - 1,
+#define HPOS_ROW(a, name, type, le, valid, ch, kind, jpos) HPOS_##name, HPOS_END_##name = HPOS_##name - SHARED(name),
+enum { RPOS_BEFORE_ = -1, HW_RECORD_FIELDS(RPOS_ROW, _) N_SHARED };
+enum { HPOS_BEFORE_ = -1, HW_RECORD_FIELDS(HPOS_ROW, _) N_HOP };
+_Static_assert(N_SHARED + N_HOP == HW_RECORD_NFIELDS, "every field is shared or the hop's own");
+_Static_assert(N_SHARED <= 32 && N_HOP <= 32, "a group's masks are 32 bits");
+
+/* Each (type, kind) of the list has one coding:
+ *   u8                 1 byte;
+ *   u16, u32           LEB128 varint of the value (u16 at most 3 bytes, u32 at most 5);
+ *   u64, kind UINT     LEB128 varint of the zigzag-coded difference to the previous record's value (times
+ *                      and device timestamps: small steps), at most 10 bytes;
+ *   u64, kind HEX      8 bytes little-endian (flow_hash: a hash has no small differences);
+ *   ip16               16 bytes in order.
+ * A (type, kind) pair not listed here is a compile error. */
+#define CODE_u8_UINT u8
+#define CODE_u8_FLAGS u8
+#define CODE_u8_FORMAT u8
+#define CODE_u8_INTVER u8
+#define CODE_u16_UINT u16
+#define CODE_u32_UINT u32
+#define CODE_u32_VALID u32
+#define CODE_u64_UINT delta
+#define CODE_u64_HEX raw64
+#define CODE_ip16_IP ip16
+#define CODE_(type, kind) CODE_##type##_##kind
+#define CALL_(m, code) m##code
+#define CALL(m, code) CALL_(m, code)
+
+#define BOUND_u8 1
+#define BOUND_u16 3
+#define BOUND_u32 5
+#define BOUND_delta 10
+#define BOUND_raw64 8
+#define BOUND_ip16 16
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t zigzag(uint64_t d)
+{
+	return d << 1 ^ (uint64_t) - (int64_t)(d >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t z)
+{
+	return z >> 1 ^ (uint64_t) - (int64_t)(z & 1);
+}
+
+#define EQ_u8(a, b) ((a) == (b))
+#define EQ_u16(a, b) ((a) == (b))
+#define EQ_u32(a, b) ((a) == (b))
+#define EQ_delta(a, b) ((a) == (b))
+#define EQ_raw64(a, b) ((a) == (b))
+#define EQ_ip16(a, b) (!memcmp((a), (b), 16))
+
+#define PUT_u8(p, v, pv) (*(p)++ = (v))
+#define PUT_u16(p, v, pv) ((p) = put_varint((p), (v)))
+#define PUT_u32(p, v, pv) ((p) = put_varint((p), (v)))
+#define PUT_delta(p, v, pv) ((p) = put_varint((p), zigzag((uint64_t)(v) - (uint64_t)(pv))))
+#define PUT_raw64(p, v, pv)                                                                                            \
+	do {                                                                                                           \
+		for (int b_ = 0; b_ < 8; b_++)                                                                         \
+			*(p)++ = (uint8_t)((v) >> (8 * b_));                                                           \
+	} while (0)
+#define PUT_ip16(p, v, pv) (memcpy((p), (v), 16), (p) += 16)
+
+size_t hw_rc_group_bound(size_t n)
+{
+#define RB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? CALL(BOUND_, CODE_(type, kind)) : 0)
+#define HB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0 : CALL(BOUND_, CODE_(type, kind)))
+	return 1 + 5 + (0 HW_RECORD_FIELDS(RB, _)) + n * (5 + (0 HW_RECORD_FIELDS(HB, _)));
+#undef RB
+#undef HB
+}
+
+/* The shared fields of a and b are equal. */
+static inline int same_report(const struct hw_record *a, const struct hw_record *b)
+{
+#define SAME(x, name, type, le, valid, ch, kind, jpos)                                                                 \
+	&&(!SHARED(name) || CALL(EQ_, CODE_(type, kind))(a->name, b->name))
+	return 1 HW_RECORD_FIELDS(SAME, _);
+#undef SAME
+}
+
+size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, size_t n, uint8_t *out, size_t *taken)
+{
+	size_t k = 1, lim = n < HW_RC_GROUP_MAX ? n : HW_RC_GROUP_MAX;
+	while (k < lim && same_report(&r[0], &r[k]))
+		k++;
+	uint8_t *p = out;
+	*p++ = (uint8_t)k;
+	uint32_t m = 0;
+#define RMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (SHARED(name))                                                                                              \
+		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, prev->name) << (SHARED(name) ? RPOS_##name : 0);
+#define RPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
+	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
+		CALL(PUT_, CODE_(type, kind))(p, x->name, prev->name);
+	HW_RECORD_FIELDS(RMASK, r)
+	p = put_varint(p, m);
+	HW_RECORD_FIELDS(RPUT, r)
+#define HMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (!SHARED(name))                                                                                             \
+		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, prev->name) << (SHARED(name) ? 0 : HPOS_##name);
+#define HPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
+	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
+		CALL(PUT_, CODE_(type, kind))(p, x->name, prev->name);
+	for (size_t i = 0; i < k; i++) {
+		const struct hw_record *h = &r[i];
+		m = 0;
+		HW_RECORD_FIELDS(HMASK, h)
+		p = put_varint(p, m);
+		HW_RECORD_FIELDS(HPUT, h)
+		*prev = *h;
+	}
+	*taken = k;
+	return (size_t)(p - out);
+}
+
+/* Bounds-checked reads for the decoder: each returns 0 on success, 1 when the input ends first, -1 when
+ * the bytes are not a value of the field (set by a caller's message). */
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static inline int get_varint(struct rd *d, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned s = 0; s < 64; s += 7) {
+		if (d->p == d->end)
+			return 1;
+		uint8_t b = *d->p++;
+		if (s == 63 && b > 1)
+			return -1; /* more than 64 bits */
+		x |= (uint64_t)(b & 0x7f) << s;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1; /* an 11th byte */
+}
+
+static inline int get_u8(struct rd *d, uint8_t *v)
+{
+	if (d->p == d->end)
+		return 1;
+	*v = *d->p++;
+	return 0;
+}
+
+static inline int get_u16(struct rd *d, uint16_t *v)
+{
+	uint64_t x;
+	int rc = get_varint(d, &x);
+	if (!rc && x > UINT16_MAX)
+		return -1;
+	if (!rc)
+		*v = (uint16_t)x;
+	return rc;
+}
+
+static inline int get_u32(struct rd *d, uint32_t *v)
+{
+	uint64_t x;
+	int rc = get_varint(d, &x);
+	if (!rc && x > UINT32_MAX)
+		return -1;
+	if (!rc)
+		*v = (uint32_t)x;
+	return rc;
+}
+
+/* *v holds the previous record's value and becomes this one's. */
+static inline int get_delta(struct rd *d, uint64_t *v)
+{
+	uint64_t z;
+	int rc = get_varint(d, &z);
+	if (!rc)
+		*v += unzigzag(z);
+	return rc;
+}
+
+static inline int get_raw64(struct rd *d, uint64_t *v)
+{
+	if (d->end - d->p < 8)
+		return 1;
+	uint64_t x = 0;
+	for (int b = 0; b < 8; b++)
+		x |= (uint64_t)d->p[b] << (8 * b);
+	d->p += 8;
+	*v = x;
+	return 0;
+}
+
+static inline int get_ip16(struct rd *d, uint8_t *v)
+{
+	if (d->end - d->p < 16)
+		return 1;
+	memcpy(v, d->p, 16);
+	d->p += 16;
+	return 0;
+}
+
+#define GET_u8(d, v) get_u8((d), &(v))
+#define GET_u16(d, v) get_u16((d), &(v))
+#define GET_u32(d, v) get_u32((d), &(v))
+#define GET_delta(d, v) get_delta((d), &(v))
+#define GET_raw64(d, v) get_raw64((d), &(v))
+#define GET_ip16(d, v) get_ip16((d), (v))
+
+long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
+                        uint64_t off, char *err, size_t errlen)
+{
+	struct rd d = {in, in + len};
+	struct hw_record cur = *prev;
+	const char *bad = NULL;
+	int rc;
+	uint64_t m;
+	if (len < 1)
+		return 0;
+	size_t k = *d.p++;
+	if (k == 0) {
+		hw_errf(err, errlen, "group at byte %llu: a count of 0 records", (unsigned long long)off);
+		return -1;
+	}
+	if ((rc = get_varint(&d, &m)))
+		goto stop;
+	if (m >> N_SHARED) {
+		bad = "report field mask names no field";
+		goto malformed;
+	}
+#define RGET(x, name, type, le, valid, ch, kind, jpos)                                                                 \
+	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1) &&                                             \
+	    (rc = CALL(GET_, CODE_(type, kind))(&d, x.name))) {                                                        \
+		bad = #name;                                                                                           \
+		goto stop;                                                                                             \
+	}
+#define HGET(x, name, type, le, valid, ch, kind, jpos)                                                                 \
+	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1) &&                                            \
+	    (rc = CALL(GET_, CODE_(type, kind))(&d, x.name))) {                                                        \
+		bad = #name;                                                                                           \
+		goto stop;                                                                                             \
+	}
+	HW_RECORD_FIELDS(RGET, cur)
+	for (size_t i = 0; i < k; i++) {
+		if ((rc = get_varint(&d, &m)))
+			goto stop;
+		if (m >> N_HOP) {
+			bad = "hop field mask names no field";
+			goto malformed;
+		}
+		HW_RECORD_FIELDS(HGET, cur)
+		memset(cur.pad_, 0, sizeof(cur.pad_));
+		out[i] = cur;
+	}
+	*prev = cur;
+	*nrec = k;
+	return (long)(d.p - in);
+stop:
+	if (rc > 0)
+		return 0; /* the input ends inside the group */
+	hw_errf(err, errlen, "group at byte %llu: %s%s: an integer too long or too large for it",
+	        (unsigned long long)off, bad ? "field " : "", bad ? bad : "field mask");
+	return -1;
+malformed:
+	hw_errf(err, errlen, "group at byte %llu: %s", (unsigned long long)off, bad);
+	return -1;
+}
