@@ -85,8 +85,18 @@ _Static_assert(N_SHARED <= 32 && N_HOP <= 32, "a group's masks are 32 bits");
 #define BOUND_raw64 8
 #define BOUND_ip16 16
 
+/* One and two bytes first: most values (ports, nodes, latencies, occupancies, timestamp steps) are below 2^14. */
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
+	if (v < 0x80) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return p + 2;
+	}
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -149,29 +159,31 @@ size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, siz
 	uint8_t *p = out;
 	*p++ = (uint8_t)k;
 	uint32_t m = 0;
+	const struct hw_record *pv = prev; /* the record before: *prev, then r[i - 1] */
 #define RMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
 	if (SHARED(name))                                                                                              \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, prev->name) << (SHARED(name) ? RPOS_##name : 0);
+		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? RPOS_##name : 0);
 #define RPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
-		CALL(PUT_, CODE_(type, kind))(p, x->name, prev->name);
+		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
 	HW_RECORD_FIELDS(RMASK, r)
 	p = put_varint(p, m);
 	HW_RECORD_FIELDS(RPUT, r)
 #define HMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
 	if (!SHARED(name))                                                                                             \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, prev->name) << (SHARED(name) ? 0 : HPOS_##name);
+		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? 0 : HPOS_##name);
 #define HPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
-		CALL(PUT_, CODE_(type, kind))(p, x->name, prev->name);
+		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
 	for (size_t i = 0; i < k; i++) {
 		const struct hw_record *h = &r[i];
 		m = 0;
 		HW_RECORD_FIELDS(HMASK, h)
 		p = put_varint(p, m);
 		HW_RECORD_FIELDS(HPUT, h)
-		*prev = *h;
+		pv = h;
 	}
+	*prev = r[k - 1];
 	*taken = k;
 	return (size_t)(p - out);
 }
@@ -184,6 +196,19 @@ struct rd {
 
 static inline int get_varint(struct rd *d, uint64_t *v)
 {
+	if (d->end - d->p >= 2) { /* one and two bytes without a bounds check per byte */
+		const uint8_t *p = d->p;
+		if (p[0] < 0x80) {
+			*v = p[0];
+			d->p += 1;
+			return 0;
+		}
+		if (p[1] < 0x80) {
+			*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			d->p += 2;
+			return 0;
+		}
+	}
 	uint64_t x = 0;
 	for (unsigned s = 0; s < 64; s += 7) {
 		if (d->p == d->end)
