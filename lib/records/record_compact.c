@@ -233,25 +233,26 @@ static inline int get_u8(struct rd *d, uint8_t *v)
 	return 0;
 }
 
+/* A varint of at most max. */
+static inline int get_upto(struct rd *d, uint64_t max, uint64_t *x)
+{
+	int rc = get_varint(d, x);
+	return !rc && *x > max ? -1 : rc;
+}
+
 static inline int get_u16(struct rd *d, uint16_t *v)
 {
 	uint64_t x;
-	int rc = get_varint(d, &x);
-	if (!rc && x > UINT16_MAX)
-		return -1;
-	if (!rc)
-		*v = (uint16_t)x;
+	int rc = get_upto(d, UINT16_MAX, &x);
+	*v = rc ? *v : (uint16_t)x;
 	return rc;
 }
 
 static inline int get_u32(struct rd *d, uint32_t *v)
 {
 	uint64_t x;
-	int rc = get_varint(d, &x);
-	if (!rc && x > UINT32_MAX)
-		return -1;
-	if (!rc)
-		*v = (uint32_t)x;
+	int rc = get_upto(d, UINT32_MAX, &x);
+	*v = rc ? *v : (uint32_t)x;
 	return rc;
 }
 

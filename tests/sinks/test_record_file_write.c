@@ -41,6 +41,17 @@ static void write_seeds(struct sink_fx *f, struct hw_record_writer *w, uint32_t 
 	free(r);
 }
 
+/* Seeds 0 .. total - 1 in calls of 1, 1 + step, 1 + 2 step, ... records. */
+static void write_growing(struct sink_fx *f, struct hw_record_writer *w, uint32_t total, size_t step)
+{
+	uint32_t seed = 0;
+	for (size_t batch = 1; seed < total; batch += step) {
+		size_t n = seed + batch > total ? total - seed : batch;
+		write_seeds(f, w, seed, n, 0);
+		seed += (uint32_t)n;
+	}
+}
+
 /* Read dir/name completely, in chunks of 7, checking it holds seeds *next, *next+1, ...; returns the
  * number of records. */
 static size_t read_expect(struct sink_fx *f, const char *name, uint32_t *next)
@@ -104,12 +115,7 @@ static void rotation_by_size(void **state)
 		skip(); /* sizes of fixed records; rotation_by_size_compact below */
 	/* Room for exactly 10 records after the header: 95 records make 9 full files and one of 5. */
 	struct hw_record_writer *w = open_writer(f, HW_RECORD_FILE_HEADER + 10 * HW_RECORD_SIZE, 0);
-	uint32_t seed = 0;
-	for (size_t batch = 1; seed < 95; batch += 3) {
-		size_t n = seed + batch > 95 ? 95 - seed : batch;
-		write_seeds(f, w, seed, n, 0);
-		seed += (uint32_t)n;
-	}
+	write_growing(f, w, 95, 3);
 	assert_int_equal(hw_record_writer_close(w, f->err, sizeof(f->err)), 0);
 
 	char *names[MAXF];
@@ -134,12 +140,7 @@ static void rotation_by_size_compact(void **state)
 	if (encoding != HW_RECORD_ENC_COMPACT)
 		skip();
 	struct hw_record_writer *w = open_writer(f, 1000, 0);
-	uint32_t seed = 0;
-	for (size_t batch = 1; seed < 300; batch += 5) {
-		size_t n = seed + batch > 300 ? 300 - seed : batch;
-		write_seeds(f, w, seed, n, 0);
-		seed += (uint32_t)n;
-	}
+	write_growing(f, w, 300, 5);
 	assert_int_equal(hw_record_writer_close(w, f->err, sizeof(f->err)), 0);
 	char *names[MAXF];
 	int n = dir_names(f->dir, 0, names, MAXF);
