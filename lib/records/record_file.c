@@ -511,11 +511,17 @@ static long read_compact(struct hw_record_reader *r, struct hw_record *out, size
 			hw_errf(err, errlen, "%s: %s (after record %llu)", r->path, why, (unsigned long long)r->done);
 			return -1;
 		}
-		if (used == 0) {
+		if (used == 0 && r->eof) {
 			hw_errf(err, errlen,
-			        "%s: %s: the file ends %llu bytes into the group at byte %llu (after record %llu)",
-			        r->path, r->eof ? "torn last group" : "group longer than any the writer makes",
-			        (unsigned long long)(r->clen - r->cpos), (unsigned long long)(r->coff + r->cpos),
+			        "%s: torn last group: the file ends %llu bytes into the group at byte %llu (after "
+			        "record %llu)",
+			        r->path, (unsigned long long)(r->clen - r->cpos),
+			        (unsigned long long)(r->coff + r->cpos), (unsigned long long)r->done);
+			return -1;
+		}
+		if (used == 0) { /* cannot happen: COMPACT_REFILL is more than any group the decoder accepts */
+			hw_errf(err, errlen, "%s: the group at byte %llu is longer than %u bytes (after record %llu)",
+			        r->path, (unsigned long long)(r->coff + r->cpos), COMPACT_REFILL,
 			        (unsigned long long)r->done);
 			return -1;
 		}
