@@ -261,8 +261,9 @@ static void write_error_abandons_file(void **state)
 
 /* Issue 22 item 9: a write(2) that fails in the middle of one call used to leave the call's records after
  * the failure neither counted written nor lost.  20000 records: the 1 MiB buffer (64-byte header and 7709
- * records of 136 bytes) is flushed before the 7710th and fails over RLIMIT_FSIZE.  Now written + lost =
- * 20000, here all lost: 7709 with the abandoned file, the 12291 not taken after it. */
+ * records of 136 bytes; compact: groups of one record each, since rec_fill changes every field, of more than
+ * 60 bytes, so under 17,500 fit) is flushed before the last record and fails over RLIMIT_FSIZE.  Now
+ * written + lost = 20000, here all lost: those in the abandoned file and those not taken after it. */
 static void failed_call_counts_every_record(void **state)
 {
 	struct sink_fx *f = *state;
