@@ -74,7 +74,7 @@ static const struct hw_opt rows[] = {
      .hi = 86400 * 365, .def = "300", .help = "start a new record file after N seconds"},
     {HW_OPT_ENUM, "records-encoding", .key = "sinks.records_encoding", .metavar = "compact|fixed",
      HW_OPT_AT(C, records_encoding), .names = record_encodings, .def = "compact",
-     .help = "record files compact (format version 2, about 5x smaller) or fixed-size\n"
+     .help = "record files compact (format version 2, 4-5x smaller) or fixed-size\n"
              "(version 1, for readers older than the compact encoding)"},
     {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM,
      .flags = HW_OPTF_NULLABLE, .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT"},
