@@ -12,8 +12,9 @@
 #include "hopwatch/pcap_input.h"
 
 /* stdio's buffer for a capture file: libpcap reads each record with two small freads, and with the
- * default buffer (the file system's block, 4 KiB) that is one read(2) every ~14 frames of 300 bytes. */
-#define FILE_BUFFER (1u << 20)
+ * default buffer (the file system's block, 4 KiB) that is one read(2) every ~14 frames of 300 bytes.
+ * 64 KiB cuts the calls 16-fold and, unlike 1 MiB (no faster), leaves the L2 cache to the worker. */
+#define FILE_BUFFER (1u << 16)
 
 /* Open a capture file with a large stdio buffer (*buf, freed by the caller after pcap_close). */
 static pcap_t *open_file(const char *path, char **buf, char *ebuf)
@@ -24,7 +25,7 @@ static pcap_t *open_file(const char *path, char **buf, char *ebuf)
 		snprintf(ebuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
 		return NULL;
 	}
-	/* a named pipe too: read(2) returns what the writer has written so far, it does not wait for 1 MiB */
+	/* a named pipe too: read(2) returns what the writer has written so far, it does not wait for a full buffer */
 	*buf = malloc(FILE_BUFFER);
 	if (*buf && setvbuf(f, *buf, _IOFBF, FILE_BUFFER)) {
 		free(*buf);
