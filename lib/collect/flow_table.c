@@ -18,8 +18,6 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 		free(t->buckets);
 		return -1;
 	}
-	hw_table_hugepages(t->e, (size_t)capacity * sizeof(*t->e));    /* used in order: pages as flows come */
-	hw_table_hugepages(t->buckets, (size_t)nb * sizeof(uint32_t)); /* hashed: the TLB, as the queue table */
 	for (uint32_t i = 0; i < nb; i++)
 		t->buckets[i] = HW_FLOW_NONE;
 	t->bucket_mask = nb - 1;
