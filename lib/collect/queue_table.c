@@ -15,7 +15,6 @@ int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 	if (!t->mem)
 		return -1;
 	t->slots = (struct hw_queue_stats *)(((uintptr_t)t->mem + 63) & ~(uintptr_t)63);
-	hw_table_hugepages(t->mem, ((size_t)cap + 1) * sizeof(*t->slots));
 	t->mask = cap - 1;
 	t->limit = hw_table_limit(cap);
 	t->n = 0;
