@@ -16,7 +16,8 @@
 #   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
 #             per process CPU-second
 #   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
-#             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after)
+#             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after); in the pcap
+#             rounds likewise (loop A B), per process CPU-second
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer,pipeline]
 #                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
@@ -341,7 +342,7 @@ def main():
         text, _, _ = timed([col, "--pcap", pcap, "--records-dir", recdir])
         n_records = counters(text)["records"]
         files = sorted(glob.glob(os.path.join(recdir, "*")))
-        hw, ref, an, anb = [], [], [], []
+        hw, hwb, ref, an, anb = [], [], [], [], []
         for i in range(a.rounds):
             if "pcap" in only:
                 text, cpu, wall = timed([loop, pcap])
@@ -349,20 +350,27 @@ def main():
             text, cpu, wall = timed([col, "--pcap", pcap])
             c = counters(text)
             hw.append({"reports": c["reports"], "records": c["records"], "cpu_s": cpu, "wall_s": wall})
+            if "pcap" in only and a.collector_b:
+                text, cpu, wall = timed([a.collector_b, "--pcap", pcap])
+                hwb.append({"reports": counters(text)["reports"], "cpu_s": cpu, "wall_s": wall})
             if "analyzer" in only:
                 text, cpu, wall = timed([ana, "run", "--quiet", "--records"] + files)
                 an.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
                 if a.analyzer_b:
                     text, cpu, wall = timed([a.analyzer_b, "run", "--quiet", "--records"] + files)
                     anb.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
-            print("pcap round %d: collector %.2f M reports/cpu-s%s%s" %
+            print("pcap round %d: collector %.2f M reports/cpu-s%s%s%s" %
                   (i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6,
+                   ", collector B %.2f M" % (hwb[-1]["reports"] / hwb[-1]["cpu_s"] / 1e6) if hwb else "",
                    ", loop %.2f M" % (ref[-1]["reports"] / ref[-1]["cpu_s"] / 1e6) if ref else "",
                    ", analyzer %.2f M records/cpu-s" % (an[-1]["records"] / an[-1]["cpu_s"] / 1e6) if an else ""),
                   file=sys.stderr)
         if "pcap" in only:
             result["pcap"] = {"reports": a.pcap_reports, "collector_pcap": rates(hw),
                               "pcap_next_ex_loop": rates(ref), "ratio_per_cpu_s": pair(hw, ref)}
+            if hwb:
+                result["pcap"].update({"collector_b": rates(hwb), "collector_b_path": a.collector_b,
+                                       "b_ratio_per_cpu_s": pair(hwb, ref), "a_over_b_per_cpu_s": pair(hw, hwb)})
         if "analyzer" in only:
             result["analyzer"] = {"records": n_records, "analyzer": rates(an, "records"),
                                   "collector_pcap_records": rates(hw, "records"),

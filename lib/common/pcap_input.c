@@ -2,6 +2,7 @@
  * Only Ethernet captures are accepted; anything else is refused with the file's name. */
 #include <pcap/pcap.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -10,10 +11,45 @@
 
 #include "hopwatch/pcap_input.h"
 
+/* stdio's buffer for a capture file: libpcap reads each record with two small freads, and with the
+ * default buffer (the file system's block, 4 KiB) that is one read(2) every ~14 frames of 300 bytes.
+ * 64 KiB cuts the calls 16-fold and, unlike 1 MiB (no faster), leaves the L2 cache to the worker. */
+#define FILE_BUFFER (1u << 16)
+
+/* Open a capture file with a large stdio buffer (*buf, freed by the caller after pcap_close). */
+static pcap_t *open_file(const char *path, char **buf, char *ebuf)
+{
+	*buf = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(ebuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
+		return NULL;
+	}
+	/* a named pipe too: read(2) returns what the writer has written so far, it does not wait for a full buffer */
+	*buf = malloc(FILE_BUFFER);
+	if (*buf && setvbuf(f, *buf, _IOFBF, FILE_BUFFER)) {
+		free(*buf);
+		*buf = NULL;
+	}
+	pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (!p) {
+		fclose(f);
+		free(*buf);
+		*buf = NULL;
+	}
+	return p;
+}
+
+static void close_file(pcap_t *p, char *buf)
+{
+	pcap_close(p); /* closes the FILE before its buffer goes */
+	free(buf);
+}
+
 int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen)
 {
-	char ebuf[PCAP_ERRBUF_SIZE];
-	pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	char ebuf[PCAP_ERRBUF_SIZE], *buf;
+	pcap_t *p = open_file(path, &buf, ebuf);
 	if (!p) {
 		snprintf(err, errlen, "%s: cannot read as a capture file: %s", path, ebuf);
 		return -1;
@@ -22,7 +58,7 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 		snprintf(err, errlen, "%s: link type %s is not Ethernet", path,
 		         pcap_datalink_val_to_name(pcap_datalink(p)) ? pcap_datalink_val_to_name(pcap_datalink(p))
 		                                                     : "unknown");
-		pcap_close(p);
+		close_file(p, buf);
 		return -1;
 	}
 	struct pcap_pkthdr *h;
@@ -32,20 +68,20 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 		uint64_t t = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
 		fn(arg, data, h->caplen, t);
 		if (stop && *stop) { /* a signal: what was read is handed on, the rest is left unread */
-			pcap_close(p);
+			close_file(p, buf);
 			return 1;
 		}
 	}
 	if (rc == PCAP_ERROR && stop && *stop) { /* a stop that interrupted a read (a named pipe waiting) */
-		pcap_close(p);
+		close_file(p, buf);
 		return 1;
 	}
 	if (rc == PCAP_ERROR) {
 		snprintf(err, errlen, "%s: read error: %s", path, pcap_geterr(p));
-		pcap_close(p);
+		close_file(p, buf);
 		return -1;
 	}
-	pcap_close(p);
+	close_file(p, buf);
 	return 0;
 }
 
