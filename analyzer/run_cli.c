@@ -48,6 +48,7 @@ struct opts {
 	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
 	const char *web_config;                     /* the same from an exporter web config file */
 	uint32_t metrics_max_series;
+	uint32_t threads;
 };
 
 static volatile sig_atomic_t stop_flag, reload_flag;
@@ -152,6 +153,10 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_GROUP, .help = "configuration:"},
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
+    {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 2, .def = "1",
+     .help = "1: one thread reads and analyses; 2: the record source (--records,\n"
+             "--jsonl, --stream) is read on a thread of its own, a few batches ahead\n"
+             "(the events are the same; docs/performance.md round 8)"},
     {HW_OPT_GROUP, .help = "outputs:"},
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
      .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
@@ -276,6 +281,8 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 		*src = hw_source_stream(o->stream, o->stream_key, o->duration, o->quiet, err, errlen);
 	else
 		return 0;
+	if (*src && o->threads > 1 && k != SRC_CLICKHOUSE) /* ClickHouse's query has a thread of its own */
+		*src = hw_source_thread(*src, err, errlen);
 	return *src ? 0 : -1;
 }
 
