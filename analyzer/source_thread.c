@@ -1,5 +1,5 @@
-/* Record source on a thread of its own (`run --threads 2`): wraps any other source (record_source.h); a
- * reader thread calls its next() ahead and hands the batches over through a small ring of batch buffers. */
+/* Record source on a thread of its own (`run --threads 2`): wraps another source (record_source.h) whose next()
+ * never blocks for long; a reader thread calls it ahead and hands the batches over through a ring of buffers. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +27,7 @@ struct source_thread {
 	pthread_cond_t cv;               /* signalled on every hand-over either way */
 	struct st_slot slot[ST_SLOTS];   /* a ring: the consumer's slots from head, full ones count */
 	unsigned head, full, held, stop; /* held: the consumer still reads slot head (its last next()) */
+	int ended;                       /* the reader has returned (after the end or a replay's error) */
 	int started;
 };
 
@@ -68,9 +69,10 @@ static void *reader(void *arg)
 		const int end = fill(s, n, r) || n == HW_SRC_END || (n == HW_SRC_ERROR && !t->in->live);
 		pthread_mutex_lock(&t->mu);
 		t->full++;
+		t->ended = end; /* a replay's error ends the run (drive()); a live source goes on after one */
 		pthread_cond_broadcast(&t->cv);
 		pthread_mutex_unlock(&t->mu);
-		if (end) /* a replay's error ends the run (drive()); a live source goes on after one */
+		if (end)
 			return NULL;
 	}
 }
@@ -85,8 +87,12 @@ static long thread_next(struct record_source *src, const struct hw_record **r, c
 		t->full--;
 		pthread_cond_broadcast(&t->cv);
 	}
-	while (!t->full)
+	while (!t->full && !t->ended)
 		pthread_cond_wait(&t->cv, &t->mu);
+	if (!t->full) { /* every batch was taken after the reader ended on an error */
+		pthread_mutex_unlock(&t->mu);
+		return HW_SRC_END;
+	}
 	struct st_slot *s = &t->slot[t->head];
 	pthread_mutex_unlock(&t->mu);
 	if (s->n == HW_SRC_END)

@@ -1,18 +1,21 @@
 #!/bin/bash
 # Integration: `hopwatch-analyzer run --threads 2` (the record source on a reader thread) gives the events
-# of --threads 1 byte for byte, on a generated scenario (--jsonl) and on the collector's record files
-# (--records), takes every record, and --threads outside 1..2 is refused with exit 2.
+# of --threads 1 byte for byte, on a generated scenario and on a stable-path capture, both through the
+# collector's record files, takes every record, and --threads outside 1..2 is refused with exit 2.
 set -u
 analyzer=$1 gen=$2 col=$3
 . "$(dirname "$0")/lib.sh"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# pfc-storm: 22,674 records, six batches of at most 4,096 through the reader's ring of four
-"$gen" scenario pfc-storm --out "$T/sc" --write-records --quiet >"$T/gen.log" 2>&1 || fail "hopwatch-gen scenario: $(tail -1 "$T/gen.log")"
+# pfc-storm through the collector's record files: 22,674 records, six batches of at most 4,096 through the
+# reader's ring of four
+"$gen" scenario pfc-storm --out "$T/sc" --quiet >"$T/gen.log" 2>&1 || fail "hopwatch-gen scenario: $(tail -1 "$T/gen.log")"
+mkdir -p "$T/sc/rec"
+"$col" --pcap "$T/sc/reports.pcap" --records-dir "$T/sc/rec" >"$T/col.log" 2>&1 || fail "collector: $(tail -1 "$T/col.log")"
 for t in 1 2; do
-  "$analyzer" run --threads $t --jsonl "$T/sc/records.jsonl" --lldp "$T/sc/lldp.pcap" --map "$T/sc/map.json" \
-    --events "$T/sc$t.jsonl" --quiet || fail "run --threads $t --jsonl exited $?"
+  "$analyzer" run --threads $t --records "$T"/sc/rec/*.hwr --lldp "$T/sc/lldp.pcap" --map "$T/sc/map.json" \
+    --events "$T/sc$t.jsonl" --quiet || fail "run --threads $t (pfc-storm) exited $?"
 done
 cmp -s "$T/sc1.jsonl" "$T/sc2.jsonl" || fail "--threads 2 gave other events than --threads 1 on the pfc-storm scenario"
 # not an empty comparison: the storm's pause spreads upstream, so congestion was found
