@@ -9,7 +9,9 @@ usage: events_identical.py --gen HOPWATCH-GEN --old OLD-ANALYZER [--new NEW-ANAL
                            [--shapes S,...] [--formats F,...] [--keep DIR]
 
 --new defaults to --old; --old-args / --new-args are added to each one's `run` (e.g. the same build with
---new-args "--threads 2" against its default --threads 1).
+--new-args "--threads 2" against its default --threads 1).  --scenario-records (needs --collector): the
+scenarios' records through the collector's record files (--records) instead of their JSON lines (--jsonl),
+which --threads 2 reads on its reader thread.
 
 Scenarios: hopwatch-gen scenario custom, with the events tools/score_sweep.py draws for each family,
 shape, format and seed (default: incast, pfc-storm, mix, microburst, clean on leaf-spine and fat-tree:4
@@ -57,12 +59,15 @@ def main():
     ap.add_argument("--old-args", default="")
     ap.add_argument("--new-args", default="")
     ap.add_argument("--collector")
+    ap.add_argument("--scenario-records", action="store_true")
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--families", default="incast,pfc-storm,mix,microburst,clean")
     ap.add_argument("--shapes", default="leaf-spine,fat-tree:4")
     ap.add_argument("--formats", default="tr2.0,tr0.5")
     ap.add_argument("--keep")
     a = ap.parse_args()
+    if a.scenario_records and not a.collector:
+        ap.error("--scenario-records needs --collector")
     old = (a.old, a.old_args.split())
     new = (a.new or a.old, a.new_args.split())
     root = tempfile.mkdtemp(prefix="hw-evident-")
@@ -81,8 +86,11 @@ def main():
                         for e in score_sweep.events_for(family, fab, rng):
                             cmd += ["--event", e]
                         run(cmd)
-                        src = ["--jsonl", f"{d}/records.jsonl", "--lldp", f"{d}/lldp.pcap", "--map",
-                               f"{d}/map.json"]
+                        src = ["--jsonl", f"{d}/records.jsonl"]
+                        if a.scenario_records:
+                            run([a.collector, "--pcap", f"{d}/reports.pcap", "--records-dir", f"{d}/rec"])
+                            src = ["--records"] + sorted(os.path.join(d, "rec", f) for f in os.listdir(f"{d}/rec"))
+                        src += ["--lldp", f"{d}/lldp.pcap", "--map", f"{d}/map.json"]
                         bad += not compare(old, new, src, d, name)
         if a.collector:
             d = os.path.join(root, "stable")
