@@ -54,6 +54,7 @@ static int fill(struct st_slot *s, long n, const struct hw_record *r)
 static void *reader(void *arg)
 {
 	struct source_thread *t = arg;
+	pthread_setname_np(pthread_self(), "an-reader"); /* its CPU apart in top -H and the harness */
 	for (;;) {
 		pthread_mutex_lock(&t->mu);
 		while (t->full == ST_SLOTS && !t->stop) /* every slot waits for the consumer */
