@@ -39,5 +39,9 @@ struct record_source *hw_source_clickhouse(const struct hw_ch_replay *q, char *e
 /* Listens at once ("listening on ADDR" on stderr unless quiet); over after duration_s (0: never). */
 struct record_source *hw_source_stream(const char *addr, const char *key_path, double duration_s, int quiet, char *err,
                                        size_t errlen);
+/* in read on a thread of its own, a few batches ahead (run --threads 2); closing the result closes in.  NULL
+ * with a message in err (in closed) when the thread cannot start.  For sources whose next() returns within
+ * a short while (the reader only sees a stop between calls). */
+struct record_source *hw_source_thread(struct record_source *in, char *err, size_t errlen);
 
 #endif

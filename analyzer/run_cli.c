@@ -48,6 +48,7 @@ struct opts {
 	const char *http_auth, *tls_cert, *tls_key; /* --metrics and --http: hw_metrics_http_secure */
 	const char *web_config;                     /* the same from an exporter web config file */
 	uint32_t metrics_max_series;
+	uint32_t threads;
 };
 
 static volatile sig_atomic_t stop_flag, reload_flag;
@@ -152,6 +153,10 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_GROUP, .help = "configuration:"},
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
+    {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 2, .def = "1",
+     .help = "1: one thread reads and analyses; 2: --records (regular files) and\n"
+             "--stream are read on a thread of their own, a few batches ahead (the\n"
+             "events are the same; docs/performance.md round 8)"},
     {HW_OPT_GROUP, .help = "outputs:"},
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
      .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
@@ -262,6 +267,16 @@ struct pace {
 /* The record sources the options name, in the order they are read. */
 enum { SRC_RECORDS, SRC_JSON, SRC_CLICKHOUSE, SRC_STREAM, SRC_KINDS };
 
+/* Every path names a regular file (not a pipe or a terminal, whose reads can wait for ever). */
+static int regular_files(const char *const *paths, int n)
+{
+	struct stat st;
+	for (int i = 0; i < n; i++)
+		if (stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return 0;
+	return 1;
+}
+
 /* Source k when the options ask for it: *src NULL when they do not; -1 with err when it cannot open. */
 static int open_source(int k, const struct opts *o, struct record_source **src, char *err, size_t errlen)
 {
@@ -276,6 +291,12 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 		*src = hw_source_stream(o->stream, o->stream_key, o->duration, o->quiet, err, errlen);
 	else
 		return 0;
+	/* --threads 2: on a reader thread the sources whose reads never block for long (a stop signal comes to
+	 * this thread, and a read blocked on a quiet pipe must end with it: JSON lines stay here; ClickHouse's
+	 * query has a thread of its own) */
+	if (*src && o->threads > 1 &&
+	    (k == SRC_STREAM || (k == SRC_RECORDS && regular_files(o->records, o->n_records))))
+		*src = hw_source_thread(*src, err, errlen);
 	return *src ? 0 : -1;
 }
 

@@ -14,13 +14,16 @@
 #             analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
 #             processes (where the time goes); reports per wall-clock second end to end
 #   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
-#             per process CPU-second
+#             per process CPU-second and per wall-clock second
+#   --analyzer-args "ARGS", --analyzer-b-args "ARGS": added to A's (the build's, also in the pipeline) and
+#             B's `run`, e.g. the same binary as B with --analyzer-args "--threads 2"
 #   --collector-b PATH: in the dpdk rounds also that collector binary (e.g. the previous commit's build),
 #             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after); in the pcap
 #             rounds likewise (loop A B), per process CPU-second
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer,pipeline]
 #                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
+#                        [--analyzer-args "ARGS"] [--analyzer-b-args "ARGS"]
 import argparse
 import glob
 import json
@@ -170,7 +173,7 @@ def wait_idle(pid, seconds):
     return False
 
 
-def run_pipeline(col, ana, pcap, seconds, work):
+def run_pipeline(col, ana, pcap, seconds, work, ana_args=()):
     """DPDK collector -> unix stream -> analyzer (every detector) for `seconds`; then the collector is
     stopped (it flushes its sink and prints its counters), the analyzer drains the socket until idle and
     is stopped; its --summary-json gives the records it took in."""
@@ -181,7 +184,7 @@ def run_pipeline(col, ana, pcap, seconds, work):
         if os.path.exists(f):
             os.unlink(f)
     with open(alog, "w") as err:
-        ap = subprocess.Popen([ana, "run", "--stream", "unix:" + sock, "--summary-json", summary],
+        ap = subprocess.Popen([ana, "run", "--stream", "unix:" + sock, "--summary-json", summary, *ana_args],
                               stdout=subprocess.DEVNULL, stderr=err)
     if not wait_for(alog, "listening on", 120):
         ap.kill()
@@ -253,7 +256,10 @@ def main():
     ap.add_argument("--pipeline-flows", type=int, default=4096)
     ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
+    ap.add_argument("--analyzer-args", default="", help="more arguments of the build's analyzer run")
+    ap.add_argument("--analyzer-b-args", default="", help="more arguments of --analyzer-b's run")
     a = ap.parse_args()
+    ana_args, anb_args = a.analyzer_args.split(), a.analyzer_b_args.split()
     only = set(a.only.split(","))
     gen = os.path.join(a.build, "gen", "hopwatch-gen")
     col = os.path.join(a.build, "collector", "hopwatch-collector")
@@ -309,7 +315,7 @@ def main():
         pcap = capture("pipe-%d" % a.pipeline_flows, a.pipeline_flows, frames)
         runs = []
         for i in range(a.rounds):
-            r = run_pipeline(col, ana, pcap, a.seconds, a.work)
+            r = run_pipeline(col, ana, pcap, a.seconds, a.work, ana_args)
             runs.append(r)
             print("pipeline round %d: %d records, analyzer took %d, stream dropped %d, sink dropped %d, "
                   "unaccounted %d; %.2f M reports/wall-s, analyzer %.2f M records/cpu-s" %
@@ -354,10 +360,10 @@ def main():
                 text, cpu, wall = timed([a.collector_b, "--pcap", pcap])
                 hwb.append({"reports": counters(text)["reports"], "cpu_s": cpu, "wall_s": wall})
             if "analyzer" in only:
-                text, cpu, wall = timed([ana, "run", "--quiet", "--records"] + files)
+                text, cpu, wall = timed([ana, "run", "--quiet", *ana_args, "--records"] + files)
                 an.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
                 if a.analyzer_b:
-                    text, cpu, wall = timed([a.analyzer_b, "run", "--quiet", "--records"] + files)
+                    text, cpu, wall = timed([a.analyzer_b, "run", "--quiet", *anb_args, "--records"] + files)
                     anb.append({"records": n_records, "cpu_s": cpu, "wall_s": wall})
             print("pcap round %d: collector %.2f M reports/cpu-s%s%s%s" %
                   (i + 1, hw[-1]["reports"] / hw[-1]["cpu_s"] / 1e6,
@@ -377,7 +383,9 @@ def main():
                                   "ratio_per_cpu_s": pair(an, hw, "records", "records")}
             if anb:
                 result["analyzer"].update({"analyzer_b": rates(anb, "records"), "analyzer_b_path": a.analyzer_b,
-                                           "a_over_b_per_cpu_s": pair(an, anb, "records", "records")})
+                                           "analyzer_args": a.analyzer_args, "analyzer_b_args": a.analyzer_b_args,
+                                           "a_over_b_per_cpu_s": pair(an, anb, "records", "records"),
+                                           "a_over_b_per_wall_s": pair(an, anb, "records", "records", "wall_s")})
         shutil.rmtree(recdir, ignore_errors=True)
     print(json.dumps(result, indent=1))
 

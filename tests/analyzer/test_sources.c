@@ -1,5 +1,6 @@
 /* Unit tests of run's record sources on files written here: JSON-lines batches per file, the records
- * before a line that does not parse come first, then the error naming file and line; stop; no file. */
+ * before a line that does not parse come first, then the error naming file and line; stop; no file; the
+ * reader thread of --threads 2 on a scripted source. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -168,6 +169,99 @@ static void test_files_missing(void **state)
 	s->ops->close(s);
 }
 
+/* A scripted source for the reader thread: batch i has sizes[i] records (0 a quiet turn, HW_SRC_ERROR an error
+ * "bad i") with time_ns counting on from 1 across batches, then HW_SRC_END. */
+struct fake_source {
+	struct record_source base;
+	const long *sizes;
+	unsigned n, i, closed;
+	uint64_t next_t;
+	struct hw_record buf[HW_STREAM_MAX_BATCH];
+};
+static long fake_next(struct record_source *s, const struct hw_record **r, char *err, size_t errlen)
+{
+	struct fake_source *f = (struct fake_source *)s;
+	if (f->i == f->n)
+		return HW_SRC_END;
+	long k = f->sizes[f->i++];
+	if (k == HW_SRC_ERROR) {
+		snprintf(err, errlen, "bad %u", f->i - 1);
+		return k;
+	}
+	memset(f->buf, 0xa5, sizeof(f->buf)); /* the previous batch is gone: the reader must have copied it */
+	for (long j = 0; j < k; j++) {
+		memset(&f->buf[j], 0, sizeof(f->buf[j]));
+		f->buf[j].time_ns = f->next_t++;
+	}
+	*r = f->buf;
+	return k;
+}
+static int fake_closed;
+static void fake_close(struct record_source *s)
+{
+	fake_closed++;
+	free(s);
+}
+static const struct record_source_ops fake_ops = {.next = fake_next, .close = fake_close};
+static struct record_source *fake_source(const long *sizes, unsigned n, int live)
+{
+	struct fake_source *f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	f->base = (struct record_source){.ops = &fake_ops, .name = "--fake", .live = live};
+	f->sizes = sizes;
+	f->n = n;
+	f->next_t = 1;
+	return &f->base;
+}
+
+/* hw_source_thread hands over the inner source's batches unchanged and in order (more batches than its ring
+ * of four, full and one-record ones, quiet turns), passes a live source's error on and goes on after it, and
+ * returns the end again after it; a replay's error is its last batch (then the end). */
+static void test_thread_batches(void **state)
+{
+	(void)state;
+	static const long live_sizes[] = {4096, 1, 0, 3000, HW_SRC_ERROR, 17, 0, 0, 4096, 4096, 5, 2};
+	char err[1024];
+	for (int live = 1; live >= 0; live--) {
+		fake_closed = 0;
+		struct record_source *s = hw_source_thread(fake_source(live_sizes, 12, live), err, sizeof(err));
+		assert_non_null(s);
+		assert_string_equal(s->name, "--fake");
+		assert_int_equal(s->live, live);
+		uint64_t t = 1;
+		unsigned got = 0;
+		for (;;) {
+			const struct hw_record *r = NULL;
+			err[0] = 0;
+			long n = s->ops->next(s, &r, err, sizeof(err));
+			if (n == HW_SRC_END)
+				break;
+			assert_true(got < 12);
+			assert_int_equal(n, live_sizes[got]);
+			if (n == HW_SRC_ERROR)
+				assert_string_equal(err, "bad 4");
+			for (long j = 0; j < n; j++)
+				assert_int_equal(r[j].time_ns, t++);
+			got++;
+		}
+		/* live: all 12 batches, 4096+1+3000+17+4096+4096+5+2 = 15313 records; a replay: the first 5 */
+		assert_int_equal(got, live ? 12 : 5);
+		assert_int_equal(t - 1, live ? 15313 : 7097);
+		const struct hw_record *r;
+		assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), HW_SRC_END);
+		s->ops->close(s);
+		assert_int_equal(fake_closed, 1);
+	}
+	/* closed before the end: the reader, blocked on a full ring, stops, and the inner source is closed */
+	fake_closed = 0;
+	struct record_source *s = hw_source_thread(fake_source(live_sizes, 12, 0), err, sizeof(err));
+	assert_non_null(s);
+	const struct hw_record *r;
+	assert_int_equal(s->ops->next(s, &r, err, sizeof(err)), 4096);
+	s->ops->close(s);
+	assert_int_equal(fake_closed, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +270,7 @@ int main(void)
 	    cmocka_unit_test(test_jsonl_stop),
 	    cmocka_unit_test(test_files_missing),
 	    cmocka_unit_test(test_json_u64_exact),
+	    cmocka_unit_test(test_thread_batches),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
