@@ -705,6 +705,7 @@ static int clock_set_aside(struct hw_analyzer *a, const struct hw_record *r)
 
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 {
+	a->clk.cont = 0; /* the clock may move on without a record */
 	advance(a, now_ns);
 	deliver(a);
 }
@@ -733,14 +734,23 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (a->grow && (r->valid & HW_V_PORTS))
 		grow_ports(a, r);
 	a->st.records++;
-	if (clock_set_aside(a, r))
-		return;
 	/* report assembly: consecutive records of one report share sender, sequence number and time.  The
 	 * previous report is judged before record time moves on to this record's: a tick at the new time
 	 * (a window closing) sees it. */
 	struct an_report *rep = &a->rep;
 	const int starts = !rep->active || rep->node != r->report_node || rep->seq != r->report_seq ||
 	                   rep->hw_id != r->hw_id || rep->time_ns != r->time_ns;
+	/* A record right after an analysed one of the same report (same identity and time, the clock not moved
+	 * since without a record) takes clock_set_aside's second branch: the clock is at or past its time, and the
+	 * first branch was false for the first record or made it the anchor; that branch's confirmed |= other
+	 * is done already (or other is 0: it is the anchor), so only pending = 0 is left.  Most records. */
+	if (!starts && a->clk.cont) {
+		a->clk.pending = 0;
+	} else if (clock_set_aside(a, r)) {
+		a->clk.cont = 0;
+		return;
+	}
+	a->clk.cont = 1;
 	if (starts) {
 		finish_report(a);
 		if (a->per_step)
