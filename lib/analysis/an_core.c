@@ -431,11 +431,11 @@ static inline uint8_t record_queue(const struct hw_record *r)
  * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else. */
 #define AN_AHEAD_SLOT 16
 #define AN_AHEAD_QUEUE 8
-static inline void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
 {
 	__builtin_prefetch(&a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask]);
 }
-static inline void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
 {
 	const uint32_t v = a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask];
 	if (!v)
