@@ -428,16 +428,19 @@ static inline uint8_t record_queue(const struct hw_record *r)
  * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
  * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
  * record touches (its key, the ring bucket of its millisecond) and the start of each detector's state.
- * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else. */
-#define AN_AHEAD_SLOT 16
+ * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else.
+ * always_inline: GCC finds a function whose body is __builtin_prefetch free of side effects and drops its
+ * calls before it would inline them (the look-ahead was not in the binary until round 8). */
+#define AN_AHEAD_SLOT 16 /* a power of 2: the home slots are kept in a ring of this size */
 #define AN_AHEAD_QUEUE 8
-static inline __attribute__((always_inline)) void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) uint32_t home_slot(const struct hw_analyzer *a, const struct hw_record *r)
 {
-	__builtin_prefetch(&a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask]);
+	return queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask;
 }
-static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r,
+                                                                 uint32_t slot)
 {
-	const uint32_t v = a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask];
+	const uint32_t v = a->qslots[slot];
 	if (!v)
 		return;
 	const struct an_queue *q = &a->queues[v - 1];
@@ -847,11 +850,17 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
+	uint32_t home[AN_AHEAD_SLOT]; /* the home slots of records i + 1 .. i + AN_AHEAD_SLOT, by index % size */
 	for (size_t i = 0; i < n; i++) {
-		if (i + AN_AHEAD_SLOT < n)
-			prefetch_slot(a, &r[i + AN_AHEAD_SLOT]);
-		if (i + AN_AHEAD_QUEUE < n)
-			prefetch_queue(a, &r[i + AN_AHEAD_QUEUE]);
+		if (i + AN_AHEAD_SLOT < n) {
+			const uint32_t s = home_slot(a, &r[i + AN_AHEAD_SLOT]);
+			home[(i + AN_AHEAD_SLOT) % AN_AHEAD_SLOT] = s;
+			__builtin_prefetch(&a->qslots[s]);
+		}
+		if (i + AN_AHEAD_QUEUE < n) {
+			const size_t j = i + AN_AHEAD_QUEUE;
+			prefetch_queue(a, &r[j], j >= AN_AHEAD_SLOT ? home[j % AN_AHEAD_SLOT] : home_slot(a, &r[j]));
+		}
 		ingest_one(a, &r[i]);
 		if (a->per_step)
 			deliver(a);
