@@ -156,14 +156,23 @@ int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint
 	return -1;
 }
 
+/* snprintf(dst, size, "%s", src) (size > 0) without the format machinery: a few hundred instructions less for
+ * each name of every event. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+	const size_t n = strnlen(src, size - 1);
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 static void place_names(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, struct hw_an_event *e)
 {
 	uint32_t p, n = hw_an_place(a, node_id, port, &p);
 	if (n != HW_TOPO_NONE)
-		snprintf(e->node, sizeof(e->node), "%s", a->topo->nodes[n].name);
+		copy_name(e->node, sizeof(e->node), a->topo->nodes[n].name);
 	if (p == HW_TOPO_NONE || p >= a->topo->n_ports)
 		return;
-	snprintf(e->port_name, sizeof(e->port_name), "%s", a->topo->ports[p].name);
+	copy_name(e->port_name, sizeof(e->port_name), a->topo->ports[p].name);
 	uint32_t peer = hw_topo_peer(a->topo, p);
 	if (peer == HW_TOPO_NONE)
 		return;
@@ -205,7 +214,7 @@ struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const str
 	ev->a = a;
 	e->id = id;
 	e->kind = kind;
-	snprintf(e->alertname, sizeof(e->alertname), "%s", hw_an_kind_name(kind));
+	copy_name(e->alertname, sizeof(e->alertname), hw_an_kind_name(kind));
 	e->severity = hw_an_kind_severity(kind);
 	e->start_ns = start_ns;
 	e->port = UINT32_MAX;
