@@ -156,14 +156,23 @@ int an_hyst_step(struct an_hyst *h, const struct hw_an_hyst *cfg, double v, uint
 	return -1;
 }
 
+/* snprintf(dst, size, "%s", src) (size > 0) without the format machinery: a few hundred instructions less for
+ * each name of every event. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+	const size_t n = strnlen(src, size - 1);
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 static void place_names(const struct hw_analyzer *a, uint32_t node_id, uint32_t port, struct hw_an_event *e)
 {
 	uint32_t p, n = hw_an_place(a, node_id, port, &p);
 	if (n != HW_TOPO_NONE)
-		snprintf(e->node, sizeof(e->node), "%s", a->topo->nodes[n].name);
+		copy_name(e->node, sizeof(e->node), a->topo->nodes[n].name);
 	if (p == HW_TOPO_NONE || p >= a->topo->n_ports)
 		return;
-	snprintf(e->port_name, sizeof(e->port_name), "%s", a->topo->ports[p].name);
+	copy_name(e->port_name, sizeof(e->port_name), a->topo->ports[p].name);
 	uint32_t peer = hw_topo_peer(a->topo, p);
 	if (peer == HW_TOPO_NONE)
 		return;
@@ -205,7 +214,7 @@ struct an_ev *an_ev_begin(struct hw_analyzer *a, enum hw_an_kind kind, const str
 	ev->a = a;
 	e->id = id;
 	e->kind = kind;
-	snprintf(e->alertname, sizeof(e->alertname), "%s", hw_an_kind_name(kind));
+	copy_name(e->alertname, sizeof(e->alertname), hw_an_kind_name(kind));
 	e->severity = hw_an_kind_severity(kind);
 	e->start_ns = start_ns;
 	e->port = UINT32_MAX;
@@ -428,16 +437,19 @@ static inline uint8_t record_queue(const struct hw_record *r)
  * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
  * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
  * record touches (its key, the ring bucket of its millisecond) and the start of each detector's state.
- * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else. */
-#define AN_AHEAD_SLOT 16
+ * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else.
+ * always_inline: GCC finds a function whose body is __builtin_prefetch free of side effects and drops its
+ * calls before it would inline them (the look-ahead was not in the binary until round 8). */
+#define AN_AHEAD_SLOT 16 /* a power of 2: the home slots are kept in a ring of this size */
 #define AN_AHEAD_QUEUE 8
-static inline void prefetch_slot(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) uint32_t home_slot(const struct hw_analyzer *a, const struct hw_record *r)
 {
-	__builtin_prefetch(&a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask]);
+	return queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask;
 }
-static inline void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r)
+static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r,
+                                                                 uint32_t slot)
 {
-	const uint32_t v = a->qslots[queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask];
+	const uint32_t v = a->qslots[slot];
 	if (!v)
 		return;
 	const struct an_queue *q = &a->queues[v - 1];
@@ -705,6 +717,7 @@ static int clock_set_aside(struct hw_analyzer *a, const struct hw_record *r)
 
 void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 {
+	a->clk.cont = 0; /* the clock may move on without a record */
 	advance(a, now_ns);
 	deliver(a);
 }
@@ -733,14 +746,23 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (a->grow && (r->valid & HW_V_PORTS))
 		grow_ports(a, r);
 	a->st.records++;
-	if (clock_set_aside(a, r))
-		return;
 	/* report assembly: consecutive records of one report share sender, sequence number and time.  The
 	 * previous report is judged before record time moves on to this record's: a tick at the new time
 	 * (a window closing) sees it. */
 	struct an_report *rep = &a->rep;
 	const int starts = !rep->active || rep->node != r->report_node || rep->seq != r->report_seq ||
 	                   rep->hw_id != r->hw_id || rep->time_ns != r->time_ns;
+	/* A record right after an analysed one of the same report (same identity and time, the clock not moved
+	 * since without a record) takes clock_set_aside's second branch: the clock is at or past its time, and the
+	 * first branch was false for the first record or made it the anchor; that branch's confirmed |= other
+	 * is done already (or other is 0: it is the anchor), so only pending = 0 is left.  Most records. */
+	if (!starts && a->clk.cont) {
+		a->clk.pending = 0;
+	} else if (clock_set_aside(a, r)) {
+		a->clk.cont = 0;
+		return;
+	}
+	a->clk.cont = 1;
 	if (starts) {
 		finish_report(a);
 		if (a->per_step)
@@ -837,11 +859,17 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
+	uint32_t home[AN_AHEAD_SLOT]; /* the home slots of records i + 1 .. i + AN_AHEAD_SLOT, by index % size */
 	for (size_t i = 0; i < n; i++) {
-		if (i + AN_AHEAD_SLOT < n)
-			prefetch_slot(a, &r[i + AN_AHEAD_SLOT]);
-		if (i + AN_AHEAD_QUEUE < n)
-			prefetch_queue(a, &r[i + AN_AHEAD_QUEUE]);
+		if (i + AN_AHEAD_SLOT < n) {
+			const uint32_t s = home_slot(a, &r[i + AN_AHEAD_SLOT]);
+			home[(i + AN_AHEAD_SLOT) % AN_AHEAD_SLOT] = s;
+			__builtin_prefetch(&a->qslots[s]);
+		}
+		if (i + AN_AHEAD_QUEUE < n) {
+			const size_t j = i + AN_AHEAD_QUEUE;
+			prefetch_queue(a, &r[j], j >= AN_AHEAD_SLOT ? home[j % AN_AHEAD_SLOT] : home_slot(a, &r[j]));
+		}
 		ingest_one(a, &r[i]);
 		if (a->per_step)
 			deliver(a);

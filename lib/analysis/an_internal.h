@@ -158,6 +158,7 @@ struct hw_analyzer {
 	struct an_report rep;
 	struct { /* record time sanity: the clock's state and a jump ahead waiting for a second report */
 		int set, confirmed, pending;
+		int cont; /* the last record was analysed and rep holds its report (ingest_one's fast path) */
 		uint64_t set_node, set_seq, pend_ns, pend_node,
 		    pend_seq; /* report identities: node, hw_id << 32 | seq */
 	} clk;

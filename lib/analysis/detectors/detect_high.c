@@ -18,7 +18,8 @@ struct high_q { /* per queue, each of the two */
 	struct an_hyst h;
 	uint64_t last_t;      /* the previous sample's time */
 	uint64_t below_since; /* in a run: the first sample not high since the newest high one (0: none) */
-	uint64_t slot;        /* the newest slot's number (time / slot width) */
+	uint64_t slot;        /* the newest slot's number (time / slot width), with pend_t: see cur_slot() */
+	uint64_t pend_t;      /* a sample's time whose slot the window moved on to without dividing (0: none) */
 	uint64_t high[SLOTS]; /* time high in each of the last SLOTS slots (ns) */
 	uint8_t was_high;     /* the previous sample was high */
 	uint8_t run;          /* a run of high samples has begun (h.above_since is its first) */
@@ -28,6 +29,16 @@ struct high_q { /* per queue, each of the two */
 static uint64_t slot_width(uint64_t hold)
 {
 	return hold >= SLOTS ? hold / SLOTS : 1;
+}
+
+/* The newest slot: max(slot, pend_t / w).  While the window is empty (dirty 0) and gains no time, moving it on
+ * to a sample's slot only raises slot to that slot's number (the slots it passes are zero already), so the
+ * sample's time is kept in pend_t instead (a running maximum: floor division keeps the order) and divided once
+ * the number is wanted: the division was most of each sample's cost (docs/performance.md, round 8). */
+static uint64_t cur_slot(const struct high_q *s, uint64_t w)
+{
+	const uint64_t k = s->pend_t / w;
+	return k > s->slot ? k : s->slot;
 }
 
 /* Moves the window on to slot k: the slots it passes are emptied. */
@@ -47,11 +58,13 @@ static void advance(struct high_q *s, uint64_t k)
 	s->slot = k;
 }
 
-/* The previous sample's value held from its time to t: its high time goes into the slots it covers. */
-static void window(struct high_q *s, uint64_t t, uint64_t hold)
+/* window() when the window holds time or gains some (adds: the previous sample was high). */
+static __attribute__((noinline)) void window_slow(struct high_q *s, uint64_t t, uint64_t hold, int adds)
 {
 	uint64_t w = slot_width(hold);
-	if (s->last_t && t > s->last_t && s->was_high) {
+	s->slot = cur_slot(s, w);
+	s->pend_t = 0;
+	if (adds) {
 		uint64_t from = s->last_t;
 		if (t - from > (SLOTS + 1) * w)
 			from = t - (SLOTS + 1) * w;
@@ -69,10 +82,24 @@ static void window(struct high_q *s, uint64_t t, uint64_t hold)
 	s->last_t = t;
 }
 
+/* The previous sample's value held from its time to t: its high time goes into the slots it covers. */
+static inline void window(struct high_q *s, uint64_t t, uint64_t hold)
+{
+	const int adds = s->last_t && t > s->last_t && s->was_high;
+	if (adds || s->dirty) {
+		window_slow(s, t, hold, adds);
+		return;
+	}
+	/* most samples: below the threshold, the window empty */
+	if (t > s->pend_t)
+		s->pend_t = t;
+	s->last_t = t;
+}
+
 /* The share of the window (the last SLOTS slots up to t: between hold_ns - one slot and hold_ns) spent high. */
 static double high_share(const struct high_q *s, uint64_t t, uint64_t hold)
 {
-	uint64_t w = slot_width(hold), sum = 0, len = (SLOTS - 1) * w + (t - s->slot * w);
+	uint64_t w = slot_width(hold), sum = 0, len = (SLOTS - 1) * w + (t - cur_slot(s, w) * w);
 	for (unsigned i = 0; i < SLOTS; i++)
 		sum += s->high[i];
 	return len ? (double)sum / (double)len : 0;
@@ -88,9 +115,11 @@ static void reset(struct high_q *s)
 	s->dirty = 0;
 }
 
-/* One sample v at t against raise / clear: +1 raised, -1 cleared, 0 no change. */
-static int high_step(struct high_q *s, double raise, double clear, const struct hw_an_config *c,
-                     const struct hw_an_hyst *rule, double v, uint64_t t)
+/* One sample v at t against raise / clear: +1 raised, -1 cleared, 0 no change.  Inlined into level(): a call
+ * per sample cost as much as the window. */
+static inline __attribute__((always_inline)) int high_step(struct high_q *s, double raise, double clear,
+                                                           const struct hw_an_config *c, const struct hw_an_hyst *rule,
+                                                           double v, uint64_t t)
 {
 	struct an_hyst *h = &s->h;
 	if (s->last_t && t < s->last_t) {
@@ -99,7 +128,7 @@ static int high_step(struct high_q *s, double raise, double clear, const struct 
 		} else { /* the clock went back (re-anchored after a bad record, an_core.c): start afresh */
 			reset(s);
 			s->last_t = 0;
-			s->slot = 0;
+			s->slot = s->pend_t = 0;
 		}
 	}
 	if (!h->active && s->last_t && t > s->last_t && t - s->last_t >= rule->clear_ns) {
