@@ -10,7 +10,6 @@ need_root
 command -v ip >/dev/null || skip "iproute2 missing"
 ns=hwt-col-$$
 dir=$(mktemp -d)
-notify=$(dirname "$0")/../ops/notify_listen.py
 cleanup() {
   stop_pid "${cpid:-}"
   stop_pid "${lpid:-}"
@@ -24,18 +23,11 @@ make_veth_ns "$ns"
   fail "generator failed"
 want=$(wc -l <"$dir/truth.jsonl")
 
-# start NAME COLLECTOR-ARGS...: the collector in the namespace, its notification socket a stand-in for
-# systemd's; returns once it has sent READY=1 (its capture is open and its workers run), so every frame
-# sent from then on is received: no sleep before sending.
+# start NAME COLLECTOR-ARGS...: the collector, sending once it has said READY=1 (lib.sh start_ready)
 start() {
   local name=$1
   shift
-  python3 "$notify" "$dir/$name.sock" "$dir/$name.notify" &
-  lpid=$!
-  wait_for 30 "$name: the notification listener on $dir/$name.sock" test -S "$dir/$name.sock"
-  ip netns exec "$ns" env NOTIFY_SOCKET="$dir/$name.sock" "$col" "$@" >/dev/null 2>"$dir/$name.err" &
-  cpid=$!
-  wait_for_line "$dir/$name.notify" "^READY=1 " 60 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
+  start_ready "$name" "$ns" "$col" "$@"
 }
 
 # send_and_stop NAME: send the capture at 5000 frames/s, wait until the JSON output holds every record
