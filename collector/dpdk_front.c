@@ -23,7 +23,8 @@
 #define RX_DESC 1024
 #define MAX_RXQ_PER_LCORE 32
 #define SCRATCH_BYTES 16384
-#define MBUF_CACHE 256 /* per-lcore mempool cache */
+#define MBUF_CACHE 256  /* per-lcore mempool cache */
+#define STOP_DRAIN 1024 /* passes over a worker's RX queues after a stop request */
 
 /* What one port is given: RX queues and descriptors, and the mbufs it holds (docs/operations.md). */
 struct port_plan {
@@ -60,7 +61,10 @@ static int worker_main(void *arg)
 	struct lcore_work *lw = arg;
 	struct rte_mbuf *m[BURST];
 	const uint64_t cpu0 = thread_cpu_ns(), wall0 = hw_mono_ns();
-	while (!workers_stop) {
+	/* After a stop request the queues are read on until they are dry: what the ports had received by
+	 * then is recorded (STOP_DRAIN passes at most, so a port that never runs dry cannot hold it up). */
+	unsigned after_stop = 0;
+	while (!workers_stop || after_stop++ < STOP_DRAIN) {
 		unsigned got = 0;
 		for (unsigned i = 0; i < lw->n; i++) {
 			const struct rxq *q = &lw->q[i];
@@ -88,8 +92,11 @@ static int worker_main(void *arg)
 			hw_worker_apply(lw->w); /* ... and the burst's state updates together, prefetched */
 			rte_pktmbuf_free_bulk(m, n);
 		}
-		if (!got)
-			hw_worker_flush(lw->w); /* idle: hand the sinks what we have */
+		if (!got) {
+			if (workers_stop)
+				break;
+			hw_worker_idle(lw->w); /* idle: hand the sinks what we have, once they want more */
+		}
 	}
 	hw_worker_flush(lw->w);
 	lw->cpu_ns = thread_cpu_ns() - cpu0;

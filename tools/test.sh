@@ -5,8 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh || exit 1
-# twelve fuzz targets: 30 s each, the 6 minutes nine targets took at 40 s, keeps the whole run well inside CI's
-# time (FUZZ_SECONDS overrides)
+# twelve fuzz targets: 30 s each, run one per core (FUZZ_SECONDS and FUZZ_JOBS override)
 fuzz_seconds=${FUZZ_SECONDS:-30}
 status=0
 summary=()
@@ -57,20 +56,46 @@ run_suite plain build --buildtype=debugoptimized
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   run_suite sanitizers build-san -Db_sanitize=address,undefined -Db_lundef=false
 
+# fuzz_one TARGET: TARGET for fuzz_seconds on a fresh corpus and fuzz/seeds; its output in $fuzz_dir/NAME.log,
+# its exit status in $fuzz_dir/NAME.rc.
+fuzz_one() {
+  local name corpus
+  name=$(basename "$1")
+  corpus=$(mktemp -d)
+  "$1" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" "fuzz/seeds" >"$fuzz_dir/$name.log" 2>&1
+  echo $? >"$fuzz_dir/$name.rc"
+  rm -rf "$corpus"
+}
+
+# Only the fuzz targets are built (not the programs, benches and libraries again with clang).  A libFuzzer
+# run is one single-threaded process, so the targets run fuzz_jobs at a time (one per core: each still
+# gets fuzz_seconds of a core to itself), then report in order.
 echo "=== fuzz: build (clang, libFuzzer)"
-if CC=clang setup build-fuzz -Dfuzz=true -Dtests=disabled && ninja -C build-fuzz; then
-  for t in build-fuzz/fuzz/fuzz_*; do
-    [ -f "$t" ] && [ -x "$t" ] || continue
-    name=$(basename "$t")
-    corpus=$(mktemp -d)
-    echo "=== fuzz: $name for ${fuzz_seconds}s"
-    if "$t" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" "fuzz/seeds" >"$corpus.log" 2>&1; then
-      summary+=("fuzz $name: $(grep -o 'Done [0-9]* runs' "$corpus.log" || echo done), no crash")
-    else
-      tail -40 "$corpus.log"; status=1; summary+=("fuzz $name: CRASH (see log above)")
-    fi
-    rm -rf "$corpus" "$corpus.log"
+fuzz_targets=()
+if CC=clang setup build-fuzz -Dfuzz=true -Dtests=disabled &&
+  mapfile -t fuzz_targets < <(meson introspect --targets build-fuzz | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if t["type"] == "executable" and t["name"].startswith("fuzz_"):
+        print(os.path.relpath(os.path.realpath(t["filename"][0]), os.path.realpath("build-fuzz")))') && ((${#fuzz_targets[@]})) &&
+  ninja -C build-fuzz "${fuzz_targets[@]}"; then
+  fuzz_jobs=${FUZZ_JOBS:-$(nproc)}
+  fuzz_dir=$(mktemp -d)
+  for t in "${fuzz_targets[@]}"; do
+    while (($(jobs -rp | wc -l) >= fuzz_jobs)); do wait -n; done
+    echo "=== fuzz: $(basename "$t") for ${fuzz_seconds}s"
+    fuzz_one "build-fuzz/$t" &
   done
+  wait
+  for t in "${fuzz_targets[@]}"; do
+    name=$(basename "$t")
+    if [ "$(cat "$fuzz_dir/$name.rc" 2>/dev/null)" = 0 ]; then
+      summary+=("fuzz $name: $(grep -o 'Done [0-9]* runs' "$fuzz_dir/$name.log" || echo done), no crash")
+    else
+      echo "=== fuzz: $name failed:"; tail -40 "$fuzz_dir/$name.log"; status=1; summary+=("fuzz $name: CRASH (see log above)")
+    fi
+  done
+  rm -rf "$fuzz_dir"
 else
   status=1; summary+=("fuzz: build failed")
 fi

@@ -37,6 +37,11 @@ static inline void hw_batch_ring_publish(struct hw_batch_ring *r)
 {
 	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
 }
+/* Producer: batches published that the consumer has not given back yet (0: it has caught up). */
+static inline uint32_t hw_batch_ring_waiting(struct hw_batch_ring *r)
+{
+	return r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+}
 /* Consumer: the oldest published batch, or NULL. */
 static inline struct hw_batch *hw_batch_ring_peek(struct hw_batch_ring *r)
 {

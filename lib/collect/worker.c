@@ -58,6 +58,15 @@ void hw_worker_flush(struct hw_worker *w)
 	}
 }
 
+void hw_worker_idle(struct hw_worker *w)
+{
+	hw_worker_apply(w);
+	if (w->cur && w->cur->n && !hw_batch_ring_waiting(&w->ring)) {
+		hw_batch_ring_publish(&w->ring);
+		w->cur = NULL;
+	}
+}
+
 /* Parse into the scratch array behind the pending reports' records (applying them first if it is full). */
 static enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
                                     struct hw_parse_out *o)

@@ -71,8 +71,13 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
  * many flows and queues their cache misses overlap.  The result is the same as one hw_worker_frame per
  * frame.  Records reach the sink only after their state is applied (flush applies first). */
 void hw_worker_apply(struct hw_worker *w);
-/* Hand a partly filled batch to the sink (end of a burst, idle, shutdown). */
+/* Hand a partly filled batch to the sink (shutdown, a full batch). */
 void hw_worker_flush(struct hw_worker *w);
+/* No input for now: apply, and hand the partly filled batch to the sink only when the sink has taken
+ * every batch before it.  While the sink is behind, later frames go on filling the same batch, so a
+ * stalled sink holds a ring of full batches rather than one of a frame each (a 64-batch ring then
+ * outlasts a stall of 64 x 1024 records, not of 64 frames). */
+void hw_worker_idle(struct hw_worker *w);
 
 /* Relaxed read of a counter another thread writes. */
 #define HW_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -47,6 +47,22 @@ print(sum(max(s) - min(s) + 1 - len(s) for s in seqs.values()))
 PY
 }
 
+# start_ready NAME NS COMMAND...: COMMAND (a collector) inside network namespace NS, standard error to
+# $dir/NAME.err, its NOTIFY_SOCKET a listener standing in for systemd's (tests/ops/notify_listen.py);
+# returns once it has sent READY=1, which the collector sends when its capture is open and its workers
+# run: a frame sent from then on is received, with no sleep before sending.  Sets cpid (the collector)
+# and lpid (the listener; stop_pid it with the collector).
+start_ready() {
+  local name=$1 netns=$2
+  shift 2
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../ops/notify_listen.py" "$dir/$name.sock" "$dir/$name.notify" &
+  lpid=$!
+  wait_for 30 "$name: the notification listener on $dir/$name.sock" test -S "$dir/$name.sock"
+  ip netns exec "$netns" env NOTIFY_SOCKET="$dir/$name.sock" "$@" >/dev/null 2>"$dir/$name.err" &
+  cpid=$!
+  wait_for_line "$dir/$name.notify" "^READY=1 " 60 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
+}
+
 # make_veth_ns NS: a network namespace holding a veth pair tx0 <-> rx0, up, without IPv6 chatter.
 make_veth_ns() {
   ip netns add "$1" || fail "cannot create network namespace $1"

@@ -11,7 +11,8 @@ command -v ip >/dev/null || skip "iproute2 missing"
 ns=hwt-col-$$
 dir=$(mktemp -d)
 cleanup() {
-  [ -n "${cpid:-}" ] && kill "$cpid" 2>/dev/null
+  stop_pid "${cpid:-}"
+  stop_pid "${lpid:-}"
   ip netns del "$ns" 2>/dev/null
   rm -rf "$dir"
 }
@@ -22,53 +23,63 @@ make_veth_ns "$ns"
   fail "generator failed"
 want=$(wc -l <"$dir/truth.jsonl")
 
-# wait until the collector has counted every packet (or give up), then stop it with SIGTERM
-run_and_check() { # name
+# start NAME COLLECTOR-ARGS...: the collector, sending once it has said READY=1 (lib.sh start_ready)
+start() {
   local name=$1
-  wait_for_line "$dir/$name.err" "$4" 60 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
-  sleep 0.5
+  shift
+  start_ready "$name" "$ns" "$col" "$@"
+}
+
+# send_and_stop NAME: send the capture at 5000 frames/s, wait until the JSON output holds every record
+# (polled; only a run that lost some waits the full 2 minutes), then SIGTERM: the collector exits 0.
+send_and_stop() {
+  local name=$1 rc
   sent=$(ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 5000) || fail "$name: sending failed"
   [ "$sent" = 2000 ] || fail "$name: sent $sent frames"
-  local t=0
-  while [ "$(grep -c . "$dir/$name.jsonl" 2>/dev/null || echo 0)" -lt "$want" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+  for _ in $(seq 1200); do
+    [ "$(grep -c . "$dir/$name.jsonl" 2>/dev/null || echo 0)" -ge "$want" ] && break
+    sleep 0.1
+  done
   kill -TERM "$cpid"
   wait "$cpid"
-  local rc=$?
+  rc=$?
   cpid=
+  stop_pid "$lpid"
+  lpid=
   [ $rc = 0 ] || { cat "$dir/$name.err"; fail "$name: collector exited with $rc after SIGTERM"; }
-  diff <(strip_time "$dir/truth.jsonl") <(strip_time "$dir/$name.jsonl") >/dev/null || {
-    diff <(strip_time "$dir/truth.jsonl") <(strip_time "$dir/$name.jsonl") | head -4
-    cat "$dir/$name.err" # the collector's counts: a frame the capture lost shows in its drop counters
-    fail "$name: records differ"; }
+}
+
+# check NAME [sort]: the records equal the generator's (as a set with sort); on a difference the
+# collector's counts say where a frame went (port0_missed: the capture; sink_dropped: the sink ring)
+check() {
+  local name=$1 order=${2:-cat}
+  diff <(strip_time "$dir/truth.jsonl" | $order) <(strip_time "$dir/$name.jsonl" | $order) >/dev/null || {
+    diff <(strip_time "$dir/truth.jsonl" | $order) <(strip_time "$dir/$name.jsonl" | $order) | head -4
+    cat "$dir/$name.err"
+    fail "$name: records differ"
+  }
   [ "$(count records "$dir/$name.err")" = "$want" ] || fail "$name: counted $(count records "$dir/$name.err") records, want $want"
-  echo "ok $name: $want records received live and decoded exactly"
+  [ "$(count sink_dropped "$dir/$name.err")" = 0 ] || fail "$name: sink_dropped $(count sink_dropped "$dir/$name.err")"
 }
 
 # 1. DPDK, net_af_packet on rx0
-ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- \
-  --json-out "$dir/afp.jsonl" >/dev/null 2>"$dir/afp.err" &
-cpid=$!
-run_and_check afp x x "port 0: net_af_packet"
+start afp -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --json-out "$dir/afp.jsonl"
+send_and_stop afp
+check afp
+echo "ok afp: $want records received live and decoded exactly"
 
 # 2. DPDK with two RX queues (af_packet fanout spreads flows like RSS) and two worker lcores;
 #    workers interleave, so records are compared as a set
-ip netns exec "$ns" "$col" --lcores=0@0,1@1,2@1 "${EAL_COMMON[@]}" \
-  --vdev=net_af_packet0,iface=rx0,qpairs=2,framecnt=8192 -- --json-out "$dir/mq.jsonl" >/dev/null 2>"$dir/mq.err" &
-cpid=$!
-wait_for_line "$dir/mq.err" "2 RX queues" 60 || { cat "$dir/mq.err"; fail "mq: collector did not start with 2 queues"; }
-sleep 0.5
-ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 5000 >/dev/null || fail "mq: sending failed"
-t=0
-while [ "$(grep -c . "$dir/mq.jsonl" 2>/dev/null || echo 0)" -lt "$want" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
-kill -TERM "$cpid"; wait "$cpid" || fail "mq: collector exit status after SIGTERM"; cpid=
-diff <(strip_time "$dir/truth.jsonl" | sort) <(strip_time "$dir/mq.jsonl" | sort) >/dev/null ||
-  fail "mq: the two workers' records differ from the generator's"
+start mq --lcores=0@0,1@1,2@1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,qpairs=2,framecnt=8192 -- \
+  --json-out "$dir/mq.jsonl"
+grep -q "2 RX queues" "$dir/mq.err" || { cat "$dir/mq.err"; fail "mq: collector did not start with 2 queues"; }
+send_and_stop mq
+check mq sort
 [ "$(count report_packets_lost "$dir/mq.err")" = 0 ] || fail "mq: report loss counted across workers"
 echo "ok mq: $want records through 2 RX queues and 2 workers, as a set equal to the generator's"
 
 # 3. libpcap live capture on rx0
-ip netns exec "$ns" "$col" --pcap rx0 --json-out "$dir/pcap.jsonl" >/dev/null 2>"$dir/pcap.err" &
-cpid=$!
-sleep 1
-echo started >>"$dir/pcap.err"
-run_and_check pcap x x "started"
+start pcap --pcap rx0 --json-out "$dir/pcap.jsonl"
+send_and_stop pcap
+check pcap
+echo "ok pcap: $want records received live and decoded exactly"

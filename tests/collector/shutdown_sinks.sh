@@ -11,7 +11,7 @@ need_root
 ns=hwt-shut-$$
 dir=$(mktemp -d)
 cleanup() {
-  for p in ${cpid:-} ${lpid:-} ${spid:-}; do kill "$p" 2>/dev/null; done
+  for p in ${cpid:-} ${lpid:-} ${spid:-} ${rpid:-}; do kill "$p" 2>/dev/null; done
   ip netns del "$ns" 2>/dev/null
   rm -rf "$dir"
 }
@@ -21,28 +21,29 @@ make_veth_ns "$ns"
 mkdir "$dir/files"
 
 "$rec" --listen "unix:$dir/stream.sock" >"$dir/stream.jsonl" 2>"$dir/stream.err" &
-lpid=$!
+rpid=$!
 wait_for_line "$dir/stream.err" "listening" 60 || fail "stream listener did not start"
 
-ip netns exec "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
-  --json-out "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock" \
-  >/dev/null 2>"$dir/col.err" &
-cpid=$!
-wait_for_line "$dir/col.err" "port 0: net_af_packet" 60 || { cat "$dir/col.err"; fail "collector did not start"; }
-sleep 0.5
-# send the capture over and over; stop the collector while traffic is still flowing
+start_ready col "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
+  --json-out "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock"
+# send the capture over and over; stop the collector while traffic is still flowing, once the JSON file
+# holds 2000 records (polled, up to 2 minutes)
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 0 500 >/dev/null 2>&1 &
 spid=$!
-sleep 3
+wait_for 120 "2000 records in the JSON file under traffic" \
+  eval '[ "$(grep -c . "$dir/out.jsonl" 2>/dev/null || echo 0)" -ge 2000 ]'
 kill -0 "$spid" 2>/dev/null || fail "the sender finished before the collector was stopped: not a test under traffic"
 kill -TERM "$cpid"
 wait "$cpid"
 rc=$?
 cpid=
 kill "$spid" 2>/dev/null; spid=
+stop_pid "$lpid"; lpid=
 [ $rc = 0 ] || { cat "$dir/col.err"; fail "collector exited with $rc after SIGTERM"; }
-sleep 1
-kill -TERM "$lpid"; wait "$lpid"; lpid=
+# the receiver has written every record the collector says it sent (polled, up to a minute), then stops
+sent=$(count stream_sent "$dir/col.err")
+for _ in $(seq 600); do [ "$(grep -c . "$dir/stream.jsonl")" -ge "$sent" ] && break; sleep 0.1; done
+kill -TERM "$rpid"; wait "$rpid"; rpid=
 
 records=$(count records "$dir/col.err")
 [ "$records" -gt 1000 ] || { cat "$dir/col.err"; fail "only $records records were parsed before the stop"; }
@@ -55,7 +56,7 @@ cmp -s "$dir/out.jsonl" "$dir/files.jsonl" || fail "record files differ from the
 nfiles=$(ls "$dir"/files/*.hwr | wc -l)
 [ "$nfiles" -ge 2 ] || fail "expected size rotation into several files, got $nfiles"
 ls -a "$dir/files" | grep -q '\.tmp$' && fail "a temporary record file was left behind"
-sent=$(count stream_sent "$dir/col.err") dropped=$(count stream_dropped "$dir/col.err")
+dropped=$(count stream_dropped "$dir/col.err")
 got=$(grep -c . "$dir/stream.jsonl")
 [ "$got" = "$sent" ] || fail "stream: collector sent $sent records, the receiver got $got"
 [ $((sent + dropped)) = "$records" ] || fail "stream: sent $sent + dropped $dropped != records $records"

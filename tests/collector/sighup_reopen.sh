@@ -10,7 +10,8 @@ need_root
 ns=hwt-hup-$$
 dir=$(mktemp -d)
 cleanup() {
-  [ -n "${cpid:-}" ] && kill "$cpid" 2>/dev/null
+  stop_pid "${cpid:-}"
+  stop_pid "${lpid:-}"
   ip netns del "$ns" 2>/dev/null
   rm -rf "$dir"
 }
@@ -20,19 +21,18 @@ make_veth_ns "$ns"
   fail "generator failed"
 per_pass=$(grep -c . "$dir/t.jsonl")
 mkdir "$dir/rec"
-ip netns exec "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --json-out "$dir/out.jsonl" --records-dir "$dir/rec" \
-  >/dev/null 2>"$dir/col.err" &
-cpid=$!
-sleep 1
-wait_lines() { # file count
+# sending starts once the capture is open (READY=1), not after a guessed sleep
+start_ready col "$ns" "$col" --pcap rx0 --bpf "udp dst port 32766" --json-out "$dir/out.jsonl" --records-dir "$dir/rec"
+wait_lines() { # file count: polled for up to 2 minutes (a passing run waits only for the records)
   local t=0
-  while [ "$(grep -c . "$1" 2>/dev/null || echo 0)" -lt "$2" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+  while [ "$(grep -c . "$1" 2>/dev/null || echo 0)" -lt "$2" ] && [ $t -lt 1200 ]; do sleep 0.1; t=$((t + 1)); done
 }
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 20000 >/dev/null || fail "sending failed"
 wait_lines "$dir/out.jsonl" "$per_pass"
 mv "$dir/out.jsonl" "$dir/out.1.jsonl"
 kill -HUP "$cpid"
-sleep 0.5
+# the sink thread reopens the record files, then the JSON file: once that exists again, both are reopened
+wait_for 60 "the JSON file reopened after SIGHUP" test -e "$dir/out.jsonl"
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 20000 >/dev/null || fail "sending failed"
 wait_lines "$dir/out.jsonl" "$per_pass"
 kill -TERM "$cpid"
