@@ -92,6 +92,24 @@ static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue
 	return m;
 }
 
+/* The queue has held at or above level, its samples not falling, for hold_ns: the newest samples back to one at least
+ * hold_ns older than now are all at or above level and none is above a newer one (0: off). */
+static int held(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, double level)
+{
+	if (!a->c.buildup_hold_ns)
+		return 1;
+	uint32_t newer = UINT32_MAX;
+	for (unsigned k = 1; k <= q->s_n; k++) { /* newest first */
+		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
+		if (q->s_occ[i] < level || q->s_occ[i] > newer)
+			return 0;
+		if (now - q->s_t[i] >= a->c.buildup_hold_ns)
+			return 1;
+		newer = q->s_occ[i];
+	}
+	return 0;
+}
+
 /* The newest n samples of q (the current one among them) do not fall, all within the window. */
 static int rising(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, unsigned n)
 {
@@ -131,8 +149,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		slope = s1;
 	}
 	b->slope = slope;
-	if (!b->h.active && (r->queue_occupancy < q->th.high * a->c.buildup_from ||
-	                     !rising(a, q, r->time_ns, a->c.buildup_rising) || !reachable(a, q, b, r->time_ns)))
+	if (!b->h.active &&
+	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising) ||
+	     !reachable(a, q, b, r->time_ns) || !held(a, q, r->time_ns, q->th.high * a->c.buildup_from)))
 		pred =
 		    r->queue_occupancy; /* not far enough up, not climbing now, or held below by PFC: no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
@@ -177,6 +196,7 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "from", AN_DOUBLE, buildup_from),
     AN_KEY("queue_buildup", "rising", AN_U32, buildup_rising),
     AN_KEY("queue_buildup", "min_flows", AN_U32, buildup_min_flows),
+    AN_KEY("queue_buildup", "hold_ns", AN_U64, buildup_hold_ns),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -188,6 +208,7 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_from = 0.75;
 	c->buildup_rising = 3;
 	c->buildup_min_flows = 2;
+	c->buildup_hold_ns = 10000;
 }
 
 const struct an_detector an_detect_buildup = {
