@@ -323,23 +323,19 @@ static void test_buildup_hold(void **state)
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
 	assert_int_equal(cfg.buildup_hold_ns, 10000);
 	uint64_t t0 = 6000000000000ull;
-	struct hw_analyzer *a = mk();
-	spike(a, t0, 0);
-	assert_int_equal(count("QueueBuildup", 0), 0);
-	hw_an_destroy(a);
-	a = mk();
-	spike(a, t0, 1);
-	assert_int_equal(count("QueueBuildup", 0), 1);
-	assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 924000);
-	assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), 7900);
-	hw_an_destroy(a);
-	cfg.buildup_hold_ns = 0;
-	a = mk();
-	spike(a, t0, 0);
-	assert_int_equal(count("QueueBuildup", 0), 1);
-	assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 914000);
-	assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), 7600);
-	hw_an_destroy(a);
+	/* {hold_ns, held, expected start after t0 (0: no warning), its occupancy} */
+	static const uint64_t cases[][4] = {{10000, 0, 0, 0}, {10000, 1, 924000, 7900}, {0, 0, 914000, 7600}};
+	for (unsigned k = 0; k < 3; k++) {
+		cfg.buildup_hold_ns = cases[k][0];
+		struct hw_analyzer *a = mk();
+		spike(a, t0, (int)cases[k][1]);
+		assert_int_equal(count("QueueBuildup", 0), cases[k][2] ? 1 : 0);
+		if (cases[k][2]) {
+			assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + cases[k][2]);
+			assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), (int)cases[k][3]);
+		}
+		hw_an_destroy(a);
+	}
 }
 
 /* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
