@@ -4,7 +4,9 @@
  * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Raised only once
  * the queue is at buildup_from of the threshold (default 0.75: PFC Xon of Xoff) with its newest buildup_rising
  * samples not falling: a climb that far and still going comes true far more often than an early projection
- * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  At a lossless
+ * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  And only once
+ * it has held there, not falling, for buildup_hold_ns: a burst that PFC releases upstream lifts a queue into that
+ * band for one sample and it falls at the next.  At a lossless
  * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
  * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
  * reachable ceiling; only the bytes in flight when the pause starts go above).  Not raised at a congestion tree's
