@@ -20,7 +20,7 @@ FLOW_KINDS = {"PathChange"}  # placed at the flow's first changed hop: right whe
 RECORD_KINDS = {"HighQueue", "QueueBuildup"}  # level detectors, judged on the records' occupancy (QueueBuildup: on the truth's queue levels)
 # raise None: each queue's threshold from the fabric, as the analyzer derives it by default (raise_of)
 DEFAULTS = {"raise": None, "clear": None, "burst": None, "from": 0.75, "hold_ns": 100000, "clear_ns": 1000000, "window_ns": 1000000, "lead_ns": 1000000,
-            "min_flows": 2}
+            "min_flows": 2, "buildup_hold_ns": 10000}
 
 
 def lossless_at_xoff(cfg, queue):
@@ -99,6 +99,7 @@ def load_config(path):
             c[k] = j.get("high_queue", {}).get(k, c[k])
         for k in ("window_ns", "lead_ns", "from", "min_flows"):
             c[k] = j.get("queue_buildup", {}).get(k, c[k])
+        c["buildup_hold_ns"] = j.get("queue_buildup", {}).get("hold_ns", c["buildup_hold_ns"])
         if j.get("microburst", {}).get("raise", 0) > 0:
             c["burst"] = j["microburst"]["raise"]
     return c
@@ -328,10 +329,10 @@ def ramps(truth, raised, series, cfg, slack_ns):
         k = qkey(t["place"])
         lo, hi = t["start_ns"] - slack_ns, t["end_ns"] + slack_ns
         cross = next((ts for ts, v, _ in series.get(k, []) if lo <= ts <= hi and v >= raise_of(cfg, k[2])), None)
-        # QueueBuildup warns from queue_buildup.from x raise: a climb whose records jump from below that to the
-        # threshold in one sample cannot be warned
-        warnable = cross is not None and any(lo <= ts < cross and v >= cfg["from"] * raise_of(cfg, k[2])
-                                             for ts, v, _ in series.get(k, []))
+        # QueueBuildup warns from queue_buildup.from x raise once the queue has held there for queue_buildup.hold_ns:
+        # a climb whose records are at that level less than hold_ns before the crossing cannot be warned
+        warnable = cross is not None and any(lo <= ts and ts + cfg["buildup_hold_ns"] < cross and
+                                             v >= cfg["from"] * raise_of(cfg, k[2]) for ts, v, _ in series.get(k, []))
         # nor, at a lossless queue at PFC Xoff, a climb whose records name fewer than queue_buildup.min_flows
         # flows within the window before the crossing (one flow's port is paused at Xoff: the analyzer waits)
         if warnable and cfg["min_flows"] >= 2 and lossless_at_xoff(cfg, k[2]):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # tools/score_events.py's QueueBuildup rules on hand-made truths and records: a warning is right when the
-# simulated queue (truth queues[].high_ns) reaches the threshold within the lead, and the min_flows ramp rule.
+# simulated queue (truth queues[].high_ns) reaches the threshold within the lead, and the min_flows and hold_ns
+# ramp rules.
 import os
 import sys
 
@@ -49,16 +50,24 @@ c = cfg()
 c["raise"] = 380000
 check("configured threshold: records", se.score_records([warn(19 * MS + 500000)], series, c, MS, truth)["QueueBuildup"]["matched"], 1)
 
-# ramps(): an injected incast at the queue, its records 200, 320, 410 KB at 1.00, 1.01, 1.02 ms.  From 0.75 x
-# 400 KB = 300 KB: 320 KB is between, so it is warnable by `from`; the records before the crossing name flow "a"
-# only: fewer than min_flows (2), not warnable; with "b" at 1.01 ms it is.
+# ramps(): an injected incast at the queue, its records 200, 320, 350, 410 KB at 1.00, 1.01, 1.02, 1.03 ms.  From
+# 0.75 x 400 KB = 300 KB: 320 KB at 1.01 ms is at that level, held to 1.02 ms (queue_buildup.hold_ns, 10 us), before
+# the crossing at 1.03 ms: warnable by `from` and the hold; the records before the crossing name flow "a" only:
+# fewer than min_flows (2), not warnable; with "b" at 1.01 ms it is.
 ev = {"kind": "Incast", "place": place, "start_ns": MS, "end_ns": 2 * MS}
 t2 = {"model": model, "events": [ev], "queues": []}
-for flows, want in ((("a", "a", "a"), False), (("a", "b", "a"), True)):
-    s2 = {Q: [(MS + i * 10000, occ, f) for i, (occ, f) in enumerate(zip((200000, 320000, 410000), flows))]}
+for flows, want in ((("a", "a", "a", "a"), False), (("a", "b", "a", "a"), True)):
+    s2 = {Q: [(MS + i * 10000, occ, f) for i, (occ, f) in enumerate(zip((200000, 320000, 350000, 410000), flows))]}
     m = se.ramps(t2, [], s2, cfg(), MS)[0]
     check(f"warnable with flows {flows}", m["warnable"], want)
-    check("crossing time", m["cross_ns"], MS + 20000)
+    check("crossing time", m["cross_ns"], MS + 30000)
+# without the 350 KB record the climb is at 300 KB or more for one sample only (320 KB at 1.01 ms, crossing at
+# 1.02 ms: 10 us later, not more): not warnable with hold_ns 10 us, warnable with 0 (the rule off)
+s3 = {Q: [(MS + i * 10000, occ, f) for i, (occ, f) in enumerate(zip((200000, 320000, 410000), "aba"))]}
+for hold, want in ((10000, False), (0, True)):
+    c = cfg()
+    c["buildup_hold_ns"] = hold
+    check(f"warnable with hold_ns {hold}", se.ramps(t2, [], s3, c, MS)[0]["warnable"], want)
 for f in fails:
     print("FAIL:", f)
 sys.exit(1 if fails else 0)

@@ -146,10 +146,12 @@ static void test_ramp_buildup_before_high(void **state)
  *  a) The projection alone (queue_buildup.from 0): it fires at the first sample with occupancy >= 4000: i = 67
  *     (4020, t0 + 670 us; i = 66 predicts 9960).  The queue crosses 10000 at i = 167 (10020, t0 + 1670 us):
  *     HighQueue's episode starts there (raised after hold_ns), exactly lead_ns after the warning.
- *  b) The defaults (from 0.75, rising 3): not before the queue is at 7500: i = 125 (t0 + 1250 us), the three
- *     newest samples not falling; lead 420 us, eta (10000 - 7500) / 6000 ms.
+ *  b) from 0.75, rising 3, hold_ns 0: not before the queue is at 7500: i = 125 (t0 + 1250 us), the three
+ *     newest samples not falling; lead 420 us, eta (10000 - 7500) / 6000 ms.  With the default hold_ns (10 us)
+ *     the queue must also have been at 7500 or above 10 us before: sample 125 is the first, so i = 126 (7560,
+ *     t0 + 1260 us), eta (10000 - 7560) / 6000 ms.
  *  c) The same with sample 125 dipping to 7000: below 7500 there, and at i = 126 the newest three (7440,
- *     7000, 7560) fall once: raised at i = 127 (7620, t0 + 1270 us). */
+ *     7000, 7560) fall once: raised at i = 127 (7620, t0 + 1270 us; sample 126, 7560, held 10 us before). */
 static void ramp(struct hw_analyzer *a, uint64_t t0, int dip)
 {
 	for (int i = 0; i <= 200; i++)
@@ -176,14 +178,18 @@ static void test_buildup_lead_on_linear_ramp(void **state)
 	hw_an_destroy(a);
 
 	cfg.buildup_from = 0.75;
-	a = mk();
-	ramp(a, t0, -1);
-	assert_int_equal(count("QueueBuildup", 0), 1);
-	b = &evs[first("QueueBuildup", 0)];
-	assert_int_equal(b->start_ns, t0 + 1250000);
-	assert_int_equal((int)number(b, "occupancy"), 7500);
-	assert_true(fabs(number(b, "eta_ms") - (10000.0 - 7500) / 6000) < 1e-9);
-	hw_an_destroy(a);
+	for (int hold = 0; hold <= 1; hold++) {
+		cfg.buildup_hold_ns = hold ? 10000 : 0;
+		a = mk();
+		ramp(a, t0, -1);
+		assert_int_equal(count("QueueBuildup", 0), 1);
+		b = &evs[first("QueueBuildup", 0)];
+		uint32_t occ = hold ? 7560 : 7500;
+		assert_int_equal(b->start_ns, t0 + (hold ? 1260000 : 1250000));
+		assert_int_equal((int)number(b, "occupancy"), occ);
+		assert_true(fabs(number(b, "eta_ms") - (10000.0 - occ) / 6000) < 1e-9);
+		hw_an_destroy(a);
+	}
 
 	a = mk();
 	ramp(a, t0, 125);
@@ -199,7 +205,8 @@ static void test_buildup_lead_on_linear_ramp(void **state)
  * samples, dragged down by the flat ones, predicts only 1024, 2601, 4517, 7281 for 910..940 us: no warning
  * before the crossing at 950 us.  The newest 4 samples, trusted from half the threshold (steep_from 0.5),
  * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing, with
- * queue_buildup.from 0; with the default 0.75 not before 7500: at 940 us (8000), 10 us before. */
+ * queue_buildup.from 0; with 0.75 not before 7500: at 940 us (8000), 10 us before (hold_ns 0).  With the
+ * default hold_ns (10 us) none: 8000 at 940 us is the only sample between 7500 and the threshold. */
 static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
 {
 	for (int k = 0; k < 12; k++)
@@ -213,9 +220,15 @@ static void test_buildup_steep_ramp(void **state)
 	(void)state;
 	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
 	uint64_t t0 = 4000000000000ull;
+	cfg.buildup_from = 0.75;
+	struct hw_analyzer *a = mk();
+	steep_ramp(a, t0);
+	assert_int_equal(count("QueueBuildup", 0), 0); /* the default hold_ns: never held at 7500 for 10 us */
+	hw_an_destroy(a);
+	cfg.buildup_hold_ns = 0;
 	for (int from0 = 1; from0 >= 0; from0--) {
 		cfg.buildup_from = from0 ? 0 : 0.75;
-		struct hw_analyzer *a = mk();
+		a = mk();
 		steep_ramp(a, t0);
 		assert_int_equal(count("QueueBuildup", 0), 1);
 		const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
@@ -225,7 +238,6 @@ static void test_buildup_steep_ramp(void **state)
 		hw_an_destroy(a);
 	}
 	cfg.buildup_from = 0;
-	struct hw_analyzer *a;
 	cfg.buildup_steep_from = 2; /* off: the window's line alone */
 	a = mk();
 	steep_ramp(a, t0);
@@ -241,7 +253,8 @@ static void test_buildup_steep_ramp(void **state)
  *     and the other conditions hold since i = 125: raised at i = 130, occupancy 7800;
  *  c) the second flow at i = 10 (t0 + 100 us) only: at i = 125 (t0 + 1250 us) it is 1150 us old, beyond the
  *     1 ms window: no QueueBuildup;
- *  d) as a) with min_flows 1: the rule is off, raised at i = 125 (7500) as in the linear ramp's case b). */
+ *  d) as a) with min_flows 1: the rule is off, raised at i = 126 (7560) as in the linear ramp's case b) (with the
+ *     default hold_ns: in b) above the queue has held at 7500 or more since i = 125, so i = 130 stands). */
 static void flows_ramp(struct hw_analyzer *a, uint64_t t0, int second)
 {
 	for (int i = 0; i <= 200; i++)
@@ -275,9 +288,54 @@ static void test_buildup_reachable_ceiling(void **state)
 	struct hw_analyzer *a = mk();
 	flows_ramp(a, t0, -1);
 	assert_int_equal(count("QueueBuildup", 0), 1);
-	assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 1250000);
-	assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), 7500);
+	assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 1260000);
+	assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), 7560);
 	hw_an_destroy(a);
+}
+
+/* queue_buildup.hold_ns: a climb that stops short (a burst released by PFC upstream, seen on clean fabrics) against
+ * one that holds.  Threshold 10000, from 0.75 (level 7500), lossy queue (no min_flows rule), 12 empty samples 80 us
+ * apart, then at 900, 910, 914 us: 3000, 6000, 7600 and
+ *  a) spike: 7800 at 920 us, 5000 at 930 us: with hold_ns 0 raised at 914 us (7600: at the level, the newest three
+ *     rising, the newest four samples' line 3000 -> 7600 in 14 us projects far past 10000); with the default
+ *     10 us none: at 914 the sample before (6000) is below 7500, at 920 the oldest sample at the level (914 us) is
+ *     6 us old, at 930 the queue is below the level;
+ *  b) held: 7900 at 924 us instead: at 924 the sample of 914 us (7600) is 10 us old, at the level and not above
+ *     7900: raised at 924 us, occupancy 7900. */
+static void spike(struct hw_analyzer *a, uint64_t t0, int held)
+{
+	for (int k = 0; k < 12; k++)
+		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+	feed(a, rec(t0 + 900000, 3000, 500, 1));
+	feed(a, rec(t0 + 910000, 6000, 500, 2));
+	feed(a, rec(t0 + 914000, 7600, 500, 3));
+	if (held) {
+		feed(a, rec(t0 + 924000, 7900, 500, 1));
+		return;
+	}
+	feed(a, rec(t0 + 920000, 7800, 500, 1));
+	feed(a, rec(t0 + 930000, 5000, 500, 2));
+}
+
+static void test_buildup_hold(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
+	assert_int_equal(cfg.buildup_hold_ns, 10000);
+	uint64_t t0 = 6000000000000ull;
+	/* {hold_ns, held, expected start after t0 (0: no warning), its occupancy} */
+	static const uint64_t cases[][4] = {{10000, 0, 0, 0}, {10000, 1, 924000, 7900}, {0, 0, 914000, 7600}};
+	for (unsigned k = 0; k < 3; k++) {
+		cfg.buildup_hold_ns = cases[k][0];
+		struct hw_analyzer *a = mk();
+		spike(a, t0, (int)cases[k][1]);
+		assert_int_equal(count("QueueBuildup", 0), cases[k][2] ? 1 : 0);
+		if (cases[k][2]) {
+			assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + cases[k][2]);
+			assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), (int)cases[k][3]);
+		}
+		hw_an_destroy(a);
+	}
 }
 
 /* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
@@ -1899,6 +1957,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_buildup_lead_on_linear_ramp, setup),
 	    cmocka_unit_test_setup(test_buildup_steep_ramp, setup),
 	    cmocka_unit_test_setup(test_buildup_reachable_ceiling, setup),
+	    cmocka_unit_test_setup(test_buildup_hold, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),

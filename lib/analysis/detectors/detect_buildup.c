@@ -4,7 +4,9 @@
  * counts too: a steep climb after a long flat stretch, which the whole window's line flattens.  Raised only once
  * the queue is at buildup_from of the threshold (default 0.75: PFC Xon of Xoff) with its newest buildup_rising
  * samples not falling: a climb that far and still going comes true far more often than an early projection
- * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  At a lossless
+ * (climbs stop short when a burst ends or PFC on a shared ingress caps the queue below its own Xoff).  And only once
+ * it has held there, not falling, for buildup_hold_ns: a burst that PFC releases upstream lifts a queue into that
+ * band for one sample and it falls at the next.  At a lossless
  * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
  * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
  * reachable ceiling; only the bytes in flight when the pause starts go above).  Not raised at a congestion tree's
@@ -92,6 +94,24 @@ static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue
 	return m;
 }
 
+/* The queue has held at or above level, its samples not falling, for hold_ns: the newest samples back to one at least
+ * hold_ns older than now are all at or above level and none is above a newer one (0: off). */
+static int held(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, double level)
+{
+	if (!a->c.buildup_hold_ns)
+		return 1;
+	uint32_t newer = UINT32_MAX;
+	for (unsigned k = 1; k <= q->s_n; k++) { /* newest first */
+		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
+		if (q->s_occ[i] < level || q->s_occ[i] > newer)
+			return 0;
+		if (now - q->s_t[i] >= a->c.buildup_hold_ns)
+			return 1;
+		newer = q->s_occ[i];
+	}
+	return 0;
+}
+
 /* The newest n samples of q (the current one among them) do not fall, all within the window. */
 static int rising(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, unsigned n)
 {
@@ -131,8 +151,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		slope = s1;
 	}
 	b->slope = slope;
-	if (!b->h.active && (r->queue_occupancy < q->th.high * a->c.buildup_from ||
-	                     !rising(a, q, r->time_ns, a->c.buildup_rising) || !reachable(a, q, b, r->time_ns)))
+	if (!b->h.active &&
+	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising) ||
+	     !reachable(a, q, b, r->time_ns) || !held(a, q, r->time_ns, q->th.high * a->c.buildup_from)))
 		pred =
 		    r->queue_occupancy; /* not far enough up, not climbing now, or held below by PFC: no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
@@ -177,6 +198,7 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "from", AN_DOUBLE, buildup_from),
     AN_KEY("queue_buildup", "rising", AN_U32, buildup_rising),
     AN_KEY("queue_buildup", "min_flows", AN_U32, buildup_min_flows),
+    AN_KEY("queue_buildup", "hold_ns", AN_U64, buildup_hold_ns),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -188,6 +210,7 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_from = 0.75;
 	c->buildup_rising = 3;
 	c->buildup_min_flows = 2;
+	c->buildup_hold_ns = 10000;
 }
 
 const struct an_detector an_detect_buildup = {
