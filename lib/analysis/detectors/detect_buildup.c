@@ -137,6 +137,8 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		return;
 	if (!b->h.active && r->queue_occupancy >= q->th.high)
 		return; /* already congested: that is HighQueue's, not an early warning */
+	if (!b->h.active && !b->h.above && r->queue_occupancy < q->th.high * a->c.buildup_from)
+		return; /* below the warning level: no fit could raise (pred would be the occupancy), nothing to step */
 	struct sums all = trend_sums(a, q, r->time_ns, 0), recent;
 	double v0, slope, pred;
 	if (!line(a, &all, &v0, &slope))
