@@ -1571,6 +1571,51 @@ static void test_thresholds_from_fabric(void **state)
 	hw_an_destroy(a);
 }
 
+/* Thresholds from the map's fabric (default configuration, queues not placed: host links).  The map's top level
+ * says 25G hosts, Xoff 200000, Xon 150000, a 2000000-byte lossy buffer; node 1's entry says its own Xoff 600000.
+ *  - node 1, queue 3 (lossless): its Xoff, 600000; latency 600000 * 8 / 25 = 192000 ns;
+ *  - node 1, queue 0 (lossy): 40 % of 2000000 = 800000; 800000 * 8 / 25 = 256000 ns;
+ *  - node 2 (no entry), queue 3: the top level's Xoff, 200000; 200000 * 8 / 25 = 64000 ns;
+ * and the analyzer's fabric (what QueueBuildup compares with) carries the top level's Xoff, 200000.  A
+ * configured high_queue.raise (10000) still holds for every queue: the map describes, the user overrides. */
+static void test_thresholds_from_map(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	struct hw_topo_map_node node = {.node_id = 1, .name = "s1", .tier = -1, .fabric = {.xoff_bytes = 600000}};
+	struct hw_topo_map map = {
+	    .nodes = &node,
+	    .n_nodes = 1,
+	    .fabric = {.host_gbps = 25, .xoff_bytes = 200000, .xon_bytes = 150000, .lossy_buffer_bytes = 2000000}};
+	for (int configured = 0; configured < 2; configured++) {
+		cfg.high_queue.raise = configured ? 10000 : 0;
+		cfg.high_queue.clear = configured ? 8000 : 0;
+		char err[256];
+		n_ev = 0;
+		struct hw_analyzer *a = hw_an_create(&cfg, NULL, &map, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		assert_true(hw_an_config_of(a)->fabric.xoff_bytes == 200000);
+		struct hw_record r = rec(1000, 100, 700, 1);
+		feed(a, r);
+		r.queue_id = 0;
+		feed(a, r);
+		r.queue_id = 3;
+		r.node_id = 2;
+		feed(a, r);
+		struct hw_an_queue_info qi;
+		static const double want[3][2] = {{600000, 192000}, {800000, 256000}, {200000, 64000}};
+		for (uint32_t i = 0; i < 3; i++) {
+			assert_int_equal(hw_an_queue_get(a, i, &qi), 0);
+			if (configured) /* 10000 * 8 / 25 = 3200 ns */
+				assert_true(qi.raise == 10000 && qi.lat_raise == 3200);
+			else
+				assert_true(qi.raise == want[i][0] && qi.lat_raise == want[i][1]);
+		}
+		hw_an_destroy(a);
+	}
+	hw_an_config_default(&cfg);
+}
+
 /* A configured threshold holds for every queue: high_queue.raise 10000 (setup) on both classes, and the
  * latency stays derived from it: 10000 * 8 / 100 = 800 ns when high_hop_latency.raise is 0. */
 static void test_thresholds_configured(void **state)
@@ -1934,6 +1979,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_units_from_map, setup),
 	    cmocka_unit_test_setup(test_units_from_config, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
+	    cmocka_unit_test_setup(test_thresholds_from_map, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
