@@ -853,6 +853,52 @@ static void test_congestion_tree_one_root(void **state)
 	hw_an_destroy(a);
 }
 
+/* A map without LLDP (run --map alone): its ports are known, their links are not, so where 11:5 leads is what the
+ * report paths through it say.  Ten two-hop reports 11:5 (100) -> 12:5 (20000), 10 us apart from t0, end before
+ * 12:5's HighQueue (hold 100 us: raised with the record at t0 + 100 us) and so mark nothing; reports from node 12
+ * alone (12:5 at 20000) from t0 + 100 us keep it high.  Then node 11 reports 11:5 at 15000 (above incast.occupancy
+ * 10000) about sources 1..4, from t0 + 200 us: 4 sources, an Incast, unless 11:5 is a victim.  With the map's
+ * topology 11:5 leads to node 12 (the paths), where 12:5 is in a HighQueue episode: a victim, no Incast (nor at
+ * 12:5: one source).  Without a topology nothing says where 11:5 leads: Incast at 11:5. */
+static void test_victim_by_paths_on_map_alone(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_topo_map_node mn[2] = {{.node_id = 11, .name = "s11", .tier = -1},
+	                                 {.node_id = 12, .name = "s12", .tier = -1}};
+	struct hw_topo_map map = {.nodes = mn, .n_nodes = 2, .port_format = "Ethernet%u"};
+	for (int with_map = 1; with_map >= 0; with_map--) {
+		struct hw_topo t;
+		struct hw_topo_error terr = {0};
+		hw_topo_init(&t);
+		assert_int_equal(hw_topo_from_map(&t, &map, &terr), HW_TOPO_OK);
+		char err[256];
+		n_ev = 0;
+		struct hw_analyzer *a =
+		    hw_an_create(&cfg, with_map ? &t : NULL, with_map ? &map : NULL, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		if (with_map)
+			hw_an_grow_topology(a, &t);
+		const uint64_t t0 = 35000000000ull;
+		uint64_t ts = t0;
+		const uint32_t n11[1] = {11}, n12[1] = {12}, o11[1] = {15000}, o12[1] = {20000};
+		for (int i = 0; i < 10; i++, ts += 10000)
+			two_hop(a, ts, 11, 100, 20000);
+		for (int i = 0; i < 40; i++, ts += 10000) {
+			report_path(a, ts, 1, n12, NULL, o12, 12, 12);
+			if (ts >= t0 + 200000)
+				report_path(a, ts + 1000, 1, n11, NULL, o11, (uint8_t)(1 + i % 4), 11);
+		}
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0) >= 1, 1);
+		assert_int_equal(count("Incast", 0), with_map ? 0 : 1);
+		if (!with_map)
+			assert_int_equal(evs[first("Incast", 0)].node_id, 11);
+		hw_an_destroy(a);
+		hw_topo_free(&t);
+	}
+}
+
 /* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
  * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream).
  * 12:5 drains as it fills (20000 and 18000 in turn: 2000 B apart, more than the 1 % of 10000 a frozen queue
@@ -1980,6 +2026,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_units_from_config, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_map, setup),
+	    cmocka_unit_test_setup(test_victim_by_paths_on_map_alone, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
