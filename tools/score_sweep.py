@@ -27,6 +27,7 @@ user's fabric looks to it):
                      links 100/200/400/800 G (not slower than the hosts), PFC Xoff 100-800 KB with Xon 10-40 %
                      below it, lossy buffers 512-4096 KB, background RoCE load 0.1-0.6 and TCP 0-0.1 of a host
                      link, one report per 20/50/100/200/500 packets, queue reports from min(200 KB, 60 % of Xon)
+                     about a flow drawn by its share of the queue (hopwatch-gen --queue-report-flow share)
 """
 import concurrent.futures
 import json
@@ -56,7 +57,8 @@ TOPOLOGY_FACTS = {"LinkUp", "MtuMismatch", "PfcMismatch"}
 # xoff_kb: PFC Xoff per ingress port and priority, xon_kb below it by xon_gap (a fraction of Xoff);
 # buffer_kb: a lossy queue's buffer; load / tcp_load: background RoCE / TCP per host, fraction of its link;
 # sample: one sink report per N packets of a flow.  Queue reports (--queue-report-kb) start at 200 KB, or at
-# 60 % of Xon when that is lower (a switch reports a queue before PFC holds it).
+# 60 % of Xon when that is lower (a switch reports a queue before PFC holds it), and are about a flow drawn by its
+# share of the queue (--queue-report-flow share: at 1 in 500 a fan-in shows its senders only there).
 VARY_RANGES = {"host_gbps": [25, 50, 100, 200], "fabric_gbps": [100, 200, 400, 800], "xoff_kb": (100, 800),
                "xon_gap": (0.1, 0.4), "buffer_kb": (512, 4096), "load": (0.1, 0.6), "tcp_load": (0.0, 0.1),
                "sample": [20, 50, 100, 200, 500]}
@@ -74,7 +76,7 @@ def vary_args(shape, seed):
     return ["--host-gbps", str(host), "--fabric-gbps", str(fabric), "--xoff-kb", str(xoff), "--xon-kb", str(xon),
             "--buffer-kb", str(rng.randint(*r["buffer_kb"])), "--load", f"{rng.uniform(*r['load']):.2f}",
             "--tcp-load", f"{rng.uniform(*r['tcp_load']):.2f}", "--sample", str(rng.choice(r["sample"])),
-            "--queue-report-kb", str(qreport)]
+            "--queue-report-kb", str(qreport), "--queue-report-flow", "share"]
 
 
 def shape_ok(shape):

@@ -169,14 +169,16 @@ static unsigned whole(double *acc, double bytes, unsigned pkt)
 	return (unsigned)n;
 }
 
-/* Does flow i, with bytes at queue q this step, carry the queue report due there?  A switch reports the first
- * packet to pass the congested queue once its interval is over, so each flow in proportion to its share of the
- * queue: flows are offered it in order, each with a draw of its own (a mix of the time, queue and flow, not the
- * fabric's random stream, which the traffic draws from), until one takes it; none this step, the next.  (The first
- * flow with bytes there took every report: at one sink report per hundreds of packets, a fan-in's other senders
- * were never seen at the congested queue.) */
+/* Does flow i, with bytes at queue q this step, carry the queue report due there?  By default (--queue-report-flow
+ * first) the first flow with bytes there takes every report.  With share: a switch reports the first packet to
+ * pass the congested queue once its interval is over, so each flow in proportion to its share of the queue: flows
+ * are offered it in order, each with a draw of its own (a mix of the time, queue and flow, not the fabric's random
+ * stream, which the traffic draws from), until one takes it; none this step, the next.  (With first, at one sink
+ * report per hundreds of packets, a fan-in's other senders are never seen at the congested queue.) */
 static int takes_queue_report(const struct sc_sim *s, uint32_t q, uint32_t i, double bytes)
 {
+	if (!s->cfg->qreport_share)
+		return 1;
 	const double share = s->occ[q] > bytes ? bytes / s->occ[q] : 1;
 	const uint64_t h = gen_mix(gen_mix(s->cfg->seed ^ s->now) ^ (uint64_t)q << 32 ^ i);
 	return h < gen_prob_threshold(share) || share >= 1;

@@ -66,6 +66,8 @@ for host, lo, hi in ((25.0, 2.5, 12.5), (100.0, 10.0, 50.0)):
 for shape in ("leaf-spine", "fat-tree:6", "leaf-spine:8,16,4"):
     for seed in range(1, 61):
         a = sw.vary_args(shape, seed)
+        check(f"vary {shape} seed {seed}: queue reports by share", a[-2:], ["--queue-report-flow", "share"])
+        a = a[:-2]
         v = {a[i][2:]: float(a[i + 1]) for i in range(0, len(a), 2)}
         bad = []
         if v["host-gbps"] not in (25, 50, 100, 200) or v["fabric-gbps"] not in (100, 200, 400, 800):
@@ -93,7 +95,7 @@ try:
         if g.returncode:
             fails.append(f"hopwatch-gen refused vary seed {seed}: {' '.join(a)}: {g.stderr.strip()}")
             continue
-        v = {a[i][2:]: float(a[i + 1]) for i in range(0, len(a), 2)}
+        v = {a[i][2:]: float(a[i + 1]) for i in range(0, len(a) - 2, 2)}
         fab = json.load(open(f"{out}/map.json")).get("fabric", {})
         # KB on the command line, bytes in the map (x 1000, docs/scenarios.md)
         check(f"map.json fabric, vary seed {seed}",
@@ -128,6 +130,33 @@ try:
                   and e.get("port_name") == "Ethernet3" and e.get("queue") == 3]
             check(f"HighQueue thresholds at leaf1:Ethernet3/3 with {mp}",
                   sorted({e["numbers"]["threshold"] for e in hq}), [want])
+
+    # --queue-report-flow: the same incast with one sink report per 500 packets.  The queue reports of its
+    # congested queue (Q flag without F: not a sink report) about the RoCE queue of leaf1:Ethernet3: with first, the
+    # first flow with bytes there takes each, always the same one: 1 source; with share, each flow by its share of
+    # the queue, about 1/8 for each of the 8 senders over some 150 reports (one per 10 us for 1.5 ms): at least 4
+    # of them show (the analyzer's Incast needs 4).
+    leaf1 = (10 << 24) | (255 << 16) | (1 << 8) | 1  # 10.255.1.1, docs/scenarios.md
+    for how, least, most in (("first", 1, 1), ("share", 4, 99)):
+        out = f"{d}/q-{how}"
+        g = subprocess.run([gen, "scenario", "custom", "--topology", "leaf-spine:2,4,4", "--host-gbps", "25",
+                            "--fabric-gbps", "100", "--xoff-kb", "200", "--xon-kb", "150", "--duration-us", "2500",
+                            "--sample", "500", "--queue-report-flow", how, "--event",
+                            "incast:dst=host3,senders=8,gbps=10,start_us=500,dur_us=1500", "--out", out,
+                            "--write-records", "--quiet"], capture_output=True, text=True)
+        if g.returncode:
+            fails.append(f"hopwatch-gen --queue-report-flow {how}: {g.stderr.strip()}")
+            continue
+        srcs = set()
+        for line in open(f"{out}/records.jsonl"):
+            r = json.loads(line)
+            fl = r.get("report_flags", [])
+            if r.get("node_id") == leaf1 and r.get("egress_port") == 3 and r.get("queue_id") == 3 and \
+                    "congested_queue" in fl and "tracked_flow" not in fl:
+                srcs.add(r.get("src_ip"))
+        if not least <= len(srcs) <= most:
+            fails.append(f"--queue-report-flow {how}: {len(srcs)} sources in leaf1:Ethernet3/3's queue reports, "
+                         f"want {least} to {most}")
 finally:
     shutil.rmtree(d, ignore_errors=True)
 
