@@ -6,8 +6,9 @@ scores each with score_events.py and prints the totals per detector: recall, pre
 (a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
 shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
 incident, per family too, and alerts on clean fabrics.  An injected Microburst the switches never reported
-(no record of its queue at or above their queue report level) is counted apart as unobservable, not in
-the recall.
+(no record of its queue at or above their queue report level), or an injected Incast whose queue the simulation
+never filled to its HighQueue threshold (its senders held upstream by PFC), is counted apart as unobservable,
+not in the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]

@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import score_events as se  # noqa: E402
 import score_sweep as sw  # noqa: E402
 
 gen, an = sys.argv[1], sys.argv[2]
@@ -83,6 +84,20 @@ for shape in ("leaf-spine", "fat-tree:6", "leaf-spine:8,16,4"):
         if bad:
             fails.append(f"vary {shape} seed {seed}: {', '.join(bad)}: {' '.join(a)}")
     check(f"vary {shape} same draw", sw.vary_args(shape, 7), sw.vary_args(shape, 7))
+
+# An injected Incast whose queue the simulation never filled to its HighQueue threshold (PFC from congestion
+# elsewhere held its senders) is unobservable, counted apart: at leaf1:Ethernet1/3 with Xoff 589000 (the RoCE
+# queue's threshold), a peak of 77294 is below it: injected 0, unobservable 1; a peak of 600000 is at or above it:
+# injected 1, and with no events raised, detected 0.
+for peak, injected, hidden in ((77294, 0, 1), (600000, 1, 0)):
+    place = {"node": "leaf1", "node_id": 7, "port": 1, "ifname": "Ethernet1", "queue": 3}
+    truth = {"model": {"roce_queue": 3, "xoff_bytes": 589000, "xon_bytes": 385000},
+             "events": [{"kind": "Incast", "event": "incast", "place": place, "start_ns": 1000, "end_ns": 2000,
+                         "effects": {}}],
+             "queues": [dict(place, peak_bytes=peak), dict(place, queue=0, peak_bytes=900000)]}
+    row = se.score(truth, [], 1000000)["detectors"]["Incast"]
+    check(f"Incast with its queue's peak {peak}", (row["injected"], row["detected"], row["unobservable"]),
+          (injected, 0, hidden))
 
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:
