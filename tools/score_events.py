@@ -55,12 +55,20 @@ def level_of(cfg, kind, queue):
     return burst_of(cfg, queue) if kind == "Microburst" else raise_of(cfg, queue)
 
 
-def unobservable(t, series, slack_ns, model=None):
+def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None):
     """An injected Microburst the switches never reported: no record of its queue at or above their queue report
     level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
     A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
     most a tracked flow's record that happened to pass, at a level background traffic reaches all the time).
-    No detector can find it from the records; it is counted apart."""
+    An injected Incast whose queue never reached the level at which it is congested (the simulated queue's peak
+    over the whole run, truth queues[].peak_bytes, below HighQueue's threshold there, raise_of): its senders were
+    held upstream (PFC from congestion elsewhere paused them), so there was no fan-in at its place to report.
+    No detector can find either; each is counted apart."""
+    if t["kind"] == "Incast" and truth is not None and cfg is not None and "queue" in t["place"]:
+        at = (t["place"].get("node"), t["place"].get("ifname"), t["place"]["queue"])
+        peaks = [q.get("peak_bytes", 0) for q in truth.get("queues", []) if (q.get("node"), q.get("ifname"),
+                                                                            q.get("queue")) == at]
+        return bool(peaks) and max(peaks) < raise_of(cfg, t["place"]["queue"])
     if t["kind"] != "Microburst" or series is None or "port" not in t["place"]:
         return False
     level = max((model or {}).get("queue_report_bytes", 0), 1)
@@ -191,7 +199,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None):
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
-        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"))]
+        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg)]
         ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
 
@@ -422,7 +430,8 @@ def main():
         if v.get("median_delay_ms") is not None:
             notes.append(f"delay {v['median_delay_ms']:.3f} ms")
         if v.get("unobservable"):
-            notes.append(f"{v['unobservable']} more injected left no record (unobservable, not counted)")
+            notes.append(f"{v['unobservable']} more injected left no record or never congested its queue "
+                         f"(unobservable, not counted)")
         if v.get("explained"):
             notes.append(f"{v['explained']} more explained by the truth")
         if "victims_named" in v:

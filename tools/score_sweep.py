@@ -6,22 +6,36 @@ scores each with score_events.py and prints the totals per detector: recall, pre
 (a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
 shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
 incident, per family too, and alerts on clean fabrics.  An injected Microburst the switches never reported
-(no record of its queue at or above their queue report level) is counted apart as unobservable, not in
-the recall.
+(no record of its queue at or above their queue report level), or an injected Incast whose queue the simulation
+never filled to its HighQueue threshold (its senders held upstream by PFC), is counted apart as unobservable,
+not in the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
-                      [--jobs N] [--keep DIR] [--json] [--markdown]
+                      [--gen-args "ARGS"] [--vary] [--jobs N] [--keep DIR] [--json] [--markdown]
 
 families: clean incast microburst pfc-storm link-down report-loss mtu-mismatch dscp-misconfig mix
-shapes:   leaf-spine (4 spines, 8 leaves, 8 hosts each), fat-tree:4, fat-tree:8
+shapes:   leaf-spine (4 spines, 8 leaves, 8 hosts each), fat-tree:4, fat-tree:8 (the default three), or any
+          leaf-spine:SPINES,LEAVES,HOSTS_PER_LEAF and fat-tree:K (even K) hopwatch-gen makes
 formats:  tr2.0 tr1.0 tr0.5
+
+Fabrics other than the generator's defaults (the analyzer still runs with ONE configuration, so this is how a
+user's fabric looks to it):
+  --gen-args "ARGS"  appended to every hopwatch-gen scenario command (e.g. "--host-gbps 25 --fabric-gbps 100
+                     --xoff-kb 200 --xon-kb 150"); the incasts' sender rates follow --host-gbps
+  --vary             each (shape, seed) draws its own fabric (the same for every family and format of that shape
+                     and seed), before --gen-args, which may pin some of it: host links 25/50/100/200 G, switch
+                     links 100/200/400/800 G (not slower than the hosts), PFC Xoff 100-800 KB with Xon 10-40 %
+                     below it, lossy buffers 512-4096 KB, background RoCE load 0.1-0.6 and TCP 0-0.1 of a host
+                     link, one report per 20/50/100/200/500 packets, queue reports from min(200 KB, 60 % of Xon)
+                     about a flow drawn by its share of the queue (hopwatch-gen --queue-report-flow share)
 """
 import concurrent.futures
 import json
 import os
 import random
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -39,13 +53,62 @@ CONGESTION = {"Incast", "CongestionTree", "Microburst", "HighQueue", "QueueBuild
 TOPOLOGY_FACTS = {"LinkUp", "MtuMismatch", "PfcMismatch"}
 
 
+# --vary: what each (shape, seed) draws (docs/analyzer.md, "Detection on fabrics outside the defaults").
+# host_gbps / fabric_gbps: NIC and switch-link speeds in use (the fabric at least as fast as the hosts);
+# xoff_kb: PFC Xoff per ingress port and priority, xon_kb below it by xon_gap (a fraction of Xoff);
+# buffer_kb: a lossy queue's buffer; load / tcp_load: background RoCE / TCP per host, fraction of its link;
+# sample: one sink report per N packets of a flow.  Queue reports (--queue-report-kb) start at 200 KB, or at
+# 60 % of Xon when that is lower (a switch reports a queue before PFC holds it), and are about a flow drawn by its
+# share of the queue (--queue-report-flow share: at 1 in 500 a fan-in shows its senders only there).
+VARY_RANGES = {"host_gbps": [25, 50, 100, 200], "fabric_gbps": [100, 200, 400, 800], "xoff_kb": (100, 800),
+               "xon_gap": (0.1, 0.4), "buffer_kb": (512, 4096), "load": (0.1, 0.6), "tcp_load": (0.0, 0.1),
+               "sample": [20, 50, 100, 200, 500]}
+
+
+def vary_args(shape, seed):
+    """hopwatch-gen arguments of the fabric --vary draws for (shape, seed), from VARY_RANGES."""
+    rng = random.Random(f"vary/{shape}/{seed}")
+    r = VARY_RANGES
+    host = rng.choice(r["host_gbps"])
+    fabric = rng.choice([g for g in r["fabric_gbps"] if g >= host])
+    xoff = rng.randint(*r["xoff_kb"])
+    xon = round(xoff * (1 - rng.uniform(*r["xon_gap"])))
+    qreport = min(200, round(0.6 * xon))
+    return ["--host-gbps", str(host), "--fabric-gbps", str(fabric), "--xoff-kb", str(xoff), "--xon-kb", str(xon),
+            "--buffer-kb", str(rng.randint(*r["buffer_kb"])), "--load", f"{rng.uniform(*r['load']):.2f}",
+            "--tcp-load", f"{rng.uniform(*r['tcp_load']):.2f}", "--sample", str(rng.choice(r["sample"])),
+            "--queue-report-kb", str(qreport), "--queue-report-flow", "share"]
+
+
+def shape_ok(shape):
+    """A --shapes value: one of SHAPES, leaf-spine:S,L,H or fat-tree:K (even K, 2-22) as hopwatch-gen takes."""
+    if shape in SHAPES:
+        return True
+    m = re.fullmatch(r"leaf-spine:(\d+),(\d+),(\d+)", shape)
+    if m:
+        return all(int(v) >= 1 for v in m.groups())
+    m = re.fullmatch(r"fat-tree:(\d+)", shape)
+    return bool(m) and int(m.group(1)) % 2 == 0 and 2 <= int(m.group(1)) <= 22
+
+
+def host_gbps(args):
+    """The host link speed a hopwatch-gen argument list sets (the last --host-gbps), else its default 100."""
+    g = 100.0
+    for i, a in enumerate(args[:-1]):
+        if a == "--host-gbps":
+            g = float(args[i + 1])
+    return g
+
+
 class Fabric:
     """Names of a generated fabric, as docs/scenarios.md lays them out."""
 
-    def __init__(self, shape):
+    def __init__(self, shape, host_gbps=100.0):
         self.shape = shape
-        if shape == "leaf-spine":
-            self.topology, s, leaves, h = "leaf-spine:4,8,8", 4, 8, 8
+        self.host_gbps = host_gbps
+        if shape.startswith("leaf-spine"):
+            s, leaves, h = (4, 8, 8) if shape == "leaf-spine" else map(int, shape.split(":")[1].split(","))
+            self.topology = f"leaf-spine:{s},{leaves},{h}"
             self.hosts = leaves * h
             self.leaves = [f"leaf{i}" for i in range(1, leaves + 1)]
             self.uplinks = list(range(h + 1, h + s + 1))  # a leaf's ports toward the spines
@@ -68,11 +131,15 @@ class Fabric:
 
 def events_for(family, fab, rng):
     """--event specs for one run of a family, drawn from rng (times in µs of a 5 ms run)."""
+    # rates scale with the host link (the generator's default 100G: x 1)
+    scale = fab.host_gbps / 100.0
+
     def incast(kind, dur_lo, dur_hi):
         senders = rng.choice([4, 8, 16, 32])
         senders = min(senders, fab.hosts - 1)
-        # a fan-in that overloads the receiver's 100G link: senders x gbps between 1.2x and 4x
-        gbps = round(min(50.0, max(10.0, rng.uniform(120, 400) / senders)), 1)
+        # a fan-in that overloads the receiver's link: senders x gbps between 1.2x and 4x its speed, each sender
+        # at 10 % to 50 % of its own
+        gbps = round(min(50.0 * scale, max(10.0 * scale, rng.uniform(120, 400) / senders * scale)), 1)
         start = rng.randint(500, 2000)
         dur = rng.randint(dur_lo, dur_hi)
         return f"{kind}:dst={fab.host(rng)},senders={senders},gbps={gbps},start_us={start},dur_us={dur}"
@@ -89,7 +156,8 @@ def events_for(family, fab, rng):
     if family == "microburst":
         return [incast("microburst", 10, 100)]
     if family == "pfc-storm":
-        return [f"pfc-storm:host={fab.host(rng)},senders={rng.choice([2, 4, 6])},gbps={rng.choice([10, 20])},"
+        return [f"pfc-storm:host={fab.host(rng)},senders={rng.choice([2, 4, 6])},"
+                f"gbps={min(rng.choice([10, 20]), fab.host_gbps * 0.8):g},"
                 f"start_us={rng.randint(500, 2000)},dur_us={rng.randint(1000, 3000)}"]
     if family == "link-down":
         return [link_down()]
@@ -103,32 +171,34 @@ def events_for(family, fab, rng):
         return [f"dscp-misconfig:host={fab.host(rng)},start_us=0,dur_us=5000"]
     if family == "mix":  # several at once, in different places
         a = incast("incast", 1000, 2000)
-        b = f"pfc-storm:host={fab.host(rng)},senders=4,gbps=10,start_us={rng.randint(2500, 3000)},dur_us=1000"
+        b = f"pfc-storm:host={fab.host(rng)},senders=4,gbps={min(10, fab.host_gbps * 0.8):g},start_us={rng.randint(2500, 3000)},dur_us=1000"
         return [a, b, link_down()]
     raise ValueError(family)
 
 
 def run_one(job):
-    gen, an, cfg, family, shape, fmt, seed, keep = job
-    fab = Fabric(shape)
+    gen, an, cfg, family, shape, fmt, seed, keep, vary, extra = job
+    gargs = (vary_args(shape, seed) if vary else []) + list(extra)
+    fab = Fabric(shape, host_gbps(gargs))
     rng = random.Random(f"{family}/{shape}/{fmt}/{seed}")
     evs = events_for(family, fab, rng)
     d = tempfile.mkdtemp(prefix="hw-sweep-")
     try:
         cmd = [gen, "scenario", "custom", "--topology", fab.topology, "--format", fmt, "--seed", str(seed),
-               "--out", d, "--write-records", "--quiet"]
+               "--out", d, "--write-records", "--quiet"] + gargs
         for e in evs:
             cmd += ["--event", e]
         g = subprocess.run(cmd, capture_output=True, text=True)
         if g.returncode != 0:
-            return {"job": job[3:7], "error": f"hopwatch-gen: {g.stderr.strip()}", "events": evs}
+            return {"job": job[3:7], "error": f"hopwatch-gen: {g.stderr.strip()}", "events": evs, "gen_args": gargs}
         run = [an, "run", "--jsonl", f"{d}/records.jsonl", "--lldp", f"{d}/lldp.pcap", "--map", f"{d}/map.json",
                "--events", f"{d}/events.jsonl", "--quiet"]
         if cfg:
             run += ["--config", cfg]
         a = subprocess.run(run, capture_output=True, text=True)
         if a.returncode != 0:
-            return {"job": job[3:7], "error": f"hopwatch-analyzer: {a.stderr.strip()[-400:]}", "events": evs}
+            return {"job": job[3:7], "error": f"hopwatch-analyzer: {a.stderr.strip()[-400:]}", "events": evs,
+                    "gen_args": gargs}
         truth = json.load(open(f"{d}/truth.json"))
         events = [json.loads(line) for line in open(f"{d}/events.jsonl") if line.strip()]
         series = score_events.queue_series(f"{d}/records.jsonl")
@@ -145,7 +215,10 @@ def run_one(job):
             dst = os.path.join(keep, f"{family}-{shape.replace(':', '')}-{fmt}-{seed}")
             shutil.rmtree(dst, ignore_errors=True)
             shutil.copytree(d, dst)
-        return {"job": job[3:7], "events": evs, "score": r}
+        out = {"job": job[3:7], "events": evs, "score": r}
+        if gargs:
+            out["gen_args"] = gargs
+        return out
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
@@ -337,10 +410,10 @@ def main():
         if a in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
-        if a in ("--json", "--markdown"):
+        if a in ("--json", "--markdown", "--vary"):
             flags.add(a)
             i += 1
-        elif a in ("--gen", "--analyzer", "--config", "--keep") or a in opt:
+        elif a in ("--gen", "--analyzer", "--config", "--keep", "--gen-args") or a in opt:
             if i + 1 >= len(args):
                 print(f"score_sweep.py: {a} needs a value", file=sys.stderr)
                 sys.exit(2)
@@ -352,17 +425,25 @@ def main():
     if "--gen" not in opt or "--analyzer" not in opt:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    for key, allowed in (("--families", FAMILIES), ("--shapes", SHAPES), ("--formats", FORMATS)):
+    for key, allowed in (("--families", FAMILIES), ("--formats", FORMATS)):
         for v in opt[key].split(","):
             if v not in allowed:
                 print(f"score_sweep.py: {key} {v}: not one of {', '.join(allowed)}", file=sys.stderr)
                 sys.exit(2)
+    shapes = re.split(r",(?=[a-z])", opt["--shapes"])  # leaf-spine:2,4,4 holds commas of its own
+    for v in shapes:
+        if not shape_ok(v):
+            print(f"score_sweep.py: --shapes {v}: not one of {', '.join(SHAPES)}, leaf-spine:S,L,H or fat-tree:K "
+                  f"(even K, 2-22)", file=sys.stderr)
+            sys.exit(2)
+    extra = shlex.split(opt.get("--gen-args", ""))
     first, n = int(opt["--first-seed"]), int(opt["--seeds"])
     keep = opt.get("--keep")
     if keep:
         os.makedirs(keep, exist_ok=True)
-    jobs = [(opt["--gen"], opt["--analyzer"], opt.get("--config"), f, s, fm, seed, keep)
-            for f in opt["--families"].split(",") for s in opt["--shapes"].split(",")
+    vary = "--vary" in flags
+    jobs = [(opt["--gen"], opt["--analyzer"], opt.get("--config"), f, s, fm, seed, keep, vary, extra)
+            for f in opt["--families"].split(",") for s in shapes
             for fm in opt["--formats"].split(",") for seed in range(first, first + n)]
     with concurrent.futures.ThreadPoolExecutor(int(opt["--jobs"])) as ex:
         results = list(ex.map(run_one, jobs))
@@ -373,6 +454,9 @@ def main():
     md = "--markdown" in flags
     print(f"{agg['runs']} runs ({agg['failed']} failed), {agg['incidents']} injected incidents; "
           f"configuration: {opt.get('--config') or 'default'}")
+    if vary or extra:
+        print(f"fabrics: {'drawn per shape and seed (--vary)' if vary else 'the generator defaults'}"
+              f"{'; hopwatch-gen ' + ' '.join(extra) if extra else ''}")
     head = ["detector", "recall", "precision", "raised", "wrong culprit (at a PFC victim)"]
     if md:
         print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))

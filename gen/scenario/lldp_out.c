@@ -248,7 +248,8 @@ static int write_dump(const struct sc_sim *s, uint32_t node, const char *path, c
 	return rc;
 }
 
-/* map.json for hopwatch-analyzer --map: node ids, INT port N is interface EthernetN; tiers as built. */
+/* map.json for hopwatch-analyzer --map: node ids, INT port N is interface EthernetN; tiers as built; the fabric's
+ * link speeds, PFC Xoff/Xon and lossy buffer. */
 static int write_map(const struct sc_sim *s, const char *path, char *err, size_t errlen)
 {
 	static const char *const tiers[] = {"host", "leaf", "spine", "superspine"};
@@ -262,7 +263,12 @@ static int write_map(const struct sc_sim *s, const char *path, char *err, size_t
 		json_array_append_new(
 		    nodes, json_pack("{s:s,s:s,s:s}", "name", n->name, "node_id", id, "tier", tiers[n->tier]));
 	}
-	json_t *m = json_pack("{s:s,s:o}", "port_format", "Ethernet%u", "nodes", nodes);
+	/* the fabric the analyzer derives its thresholds from (docs/topology.md "fabric"): link speeds, PFC, buffers */
+	const struct sc_cfg *c = s->cfg;
+	json_t *fabric = json_pack("{s:f,s:f,s:f,s:f,s:f}", "host_gbps", (double)t->host_bps / 1e9, "fabric_gbps",
+	                           (double)t->fabric_bps / 1e9, "xoff_bytes", c->xoff_bytes, "xon_bytes", c->xon_bytes,
+	                           "lossy_buffer_bytes", c->lossy_buffer);
+	json_t *m = json_pack("{s:s,s:o,s:o}", "port_format", "Ethernet%u", "fabric", fabric, "nodes", nodes);
 	int rc = json_dump_file(m, path, JSON_INDENT(2));
 	json_decref(m);
 	if (rc)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "scen.h"
 
 int sc_sim_init(struct sc_sim *s, struct sc_cfg *cfg, struct sc_topo *t)
@@ -168,6 +169,21 @@ static unsigned whole(double *acc, double bytes, unsigned pkt)
 	return (unsigned)n;
 }
 
+/* Does flow i, with bytes at queue q this step, carry the queue report due there?  By default (--queue-report-flow
+ * first) the first flow with bytes there takes every report.  With share: a switch reports the first packet to
+ * pass the congested queue once its interval is over, so each flow in proportion to its share of the queue: flows
+ * are offered it in order, each with a draw of its own (a mix of the time, queue and flow, not the fabric's random
+ * stream, which the traffic draws from), until one takes it; none this step, the next.  (With first, at one sink
+ * report per hundreds of packets, a fan-in's other senders are never seen at the congested queue.) */
+static int takes_queue_report(const struct sc_sim *s, uint32_t q, uint32_t i, double bytes)
+{
+	if (!s->cfg->qreport_share)
+		return 1;
+	const double share = s->occ[q] > bytes ? bytes / s->occ[q] : 1;
+	const uint64_t h = gen_mix(gen_mix(s->cfg->seed ^ s->now) ^ (uint64_t)q << 32 ^ i);
+	return h < gen_prob_threshold(share) || share >= 1;
+}
+
 static void advance_flows(struct sc_sim *s)
 {
 	const struct sc_topo *t = s->t;
@@ -188,7 +204,7 @@ static void advance_flows(struct sc_sim *s)
 			if (s->occ[q] > c->ecn_bytes && f->gf.ecn == 2)
 				marked = 1;
 			if (h > 0 && s->occ[q] > c->qreport_bytes &&
-			    s->now >= s->last_qreport[q] + c->queue_report_ns) {
+			    s->now >= s->last_qreport[q] + c->queue_report_ns && takes_queue_report(s, q, i, tot)) {
 				s->last_qreport[q] = s->now;
 				sc_report_queue(s, f, (unsigned)h);
 			}

@@ -142,6 +142,7 @@ struct sc_cfg {
 	uint32_t cnp_sample;      /* one sink report per this many CNPs of a flow */
 	uint32_t queue_report_ns; /* a congested queue sends at most one queue report per this */
 	double qreport_bytes;     /* queue report threshold */
+	int qreport_share;        /* --queue-report-flow share: a queue report's flow drawn by its share of the queue */
 	double ecn_bytes, xoff_bytes, xon_bytes, lossy_buffer, lossless_buffer, host_buffer;
 	uint32_t base_latency_ns;
 	double load;     /* background RoCE load, fraction of the host link */

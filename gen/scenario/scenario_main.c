@@ -68,6 +68,7 @@ struct scen_opts {
 	bool list, no_events, records, no_lldp, quiet;
 	double host_gbps, fabric_gbps, mtu, load, tcp_load, dur_us, step_ns, ecn_kb, xoff_kb, xon_kb, buf_kb, base_ns;
 	double qkb, qus;
+	int qflow;
 	uint32_t sample, dsample, csample;
 	uint16_t dport;
 	int format;
@@ -78,6 +79,7 @@ struct scen_opts {
 #define S struct scen_opts
 
 static const char *const formats[] = {"tr2.0", "tr1.0", "tr0.5", NULL};
+static const char *const qflows[] = {"first", "share", NULL};
 
 static const struct hw_opt rows[] = {
     {HW_OPT_GROUP, .help = "Scenario and fabric:"},
@@ -134,6 +136,10 @@ static const struct hw_opt rows[] = {
      .help = "queue reports above this occupancy, at most one per queue"},
     {HW_OPT_DOUBLE, "queue-report-us", .metavar = "N", HW_OPT_AT(S, qus), .lo = 0.001, .hi = 1e6, .def_note = "10",
      .help = "per this interval"},
+    {HW_OPT_ENUM, "queue-report-flow", .metavar = "F", HW_OPT_AT(S, qflow), .names = qflows, .def_note = "first",
+     .help = "the flow a queue report is about: first (the first flow with bytes there)\n"
+             "| share (drawn by each flow's share of the queue, as a switch reports\n"
+             "the next packet)"},
     {HW_OPT_STRING, "collector", .metavar = "A.B.C.D", HW_OPT_AT(S, collector), .def_note = "10.0.0.100",
      .help = "report destination"},
     {HW_OPT_UINT, "dst-port", .metavar = "P", HW_OPT_AT(S, dport), .lo = 1, .hi = 65535, .def = "32766",
@@ -211,6 +217,8 @@ int sc_main(int argc, char **argv)
 		cfg.drop_sample = o.dsample;
 	if (has("queue-report-kb"))
 		cfg.qreport_bytes = o.qkb * 1e3;
+	if (has("queue-report-flow"))
+		cfg.qreport_share = o.qflow == 1;
 	if (has("queue-report-us"))
 		cfg.queue_report_ns = (uint32_t)(o.qus * 1e3);
 	if (has("seed"))

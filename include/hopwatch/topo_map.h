@@ -25,12 +25,22 @@ struct hw_topo_map_units {
 	uint32_t occ_bytes; /* 1 (bytes), cell size (cells), packet size (packets: BMv2) */
 };
 
+/* A node's buffers and link speeds as the analyzer derives its queues' thresholds from them (docs/topology.md,
+ * "fabric"; the fields of the analyzer configuration's fabric section): 0 = not given (the map's top-level
+ * ones, else the analyzer configuration's). */
+struct hw_topo_map_fabric {
+	double host_gbps, fabric_gbps; /* line rate of its host-facing ports and of its switch-to-switch ports */
+	double xoff_bytes, xon_bytes;  /* PFC Xoff / Xon per ingress port and lossless priority */
+	double lossy_buffer_bytes;     /* what a lossy queue holds before it drops */
+};
+
 struct hw_topo_map_node {
 	uint32_t node_id;
 	char name[HW_TOPO_NAME_MAX];
 	int tier;             /* -1 = not set */
 	char port_format[64]; /* printf format with one %u, e.g. "Ethernet%u"; empty = use the global one */
 	struct hw_topo_map_units units;
+	struct hw_topo_map_fabric fabric;
 	struct hw_topo_map_port *ports;
 	uint32_t n_ports;
 };
@@ -38,8 +48,9 @@ struct hw_topo_map_node {
 struct hw_topo_map {
 	struct hw_topo_map_node *nodes;
 	uint32_t n_nodes;
-	char port_format[64];           /* default for all nodes; empty = ports only through explicit entries */
-	struct hw_topo_map_units units; /* default for all nodes */
+	char port_format[64];             /* default for all nodes; empty = ports only through explicit entries */
+	struct hw_topo_map_units units;   /* default for all nodes */
+	struct hw_topo_map_fabric fabric; /* default for all nodes */
 };
 
 /* The units of node_id's telemetry: its map entry's (by node id, else through the topology's node of that id
@@ -55,6 +66,10 @@ struct hw_topo_map_units hw_topo_map_units_or(const struct hw_topo *t, const str
 struct json_t;
 enum hw_topo_result hw_topo_map_units_load(struct hw_topo_map_units *u, struct json_t *e, const char *path,
                                            const char *where, struct hw_topo_error *err);
+
+/* The fabric of node_id's ports, field by field: its map entry's (found as hw_topo_map_units_of() finds it),
+ * else the map's top-level ones, else 0 (not given).  m may be NULL. */
+struct hw_topo_map_fabric hw_topo_map_fabric_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id);
 
 /* Load a map file (JSON, see docs/topology.md). */
 enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, struct hw_topo_error *err);

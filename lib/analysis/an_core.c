@@ -65,6 +65,7 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 		return NULL;
 	}
 	a->c = *c;
+	an_fabric_from_map(&a->c.fabric, map);
 	a->topo = topo;
 	a->map = map;
 	a->emit = emit;

@@ -173,6 +173,9 @@ struct hw_analyzer {
 
 /* Fill q->th from q's port and the configuration (after q is placed). */
 void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
+/* The map's top-level fabric (its values above 0) over f: hw_an_create() puts it into the analyzer's own copy of
+ * the configuration, so what reads a->c.fabric sees the fabric the map describes. */
+void an_fabric_from_map(struct hw_an_fabric *f, const struct hw_topo_map *m);
 
 /* Incidents (an_incident.c): the incident of a congestion event at q now (its root's, opened when none is
  * open), and the id of a raise of kind at q (the previous raise's id when it is in the same incident). */

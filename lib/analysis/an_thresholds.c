@@ -1,5 +1,6 @@
 /* Each queue's thresholds from what the analyzer knows of its port (lossless or lossy class, host-facing or
- * fabric link speed) and the "fabric" config section; a detector key set above 0 overrides them. */
+ * fabric link speed) and its fabric: the map's "fabric" (its node's, else the top level's), else the "fabric"
+ * config section; a detector key set above 0 overrides them. */
 #include "detector.h"
 
 /* Queue q's port leads to a host (its peer's node is in the host tier). */
@@ -21,9 +22,28 @@ static int lossless(const struct hw_analyzer *a, const struct an_queue *q)
 	return (a->c.fabric.lossless_queues >> q->queue) & 1u;
 }
 
+/* m's values (above 0) over f's. */
+static void overlay(struct hw_an_fabric *f, const struct hw_topo_map_fabric *m)
+{
+	f->host_gbps = m->host_gbps > 0 ? m->host_gbps : f->host_gbps;
+	f->fabric_gbps = m->fabric_gbps > 0 ? m->fabric_gbps : f->fabric_gbps;
+	f->xoff_bytes = m->xoff_bytes > 0 ? m->xoff_bytes : f->xoff_bytes;
+	f->xon_bytes = m->xon_bytes > 0 ? m->xon_bytes : f->xon_bytes;
+	f->lossy_buffer_bytes = m->lossy_buffer_bytes > 0 ? m->lossy_buffer_bytes : f->lossy_buffer_bytes;
+}
+
+void an_fabric_from_map(struct hw_an_fabric *f, const struct hw_topo_map *m)
+{
+	if (m)
+		overlay(f, &m->fabric);
+}
+
 void an_thresholds(const struct hw_analyzer *a, struct an_queue *q)
 {
-	const struct hw_an_fabric *f = &a->c.fabric;
+	struct hw_an_fabric fab = a->c.fabric; /* the map's top level is in it already (hw_an_create) */
+	const struct hw_topo_map_fabric mf = hw_topo_map_fabric_of(a->topo, a->map, q->node_id);
+	overlay(&fab, &mf);
+	const struct hw_an_fabric *f = &fab;
 	struct an_th *t = &q->th;
 	t->lossless = (uint8_t)lossless(a, q);
 	t->gbps = host_facing(a, q) ? f->host_gbps : f->fabric_gbps;

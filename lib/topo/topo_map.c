@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,79 @@ enum hw_topo_result hw_topo_map_units_load(struct hw_topo_map_units *u, json_t *
 	return HW_TOPO_OK;
 }
 
+/* The map entry of node_id: by its node_id, else by name through the topology's node of that id (t may be NULL);
+ * NULL when none. */
+static const struct hw_topo_map_node *entry_of_id(const struct hw_topo *t, const struct hw_topo_map *m,
+                                                  uint32_t node_id)
+{
+	for (uint32_t i = 0; i < m->n_nodes; i++)
+		if (m->nodes[i].node_id && m->nodes[i].node_id == node_id)
+			return &m->nodes[i];
+	uint32_t tn = t ? hw_topo_find_node_by_id(t, node_id) : HW_TOPO_NONE;
+	for (uint32_t i = 0; tn != HW_TOPO_NONE && i < m->n_nodes; i++)
+		if (strcmp(m->nodes[i].name, t->nodes[tn].name) == 0)
+			return &m->nodes[i];
+	return NULL;
+}
+
+/* The "fabric" object of e (a node or the top level): each key optional, a positive number; Xon not above Xoff
+ * when both are given there. */
+static enum hw_topo_result fabric_load(struct hw_topo_map_fabric *f, json_t *e, const char *path, const char *where,
+                                       struct hw_topo_error *err)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+	    {"host_gbps", offsetof(struct hw_topo_map_fabric, host_gbps)},
+	    {"fabric_gbps", offsetof(struct hw_topo_map_fabric, fabric_gbps)},
+	    {"xoff_bytes", offsetof(struct hw_topo_map_fabric, xoff_bytes)},
+	    {"xon_bytes", offsetof(struct hw_topo_map_fabric, xon_bytes)},
+	    {"lossy_buffer_bytes", offsetof(struct hw_topo_map_fabric, lossy_buffer_bytes)},
+	};
+	json_t *o = json_object_get(e, "fabric"), *v;
+	const char *k;
+	if (!o)
+		return HW_TOPO_OK;
+	if (!json_is_object(o))
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: fabric must be an object", path, where);
+	json_object_foreach(o, k, v)
+	{
+		size_t i = 0;
+		while (i < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[i].key, k))
+			i++;
+		if (i == sizeof(keys) / sizeof(keys[0]))
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: %s: fabric.%s: unknown key (host_gbps, fabric_gbps, xoff_bytes, "
+			                    "xon_bytes, lossy_buffer_bytes)",
+			                    path, where, k);
+		/* a terabit of line rate or a terabyte of buffer is far beyond any switch: a typo, not a fabric */
+		if (!json_is_number(v) || json_number_value(v) <= 0 || json_number_value(v) > 1e12)
+			return hw_topo_fail(err, HW_TOPO_E_FORMAT,
+			                    "%s: %s: fabric.%s must be a number above 0 (up to 1e12)", path, where, k);
+		*(double *)((char *)f + keys[i].off) = json_number_value(v);
+	}
+	if (f->xon_bytes > 0 && f->xoff_bytes > 0 && f->xon_bytes > f->xoff_bytes)
+		return hw_topo_fail(err, HW_TOPO_E_FORMAT, "%s: %s: fabric.xon_bytes %.0f is above xoff_bytes %.0f",
+		                    path, where, f->xon_bytes, f->xoff_bytes);
+	return HW_TOPO_OK;
+}
+
+struct hw_topo_map_fabric hw_topo_map_fabric_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id)
+{
+	struct hw_topo_map_fabric f = {0, 0, 0, 0, 0};
+	if (!m)
+		return f;
+	const struct hw_topo_map_node *mn = entry_of_id(t, m, node_id);
+	const struct hw_topo_map_fabric *n = mn ? &mn->fabric : &f, *top = &m->fabric;
+	f.host_gbps = n->host_gbps > 0 ? n->host_gbps : top->host_gbps;
+	f.fabric_gbps = n->fabric_gbps > 0 ? n->fabric_gbps : top->fabric_gbps;
+	f.xoff_bytes = n->xoff_bytes > 0 ? n->xoff_bytes : top->xoff_bytes;
+	f.xon_bytes = n->xon_bytes > 0 ? n->xon_bytes : top->xon_bytes;
+	f.lossy_buffer_bytes = n->lossy_buffer_bytes > 0 ? n->lossy_buffer_bytes : top->lossy_buffer_bytes;
+	return f;
+}
+
 struct hw_topo_map_units hw_topo_map_units_of(const struct hw_topo *t, const struct hw_topo_map *m, uint32_t node_id)
 {
 	return hw_topo_map_units_or(t, m, node_id, (struct hw_topo_map_units){1, 1});
@@ -122,14 +196,7 @@ struct hw_topo_map_units hw_topo_map_units_or(const struct hw_topo *t, const str
 	struct hw_topo_map_units u = {dflt.time_ns ? dflt.time_ns : 1, dflt.occ_bytes ? dflt.occ_bytes : 1};
 	if (!m)
 		return u;
-	const struct hw_topo_map_node *mn = NULL;
-	for (uint32_t i = 0; i < m->n_nodes && !mn; i++)
-		if (m->nodes[i].node_id && m->nodes[i].node_id == node_id)
-			mn = &m->nodes[i];
-	uint32_t tn = t && !mn ? hw_topo_find_node_by_id(t, node_id) : HW_TOPO_NONE;
-	for (uint32_t i = 0; tn != HW_TOPO_NONE && i < m->n_nodes && !mn; i++)
-		if (strcmp(m->nodes[i].name, t->nodes[tn].name) == 0)
-			mn = &m->nodes[i];
+	const struct hw_topo_map_node *mn = entry_of_id(t, m, node_id);
 	u.time_ns = mn && mn->units.time_ns ? mn->units.time_ns : m->units.time_ns ? m->units.time_ns : u.time_ns;
 	u.occ_bytes = mn && mn->units.occ_bytes ? mn->units.occ_bytes
 	              : m->units.occ_bytes      ? m->units.occ_bytes
@@ -163,6 +230,8 @@ static enum hw_topo_result load_node(struct hw_topo_map_node *n, json_t *e, cons
 	char where[HW_TOPO_NAME_MAX + 32];
 	snprintf(where, sizeof(where), "nodes[%zu] (%s)", i, n->name);
 	enum hw_topo_result ur = hw_topo_map_units_load(&n->units, e, path, where, err);
+	if (ur == HW_TOPO_OK)
+		ur = fabric_load(&n->fabric, e, path, where, err);
 	if (ur != HW_TOPO_OK)
 		return ur;
 	json_t *ports = json_object_get(e, "ports"), *v;
@@ -206,6 +275,8 @@ enum hw_topo_result hw_topo_map_load(struct hw_topo_map *m, const char *path, st
 		snprintf(m->port_format, sizeof(m->port_format), "%s", json_string_value(fmt));
 	if (r == HW_TOPO_OK)
 		r = hw_topo_map_units_load(&m->units, root, path, "top level", err);
+	if (r == HW_TOPO_OK)
+		r = fabric_load(&m->fabric, root, path, "top level", err);
 	if (r == HW_TOPO_OK && !(m->nodes = calloc(json_array_size(nodes) + 1, sizeof(*m->nodes))))
 		r = hw_topo_fail(err, HW_TOPO_E_NOMEM, "%s: out of memory", path);
 	for (size_t i = 0; r == HW_TOPO_OK && i < json_array_size(nodes); i++) {

@@ -911,6 +911,52 @@ static void test_congestion_tree_one_root(void **state)
 	hw_an_destroy(a);
 }
 
+/* A map without LLDP (run --map alone): its ports are known, their links are not, so where 11:5 leads is what the
+ * report paths through it say.  Ten two-hop reports 11:5 (100) -> 12:5 (20000), 10 us apart from t0, end before
+ * 12:5's HighQueue (hold 100 us: raised with the record at t0 + 100 us) and so mark nothing; reports from node 12
+ * alone (12:5 at 20000) from t0 + 100 us keep it high.  Then node 11 reports 11:5 at 15000 (above incast.occupancy
+ * 10000) about sources 1..4, from t0 + 200 us: 4 sources, an Incast, unless 11:5 is a victim.  With the map's
+ * topology 11:5 leads to node 12 (the paths), where 12:5 is in a HighQueue episode: a victim, no Incast (nor at
+ * 12:5: one source).  Without a topology nothing says where 11:5 leads: Incast at 11:5. */
+static void test_victim_by_paths_on_map_alone(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST;
+	struct hw_topo_map_node mn[2] = {{.node_id = 11, .name = "s11", .tier = -1},
+	                                 {.node_id = 12, .name = "s12", .tier = -1}};
+	struct hw_topo_map map = {.nodes = mn, .n_nodes = 2, .port_format = "Ethernet%u"};
+	for (int with_map = 1; with_map >= 0; with_map--) {
+		struct hw_topo t;
+		struct hw_topo_error terr = {0};
+		hw_topo_init(&t);
+		assert_int_equal(hw_topo_from_map(&t, &map, &terr), HW_TOPO_OK);
+		char err[256];
+		n_ev = 0;
+		struct hw_analyzer *a =
+		    hw_an_create(&cfg, with_map ? &t : NULL, with_map ? &map : NULL, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		if (with_map)
+			hw_an_grow_topology(a, &t);
+		const uint64_t t0 = 35000000000ull;
+		uint64_t ts = t0;
+		const uint32_t n11[1] = {11}, n12[1] = {12}, o11[1] = {15000}, o12[1] = {20000};
+		for (int i = 0; i < 10; i++, ts += 10000)
+			two_hop(a, ts, 11, 100, 20000);
+		for (int i = 0; i < 40; i++, ts += 10000) {
+			report_path(a, ts, 1, n12, NULL, o12, 12, 12);
+			if (ts >= t0 + 200000)
+				report_path(a, ts + 1000, 1, n11, NULL, o11, (uint8_t)(1 + i % 4), 11);
+		}
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0) >= 1, 1);
+		assert_int_equal(count("Incast", 0), with_map ? 0 : 1);
+		if (!with_map)
+			assert_int_equal(evs[first("Incast", 0)].node_id, 11);
+		hw_an_destroy(a);
+		hw_topo_free(&t);
+	}
+}
+
 /* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
  * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream).
  * 12:5 drains as it fills (20000 and 18000 in turn: 2000 B apart, more than the 1 % of 10000 a frozen queue
@@ -1629,6 +1675,51 @@ static void test_thresholds_from_fabric(void **state)
 	hw_an_destroy(a);
 }
 
+/* Thresholds from the map's fabric (default configuration, queues not placed: host links).  The map's top level
+ * says 25G hosts, Xoff 200000, Xon 150000, a 2000000-byte lossy buffer; node 1's entry says its own Xoff 600000.
+ *  - node 1, queue 3 (lossless): its Xoff, 600000; latency 600000 * 8 / 25 = 192000 ns;
+ *  - node 1, queue 0 (lossy): 40 % of 2000000 = 800000; 800000 * 8 / 25 = 256000 ns;
+ *  - node 2 (no entry), queue 3: the top level's Xoff, 200000; 200000 * 8 / 25 = 64000 ns;
+ * and the analyzer's fabric (what QueueBuildup compares with) carries the top level's Xoff, 200000.  A
+ * configured high_queue.raise (10000) still holds for every queue: the map describes, the user overrides. */
+static void test_thresholds_from_map(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	struct hw_topo_map_node node = {.node_id = 1, .name = "s1", .tier = -1, .fabric = {.xoff_bytes = 600000}};
+	struct hw_topo_map map = {
+	    .nodes = &node,
+	    .n_nodes = 1,
+	    .fabric = {.host_gbps = 25, .xoff_bytes = 200000, .xon_bytes = 150000, .lossy_buffer_bytes = 2000000}};
+	for (int configured = 0; configured < 2; configured++) {
+		cfg.high_queue.raise = configured ? 10000 : 0;
+		cfg.high_queue.clear = configured ? 8000 : 0;
+		char err[256];
+		n_ev = 0;
+		struct hw_analyzer *a = hw_an_create(&cfg, NULL, &map, collect, NULL, err, sizeof(err));
+		assert_non_null(a);
+		assert_true(hw_an_config_of(a)->fabric.xoff_bytes == 200000);
+		struct hw_record r = rec(1000, 100, 700, 1);
+		feed(a, r);
+		r.queue_id = 0;
+		feed(a, r);
+		r.queue_id = 3;
+		r.node_id = 2;
+		feed(a, r);
+		struct hw_an_queue_info qi;
+		static const double want[3][2] = {{600000, 192000}, {800000, 256000}, {200000, 64000}};
+		for (uint32_t i = 0; i < 3; i++) {
+			assert_int_equal(hw_an_queue_get(a, i, &qi), 0);
+			if (configured) /* 10000 * 8 / 25 = 3200 ns */
+				assert_true(qi.raise == 10000 && qi.lat_raise == 3200);
+			else
+				assert_true(qi.raise == want[i][0] && qi.lat_raise == want[i][1]);
+		}
+		hw_an_destroy(a);
+	}
+	hw_an_config_default(&cfg);
+}
+
 /* A configured threshold holds for every queue: high_queue.raise 10000 (setup) on both classes, and the
  * latency stays derived from it: 10000 * 8 / 100 = 800 ns when high_hop_latency.raise is 0. */
 static void test_thresholds_configured(void **state)
@@ -1993,6 +2084,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_units_from_map, setup),
 	    cmocka_unit_test_setup(test_units_from_config, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
+	    cmocka_unit_test_setup(test_thresholds_from_map, setup),
+	    cmocka_unit_test_setup(test_victim_by_paths_on_map_alone, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),

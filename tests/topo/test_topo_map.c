@@ -194,6 +194,44 @@ static void map_units(void **state)
 	hw_topo_free(&t);
 }
 
+/* Fabric (docs/topology.md): the top level says 25G hosts, Xoff 200 KB, Xon 150 KB; node 1 says its own Xoff
+ * 600 KB and Xon 500 KB and 800G switch links; leaf1 (found through the topology by its id 10.0.0.11) says a 2 MB
+ * lossy buffer only.  Field by field: node 1 = {25, 800, 600e3, 500e3, 0}; leaf1 = {25, 0, 200e3, 150e3, 2e6};
+ * an id in no entry = the top level {25, 0, 200e3, 150e3, 0}; without a map, all 0 (not given). */
+static void map_fabric(void **state)
+{
+	(void)state;
+	struct hw_topo t;
+	struct hw_topo_map m;
+	fabric_with_map(&t, &m,
+	                "{\"fabric\": {\"host_gbps\": 25, \"xoff_bytes\": 200000, \"xon_bytes\": 150000},\n"
+	                " \"nodes\": [\n"
+	                "  {\"name\": \"a\", \"node_id\": 1,"
+	                "   \"fabric\": {\"xoff_bytes\": 600e3, \"xon_bytes\": 500e3, \"fabric_gbps\": 800}},\n"
+	                "  {\"name\": \"leaf1\", \"fabric\": {\"lossy_buffer_bytes\": 2000000}}]}");
+	hw_topo_map_apply(&t, &m);
+	struct hw_topo_map_fabric f = hw_topo_map_fabric_of(&t, &m, 1);
+	assert_float_equal(f.host_gbps, 25, 0);
+	assert_float_equal(f.fabric_gbps, 800, 0);
+	assert_float_equal(f.xoff_bytes, 600e3, 0);
+	assert_float_equal(f.xon_bytes, 500e3, 0);
+	assert_float_equal(f.lossy_buffer_bytes, 0, 0);
+	f = hw_topo_map_fabric_of(&t, &m, 0x0a00000b); /* leaf1 */
+	assert_float_equal(f.host_gbps, 25, 0);
+	assert_float_equal(f.fabric_gbps, 0, 0);
+	assert_float_equal(f.xoff_bytes, 200e3, 0);
+	assert_float_equal(f.xon_bytes, 150e3, 0);
+	assert_float_equal(f.lossy_buffer_bytes, 2e6, 0);
+	f = hw_topo_map_fabric_of(&t, &m, 77);
+	assert_float_equal(f.xoff_bytes, 200e3, 0);
+	assert_float_equal(f.lossy_buffer_bytes, 0, 0);
+	f = hw_topo_map_fabric_of(&t, NULL, 1);
+	assert_float_equal(f.host_gbps, 0, 0);
+	assert_float_equal(f.xoff_bytes, 0, 0);
+	hw_topo_map_free(&m);
+	hw_topo_free(&t);
+}
+
 static void bad_maps(void **state)
 {
 	(void)state;
@@ -209,6 +247,11 @@ static void bad_maps(void **state)
 	    "{\"time_unit\": \"ms\"}",                                      /* not ns or us */
 	    "{\"nodes\": [{\"name\": \"a\", \"occupancy_unit\": \"kb\"}]}", /* unknown unit */
 	    "{\"unit_bytes\": 80}",                                         /* without cells or packets */
+	    "{\"fabric\": 400}",                                            /* not an object */
+	    "{\"fabric\": {\"xoff\": 400000}}",                             /* unknown key */
+	    "{\"fabric\": {\"host_gbps\": 0}}",                             /* not above 0 */
+	    "{\"fabric\": {\"xoff_bytes\": \"400k\"}}",                     /* not a number */
+	    "{\"nodes\": [{\"name\": \"a\", \"fabric\": {\"xoff_bytes\": 1e3, \"xon_bytes\": 2e3}}]}", /* Xon > Xoff */
 	};
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		struct hw_topo_map m;
@@ -272,7 +315,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(default_node_id), cmocka_unit_test(map_file),  cmocka_unit_test(bad_maps),
-	    cmocka_unit_test(map_units),       cmocka_unit_test(map_alone),
+	    cmocka_unit_test(map_units),       cmocka_unit_test(map_alone), cmocka_unit_test(map_fabric),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,8 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 	uint8_t folded;     /* its tree went into the Incast at this queue (an update of it), not raised itself */
+	uint32_t next_node; /* node id of the hop after it on the newest report path through it (0: none): where its
+	                       link leads when the topology knows its port but no link (a map without LLDP) */
 };
 
 /* Queue index i's tree state, and whether it is in a HighQueue episode. */
@@ -77,7 +79,8 @@ static int paused_recently(const struct hw_analyzer *a, const struct an_det *d, 
 	return t && now >= t && now - t <= a->c.high_queue.clear_ns;
 }
 
-/* With a topology: a queue of the same class on the switch at the other end of queue ri's link (the one
+/* With a topology: a queue of the same class on the switch at the other end of queue ri's link, or, its port known
+ * without a link, on the switch the report paths through it go to next (the one
  * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
  * level, or found paused itself within high_queue.clear_ns before now: the pause spreads hop by hop); the
  * one with a tree, else the fullest.  UINT32_MAX when none. */
@@ -86,13 +89,19 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
 		return UINT32_MAX;
-	uint32_t peer = hw_topo_peer(a->topo, r->topo_port), best = UINT32_MAX;
-	if (peer == HW_TOPO_NONE)
+	uint32_t peer = hw_topo_peer(a->topo, r->topo_port), node = UINT32_MAX, best = UINT32_MAX;
+	if (peer != HW_TOPO_NONE)
+		node = a->topo->ports[peer].node;
+	/* a port the topology knows without its link (a map without LLDP): the switch the report paths through it
+	 * go to next */
+	const uint32_t next_id = node == UINT32_MAX ? tq(a, d, ri)->next_node : 0;
+	if (node == UINT32_MAX && !next_id)
 		return UINT32_MAX;
-	uint32_t node = a->topo->ports[peer].node;
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *q = &a->queues[i];
-		if (i == ri || !q->placed || q->queue != r->queue || a->topo->ports[q->topo_port].node != node ||
+		int there =
+		    node != UINT32_MAX ? q->placed && a->topo->ports[q->topo_port].node == node : q->node_id == next_id;
+		if (i == ri || q->queue != r->queue || !there ||
 		    !(high(a, i) || (any && (q->last_occ >= victim_level(a, q) || paused_recently(a, d, i, now)))))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
@@ -186,6 +195,9 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 {
 	if (rep->n_hops >= 2)
 		((struct tree_state *)d->state)->paths_seen = 1;
+	for (int h = 0; h + 1 < rep->n_hops; h++) /* where each hop's link leads, for a topology without links */
+		if (rep->qidx[h] && rep->qidx[h + 1])
+			tq(a, d, rep->qidx[h] - 1)->next_node = a->queues[rep->qidx[h + 1] - 1].node_id;
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
 	int hop = -1; /* the most downstream lossless hop in a HighQueue episode, still above its clear level */

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# Fabrics outside the generator's defaults: tools/score_sweep.py's shapes, --gen-args and --vary draws, and the
+# analyzer taking a scenario's speeds and PFC Xoff/Xon from its map.json (no configuration) instead of its defaults.
+# usage: sweep_fabrics.py HOPWATCH-GEN HOPWATCH-ANALYZER
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import score_events as se  # noqa: E402
+import score_sweep as sw  # noqa: E402
+
+gen, an = sys.argv[1], sys.argv[2]
+fails = []
+
+
+def check(what, got, want):
+    if got != want:
+        fails.append(f"{what}: got {got!r}, want {want!r}")
+
+
+# shapes: any leaf-spine:S,L,H; fat-tree:K with K even, 2-22 (hopwatch-gen's own limits)
+for s, ok in (("leaf-spine", True), ("leaf-spine:2,4,4", True), ("leaf-spine:8,16,4", True), ("fat-tree:6", True),
+              ("fat-tree:5", False), ("fat-tree:24", False), ("leaf-spine:2,4", False), ("leaf-spine:0,4,4", False),
+              ("ring:4", False)):
+    check(f"shape_ok({s})", sw.shape_ok(s), ok)
+
+# leaf-spine:2,4,4: 4 leaves x 4 hosts = 16 hosts; a leaf's ports 1-4 face hosts, 5-6 the 2 spines; each spine's
+# ports 1-4 face the 4 leaves: 8 spine links
+f = sw.Fabric("leaf-spine:2,4,4")
+check("2,4,4 hosts", f.hosts, 16)
+check("2,4,4 leaves", f.leaves, ["leaf1", "leaf2", "leaf3", "leaf4"])
+check("2,4,4 uplinks", f.uplinks, [5, 6])
+check("2,4,4 spine links", len(f.spine_links), 8)
+check("2,4,4 topology", f.topology, "leaf-spine:2,4,4")
+# fat-tree:6: 6^3 / 4 = 54 hosts; 6 pods x 3 edge switches = 18; an edge's uplinks are ports 4-6
+f = sw.Fabric("fat-tree:6")
+check("k6 hosts", f.hosts, 54)
+check("k6 edges", len(f.leaves), 18)
+check("k6 uplinks", f.uplinks, [4, 5, 6])
+# "leaf-spine" alone is the sweep's default 4,8,8
+check("default topology", sw.Fabric("leaf-spine").topology, "leaf-spine:4,8,8")
+
+# --gen-args: the last --host-gbps wins; none = the generator's 100
+check("host_gbps none", sw.host_gbps(["--xoff-kb", "200"]), 100.0)
+check("host_gbps last", sw.host_gbps(["--host-gbps", "50", "--xoff-kb", "200", "--host-gbps", "25"]), 25.0)
+
+# incasts on 25G hosts: each sender at 10-50 % of its 25G link, 2.5 to 12.5 Gb/s (hopwatch-gen refuses a sender
+# above its link); on the default 100G the sweep's old 10-50
+for host, lo, hi in ((25.0, 2.5, 12.5), (100.0, 10.0, 50.0)):
+    fab = sw.Fabric("leaf-spine:2,4,4", host)
+    for seed in range(40):
+        spec = sw.events_for("incast", fab, random.Random(seed))[0]
+        g = float(spec.split("gbps=")[1].split(",")[0])
+        if not lo <= g <= hi:
+            fails.append(f"incast on {host}G hosts, seed {seed}: {g} Gb/s per sender, not in [{lo}, {hi}]")
+        storm = sw.events_for("pfc-storm", fab, random.Random(seed))[0]
+        g = float(storm.split("gbps=")[1].split(",")[0])
+        if g > host:
+            fails.append(f"pfc-storm on {host}G hosts, seed {seed}: {g} Gb/s per sender, above the link")
+
+# --vary: every draw within the documented ranges (score_sweep.py --help)
+for shape in ("leaf-spine", "fat-tree:6", "leaf-spine:8,16,4"):
+    for seed in range(1, 61):
+        a = sw.vary_args(shape, seed)
+        check(f"vary {shape} seed {seed}: queue reports by share", a[-2:], ["--queue-report-flow", "share"])
+        a = a[:-2]
+        v = {a[i][2:]: float(a[i + 1]) for i in range(0, len(a), 2)}
+        bad = []
+        if v["host-gbps"] not in (25, 50, 100, 200) or v["fabric-gbps"] not in (100, 200, 400, 800):
+            bad.append("speed")
+        if v["fabric-gbps"] < v["host-gbps"]:
+            bad.append("fabric slower than hosts")
+        if not (100 <= v["xoff-kb"] <= 800 and 0.6 * v["xoff-kb"] - 1 <= v["xon-kb"] <= 0.9 * v["xoff-kb"] + 1):
+            bad.append("xoff/xon")
+        if not (512 <= v["buffer-kb"] <= 4096 and 0.1 <= v["load"] <= 0.6 and 0 <= v["tcp-load"] <= 0.1):
+            bad.append("buffer/load")
+        if v["sample"] not in (20, 50, 100, 200, 500) or v["queue-report-kb"] != min(200, round(0.6 * v["xon-kb"])):
+            bad.append("sample/queue reports")
+        if bad:
+            fails.append(f"vary {shape} seed {seed}: {', '.join(bad)}: {' '.join(a)}")
+    check(f"vary {shape} same draw", sw.vary_args(shape, 7), sw.vary_args(shape, 7))
+
+# An injected Incast whose queue the simulation never filled to its HighQueue threshold (PFC from congestion
+# elsewhere held its senders) is unobservable, counted apart: at leaf1:Ethernet1/3 with Xoff 589000 (the RoCE
+# queue's threshold), a peak of 77294 is below it: injected 0, unobservable 1; a peak of 600000 is at or above it:
+# injected 1, and with no events raised, detected 0.
+for peak, injected, hidden in ((77294, 0, 1), (600000, 1, 0)):
+    place = {"node": "leaf1", "node_id": 7, "port": 1, "ifname": "Ethernet1", "queue": 3}
+    truth = {"model": {"roce_queue": 3, "xoff_bytes": 589000, "xon_bytes": 385000},
+             "events": [{"kind": "Incast", "event": "incast", "place": place, "start_ns": 1000, "end_ns": 2000,
+                         "effects": {}}],
+             "queues": [dict(place, peak_bytes=peak), dict(place, queue=0, peak_bytes=900000)]}
+    row = se.score(truth, [], 1000000)["detectors"]["Incast"]
+    check(f"Incast with its queue's peak {peak}", (row["injected"], row["detected"], row["unobservable"]),
+          (injected, 0, hidden))
+
+d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
+try:
+    # hopwatch-gen takes every draw (a 20 us run of the small fabric), and its map.json says that fabric
+    for seed in (1, 2, 3):
+        a = sw.vary_args("leaf-spine:2,4,4", seed)
+        out = f"{d}/v{seed}"
+        g = subprocess.run([gen, "scenario", "custom", "--topology", "leaf-spine:2,4,4", "--duration-us", "20",
+                            "--out", out, "--quiet"] + a, capture_output=True, text=True)
+        if g.returncode:
+            fails.append(f"hopwatch-gen refused vary seed {seed}: {' '.join(a)}: {g.stderr.strip()}")
+            continue
+        v = {a[i][2:]: float(a[i + 1]) for i in range(0, len(a) - 2, 2)}
+        fab = json.load(open(f"{out}/map.json")).get("fabric", {})
+        # KB on the command line, bytes in the map (x 1000, docs/scenarios.md)
+        check(f"map.json fabric, vary seed {seed}",
+              (fab.get("host_gbps"), fab.get("fabric_gbps"), fab.get("xoff_bytes"), fab.get("xon_bytes"),
+               fab.get("lossy_buffer_bytes")),
+              (v["host-gbps"], v["fabric-gbps"], v["xoff-kb"] * 1000, v["xon-kb"] * 1000, v["buffer-kb"] * 1000))
+
+    # An incast of 8 senders at 10 Gb/s into host3 (leaf1:Ethernet3) on 25G hosts with Xoff 200 KB / Xon 150 KB:
+    # 80 Gb/s into 25 Gb/s, the RoCE queue (3) fills until PFC holds it near Xoff per ingress port.  With its
+    # map.json the analyzer's HighQueue there is at that Xoff, 200 KB = 200000 bytes; with the same map without
+    # its "fabric" object, at the default Xoff 400000.
+    out = f"{d}/incast"
+    g = subprocess.run([gen, "scenario", "custom", "--topology", "leaf-spine:2,4,4", "--host-gbps", "25",
+                        "--fabric-gbps", "100", "--xoff-kb", "200", "--xon-kb", "150", "--duration-us", "2500",
+                        "--event", "incast:dst=host3,senders=8,gbps=10,start_us=500,dur_us=1500", "--out", out,
+                        "--write-records", "--quiet"], capture_output=True, text=True)
+    if g.returncode:
+        fails.append(f"hopwatch-gen: {g.stderr.strip()}")
+    else:
+        m = json.load(open(f"{out}/map.json"))
+        del m["fabric"]
+        json.dump(m, open(f"{out}/map-nofabric.json", "w"))
+        for mp, want in (("map.json", 200000), ("map-nofabric.json", 400000)):
+            ev = f"{out}/events-{mp}l"
+            r = subprocess.run([an, "run", "--jsonl", f"{out}/records.jsonl", "--lldp", f"{out}/lldp.pcap", "--map",
+                                f"{out}/{mp}", "--events", ev, "--quiet"], capture_output=True, text=True)
+            if r.returncode:
+                fails.append(f"hopwatch-analyzer with {mp}: {r.stderr.strip()}")
+                continue
+            evs = [json.loads(line) for line in open(ev) if line.strip()]
+            hq = [e for e in evs if e["event"] == "HighQueue" and e["state"] == "firing" and e.get("node") == "leaf1"
+                  and e.get("port_name") == "Ethernet3" and e.get("queue") == 3]
+            check(f"HighQueue thresholds at leaf1:Ethernet3/3 with {mp}",
+                  sorted({e["numbers"]["threshold"] for e in hq}), [want])
+
+    # --queue-report-flow: the same incast with one sink report per 500 packets.  The queue reports of its
+    # congested queue (Q flag without F: not a sink report) about the RoCE queue of leaf1:Ethernet3: with first, the
+    # first flow with bytes there takes each, always the same one: 1 source; with share, each flow by its share of
+    # the queue, about 1/8 for each of the 8 senders over some 150 reports (one per 10 us for 1.5 ms): at least 4
+    # of them show (the analyzer's Incast needs 4).
+    leaf1 = (10 << 24) | (255 << 16) | (1 << 8) | 1  # 10.255.1.1, docs/scenarios.md
+    for how, least, most in (("first", 1, 1), ("share", 4, 99)):
+        out = f"{d}/q-{how}"
+        g = subprocess.run([gen, "scenario", "custom", "--topology", "leaf-spine:2,4,4", "--host-gbps", "25",
+                            "--fabric-gbps", "100", "--xoff-kb", "200", "--xon-kb", "150", "--duration-us", "2500",
+                            "--sample", "500", "--queue-report-flow", how, "--event",
+                            "incast:dst=host3,senders=8,gbps=10,start_us=500,dur_us=1500", "--out", out,
+                            "--write-records", "--quiet"], capture_output=True, text=True)
+        if g.returncode:
+            fails.append(f"hopwatch-gen --queue-report-flow {how}: {g.stderr.strip()}")
+            continue
+        srcs = set()
+        for line in open(f"{out}/records.jsonl"):
+            r = json.loads(line)
+            fl = r.get("report_flags", [])
+            if r.get("node_id") == leaf1 and r.get("egress_port") == 3 and r.get("queue_id") == 3 and \
+                    "congested_queue" in fl and "tracked_flow" not in fl:
+                srcs.add(r.get("src_ip"))
+        if not least <= len(srcs) <= most:
+            fails.append(f"--queue-report-flow {how}: {len(srcs)} sources in leaf1:Ethernet3/3's queue reports, "
+                         f"want {least} to {most}")
+finally:
+    shutil.rmtree(d, ignore_errors=True)
+
+for f in fails:
+    print("FAIL", f)
+print(f"{len(fails)} failures")
+sys.exit(1 if fails else 0)
