@@ -35,6 +35,7 @@ struct an_th {
 	double incast;             /* Incast: congested at this occupancy */
 	double lat, lat_clear;     /* HighHopLatency raise / clear */
 	double gbps;               /* the line rate assumed */
+	double xoff;               /* PFC Xoff of its node's fabric (map node, map, config) */
 	uint8_t lossless;
 };
 

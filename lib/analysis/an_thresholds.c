@@ -47,6 +47,7 @@ void an_thresholds(const struct hw_analyzer *a, struct an_queue *q)
 	struct an_th *t = &q->th;
 	t->lossless = (uint8_t)lossless(a, q);
 	t->gbps = host_facing(a, q) ? f->host_gbps : f->fabric_gbps;
+	t->xoff = f->xoff_bytes;
 	if (t->lossless) { /* PFC pauses the senders at Xoff per ingress port: the queue holds Xoff per port feeding it
 		            */
 		t->high = f->xoff_bytes;

@@ -42,7 +42,7 @@ static void see_flow(struct buildup_q *b, const struct hw_record *r)
  * than buildup_min_flows distinct flows within the window (each flow's ingress port is paused at Xoff). */
 static int reachable(const struct hw_analyzer *a, const struct an_queue *q, const struct buildup_q *b, uint64_t now)
 {
-	if (!q->th.lossless || q->th.high < a->c.fabric.xoff_bytes || a->c.buildup_min_flows < 2)
+	if (!q->th.lossless || q->th.high < q->th.xoff || a->c.buildup_min_flows < 2)
 		return 1;
 	unsigned n = 0;
 	for (unsigned i = 0; i < BUILDUP_FLOWS; i++)
