@@ -35,6 +35,11 @@ static int root_kind(enum hw_an_kind kind)
 static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi)
 {
 	const struct an_queue *v = &a->queues[vi];
+	unsigned j = 0;
+	while (j < h->n_queues && h->queues[j] != vi)
+		j++;
+	if (j == h->n_queues && h->n_queues < AN_HELD_QUEUES)
+		h->queues[h->n_queues++] = vi;
 	for (unsigned i = 0; i < v->n_flows; i++) {
 		unsigned k = 0;
 		while (k < h->n_flows && h->flows[k] != v->flows[i])
@@ -108,12 +113,18 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 		if (!h->incident || h->root == qi || root->incident != h->incident || !open_at(a, root, now))
 			continue;
 		held_take(a, h, h->root, now); /* what it holds now, while it lasts */
-		unsigned n = 0;
+		unsigned n = 0, near = 0;
 		for (unsigned f = 0; f < q->n_flows; f++)
 			for (unsigned k = 0; k < h->n_flows; k++)
 				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
 				     released(a, &a->queues[h->at[k]], now);
-		if (n && 3 * n >= q->n_flows)
+		/* or the tree paused a queue of q's own switch that let go since: its hosts' NICs were paused too
+		 * (PFC from that switch's full ingress buffers), their traffic to q's host is held where no
+		 * telemetry sees it, and bursts on into q when they resume */
+		for (unsigned k = 0; k < h->n_queues && !near; k++)
+			near = h->queues[k] != qi && a->queues[h->queues[k]].node_id == q->node_id &&
+			       released(a, &a->queues[h->queues[k]], now);
+		if ((n && 3 * n >= q->n_flows) || near)
 			return h->incident;
 	}
 	return 0;
@@ -159,6 +170,35 @@ uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint3
 		q->kind_incident[kind] = incident;
 	}
 	return q->kind_id[kind];
+}
+
+int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak)
+{
+	const struct an_queue *q = &a->queues[qi];
+	if (!incident || !q->held_join || q->incident != incident)
+		return 0;
+	struct an_held *h = NULL;
+	for (unsigned i = 0; i < AN_HELD && !h; i++)
+		if (a->held[i].incident == incident && a->held[i].root != qi)
+			h = &a->held[i];
+	if (!h)
+		return 0;
+	const struct an_queue *root = &a->queues[h->root];
+	static const enum hw_an_kind kinds[] = {HW_AN_CONGESTION_TREE, HW_AN_INCAST, HW_AN_HIGH_QUEUE};
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct an_hyst *e = an_episode(a, kinds[i], root);
+		if (!e || !e->active || root->kind_incident[kinds[i]] != incident || root->kind_id[kinds[i]] != e->id)
+			continue;
+		h->bursts++;
+		if (peak > h->burst_peak)
+			h->burst_peak = peak;
+		struct an_ev *ev = an_ev_update_q(a, kinds[i], root, e);
+		an_ev_num(ev, "aftermath_bursts", h->bursts);
+		an_ev_num(ev, "aftermath_peak", h->burst_peak);
+		an_ev_commit(ev);
+		return 1;
+	}
+	return 0;
 }
 
 struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,

@@ -27,7 +27,10 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_
 	if (b->paused || an_tree_victim(a, q, end))
 		return;
 	uint32_t qi = (uint32_t)(q - a->queues);
-	uint64_t inc = an_incident_of(a, qi, end), id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
+	uint64_t inc = an_incident_of(a, qi, end);
+	if (an_incident_burst(a, qi, inc, b->peak))
+		return; /* a tree's backlog bursting on when PFC let go: its root's alert says so */
+	uint64_t id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
 	for (int resolved = 0; resolved < 2; resolved++) {
 		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, b->start);
 		e->e.incident = inc;
