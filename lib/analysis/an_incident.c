@@ -3,8 +3,9 @@
  * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
  * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q).  A
  * tree's aftermath is its own too: the backlog its paused queues held bursts on when they let go, and the
- * symptoms it raises at queues whose recent flows are that backlog's join the tree's incident
- * (an_incident_for). */
+ * symptoms it raises at queues whose recent flows are that backlog's, or on a switch whose queue it paused,
+ * join the tree's incident (an_incident_for); a burst there is an update of the root's alert
+ * (an_incident_burst). */
 #include <string.h>
 
 #include "detector.h"

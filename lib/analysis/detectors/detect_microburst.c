@@ -4,7 +4,8 @@
  * HighQueue level within max_ns / 5 and PFC then holds it high for longer (the burst's backlog paused upstream
  * drains back into it) without an Incast at the queue (a fan-in that lasts) or the queue freezing (a host that
  * stopped draining).  Not when it rose while a congestion tree's victim (paused from downstream: PFC back-pressure
- * filling and draining it).  The event is reported when the burst is over (raised and resolved together). */
+ * filling and draining it).  The event is reported when the burst is over (raised and resolved together); at a
+ * queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst). */
 #include "detector.h"
 
 #define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
