@@ -33,7 +33,15 @@ static int root_kind(enum hw_an_kind kind)
 	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
 }
 
-static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi)
+/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
+ * high_queue.clear_ns old. */
+static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
+	       now - v->last_ns <= a->c.high_queue.clear_ns;
+}
+
+static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi, uint64_t now)
 {
 	const struct an_queue *v = &a->queues[vi];
 	unsigned j = 0;
@@ -41,6 +49,8 @@ static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi
 		j++;
 	if (j == h->n_queues && h->n_queues < AN_HELD_QUEUES)
 		h->queues[h->n_queues++] = vi;
+	if (j < h->n_queues && holding(a, v, now))
+		h->holding_ns[j] = now;
 	for (unsigned i = 0; i < v->n_flows; i++) {
 		unsigned k = 0;
 		while (k < h->n_flows && h->flows[k] != v->flows[i])
@@ -50,14 +60,6 @@ static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi
 		if (k < h->n_flows)
 			h->at[k] = vi; /* where it was held last */
 	}
-}
-
-/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
- * high_queue.clear_ns old. */
-static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
-{
-	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
-	       now - v->last_ns <= a->c.high_queue.clear_ns;
 }
 
 /* Queue v let its backlog go: below its HighQueue raise (PFC Xoff: no longer paused full) or quiet for
@@ -79,11 +81,11 @@ static void held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t q
 		return;
 	d->def->queue_info(a, d, an_qstate(a, d, &a->queues[qi]), &info);
 	for (unsigned v = 0; v < info.n_victims && v < 8; v++)
-		held_add(h, a, info.victims[v]);
+		held_add(h, a, info.victims[v], now);
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *v = &a->queues[i];
 		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi)
-			held_add(h, a, i);
+			held_add(h, a, i, now);
 	}
 }
 
@@ -119,11 +121,14 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 			for (unsigned k = 0; k < h->n_flows; k++)
 				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
 				     released(a, &a->queues[h->at[k]], now);
-		/* or the tree paused a queue of q's own switch that let go since: its hosts' NICs were paused too
-		 * (PFC from that switch's full ingress buffers), their traffic to q's host is held where no
-		 * telemetry sees it, and bursts on into q when they resume */
+		/* or the tree paused a queue of q's own switch that held traffic back at most high_queue.clear_ns
+		 * ago and has let go since (a tree that lasts lets go of some queue most of the time): its hosts' NICs
+		 * were paused too (PFC from that switch's full ingress buffers), their traffic to q's host is held
+		 * where no telemetry sees it, and bursts on into q when they resume */
 		for (unsigned k = 0; k < h->n_queues && !near; k++)
 			near = h->queues[k] != qi && a->queues[h->queues[k]].node_id == q->node_id &&
+			       h->holding_ns[k] && now >= h->holding_ns[k] &&
+			       now - h->holding_ns[k] <= a->c.high_queue.clear_ns &&
 			       released(a, &a->queues[h->queues[k]], now);
 		if ((n && 3 * n >= q->n_flows) || near)
 			return h->incident;

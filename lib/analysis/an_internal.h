@@ -118,10 +118,11 @@ struct an_rec_hook {
 struct an_held {
 	uint64_t incident, start_ns, end_ns; /* end_ns 0 while the tree is active */
 	uint32_t root, n_flows;
-	uint32_t n_queues;               /* the queues it held (indexes), AN_HELD_QUEUES at most */
-	uint32_t queues[AN_HELD_QUEUES]; /* ... for an_incident_for: their switches' own traffic was held too */
-	uint32_t bursts;                 /* aftermath bursts folded into the root's alert (an_incident_burst) */
-	double burst_peak;               /* ... and the largest one's peak */
+	uint32_t n_queues;                   /* the queues it held (indexes), AN_HELD_QUEUES at most */
+	uint32_t queues[AN_HELD_QUEUES];     /* ... for an_incident_for: their switches' own traffic was held too */
+	uint64_t holding_ns[AN_HELD_QUEUES]; /* ... when each was last seen holding (0: never) */
+	uint32_t bursts;                     /* aftermath bursts folded into the root's alert (an_incident_burst) */
+	double burst_peak;                   /* ... and the largest one's peak */
 	uint64_t flows[AN_HELD_FLOWS];
 	uint32_t at[AN_HELD_FLOWS]; /* the queue (index) each was last held at */
 };
