@@ -3,8 +3,9 @@
  * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
  * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q).  A
  * tree's aftermath is its own too: the backlog its paused queues held bursts on when they let go, and the
- * symptoms it raises at queues whose recent flows are that backlog's join the tree's incident
- * (an_incident_for). */
+ * symptoms it raises at queues whose recent flows are that backlog's, or on a switch whose queue it paused,
+ * join the tree's incident (an_incident_for); a burst there is an update of the root's alert
+ * (an_incident_burst). */
 #include <string.h>
 
 #include "detector.h"
@@ -32,9 +33,24 @@ static int root_kind(enum hw_an_kind kind)
 	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
 }
 
-static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi)
+/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
+ * high_queue.clear_ns old. */
+static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
+{
+	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
+	       now - v->last_ns <= a->c.high_queue.clear_ns;
+}
+
+static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi, uint64_t now)
 {
 	const struct an_queue *v = &a->queues[vi];
+	unsigned j = 0;
+	while (j < h->n_queues && h->queues[j] != vi)
+		j++;
+	if (j == h->n_queues && h->n_queues < AN_HELD_QUEUES)
+		h->queues[h->n_queues++] = vi;
+	if (j < h->n_queues && holding(a, v, now))
+		h->holding_ns[j] = now;
 	for (unsigned i = 0; i < v->n_flows; i++) {
 		unsigned k = 0;
 		while (k < h->n_flows && h->flows[k] != v->flows[i])
@@ -44,14 +60,6 @@ static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi
 		if (k < h->n_flows)
 			h->at[k] = vi; /* where it was held last */
 	}
-}
-
-/* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
- * high_queue.clear_ns old. */
-static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
-{
-	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
-	       now - v->last_ns <= a->c.high_queue.clear_ns;
 }
 
 /* Queue v let its backlog go: below its HighQueue raise (PFC Xoff: no longer paused full) or quiet for
@@ -73,11 +81,11 @@ static void held_take(const struct hw_analyzer *a, struct an_held *h, uint32_t q
 		return;
 	d->def->queue_info(a, d, an_qstate(a, d, &a->queues[qi]), &info);
 	for (unsigned v = 0; v < info.n_victims && v < 8; v++)
-		held_add(h, a, info.victims[v]);
+		held_add(h, a, info.victims[v], now);
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *v = &a->queues[i];
 		if (i != qi && v->n_flows && holding(a, v, now) && an_tree_root(a, i, now) == qi)
-			held_add(h, a, i);
+			held_add(h, a, i, now);
 	}
 }
 
@@ -108,12 +116,21 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 		if (!h->incident || h->root == qi || root->incident != h->incident || !open_at(a, root, now))
 			continue;
 		held_take(a, h, h->root, now); /* what it holds now, while it lasts */
-		unsigned n = 0;
+		unsigned n = 0, near = 0;
 		for (unsigned f = 0; f < q->n_flows; f++)
 			for (unsigned k = 0; k < h->n_flows; k++)
 				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
 				     released(a, &a->queues[h->at[k]], now);
-		if (n && 3 * n >= q->n_flows)
+		/* or the tree paused a queue of q's own switch that held traffic back at most high_queue.clear_ns
+		 * ago and has let go since (a tree that lasts lets go of some queue most of the time): its hosts' NICs
+		 * were paused too (PFC from that switch's full ingress buffers), their traffic to q's host is held
+		 * where no telemetry sees it, and bursts on into q when they resume */
+		for (unsigned k = 0; k < h->n_queues && !near; k++)
+			near = h->queues[k] != qi && a->queues[h->queues[k]].node_id == q->node_id &&
+			       h->holding_ns[k] && now >= h->holding_ns[k] &&
+			       now - h->holding_ns[k] <= a->c.high_queue.clear_ns &&
+			       released(a, &a->queues[h->queues[k]], now);
+		if ((n && 3 * n >= q->n_flows) || near)
 			return h->incident;
 	}
 	return 0;
@@ -159,6 +176,35 @@ uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint3
 		q->kind_incident[kind] = incident;
 	}
 	return q->kind_id[kind];
+}
+
+int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak)
+{
+	const struct an_queue *q = &a->queues[qi];
+	if (!incident || !q->held_join || q->incident != incident)
+		return 0;
+	struct an_held *h = NULL;
+	for (unsigned i = 0; i < AN_HELD && !h; i++)
+		if (a->held[i].incident == incident && a->held[i].root != qi)
+			h = &a->held[i];
+	if (!h)
+		return 0;
+	const struct an_queue *root = &a->queues[h->root];
+	static const enum hw_an_kind kinds[] = {HW_AN_CONGESTION_TREE, HW_AN_INCAST, HW_AN_HIGH_QUEUE};
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct an_hyst *e = an_episode(a, kinds[i], root);
+		if (!e || !e->active || root->kind_incident[kinds[i]] != incident || root->kind_id[kinds[i]] != e->id)
+			continue;
+		h->bursts++;
+		if (peak > h->burst_peak)
+			h->burst_peak = peak;
+		struct an_ev *ev = an_ev_update_q(a, kinds[i], root, e);
+		an_ev_num(ev, "aftermath_bursts", h->bursts);
+		an_ev_num(ev, "aftermath_peak", h->burst_peak);
+		an_ev_commit(ev);
+		return 1;
+	}
+	return 0;
 }
 
 struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,

@@ -115,9 +115,15 @@ struct an_rec_hook {
 /* A congestion tree's held flows (an_incident.c): what its victims held, which bursts on when it ends. */
 #define AN_HELD 8         /* trees remembered (the newest) */
 #define AN_HELD_FLOWS 256 /* flows per tree */
+#define AN_HELD_QUEUES 32 /* queues per tree */
 struct an_held {
 	uint64_t incident, start_ns, end_ns; /* end_ns 0 while the tree is active */
 	uint32_t root, n_flows;
+	uint32_t n_queues;                   /* the queues it held (indexes), AN_HELD_QUEUES at most */
+	uint32_t queues[AN_HELD_QUEUES];     /* ... for an_incident_for: their switches' own traffic was held too */
+	uint64_t holding_ns[AN_HELD_QUEUES]; /* ... when each was last seen holding (0: never) */
+	uint32_t bursts;                     /* aftermath bursts folded into the root's alert (an_incident_burst) */
+	double burst_peak;                   /* ... and the largest one's peak */
 	uint64_t flows[AN_HELD_FLOWS];
 	uint32_t at[AN_HELD_FLOWS]; /* the queue (index) each was last held at */
 };
@@ -190,6 +196,10 @@ uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t q
  * congestion tree's victims hold (its aftermath lasts while the root's incident is open). */
 void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now);
 uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident);
+/* A burst of peak bytes at qi in incident, over at end: when qi joined that incident as a congestion tree's
+ * aftermath and the tree's root still fires its CongestionTree (or HighQueue) of it, the burst is an update of
+ * that alert (1: sent, counted in its aftermath_bursts and aftermath_peak), not an alert of its own (0). */
+int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak);
 /* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 

@@ -1905,6 +1905,96 @@ static void aftermath_run(int release, uint64_t *tree_inc, uint64_t *inc40, uint
 	hw_an_destroy(a);
 }
 
+/* A PFC storm's aftermath at the tree's own switches, and its bursts folded into the root's alert (an_incident.c).
+ * The tree of aftermath_run (10:5 -> 11:5 -> 12:5, victims 10:5 and 11:5 holding flows 1 and 2, root 12:5 at
+ * 20000 raising HighQueue and CongestionTree), then from t1 = t0 + 400 us the victims let go (100) while the root
+ * stays at 20000, and every 10 us, 5 us after each tree report:
+ *  - 11:7 (a port of the victim 11:5's switch) from source 4 at 20000: flow 4 was never held anywhere the
+ *    telemetry sees, but the tree paused 11:5, a queue of the same switch, which let go: the switch's own
+ *    hosts were paused too and their backlog fills 11:7, so its HighQueue (after the 100 us hold) is the
+ *    tree's incident;
+ *  - 41:5 from source 3 at 20000: flow 3 never held, switch 41 held nothing: an incident of its own;
+ *  - 40:5 from source 1 (flow 1, held at 10:5 and 11:5, released) at 20000 for the reports i = 5..7 (t1 + 55
+ *    to t1 + 75 us) and 100 otherwise: a burst above microburst.raise (10000) that falls below its clear
+ *    (2000) at t1 + 85 us, 30 us later (< max_ns, 1 ms; < the 100 us hold, so no HighQueue): the tree's
+ *    backlog bursting on, so no Microburst of its own but an update of the root's CongestionTree (same id
+ *    and incident) with aftermath_bursts 1 and aftermath_peak 20000;
+ *  - 42:5 from source 3 the same burst: flow 3 never held, switch 42 held nothing: a Microburst of its own
+ *    (the only Microburst raised), in an incident that is not the tree's. */
+/* The run above; late: the release phase lasts 1.6 ms and 11:7 fills only from t1 + 1.2 ms (100 before).  The
+ * analyzer (to destroy), the tree's CongestionTree id and incident, and 11:7's first HighQueue (-1: none). */
+static struct hw_analyzer *storm_run(int late, uint64_t *tree_id, uint64_t *tree_inc, int *h117)
+{
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 32000000000ull, t1 = t0 + 400000;
+	const uint32_t tree[3] = {10, 11, 12}, held[3] = {15000, 18000, 20000}, let_go[3] = {100, 100, 20000};
+	const uint32_t n117[1] = {11}, p117[1] = {7}, to40[2] = {13, 40}, to41[2] = {14, 41}, to42[2] = {14, 42};
+	const uint32_t fill1[1] = {20000}, low1[1] = {100}, fill[2] = {100, 20000}, low[2] = {100, 100};
+	for (int i = 0; i < 40; i++)
+		report_path(a, t0 + (uint64_t)i * 10000, 3, tree, NULL, held, (uint8_t)(1 + i % 2), 0);
+	int tr = raised_at("CongestionTree", 12);
+	assert_true(tr >= 0);
+	*tree_id = evs[tr].id;
+	*tree_inc = evs[tr].incident;
+	for (int i = 0; i < (late ? 160 : 40); i++) {
+		uint64_t t = t1 + (uint64_t)i * 10000;
+		int in_burst = i >= 5 && i <= 7;
+		report_path(a, t, 3, tree, NULL, let_go, (uint8_t)(1 + i % 2), 0);
+		report_path(a, t + 5000, 1, n117, p117, !late || i >= 120 ? fill1 : low1, 4, 0);
+		report_path(a, t + 5000, 2, to41, NULL, fill, 3, 0);
+		report_path(a, t + 5000, 2, to40, NULL, in_burst ? fill : low, 1, 0);
+		report_path(a, t + 5000, 2, to42, NULL, in_burst ? fill : low, 3, 0);
+	}
+	*h117 = -1;
+	for (int i = 0; i < n_ev && *h117 < 0; i++) /* 11:5 raised one before its tree was seen */
+		if (strcmp(evs[i].alertname, "HighQueue") == 0 && evs[i].node_id == 11 && evs[i].port == 7)
+			*h117 = i;
+	return a;
+}
+
+static void test_incident_aftermath_storm(void **state)
+{
+	(void)state;
+	uint64_t tree_id, tree_inc;
+	int h117;
+	struct hw_analyzer *a = storm_run(0, &tree_id, &tree_inc, &h117);
+	int h41 = raised_at("HighQueue", 41);
+	assert_true(tree_inc != 0 && h117 >= 0 && h41 >= 0);
+	assert_true(evs[h117].incident == tree_inc); /* the victim's switch: the tree's aftermath */
+	assert_true(evs[h41].incident != tree_inc);  /* nothing of it held there: its own */
+	assert_int_equal(count("Microburst", 0), 1);
+	int mb = raised_at("Microburst", 42);
+	assert_true(mb >= 0 && evs[mb].incident != tree_inc);
+	assert_int_equal(raised_at("Microburst", 40), -1);
+	int up = -1;
+	for (int i = 0; i < n_ev; i++)
+		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
+			up = i;
+	assert_true(up >= 0);
+	assert_true(evs[up].id == tree_id && evs[up].incident == tree_inc && !evs[up].resolved);
+	assert_true(number(&evs[up], "aftermath_bursts") == 1);
+	assert_true(number(&evs[up], "aftermath_peak") == 20000);
+	hw_an_destroy(a);
+}
+
+/* The switch rule's window: in storm_run(1) 11:7 fills from t1 + 1.2 ms and raises HighQueue after the 100 us
+ * hold, at about t1 + 1.3 ms.  The tree's queues were last seen holding (at or above their clear level) no
+ * later than t1 (from t1 on they report 100), more than high_queue.clear_ns (1 ms) before: not the storm's
+ * letting go, so 11:7's congestion is an incident of its own, although the tree's root is still in its
+ * episode (20000 throughout: its CongestionTree not resolved, its incident open). */
+static void test_incident_aftermath_late(void **state)
+{
+	(void)state;
+	uint64_t tree_id, tree_inc;
+	int h117;
+	struct hw_analyzer *a = storm_run(1, &tree_id, &tree_inc, &h117);
+	assert_true(tree_inc != 0 && h117 >= 0);
+	assert_int_equal(count("CongestionTree", 1), 0);
+	assert_true(evs[h117].incident != tree_inc);
+	hw_an_destroy(a);
+}
+
 static void test_incident_aftermath(void **state)
 {
 	(void)state;
@@ -2091,6 +2181,8 @@ int main(void)
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),
 	    cmocka_unit_test_setup(test_incident_reraise_keeps_id, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath, setup),
+	    cmocka_unit_test_setup(test_incident_aftermath_storm, setup),
+	    cmocka_unit_test_setup(test_incident_aftermath_late, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_microburst_below_xoff, setup),
 	    cmocka_unit_test_setup(test_microburst_held_by_pfc, setup),

@@ -4,7 +4,8 @@
  * HighQueue level within max_ns / 5 and PFC then holds it high for longer (the burst's backlog paused upstream
  * drains back into it) without an Incast at the queue (a fan-in that lasts) or the queue freezing (a host that
  * stopped draining).  Not when it rose while a congestion tree's victim (paused from downstream: PFC back-pressure
- * filling and draining it).  The event is reported when the burst is over (raised and resolved together). */
+ * filling and draining it).  The event is reported when the burst is over (raised and resolved together); at a
+ * queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst). */
 #include "detector.h"
 
 #define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
@@ -27,7 +28,10 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_
 	if (b->paused || an_tree_victim(a, q, end))
 		return;
 	uint32_t qi = (uint32_t)(q - a->queues);
-	uint64_t inc = an_incident_of(a, qi, end), id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
+	uint64_t inc = an_incident_of(a, qi, end);
+	if (an_incident_burst(a, qi, inc, b->peak))
+		return; /* a tree's backlog bursting on when PFC let go: its root's alert says so */
+	uint64_t id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
 	for (int resolved = 0; resolved < 2; resolved++) {
 		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, b->start);
 		e->e.incident = inc;
