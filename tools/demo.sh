@@ -51,7 +51,8 @@ PY
   "$am_bin" --config.file=out/alertmanager.yml --storage.path=out/alertmanager-data \
     --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >out/alertmanager.log 2>&1 &
   am_pid=$!
-  trap 'kill $am_pid $wh_pid 2>/dev/null' EXIT
+  # the trap's status becomes the script's: a bare kill (both stopped already, pids cleared) would exit 2
+  trap 'kill $am_pid $wh_pid 2>/dev/null || true' EXIT
   for _ in $(seq 100); do
     amtool --alertmanager.url="http://127.0.0.1:$am_port" alert query >/dev/null 2>&1 && break
     sleep 0.1

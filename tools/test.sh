@@ -53,6 +53,24 @@ format_check
 # Optimised, as users build it: the x86-64-v3 clones of the hot paths (lib/wire/cpu_clones.h) run
 # here; the sanitizer build below is unoptimised and runs the baseline code.
 run_suite plain build --buildtype=debugoptimized
+
+# The README's first command on the plain build just made (deps installed, build up to date): it must exit 0 and
+# the notification that reached its webhook must name the incast where the sample's truth.json injected it.
+echo "=== demo: tools/demo.sh"
+demo_log=$(mktemp)
+if bash tools/demo.sh >"$demo_log" 2>&1 && python3 - data/samples/incast/truth.json out/notifications.jsonl <<'PY'
+import json, sys
+place = next(e["place"] for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "Incast")
+sys.exit(0 if any(a["labels"].get("alertname") == "Incast" and a["labels"].get("node_name") == place["node"]
+                  and a["labels"].get("port") == place["ifname"]
+                  for line in open(sys.argv[2]) for a in json.loads(line)["alerts"]) else 1)
+PY
+then
+  summary+=("demo: exit 0, the injected Incast notified")
+else
+  tail -40 "$demo_log"; status=1; summary+=("demo: FAILED (see log above)")
+fi
+rm -f "$demo_log"
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   run_suite sanitizers build-san -Db_sanitize=address,undefined -Db_lundef=false
 
