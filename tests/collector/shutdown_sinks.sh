@@ -27,11 +27,12 @@ wait_for_line "$dir/stream.err" "listening" 60 || fail "stream listener did not 
 start_ready col "$ns" "$col" -l 0-1 "${EAL_COMMON[@]}" --vdev=net_af_packet0,iface=rx0,framecnt=8192 -- --lossless \
   --json-out "$dir/out.jsonl" --records-dir "$dir/files" --rotate-mb 1 --stream "unix:$dir/stream.sock"
 # send the capture over and over; stop the collector while traffic is still flowing, once the JSON file
-# holds 2000 records (polled, up to 2 minutes)
+# holds 2000 records and a first record file was closed by size rotation (1 MiB: ~40,000 compact records of
+# ~26 bytes; 2000 records alone fill 52 KB, and a fast stop left one file), polled, up to 2 minutes
 ip netns exec "$ns" python3 "$send" tx0 "$dir/r.pcap" 0 500 >/dev/null 2>&1 &
 spid=$!
-wait_for 120 "2000 records in the JSON file under traffic" \
-  eval '[ "$(grep -c . "$dir/out.jsonl" 2>/dev/null || echo 0)" -ge 2000 ]'
+wait_for 120 "2000 records in the JSON file and a rotated record file under traffic" \
+  eval '[ "$(cat "$dir/out.jsonl" 2>/dev/null | grep -c .)" -ge 2000 ] && compgen -G "$dir/files/*.hwr" >/dev/null'
 kill -0 "$spid" 2>/dev/null || fail "the sender finished before the collector was stopped: not a test under traffic"
 kill -TERM "$cpid"
 wait "$cpid"
