@@ -22,7 +22,7 @@ trap cleanup EXIT
 mkdir "$dir/j" "$dir/r"
 mount -t tmpfs -o size=1m tmpfs "$dir/j" || skip "cannot mount a tmpfs"
 mount -t tmpfs -o size=1m tmpfs "$dir/r" || skip "cannot mount a tmpfs"
-# 20000 reports of 2-5 hops: some 90000 records, about 36 MB of JSON and 12 MB of record files, far
+# 20000 reports of 2-5 hops: some 90000 records, about 36 MB of JSON and 2-3 MB of compact record files (~26 bytes a record), still
 # more than 1 MiB each
 "$gen" reports --format tr2.0 --count 20000 --hops 2-5 --seed 21 --out "$dir/d.pcap" 2>/dev/null ||
   fail "generator failed"
