@@ -33,12 +33,17 @@ static int root_kind(enum hw_an_kind kind)
 	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
 }
 
+/* Time t is at most high_queue.clear_ns before now (and not after it). */
+static int recent(const struct hw_analyzer *a, uint64_t t, uint64_t now)
+{
+	return now >= t && now - t <= a->c.high_queue.clear_ns;
+}
+
 /* Queue v holds back traffic now: lossless, at or above its clear level in a record at most
  * high_queue.clear_ns old. */
 static int holding(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
 {
-	return v->th.lossless && v->last_occ >= v->th.clear && now >= v->last_ns &&
-	       now - v->last_ns <= a->c.high_queue.clear_ns;
+	return v->th.lossless && v->last_occ >= v->th.clear && recent(a, v->last_ns, now);
 }
 
 static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi, uint64_t now)
@@ -66,7 +71,7 @@ static void held_add(struct an_held *h, const struct hw_analyzer *a, uint32_t vi
  * high_queue.clear_ns. */
 static int released(const struct hw_analyzer *a, const struct an_queue *v, uint64_t now)
 {
-	return v->last_occ < v->th.high || now < v->last_ns || now - v->last_ns > a->c.high_queue.clear_ns;
+	return v->last_occ < v->th.high || !recent(a, v->last_ns, now);
 }
 
 /* Add to h the recent flows of the queues root qi's congestion tree holds now: the victims its detector
@@ -127,8 +132,7 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 		 * where no telemetry sees it, and bursts on into q when they resume */
 		for (unsigned k = 0; k < h->n_queues && !near; k++)
 			near = h->queues[k] != qi && a->queues[h->queues[k]].node_id == q->node_id &&
-			       h->holding_ns[k] && now >= h->holding_ns[k] &&
-			       now - h->holding_ns[k] <= a->c.high_queue.clear_ns &&
+			       h->holding_ns[k] && recent(a, h->holding_ns[k], now) &&
 			       released(a, &a->queues[h->queues[k]], now);
 		if ((n && 3 * n >= q->n_flows) || near)
 			return h->incident;
