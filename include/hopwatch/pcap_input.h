@@ -11,8 +11,32 @@ typedef void (*hw_frame_fn)(void *arg, const uint8_t *frame, size_t len, uint64_
 
 /* Read every frame of a capture file (pcap or pcapng, Ethernet link type) and call fn for each, until the
  * end or until *stop becomes nonzero (stop may be NULL: to the end).  Returns 0 at the end of the file, 1
- * when *stop ended the reading first, or -1 with a message naming the file and the problem in err. */
+ * when *stop ended the reading first, or -1 with a message naming the file and the problem in err.
+ * hw_pcap_read_file_with(HW_PCAP_READ_AUTO). */
 int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen);
+
+/* How a capture file is read. */
+enum hw_pcap_read {
+	/* A regular classic pcap file (2.4, Ethernet; hw_pcap_file_header) is mapped and its frames handed on
+	 * from the mapping (lib/common/pcap_file.c: no copy, no system call per frame); anything else (pcapng,
+	 * other link types or versions, named pipes, a file mmap refuses) through libpcap.  The frames,
+	 * their lengths and times, and where reading ends are the same either way. */
+	HW_PCAP_READ_AUTO,
+	HW_PCAP_READ_LIBPCAP, /* always libpcap */
+	HW_PCAP_READ_DIRECT,  /* only the mapping: -1 for a file it does not read (tests, benchmarks) */
+};
+
+/* How a file was read (hw_pcap_read_file_with). */
+struct hw_pcap_read_stats {
+	int direct;      /* from the mapping; 0: libpcap */
+	uint64_t frames; /* handed to fn */
+	uint64_t cut;    /* mapping only: frames whose caplen was over the file's snaplen, handed on cut to it (libpcap
+	                  * cuts them the same way without counting) */
+};
+
+/* hw_pcap_read_file, read as how says; *stats (may be NULL) says how it went, also on an error. */
+int hw_pcap_read_file_with(const char *path, enum hw_pcap_read how, hw_frame_fn fn, void *arg, volatile int *stop,
+                           struct hw_pcap_read_stats *stats, char *err, size_t errlen);
 
 /* Called when a live capture has had no packet for a poll interval (100 ms). */
 typedef void (*hw_idle_fn)(void *arg);
@@ -32,7 +56,11 @@ struct hw_pcap_live {
 };
 
 /* Capture live from an interface until *o->stop becomes nonzero: promiscuous, immediate delivery, the
- * filter applied in the kernel.  Returns 0, or -1 with a message naming the interface in err. */
+ * filter applied in the kernel.  At the stop, the frames the kernel has already buffered for the capture
+ * are read and handed on before it closes (bounded: HW_PCAP_DRAIN_FRAMES frames or HW_PCAP_DRAIN_MS, for
+ * an interface that keeps receiving).  Returns 0, or -1 with a message naming the interface in err. */
+#define HW_PCAP_DRAIN_FRAMES (1u << 20)
+#define HW_PCAP_DRAIN_MS 2000u
 int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen);
 
 /* True when path names an existing regular file or named pipe (a capture file rather than an interface). */

@@ -1,14 +1,18 @@
-/* libpcap front end: capture files in nanosecond precision, frames handed to a callback.
- * Only Ethernet captures are accepted; anything else is refused with the file's name. */
+/* libpcap front end: capture files in nanosecond precision (classic pcap files mapped and walked in place,
+ * the rest through libpcap) and live interfaces, frames handed to a callback.  Ethernet only. */
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "hopwatch/pcap_file.h"
 #include "hopwatch/pcap_input.h"
 
 /* stdio's buffer for a capture file: libpcap reads each record with two small freads, and with the
@@ -46,7 +50,9 @@ static void close_file(pcap_t *p, char *buf)
 	free(buf);
 }
 
-int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen)
+/* The libpcap reader: pcapng, other link types and versions, named pipes, whatever the mapping leaves. */
+static int read_libpcap(const char *path, hw_frame_fn fn, void *arg, volatile int *stop,
+                        struct hw_pcap_read_stats *stats, char *err, size_t errlen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE], *buf;
 	pcap_t *p = open_file(path, &buf, ebuf);
@@ -67,6 +73,7 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		uint64_t t = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec; /* ns precision */
 		fn(arg, data, h->caplen, t);
+		stats->frames++;
 		if (stop && *stop) { /* a signal: what was read is handed on, the rest is left unread */
 			close_file(p, buf);
 			return 1;
@@ -83,6 +90,101 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 	}
 	close_file(p, buf);
 	return 0;
+}
+
+/* read_mapped's answer for a file it does not read: AUTO hands it to libpcap. */
+#define NOT_MAPPED 2
+
+/* The direct reader: a regular classic pcap file mapped whole and walked in place (pcap_file.c). */
+static int read_mapped(const char *path, hw_frame_fn fn, void *arg, volatile int *stop,
+                       struct hw_pcap_read_stats *stats, char *err, size_t errlen)
+{
+	/* Not a named pipe: opening and closing one here would leave its writer without a reader for a moment
+	 * (SIGPIPE); stat first, and O_NONBLOCK should it have become one since. */
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return NOT_MAPPED;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return NOT_MAPPED;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)HW_PCAP_FILE_HEADER ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		snprintf(err, errlen, "%s: not a regular file of at least a pcap file header", path);
+		close(fd);
+		return NOT_MAPPED;
+	}
+	size_t len = (size_t)st.st_size;
+	/* The length is fixed here: a file still being written is read up to what it held at the open, as a
+	 * libpcap read would stop at the end it found.  (A file cut shorter while mapped would raise SIGBUS:
+	 * capture files are not truncated in place by their writers.) */
+	const uint8_t *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+		return NOT_MAPPED;
+	}
+	struct hw_pcap_file_format f;
+	if (!hw_pcap_file_header(m, len, &f)) {
+		snprintf(err, errlen, "%s: not a classic pcap 2.4 Ethernet file", path);
+		munmap((void *)m, len);
+		return NOT_MAPPED;
+	}
+	madvise((void *)m, len, MADV_SEQUENTIAL); /* read ahead; only a hint */
+	struct hw_pcap_file_walk w;
+	stats->direct = 1;
+	hw_pcap_file_walk(m, len, &f, fn, arg, stop, &w);
+	munmap((void *)m, len);
+	stats->frames = w.frames;
+	stats->cut = w.cut;
+	const char *why = hw_pcap_file_end_name(w.end);
+	switch (w.end) {
+	case HW_PCAP_FILE_EOF: return 0;
+	case HW_PCAP_FILE_STOPPED: return 1;
+	case HW_PCAP_FILE_SHORT_HEADER:
+		snprintf(err, errlen, "%s: %s: the file ends %zu bytes into the header of record %llu (byte %llu)",
+		         path, why, len - (size_t)w.offset, (unsigned long long)w.frames + 1,
+		         (unsigned long long)w.offset);
+		return -1;
+	case HW_PCAP_FILE_SHORT_DATA:
+		snprintf(err, errlen,
+		         "%s: %s: record %llu (byte %llu) has caplen %u but the file holds %zu bytes after its header",
+		         path, why, (unsigned long long)w.frames + 1, (unsigned long long)w.offset, w.caplen,
+		         len - (size_t)w.offset - HW_PCAP_RECORD_HEADER);
+		return -1;
+	case HW_PCAP_FILE_CAPLEN_OVER_LIMIT:
+		snprintf(err, errlen,
+		         "%s: %s: record %llu (byte %llu) has caplen %u, over libpcap's limit of %u (a damaged file)",
+		         path, why, (unsigned long long)w.frames + 1, (unsigned long long)w.offset, w.caplen,
+		         HW_PCAP_MAX_CAPLEN);
+		return -1;
+	}
+	return -1;
+}
+
+int hw_pcap_read_file_with(const char *path, enum hw_pcap_read how, hw_frame_fn fn, void *arg, volatile int *stop,
+                           struct hw_pcap_read_stats *stats, char *err, size_t errlen)
+{
+	struct hw_pcap_read_stats local;
+	if (!stats)
+		stats = &local;
+	memset(stats, 0, sizeof(*stats));
+	if (how != HW_PCAP_READ_LIBPCAP) {
+		int rc = read_mapped(path, fn, arg, stop, stats, err, errlen);
+		if (rc != NOT_MAPPED)
+			return rc;
+		if (how == HW_PCAP_READ_DIRECT)
+			return -1; /* err says why */
+	}
+	return read_libpcap(path, fn, arg, stop, stats, err, errlen);
+}
+
+int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int *stop, char *err, size_t errlen)
+{
+	return hw_pcap_read_file_with(path, HW_PCAP_READ_AUTO, fn, arg, stop, NULL, err, errlen);
 }
 
 int hw_pcap_is_file(const char *path)
