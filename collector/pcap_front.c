@@ -6,9 +6,10 @@
 #include "front.h"
 #include "hopwatch/pcap_input.h"
 
-/* Frames of a capture file are parsed as they are read (libpcap reuses its buffer for the next one)
- * and their state updates applied a burst at a time, as the DPDK front does: hw_worker_apply prefetches
- * the queue slots and flow entries of the reports ahead, where one frame at a time finds them cold. */
+/* Frames of a capture file are parsed as they are read (from the file's mapping, or libpcap's buffer,
+ * which it reuses for the next one) and their state updates applied a burst at a time, as the DPDK front does:
+ * hw_worker_apply prefetches the queue slots and flow entries of the reports ahead, where one frame at a time finds
+ * them cold. */
 #define FILE_BURST 32
 
 struct file_worker {
@@ -68,9 +69,15 @@ int hw_pcap_front_run(struct hw_collector *c, char *err, size_t errlen)
 	if (file) {
 		hw_collector_ready(c);
 		struct file_worker f = {c->workers[0], 0};
-		rc = hw_pcap_read_file(c->cfg.pcap, to_worker, &f, (volatile int *)&hw_stop_requested, err, errlen);
+		struct hw_pcap_read_stats st;
+		rc = hw_pcap_read_file_with(c->cfg.pcap, HW_PCAP_READ_AUTO, to_worker, &f,
+		                            (volatile int *)&hw_stop_requested, &st, err, errlen);
 		hw_worker_apply(f.w); /* the last, partial burst */
-		if (rc == 1) {        /* SIGINT/SIGTERM: what was read is drained and flushed below */
+		if (st.cut)           /* libpcap cuts these the same way, silently */
+			fprintf(stderr,
+			        "hopwatch-collector: %s: %llu frames longer than the file's snaplen, cut to it\n",
+			        c->cfg.pcap, (unsigned long long)st.cut);
+		if (rc == 1) { /* SIGINT/SIGTERM: what was read is drained and flushed below */
 			fprintf(stderr, "hopwatch-collector: stopped by a signal before the end of %s\n", c->cfg.pcap);
 			rc = 0;
 		}

@@ -97,10 +97,13 @@ void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file
 			w->caplen = caplen;
 			break;
 		}
-		/* libpcap's timeval holds the two 32-bit fields as signed (sign-extended into time_t and
-		 * suseconds_t), scales microseconds up by 1000 in that signed type, and the front end adds
-		 * seconds * 1e9 and the fraction as unsigned 64-bit numbers: the same arithmetic here. */
-		int64_t sec = (int32_t)get32(h, swapped), frac = (int32_t)get32(h + 4, swapped);
+		/* libpcap 1.10 copies the two 32-bit time fields into time_t and suseconds_t sign-extended as
+		 * written, but zero-extended when it swaps them (its byte swap works on unsigned numbers); it
+		 * scales microseconds up by 1000 in that 64-bit signed type, and the front end adds seconds * 1e9
+		 * and the fraction as unsigned 64-bit numbers.  The same arithmetic here, odd values included. */
+		uint32_t raw_sec = get32(h, swapped), raw_frac = get32(h + 4, swapped);
+		int64_t sec = swapped ? (int64_t)raw_sec : (int64_t)(int32_t)raw_sec;
+		int64_t frac = swapped ? (int64_t)raw_frac : (int64_t)(int32_t)raw_frac;
 		if (!f->nanoseconds)
 			frac *= 1000;
 		uint64_t t = (uint64_t)sec * 1000000000ull + (uint64_t)frac;

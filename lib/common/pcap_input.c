@@ -224,6 +224,24 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* At a stop: hand on what the kernel has buffered for the capture (non-blocking reads until one finds
+ * nothing), at most HW_PCAP_DRAIN_FRAMES frames or HW_PCAP_DRAIN_MS, so that an interface that keeps
+ * receiving cannot hold the stop.  -1 on a capture error. */
+static int drain(pcap_t *p, struct live_arg *a)
+{
+	uint64_t until = mono_ms() + HW_PCAP_DRAIN_MS, frames = 0;
+	for (;;) {
+		int n = pcap_dispatch(p, 256, on_packet, (u_char *)a);
+		if (n == PCAP_ERROR)
+			return -1;
+		if (n <= 0) /* 0: empty; PCAP_ERROR_BREAK cannot come (no pcap_breakloop) */
+			return 0;
+		frames += (uint64_t)n;
+		if (frames >= HW_PCAP_DRAIN_FRAMES || mono_ms() >= until)
+			return 0;
+	}
+}
+
 int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen)
 {
 	const char *filter = o->filter;
@@ -304,6 +322,11 @@ int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err
 			ret = -1;
 			break;
 		}
+	}
+	if (ret == 0 && drain(p, &a)) {
+		snprintf(err, errlen, "%s: capture failed while reading what was buffered at the stop: %s", iface,
+		         pcap_geterr(p));
+		ret = -1;
 	}
 	store_drops(p, o);
 	pcap_close(p);

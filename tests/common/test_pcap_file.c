@@ -377,12 +377,25 @@ static void damaged_files(void **state)
 	assert_int_equal(fr.t[0], 1000000000ull);
 	free_frames(&fr);
 	assert_int_equal(same_as_libpcap(spit("odd-usec.pcap", f.b, f.len), 1, 0), 1);
+	/* byte-swapped, libpcap reads the same fields as unsigned: 0xffffffff s = 4,294,967,295 s and
+	 * 2,000,000 us -> 4,294,967,295e9 + 2e9 = 4,294,967,297,000,000,000 ns */
+	to_big_endian(f.b, f.len);
+	walk(&f, &fr, &w);
+	assert_int_equal(fr.t[0], 4294967297000000000ull);
+	free_frames(&fr);
+	assert_int_equal(same_as_libpcap(spit("odd-usec-be.pcap", f.b, f.len), 1, 0), 1);
 	header(&f, 0xa1b23c4d, 65535);
 	rec(&f, 0x80000000u, 0xffffffffu, 14, 14);
 	walk(&f, &fr, &w);
 	assert_int_equal(fr.t[0], 0ull - 2147483648ull * 1000000000ull - 1ull);
 	free_frames(&fr);
 	assert_int_equal(same_as_libpcap(spit("odd-nsec.pcap", f.b, f.len), 1, 0), 1);
+	/* byte-swapped: 2^31 s and 4,294,967,295 ns -> 2,147,483,648e9 + 4,294,967,295 (no wrap: < 2^64) */
+	to_big_endian(f.b, f.len);
+	walk(&f, &fr, &w);
+	assert_int_equal(fr.t[0], 2147483648000000000ull + 4294967295ull);
+	free_frames(&fr);
+	assert_int_equal(same_as_libpcap(spit("odd-nsec-be.pcap", f.b, f.len), 1, 0), 1);
 
 	/* a header alone: no frame, the end */
 	header(&f, 0xa1b2c3d4, 65535);
