@@ -22,8 +22,8 @@ trap cleanup EXIT
 make_veth_ns "$ns"
 
 n=600
-"$gen" reports --format tr2.0 --count $n --hops 1-6 --seed 12 --out "$dir/r.pcap" --truth "$dir/truth.jsonl" 2>/dev/null ||
-  fail "generator failed"
+"$gen" reports --format tr2.0 --count $n --hops 1-6 --seed 12 --out "$dir/r.pcap" --truth "$dir/truth.jsonl" \
+  2>/dev/null || fail "generator failed"
 want=$(wc -l <"$dir/truth.jsonl")
 
 # An observer on rx0 that writes obs.done once it has seen every frame of the capture.  It binds before the
