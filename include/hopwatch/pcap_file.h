@@ -58,4 +58,12 @@ struct hw_pcap_file_walk {
 void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn, void *arg,
                        volatile int *stop, struct hw_pcap_file_walk *w);
 
+/* The same walk in steps, so that the reader can let go of the part of a mapping it has read:
+ * hw_pcap_file_walk_init, then hw_pcap_file_walk_to until it returns 0 (the walk ended: w->end says why).
+ * Each call walks on from w->offset and returns 1 at the first record that starts at or past until
+ * (w->offset is its start; nothing before it is read again). */
+void hw_pcap_file_walk_init(struct hw_pcap_file_walk *w);
+int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, size_t until,
+                         hw_frame_fn fn, void *arg, volatile int *stop, struct hw_pcap_file_walk *w);
+
 #endif

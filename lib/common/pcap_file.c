@@ -1,5 +1,6 @@
 /* The classic pcap file format walked in memory: the 24-byte file header, then 16-byte record headers
  * each followed by caplen bytes; what libpcap 1.10's savefile reader accepts, refuses and cuts. */
+#include <stdint.h>
 #include <string.h>
 
 #include "hopwatch/pcap_file.h"
@@ -62,19 +63,35 @@ const char *hw_pcap_file_end_name(enum hw_pcap_file_end end)
 	return "unknown";
 }
 
+void hw_pcap_file_walk_init(struct hw_pcap_file_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->offset = HW_PCAP_FILE_HEADER;
+}
+
 void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn, void *arg,
                        volatile int *stop, struct hw_pcap_file_walk *w)
 {
-	memset(w, 0, sizeof(*w));
+	hw_pcap_file_walk_init(w);
+	hw_pcap_file_walk_to(buf, len, f, SIZE_MAX, fn, arg, stop, w);
+}
+
+int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, size_t until,
+                         hw_frame_fn fn, void *arg, volatile int *stop, struct hw_pcap_file_walk *w)
+{
 	const int swapped = f->swapped;
 	const uint32_t snaplen = f->snaplen;
-	size_t off = HW_PCAP_FILE_HEADER;
-	if (len < off) { /* hw_pcap_file_header refuses it; here so that the walk never reads before a check */
+	size_t off = (size_t)w->offset;
+	if (len < off) { /* a short file (hw_pcap_file_header refuses it) or a bad offset: never read before a check */
 		w->end = HW_PCAP_FILE_SHORT_HEADER;
 		w->offset = len;
-		return;
+		return 0;
 	}
 	for (;;) {
+		if (off >= until) {
+			w->offset = off;
+			return 1;
+		}
 		size_t left = len - off;
 		if (left == 0) {
 			w->end = HW_PCAP_FILE_EOF;
@@ -121,4 +138,5 @@ void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file
 		}
 	}
 	w->offset = off;
+	return 0;
 }

@@ -92,6 +92,9 @@ static int read_libpcap(const char *path, hw_frame_fn fn, void *arg, volatile in
 	return 0;
 }
 
+/* How much of a mapped file is walked before the pages behind are let go of (a power of two, whole pages). */
+#define MAP_WINDOW ((size_t)1 << 20)
+
 /* read_mapped's answer for a file it does not read: AUTO hands it to libpcap. */
 #define NOT_MAPPED 2
 
@@ -136,7 +139,18 @@ static int read_mapped(const char *path, hw_frame_fn fn, void *arg, volatile int
 	madvise((void *)m, len, MADV_SEQUENTIAL); /* read ahead; only a hint */
 	struct hw_pcap_file_walk w;
 	stats->direct = 1;
-	hw_pcap_file_walk(m, len, &f, fn, arg, stop, &w);
+	/* Walked a window at a time, the pages behind let go of: the file stays in the page cache, but pages
+	 * mapped into this process count in its resident size (memory_peak_kib, what a monitor sees), which
+	 * would otherwise grow with the file. */
+	hw_pcap_file_walk_init(&w);
+	size_t let_go = 0;
+	while (hw_pcap_file_walk_to(m, len, &f, (size_t)w.offset + MAP_WINDOW, fn, arg, stop, &w)) {
+		size_t upto = (size_t)w.offset & ~(MAP_WINDOW - 1); /* whole windows, page-aligned */
+		if (upto > let_go) {
+			madvise((void *)(m + let_go), upto - let_go, MADV_DONTNEED);
+			let_go = upto;
+		}
+	}
 	munmap((void *)m, len);
 	stats->frames = w.frames;
 	stats->cut = w.cut;
