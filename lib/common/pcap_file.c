@@ -9,7 +9,7 @@
 #define MAGIC_NSEC 0xa1b23c4du
 #define LINKTYPE_ETHERNET 1u
 
-static uint32_t le32(const uint8_t *p)
+static inline uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -19,7 +19,7 @@ static uint16_t le16(const uint8_t *p)
 	return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static uint32_t get32(const uint8_t *p, int swapped)
+static inline __attribute__((always_inline)) uint32_t get32(const uint8_t *p, int swapped)
 {
 	return swapped ? __builtin_bswap32(le32(p)) : le32(p);
 }
