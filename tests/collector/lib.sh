@@ -63,6 +63,28 @@ start_ready() {
   wait_for_line "$dir/$name.notify" "^READY=1 " 60 || { cat "$dir/$name.err"; fail "$name: collector did not start"; }
 }
 
+# veth_test NAME: how a test on a veth pair starts: root and iproute2 (else skip), a temporary directory
+# $dir, a network namespace $ns holding tx0 <-> rx0 (make_veth_ns), and an EXIT trap that stops the
+# processes in $cpid, $lpid and $opid that are set (a paused one is continued first), then removes both.
+veth_test() {
+  need_root
+  command -v ip >/dev/null || skip "iproute2 missing"
+  ns=hwt-$1-$$
+  dir=$(mktemp -d)
+  trap veth_test_cleanup EXIT
+  make_veth_ns "$ns"
+}
+
+veth_test_cleanup() {
+  local p
+  for p in ${cpid:-} ${lpid:-} ${opid:-}; do
+    kill -CONT "$p" 2>/dev/null
+    stop_pid "$p"
+  done
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$dir"
+}
+
 # make_veth_ns NS: a network namespace holding a veth pair tx0 <-> rx0, up, without IPv6 chatter.
 make_veth_ns() {
   ip netns add "$1" || fail "cannot create network namespace $1"

@@ -6,20 +6,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 gen=$1 col=$2 send=$3
-need_root
-command -v ip >/dev/null || skip "iproute2 missing"
-ns=hwt-drain-$$
-dir=$(mktemp -d)
-cleanup() {
-  [ -n "${cpid:-}" ] && kill -CONT "$cpid" 2>/dev/null
-  stop_pid "${cpid:-}"
-  stop_pid "${lpid:-}"
-  stop_pid "${opid:-}"
-  ip netns del "$ns" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-make_veth_ns "$ns"
+veth_test drain
 
 n=600
 "$gen" reports --format tr2.0 --count $n --hops 1-6 --seed 12 --out "$dir/r.pcap" --truth "$dir/truth.jsonl" \

@@ -6,18 +6,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 gen=$1 col=$2 send=$3
-need_root
-command -v ip >/dev/null || skip "iproute2 missing"
-ns=hwt-col-$$
-dir=$(mktemp -d)
-cleanup() {
-  stop_pid "${cpid:-}"
-  stop_pid "${lpid:-}"
-  ip netns del "$ns" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-make_veth_ns "$ns"
+veth_test col
 
 "$gen" reports --format tr2.0 --count 2000 --hops 1-6 --seed 11 --out "$dir/r.pcap" --truth "$dir/truth.jsonl" 2>/dev/null ||
   fail "generator failed"
