@@ -270,12 +270,19 @@ static void rec(struct file *f, uint32_t sec, uint32_t frac, uint32_t caplen, ui
 		f->b[f->len++] = (uint8_t)(i % 251);
 }
 
-static void walk(const struct file *f, struct frames *fr, struct hw_pcap_file_walk *w)
+/* Walk f in memory: it must end as want_end after want_frames frames, and read from a file named name it
+ * must give what libpcap gives, the same number of frames.  *fr keeps the walk's frames (free_frames). */
+static void check(const struct file *f, const char *name, enum hw_pcap_file_end want_end, uint64_t want_frames,
+                  struct frames *fr, struct hw_pcap_file_walk *w)
 {
 	struct hw_pcap_file_format fmt;
 	assert_int_equal(hw_pcap_file_header(f->b, f->len, &fmt), 1);
 	memset(fr, 0, sizeof(*fr));
 	hw_pcap_file_walk(f->b, f->len, &fmt, add_frame, fr, NULL, w);
+	assert_string_equal(hw_pcap_file_end_name(w->end), hw_pcap_file_end_name(want_end));
+	assert_int_equal(w->frames, want_frames);
+	assert_int_equal(fr->n, want_frames);
+	assert_int_equal(same_as_libpcap(spit(name, f->b, f->len), 1, 0), want_frames);
 }
 
 static void damaged_files(void **state)
@@ -291,58 +298,47 @@ static void damaged_files(void **state)
 	rec(&f, 10, 20, 60, 60);
 	memset(f.b + f.len, 0, 5);
 	f.len += 5;
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_SHORT_HEADER);
+	check(&f, "short-header.pcap", HW_PCAP_FILE_SHORT_HEADER, 1, &fr, &w);
 	assert_string_equal(hw_pcap_file_end_name(w.end), "truncated_record_header");
-	assert_int_equal(w.frames, 1);
 	assert_int_equal(w.offset, 100);
 	assert_int_equal(fr.len[0], 60);
-	/* microseconds: 10 s and 20 us = 10,000,020,000 ns */
-	assert_int_equal(fr.t[0], 10000020000ull);
+	assert_int_equal(fr.t[0], 10000020000ull); /* microseconds: 10 s and 20 us = 10,000,020,000 ns */
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("short-header.pcap", f.b, f.len), 1, 0), 1);
 
 	/* caplen 100 with 50 bytes left: nothing handed on, the walk ends at the record's header (byte 24) */
 	header(&f, 0xa1b2c3d4, 65535);
 	rec(&f, 1, 0, 100, 50);
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_SHORT_DATA);
-	assert_int_equal(w.frames, 0);
+	check(&f, "short-data.pcap", HW_PCAP_FILE_SHORT_DATA, 0, &fr, &w);
 	assert_int_equal(w.offset, 24);
 	assert_int_equal(w.caplen, 100);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("short-data.pcap", f.b, f.len), 1, 0), 0);
 	/* the same, one byte short (99 of 100), and with the data whole: 1 frame, the end */
 	f.len = 24 + 16 + 99;
-	memset(f.b + 24 + 16 + 50, 7, 49);
-	assert_int_equal(same_as_libpcap(spit("short-by-one.pcap", f.b, f.len), 1, 0), 0);
+	memset(f.b + 24 + 16 + 50, 7, 50);
+	check(&f, "short-by-one.pcap", HW_PCAP_FILE_SHORT_DATA, 0, &fr, &w);
+	free_frames(&fr);
 	f.len = 24 + 16 + 100;
-	assert_int_equal(same_as_libpcap(spit("whole.pcap", f.b, f.len), 1, 0), 1);
+	check(&f, "whole.pcap", HW_PCAP_FILE_EOF, 1, &fr, &w);
+	free_frames(&fr);
 
 	/* caplen 262,145, one over libpcap's limit for Ethernet: refused, however many bytes follow */
 	header(&f, 0xa1b2c3d4, 0);
 	rec(&f, 1, 0, 262145, 0);
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_CAPLEN_OVER_LIMIT);
+	check(&f, "over-limit.pcap", HW_PCAP_FILE_CAPLEN_OVER_LIMIT, 0, &fr, &w);
 	assert_int_equal(w.caplen, 262145);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("over-limit.pcap", f.b, f.len), 1, 0), 0);
 	/* caplen 0xffffffff: the same, and no overflow in the bytes-left check */
 	header(&f, 0xa1b2c3d4, 65535);
 	rec(&f, 1, 0, 0xffffffffu, 0);
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_CAPLEN_OVER_LIMIT);
+	check(&f, "caplen-max.pcap", HW_PCAP_FILE_CAPLEN_OVER_LIMIT, 0, &fr, &w);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("caplen-max.pcap", f.b, f.len), 1, 0), 0);
 
 	/* snaplen 64 and a 100-byte record (a writer that did not cut), then a 20-byte one: the first is handed
 	 * on as its first 64 bytes and the walk skips all 100; the second follows whole. */
 	header(&f, 0xa1b2c3d4, 64);
 	rec(&f, 1, 0, 100, 100);
 	rec(&f, 2, 0, 20, 20);
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_EOF);
-	assert_int_equal(w.frames, 2);
+	check(&f, "over-snaplen.pcap", HW_PCAP_FILE_EOF, 2, &fr, &w);
 	assert_int_equal(w.cut, 1);
 	assert_int_equal(fr.len[0], 64);
 	assert_int_equal(fr.len[1], 20);
@@ -350,56 +346,50 @@ static void damaged_files(void **state)
 	assert_int_equal(fr.bytes[64], 0); /* the second frame's first byte, not the first one's 65th (64) */
 	assert_int_equal(w.offset, 24 + 16 + 100 + 16 + 20);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("over-snaplen.pcap", f.b, f.len), 1, 0), 2);
 	/* ... and cut short inside the part beyond the snaplen: libpcap refuses it, so does the walk */
 	f.len = 24 + 16 + 80;
-	assert_int_equal(same_as_libpcap(spit("over-snaplen-short.pcap", f.b, f.len), 1, 0), 0);
+	check(&f, "over-snaplen-short.pcap", HW_PCAP_FILE_SHORT_DATA, 0, &fr, &w);
+	free_frames(&fr);
 
 	/* snaplen 0 stands for 262,144: a 1,000-byte frame is whole; the zero-length record is a frame too */
 	header(&f, 0xa1b2c3d4, 0);
 	rec(&f, 1, 0, 1000, 1000);
 	rec(&f, 1, 1, 0, 0);
-	walk(&f, &fr, &w);
-	assert_int_equal(w.end, HW_PCAP_FILE_EOF);
+	check(&f, "snaplen-0.pcap", HW_PCAP_FILE_EOF, 2, &fr, &w);
 	assert_int_equal(w.cut, 0);
-	assert_int_equal(fr.n, 2);
 	assert_int_equal(fr.len[0], 1000);
 	assert_int_equal(fr.len[1], 0);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("snaplen-0.pcap", f.b, f.len), 1, 0), 2);
 
 	/* times out of the usual range, read as libpcap's signed 32-bit fields:
-	 * sec 0xffffffff = -1, usec 2,000,000 (not normalised) -> -1e9 + 2e9 = 1e9 ns;
-	 * nanosecond file, sec 0x80000000 = -2^31, nsec 0xffffffff = -1 -> 2^64 - 2^31 * 1e9 - 1 (mod 2^64) */
+	 * sec 0xffffffff = -1, usec 2,000,000 (not normalised) -> -1e9 + 2e9 = 1e9 ns */
 	header(&f, 0xa1b2c3d4, 65535);
 	rec(&f, 0xffffffffu, 2000000, 14, 14);
-	walk(&f, &fr, &w);
+	check(&f, "odd-usec.pcap", HW_PCAP_FILE_EOF, 1, &fr, &w);
 	assert_int_equal(fr.t[0], 1000000000ull);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("odd-usec.pcap", f.b, f.len), 1, 0), 1);
 	/* byte-swapped, libpcap reads the same fields as unsigned: 0xffffffff s = 4,294,967,295 s and
 	 * 2,000,000 us -> 4,294,967,295e9 + 2e9 = 4,294,967,297,000,000,000 ns */
 	to_big_endian(f.b, f.len);
-	walk(&f, &fr, &w);
+	check(&f, "odd-usec-be.pcap", HW_PCAP_FILE_EOF, 1, &fr, &w);
 	assert_int_equal(fr.t[0], 4294967297000000000ull);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("odd-usec-be.pcap", f.b, f.len), 1, 0), 1);
+	/* nanosecond file, sec 0x80000000 = -2^31, nsec 0xffffffff = -1 -> 2^64 - 2^31 * 1e9 - 1 (mod 2^64) */
 	header(&f, 0xa1b23c4d, 65535);
 	rec(&f, 0x80000000u, 0xffffffffu, 14, 14);
-	walk(&f, &fr, &w);
+	check(&f, "odd-nsec.pcap", HW_PCAP_FILE_EOF, 1, &fr, &w);
 	assert_int_equal(fr.t[0], 0ull - 2147483648ull * 1000000000ull - 1ull);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("odd-nsec.pcap", f.b, f.len), 1, 0), 1);
 	/* byte-swapped: 2^31 s and 4,294,967,295 ns -> 2,147,483,648e9 + 4,294,967,295 (no wrap: < 2^64) */
 	to_big_endian(f.b, f.len);
-	walk(&f, &fr, &w);
+	check(&f, "odd-nsec-be.pcap", HW_PCAP_FILE_EOF, 1, &fr, &w);
 	assert_int_equal(fr.t[0], 2147483648000000000ull + 4294967295ull);
 	free_frames(&fr);
-	assert_int_equal(same_as_libpcap(spit("odd-nsec-be.pcap", f.b, f.len), 1, 0), 1);
 
 	/* a header alone: no frame, the end */
 	header(&f, 0xa1b2c3d4, 65535);
-	assert_int_equal(same_as_libpcap(spit("empty.pcap", f.b, f.len), 1, 0), 0);
+	check(&f, "empty.pcap", HW_PCAP_FILE_EOF, 0, &fr, &w);
+	free_frames(&fr);
 }
 
 /* Files the mapping leaves to libpcap: AUTO reads them as libpcap does, DIRECT refuses them. */
