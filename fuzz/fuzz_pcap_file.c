@@ -1,6 +1,5 @@
-/* libFuzzer target for the direct pcap reader (pcap_file.c): the walk over the input touches every byte it
- * hands on and never reads past the end; a file it accepts reads exactly as libpcap reads it (frames,
- * lengths, times, return).  Build: CC=clang meson setup build-fuzz -Dfuzz=true; run: fuzz_pcap_file fuzz/seeds */
+/* libFuzzer target for the direct pcap reader (pcap_file.c): it never reads past the input, walks the same in
+ * steps, and reads each file it accepts exactly as libpcap does.  Run: build-fuzz/fuzz/fuzz_pcap_file fuzz/seeds */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,6 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hw_pcap_file_walk(data, size, &f, on_frame, &walked, NULL, &w);
 	if (w.offset > size || w.frames != walked.frames || w.end == HW_PCAP_FILE_STOPPED ||
 	    (w.end == HW_PCAP_FILE_EOF) != (w.offset == size))
+		__builtin_trap();
+
+	/* the same walk in steps (as the file reader goes, a window at a time): the same frames and ending */
+	struct digest stepped = {0xcbf29ce484222325ull, 0};
+	struct hw_pcap_file_walk sw;
+	hw_pcap_file_walk_init(&sw);
+	size_t step = 1 + size % 97;
+	while (hw_pcap_file_walk_to(data, size, &f, (size_t)sw.offset + step, on_frame, &stepped, NULL, &sw))
+		;
+	if (stepped.h != walked.h || sw.end != w.end || sw.offset != w.offset || sw.cut != w.cut)
 		__builtin_trap();
 
 	const char *path = fuzz_input_path(data, size);

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# libpcap live capture loses nothing at a stop: frames the kernel has already buffered for the capture
-# when SIGTERM comes are read and recorded before the collector exits.  The collector is paused (SIGSTOP)
-# while 600 frames go into a veth pair in a namespace this test creates, so that they all wait in its
-# buffer; then SIGTERM and SIGCONT.  Usage: live_stop_drain.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY
+# libpcap live capture loses nothing at a stop: 600 frames the kernel buffered on a veth pair while the collector
+# was paused (SIGSTOP) are all recorded after SIGTERM + SIGCONT.
+# Usage: live_stop_drain.sh HOPWATCH-GEN HOPWATCH-COLLECTOR SEND_PCAP.PY
 set -u
 . "$(dirname "$0")/lib.sh"
 gen=$1 col=$2 send=$3

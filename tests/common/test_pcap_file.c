@@ -1,6 +1,5 @@
-/* The direct (mapped) pcap reader against libpcap: the same frames, lengths, times and ending on every
- * capture under tests/ and data/, a generated one, their byte-swapped and nanosecond rewrites, and
- * hand-made damaged files.  Usage: test_pcap_file SOURCE-ROOT HOPWATCH-GEN. */
+/* The mapped pcap reader against libpcap: the same frames, times and ending on every capture under tests/ and
+ * data/, a generated one, their byte-swapped and ns rewrites, damaged files.  Usage: test_pcap_file SRC-ROOT GEN */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
