@@ -9,7 +9,8 @@
 /* Called for every frame: bytes, captured length, capture time in ns since the epoch. */
 typedef void (*hw_frame_fn)(void *arg, const uint8_t *frame, size_t len, uint64_t time_ns);
 
-/* Read every frame of a capture file (pcap or pcapng, Ethernet link type) and call fn for each, until the
+/* Read every frame of a capture file (pcap or pcapng, Ethernet link type; "-" is standard input, read
+ * through libpcap and closed at the end) and call fn for each, until the
  * end or until *stop becomes nonzero (stop may be NULL: to the end).  Returns 0 at the end of the file, 1
  * when *stop ended the reading first, or -1 with a message naming the file and the problem in err.
  * hw_pcap_read_file_with(HW_PCAP_READ_AUTO). */
@@ -63,7 +64,8 @@ struct hw_pcap_live {
 #define HW_PCAP_DRAIN_MS 2000u
 int hw_pcap_read_live(const char *iface, const struct hw_pcap_live *o, char *err, size_t errlen);
 
-/* True when path names an existing regular file or named pipe (a capture file rather than an interface). */
+/* True when path names an existing regular file or named pipe, or is "-" (standard input): a capture file
+ * rather than an interface. */
 int hw_pcap_is_file(const char *path);
 
 #endif

@@ -47,7 +47,7 @@ static void apply_given(void *dst)
 static const struct hw_opt rows[] = {
     {HW_OPT_GROUP, .help = "Input:"},
     {HW_OPT_STRING, "pcap", .metavar = "FILE|IFACE", HW_OPT_AT(C, pcap),
-     .help = "read a capture file, or capture live on an interface"},
+     .help = "read a capture file ('-' = standard input), or capture live on an interface"},
     {HW_OPT_STRING, "bpf", .metavar = "FILTER", HW_OPT_AT(C, bpf),
      .def_note = "udp dst port of the report ports; all IP with bare INT-MD on", .help = "live capture filter"},
     {HW_OPT_UINT, "workers", .key = "workers", .metavar = "N", HW_OPT_AT(C, workers), .lo = 1, .hi = 64,

@@ -24,7 +24,7 @@
 static pcap_t *open_file(const char *path, char **buf, char *ebuf)
 {
 	*buf = NULL;
-	FILE *f = fopen(path, "rb");
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* "-": standard input, as tcpdump -r - */
 	if (!f) {
 		snprintf(ebuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
 		return NULL;
@@ -204,6 +204,8 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 int hw_pcap_is_file(const char *path)
 {
 	struct stat st;
+	if (!strcmp(path, "-")) /* standard input (tcpdump -w - | ...): through libpcap, as a named pipe */
+		return 1;
 	/* a named pipe is a capture written into it as it goes (tcpdump -w FIFO): read as a file, lossless */
 	return stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode));
 }

@@ -446,6 +446,29 @@ static void left_to_libpcap(void **state)
 	free_frames(&o.f);
 }
 
+/* "-" is standard input, read through libpcap: the incast sample from it reads as from its path (run last:
+ * libpcap closes standard input at the end). */
+static void standard_input(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/data/samples/incast/reports.pcap", source_root);
+	assert_int_equal(hw_pcap_is_file("-"), 1);
+	struct outcome lib, in;
+	read_with(path, HW_PCAP_READ_LIBPCAP, &lib, 0);
+	assert_non_null(freopen(path, "rb", stdin));
+	read_with("-", HW_PCAP_READ_AUTO, &in, 0);
+	assert_int_equal(in.rc, 0);
+	assert_int_equal(in.st.direct, 0);
+	assert_int_equal(in.f.n, 14000); /* the sample's truth.json: "reports": {"packets": 14000, ...} */
+	assert_int_equal(in.f.n, lib.f.n);
+	assert_memory_equal(in.f.t, lib.f.t, lib.f.n * sizeof(uint64_t));
+	assert_int_equal(in.f.used, lib.f.used);
+	assert_memory_equal(in.f.bytes, lib.f.bytes, lib.f.used);
+	free_frames(&lib.f);
+	free_frames(&in.f);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -463,6 +486,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(a_generated_capture),
 	    cmocka_unit_test(damaged_files),
 	    cmocka_unit_test(left_to_libpcap),
+	    cmocka_unit_test(standard_input),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
