@@ -5,7 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/deps.sh || exit 1
-# twelve fuzz targets: 30 s each, run one per core (FUZZ_SECONDS and FUZZ_JOBS override)
+# every fuzz target: 30 s each, run one per core (FUZZ_SECONDS and FUZZ_JOBS override)
 fuzz_seconds=${FUZZ_SECONDS:-30}
 status=0
 summary=()
