@@ -4,6 +4,7 @@
 
 #include "errf.h"
 #include "record_compact.h"
+#include "sinks_internal.h"
 
 /* Which fields every record of one report shares (1: written once per group) and which are the hop's own
  * (0: written per record).  Every field of HW_RECORD_FIELDS must be named here: a field missing from this
@@ -133,13 +134,17 @@ static inline uint64_t unzigzag(uint64_t z)
 	} while (0)
 #define PUT_ip16(p, v, pv) (memcpy((p), (v), 16), (p) += 16)
 
-size_t hw_rc_group_bound(size_t n)
-{
+/* A group's widest: its count, the report mask and every shared field (RC_FIXED_BOUND), then per record its
+ * mask and every hop field (RC_HOP_BOUND). */
 #define RB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? CALL(BOUND_, CODE_(type, kind)) : 0)
 #define HB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0 : CALL(BOUND_, CODE_(type, kind)))
-	return 1 + 5 + (0 HW_RECORD_FIELDS(RB, _)) + n * (5 + (0 HW_RECORD_FIELDS(HB, _)));
+enum { RC_FIXED_BOUND = 1 + 5 + (0 HW_RECORD_FIELDS(RB, _)), RC_HOP_BOUND = 5 + (0 HW_RECORD_FIELDS(HB, _)) };
 #undef RB
 #undef HB
+
+size_t hw_rc_group_bound(size_t n)
+{
+	return RC_FIXED_BOUND + n * RC_HOP_BOUND;
 }
 
 /* The shared fields of a and b are equal. */
@@ -294,8 +299,9 @@ static inline int get_ip16(struct rd *d, uint8_t *v)
 #define GET_raw64(d, v) get_raw64((d), &(v))
 #define GET_ip16(d, v) get_ip16((d), (v))
 
-long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
-                        uint64_t off, char *err, size_t errlen)
+/* The bounds-checked decoder: every read checks the end of the input. */
+long hw_rc_decode_group_checked(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out,
+                                size_t *nrec, uint64_t off, char *err, size_t errlen)
 {
 	struct rd d = {in, in + len};
 	struct hw_record cur = *prev;
@@ -351,4 +357,99 @@ stop:
 malformed:
 	hw_errf(err, errlen, "group at byte %llu: %s", (unsigned long long)off, bad);
 	return -1;
+}
+
+/* The fast path's reads: no check of the input's end, each varint at most as wide as its field's BOUND_
+ * (the caller has checked that the group's worst case, hw_rc_group_bound, is buffered, and a group whose
+ * every field keeps within its bound cannot be longer).  Anything else -- a varint wider than its bound
+ * (a value too large, or an over-long encoding the checked path accepts), a mask naming no field -- makes
+ * the fast path give up, and the checked path decodes the group again from its start and says why. */
+#define FAST_FAIL_ goto slow
+
+/* A varint of at most maxb bytes at p into x (uint64_t); p moves past it.  maxb is a constant: unrolled. */
+#define FAST_VARINT(p, maxb, x)                                                                                        \
+	do {                                                                                                           \
+		(x) = *(p)++;                                                                                          \
+		if ((x) >= 0x80) {                                                                                     \
+			(x) &= 0x7f;                                                                                   \
+			for (unsigned i_ = 1;; i_++) {                                                                 \
+				if (i_ == (maxb))                                                                      \
+					FAST_FAIL_;                                                                    \
+				uint64_t b_ = *(p)++;                                                                  \
+				if (i_ == 9 && b_ > 1)                                                                 \
+					FAST_FAIL_; /* more than 64 bits */                                            \
+				(x) |= (b_ & 0x7f) << (7 * i_);                                                        \
+				if (b_ < 0x80)                                                                         \
+					break;                                                                         \
+			}                                                                                              \
+		}                                                                                                      \
+	} while (0)
+
+#define FGET_u8(p, v) ((v) = *(p)++)
+#define FGET_u16(p, v)                                                                                                 \
+	do {                                                                                                           \
+		uint64_t x_;                                                                                           \
+		FAST_VARINT(p, BOUND_u16, x_);                                                                         \
+		if (x_ > UINT16_MAX)                                                                                   \
+			FAST_FAIL_;                                                                                    \
+		(v) = (uint16_t)x_;                                                                                    \
+	} while (0)
+#define FGET_u32(p, v)                                                                                                 \
+	do {                                                                                                           \
+		uint64_t x_;                                                                                           \
+		FAST_VARINT(p, BOUND_u32, x_);                                                                         \
+		if (x_ > UINT32_MAX)                                                                                   \
+			FAST_FAIL_;                                                                                    \
+		(v) = (uint32_t)x_;                                                                                    \
+	} while (0)
+#define FGET_delta(p, v)                                                                                               \
+	do {                                                                                                           \
+		uint64_t x_;                                                                                           \
+		FAST_VARINT(p, BOUND_delta, x_);                                                                       \
+		(v) += unzigzag(x_);                                                                                   \
+	} while (0)
+#define FGET_raw64(p, v)                                                                                               \
+	do {                                                                                                           \
+		(v) = hw_get_le64(p);                                                                                  \
+		(p) += 8;                                                                                              \
+	} while (0)
+#define FGET_ip16(p, v) (memcpy((v), (p), 16), (p) += 16)
+
+/* Room for a group of k records at its widest. */
+#define GROUP_BOUND(k) (RC_FIXED_BOUND + (k)*RC_HOP_BOUND)
+
+long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
+                        uint64_t off, char *err, size_t errlen)
+{
+	if (len < 1 || in[0] == 0 || len < GROUP_BOUND((size_t)in[0]))
+		return hw_rc_decode_group_checked(prev, in, len, out, nrec, off, err, errlen);
+	const uint8_t *p = in + 1;
+	size_t k = in[0];
+	uint64_t m;
+	struct hw_record *cur = out;
+	*cur = *prev;
+	memset(cur->pad_, 0, sizeof(cur->pad_));
+	FAST_VARINT(p, 5, m);
+	if (m >> N_SHARED)
+		goto slow;
+#define FRGET(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
+		CALL(FGET_, CODE_(type, kind))(p, x->name);
+#define FHGET(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
+		CALL(FGET_, CODE_(type, kind))(p, x->name);
+	HW_RECORD_FIELDS(FRGET, cur)
+	for (size_t i = 0; i < k; i++) {
+		if (i)
+			out[i] = out[i - 1], cur = &out[i];
+		FAST_VARINT(p, 5, m);
+		if (m >> N_HOP)
+			goto slow;
+		HW_RECORD_FIELDS(FHGET, cur)
+	}
+	*prev = out[k - 1];
+	*nrec = k;
+	return (long)(p - in);
+slow:
+	return hw_rc_decode_group_checked(prev, in, len, out, nrec, off, err, errlen);
 }
