@@ -1,6 +1,10 @@
 /* The compact record encoding (record_compact.h), generated from HW_RECORD_FIELDS (record.h): which fields a
  * report shares, the group encoder and decoder, and how each field's type is written. */
+#include <pthread.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "errf.h"
 #include "record_compact.h"
@@ -147,22 +151,114 @@ size_t hw_rc_group_bound(size_t n)
 	return RC_FIXED_BOUND + n * RC_HOP_BOUND;
 }
 
-/* The shared fields of a and b are equal. */
-static inline int same_report(const struct hw_record *a, const struct hw_record *b)
+/* Which fields of two records differ, found with a few wide comparisons instead of one per field: bit i of
+ * w says whether the 4 bytes at 4i (of the first 128) differ, bit i of b whether byte 120 + i does.  Every
+ * field of at least 2 bytes lies in the first 128 bytes and owns its dwords (the u16 ports share one, and
+ * both are shared fields), every one-byte field lies at 120 or later (checked below); so a field differs
+ * when any of its bits (FW, FB) is set. */
+struct rdiff {
+	uint32_t w, b;
+};
+
+#define SIZE_u8 1
+#define SIZE_u16 2
+#define SIZE_u32 4
+#define SIZE_u64 8
+#define SIZE_ip16 16
+#define IS_u8_u8 1
+#define IS_u8_u16 0
+#define IS_u8_u32 0
+#define IS_u8_u64 0
+#define IS_u8_ip16 0
+#define FW_(type, le)                                                                                                  \
+	(CALL(IS_u8_, type)                                                                                            \
+	     ? 0u                                                                                                      \
+	     : (uint32_t)(((1ull << (CALL(SIZE_, type) < 4 ? 1 : CALL(SIZE_, type) / 4)) - 1) << (le) / 4))
+#define FB_(type, le) (CALL(IS_u8_, type) ? 1u << ((le)-120) : 0u)
+
+#define PLACE_OK(a, name, type, le, valid, ch, kind, jpos)                                                             \
+	_Static_assert(CALL(IS_u8_, type) ? (le) >= 120 && (le) < 136 : (le) + CALL(SIZE_, type) <= 128,               \
+	               #name ": a one-byte field must lie at 120 or later, a wider one in the first 128 bytes");
+HW_RECORD_FIELDS(PLACE_OK, _)
+#undef PLACE_OK
+#define SW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FW_(type, le) : 0u)
+#define HW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? 0u : FW_(type, le))
+#define HWSUM(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0ull : (uint64_t)FW_(type, le))
+#define SB(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FB_(type, le) : 0u)
+enum { SHARED_W = 0u HW_RECORD_FIELDS(SW, _), HOP_W = 0u HW_RECORD_FIELDS(HW, _) };
+enum { SHARED_B = 0u HW_RECORD_FIELDS(SB, _) };
+_Static_assert((SHARED_W & HOP_W) == 0, "no dword holds both a shared and a hop field");
+_Static_assert((0ull HW_RECORD_FIELDS(HWSUM, _)) == (uint64_t)HOP_W, "no dword holds two hop fields");
+#undef SW
+#undef HW
+#undef HWSUM
+#undef SB
+
+static inline struct rdiff rec_diff(const struct hw_record *a, const struct hw_record *b)
 {
-#define SAME(x, name, type, le, valid, ch, kind, jpos)                                                                 \
-	&&(!SHARED(name) || CALL(EQ_, CODE_(type, kind))(a->name, b->name))
-	return 1 HW_RECORD_FIELDS(SAME, _);
-#undef SAME
+	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+#ifdef __SSE2__
+#define CMP_(i)                                                                                                        \
+	_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(x + 16 * (i))),                                              \
+	                _mm_loadu_si128((const __m128i *)(y + 16 * (i))))
+	/* each dword's all-ones or zero narrowed to one byte, in order: dwords 0-15, then 16-31 */
+	__m128i lo = _mm_packs_epi16(_mm_packs_epi32(CMP_(0), CMP_(1)), _mm_packs_epi32(CMP_(2), CMP_(3)));
+	__m128i hi = _mm_packs_epi16(_mm_packs_epi32(CMP_(4), CMP_(5)), _mm_packs_epi32(CMP_(6), CMP_(7)));
+#undef CMP_
+	uint32_t eqw = (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
+	uint32_t eqb = (uint32_t)_mm_movemask_epi8(
+	    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(x + 120)), _mm_loadu_si128((const __m128i *)(y + 120))));
+	return (struct rdiff){~eqw, ~eqb & 0xffffu};
+#else
+	struct rdiff d = {0, 0};
+	for (int i = 0; i < 32; i++)
+		d.w |= (uint32_t) !!memcmp(x + 4 * i, y + 4 * i, 4) << i;
+	for (int i = 0; i < 16; i++)
+		d.b |= (uint32_t)(x[120 + i] != y[120 + i]) << i;
+	return d;
+#endif
+}
+
+/* The hop field mask of a diff, by table: each byte of w and b looked up gives the mask bits of the
+ * fields whose dwords or bytes it covers. */
+static uint32_t hop_tw[4][256], hop_tb[2][256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned v = 0; v < 256; v++) {
+			uint32_t w = v << (8 * t), m = 0;
+#define TW(a, name, type, le, valid, ch, kind, jpos)                                                                   \
+	if (!SHARED(name) && (FW_(type, le) & w))                                                                      \
+		m |= 1u << (SHARED(name) ? 0 : HPOS_##name);
+			HW_RECORD_FIELDS(TW, _)
+#undef TW
+			hop_tw[t][v] = m;
+		}
+	for (unsigned t = 0; t < 2; t++)
+		for (unsigned v = 0; v < 256; v++) {
+			uint32_t b = v << (8 * t), m = 0;
+#define TB(a, name, type, le, valid, ch, kind, jpos)                                                                   \
+	if (!SHARED(name) && (FB_(type, le) & b))                                                                      \
+		m |= 1u << (SHARED(name) ? 0 : HPOS_##name);
+			HW_RECORD_FIELDS(TB, _)
+#undef TB
+			hop_tb[t][v] = m;
+		}
+}
+
+static inline uint32_t hop_mask(struct rdiff d)
+{
+	return hop_tw[0][d.w & 0xff] | hop_tw[1][d.w >> 8 & 0xff] | hop_tw[2][d.w >> 16 & 0xff] | hop_tw[3][d.w >> 24] |
+	       hop_tb[0][d.b & 0xff] | hop_tb[1][d.b >> 8];
 }
 
 size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, size_t n, uint8_t *out, size_t *taken)
 {
-	size_t k = 1, lim = n < HW_RC_GROUP_MAX ? n : HW_RC_GROUP_MAX;
-	while (k < lim && same_report(&r[0], &r[k]))
-		k++;
-	uint8_t *p = out;
-	*p++ = (uint8_t)k;
+	pthread_once(&tables_once, build_tables);
+	size_t k = 0, lim = n < HW_RC_GROUP_MAX ? n : HW_RC_GROUP_MAX;
+	uint8_t *p = out + 1; /* the count, out[0], is known at the end */
 	uint32_t m = 0;
 	const struct hw_record *pv = prev; /* the record before: *prev, then r[i - 1] */
 #define RMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
@@ -174,20 +270,24 @@ size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, siz
 	HW_RECORD_FIELDS(RMASK, r)
 	p = put_varint(p, m);
 	HW_RECORD_FIELDS(RPUT, r)
-#define HMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
-	if (!SHARED(name))                                                                                             \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? 0 : HPOS_##name);
 #define HPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
 		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
-	for (size_t i = 0; i < k; i++) {
-		const struct hw_record *h = &r[i];
-		m = 0;
-		HW_RECORD_FIELDS(HMASK, h)
+	/* a record belongs to the group while its shared fields equal the one's before it (and so r[0]'s) */
+	struct rdiff d = rec_diff(&r[0], prev);
+	for (;;) {
+		const struct hw_record *h = &r[k];
+		m = hop_mask(d);
 		p = put_varint(p, m);
 		HW_RECORD_FIELDS(HPUT, h)
 		pv = h;
+		if (++k == lim)
+			break;
+		d = rec_diff(&r[k], h);
+		if ((d.w & SHARED_W) | (d.b & SHARED_B))
+			break;
 	}
+	out[0] = (uint8_t)k;
 	*prev = r[k - 1];
 	*taken = k;
 	return (size_t)(p - out);
