@@ -170,6 +170,11 @@ struct rdiff {
 #define IS_u8_u32 0
 #define IS_u8_u64 0
 #define IS_u8_ip16 0
+#define IS_u16_u8 0
+#define IS_u16_u16 1
+#define IS_u16_u32 0
+#define IS_u16_u64 0
+#define IS_u16_ip16 0
 #define FW_(type, le)                                                                                                  \
 	(CALL(IS_u8_, type)                                                                                            \
 	     ? 0u                                                                                                      \
@@ -184,14 +189,21 @@ HW_RECORD_FIELDS(PLACE_OK, _)
 #define SW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FW_(type, le) : 0u)
 #define HW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? 0u : FW_(type, le))
 #define HWSUM(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0ull : (uint64_t)FW_(type, le))
+#define SWSUM(a, name, type, le, valid, ch, kind, jpos)                                                                \
+	+(SHARED(name) && !CALL(IS_u16_, type) ? (uint64_t)FW_(type, le) : 0ull)
+#define SW16(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) && !CALL(IS_u16_, type) ? FW_(type, le) : 0u)
 #define SB(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FB_(type, le) : 0u)
 enum { SHARED_W = 0u HW_RECORD_FIELDS(SW, _), HOP_W = 0u HW_RECORD_FIELDS(HW, _) };
 enum { SHARED_B = 0u HW_RECORD_FIELDS(SB, _) };
 _Static_assert((SHARED_W & HOP_W) == 0, "no dword holds both a shared and a hop field");
 _Static_assert((0ull HW_RECORD_FIELDS(HWSUM, _)) == (uint64_t)HOP_W, "no dword holds two hop fields");
+_Static_assert((0ull HW_RECORD_FIELDS(SWSUM, _)) == (uint64_t)(0u HW_RECORD_FIELDS(SW16, _)),
+               "no dword holds two shared fields but u16 ones");
 #undef SW
 #undef HW
 #undef HWSUM
+#undef SWSUM
+#undef SW16
 #undef SB
 
 static inline struct rdiff rec_diff(const struct hw_record *a, const struct hw_record *b)
@@ -219,39 +231,52 @@ static inline struct rdiff rec_diff(const struct hw_record *a, const struct hw_r
 #endif
 }
 
-/* The hop field mask of a diff, by table: each byte of w and b looked up gives the mask bits of the
- * fields whose dwords or bytes it covers. */
-static uint32_t hop_tw[4][256], hop_tb[2][256];
+/* The field masks of a diff, by table: each byte of w and b looked up gives the mask bits of the fields
+ * whose dwords or bytes it covers; [0] the hop fields' mask, [1] the shared fields' but the u16 ones (two
+ * in one dword, compared one by one). */
+static uint32_t mask_tw[2][4][256], mask_tb[2][2][256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void build_tables(void)
 {
 	for (unsigned t = 0; t < 4; t++)
 		for (unsigned v = 0; v < 256; v++) {
-			uint32_t w = v << (8 * t), m = 0;
+			uint32_t w = v << (8 * t), hm = 0, sm = 0;
 #define TW(a, name, type, le, valid, ch, kind, jpos)                                                                   \
-	if (!SHARED(name) && (FW_(type, le) & w))                                                                      \
-		m |= 1u << (SHARED(name) ? 0 : HPOS_##name);
+	if (FW_(type, le) & w) {                                                                                       \
+		if (!SHARED(name))                                                                                     \
+			hm |= 1u << (SHARED(name) ? 0 : HPOS_##name);                                                  \
+		else if (!CALL(IS_u16_, type))                                                                         \
+			sm |= 1u << (SHARED(name) ? RPOS_##name : 0);                                                  \
+	}
 			HW_RECORD_FIELDS(TW, _)
 #undef TW
-			hop_tw[t][v] = m;
+			mask_tw[0][t][v] = hm;
+			mask_tw[1][t][v] = sm;
 		}
 	for (unsigned t = 0; t < 2; t++)
 		for (unsigned v = 0; v < 256; v++) {
-			uint32_t b = v << (8 * t), m = 0;
+			uint32_t b = v << (8 * t), hm = 0, sm = 0;
 #define TB(a, name, type, le, valid, ch, kind, jpos)                                                                   \
-	if (!SHARED(name) && (FB_(type, le) & b))                                                                      \
-		m |= 1u << (SHARED(name) ? 0 : HPOS_##name);
+	if (FB_(type, le) & b) {                                                                                       \
+		if (!SHARED(name))                                                                                     \
+			hm |= 1u << (SHARED(name) ? 0 : HPOS_##name);                                                  \
+		else                                                                                                   \
+			sm |= 1u << (SHARED(name) ? RPOS_##name : 0);                                                  \
+	}
 			HW_RECORD_FIELDS(TB, _)
 #undef TB
-			hop_tb[t][v] = m;
+			mask_tb[0][t][v] = hm;
+			mask_tb[1][t][v] = sm;
 		}
 }
 
-static inline uint32_t hop_mask(struct rdiff d)
+/* which: 0 the hop fields' mask, 1 the shared fields' (without the u16 fields). */
+static inline uint32_t table_mask(struct rdiff d, int which)
 {
-	return hop_tw[0][d.w & 0xff] | hop_tw[1][d.w >> 8 & 0xff] | hop_tw[2][d.w >> 16 & 0xff] | hop_tw[3][d.w >> 24] |
-	       hop_tb[0][d.b & 0xff] | hop_tb[1][d.b >> 8];
+	const uint32_t(*tw)[256] = mask_tw[which], (*tb)[256] = mask_tb[which];
+	return tw[0][d.w & 0xff] | tw[1][d.w >> 8 & 0xff] | tw[2][d.w >> 16 & 0xff] | tw[3][d.w >> 24] |
+	       tb[0][d.b & 0xff] | tb[1][d.b >> 8];
 }
 
 size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, size_t n, uint8_t *out, size_t *taken)
@@ -261,23 +286,24 @@ size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, siz
 	uint8_t *p = out + 1; /* the count, out[0], is known at the end */
 	uint32_t m = 0;
 	const struct hw_record *pv = prev; /* the record before: *prev, then r[i - 1] */
-#define RMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
-	if (SHARED(name))                                                                                              \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? RPOS_##name : 0);
+#define RMASK16(x, name, type, le, valid, ch, kind, jpos)                                                              \
+	if (SHARED(name) && CALL(IS_u16_, type))                                                                       \
+		m |= (uint32_t)(x->name != pv->name) << (SHARED(name) ? RPOS_##name : 0);
 #define RPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
 		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
-	HW_RECORD_FIELDS(RMASK, r)
+	struct rdiff d = rec_diff(&r[0], prev);
+	m = table_mask(d, 1);
+	HW_RECORD_FIELDS(RMASK16, r)
 	p = put_varint(p, m);
 	HW_RECORD_FIELDS(RPUT, r)
 #define HPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
 		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
 	/* a record belongs to the group while its shared fields equal the one's before it (and so r[0]'s) */
-	struct rdiff d = rec_diff(&r[0], prev);
 	for (;;) {
 		const struct hw_record *h = &r[k];
-		m = hop_mask(d);
+		m = table_mask(d, 0);
 		p = put_varint(p, m);
 		HW_RECORD_FIELDS(HPUT, h)
 		pv = h;
