@@ -496,18 +496,20 @@ malformed:
 #define FAST_VARINT(p, maxb, x)                                                                                        \
 	do {                                                                                                           \
 		(x) = *(p)++;                                                                                          \
-		if ((x) >= 0x80) {                                                                                     \
-			(x) &= 0x7f;                                                                                   \
-			for (unsigned i_ = 1;; i_++) {                                                                 \
-				if (i_ == (maxb))                                                                      \
-					FAST_FAIL_;                                                                    \
-				uint64_t b_ = *(p)++;                                                                  \
-				if (i_ == 9 && b_ > 1)                                                                 \
-					FAST_FAIL_; /* more than 64 bits */                                            \
-				(x) |= (b_ & 0x7f) << (7 * i_);                                                        \
-				if (b_ < 0x80)                                                                         \
-					break;                                                                         \
-			}                                                                                              \
+		if ((x) >= 0x80) { /* the second byte inline, as most values take at most two */                       \
+			uint64_t b1_ = *(p)++;                                                                         \
+			(x) = ((x)&0x7f) | (b1_ & 0x7f) << 7;                                                          \
+			if (b1_ >= 0x80)                                                                               \
+				for (unsigned i_ = 2;; i_++) {                                                         \
+					if (i_ == (maxb))                                                              \
+						FAST_FAIL_;                                                            \
+					uint64_t b_ = *(p)++;                                                          \
+					if (i_ == 9 && b_ > 1)                                                         \
+						FAST_FAIL_; /* more than 64 bits */                                    \
+					(x) |= (b_ & 0x7f) << (7 * i_);                                                \
+					if (b_ < 0x80)                                                                 \
+						break;                                                                 \
+				}                                                                                      \
 		}                                                                                                      \
 	} while (0)
 
