@@ -231,52 +231,37 @@ static inline struct rdiff rec_diff(const struct hw_record *a, const struct hw_r
 #endif
 }
 
-/* The field masks of a diff, by table: each byte of w and b looked up gives the mask bits of the fields
- * whose dwords or bytes it covers; [0] the hop fields' mask, [1] the shared fields' but the u16 ones (two
- * in one dword, compared one by one). */
-static uint32_t mask_tw[2][4][256], mask_tb[2][2][256];
+/* The field masks of a diff, by table: each byte of w (tables 0-3) and of b (4-5) looked up gives the mask
+ * bits of the fields whose dwords or bytes it covers; [0] the hop fields' mask, [1] the shared fields' but
+ * the u16 ones (two in one dword, compared one by one). */
+static uint32_t mask_t[2][6][256];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void build_tables(void)
 {
-	for (unsigned t = 0; t < 4; t++)
+	for (unsigned t = 0; t < 6; t++)
 		for (unsigned v = 0; v < 256; v++) {
-			uint32_t w = v << (8 * t), hm = 0, sm = 0;
-#define TW(a, name, type, le, valid, ch, kind, jpos)                                                                   \
-	if (FW_(type, le) & w) {                                                                                       \
+			uint32_t w = t < 4 ? v << (8 * t) : 0, b = t < 4 ? 0 : v << (8 * (t - 4)), hm = 0, sm = 0;
+#define TM(a, name, type, le, valid, ch, kind, jpos)                                                                   \
+	if ((FW_(type, le) & w) | (FB_(type, le) & b)) {                                                               \
 		if (!SHARED(name))                                                                                     \
 			hm |= 1u << (SHARED(name) ? 0 : HPOS_##name);                                                  \
 		else if (!CALL(IS_u16_, type))                                                                         \
 			sm |= 1u << (SHARED(name) ? RPOS_##name : 0);                                                  \
 	}
-			HW_RECORD_FIELDS(TW, _)
-#undef TW
-			mask_tw[0][t][v] = hm;
-			mask_tw[1][t][v] = sm;
-		}
-	for (unsigned t = 0; t < 2; t++)
-		for (unsigned v = 0; v < 256; v++) {
-			uint32_t b = v << (8 * t), hm = 0, sm = 0;
-#define TB(a, name, type, le, valid, ch, kind, jpos)                                                                   \
-	if (FB_(type, le) & b) {                                                                                       \
-		if (!SHARED(name))                                                                                     \
-			hm |= 1u << (SHARED(name) ? 0 : HPOS_##name);                                                  \
-		else                                                                                                   \
-			sm |= 1u << (SHARED(name) ? RPOS_##name : 0);                                                  \
-	}
-			HW_RECORD_FIELDS(TB, _)
-#undef TB
-			mask_tb[0][t][v] = hm;
-			mask_tb[1][t][v] = sm;
+			HW_RECORD_FIELDS(TM, _)
+#undef TM
+			mask_t[0][t][v] = hm;
+			mask_t[1][t][v] = sm;
 		}
 }
 
 /* which: 0 the hop fields' mask, 1 the shared fields' (without the u16 fields). */
 static inline uint32_t table_mask(struct rdiff d, int which)
 {
-	const uint32_t(*tw)[256] = mask_tw[which], (*tb)[256] = mask_tb[which];
-	return tw[0][d.w & 0xff] | tw[1][d.w >> 8 & 0xff] | tw[2][d.w >> 16 & 0xff] | tw[3][d.w >> 24] |
-	       tb[0][d.b & 0xff] | tb[1][d.b >> 8];
+	const uint32_t(*t)[256] = mask_t[which];
+	return t[0][d.w & 0xff] | t[1][d.w >> 8 & 0xff] | t[2][d.w >> 16 & 0xff] | t[3][d.w >> 24] | t[4][d.b & 0xff] |
+	       t[5][d.b >> 8];
 }
 
 size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, size_t n, uint8_t *out, size_t *taken)
@@ -514,22 +499,17 @@ malformed:
 	} while (0)
 
 #define FGET_u8(p, v) ((v) = *(p)++)
-#define FGET_u16(p, v)                                                                                                 \
+/* A u16 or u32 field: a varint of at most its bound and at most its largest value. */
+#define FGET_UINT_(p, v, bound, max, ctype)                                                                            \
 	do {                                                                                                           \
 		uint64_t x_;                                                                                           \
-		FAST_VARINT(p, BOUND_u16, x_);                                                                         \
-		if (x_ > UINT16_MAX)                                                                                   \
+		FAST_VARINT(p, bound, x_);                                                                             \
+		if (x_ > (max))                                                                                        \
 			FAST_FAIL_;                                                                                    \
-		(v) = (uint16_t)x_;                                                                                    \
+		(v) = (ctype)x_;                                                                                       \
 	} while (0)
-#define FGET_u32(p, v)                                                                                                 \
-	do {                                                                                                           \
-		uint64_t x_;                                                                                           \
-		FAST_VARINT(p, BOUND_u32, x_);                                                                         \
-		if (x_ > UINT32_MAX)                                                                                   \
-			FAST_FAIL_;                                                                                    \
-		(v) = (uint32_t)x_;                                                                                    \
-	} while (0)
+#define FGET_u16(p, v) FGET_UINT_(p, v, BOUND_u16, UINT16_MAX, uint16_t)
+#define FGET_u32(p, v) FGET_UINT_(p, v, BOUND_u32, UINT32_MAX, uint32_t)
 #define FGET_delta(p, v)                                                                                               \
 	do {                                                                                                           \
 		uint64_t x_;                                                                                           \
