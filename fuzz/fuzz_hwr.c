@@ -1,6 +1,7 @@
 /* libFuzzer target for the record-file reader (record_file.c, record_compact.c): a fixed-size file it opens
  * must read back exactly the whole records after its header; a compact file reads to its end or to an error
  * that says why, and what it read encodes and decodes back to the same records; a refusal must say why.
+ * The bytes after the header, as compact groups, decode the same through the fast and the checked path.
  * Build: CC=clang meson setup build-fuzz -Dfuzz=true; run: build-fuzz/fuzz/fuzz_hwr fuzz/seeds */
 #include <stddef.h>
 #include <stdint.h>
@@ -39,8 +40,34 @@ static void compact_round_trip(const struct hw_record *recs, size_t n)
 		__builtin_trap();
 }
 
+/* The input's bytes after a header as compact groups: hw_rc_decode_group (unchecked while a group's worst
+ * case is buffered) and the checked path alone return the same, the same records and the same message. */
+static void fast_and_checked_agree(const uint8_t *body, size_t len)
+{
+	static struct hw_record grp[HW_RC_GROUP_MAX], cgrp[HW_RC_GROUP_MAX];
+	struct hw_record prev, cprev;
+	memset(&prev, 0, sizeof(prev));
+	memset(&cprev, 0, sizeof(cprev));
+	char err[256] = "", cerr[256] = "";
+	for (size_t pos = 0; pos < len;) {
+		size_t k = 0, ck = 0;
+		long used = hw_rc_decode_group(&prev, body + pos, len - pos, grp, &k, pos, err, sizeof(err));
+		long cused =
+		    hw_rc_decode_group_checked(&cprev, body + pos, len - pos, cgrp, &ck, pos, cerr, sizeof(cerr));
+		if (used != cused || (used < 0 && strcmp(err, cerr)))
+			__builtin_trap();
+		if (used <= 0)
+			return;
+		if (k != ck || memcmp(grp, cgrp, k * sizeof(*grp)) || memcmp(&prev, &cprev, sizeof(prev)))
+			__builtin_trap();
+		pos += (size_t)used;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	if (size > HW_RECORD_FILE_HEADER)
+		fast_and_checked_agree(data + HW_RECORD_FILE_HEADER, size - HW_RECORD_FILE_HEADER);
 	const char *path = fuzz_input_path(data, size);
 	if (!path)
 		return 0;

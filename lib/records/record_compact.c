@@ -1,9 +1,14 @@
 /* The compact record encoding (record_compact.h), generated from HW_RECORD_FIELDS (record.h): which fields a
  * report shares, the group encoder and decoder, and how each field's type is written. */
+#include <pthread.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "errf.h"
 #include "record_compact.h"
+#include "sinks_internal.h"
 
 /* Which fields every record of one report shares (1: written once per group) and which are the hop's own
  * (0: written per record).  Every field of HW_RECORD_FIELDS must be named here: a field missing from this
@@ -133,56 +138,167 @@ static inline uint64_t unzigzag(uint64_t z)
 	} while (0)
 #define PUT_ip16(p, v, pv) (memcpy((p), (v), 16), (p) += 16)
 
-size_t hw_rc_group_bound(size_t n)
-{
+/* A group's widest: its count, the report mask and every shared field (RC_FIXED_BOUND), then per record its
+ * mask and every hop field (RC_HOP_BOUND). */
 #define RB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? CALL(BOUND_, CODE_(type, kind)) : 0)
 #define HB(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0 : CALL(BOUND_, CODE_(type, kind)))
-	return 1 + 5 + (0 HW_RECORD_FIELDS(RB, _)) + n * (5 + (0 HW_RECORD_FIELDS(HB, _)));
+enum { RC_FIXED_BOUND = 1 + 5 + (0 HW_RECORD_FIELDS(RB, _)), RC_HOP_BOUND = 5 + (0 HW_RECORD_FIELDS(HB, _)) };
 #undef RB
 #undef HB
+
+size_t hw_rc_group_bound(size_t n)
+{
+	return RC_FIXED_BOUND + n * RC_HOP_BOUND;
 }
 
-/* The shared fields of a and b are equal. */
-static inline int same_report(const struct hw_record *a, const struct hw_record *b)
+/* Which fields of two records differ, found with a few wide comparisons instead of one per field: bit i of
+ * w says whether the 4 bytes at 4i (of the first 128) differ, bit i of b whether byte 120 + i does.  Every
+ * field of at least 2 bytes lies in the first 128 bytes and owns its dwords (the u16 ports share one, and
+ * both are shared fields), every one-byte field lies at 120 or later (checked below); so a field differs
+ * when any of its bits (FW, FB) is set. */
+struct rdiff {
+	uint32_t w, b;
+};
+
+#define SIZE_u8 1
+#define SIZE_u16 2
+#define SIZE_u32 4
+#define SIZE_u64 8
+#define SIZE_ip16 16
+#define IS_u8_u8 1
+#define IS_u8_u16 0
+#define IS_u8_u32 0
+#define IS_u8_u64 0
+#define IS_u8_ip16 0
+#define IS_u16_u8 0
+#define IS_u16_u16 1
+#define IS_u16_u32 0
+#define IS_u16_u64 0
+#define IS_u16_ip16 0
+#define FW_(type, le)                                                                                                  \
+	(CALL(IS_u8_, type)                                                                                            \
+	     ? 0u                                                                                                      \
+	     : (uint32_t)(((1ull << (CALL(SIZE_, type) < 4 ? 1 : CALL(SIZE_, type) / 4)) - 1) << (le) / 4))
+#define FB_(type, le) (CALL(IS_u8_, type) ? 1u << ((le)-120) : 0u)
+
+#define PLACE_OK(a, name, type, le, valid, ch, kind, jpos)                                                             \
+	_Static_assert(CALL(IS_u8_, type) ? (le) >= 120 && (le) < 136 : (le) + CALL(SIZE_, type) <= 128,               \
+	               #name ": a one-byte field must lie at 120 or later, a wider one in the first 128 bytes");
+HW_RECORD_FIELDS(PLACE_OK, _)
+#undef PLACE_OK
+#define SW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FW_(type, le) : 0u)
+#define HW(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? 0u : FW_(type, le))
+#define HWSUM(a, name, type, le, valid, ch, kind, jpos) +(SHARED(name) ? 0ull : (uint64_t)FW_(type, le))
+#define SWSUM(a, name, type, le, valid, ch, kind, jpos)                                                                \
+	+(SHARED(name) && !CALL(IS_u16_, type) ? (uint64_t)FW_(type, le) : 0ull)
+#define SW16(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) && !CALL(IS_u16_, type) ? FW_(type, le) : 0u)
+#define SB(a, name, type, le, valid, ch, kind, jpos) | (SHARED(name) ? FB_(type, le) : 0u)
+enum { SHARED_W = 0u HW_RECORD_FIELDS(SW, _), HOP_W = 0u HW_RECORD_FIELDS(HW, _) };
+enum { SHARED_B = 0u HW_RECORD_FIELDS(SB, _) };
+_Static_assert((SHARED_W & HOP_W) == 0, "no dword holds both a shared and a hop field");
+_Static_assert((0ull HW_RECORD_FIELDS(HWSUM, _)) == (uint64_t)HOP_W, "no dword holds two hop fields");
+_Static_assert((0ull HW_RECORD_FIELDS(SWSUM, _)) == (uint64_t)(0u HW_RECORD_FIELDS(SW16, _)),
+               "no dword holds two shared fields but u16 ones");
+#undef SW
+#undef HW
+#undef HWSUM
+#undef SWSUM
+#undef SW16
+#undef SB
+
+static inline struct rdiff rec_diff(const struct hw_record *a, const struct hw_record *b)
 {
-#define SAME(x, name, type, le, valid, ch, kind, jpos)                                                                 \
-	&&(!SHARED(name) || CALL(EQ_, CODE_(type, kind))(a->name, b->name))
-	return 1 HW_RECORD_FIELDS(SAME, _);
-#undef SAME
+	const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+#ifdef __SSE2__
+#define CMP_(i)                                                                                                        \
+	_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(x + 16 * (i))),                                              \
+	                _mm_loadu_si128((const __m128i *)(y + 16 * (i))))
+	/* each dword's all-ones or zero narrowed to one byte, in order: dwords 0-15, then 16-31 */
+	__m128i lo = _mm_packs_epi16(_mm_packs_epi32(CMP_(0), CMP_(1)), _mm_packs_epi32(CMP_(2), CMP_(3)));
+	__m128i hi = _mm_packs_epi16(_mm_packs_epi32(CMP_(4), CMP_(5)), _mm_packs_epi32(CMP_(6), CMP_(7)));
+#undef CMP_
+	uint32_t eqw = (uint32_t)_mm_movemask_epi8(lo) | (uint32_t)_mm_movemask_epi8(hi) << 16;
+	uint32_t eqb = (uint32_t)_mm_movemask_epi8(
+	    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(x + 120)), _mm_loadu_si128((const __m128i *)(y + 120))));
+	return (struct rdiff){~eqw, ~eqb & 0xffffu};
+#else
+	struct rdiff d = {0, 0};
+	for (int i = 0; i < 32; i++)
+		d.w |= (uint32_t) !!memcmp(x + 4 * i, y + 4 * i, 4) << i;
+	for (int i = 0; i < 16; i++)
+		d.b |= (uint32_t)(x[120 + i] != y[120 + i]) << i;
+	return d;
+#endif
+}
+
+/* The field masks of a diff, by table: each byte of w (tables 0-3) and of b (4-5) looked up gives the mask
+ * bits of the fields whose dwords or bytes it covers; [0] the hop fields' mask, [1] the shared fields' but
+ * the u16 ones (two in one dword, compared one by one). */
+static uint32_t mask_t[2][6][256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+	for (unsigned t = 0; t < 6; t++)
+		for (unsigned v = 0; v < 256; v++) {
+			uint32_t w = t < 4 ? v << (8 * t) : 0, b = t < 4 ? 0 : v << (8 * (t - 4)), hm = 0, sm = 0;
+#define TM(a, name, type, le, valid, ch, kind, jpos)                                                                   \
+	if ((FW_(type, le) & w) | (FB_(type, le) & b)) {                                                               \
+		if (!SHARED(name))                                                                                     \
+			hm |= 1u << (SHARED(name) ? 0 : HPOS_##name);                                                  \
+		else if (!CALL(IS_u16_, type))                                                                         \
+			sm |= 1u << (SHARED(name) ? RPOS_##name : 0);                                                  \
+	}
+			HW_RECORD_FIELDS(TM, _)
+#undef TM
+			mask_t[0][t][v] = hm;
+			mask_t[1][t][v] = sm;
+		}
+}
+
+/* which: 0 the hop fields' mask, 1 the shared fields' (without the u16 fields). */
+static inline uint32_t table_mask(struct rdiff d, int which)
+{
+	const uint32_t(*t)[256] = mask_t[which];
+	return t[0][d.w & 0xff] | t[1][d.w >> 8 & 0xff] | t[2][d.w >> 16 & 0xff] | t[3][d.w >> 24] | t[4][d.b & 0xff] |
+	       t[5][d.b >> 8];
 }
 
 size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, size_t n, uint8_t *out, size_t *taken)
 {
-	size_t k = 1, lim = n < HW_RC_GROUP_MAX ? n : HW_RC_GROUP_MAX;
-	while (k < lim && same_report(&r[0], &r[k]))
-		k++;
-	uint8_t *p = out;
-	*p++ = (uint8_t)k;
+	pthread_once(&tables_once, build_tables);
+	size_t k = 0, lim = n < HW_RC_GROUP_MAX ? n : HW_RC_GROUP_MAX;
+	uint8_t *p = out + 1; /* the count, out[0], is known at the end */
 	uint32_t m = 0;
 	const struct hw_record *pv = prev; /* the record before: *prev, then r[i - 1] */
-#define RMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
-	if (SHARED(name))                                                                                              \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? RPOS_##name : 0);
+#define RMASK16(x, name, type, le, valid, ch, kind, jpos)                                                              \
+	if (SHARED(name) && CALL(IS_u16_, type))                                                                       \
+		m |= (uint32_t)(x->name != pv->name) << (SHARED(name) ? RPOS_##name : 0);
 #define RPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
 		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
-	HW_RECORD_FIELDS(RMASK, r)
+	struct rdiff d = rec_diff(&r[0], prev);
+	m = table_mask(d, 1);
+	HW_RECORD_FIELDS(RMASK16, r)
 	p = put_varint(p, m);
 	HW_RECORD_FIELDS(RPUT, r)
-#define HMASK(x, name, type, le, valid, ch, kind, jpos)                                                                \
-	if (!SHARED(name))                                                                                             \
-		m |= (uint32_t)!CALL(EQ_, CODE_(type, kind))(x->name, pv->name) << (SHARED(name) ? 0 : HPOS_##name);
 #define HPUT(x, name, type, le, valid, ch, kind, jpos)                                                                 \
 	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
 		CALL(PUT_, CODE_(type, kind))(p, x->name, pv->name);
-	for (size_t i = 0; i < k; i++) {
-		const struct hw_record *h = &r[i];
-		m = 0;
-		HW_RECORD_FIELDS(HMASK, h)
+	/* a record belongs to the group while its shared fields equal the one's before it (and so r[0]'s) */
+	for (;;) {
+		const struct hw_record *h = &r[k];
+		m = table_mask(d, 0);
 		p = put_varint(p, m);
 		HW_RECORD_FIELDS(HPUT, h)
 		pv = h;
+		if (++k == lim)
+			break;
+		d = rec_diff(&r[k], h);
+		if ((d.w & SHARED_W) | (d.b & SHARED_B))
+			break;
 	}
+	out[0] = (uint8_t)k;
 	*prev = r[k - 1];
 	*taken = k;
 	return (size_t)(p - out);
@@ -294,8 +410,9 @@ static inline int get_ip16(struct rd *d, uint8_t *v)
 #define GET_raw64(d, v) get_raw64((d), &(v))
 #define GET_ip16(d, v) get_ip16((d), (v))
 
-long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
-                        uint64_t off, char *err, size_t errlen)
+/* The bounds-checked decoder: every read checks the end of the input. */
+long hw_rc_decode_group_checked(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out,
+                                size_t *nrec, uint64_t off, char *err, size_t errlen)
 {
 	struct rd d = {in, in + len};
 	struct hw_record cur = *prev;
@@ -351,4 +468,96 @@ stop:
 malformed:
 	hw_errf(err, errlen, "group at byte %llu: %s", (unsigned long long)off, bad);
 	return -1;
+}
+
+/* The fast path's reads: no check of the input's end, each varint at most as wide as its field's BOUND_
+ * (the caller has checked that the group's worst case, hw_rc_group_bound, is buffered, and a group whose
+ * every field keeps within its bound cannot be longer).  Anything else -- a varint wider than its bound
+ * (a value too large, or an over-long encoding the checked path accepts), a mask naming no field -- makes
+ * the fast path give up, and the checked path decodes the group again from its start and says why. */
+#define FAST_FAIL_ goto slow
+
+/* A varint of at most maxb bytes at p into x (uint64_t); p moves past it.  maxb is a constant: unrolled. */
+#define FAST_VARINT(p, maxb, x)                                                                                        \
+	do {                                                                                                           \
+		(x) = *(p)++;                                                                                          \
+		if ((x) >= 0x80) { /* the second byte inline, as most values take at most two */                       \
+			uint64_t b1_ = *(p)++;                                                                         \
+			(x) = ((x)&0x7f) | (b1_ & 0x7f) << 7;                                                          \
+			if (b1_ >= 0x80)                                                                               \
+				for (unsigned i_ = 2;; i_++) {                                                         \
+					if (i_ == (maxb))                                                              \
+						FAST_FAIL_;                                                            \
+					uint64_t b_ = *(p)++;                                                          \
+					if (i_ == 9 && b_ > 1)                                                         \
+						FAST_FAIL_; /* more than 64 bits */                                    \
+					(x) |= (b_ & 0x7f) << (7 * i_);                                                \
+					if (b_ < 0x80)                                                                 \
+						break;                                                                 \
+				}                                                                                      \
+		}                                                                                                      \
+	} while (0)
+
+#define FGET_u8(p, v) ((v) = *(p)++)
+/* A u16 or u32 field: a varint of at most its bound and at most its largest value. */
+#define FGET_UINT_(p, v, bound, max, ctype)                                                                            \
+	do {                                                                                                           \
+		uint64_t x_;                                                                                           \
+		FAST_VARINT(p, bound, x_);                                                                             \
+		if (x_ > (max))                                                                                        \
+			FAST_FAIL_;                                                                                    \
+		(v) = (ctype)x_;                                                                                       \
+	} while (0)
+#define FGET_u16(p, v) FGET_UINT_(p, v, BOUND_u16, UINT16_MAX, uint16_t)
+#define FGET_u32(p, v) FGET_UINT_(p, v, BOUND_u32, UINT32_MAX, uint32_t)
+#define FGET_delta(p, v)                                                                                               \
+	do {                                                                                                           \
+		uint64_t x_;                                                                                           \
+		FAST_VARINT(p, BOUND_delta, x_);                                                                       \
+		(v) += unzigzag(x_);                                                                                   \
+	} while (0)
+#define FGET_raw64(p, v)                                                                                               \
+	do {                                                                                                           \
+		(v) = hw_get_le64(p);                                                                                  \
+		(p) += 8;                                                                                              \
+	} while (0)
+#define FGET_ip16(p, v) (memcpy((v), (p), 16), (p) += 16)
+
+/* Room for a group of k records at its widest. */
+#define GROUP_BOUND(k) (RC_FIXED_BOUND + (k)*RC_HOP_BOUND)
+
+long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
+                        uint64_t off, char *err, size_t errlen)
+{
+	if (len < 1 || in[0] == 0 || len < GROUP_BOUND((size_t)in[0]))
+		return hw_rc_decode_group_checked(prev, in, len, out, nrec, off, err, errlen);
+	const uint8_t *p = in + 1;
+	size_t k = in[0];
+	uint64_t m;
+	struct hw_record *cur = out;
+	*cur = *prev;
+	memset(cur->pad_, 0, sizeof(cur->pad_));
+	FAST_VARINT(p, 5, m);
+	if (m >> N_SHARED)
+		goto slow;
+#define FRGET(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (SHARED(name) && (m >> (SHARED(name) ? RPOS_##name : 0) & 1))                                               \
+		CALL(FGET_, CODE_(type, kind))(p, x->name);
+#define FHGET(x, name, type, le, valid, ch, kind, jpos)                                                                \
+	if (!SHARED(name) && (m >> (SHARED(name) ? 0 : HPOS_##name) & 1))                                              \
+		CALL(FGET_, CODE_(type, kind))(p, x->name);
+	HW_RECORD_FIELDS(FRGET, cur)
+	for (size_t i = 0; i < k; i++) {
+		if (i)
+			out[i] = out[i - 1], cur = &out[i];
+		FAST_VARINT(p, 5, m);
+		if (m >> N_HOP)
+			goto slow;
+		HW_RECORD_FIELDS(FHGET, cur)
+	}
+	*prev = out[k - 1];
+	*nrec = k;
+	return (long)(p - in);
+slow:
+	return hw_rc_decode_group_checked(prev, in, len, out, nrec, off, err, errlen);
 }

@@ -27,4 +27,10 @@ size_t hw_rc_encode_group(struct hw_record *prev, const struct hw_record *r, siz
 long hw_rc_decode_group(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out, size_t *nrec,
                         uint64_t off, char *err, size_t errlen);
 
+/* The same with a bounds check at every read, which hw_rc_decode_group uses near the end of its input (less
+ * than hw_rc_group_bound of the group's count) and to name what is wrong in a malformed group; exposed for
+ * tests and fuzzing, which compare the two. */
+long hw_rc_decode_group_checked(struct hw_record *prev, const uint8_t *in, size_t len, struct hw_record *out,
+                                size_t *nrec, uint64_t off, char *err, size_t errlen);
+
 #endif

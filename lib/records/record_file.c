@@ -505,8 +505,11 @@ static long read_compact(struct hw_record_reader *r, struct hw_record *out, size
 			return -1;
 		if (r->cpos == r->clen)
 			break; /* the end of the file, after a whole group */
-		long used = hw_rc_decode_group(&r->prev, r->cbuf + r->cpos, r->clen - r->cpos, r->pend, &r->npend,
-		                               r->coff + r->cpos, why, sizeof(why));
+		/* a group that fits in what the caller asked for is decoded straight into it, not copied */
+		int direct = r->cbuf[r->cpos] <= n - total;
+		size_t k = 0;
+		long used = hw_rc_decode_group(&r->prev, r->cbuf + r->cpos, r->clen - r->cpos,
+		                               direct ? out + total : r->pend, &k, r->coff + r->cpos, why, sizeof(why));
 		if (used < 0) {
 			hw_errf(err, errlen, "%s: %s (after record %llu)", r->path, why, (unsigned long long)r->done);
 			return -1;
@@ -526,7 +529,13 @@ static long read_compact(struct hw_record_reader *r, struct hw_record *out, size
 			return -1;
 		}
 		r->cpos += (size_t)used;
-		r->ipend = 0;
+		if (direct) {
+			total += k;
+			r->done += k;
+		} else {
+			r->npend = k;
+			r->ipend = 0;
+		}
 	}
 	return (long)total;
 }

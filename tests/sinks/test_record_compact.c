@@ -33,19 +33,29 @@ static size_t encode_all(const struct hw_record *recs, size_t n, uint8_t *out)
 	return len;
 }
 
-/* Decode a whole body back; fails on an error or a torn group.  Returns the records decoded. */
+/* Decode a whole body back; fails on an error or a torn group.  Returns the records decoded.  Each group is
+ * decoded twice, by hw_rc_decode_group (its unchecked fast path while a group's worst case is left, its
+ * checked path near the end) and by the checked path alone, which must agree. */
 static size_t decode_all(const uint8_t *in, size_t len, struct hw_record *out, size_t cap)
 {
-	struct hw_record prev;
+	struct hw_record prev, cprev;
 	memset(&prev, 0, sizeof(prev));
-	static struct hw_record grp[HW_RC_GROUP_MAX];
-	char err[256];
+	memset(&cprev, 0, sizeof(cprev));
+	static struct hw_record grp[HW_RC_GROUP_MAX], cgrp[HW_RC_GROUP_MAX];
+	char err[256], cerr[256];
 	size_t pos = 0, n = 0;
 	while (pos < len) {
-		size_t k = 0;
+		size_t k = 0, ck = 0;
 		long used = hw_rc_decode_group(&prev, in + pos, len - pos, grp, &k, pos, err, sizeof(err));
+		long cused =
+		    hw_rc_decode_group_checked(&cprev, in + pos, len - pos, cgrp, &ck, pos, cerr, sizeof(cerr));
 		if (used <= 0)
 			fail_msg("decode at byte %zu: %s", pos, used < 0 ? err : "torn group");
+		assert_int_equal(used, cused);
+		assert_int_equal(k, ck);
+		for (size_t i = 0; i < k; i++)
+			rec_assert_equal(&grp[i], &cgrp[i]);
+		rec_assert_equal(&prev, &cprev);
 		assert_in_range(n + k, 1, cap);
 		memcpy(out + n, grp, k * sizeof(*out));
 		n += k;
@@ -217,6 +227,165 @@ static void malformed_groups(void **state)
 	}
 }
 
+/* The per-report fields, from docs/records.md "Record files": a record that differs from the one before
+ * only in one of these starts a new group; one that differs only in another field joins the group. */
+static const char *const shared_names[] = {"time_ns",      "report_node", "hw_id",  "report_seq", "report_flags",
+                                           "format",       "path_len",    "src_ip", "dst_ip",     "src_port",
+                                           "dst_port",     "ip_proto",    "dscp",   "ecn",        "roce_opcode",
+                                           "roce_dest_qp", "flow_hash"};
+
+/* Every field in turn, changed in its first byte and then in its last (an address's bytes 0 and 15, a
+ * timestamp's 0 and 7, in different words of the record): two records that differ only there make two
+ * groups of 1 when the field is shared and one group of 2 otherwise, and decode back as they were
+ * (a field the encoder failed to see differ would decode as the first record's value). */
+static void one_field_differs(void **state)
+{
+	(void)state;
+	struct hw_record r[2];
+	static uint8_t body[2048];
+	int fields = 0;
+#define ONE_FIELD(a, name, type, le, valid, ch, kind, jpos)                                                            \
+	for (int last = 0; last < 2; last++) {                                                                         \
+		rec_fill(&r[0], 3);                                                                                    \
+		r[1] = r[0];                                                                                           \
+		size_t at = (le) + (last ? sizeof(r[0].name) - 1 : 0);                                                 \
+		((uint8_t *)&r[1])[at] ^= 0x10;                                                                        \
+		int shared = 0;                                                                                        \
+		for (size_t i = 0; i < sizeof(shared_names) / sizeof(shared_names[0]); i++)                            \
+			shared |= !strcmp(shared_names[i], #name);                                                     \
+		size_t len = encode_all(r, 2, body);                                                                   \
+		if (body[0] != (shared ? 1 : 2))                                                                       \
+			fail_msg("%s byte %zu: first group of %u records", #name, at, body[0]);                        \
+		struct hw_record back[2];                                                                              \
+		assert_int_equal(decode_all(body, len, back, 2), 2);                                                   \
+		rec_assert_equal(&back[0], &r[0]);                                                                     \
+		rec_assert_equal(&back[1], &r[1]);                                                                     \
+	}                                                                                                              \
+	fields++;
+	HW_RECORD_FIELDS(ONE_FIELD, _)
+#undef ONE_FIELD
+	assert_int_equal(fields, HW_RECORD_NFIELDS);
+}
+
+/* The malformed groups above with 4 KiB of zeros after them, so that hw_rc_decode_group takes its unchecked
+ * fast path (more than the group's worst case is buffered): it gives up at the same place and the checked
+ * path names the same problem. */
+static void malformed_groups_fast(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t bytes[16];
+		size_t len;
+		const char *expect;
+	} bad[] = {
+	    {{0x01, 0x80, 0x80, 0x08}, 4, "report field mask names no field"},
+	    {{0x01, 0x00, 0x80, 0x80, 0x08}, 5, "hop field mask names no field"},
+	    {{0x01, 0x80, 0x04, 0x80, 0x80, 0x04}, 6, "field src_port: an integer too long or too large"},
+	    {{0x01, 0x00, 0x08, 0x80, 0x80, 0x80, 0x80, 0x10}, 8, "field node_id: an integer too long"},
+	    {{0x01, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00},
+	     13,
+	     "field time_ns: an integer too long"},
+	};
+	static uint8_t buf[4096];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, bad[i].bytes, bad[i].len);
+		assert_true(sizeof(buf) >= hw_rc_group_bound(buf[0]));
+		struct hw_record prev, grp[HW_RC_GROUP_MAX];
+		memset(&prev, 0, sizeof(prev));
+		char err[256] = "";
+		size_t k = 0;
+		long rc = hw_rc_decode_group(&prev, buf, sizeof(buf), grp, &k, 4242, err, sizeof(err));
+		if (rc != -1 || !strstr(err, "group at byte 4242") || !strstr(err, bad[i].expect))
+			fail_msg("case %zu: returned %ld, message \"%s\", expected \"%s\"", i, rc, err, bad[i].expect);
+	}
+}
+
+/* Over-long varints that are still values of their fields (no writer makes them; the checked path has
+ * always accepted them): src_port 5 written in 4 bytes, wider than a u16's 3-byte bound, and time_ns 1
+ * (zigzag 2) in 10 bytes.  Read alone (the checked path) and with 4 KiB after them (the fast path gives
+ * up on the wide varint and the checked path decodes the group), the group is 1 + 2 + 4 + 1 = 8 bytes and
+ * 1 + 2 + 10 + 1 = 14 bytes and holds one record with that field set. */
+static void overlong_values(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t bytes[16];
+		size_t len;
+	} cases[] = {
+	    /* count 1; shared mask 512 (src_port, bit 9); 0x85 0x80 0x80 0x00 = 5; hop mask 0 */
+	    {{0x01, 0x80, 0x04, 0x85, 0x80, 0x80, 0x00, 0x00}, 8},
+	    /* count 1; shared mask 1 (time_ns); 0x82, eight 0x80, 0x00 = zigzag 2 = +1; hop mask 0 */
+	    {{0x01, 0x01, 0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x00}, 13},
+	};
+	static uint8_t buf[4096];
+	for (size_t c = 0; c < 2; c++)
+		for (int padded = 0; padded < 2; padded++) {
+			memset(buf, 0, sizeof(buf));
+			memcpy(buf, cases[c].bytes, cases[c].len);
+			struct hw_record prev, grp[HW_RC_GROUP_MAX], want;
+			memset(&prev, 0, sizeof(prev));
+			memset(&want, 0, sizeof(want));
+			if (c == 0)
+				want.src_port = 5;
+			else
+				want.time_ns = 1;
+			char err[256] = "";
+			size_t k = 0;
+			long rc = hw_rc_decode_group(&prev, buf, padded ? sizeof(buf) : cases[c].len, grp, &k, 0, err,
+			                             sizeof(err));
+			if (rc != (long)cases[c].len)
+				fail_msg("case %zu padded %d: returned %ld (%s)", c, padded, rc, err);
+			assert_int_equal(k, 1);
+			rec_assert_equal(&grp[0], &want);
+			rec_assert_equal(&prev, &want);
+		}
+}
+
+/* Random bytes, each followed by enough room for the fast path: whatever hw_rc_decode_group returns (a
+ * group, an error, "more bytes needed"), the checked path alone returns the same, the same records and
+ * the same message.  The first byte is a count of 1 to 8 and the masks are mostly small, so that many
+ * inputs get past the masks into the fields. */
+static void random_bytes_agree(void **state)
+{
+	(void)state;
+	static uint8_t buf[8192];
+	static struct hw_record grp[HW_RC_GROUP_MAX], cgrp[HW_RC_GROUP_MAX];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int groups = 0;
+	for (int t = 0; t < 3000; t++) {
+		size_t len = 64 + (size_t)(t % 7) * 200; /* some shorter than the worst case: checked alone */
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+			uint8_t b = (uint8_t)(x >> 24);
+			/* half the bytes small (1-byte varints, plausible masks), the rest anything */
+			buf[i] = x >> 40 & 1 ? b & 0x7f : b;
+		}
+		buf[0] = (uint8_t)(1 + (x >> 50) % 8);
+		struct hw_record prev, cprev;
+		memset(&prev, 0, sizeof(prev));
+		prev.time_ns = x; /* a reference record that is not zeros */
+		prev.node_id = (uint32_t)t;
+		cprev = prev;
+		char err[256] = "", cerr[256] = "";
+		size_t k = 0, ck = 0;
+		long rc = hw_rc_decode_group(&prev, buf, len, grp, &k, 7, err, sizeof(err));
+		long crc = hw_rc_decode_group_checked(&cprev, buf, len, cgrp, &ck, 7, cerr, sizeof(cerr));
+		if (rc != crc)
+			fail_msg("input %d: %ld against the checked path's %ld (%s / %s)", t, rc, crc, err, cerr);
+		if (rc < 0)
+			assert_string_equal(err, cerr);
+		if (rc > 0) {
+			groups++;
+			assert_int_equal(k, ck);
+			for (size_t i = 0; i < k; i++)
+				rec_assert_equal(&grp[i], &cgrp[i]);
+			rec_assert_equal(&prev, &cprev);
+		}
+	}
+	assert_true(groups > 0); /* some inputs decoded to a group, so the records were compared */
+}
+
 /* A compact file from the writer: version 2 in its header; cut inside its last group, the reader hands out
  * the whole groups before the cut and then says the last group is torn, naming the file. */
 static void file_torn_group(void **state)
@@ -268,6 +437,10 @@ int main(void)
 	    cmocka_unit_test(edge_values),
 	    cmocka_unit_test(report_sizes),
 	    cmocka_unit_test(malformed_groups),
+	    cmocka_unit_test(malformed_groups_fast),
+	    cmocka_unit_test(one_field_differs),
+	    cmocka_unit_test(overlong_values),
+	    cmocka_unit_test(random_bytes_agree),
 	    cmocka_unit_test_setup_teardown(file_torn_group, sink_fx_setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
