@@ -101,7 +101,8 @@ static inline struct hw_queue_hop hw_queue_hop_of(const struct hw_queue_table *t
 }
 
 /* Start loading the index entry hw_queue_table_add_hop(t, r, h) reads first ... */
-static inline void hw_queue_table_prefetch(const struct hw_queue_table *t, struct hw_queue_hop h)
+static inline __attribute__((always_inline)) void hw_queue_table_prefetch(const struct hw_queue_table *t,
+                                                                          struct hw_queue_hop h)
 {
 	__builtin_prefetch(&t->index[h.home]);
 }
@@ -109,7 +110,8 @@ static inline void hw_queue_table_prefetch(const struct hw_queue_table *t, struc
 /* ... then, once it has arrived, the lines of the slot it names that the update writes: the summary
  * line and the histogram bucket lines of the hop's occupancy and latency (the second step of a bulk
  * lookup, as for the flow table). */
-static inline void hw_queue_table_prefetch_slot(const struct hw_queue_table *t, struct hw_queue_hop h)
+static inline __attribute__((always_inline)) void hw_queue_table_prefetch_slot(const struct hw_queue_table *t,
+                                                                               struct hw_queue_hop h)
 {
 	const uint32_t k = t->index[h.home];
 	if (k) {

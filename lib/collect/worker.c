@@ -150,8 +150,14 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
  * lookup: about 8 x 5 hops + 4 x 5 hops x 3 lines in flight. */
 #define PF_AHEAD 8
 
+/* The prefetch helpers here and in queue_table.h and flow_table.h are always inlined: GCC 12 -O2 did not
+ * inline the small header ones early, its pure-const pass then took a function whose only effect is a
+ * prefetch for one without side effects, and deleted its calls: from round 5 on the binary had no
+ * queue-slot or flow-entry prefetch at all (objdump of hw_worker_apply: two, the flow chain heads). */
+#define PF_INLINE static inline __attribute__((always_inline))
+
 /* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries. */
-static inline void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
+PF_INLINE void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
 {
 	struct hw_queue_hop *h = w->qhops + p->hop0;
 	for (uint32_t j = 0; j < p->rep.n_hops; j++) {
@@ -162,7 +168,7 @@ static inline void prefetch_slots(struct hw_worker *w, const struct hw_pending_r
 }
 
 /* The second step: the slots and flow entry those entries name. */
-static inline void prefetch_entries(struct hw_worker *w, const struct hw_pending_report *p)
+PF_INLINE void prefetch_entries(struct hw_worker *w, const struct hw_pending_report *p)
 {
 	const struct hw_queue_hop *h = w->qhops + p->hop0;
 	for (uint32_t j = 0; j < p->rep.n_hops; j++)
