@@ -127,6 +127,16 @@ static inline __attribute__((always_inline)) void hw_queue_table_prefetch_slot(c
 struct hw_queue_stats *hw_queue_table_claim(struct hw_queue_table *t, uint32_t i, uint32_t node, uint32_t port,
                                             uint32_t queue);
 
+/* One occupancy or latency sample: the last and largest value, their sum and the value's bucket. */
+static inline void hw_queue_sample(uint32_t v, uint32_t *last, uint32_t *max, uint64_t *sum, uint64_t *bucket)
+{
+	*last = v;
+	if (v > *max)
+		*max = v;
+	*sum += v;
+	(*bucket)++;
+}
+
 /* Account one hop record whose hw_queue_hop_of(t, r) is h: the same as hw_queue_table_add(t, r),
  * inline in the worker's loop and without working out the hash and buckets again. */
 static inline void hw_queue_table_add_hop(struct hw_queue_table *t, const struct hw_record *r, struct hw_queue_hop h)
@@ -156,20 +166,10 @@ static inline void hw_queue_table_add_hop(struct hw_queue_table *t, const struct
 	s->last_seen_ns = now;
 	if (__builtin_expect(valid & HW_V_DROP, 0))
 		s->drops++;
-	if (valid & HW_V_QUEUE) {
-		s->last_occupancy = occ;
-		if (occ > s->max_occupancy)
-			s->max_occupancy = occ;
-		s->occ_sum += occ;
-		s->occ_hist[h.occ_b]++;
-	}
-	if (valid & HW_V_HOP_LATENCY) {
-		s->last_latency = lat;
-		if (lat > s->max_latency)
-			s->max_latency = lat;
-		s->lat_sum += lat;
-		s->lat_hist[h.lat_b]++;
-	}
+	if (valid & HW_V_QUEUE)
+		hw_queue_sample(occ, &s->last_occupancy, &s->max_occupancy, &s->occ_sum, &s->occ_hist[h.occ_b]);
+	if (valid & HW_V_HOP_LATENCY)
+		hw_queue_sample(lat, &s->last_latency, &s->max_latency, &s->lat_sum, &s->lat_hist[h.lat_b]);
 }
 
 #endif
