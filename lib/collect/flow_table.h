@@ -44,13 +44,15 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 unsigned hw_flow_table_hops(const struct hw_flow_table *t, uint64_t flow_hash);
 /* Start loading the hash chain head that hw_flow_table_update(t, flow_hash, ...) reads first, so
  * that with a large table the miss overlaps other work. */
-static inline void hw_flow_table_prefetch(const struct hw_flow_table *t, uint64_t flow_hash)
+static inline __attribute__((always_inline)) void hw_flow_table_prefetch(const struct hw_flow_table *t,
+                                                                         uint64_t flow_hash)
 {
 	__builtin_prefetch(&t->buckets[flow_hash & t->bucket_mask]);
 }
 /* Then, once that head has arrived, start loading the first entry of its chain (the flow's own entry
  * unless the chain is longer than one): the second step of a bulk lookup. */
-static inline void hw_flow_table_prefetch_entry(const struct hw_flow_table *t, uint64_t flow_hash)
+static inline __attribute__((always_inline)) void hw_flow_table_prefetch_entry(const struct hw_flow_table *t,
+                                                                               uint64_t flow_hash)
 {
 	uint32_t i = t->buckets[flow_hash & t->bucket_mask];
 	if (i != HW_FLOW_NONE)

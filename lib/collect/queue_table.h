@@ -37,12 +37,17 @@ struct hw_queue_stats {
 } __attribute__((aligned(64)));
 _Static_assert(offsetof(struct hw_queue_stats, drops) == 64, "the summary fills the first line");
 
+/* Keys are hashed into index, whose entries name their slot; slots are handed out in order, so the
+ * n keys in use sit in slots[0..n) however large the capacity: with a few thousand queues in a table
+ * sized for 65,536, their lines span a few hundred pages rather than one page each (a TLB miss per hop,
+ * which no prefetch hid).  A slot, once given, keeps its key. */
 struct hw_queue_table {
-	struct hw_queue_stats *slots; /* 64-byte aligned, inside mem */
+	struct hw_queue_stats *slots; /* capacity entries, 64-byte aligned, inside mem; keys in [0, n) */
 	void *mem;
+	uint32_t *index;   /* capacity entries: 1 + the slot of the key hashed here (probing on), 0 = empty */
 	uint32_t mask;     /* capacity - 1 (capacity a power of two) */
 	uint32_t limit;    /* at most this many keys (capacity * 3/4): bounded probing */
-	uint32_t n;        /* keys in use */
+	uint32_t n;        /* keys in use: slots[0..n) */
 	uint64_t overflow; /* hops not tracked because the table was full */
 };
 
@@ -78,17 +83,93 @@ static inline uint32_t hw_queue_key_hash(uint32_t node, uint32_t port, uint32_t 
 	return (uint32_t)(h >> 32);
 }
 
-/* Start loading the lines hw_queue_table_add(t, r) will write: the key's home slot (where it
- * almost always is) and the histogram bucket lines of r's occupancy and latency. */
-static inline void hw_queue_table_prefetch(const struct hw_queue_table *t, const struct hw_record *r)
+/* Where one hop's update goes, worked out once while its record is still in L1 (hw_worker_stage):
+ * the key's home slot, where the probe starts, and the histogram buckets of its occupancy and
+ * latency (bucket 0 for a field the hop did not carry: never counted, only prefetched). */
+struct hw_queue_hop {
+	uint32_t home;
+	uint16_t occ_b, lat_b; /* not uint8_t: a char store may alias anything, and the records would be reloaded */
+};
+
+static inline struct hw_queue_hop hw_queue_hop_of(const struct hw_queue_table *t, const struct hw_record *r)
 {
-	const struct hw_queue_stats *s =
-	    &t->slots[hw_queue_key_hash(r->node_id, hw_queue_key_port(r), hw_queue_key_queue(r)) & t->mask];
-	__builtin_prefetch(s, 1);
-	if (r->valid & HW_V_QUEUE)
-		__builtin_prefetch(&s->occ_hist[hw_hist_bucket_inline(r->queue_occupancy)], 1);
-	if (r->valid & HW_V_HOP_LATENCY)
-		__builtin_prefetch(&s->lat_hist[hw_hist_bucket_inline(r->hop_latency)], 1);
+	const uint32_t valid = r->valid;
+	return (struct hw_queue_hop){
+	    .home = hw_queue_key_hash(r->node_id, hw_queue_key_port(r), hw_queue_key_queue(r)) & t->mask,
+	    .occ_b = (uint16_t)((valid & HW_V_QUEUE) ? hw_hist_bucket_inline(r->queue_occupancy) : 0),
+	    .lat_b = (uint16_t)((valid & HW_V_HOP_LATENCY) ? hw_hist_bucket_inline(r->hop_latency) : 0)};
+}
+
+/* Start loading the index entry hw_queue_table_add_hop(t, r, h) reads first ... */
+static inline __attribute__((always_inline)) void hw_queue_table_prefetch(const struct hw_queue_table *t,
+                                                                          struct hw_queue_hop h)
+{
+	__builtin_prefetch(&t->index[h.home]);
+}
+
+/* ... then, once it has arrived, the lines of the slot it names that the update writes: the summary
+ * line and the histogram bucket lines of the hop's occupancy and latency (the second step of a bulk
+ * lookup, as for the flow table). */
+static inline __attribute__((always_inline)) void hw_queue_table_prefetch_slot(const struct hw_queue_table *t,
+                                                                               struct hw_queue_hop h)
+{
+	const uint32_t k = t->index[h.home];
+	if (k) {
+		const struct hw_queue_stats *s = &t->slots[k - 1];
+		__builtin_prefetch(s, 1);
+		__builtin_prefetch(&s->occ_hist[h.occ_b], 1);
+		__builtin_prefetch(&s->lat_hist[h.lat_b], 1);
+	}
+}
+
+/* Give a new key the next slot and index entry i (or count an overflow and return NULL): the rare
+ * part of an update. */
+struct hw_queue_stats *hw_queue_table_claim(struct hw_queue_table *t, uint32_t i, uint32_t node, uint32_t port,
+                                            uint32_t queue);
+
+/* One occupancy or latency sample: the last and largest value, their sum and the value's bucket. */
+static inline void hw_queue_sample(uint32_t v, uint32_t *last, uint32_t *max, uint64_t *sum, uint64_t *bucket)
+{
+	*last = v;
+	if (v > *max)
+		*max = v;
+	*sum += v;
+	(*bucket)++;
+}
+
+/* Account one hop record whose hw_queue_hop_of(t, r) is h: the same as hw_queue_table_add(t, r),
+ * inline in the worker's loop and without working out the hash and buckets again. */
+static inline void hw_queue_table_add_hop(struct hw_queue_table *t, const struct hw_record *r, struct hw_queue_hop h)
+{
+	/* The record read once: the slot's 32-bit stores could alias it, and would force reloads. */
+	const uint32_t valid = r->valid, node = r->node_id, occ = r->queue_occupancy, lat = r->hop_latency;
+	const uint64_t now = r->time_ns;
+	const uint32_t port = hw_queue_key_port(r), queue = hw_queue_key_queue(r);
+	const uint32_t *const index = t->index;
+	const uint32_t mask = t->mask;
+	uint32_t i = h.home;
+	struct hw_queue_stats *s;
+	for (;;) {
+		const uint32_t k = index[i];
+		if (__builtin_expect(!k, 0)) {
+			s = hw_queue_table_claim(t, i, node, port, queue);
+			if (!s)
+				return;
+			break;
+		}
+		s = &t->slots[k - 1];
+		if (s->node == node && s->port == port && s->queue == queue)
+			break;
+		i = (i + 1) & mask;
+	}
+	s->reports++;
+	s->last_seen_ns = now;
+	if (__builtin_expect(valid & HW_V_DROP, 0))
+		s->drops++;
+	if (valid & HW_V_QUEUE)
+		hw_queue_sample(occ, &s->last_occupancy, &s->max_occupancy, &s->occ_sum, &s->occ_hist[h.occ_b]);
+	if (valid & HW_V_HOP_LATENCY)
+		hw_queue_sample(lat, &s->last_latency, &s->max_latency, &s->lat_sum, &s->lat_hist[h.lat_b]);
 }
 
 #endif

@@ -112,7 +112,8 @@ static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size
 
 void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
 {
-	if (w->n_pending > HW_PENDING_REPORTS - 256) /* room for a frame's reports (rep_cap) */
+	/* room for a frame's reports (rep_cap) and records (rec_cap <= HW_BATCH_RECS) */
+	if (w->n_pending > HW_PENDING_REPORTS - 256 || w->n_qhops > HW_PENDING_HOPS - HW_BATCH_RECS)
 		hw_worker_apply(w);
 	struct hw_parse_out o;
 	struct hw_batch *b;
@@ -123,12 +124,16 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 		return;
 	HW_ADD(w->cnt.reports, o.n_reps);
 	HW_ADD(w->cnt.records, o.n_recs);
+	/* The frame's hops' places in qhops, filled when they are prefetched (an apply above reset n_qhops). */
+	const uint32_t hop_base = w->n_qhops;
+	w->n_qhops = hop_base + o.n_recs;
 	for (uint32_t i = 0; i < o.n_reps; i++) {
 		const struct hw_report *rep = &o.reps[i];
 		struct hw_pending_report *p = &w->pending[w->n_pending++];
 		p->recs = o.recs + rep->first;
 		p->time_ns = time_ns;
 		p->rep = *rep;
+		p->hop0 = hop_base + rep->first;
 		/* Coalesced TR v2.0 reports share one packet sequence number: counted once. */
 		p->same_packet = i && rep->seq == o.reps[i - 1].seq && rep->node == o.reps[i - 1].node &&
 		                 rep->hw_id == o.reps[i - 1].hw_id;
@@ -140,15 +145,35 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
 	}
 }
 
-/* Reports ahead of the one being applied whose queue slots and flow chain heads are prefetched, and
- * (half as far) whose flow entries are: about 8 x 5 hops x 3 lines in flight, well within L1. */
+/* Reports ahead of the one being applied whose queue index entries and flow chain heads are
+ * prefetched, and (half as far) whose queue slot lines and flow entries are, the two steps of a bulk
+ * lookup: about 8 x 5 hops + 4 x 5 hops x 3 lines in flight. */
 #define PF_AHEAD 8
 
-static inline void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
+/* The prefetch helpers here and in queue_table.h and flow_table.h are always inlined: GCC 12 -O2 did not
+ * inline the small header ones early, its pure-const pass then took a function whose only effect is a
+ * prefetch for one without side effects, and deleted its calls: from round 5 on the binary had no
+ * queue-slot or flow-entry prefetch at all (objdump of hw_worker_apply: two, the flow chain heads). */
+#define PF_INLINE static inline __attribute__((always_inline))
+
+/* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries. */
+PF_INLINE void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
 {
-	for (uint32_t j = 0; j < p->rep.n_hops; j++)
-		hw_queue_table_prefetch(&w->queues, &p->recs[j]);
+	struct hw_queue_hop *h = w->qhops + p->hop0;
+	for (uint32_t j = 0; j < p->rep.n_hops; j++) {
+		h[j] = hw_queue_hop_of(&w->queues, &p->recs[j]);
+		hw_queue_table_prefetch(&w->queues, h[j]);
+	}
 	hw_flow_table_prefetch(&w->flows, p->recs[0].flow_hash);
+}
+
+/* The second step: the slots and flow entry those entries name. */
+PF_INLINE void prefetch_entries(struct hw_worker *w, const struct hw_pending_report *p)
+{
+	const struct hw_queue_hop *h = w->qhops + p->hop0;
+	for (uint32_t j = 0; j < p->rep.n_hops; j++)
+		hw_queue_table_prefetch_slot(&w->queues, h[j]);
+	hw_flow_table_prefetch_entry(&w->flows, p->recs[0].flow_hash);
 }
 
 static void apply_one(struct hw_worker *w, const struct hw_pending_report *p)
@@ -157,9 +182,10 @@ static void apply_one(struct hw_worker *w, const struct hw_pending_report *p)
 	if (!p->same_packet)
 		hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
 	const struct hw_record *recs = p->recs;
+	const struct hw_queue_hop *h = w->qhops + p->hop0;
 	uint64_t sig = HW_PATH_SIG_SEED;
 	for (uint32_t j = 0; j < rep->n_hops; j++) {
-		hw_queue_table_add(&w->queues, &recs[j]);
+		hw_queue_table_add_hop(&w->queues, &recs[j], h[j]);
 		sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
 	}
 	/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
@@ -181,15 +207,17 @@ void hw_worker_apply(struct hw_worker *w)
 	for (uint32_t i = 0; i < n && i < PF_AHEAD; i++)
 		prefetch_slots(w, &pend[i]);
 	for (uint32_t i = 0; i < n && i < PF_AHEAD / 2; i++)
-		hw_flow_table_prefetch_entry(&w->flows, pend[i].recs[0].flow_hash);
+		prefetch_entries(w, &pend[i]);
 	for (uint32_t i = 0; i < n; i++) {
 		if (i + PF_AHEAD < n)
 			prefetch_slots(w, &pend[i + PF_AHEAD]);
-		if (i + PF_AHEAD / 2 < n) /* its chain head was prefetched PF_AHEAD / 2 reports ago */
-			hw_flow_table_prefetch_entry(&w->flows, pend[i + PF_AHEAD / 2].recs[0].flow_hash);
+		if (i + PF_AHEAD / 2 <
+		    n) /* its index entries and chain head were prefetched PF_AHEAD / 2 reports ago */
+			prefetch_entries(w, &pend[i + PF_AHEAD / 2]);
 		apply_one(w, &pend[i]);
 	}
 	w->n_pending = 0;
+	w->n_qhops = 0;
 	w->scratch_n = 0;
 }
 

@@ -35,9 +35,12 @@ struct hw_pending_report {
 	const struct hw_record *recs; /* its records, in the current batch or the scratch array */
 	uint64_t time_ns;
 	struct hw_report rep;
+	uint32_t hop0;    /* its first hop's place in hw_worker.qhops */
 	bool same_packet; /* coalesced with the previous report: one sequence number for both */
 };
 #define HW_PENDING_REPORTS 512 /* a burst of frames; applied early when fewer than 256 places are left */
+/* Hops of the pending reports: applied early when a frame's worth (HW_BATCH_RECS) might not fit. */
+#define HW_PENDING_HOPS (2 * HW_BATCH_RECS)
 
 struct hw_worker {
 	uint32_t id;
@@ -56,6 +59,8 @@ struct hw_worker {
 	uint32_t n_pending;
 	struct hw_report reps[256];
 	struct hw_pending_report pending[HW_PENDING_REPORTS];
+	uint32_t n_qhops;
+	struct hw_queue_hop qhops[HW_PENDING_HOPS]; /* each pending hop's queue slot and buckets */
 };
 
 /* with_ring: create the batch ring (records are wanted by some sink). */

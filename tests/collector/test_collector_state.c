@@ -210,6 +210,35 @@ static void queue_table_overflow_counted(void **state)
 	hw_queue_table_free(&t);
 }
 
+/* Slots are handed out in order (queue_table.h): the k-th new key takes slots[k - 1] whatever its hash,
+ * so n keys sit in slots[0..n) of a much larger table; a key seen again goes back to its own slot. */
+static void queue_slots_in_order(void **state)
+{
+	(void)state;
+	enum { CAP = 4096, KEYS = 100 };
+	struct hw_queue_table t;
+	assert_int_equal(hw_queue_table_init(&t, CAP), 0);
+	struct hw_record r;
+	memset(&r, 0, sizeof(r));
+	r.valid = HW_V_PORTS | HW_V_QUEUE;
+	r.node_id = 9;
+	for (uint32_t p = 0; p < KEYS; p++) {
+		r.egress_port = 1000 + 7 * p; /* hashes spread over the 4096 slots; slots do not */
+		hw_queue_table_add(&t, &r);
+	}
+	r.egress_port = 1000 + 7 * 42; /* the 43rd key again */
+	hw_queue_table_add(&t, &r);
+	assert_int_equal(t.n, KEYS);
+	for (uint32_t p = 0; p < KEYS; p++) {
+		assert_int_equal(t.slots[p].used, 1);
+		assert_int_equal(t.slots[p].port, 1000 + 7 * p);
+		assert_int_equal(t.slots[p].reports, p == 42 ? 2 : 1);
+	}
+	for (uint32_t i = KEYS; i < CAP; i++)
+		assert_int_equal(t.slots[i].used, 0);
+	hw_queue_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,7 +246,7 @@ int main(void)
 	    cmocka_unit_test(seq_wraps_at_32_bits),         cmocka_unit_test(seq_tracker_keys),
 	    cmocka_unit_test(flow_lru_and_path_changes),    cmocka_unit_test(flow_table_many_flows_stay_bounded),
 	    cmocka_unit_test(hist_buckets_match_le),        cmocka_unit_test(queue_stats),
-	    cmocka_unit_test(queue_table_overflow_counted),
+	    cmocka_unit_test(queue_table_overflow_counted), cmocka_unit_test(queue_slots_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
