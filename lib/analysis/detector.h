@@ -40,7 +40,18 @@ struct an_det;
  *               every queue in table order, the same calls without one indirect call per queue;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
- *   stats:      adds its counters to hw_an_stats's answer. */
+ *   stats:      adds its counters to hw_an_stats's answer.
+ * Sharding (hw_an_shards, an_shard.c): a detector with an episode may split its record hook in two, both set:
+ *   record_local:  the queue's own step (windows, hysteresis), touching nothing but qs and reading a->c, q's
+ *               thresholds and r (its hop_index is the record's, not a postcard's place); returns the episode's
+ *               transition (+1 raised, -1 cleared, 0 none), after which record_shared does the rest.  It may run
+ *               on a shard's thread ahead of the core, so what else reads the state sees only the episode's
+ *               active flag, which changes at transitions alone (the core keeps it as it was until the
+ *               transition's turn);
+ *   record_shared: the rest of record for that transition, on the core's thread in record order (the tree
+ *               check, incident, event); record must be record_local followed by record_shared;
+ *   quiet_ns:   its tick_queue changes nothing on a queue while the queue's episode is not active or for less
+ *               than quiet_ns(c) since the queue's last record. */
 struct an_detector {
 	const char *name;          /* its config section ("high_queue"), for messages */
 	enum hw_an_kind kind;      /* the event kind it raises; "detectors": {"<alertname>": false} turns it off */
@@ -64,6 +75,10 @@ struct an_detector {
 	unsigned (*flow_path)(const struct hw_analyzer *a, const struct an_det *d, uint64_t flow_hash,
 	                      uint32_t (*hops)[2], unsigned max);
 	void (*stats)(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *s);
+	int (*record_local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
+	void (*record_shared)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
+	                      const struct hw_record *r, int st);
+	uint64_t (*quiet_ns)(const struct hw_an_config *c);
 };
 
 /* In a detector's file, after its tick_queue hook fn: defines fn##_each, its tick_queues (fn inlined into
