@@ -388,7 +388,8 @@ static void count_place(struct hw_analyzer *a, const struct an_queue *q)
 	}
 }
 
-static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
+static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node,
+                                                                       uint32_t port, uint8_t queue)
 {
 	const uint32_t h = an_queue_hash(node, port, queue);
 	for (uint32_t i = 0; i <= a->qmask; i++) {
@@ -452,7 +453,7 @@ static inline __attribute__((always_inline)) void prefetch_queue(const struct hw
 		prefetch_state(a, r, v - 1);
 }
 
-static void update_queue(struct an_queue *q, const struct hw_record *r)
+static inline __attribute__((always_inline)) void update_queue(struct an_queue *q, const struct hw_record *r)
 {
 	uint32_t occ = (r->valid & HW_V_QUEUE) ? r->queue_occupancy : 0;
 	uint32_t lat = (r->valid & HW_V_HOP_LATENCY) ? r->hop_latency : 0;

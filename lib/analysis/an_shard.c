@@ -8,6 +8,7 @@
 #include "detector.h"
 
 #define AN_MAX_SHARDS 8
+#define AN_MAX_LOCAL 8 /* sharded record hooks: done counts them in a byte */
 
 struct an_shards {
 	struct hw_analyzer *a;
@@ -29,9 +30,18 @@ struct an_shards {
 	uint32_t *seen; /* per shard and queue: the epoch of last[] */
 	uint64_t *last; /* per shard and queue: its newest record's time in the batch (seen == epoch) */
 	uint64_t quiet; /* the least quiet_ns of the sharded hooks */
+	const struct an_rec_hook *local[AN_MAX_LOCAL]; /* the sharded hooks, in the order of a->rec */
+	unsigned n_local;
 };
 
-/* Shard s's steps of the batch: the records of its queues (by the key's hash), in record order.  A queue leaves
+/* The shard of a node's queues: all of a switch's queues on one shard, so that a shard skips another's records
+ * by their node alone (hashing every record's queue key on every shard cost more than the steps it saved). */
+static inline unsigned an_shard_of(uint32_t node_id, unsigned n)
+{
+	return ((node_id * 2654435761u) >> 16) % n;
+}
+
+/* Shard s's steps of the batch: the records of its queues (by their node), in record order.  A queue leaves
  * the shard for the rest of the batch (the core runs its hooks whole) at its first transition, after the step
  * that made it, and before a record when a tick before it may have changed the queue's state (a tick runs on
  * the core's thread, at its place in record order: after the shard would have run on). */
@@ -47,10 +57,10 @@ static void shard_steps(struct an_shards *sh, unsigned s)
 		const struct hw_record *r = &rec[i];
 		if (r->time_ns > m)
 			m = r->time_ns;
+		if (an_shard_of(r->node_id, sh->n) != s)
+			continue;
 		const uint32_t port = an_record_port(r);
 		const uint32_t h = an_queue_hash(r->node_id, port, an_record_queue(r));
-		if (h % sh->n != s)
-			continue;
 		struct an_shard_res *out = &sh->res[i];
 		*out = (struct an_shard_res){0, 0, 0};
 		/* what the core takes to a queue's hooks: the clock is confirmed, so a record at most
@@ -83,9 +93,9 @@ static void shard_steps(struct an_shards *sh, unsigned s)
 		last_ns[x] = r->time_ns;
 		if (m > last && m - last >= sh->quiet) { /* a tick since its last record may end an episode */
 			int active = 0;
-			for (const struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
-				if (k->local)
-					active |= ((const struct an_hyst *)(qs + k->qoff + k->active_off))->active;
+			for (unsigned j = 0; j < sh->n_local; j++)
+				active |= ((const struct an_hyst *)(qs + sh->local[j]->qoff + sh->local[j]->active_off))
+				              ->active;
 			if (active) {
 				gone[x] = epoch;
 				continue;
@@ -98,10 +108,8 @@ static void shard_steps(struct an_shards *sh, unsigned s)
 			r = &scaled;
 		}
 		unsigned done = 0;
-		for (const struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++) {
-			if (!k->local)
-				continue;
-			done++;
+		while (done < sh->n_local) {
+			const struct an_rec_hook *k = sh->local[done++];
 			const int st = k->local(a, q, qs + k->qoff, r);
 			if (st) { /* the rest is the core's: the flag as it was until then, the queue the core's */
 				((struct an_hyst *)(qs + k->qoff + k->active_off))->active = st < 0;
@@ -193,10 +201,13 @@ int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 	if (a->shards || n == 1)
 		return 0;
 	uint64_t quiet = UINT64_MAX;
+	unsigned n_local = 0;
 	for (struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++) {
 		const struct an_detector *def = k->d->def;
-		if (!def->record_local || !def->record_shared || !def->quiet_ns || !def->has_episode)
+		if (!def->record_local || !def->record_shared || !def->quiet_ns || !def->has_episode ||
+		    n_local == AN_MAX_LOCAL)
 			continue;
+		n_local++;
 		k->local = def->record_local;
 		k->shared = def->record_shared;
 		if (def->quiet_ns(&a->c) < quiet)
@@ -222,6 +233,9 @@ int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 	sh->n = n;
 	sh->nq = nq;
 	sh->quiet = quiet;
+	for (const struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
+		if (k->local)
+			sh->local[sh->n_local++] = k;
 	sh->started = 1;
 	pthread_mutex_init(&sh->mu, NULL);
 	pthread_cond_init(&sh->go, NULL);
