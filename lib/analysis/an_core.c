@@ -45,8 +45,7 @@ static int create_detectors(struct hw_analyzer *a)
 		if (!an_enabled(a, def->kind))
 			continue; /* hooks run only while enabled, and a->c is fixed: the lists hold only those */
 		if (def->record)
-			a->rec[a->n_rec++] =
-			    (struct an_rec_hook){def->record, d, d->qoff, NULL, NULL, def->episode_off};
+			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff, NULL, def->episode_off};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
 		if (def->tick_queue || def->tick_queues || def->tick)
@@ -398,7 +397,8 @@ static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw
 			if (a->n_queues >= a->c.max_queues)
 				return NULL;
 			struct an_queue *q = &a->queues[a->n_queues];
-			a->qslots[s] = ++a->n_queues;
+			/* atomic: the shards probe the table meanwhile (an_shard.c; a plain store on x86) */
+			__atomic_store_n(&a->qslots[s], ++a->n_queues, __ATOMIC_RELEASE);
 			q->node_id = node;
 			q->port = port;
 			q->queue = queue;
@@ -840,23 +840,19 @@ static inline __attribute__((always_inline)) void ingest_one(struct hw_analyzer 
 			h->record(a, h->d, q, qs + h->qoff, rr);
 		return;
 	}
-	/* the shards ran the first res->done sharded hooks: nothing left of them but the last one's transition,
-	 * whose episode flag the shard left as it was (detector.h) */
+	/* the shards ran the first res->done sharded hooks on it (they changed no episode); the rest run here */
 	unsigned k = 0;
 	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
 		if (h->local && k < res->done) {
-			if (++k == res->done && res->st) {
-				((struct an_hyst *)(qs + h->qoff + h->active_off))->active = res->st > 0;
-				h->shared(a, h->d, q, qs + h->qoff, rr, res->st);
-			}
+			k++;
 			continue;
 		}
 		h->record(a, h->d, q, qs + h->qoff, rr);
 	}
 }
 
-/* hw_an_ingest with shards: batches of AN_SHARD_BATCH, each first through the shards' local steps (in
- * parallel), then through the core in record order.  While the clock is not yet confirmed (the first reports)
+/* hw_an_ingest with shards: batches of AN_SHARD_BATCH, each through the shards' steps (an_shard.c) and, a
+ * sub-batch behind them, through the core in record order.  While the clock is not yet confirmed (the first reports)
  * the one-thread path: a record's clock may still move back there, which the shards do not follow. */
 static void ingest_sharded(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
@@ -868,10 +864,13 @@ static void ingest_sharded(struct hw_analyzer *a, const struct hw_record *r, siz
 			continue;
 		}
 		const size_t k = n - i < AN_SHARD_BATCH ? n - i : AN_SHARD_BATCH;
-		an_shards_run(a, r + i, k, a->shres);
+		an_shards_begin(a, r + i, k, a->shres);
 		for (size_t j = 0; j < k; j++) {
-			if (j + AN_AHEAD_QUEUE < k && a->shres[j + AN_AHEAD_QUEUE].qi) /* the look-ahead, queue known */
-				prefetch_state(a, &r[i + j + AN_AHEAD_QUEUE], a->shres[j + AN_AHEAD_QUEUE].qi - 1);
+			if (j % AN_SHARD_SUB == 0) /* the shards are done with this sub-batch (and on the next) */
+				an_shards_wait(a, (unsigned)(j / AN_SHARD_SUB + 1));
+			const size_t ahead = j + AN_AHEAD_QUEUE; /* the look-ahead, queue known, in this sub-batch */
+			if (ahead < k && ahead / AN_SHARD_SUB == j / AN_SHARD_SUB && a->shres[ahead].qi)
+				prefetch_state(a, &r[i + ahead], a->shres[ahead].qi - 1);
 			a->st.records_sharded += a->shres[j].done != 0;
 			a->st.shard_handbacks += a->shres[j].st != 0;
 			ingest_one(a, &r[i + j], &a->shres[j]);

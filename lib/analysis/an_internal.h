@@ -110,27 +110,29 @@ struct an_rec_hook {
 	               const struct hw_record *r);
 	struct an_det *d;
 	size_t qoff; /* its state's offset in each queue's (an_det.qoff) */
-	/* sharded (an_shard.c): the hook split in two (detector.h record_local, record_shared), NULL when not */
+	/* sharded (an_shard.c): its per-queue step (detector.h record_local), NULL when not sharded */
 	int (*local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
-	void (*shared)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r,
-	               int st);
-	size_t active_off; /* its episode's active flag in its state (detector.h episode_off) */
+	size_t episode_off; /* its episode (struct an_hyst) in its state (detector.h episode_off) */
 };
 
-/* Sharded detectors (an_shard.c, hw_an_shards): what the shard-local steps did with one record of a batch.
- * qi: its queue's index + 1 as the shard found it (0: not found or not the shards', the core looks it up);
- * done: the sharded record hooks run on it (in the order of a->rec), the last of them with transition st (+1
- * raise, -1 clear: its shared part is the core's, in record order; 0: nothing to do). */
+/* Sharded detectors (an_shard.c, hw_an_shards): what the shards did with one record of a batch.  qi: its
+ * queue's index + 1 as the shard found it (0: not found or not the shards', the core looks it up); done: the
+ * sharded record hooks run on it (the first done of them in the order of a->rec), which changed no episode;
+ * st: 1 when its queue went back to the core here for the rest of the batch. */
 struct an_shard_res {
 	uint32_t qi;
 	uint8_t done;
 	int8_t st;
 };
 struct an_shards;
-/* The shard-local steps of records r[0 .. n) (n <= AN_SHARD_BATCH) into res[0 .. n), on every shard at once;
- * returns when all are done.  Only while the clock is set and confirmed (an_core.c). */
+/* Batches of up to AN_SHARD_BATCH records, stepped by the shards in sub-batches of AN_SHARD_SUB. */
 #define AN_SHARD_BATCH 4096
-void an_shards_run(struct hw_analyzer *a, const struct hw_record *r, size_t n, struct an_shard_res *res);
+#define AN_SHARD_SUB 512
+/* Start the shards on records r[0 .. n) (n <= AN_SHARD_BATCH), results into res[0 .. n); only while the clock
+ * is set and confirmed (an_core.c).  Then, before the core reads res of sub-batch j, an_shards_wait(a, j + 1);
+ * the core takes every sub-batch before its next an_shards_begin. */
+void an_shards_begin(struct hw_analyzer *a, const struct hw_record *r, size_t n, struct an_shard_res *res);
+void an_shards_wait(struct hw_analyzer *a, unsigned subs);
 void an_shards_destroy(struct an_shards *s);
 
 /* A record's queue key: its node, its egress port (UINT32_MAX without ports) and its queue id (0 without), and

@@ -41,15 +41,12 @@ struct an_det;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
  *   stats:      adds its counters to hw_an_stats's answer.
- * Sharding (hw_an_shards, an_shard.c): a detector with an episode may split its record hook in two, both set:
- *   record_local:  the queue's own step (windows, hysteresis), touching nothing but qs and reading a->c, q's
- *               thresholds and r (its hop_index is the record's, not a postcard's place); returns the episode's
- *               transition (+1 raised, -1 cleared, 0 none), after which record_shared does the rest.  It may run
- *               on a shard's thread ahead of the core, so what else reads the state sees only the episode's
- *               active flag, which changes at transitions alone (the core keeps it as it was until the
- *               transition's turn);
- *   record_shared: the rest of record for that transition, on the core's thread in record order (the tree
- *               check, incident, event); record must be record_local followed by record_shared;
+ * Sharding (hw_an_shards, an_shard.c): a detector with an episode may offer its record hook's per-queue step:
+ *   record_local: the step of record on queue state qs (a copy), reading nothing but qs, a->c, q's thresholds
+ *               and r (its hop_index is the record's, not a postcard's place); returns nonzero when record
+ *               would raise or resolve there (it changed the episode's active flag), 0 when record would do no
+ *               more than this step.  It runs on a shard's thread ahead of the core, which runs record whole
+ *               where it returned nonzero (on the state before that record);
  *   quiet_ns:   its tick_queue changes nothing on a queue while the queue's episode is not active or for less
  *               than quiet_ns(c) since the queue's last record. */
 struct an_detector {
@@ -76,8 +73,6 @@ struct an_detector {
 	                      uint32_t (*hops)[2], unsigned max);
 	void (*stats)(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *s);
 	int (*record_local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
-	void (*record_shared)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
-	                      const struct hw_record *r, int st);
 	uint64_t (*quiet_ns)(const struct hw_an_config *c);
 };
 

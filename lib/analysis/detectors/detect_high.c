@@ -173,12 +173,13 @@ static inline __attribute__((always_inline)) int high_step(struct high_q *s, dou
 	return 1;
 }
 
-/* What follows high_step's transition st at q (the sharded split, detector.h: record_shared). */
-static inline __attribute__((always_inline)) void level_shared(struct hw_analyzer *a, struct an_queue *q,
-                                                               const struct hw_record *r, enum hw_an_kind kind,
-                                                               struct high_q *s, double raise, double v,
-                                                               const char *name, int st)
+/* Inlined into both record hooks (kind a constant there): it runs for nearly every record. */
+static inline __attribute__((always_inline)) void level(struct hw_analyzer *a, struct an_queue *q,
+                                                        const struct hw_record *r, enum hw_an_kind kind,
+                                                        struct high_q *s, const struct hw_an_hyst *rule, double raise,
+                                                        double clear, double v, const char *name)
 {
+	int st = high_step(s, raise, clear, &a->c, rule, v, r->time_ns);
 	if (st > 0 && kind == HW_AN_HIGH_LATENCY) {
 		const struct an_det *hd = an_det_of(a, HW_AN_HIGH_QUEUE);
 		const struct high_q *hq = hd ? an_qstate(a, hd, q) : NULL;
@@ -203,15 +204,6 @@ static inline __attribute__((always_inline)) void level_shared(struct hw_analyze
 	}
 }
 
-/* Inlined into both record hooks (kind a constant there): it runs for nearly every record. */
-static inline __attribute__((always_inline)) void level(struct hw_analyzer *a, struct an_queue *q,
-                                                        const struct hw_record *r, enum hw_an_kind kind,
-                                                        struct high_q *s, const struct hw_an_hyst *rule, double raise,
-                                                        double clear, double v, const char *name)
-{
-	level_shared(a, q, r, kind, s, raise, v, name, high_step(s, raise, clear, &a->c, rule, v, r->time_ns));
-}
-
 static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kind, struct high_q *s,
                   const struct hw_an_hyst *rule, uint64_t now)
 {
@@ -233,18 +225,12 @@ static void queue_record(struct hw_analyzer *a, struct an_det *d, struct an_queu
 		      "occupancy");
 }
 
-/* The sharded split of queue_record (detector.h). */
+/* Sharded (detector.h record_local): queue_record's step alone, the episode changed (nonzero) or not. */
 static int queue_local(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	if (!(r->valid & HW_V_QUEUE))
 		return 0;
 	return high_step(qs, q->th.high, q->th.clear, &a->c, &a->c.high_queue, r->queue_occupancy, r->time_ns);
-}
-static void queue_shared(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
-                         const struct hw_record *r, int st)
-{
-	(void)d;
-	level_shared(a, q, r, HW_AN_HIGH_QUEUE, qs, q->th.high, r->queue_occupancy, "occupancy", st);
 }
 static uint64_t queue_quiet(const struct hw_an_config *c)
 {
@@ -272,12 +258,6 @@ static int latency_local(const struct hw_analyzer *a, const struct an_queue *q, 
 	if (!(r->valid & HW_V_HOP_LATENCY))
 		return 0;
 	return high_step(qs, q->th.lat, q->th.lat_clear, &a->c, &a->c.high_latency, r->hop_latency, r->time_ns);
-}
-static void latency_shared(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
-                           const struct hw_record *r, int st)
-{
-	(void)d;
-	level_shared(a, q, r, HW_AN_HIGH_LATENCY, qs, q->th.lat, r->hop_latency, "hop_latency", st);
 }
 static uint64_t latency_quiet(const struct hw_an_config *c)
 {
@@ -330,7 +310,6 @@ const struct an_detector an_detect_high_queue = {
     .tick_queues = queue_tick_each,
     AN_EPISODE(struct high_q, h),
     .record_local = queue_local,
-    .record_shared = queue_shared,
     .quiet_ns = queue_quiet,
 };
 const struct an_detector an_detect_high_latency = {
@@ -345,6 +324,5 @@ const struct an_detector an_detect_high_latency = {
     .tick_queues = latency_tick_each,
     AN_EPISODE(struct high_q, h),
     .record_local = latency_local,
-    .record_shared = latency_shared,
     .quiet_ns = latency_quiet,
 };
