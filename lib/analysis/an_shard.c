@@ -250,6 +250,13 @@ void an_shards_destroy(struct an_shards *sh)
 	free(sh);
 }
 
+/* Back to one thread: no hook is sharded. */
+static void unshard(struct hw_analyzer *a)
+{
+	for (struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
+		k->local = NULL;
+}
+
 int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 {
 	if (n < 1 || n > AN_MAX_SHARDS + 1) {
@@ -273,25 +280,16 @@ int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 	if (quiet == UINT64_MAX)
 		return 0; /* no enabled detector is sharded: one thread does the same */
 	const unsigned shards = n - 1;
-	struct an_shards *sh = calloc(1, sizeof(*sh));
 	const size_t nq = a->c.max_queues ? a->c.max_queues : 1;
-	if (!sh || !(sh->gone = calloc(shards * nq, sizeof(*sh->gone))) ||
-	    !(sh->seen = calloc(shards * nq, sizeof(*sh->seen))) ||
-	    !(sh->last = calloc(shards * nq, sizeof(*sh->last))) ||
-	    !(sh->known = calloc(shards * nq, sizeof(*sh->known))) ||
-	    !(a->shres = calloc(AN_SHARD_BATCH, sizeof(*a->shres)))) {
-		if (sh) {
-			free(sh->gone);
-			free(sh->seen);
-			free(sh->last);
-			free(sh->known);
-		}
-		free(sh);
-		for (struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
-			k->local = NULL;
-		snprintf(err, errlen, "analyzer: out of memory for %u shards of %zu queues", shards, nq);
+	struct an_shards *sh = calloc(1, sizeof(*sh));
+	if (!sh) {
+		unshard(a);
+		snprintf(err, errlen, "analyzer: out of memory for %u shards", shards);
 		return -1;
 	}
+	pthread_mutex_init(&sh->mu, NULL);
+	pthread_cond_init(&sh->go, NULL);
+	pthread_cond_init(&sh->done, NULL);
 	sh->a = a;
 	sh->n = shards;
 	sh->nq = nq;
@@ -299,10 +297,16 @@ int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 	for (const struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
 		if (k->local)
 			sh->local[sh->n_local++] = k;
-	pthread_mutex_init(&sh->mu, NULL);
-	pthread_cond_init(&sh->go, NULL);
-	pthread_cond_init(&sh->done, NULL);
-	a->shards = sh;
+	if (!(sh->gone = calloc(shards * nq, sizeof(*sh->gone))) ||
+	    !(sh->seen = calloc(shards * nq, sizeof(*sh->seen))) ||
+	    !(sh->last = calloc(shards * nq, sizeof(*sh->last))) ||
+	    !(sh->known = calloc(shards * nq, sizeof(*sh->known))) ||
+	    !(a->shres = calloc(AN_SHARD_BATCH, sizeof(*a->shres)))) {
+		an_shards_destroy(sh);
+		unshard(a);
+		snprintf(err, errlen, "analyzer: out of memory for %u shards of %zu queues", shards, nq);
+		return -1;
+	}
 	sigset_t all, old; /* signals go to the threads that ask for them, never to these */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -320,10 +324,9 @@ int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 	if (sh->started < shards) {
 		snprintf(err, errlen, "analyzer: cannot start shard thread %u of %u", sh->started + 1, shards);
 		an_shards_destroy(sh);
-		a->shards = NULL;
-		for (struct an_rec_hook *k = a->rec, *const end = k + a->n_rec; k < end; k++)
-			k->local = NULL;
+		unshard(a);
 		return -1;
 	}
+	a->shards = sh;
 	return 0;
 }
