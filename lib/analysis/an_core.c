@@ -866,7 +866,7 @@ static void ingest_sharded(struct hw_analyzer *a, const struct hw_record *r, siz
 		const size_t k = n - i < AN_SHARD_BATCH ? n - i : AN_SHARD_BATCH;
 		an_shards_begin(a, r + i, k, a->shres);
 		for (size_t j = 0; j < k; j++) {
-			if (j % AN_SHARD_SUB == 0) /* the shards are done with this sub-batch (and on the next) */
+			if (j % AN_SHARD_SUB == 0) /* the shards are done with this sub-batch (and are on the next) */
 				an_shards_wait(a, (unsigned)(j / AN_SHARD_SUB + 1));
 			const size_t ahead = j + AN_AHEAD_QUEUE; /* the look-ahead, queue known, in this sub-batch */
 			if (ahead < k && ahead / AN_SHARD_SUB == j / AN_SHARD_SUB && a->shres[ahead].qi)

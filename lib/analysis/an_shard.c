@@ -9,7 +9,7 @@
 
 #include "detector.h"
 
-#define AN_MAX_SHARDS 8
+#define AN_MAX_SHARDS 8    /* threads in all (hw_an_shards' n): shard threads one fewer */
 #define AN_MAX_LOCAL 8     /* sharded record hooks: done counts them in a byte */
 #define AN_MAX_QSTATE 1024 /* a sharded detector's per-queue state, at most (its copy is on the stack) */
 
@@ -259,8 +259,8 @@ static void unshard(struct hw_analyzer *a)
 
 int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen)
 {
-	if (n < 1 || n > AN_MAX_SHARDS + 1) {
-		snprintf(err, errlen, "analyzer: %u threads: 1 to %u", n, AN_MAX_SHARDS + 1);
+	if (n < 1 || n > AN_MAX_SHARDS) {
+		snprintf(err, errlen, "analyzer: %u threads: 1 to %u", n, AN_MAX_SHARDS);
 		return -1;
 	}
 	if (a->shards || n == 1)
