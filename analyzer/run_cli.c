@@ -156,8 +156,8 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 8, .def = "1",
      .help = "1: one thread reads and analyses; 2 or more: --records (regular files)\n"
              "and --stream are read on a thread of their own, a few batches ahead,\n"
-             "and the per-queue detectors' own steps run on N shards by queue (the\n"
-             "events are the same; docs/performance.md rounds 8 and 9)"},
+             "and HighQueue/HighHopLatency's per-queue steps on N - 1 threads by\n"
+             "switch (the events are the same; docs/performance.md rounds 8, 9)"},
     {HW_OPT_GROUP, .help = "outputs:"},
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
      .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
