@@ -153,10 +153,11 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_GROUP, .help = "configuration:"},
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
-    {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 2, .def = "1",
-     .help = "1: one thread reads and analyses; 2: --records (regular files) and\n"
-             "--stream are read on a thread of their own, a few batches ahead (the\n"
-             "events are the same; docs/performance.md round 8)"},
+    {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 8, .def = "1",
+     .help = "1: one thread reads and analyses; 2 or more: --records (regular files)\n"
+             "and --stream are read on a thread of their own, a few batches ahead,\n"
+             "and HighQueue/HighHopLatency's per-queue steps on N - 1 threads by\n"
+             "switch (the events are the same; docs/performance.md rounds 8, 9)"},
     {HW_OPT_GROUP, .help = "outputs:"},
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
      .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
@@ -665,6 +666,10 @@ int hw_cmd_run(int argc, char **argv)
 	a = hw_an_create(&cfg, have_topo || o.map ? &t : NULL, o.map ? &map : NULL, an_outputs_emit, &out, err,
 	                 sizeof(err));
 	if (!a) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
+		goto done;
+	}
+	if (o.threads > 1 && hw_an_shards(a, o.threads, err, sizeof(err))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}

@@ -61,12 +61,14 @@ void run_summary_json(struct hw_analyzer *a, struct an_outputs *out, FILE *f)
 	fprintf(f,
 	        "{\"records\":%llu,\"placed\":%llu,\"unplaced\":%llu,\"queues\":%llu,\"queues_dropped\":%llu,"
 	        "\"reports\":%llu,\"reports_lost\":%llu,\"flows\":%llu,\"events_raised\":%llu,\"events_resolved\":%llu,"
-	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu,\"senders_untracked\":%llu",
+	        "\"records_set_aside\":%llu,\"clock_jumps\":%llu,\"senders_untracked\":%llu,"
+	        "\"records_sharded\":%llu,\"shard_handbacks\":%llu",
 	        (unsigned long long)s.records, (unsigned long long)s.placed, (unsigned long long)s.unplaced,
 	        (unsigned long long)s.queues, (unsigned long long)s.queues_dropped, (unsigned long long)s.reports,
 	        (unsigned long long)s.reports_lost, (unsigned long long)s.flows, (unsigned long long)s.events_raised,
 	        (unsigned long long)s.events_resolved, (unsigned long long)s.records_set_aside,
-	        (unsigned long long)s.clock_jumps, (unsigned long long)s.senders_untracked);
+	        (unsigned long long)s.clock_jumps, (unsigned long long)s.senders_untracked,
+	        (unsigned long long)s.records_sharded, (unsigned long long)s.shard_handbacks);
 	const struct hw_place_tally *t = hw_an_unplaced(a);
 	if (t) {
 		fprintf(f, ",\"unplaced_list\":[");

@@ -176,6 +176,9 @@ struct hw_an_stats {
 	/* reports of senders (report_node, hw_id) found no slot: the sender table tracks 3072 (3/4 of its
 	 * 4096 slots); the loss of the others' reports is not followed */
 	uint64_t senders_untracked;
+	/* hw_an_shards: records with a sharded detector step run on a shard thread, and the records at which a
+	 * queue went back to the caller's thread for the rest of its batch (a raise or resolve, a tick) */
+	uint64_t records_sharded, shard_handbacks;
 	uint32_t active[HW_AN_KIND_COUNT];
 };
 
@@ -194,6 +197,11 @@ void hw_an_grow_topology(struct hw_analyzer *a, struct hw_topo *t);
 /* Feed records in time order (per sender).  No allocation, except that the event queue grows (doubling)
  * when a call raises more events than any call before. */
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n);
+/* Analyse on n threads (1 to 8; 1: the caller's alone): n - 1 shard threads run the per-queue steps of the
+ * detectors that offer one, each for the queues of its share of the switches, ahead of the caller's thread,
+ * which does all the rest in record order, so the events are those of one thread (docs/performance.md
+ * round 9).  Before the first record; -1 and a message in err when the threads cannot start. */
+int hw_an_shards(struct hw_analyzer *a, unsigned n, char *err, size_t errlen);
 /* With on, hw_an_ingest hands events over after each step of each record instead of once per call: after
  * record time advanced to the record (ticks), after the report it ends was judged, after the record itself.
  * For outputs that read the analyzer's state for an event (the event graphs): they see the state of the step

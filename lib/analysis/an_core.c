@@ -45,7 +45,7 @@ static int create_detectors(struct hw_analyzer *a)
 		if (!an_enabled(a, def->kind))
 			continue; /* hooks run only while enabled, and a->c is fixed: the lists hold only those */
 		if (def->record)
-			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff};
+			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff, NULL, def->episode_off};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
 		if (def->tick_queue || def->tick_queues || def->tick)
@@ -97,6 +97,8 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].senders);
 		free(a->dets[i].state);
 	}
+	an_shards_destroy(a->shards);
+	free(a->shres);
 	free(a->dets);
 	free(a->on_report);
 	free(a->rec);
@@ -385,22 +387,18 @@ static void count_place(struct hw_analyzer *a, const struct an_queue *q)
 	}
 }
 
-static inline uint32_t queue_hash(uint32_t node, uint32_t port, uint8_t queue)
+static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node,
+                                                                       uint32_t port, uint8_t queue)
 {
-	uint32_t h = (node * 2654435761u) ^ (port * 40503u) ^ ((uint32_t)queue * 97u);
-	return h ^ h >> 15;
-}
-
-static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t port, uint8_t queue)
-{
-	const uint32_t h = queue_hash(node, port, queue);
+	const uint32_t h = an_queue_hash(node, port, queue);
 	for (uint32_t i = 0; i <= a->qmask; i++) {
 		uint32_t s = (h + i) & a->qmask, v = a->qslots[s];
 		if (!v) {
 			if (a->n_queues >= a->c.max_queues)
 				return NULL;
 			struct an_queue *q = &a->queues[a->n_queues];
-			a->qslots[s] = ++a->n_queues;
+			/* atomic: the shards probe the table meanwhile (an_shard.c; a plain store on x86) */
+			__atomic_store_n(&a->qslots[s], ++a->n_queues, __ATOMIC_RELEASE);
 			q->node_id = node;
 			q->port = port;
 			q->queue = queue;
@@ -424,16 +422,6 @@ static struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node, uint32_t 
 	return NULL;
 }
 
-/* A record's queue key: its node, its egress port (UINT32_MAX without ports) and its queue id (0 without). */
-static inline uint32_t record_port(const struct hw_record *r)
-{
-	return (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
-}
-static inline uint8_t record_queue(const struct hw_record *r)
-{
-	return (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0;
-}
-
 /* Look-ahead for hw_an_ingest (the queue table and the detectors' state are megabytes on a real fabric, and
  * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
  * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
@@ -445,38 +433,27 @@ static inline uint8_t record_queue(const struct hw_record *r)
 #define AN_AHEAD_QUEUE 8
 static inline __attribute__((always_inline)) uint32_t home_slot(const struct hw_analyzer *a, const struct hw_record *r)
 {
-	return queue_hash(r->node_id, record_port(r), record_queue(r)) & a->qmask;
+	return an_queue_hash(r->node_id, an_record_port(r), an_record_queue(r)) & a->qmask;
+}
+static inline __attribute__((always_inline)) void prefetch_state(const struct hw_analyzer *a, const struct hw_record *r,
+                                                                 uint32_t qi)
+{
+	const struct an_queue *q = &a->queues[qi];
+	__builtin_prefetch(q);
+	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
+	const unsigned char *qs = a->qstate + (size_t)qi * a->qstride;
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		__builtin_prefetch(qs + h->qoff);
 }
 static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r,
                                                                  uint32_t slot)
 {
 	const uint32_t v = a->qslots[slot];
-	if (!v)
-		return;
-	const struct an_queue *q = &a->queues[v - 1];
-	__builtin_prefetch(q);
-	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
-	const unsigned char *qs = a->qstate + (size_t)(v - 1) * a->qstride;
-	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
-		__builtin_prefetch(qs + h->qoff);
+	if (v)
+		prefetch_state(a, r, v - 1);
 }
 
-static uint32_t scale32(uint32_t v, uint32_t k)
-{
-	uint64_t x = (uint64_t)v * k;
-	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
-}
-
-/* r in ns and bytes: its node's units (q's, from the map) converted once, here at ingest. */
-static void to_ns_bytes(struct hw_record *r, const struct an_queue *q)
-{
-	r->hop_latency = scale32(r->hop_latency, q->t_scale);
-	r->ingress_ts *= q->t_scale;
-	r->egress_ts *= q->t_scale;
-	r->queue_occupancy = scale32(r->queue_occupancy, q->occ_scale);
-}
-
-static void update_queue(struct an_queue *q, const struct hw_record *r)
+static inline __attribute__((always_inline)) void update_queue(struct an_queue *q, const struct hw_record *r)
 {
 	uint32_t occ = (r->valid & HW_V_QUEUE) ? r->queue_occupancy : 0;
 	uint32_t lat = (r->valid & HW_V_HOP_LATENCY) ? r->hop_latency : 0;
@@ -742,7 +719,10 @@ static void grow_ports(struct hw_analyzer *a, const struct hw_record *r)
 	}
 }
 
-static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
+/* One record; res: what the shards did with it (hw_an_shards), NULL without shards (a constant there: inlined
+ * into both paths, the one-thread path is the same code as before). */
+static inline __attribute__((always_inline)) void ingest_one(struct hw_analyzer *a, const struct hw_record *r,
+                                                             const struct an_shard_res *res)
 {
 	if (a->grow && (r->valid & HW_V_PORTS))
 		grow_ports(a, r);
@@ -818,8 +798,9 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	}
 	if (!(r->valid & (HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_DROP | HW_V_PORTS)))
 		return;
-	uint32_t port = record_port(r);
-	struct an_queue *q = queue_of(a, r->node_id, port, record_queue(r));
+	uint32_t port = an_record_port(r);
+	struct an_queue *q =
+	    res && res->qi ? &a->queues[res->qi - 1] : queue_of(a, r->node_id, port, an_record_queue(r));
 	if (!q) {
 		a->st.queues_dropped++;
 		if (a->topo && port == UINT32_MAX)
@@ -837,7 +818,7 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 			pcr = *r;
 			rr = &pcr;
 		}
-		to_ns_bytes(&pcr, q);
+		an_to_ns_bytes(&pcr, q);
 		const uint32_t occ = (r->valid & HW_V_QUEUE) ? pcr.queue_occupancy : UINT32_MAX;
 		if (r->hop_index < AN_PATH) {
 			rep->hop_lat[r->hop_index] = pcr.hop_latency;
@@ -854,12 +835,59 @@ static void ingest_one(struct hw_analyzer *a, const struct hw_record *r)
 	if (pc)
 		pc->qidx[rr->hop_index] = (uint32_t)(q - a->queues) + 1;
 	unsigned char *qs = a->qstate + (size_t)(q - a->queues) * a->qstride; /* q's state, every detector's */
-	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+	if (!res || !res->done) {
+		for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+			h->record(a, h->d, q, qs + h->qoff, rr);
+		return;
+	}
+	/* the shards ran the first res->done sharded hooks on it (they changed no episode); the rest run here */
+	unsigned k = 0;
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
+		if (h->local && k < res->done) {
+			k++;
+			continue;
+		}
 		h->record(a, h->d, q, qs + h->qoff, rr);
+	}
+}
+
+/* hw_an_ingest with shards: batches of AN_SHARD_BATCH, each through the shards' steps (an_shard.c) and, a
+ * sub-batch behind them, through the core in record order.  While the clock is not yet confirmed (the first reports)
+ * the one-thread path: a record's clock may still move back there, which the shards do not follow. */
+static void ingest_sharded(struct hw_analyzer *a, const struct hw_record *r, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		if (!a->clk.set || !a->clk.confirmed) {
+			ingest_one(a, &r[i++], NULL);
+			if (a->per_step)
+				deliver(a);
+			continue;
+		}
+		const size_t k = n - i < AN_SHARD_BATCH ? n - i : AN_SHARD_BATCH;
+		an_shards_begin(a, r + i, k, a->shres);
+		for (size_t j = 0; j < k; j++) {
+			if (j % AN_SHARD_SUB == 0) /* the shards are done with this sub-batch (and are on the next) */
+				an_shards_wait(a, (unsigned)(j / AN_SHARD_SUB + 1));
+			const size_t ahead = j + AN_AHEAD_QUEUE; /* the look-ahead, queue known, in this sub-batch */
+			if (ahead < k && ahead / AN_SHARD_SUB == j / AN_SHARD_SUB && a->shres[ahead].qi)
+				prefetch_state(a, &r[i + ahead], a->shres[ahead].qi - 1);
+			a->st.records_sharded += a->shres[j].done != 0;
+			a->st.shard_handbacks += a->shres[j].st != 0;
+			ingest_one(a, &r[i + j], &a->shres[j]);
+			if (a->per_step)
+				deliver(a);
+		}
+		i += k;
+	}
 }
 
 void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 {
+	if (a->shards) {
+		ingest_sharded(a, r, n);
+		deliver(a);
+		return;
+	}
 	uint32_t home[AN_AHEAD_SLOT]; /* the home slots of records i + 1 .. i + AN_AHEAD_SLOT, by index % size */
 	for (size_t i = 0; i < n; i++) {
 		if (i + AN_AHEAD_SLOT < n) {
@@ -871,7 +899,7 @@ void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 			const size_t j = i + AN_AHEAD_QUEUE;
 			prefetch_queue(a, &r[j], j >= AN_AHEAD_SLOT ? home[j % AN_AHEAD_SLOT] : home_slot(a, &r[j]));
 		}
-		ingest_one(a, &r[i]);
+		ingest_one(a, &r[i], NULL);
 		if (a->per_step)
 			deliver(a);
 	}

@@ -110,7 +110,59 @@ struct an_rec_hook {
 	               const struct hw_record *r);
 	struct an_det *d;
 	size_t qoff; /* its state's offset in each queue's (an_det.qoff) */
+	/* sharded (an_shard.c): its per-queue step (detector.h record_local), NULL when not sharded */
+	int (*local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
+	size_t episode_off; /* its episode (struct an_hyst) in its state (detector.h episode_off) */
 };
+
+/* Sharded detectors (an_shard.c, hw_an_shards): what the shards did with one record of a batch.  qi: its
+ * queue's index + 1 as the shard found it (0: not found or not the shards', the core looks it up); done: the
+ * sharded record hooks run on it (the first done of them in the order of a->rec), which changed no episode;
+ * st: 1 when its queue went back to the core here for the rest of the batch. */
+struct an_shard_res {
+	uint32_t qi;
+	uint8_t done;
+	int8_t st;
+};
+struct an_shards;
+/* Batches of up to AN_SHARD_BATCH records, stepped by the shards in sub-batches of AN_SHARD_SUB. */
+#define AN_SHARD_BATCH 4096
+#define AN_SHARD_SUB 512
+/* Start the shards on records r[0 .. n) (n <= AN_SHARD_BATCH), results into res[0 .. n); only while the clock
+ * is set and confirmed (an_core.c).  Then, before the core reads res of sub-batch j, an_shards_wait(a, j + 1);
+ * the core takes every sub-batch before its next an_shards_begin. */
+void an_shards_begin(struct hw_analyzer *a, const struct hw_record *r, size_t n, struct an_shard_res *res);
+void an_shards_wait(struct hw_analyzer *a, unsigned subs);
+void an_shards_destroy(struct an_shards *s);
+
+/* A record's queue key: its node, its egress port (UINT32_MAX without ports) and its queue id (0 without), and
+ * the key's hash (the queue table's home slot, masked). */
+static inline uint32_t an_record_port(const struct hw_record *r)
+{
+	return (r->valid & HW_V_PORTS) ? r->egress_port : UINT32_MAX;
+}
+static inline uint8_t an_record_queue(const struct hw_record *r)
+{
+	return (r->valid & (HW_V_QUEUE | HW_V_DROP)) ? r->queue_id : 0;
+}
+static inline uint32_t an_queue_hash(uint32_t node, uint32_t port, uint8_t queue)
+{
+	uint32_t h = (node * 2654435761u) ^ (port * 40503u) ^ ((uint32_t)queue * 97u);
+	return h ^ h >> 15;
+}
+static inline uint32_t an_scale32(uint32_t v, uint32_t k)
+{
+	uint64_t x = (uint64_t)v * k;
+	return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+/* r in ns and bytes: its queue's node's units (from the map) converted, at ingest. */
+static inline void an_to_ns_bytes(struct hw_record *r, const struct an_queue *q)
+{
+	r->hop_latency = an_scale32(r->hop_latency, q->t_scale);
+	r->ingress_ts *= q->t_scale;
+	r->egress_ts *= q->t_scale;
+	r->queue_occupancy = an_scale32(r->queue_occupancy, q->occ_scale);
+}
 
 /* A congestion tree's held flows (an_incident.c): what its victims held, which bursts on when it ends. */
 #define AN_HELD 8         /* trees remembered (the newest) */
@@ -161,6 +213,8 @@ struct hw_analyzer {
 	struct an_rec_hook *rec;
 	struct an_det **on_report, **on_tick;
 	unsigned n_rec, n_on_report, n_on_tick;
+	struct an_shards *shards;   /* hw_an_shards: the sharded record hooks' threads (NULL: one thread) */
+	struct an_shard_res *shres; /* ... the results of a batch, AN_SHARD_BATCH */
 	struct an_det *by_kind[HW_AN_KIND_COUNT];
 	struct an_report rep;
 	struct { /* record time sanity: the clock's state and a jump ahead waiting for a second report */

@@ -40,7 +40,15 @@ struct an_det;
  *               every queue in table order, the same calls without one indirect call per queue;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
- *   stats:      adds its counters to hw_an_stats's answer. */
+ *   stats:      adds its counters to hw_an_stats's answer.
+ * Sharding (hw_an_shards, an_shard.c): a detector with an episode may offer its record hook's per-queue step:
+ *   record_local: the step of record on queue state qs (a copy), reading nothing but qs, a->c, q's thresholds
+ *               and r (its hop_index is the record's, not a postcard's place); returns nonzero when record
+ *               would raise or resolve there (it changed the episode's active flag), 0 when record would do no
+ *               more than this step.  It runs on a shard's thread ahead of the core, which runs record whole
+ *               where it returned nonzero (on the state before that record);
+ *   quiet_ns:   its tick_queue changes nothing on a queue while the queue's episode is not active or for less
+ *               than quiet_ns(c) since the queue's last record. */
 struct an_detector {
 	const char *name;          /* its config section ("high_queue"), for messages */
 	enum hw_an_kind kind;      /* the event kind it raises; "detectors": {"<alertname>": false} turns it off */
@@ -64,6 +72,8 @@ struct an_detector {
 	unsigned (*flow_path)(const struct hw_analyzer *a, const struct an_det *d, uint64_t flow_hash,
 	                      uint32_t (*hops)[2], unsigned max);
 	void (*stats)(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *s);
+	int (*record_local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
+	uint64_t (*quiet_ns)(const struct hw_an_config *c);
 };
 
 /* In a detector's file, after its tick_queue hook fn: defines fn##_each, its tick_queues (fn inlined into

@@ -225,6 +225,18 @@ static void queue_record(struct hw_analyzer *a, struct an_det *d, struct an_queu
 		      "occupancy");
 }
 
+/* Sharded (detector.h record_local): queue_record's step alone, the episode changed (nonzero) or not. */
+static int queue_local(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r)
+{
+	if (!(r->valid & HW_V_QUEUE))
+		return 0;
+	return high_step(qs, q->th.high, q->th.clear, &a->c, &a->c.high_queue, r->queue_occupancy, r->time_ns);
+}
+static uint64_t queue_quiet(const struct hw_an_config *c)
+{
+	return c->high_queue.clear_ns; /* quiet() */
+}
+
 static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	(void)d;
@@ -239,6 +251,17 @@ static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_qu
 	if (r->valid & HW_V_HOP_LATENCY)
 		level(a, q, r, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, q->th.lat, q->th.lat_clear, r->hop_latency,
 		      "hop_latency");
+}
+
+static int latency_local(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r)
+{
+	if (!(r->valid & HW_V_HOP_LATENCY))
+		return 0;
+	return high_step(qs, q->th.lat, q->th.lat_clear, &a->c, &a->c.high_latency, r->hop_latency, r->time_ns);
+}
+static uint64_t latency_quiet(const struct hw_an_config *c)
+{
+	return c->high_latency.clear_ns;
 }
 
 static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
@@ -286,6 +309,8 @@ const struct an_detector an_detect_high_queue = {
     .tick_queue = queue_tick,
     .tick_queues = queue_tick_each,
     AN_EPISODE(struct high_q, h),
+    .record_local = queue_local,
+    .quiet_ns = queue_quiet,
 };
 const struct an_detector an_detect_high_latency = {
     .name = "high_hop_latency",
@@ -298,4 +323,6 @@ const struct an_detector an_detect_high_latency = {
     .tick_queue = latency_tick,
     .tick_queues = latency_tick_each,
     AN_EPISODE(struct high_q, h),
+    .record_local = latency_local,
+    .quiet_ns = latency_quiet,
 };
