@@ -207,10 +207,16 @@ static void test_buildup_lead_on_linear_ramp(void **state)
  * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing, with
  * queue_buildup.from 0; with 0.75 not before 7500: at 940 us (8000), 10 us before (hold_ns 0).  With the
  * default hold_ns (10 us) none: 8000 at 940 us is the only sample between 7500 and the threshold. */
-static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
+/* 12 empty samples 80 us apart from t0 (0..880 us): a flat past before a climb. */
+static void flat(struct hw_analyzer *a, uint64_t t0)
 {
 	for (int k = 0; k < 12; k++)
 		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+}
+
+static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
+{
+	flat(a, t0);
 	for (int j = 0; j <= 5; j++)
 		feed(a, rec(t0 + 900000 + (uint64_t)j * 10000, (uint32_t)j * 2000, 500, 1));
 }
@@ -304,8 +310,7 @@ static void test_buildup_reachable_ceiling(void **state)
  *     7900: raised at 924 us, occupancy 7900. */
 static void spike(struct hw_analyzer *a, uint64_t t0, int held)
 {
-	for (int k = 0; k < 12; k++)
-		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+	flat(a, t0);
 	feed(a, rec(t0 + 900000, 3000, 500, 1));
 	feed(a, rec(t0 + 910000, 6000, 500, 2));
 	feed(a, rec(t0 + 914000, 7600, 500, 3));
@@ -352,13 +357,10 @@ static void test_buildup_hold(void **state)
  *  c) steady 0 (the default): neither is raised (the time hold alone). */
 static void climb(struct hw_analyzer *a, uint64_t t0, uint32_t at912)
 {
-	for (int k = 0; k < 12; k++)
-		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
-	feed(a, rec(t0 + 900000, 4500, 500, 1));
-	feed(a, rec(t0 + 904000, 6000, 500, 1));
-	feed(a, rec(t0 + 908000, 7500, 500, 1));
-	feed(a, rec(t0 + 912000, at912, 500, 1));
-	feed(a, rec(t0 + 916000, 10500, 500, 1));
+	flat(a, t0);
+	static const uint32_t occ[] = {4500, 6000, 7500, 0, 10500}; /* [3]: at912 */
+	for (unsigned j = 0; j < 5; j++)
+		feed(a, rec(t0 + 900000 + j * 4000ull, j == 3 ? at912 : occ[j], 500, 1));
 }
 
 static void test_buildup_steady(void **state)
