@@ -49,6 +49,8 @@ struct hw_an_config {
 	uint32_t buildup_rising;        /* ... and with this many newest samples not falling */
 	uint32_t buildup_min_flows;     /* ... and, lossless at Xoff, fed by this many distinct flows in the window */
 	uint64_t buildup_hold_ns;       /* ... and held at from x raise or above, not falling, this long */
+	double buildup_steady;          /* ... or, held for two samples, its newest step this share of its newest
+	                                 * samples' slope or more (0: off) */
 	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: the HighQueue threshold) */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */

@@ -207,10 +207,16 @@ static void test_buildup_lead_on_linear_ramp(void **state)
  * lie on 200 bytes per us: QueueBuildup at 930 us (occupancy 6000), 20 us before the crossing, with
  * queue_buildup.from 0; with 0.75 not before 7500: at 940 us (8000), 10 us before (hold_ns 0).  With the
  * default hold_ns (10 us) none: 8000 at 940 us is the only sample between 7500 and the threshold. */
-static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
+/* 12 empty samples 80 us apart from t0 (0..880 us): a flat past before a climb. */
+static void flat(struct hw_analyzer *a, uint64_t t0)
 {
 	for (int k = 0; k < 12; k++)
 		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+}
+
+static void steep_ramp(struct hw_analyzer *a, uint64_t t0)
+{
+	flat(a, t0);
 	for (int j = 0; j <= 5; j++)
 		feed(a, rec(t0 + 900000 + (uint64_t)j * 10000, (uint32_t)j * 2000, 500, 1));
 }
@@ -304,8 +310,7 @@ static void test_buildup_reachable_ceiling(void **state)
  *     7900: raised at 924 us, occupancy 7900. */
 static void spike(struct hw_analyzer *a, uint64_t t0, int held)
 {
-	for (int k = 0; k < 12; k++)
-		feed(a, rec(t0 + (uint64_t)k * 80000, 0, 500, 1));
+	flat(a, t0);
 	feed(a, rec(t0 + 900000, 3000, 500, 1));
 	feed(a, rec(t0 + 910000, 6000, 500, 2));
 	feed(a, rec(t0 + 914000, 7600, 500, 3));
@@ -333,6 +338,47 @@ static void test_buildup_hold(void **state)
 		if (cases[k][2]) {
 			assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + cases[k][2]);
 			assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), (int)cases[k][3]);
+		}
+		hw_an_destroy(a);
+	}
+}
+
+/* queue_buildup.steady: the hold waived for a climb that is not slowing down.  Threshold 10000, level 7500 (from
+ * 0.75), lossy queue, 12 empty samples 80 us apart, then 4500, 6000, 7500 at 900, 904, 908 us and
+ *  a) steady: 9000 at 912 us (10500 at 916 us, above the threshold: no early warning there).  At 912 the time hold
+ *     fails (7500 at 908 us is 4 us old, 6000 before it is below the level).  The newest four samples lie on
+ *     1500 bytes per 4 us = 375 bytes per us; the newest step is 1500 in 4 us = 375 per us >= 1 x 375: with
+ *     steady 1 raised at 912 us, occupancy 9000 (the line projects 9000 + 375 x 1000 us, far past 10000; the
+ *     newest three samples rise).  At 908 the sample before (6000) is below the level: no waiver there;
+ *  b) slowing: 8000 at 912 us instead.  The newest four samples' line: times 0, 4, 8, 12 us (mean 6), occupancy
+ *     4500, 6000, 7500, 8000 (mean 6500): slope ((-6)(-2000) + (-2)(-500) + 2 x 1000 + 6 x 1500) / (36 + 4 + 4 +
+ *     36) = 24000 / 80 = 300 bytes per us; the newest step 500 in 4 us = 125 per us: below 1 x 300 (none with
+ *     steady 1), at least 0.4 x 300 = 120 (raised at 912 us, occupancy 8000, with steady 0.4);
+ *  c) steady 0 (the default): neither is raised (the time hold alone). */
+static void climb(struct hw_analyzer *a, uint64_t t0, uint32_t at912)
+{
+	flat(a, t0);
+	static const uint32_t occ[] = {4500, 6000, 7500, 0, 10500}; /* [3]: at912 */
+	for (unsigned j = 0; j < 5; j++)
+		feed(a, rec(t0 + 900000 + j * 4000ull, j == 3 ? at912 : occ[j], 500, 1));
+}
+
+static void test_buildup_steady(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP;
+	assert_true(cfg.buildup_steady == 0);
+	uint64_t t0 = 7000000000000ull;
+	/* {steady x 10, the sample at 912 us, raised (1) or not} */
+	static const unsigned cases[][3] = {{10, 9000, 1}, {10, 8000, 0}, {4, 8000, 1}, {0, 9000, 0}, {0, 8000, 0}};
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cfg.buildup_steady = cases[k][0] / 10.0;
+		struct hw_analyzer *a = mk();
+		climb(a, t0, cases[k][1]);
+		assert_int_equal(count("QueueBuildup", 0), (int)cases[k][2]);
+		if (cases[k][2]) {
+			assert_int_equal(evs[first("QueueBuildup", 0)].start_ns, t0 + 912000);
+			assert_int_equal((int)number(&evs[first("QueueBuildup", 0)], "occupancy"), (int)cases[k][1]);
 		}
 		hw_an_destroy(a);
 	}
@@ -2139,6 +2185,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_buildup_steep_ramp, setup),
 	    cmocka_unit_test_setup(test_buildup_reachable_ceiling, setup),
 	    cmocka_unit_test_setup(test_buildup_hold, setup),
+	    cmocka_unit_test_setup(test_buildup_steady, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),

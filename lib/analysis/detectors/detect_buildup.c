@@ -95,11 +95,23 @@ static struct sums trend_sums(const struct hw_analyzer *a, const struct an_queue
 }
 
 /* The queue has held at or above level, its samples not falling, for hold_ns: the newest samples back to one at least
- * hold_ns older than now are all at or above level and none is above a newer one (0: off). */
+ * hold_ns older than now are all at or above level and none is above a newer one (0: off).  With buildup_steady above
+ * 0, also when its two newest samples are at the level, not falling, and the newest step climbs at least
+ * buildup_steady x the slope of the line through its newest min_samples samples: a climb that is not slowing down,
+ * however close together the samples (a burst that PFC upstream releases jumps and then slows). */
 static int held(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now, double level)
 {
 	if (!a->c.buildup_hold_ns)
 		return 1;
+	struct sums m = trend_sums(a, q, now, 1);
+	double v, slope;
+	if (a->c.buildup_steady > 0 && q->s_n >= 2 && line(a, &m, &v, &slope) && slope > 0) {
+		unsigned i1 = (q->s_head + AN_TREND - 1) % AN_TREND, i2 = (q->s_head + AN_TREND - 2) % AN_TREND;
+		if (q->s_occ[i2] >= level && q->s_occ[i1] >= q->s_occ[i2] && q->s_t[i1] > q->s_t[i2] &&
+		    (double)(q->s_occ[i1] - q->s_occ[i2]) >=
+		        a->c.buildup_steady * slope * (double)(q->s_t[i1] - q->s_t[i2]))
+			return 1;
+	}
 	uint32_t newer = UINT32_MAX;
 	for (unsigned k = 1; k <= q->s_n; k++) { /* newest first */
 		unsigned i = (q->s_head + AN_TREND - k) % AN_TREND;
@@ -201,6 +213,7 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "rising", AN_U32, buildup_rising),
     AN_KEY("queue_buildup", "min_flows", AN_U32, buildup_min_flows),
     AN_KEY("queue_buildup", "hold_ns", AN_U64, buildup_hold_ns),
+    AN_KEY("queue_buildup", "steady", AN_DOUBLE, buildup_steady),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -213,6 +226,7 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_rising = 3;
 	c->buildup_min_flows = 2;
 	c->buildup_hold_ns = 10000;
+	c->buildup_steady = 0; /* off: on seeds 1-5 it bought recall at some precision (docs/analyzer.md) */
 }
 
 const struct an_detector an_detect_buildup = {
