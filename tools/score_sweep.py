@@ -3,12 +3,14 @@
 fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
-(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
-shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
-incident, per family too, and alerts on clean fabrics.  An injected Microburst the switches never reported
-(no record of its queue at or above their queue report level), or an injected Incast whose queue the simulation
-never filled to its HighQueue threshold (its senders held upstream by PFC), is counted apart as unobservable,
-not in the recall.
+(a congestion alert placed at a PFC victim of an injected event instead of at its root; one that the clean run
+of the same shape, format and seed raised too, the same kind at the same queue and time, is that fabric's own
+background congestion and is counted apart), alerts, alerts shown and notifications (as the shipped
+Alertmanager configuration lists and sends them) per injected incident, per family too, and alerts on clean
+fabrics.  An injected Microburst the switches never reported (no record of its queue at or above their queue
+report level) or never reported at its burst level (PFC Xon of the RoCE queue: "below the burst level"), or an
+injected Incast whose queue the simulation never filled to its HighQueue threshold (its senders held upstream
+by PFC), is counted apart as unobservable, not in the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
