@@ -60,6 +60,7 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None):
     level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
     A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
     most a tracked flow's record that happened to pass, at a level background traffic reaches all the time).
+    With cfg, also one whose records never reached its queue's burst level (below_burst_level).
     An injected Incast whose queue never reached the level at which it is congested (the simulated queue's peak
     over the whole run, truth queues[].peak_bytes, below HighQueue's threshold there, raise_of): its senders were
     held upstream (PFC from congestion elsewhere paused them), so there was no fan-in at its place to report.
@@ -72,8 +73,23 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None):
     if t["kind"] != "Microburst" or series is None or "port" not in t["place"]:
         return False
     level = max((model or {}).get("queue_report_bytes", 0), 1)
+    if cfg is not None:  # below_burst_level: the records reached at most the report level
+        level = max(level, burst_of(dict(cfg, model=model or cfg.get("model", {})), t["place"]["queue"]))
     return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v >= level
                    for ts, v, *_ in series.get(qkey(t["place"]), []))
+
+
+def below_burst_level(t, series, slack_ns, model=None, cfg=None):
+    """An injected Microburst the switches reported, but never at its queue's burst level (Microburst's level,
+    burst_of: PFC Xon for the RoCE queue) from its start to its end plus the slack: the burst was too weak for
+    its fabric (its senders' excess over the host link, times its length, stayed below Xon, so PFC never cared
+    and the queue looked as background traffic makes it look), or the sampling missed its top.  The detector
+    is specified at that level (docs/analyzer.md), so unobservable (counted apart from the never reported:
+    unobservable() is true for both)."""
+    if t["kind"] != "Microburst" or series is None or "port" not in t["place"] or cfg is None:
+        return False
+    return unobservable(t, series, slack_ns, model, None, cfg) and \
+        not unobservable(t, series, slack_ns, model, None, None)
 
 
 def qkey(d):
@@ -200,6 +216,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None):
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
         hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg)]
+        weak = [t for t in hidden if below_burst_level(t, series, slack_ns, truth.get("model"), cfg)]
         ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
 
@@ -215,7 +232,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None):
         accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns, cfg)]
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
         row = {"injected": len(ts), "detected": len(detected), "recall": (len(detected) / len(ts)) if ts else None,
-               "unobservable": len(hidden),
+               "unobservable": len(hidden), "below_burst_level": len(weak),
                "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
                "precision": ((len(matched) + len(accounted)) / len(es)) if es else None,
                "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None}
@@ -430,8 +447,10 @@ def main():
         if v.get("median_delay_ms") is not None:
             notes.append(f"delay {v['median_delay_ms']:.3f} ms")
         if v.get("unobservable"):
+            weak = f", {v['below_burst_level']} of them reported only below the burst level" \
+                if v.get("below_burst_level") else ""
             notes.append(f"{v['unobservable']} more injected left no record or never congested its queue "
-                         f"(unobservable, not counted)")
+                         f"(unobservable, not counted{weak})")
         if v.get("explained"):
             notes.append(f"{v['explained']} more explained by the truth")
         if "victims_named" in v:

@@ -3,12 +3,14 @@
 fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
-(a congestion alert placed at a PFC victim of an injected event instead of at its root), alerts, alerts
-shown and notifications (as the shipped Alertmanager configuration lists and sends them) per injected
-incident, per family too, and alerts on clean fabrics.  An injected Microburst the switches never reported
-(no record of its queue at or above their queue report level), or an injected Incast whose queue the simulation
-never filled to its HighQueue threshold (its senders held upstream by PFC), is counted apart as unobservable,
-not in the recall.
+(a congestion alert placed at a PFC victim of an injected event instead of at its root; one that the clean run
+of the same shape, format and seed raised too, the same kind at the same queue and time, is that fabric's own
+background congestion and is counted apart), alerts, alerts shown and notifications (as the shipped
+Alertmanager configuration lists and sends them) per injected incident, per family too, and alerts on clean
+fabrics.  An injected Microburst the switches never reported (no record of its queue at or above their queue
+report level) or never reported at its burst level (PFC Xon of the RoCE queue: "below the burst level"), or an
+injected Incast whose queue the simulation never filled to its HighQueue threshold (its senders held upstream
+by PFC), is counted apart as unobservable, not in the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -210,6 +212,8 @@ def run_one(job):
         r["notifications"] = notifications(truth, events, int(1e6))
         r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
+        if family == "clean":  # its alerts are the fabric's own background (aggregate)
+            r["congestion_alerts"] = congestion_alerts(events)
         r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
         if keep:
             dst = os.path.join(keep, f"{family}-{shape.replace(':', '')}-{fmt}-{seed}")
@@ -318,10 +322,22 @@ def incident_ids(truth, events, slack_ns):
             for t in truth.get("events", [])]
 
 
+def alert_sig(e):
+    """An alert's kind, queue and start: the same in two runs of one fabric when the same traffic raised it."""
+    return [e.get("event"), e.get("node"), e.get("port_name"), e.get("queue"), e.get("start_ns")]
+
+
+def congestion_alerts(events):
+    """The congestion alerts raised (not updates), as alert_sig."""
+    return [alert_sig(e) for e in events
+            if e.get("state") == "firing" and not e.get("update") and e.get("event") in CONGESTION]
+
+
 def culprits(truth, events, slack_ns):
     """Congestion alerts placed at a PFC victim of an injected incident (a paused queue that is not the
-    incident's own place) while it lasts, per alertname."""
-    out = {}
+    incident's own place) while it lasts, as alert_sig (aggregate() sets apart those the same fabric's clean run
+    raised too)."""
+    out = []
     for e in events:
         if e.get("state") != "firing" or e.get("update") or e.get("event") not in CONGESTION:
             continue
@@ -332,7 +348,7 @@ def culprits(truth, events, slack_ns):
             root = (t["place"].get("node"), t["place"].get("ifname"), t["place"].get("queue"))
             if _evq(e) in victims and _evq(e) != root and \
                     t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns:
-                out[e["event"]] = out.get(e["event"], 0) + 1
+                out.append(alert_sig(e))
                 break
     return out
 
@@ -358,15 +374,22 @@ def unconfirmed(truth, events, series, cfg, slack_ns):
 
 
 def aggregate(results):
+    """Totals over the runs.  A wrong culprit that the same fabric's clean run (same shape, format and seed:
+    the same background traffic) raised too, the same kind at the same queue at the same time, is the fabric's
+    own background congestion at a queue the injected incident later paused, not a culprit misplaced by the
+    incident: counted apart (background_at_victim)."""
     det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
-    per_notif, per_shown, per_family = [], [], {}
+    per_notif, per_shown, per_family, background = [], [], {}, {}
+    clean_alerts = {tuple(r["job"][1:]): {tuple(a) for a in r["score"].get("congestion_alerts", [])}
+                    for r in results if "error" not in r and r["job"][0] == "clean"}
     for r in results:
         if "error" in r:
             errors.append(r)
             continue
         s = r["score"]
         for k, v in s["detectors"].items():
-            d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0})
+            d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0,
+                                   "below_burst_level": 0})
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
@@ -377,8 +400,9 @@ def aggregate(results):
         fam["alerts"] += s["incidents"]
         fam["shown"] += s["shown"]
         fam["notifications"] += s["notifications"]
-        for k, v in s["culprits"].items():
-            wrong[k] = wrong.get(k, 0) + v
+        for sig in s["culprits"]:
+            to = background if tuple(sig) in clean_alerts.get(tuple(r["job"][1:]), ()) else wrong
+            to[sig[0]] = to.get(sig[0], 0) + 1
         if r["job"][0] == "clean":
             for k, v in s["unconfirmed"].items():
                 clean_bad[k] = clean_bad.get(k, 0) + v
@@ -386,6 +410,7 @@ def aggregate(results):
         d["recall"] = d["detected"] / d["injected"] if d["injected"] else None
         d["precision"] = d["matched"] / d["raised"] if d["raised"] else None
         d["at_victim"] = wrong.get(k, 0)
+        d["background_at_victim"] = background.get(k, 0)
     return {"runs": len(results), "failed": len(errors), "errors": errors[:10], "detectors": det,
             "alerts_per_incident_median": statistics.median(per_incident) if per_incident else None,
             "alerts_per_incident_max": max(per_incident) if per_incident else None,
@@ -396,7 +421,7 @@ def aggregate(results):
             "notifications_per_incident_max": max(per_notif) if per_notif else None,
             "per_family": {f: {k: {"median": statistics.median(v), "max": max(v)} for k, v in d.items() if v}
                            for f, d in sorted(per_family.items())},
-            "incidents": len(per_incident), "clean_unconfirmed": clean_bad}
+            "incidents": len(per_incident), "clean_unconfirmed": clean_bad, "background_at_victim": background}
 
 
 def main():
@@ -463,7 +488,9 @@ def main():
     for k, d in sorted(agg["detectors"].items()):
         rec = f"{d['detected']}/{d['injected']} = {d['recall']:.2f}" if d["injected"] else "-"
         if d.get("unobservable"):  # injected, never reported: not in the recall (score_events.unobservable)
-            rec += f" ({d['unobservable']} unobservable)"
+            weak = d.get("below_burst_level", 0)  # reported, never at the burst level (score_events.below_burst_level)
+            rec += f" ({d['unobservable']} unobservable" + \
+                (f": {d['unobservable'] - weak} unreported, {weak} below the burst level)" if weak else ")")
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
@@ -477,6 +504,9 @@ def main():
         if d:  # clean runs inject nothing
             print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
+    if agg["background_at_victim"]:
+        print(f"at a PFC victim but raised in the same fabric's clean run too (its own background congestion, "
+              f"not in the wrong culprits): {agg['background_at_victim']}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)
 

@@ -99,6 +99,45 @@ for peak, injected, hidden in ((77294, 0, 1), (600000, 1, 0)):
     check(f"Incast with its queue's peak {peak}", (row["injected"], row["detected"], row["unobservable"]),
           (injected, 0, hidden))
 
+# An injected Microburst whose queue the switches reported but never at its burst level (PFC Xon of the RoCE queue,
+# 385000 here) is unobservable too, counted apart as below the burst level: at leaf4:Ethernet2/3, queue reports
+# from 200000.  Records peaking at 393508 (>= 385000): injected 1, none unobservable; at 320869 (>= 200000, < 385000):
+# injected 0, unobservable 1, below the burst level 1; at 150000 (< 200000: never reported): unobservable 1, below 0.
+for peak, want in ((393508, (1, 0, 0)), (320869, (0, 1, 1)), (150000, (0, 1, 0))):
+    place = {"node": "leaf4", "node_id": 7, "port": 2, "ifname": "Ethernet2", "queue": 3}
+    truth = {"model": {"roce_queue": 3, "xoff_bytes": 589000, "xon_bytes": 385000, "queue_report_bytes": 200000},
+             "events": [{"kind": "Microburst", "event": "microburst", "place": place, "start_ns": 1000000,
+                         "end_ns": 1084000, "effects": {}}], "queues": []}
+    series = {(7, 2, 3): [(1048000, min(peak, 203474), None), (1090000, peak, None), (1161000, 100000, None)]}
+    row = se.score(truth, [], 1000000, series)["detectors"]["Microburst"]
+    check(f"Microburst with records up to {peak}", (row["injected"], row["unobservable"], row["below_burst_level"]),
+          want)
+
+
+# aggregate(): a congestion alert at a PFC victim that the same fabric's clean run (same shape, format, seed) raised
+# too, the same kind, queue and start, is background (counted apart); one the clean run lacks, or one matching only
+# another seed's clean run, is a wrong culprit.  Here: Microburst A in both seed 1 runs: background 1; HighQueue B
+# only in the incast run: wrong 1; Microburst C in the incast run of seed 2 and in the clean run of seed 1: wrong 1.
+def run(job, culprit_sigs, clean_sigs=None):
+    s = {"detectors": {}, "incidents": [], "incident_ids": [], "notifications": [], "shown": [],
+         "culprits": culprit_sigs, "unconfirmed": {}}
+    if clean_sigs is not None:
+        s["congestion_alerts"] = clean_sigs
+    return {"job": job, "score": s}
+
+
+A = ["Microburst", "spine1", "Ethernet3", 3, 1082000]
+B = ["HighQueue", "spine1", "Ethernet3", 3, 1195000]
+C = ["Microburst", "spine2", "Ethernet1", 3, 2000000]
+det = {"Microburst": {"injected": 0, "detected": 0, "raised": 2, "matched": 2}, "HighQueue": {"raised": 1}}
+incast1 = run(["incast", "leaf-spine", "tr2.0", 1], [A, B])
+incast1["score"]["detectors"] = det
+agg = sw.aggregate([run(["clean", "leaf-spine", "tr2.0", 1], [], [A, C]), incast1,
+                    run(["clean", "leaf-spine", "tr2.0", 2], [], []), run(["incast", "leaf-spine", "tr2.0", 2], [C])])
+check("background at a victim", agg["background_at_victim"], {"Microburst": 1})
+check("wrong culprits", {k: (d["at_victim"], d["background_at_victim"]) for k, d in agg["detectors"].items()},
+      {"Microburst": (1, 1), "HighQueue": (1, 0)})
+
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:
     # hopwatch-gen takes every draw (a 20 us run of the small fabric), and its map.json says that fabric
