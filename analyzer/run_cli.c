@@ -768,7 +768,8 @@ int hw_cmd_run(int argc, char **argv)
 	}
 	an_outputs_tick(&out, AN_TICK_EXIT);
 	if (rc == HW_EXIT_OK && an_outputs_lost(&out))
-		rc = HW_EXIT_FAIL; /* alerts dropped or never delivered: the summary counts them */
+		rc = HW_EXIT_FAIL; /* alerts dropped or never delivered (the summary counts them), or events not written
+		                    */
 	if (summary_f == stderr && !o.quiet)
 		run_summary_json(a, &out, stderr); /* --summary-json -: in place of the lines */
 	else if (!o.quiet)

@@ -123,12 +123,26 @@ void an_outputs_close(struct an_outputs *t)
 /* ---- events as JSON lines ---- */
 
 /* The file is appended to (a restarted analyzer keeps what the last run wrote) and flushed after each batch
- * of input that raised events, so a reader (or a crash) sees every event of the batches done. */
+ * of input that raised events, so a reader (or a crash) sees every event of the batches done.  A write that
+ * fails (a full disk, /dev/full) is said once on stderr with the file and the reason, and the run exits 1:
+ * the file can end inside a line then, and a reader must not take it for the whole run. */
 struct out_events {
 	struct an_output base;
 	FILE *f;
-	int dirty; /* written since the last flush */
+	const char *path;
+	int dirty;           /* written since the last flush */
+	int err;             /* errno of the first failed write or flush, 0 while none failed */
+	uint64_t after_fail; /* events handed to the file since that failure */
 };
+
+static void events_failed(struct out_events *x, int e)
+{
+	if (x->err)
+		return;
+	x->err = e ? e : EIO;
+	fprintf(stderr, "hopwatch-analyzer run: --events %s: %s: events from here on are lost\n", x->path,
+	        strerror(x->err));
+}
 
 static void events_on_event(struct an_output *o, const struct hw_analyzer *a, const struct hw_an_event *e,
                             const char *svg)
@@ -137,7 +151,9 @@ static void events_on_event(struct an_output *o, const struct hw_analyzer *a, co
 	char buf[4096];
 	(void)a;
 	hw_an_event_json(e, svg, buf, sizeof(buf));
-	fprintf(x->f, "%s\n", buf);
+	if (fprintf(x->f, "%s\n", buf) < 0)
+		events_failed(x, errno);
+	x->after_fail += x->err != 0;
 	x->dirty = 1;
 }
 
@@ -145,10 +161,17 @@ static void events_tick(struct an_output *o, const struct hw_analyzer *a, const 
 {
 	struct out_events *x = (struct out_events *)o;
 	(void)a;
-	(void)t;
-	if (x->dirty)
-		fflush(x->f);
+	if ((x->dirty || t->kind == AN_TICK_EXIT) && fflush(x->f))
+		events_failed(x, errno);
+	if (t->kind == AN_TICK_EXIT && ferror(x->f))
+		events_failed(x, 0);
 	x->dirty = 0;
+}
+
+static uint64_t events_lost(struct an_output *o)
+{
+	struct out_events *x = (struct out_events *)o;
+	return x->err ? x->after_fail + 1 : 0; /* at least the event whose write failed */
 }
 
 static void events_close(struct an_output *o)
@@ -160,7 +183,7 @@ static void events_close(struct an_output *o)
 }
 
 static const struct an_output_ops events_ops = {
-    .on_event = events_on_event, .tick = events_tick, .close = events_close};
+    .on_event = events_on_event, .tick = events_tick, .lost = events_lost, .close = events_close};
 
 struct an_output *an_out_events(const char *path, char *err, size_t errlen)
 {
@@ -170,6 +193,7 @@ struct an_output *an_out_events(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	x->base.ops = &events_ops;
+	x->path = path;
 	x->f = strcmp(path, "-") ? fopen(path, "a") : stdout;
 	if (!x->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

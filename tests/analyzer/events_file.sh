@@ -57,4 +57,12 @@ timeout -s KILL 120 "$an" run --jsonl records.jsonl "${topo[@]}" --events events
 timeout -s KILL 120 "$an" run --jsonl records.jsonl "${topo[@]}" --events alone.jsonl --quiet || fail "reference run"
 cat first.jsonl alone.jsonl | cmp -s - events.jsonl ||
   fail "events.jsonl is not the first run's $lines lines followed by the second run's $(wc -l <alone.jsonl)"
+# a file that cannot take the events (a full disk: /dev/full fails every write with ENOSPC) is not a run that
+# succeeded: exit 1, and stderr names the file and the reason (the run above wrote events, so this one has some)
+if [ -w /dev/full ]; then
+  timeout -s KILL 120 "$an" run --jsonl records.jsonl "${topo[@]}" --events /dev/full --quiet 2>full.err
+  rc=$?
+  [ "$rc" = 1 ] || { cat full.err; fail "--events /dev/full: exit $rc, expected 1"; }
+  grep -q -- '--events /dev/full: No space left on device' full.err || { cat full.err; fail "stderr does not say why"; }
+fi
 echo PASS
