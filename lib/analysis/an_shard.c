@@ -50,7 +50,7 @@ static inline unsigned an_shard_of(uint32_t node_id, unsigned n)
 static unsigned active_bits(const struct an_shards *sh, const unsigned char *qs)
 {
 	unsigned bits = 0;
-	for (unsigned j = 0; j < sh->n_local; j++)
+	for (unsigned j = 0; j < sh->n_local && j < AN_MAX_LOCAL; j++) /* n_local <= AN_MAX_LOCAL: said for GCC */
 		bits |=
 		    (unsigned)((const struct an_hyst *)(qs + sh->local[j]->qoff + sh->local[j]->episode_off))->active
 		    << j;
