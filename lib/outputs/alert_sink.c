@@ -343,6 +343,7 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 			free_slot = t;
 	}
 	int fresh = !en;
+	const int prev_resolved = en && en->e.resolved; /* this event raises it again */
 	if (!en) {
 		if (!(en = free_slot))
 			return 0;
@@ -374,7 +375,12 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		en->has_res = 0;
 	}
 	memcpy(en->svg, x->svg[0] ? x->svg : svg, sizeof(en->svg));
-	if (!e->resolved || en->fired) /* a resolve before the firing went out keeps the firing's place */
+	/* A resolve before the firing went out keeps the firing's place, and so does an update of a firing alert
+	 * (an incast's sources doubling): a post lists an incident's alerts in the order they were raised, its
+	 * first alert (the culprit's) first.  Alertmanager flushes a new group at once for an alert that started
+	 * more than group_wait ago (a replay) while it is still taking in the rest of the post, so only the first
+	 * alerts of a post are sure to be in that first notification. */
+	if ((!e->resolved || en->fired) && (fresh || !e->update || prev_resolved))
 		en->seq = s->next_seq++;
 	en->held = (uint8_t)hold; /* a re-raise lets a held resolve go: it fires again */
 	en->dirty |= e->resolved && !hold;
