@@ -23,7 +23,7 @@ struct noted {
 struct entry {
 	struct hw_an_event e;
 	char svg[256];
-	uint64_t seq;      /* hand-over order: a post lists its alerts in it */
+	uint64_t seq;      /* raise order (an update keeps it): a post lists its alerts in it */
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
 	uint8_t used, dirty;
 	uint8_t held;    /* resolved, the resolve held back until the minimum visible time has passed */
