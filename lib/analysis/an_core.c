@@ -390,36 +390,29 @@ static void count_place(struct hw_analyzer *a, const struct an_queue *q)
 static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw_analyzer *a, uint32_t node,
                                                                        uint32_t port, uint8_t queue)
 {
-	const uint32_t h = an_queue_hash(node, port, queue);
-	for (uint32_t i = 0; i <= a->qmask; i++) {
-		uint32_t s = (h + i) & a->qmask, v = a->qslots[s];
-		if (!v) {
-			if (a->n_queues >= a->c.max_queues)
-				return NULL;
-			struct an_queue *q = &a->queues[a->n_queues];
-			/* atomic: the shards probe the table meanwhile (an_shard.c; a plain store on x86) */
-			__atomic_store_n(&a->qslots[s], ++a->n_queues, __ATOMIC_RELEASE);
-			q->node_id = node;
-			q->port = port;
-			q->queue = queue;
-			q->used = 1;
-			q->topo_port = HW_TOPO_NONE;
-			q->tally_entry = UINT32_MAX;
-			const struct hw_topo_map_units u =
-			    hw_topo_map_units_or(a->topo, a->map, node,
-			                         (struct hw_topo_map_units){a->c.units_time_ns, a->c.units_occ_bytes});
-			q->t_scale = u.time_ns;
-			q->occ_scale = u.occ_bytes;
-			if (a->topo && port != UINT32_MAX)
-				place_queue(a, q);
-			an_thresholds(a, q);
-			return q;
-		}
-		struct an_queue *q = &a->queues[v - 1];
-		if (q->node_id == node && q->port == port && q->queue == queue)
-			return q;
-	}
-	return NULL;
+	uint32_t s;
+	const uint32_t v = an_queue_find(a, an_queue_hash(node, port, queue), node, port, queue, UINT32_MAX, &s);
+	if (v)
+		return &a->queues[v - 1];
+	if (s == UINT32_MAX || a->n_queues >= a->c.max_queues)
+		return NULL;
+	struct an_queue *q = &a->queues[a->n_queues];
+	/* atomic: the shards probe the table meanwhile (an_shard.c; a plain store on x86) */
+	__atomic_store_n(&a->qslots[s], ++a->n_queues, __ATOMIC_RELEASE);
+	q->node_id = node;
+	q->port = port;
+	q->queue = queue;
+	q->used = 1;
+	q->topo_port = HW_TOPO_NONE;
+	q->tally_entry = UINT32_MAX;
+	const struct hw_topo_map_units u = hw_topo_map_units_or(
+	    a->topo, a->map, node, (struct hw_topo_map_units){a->c.units_time_ns, a->c.units_occ_bytes});
+	q->t_scale = u.time_ns;
+	q->occ_scale = u.occ_bytes;
+	if (a->topo && port != UINT32_MAX)
+		place_queue(a, q);
+	an_thresholds(a, q);
+	return q;
 }
 
 /* Look-ahead for hw_an_ingest (the queue table and the detectors' state are megabytes on a real fabric, and

@@ -232,6 +232,31 @@ struct hw_analyzer {
 	struct hw_an_stats st;
 };
 
+/* The queue table's probe for key (node, port, queue), hashed h: the queue's index + 1, or 0 when it is not in
+ * the table, and then *empty: the slot where it would go (UINT32_MAX: the table is full).  Slots are loaded
+ * atomically (a plain load on x86): the shards probe while the core adds (an_shard.c); limit: indexes above it
+ * are skipped as not there (a shard's batch ignores the queues made since it began; UINT32_MAX: none). */
+static inline __attribute__((always_inline)) uint32_t an_queue_find(const struct hw_analyzer *a, uint32_t h,
+                                                                    uint32_t node, uint32_t port, uint8_t queue,
+                                                                    uint32_t limit, uint32_t *empty)
+{
+	const uint32_t mask = a->qmask;
+	for (uint32_t i = 0; i <= mask; i++) {
+		const uint32_t s = (h + i) & mask, v = __atomic_load_n(&a->qslots[s], __ATOMIC_ACQUIRE);
+		if (!v) {
+			*empty = s;
+			return 0;
+		}
+		if (v > limit)
+			continue;
+		const struct an_queue *q = &a->queues[v - 1];
+		if (q->node_id == node && q->port == port && q->queue == queue)
+			return v;
+	}
+	*empty = UINT32_MAX;
+	return 0;
+}
+
 /* Fill q->th from q's port and the configuration (after q is placed). */
 void an_thresholds(const struct hw_analyzer *a, struct an_queue *q);
 /* The map's top-level fabric (its values above 0) over f: hw_an_create() puts it into the analyzer's own copy of

@@ -86,7 +86,7 @@ static void shard_steps(struct an_shards *sh, unsigned s, size_t from, size_t to
 {
 	const struct hw_analyzer *a = sh->a;
 	const struct hw_record *const rec = sh->r;
-	const uint32_t epoch = sh->epoch, n0 = sh->n0, mask = a->qmask;
+	const uint32_t epoch = sh->epoch, n0 = sh->n0;
 	uint32_t *const gone = sh->gone + s * sh->nq, *const seen = sh->seen + s * sh->nq;
 	uint64_t *const last_ns = sh->last + s * sh->nq;
 	uint8_t *const known = sh->known + s * sh->nq;
@@ -102,21 +102,9 @@ static void shard_steps(struct an_shards *sh, unsigned s, size_t from, size_t to
 			continue; /* the core takes it to no queue */
 		const uint32_t port = an_record_port(r);
 		const uint8_t queue = an_record_queue(r);
-		const uint32_t h = an_queue_hash(r->node_id, port, queue);
-		uint32_t qi =
-		    0; /* the queue table as the core's queue_of probes it; the core may add to it meanwhile */
-		for (uint32_t j = 0; j <= mask; j++) {
-			const uint32_t v = __atomic_load_n(&a->qslots[(h + j) & mask], __ATOMIC_ACQUIRE);
-			if (!v)
-				break;
-			if (v > n0)
-				continue; /* made in this batch: the core's */
-			const struct an_queue *q = &a->queues[v - 1];
-			if (q->node_id == r->node_id && q->port == port && q->queue == queue) {
-				qi = v;
-				break;
-			}
-		}
+		uint32_t empty; /* the queue table as the core's queue_of probes it; the core may add to it meanwhile */
+		const uint32_t qi =
+		    an_queue_find(a, an_queue_hash(r->node_id, port, queue), r->node_id, port, queue, n0, &empty);
 		if (!qi)
 			continue; /* a new queue: the core makes it and runs its hooks */
 		out->qi = qi;
