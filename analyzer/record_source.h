@@ -20,6 +20,9 @@ struct record_source_ops {
 	 * HW_SRC_ERROR: the message, naming the input, in err (a live source goes on after it). */
 	long (*next)(struct record_source *s, const struct hw_record **r, char *err, size_t errlen);
 	void (*close)(struct record_source *s);
+	/* Optional (NULL: next() only): the same as next(), but the records go into buf (cap of them, at least
+	 * HW_STREAM_MAX_BATCH), not into the source's own buffer; the reader thread reads into its slots so. */
+	long (*next_into)(struct record_source *s, struct hw_record *buf, size_t cap, char *err, size_t errlen);
 };
 
 /* Every source starts with this. */

@@ -15,7 +15,7 @@ struct source_files {
 	struct hw_record buf[HW_STREAM_MAX_BATCH];
 };
 
-static long files_next(struct record_source *s, const struct hw_record **r, char *err, size_t errlen)
+static long files_next_into(struct record_source *s, struct hw_record *buf, size_t cap, char *err, size_t errlen)
 {
 	struct source_files *f = (struct source_files *)s;
 	for (;;) {
@@ -25,17 +25,22 @@ static long files_next(struct record_source *s, const struct hw_record **r, char
 			if (!(f->rd = hw_record_reader_open(f->paths[f->i], err, errlen)))
 				return HW_SRC_ERROR;
 		}
-		long n = hw_record_reader_read(f->rd, f->buf, HW_STREAM_MAX_BATCH, err, errlen);
-		if (n > 0) {
-			*r = f->buf;
+		long n = hw_record_reader_read(f->rd, buf, cap, err, errlen);
+		if (n > 0)
 			return n;
-		}
 		hw_record_reader_close(f->rd);
 		f->rd = NULL;
 		f->i++;
 		if (n < 0)
 			return HW_SRC_ERROR;
 	}
+}
+
+static long files_next(struct record_source *s, const struct hw_record **r, char *err, size_t errlen)
+{
+	struct source_files *f = (struct source_files *)s;
+	*r = f->buf;
+	return files_next_into(s, f->buf, HW_STREAM_MAX_BATCH, err, errlen);
 }
 
 static void files_close(struct record_source *s)
@@ -46,7 +51,8 @@ static void files_close(struct record_source *s)
 	free(f);
 }
 
-static const struct record_source_ops files_ops = {.next = files_next, .close = files_close};
+static const struct record_source_ops files_ops = {
+    .next = files_next, .close = files_close, .next_into = files_next_into};
 
 struct record_source *hw_source_files(const char *const *paths, int n, char *err, size_t errlen)
 {

@@ -31,7 +31,8 @@ struct source_thread {
 	int started;
 };
 
-/* Copy the inner batch into slot s: the inner source's buffer is only valid until its next call. */
+/* Copy the inner batch into slot s: the inner source's buffer is only valid until its next call (a source
+ * with next_into reads into the slot instead). */
 static int fill(struct st_slot *s, long n, const struct hw_record *r)
 {
 	s->n = n;
@@ -66,8 +67,15 @@ static void *reader(void *arg)
 			return NULL;
 		/* s is the reader's alone until it is counted full (the consumer only reads full slots) */
 		const struct hw_record *r = NULL;
-		long n = t->in->ops->next(t->in, &r, s->err, sizeof(s->err));
-		const int end = fill(s, n, r) || n == HW_SRC_END || (n == HW_SRC_ERROR && !t->in->live);
+		long n;
+		int failed = 0;
+		if (t->in->ops->next_into) { /* straight into the slot: no copy */
+			s->n = n = t->in->ops->next_into(t->in, s->buf, s->cap, s->err, sizeof(s->err));
+		} else {
+			n = t->in->ops->next(t->in, &r, s->err, sizeof(s->err));
+			failed = fill(s, n, r);
+		}
+		const int end = failed || n == HW_SRC_END || (n == HW_SRC_ERROR && !t->in->live);
 		pthread_mutex_lock(&t->mu);
 		t->full++;
 		t->ended = end; /* a replay's error ends the run (drive()); a live source goes on after one */

@@ -16,7 +16,7 @@
 
 #define WRITER_BUF (1u << 20)       /* bytes buffered before a write(2) */
 #define READER_CHUNK 256u           /* records per read(2) */
-#define COMPACT_BUF (256u << 10)    /* bytes of a compact file read at once */
+#define COMPACT_BUF (1u << 20)      /* bytes of a compact file buffered: refills move at most COMPACT_REFILL of them */
 #define COMPACT_REFILL (128u << 10) /* read more when fewer bytes than this are left: more than any group */
 #define NAME_LEN 256
 
