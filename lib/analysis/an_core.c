@@ -51,8 +51,23 @@ static int create_detectors(struct hw_analyzer *a)
 		if (def->tick_queue || def->tick_queues || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 	}
-	if (a->qstride && !(a->qstate = calloc(a->c.max_queues ? a->c.max_queues : 1, a->qstride)))
-		return -1;
+	/* rows on cache lines of their own: the look-ahead then knows which lines the record hooks' states start
+	 * in, the same for every queue (prefetch_state), and fetches each once */
+	a->qstride = (a->qstride + AN_LINE - 1) & ~(size_t)(AN_LINE - 1);
+	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
+	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
+		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_LINE)))
+			return -1;
+		a->qstate = a->qstate_mem + (AN_LINE - (uintptr_t)a->qstate_mem % AN_LINE) % AN_LINE;
+	}
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
+		const uint32_t line = (uint32_t)(h->qoff / AN_LINE * AN_LINE);
+		unsigned k = 0;
+		while (k < a->n_pf && a->pf_off[k] != line)
+			k++;
+		if (k == a->n_pf && k < AN_MAX_DETS)
+			a->pf_off[a->n_pf++] = line;
+	}
 	return 0;
 }
 
@@ -102,7 +117,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->dets);
 	free(a->on_report);
 	free(a->rec);
-	free(a->qstate);
+	free(a->qstate_mem);
 	free(a->queues);
 	free(a->qslots);
 	free(a->pending);
@@ -435,8 +450,8 @@ static inline __attribute__((always_inline)) void prefetch_state(const struct hw
 	__builtin_prefetch(q);
 	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
 	const unsigned char *qs = a->qstate + (size_t)qi * a->qstride;
-	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
-		__builtin_prefetch(qs + h->qoff);
+	for (const uint32_t *o = a->pf_off, *const end = o + a->n_pf; o < end; o++)
+		__builtin_prefetch(qs + *o);
 }
 static inline __attribute__((always_inline)) void prefetch_queue(const struct hw_analyzer *a, const struct hw_record *r,
                                                                  uint32_t slot)

@@ -12,6 +12,8 @@
 #define AN_QFLOWS 8            /* recent distinct flows per queue */
 #define AN_PATH HW_AN_MAX_PATH /* hops per report kept for paths */
 #define AN_TICK_NS 1000000ull
+#define AN_LINE 64     /* bytes in a cache line */
+#define AN_MAX_DETS 32 /* detectors in the registry, at most */
 /* Record time sanity (docs/analyzer.md "Record time"): a record more than this ahead of the clock is set aside
  * unless the next report confirms the jump. */
 #define AN_CLOCK_AHEAD_NS 10000000000ull
@@ -202,11 +204,14 @@ struct hw_analyzer {
 	struct an_queue *queues;
 	uint32_t *qslots; /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;
-	unsigned char *qstate; /* the detectors' per-queue state: qstride bytes per queue */
+	unsigned char *qstate;     /* the detectors' per-queue state: qstride bytes per queue, AN_LINE-aligned */
+	unsigned char *qstate_mem; /* ... in this allocation */
 	size_t qstride;
-	uint32_t smask, n_senders; /* sender tables (detectors' sender_size): smask + 1 slots; senders seen */
-	uint32_t fmask, n_flows;   /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
-	struct an_det *dets;       /* the registry's detectors, in order (an_registry.c) */
+	uint32_t pf_off[AN_MAX_DETS]; /* the lines of a queue's state the record hooks' states start in ... */
+	unsigned n_pf;                /* ... (their offsets in the row, distinct): the look-ahead's */
+	uint32_t smask, n_senders;    /* sender tables (detectors' sender_size): smask + 1 slots; senders seen */
+	uint32_t fmask, n_flows;      /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
+	struct an_det *dets;          /* the registry's detectors, in order (an_registry.c) */
 	unsigned n_dets;
 	/* the enabled detectors (a->c is fixed) with each hook, in order; the record hooks as the per-record
 	 * loop calls them */
