@@ -87,7 +87,11 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->ctx = ctx;
 	a->next_id = 1;
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
-	a->queues = calloc(c->max_queues ? c->max_queues : 1, sizeof(*a->queues));
+	/* calloc'd (pages untouched until used), the queues on AN_LINE boundaries: see struct an_queue */
+	a->queues_mem = calloc(1, (c->max_queues ? c->max_queues : 1) * sizeof(*a->queues) + AN_LINE);
+	if (a->queues_mem)
+		a->queues =
+		    (struct an_queue *)(a->queues_mem + (AN_LINE - (uintptr_t)a->queues_mem % AN_LINE) % AN_LINE);
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
 	a->qmask = qcap - 1;
 	a->smask = 4095;
@@ -118,7 +122,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->on_report);
 	free(a->rec);
 	free(a->qstate_mem);
-	free(a->queues);
+	free(a->queues_mem);
 	free(a->qslots);
 	free(a->pending);
 	free(a->postcards);
@@ -433,7 +437,8 @@ static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw
 /* Look-ahead for hw_an_ingest (the queue table and the detectors' state are megabytes on a real fabric, and
  * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
  * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
- * record touches (its key, the ring bucket of its millisecond) and the start of each detector's state.
+ * record touches (its first three lines: key, thresholds, recent flows; the ring bucket of its millisecond) and
+ * the line each record hook's state starts in.
  * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else.
  * always_inline: GCC finds a function whose body is __builtin_prefetch free of side effects and drops its
  * calls before it would inline them (the look-ahead was not in the binary until round 8). */
@@ -448,6 +453,8 @@ static inline __attribute__((always_inline)) void prefetch_state(const struct hw
 {
 	const struct an_queue *q = &a->queues[qi];
 	__builtin_prefetch(q);
+	__builtin_prefetch((const unsigned char *)q + AN_LINE);
+	__builtin_prefetch((const unsigned char *)q + 2 * AN_LINE);
 	__builtin_prefetch(&q->ring[r->time_ns / 1000000u % AN_RING]);
 	const unsigned char *qs = a->qstate + (size_t)qi * a->qstride;
 	for (const uint32_t *o = a->pf_off, *const end = o + a->n_pf; o < end; o++)

@@ -44,26 +44,30 @@ struct an_th {
 /* A queue (node, egress port, queue id): the core's part.  Each detector's per-queue state is its own slice of
  * the analyzer's side table (an_qstate). */
 struct an_queue {
+	/* what every record reads or writes but the ring bucket and the trend sample: the first three lines
+	 * (AN_LINE-aligned; the look-ahead fetches them) */
 	uint32_t node_id, port;
 	uint8_t queue, used, placed;
+	uint8_t s_head, s_n;
+	uint8_t flow_head, n_flows;
 	uint32_t topo_port; /* HW_TOPO_NONE when not placed */
 	uint32_t t_scale;   /* its node's units (map): ns per time unit, bytes per occupancy unit */
 	uint32_t occ_scale;
 	uint32_t tally_entry; /* unplaced: its entry in the analyzer's placement tally */
-	uint64_t last_ns;
 	uint32_t last_occ;
+	uint64_t last_ns;
+	struct an_th th;
+	uint64_t flows[AN_QFLOWS];
 	struct an_bucket ring[AN_RING];
 	uint64_t s_t[AN_TREND];
 	uint32_t s_occ[AN_TREND];
-	uint8_t s_head, s_n;
-	uint8_t flow_head, n_flows;
-	uint64_t flows[AN_QFLOWS];
-	struct an_th th;
 	uint64_t incident, incident_ns;           /* its root's incident (an_incident.c) and when last seen */
 	uint8_t held_join;                        /* ... joined as a congestion tree's aftermath (an_incident.c) */
 	uint64_t kind_id[HW_AN_KIND_COUNT];       /* the id of its last raise of each kind ... */
 	uint64_t kind_incident[HW_AN_KIND_COUNT]; /* ... and that raise's incident */
-};
+} __attribute__((aligned(AN_LINE)));
+_Static_assert(offsetof(struct an_queue, flows) + sizeof(uint64_t) * AN_QFLOWS <= 3 * AN_LINE,
+               "struct an_queue: the fields every record touches in its first three lines");
 
 struct an_report { /* the report being assembled from consecutive records, or a packet's postcards */
 	uint64_t time_ns, flow_hash;
@@ -199,10 +203,11 @@ struct hw_analyzer {
 	struct an_ev spare; /* built and dropped when the queue cannot grow (out of memory) */
 	uint64_t events_dropped;
 	int delivering;
-	int per_step;  /* hw_an_deliver_per_step */
-	int finishing; /* end of input: windows close early so their counts are judged */
-	struct an_queue *queues;
-	uint32_t *qslots; /* open addressing: index + 1, 0 = empty */
+	int per_step;              /* hw_an_deliver_per_step */
+	int finishing;             /* end of input: windows close early so their counts are judged */
+	struct an_queue *queues;   /* AN_LINE-aligned ... */
+	unsigned char *queues_mem; /* ... in this allocation */
+	uint32_t *qslots;          /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;
 	unsigned char *qstate;     /* the detectors' per-queue state: qstride bytes per queue, AN_LINE-aligned */
 	unsigned char *qstate_mem; /* ... in this allocation */
