@@ -1,6 +1,6 @@
 /* Unit tests of run's record sources on files written here: JSON-lines batches per file, the records
  * before a line that does not parse come first, then the error naming file and line; stop; no file; the
- * reader thread of --threads 2 on a scripted source. */
+ * reader thread of --threads 2 on a scripted source and on record files (read straight into its slots). */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "hopwatch/record_file.h"
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
 #include "records_jsonl.h"
@@ -262,6 +264,85 @@ static void test_thread_batches(void **state)
 	assert_int_equal(fake_closed, 1);
 }
 
+/* Record i of file_records: fields that change from record to record in several ways (report groups of 5,
+ * counters, a pseudo-random occupancy and hash), so the compact file needs many refills of its reader. */
+static void file_record(struct hw_record *r, uint32_t i)
+{
+	memset(r, 0, sizeof(*r));
+	const uint32_t x = i * 2654435761u;
+	r->time_ns = 1000000000ull + (uint64_t)(i / 5) * 997;
+	r->report_node = 100 + i / 5 % 32;
+	r->report_seq = i / 5;
+	r->hop_index = (uint8_t)(i % 5);
+	r->path_len = 5;
+	r->node_id = x >> 27;
+	r->valid = HW_V_PORTS | HW_V_QUEUE | HW_V_HOP_LATENCY | HW_V_FLOW;
+	r->ingress_port = x >> 20 & 63;
+	r->egress_port = x >> 14 & 63;
+	r->queue_id = (uint8_t)(x >> 8 & 7);
+	r->queue_occupancy = x >> 4;
+	r->hop_latency = x % 100000;
+	r->flow_hash = (uint64_t)x << 32 | (i / 5) * 40503u;
+}
+
+/* hw_source_thread over hw_source_files (the reader decodes into its slots, next_into): the records of a
+ * compact file of 3 MiB or more (several refills of the file reader's 1 MiB buffer, 25 batches), in order and
+ * unchanged, the same as the files source gives on its own; then the end. */
+static void test_thread_files(void **state)
+{
+	(void)state;
+	enum {
+		N = 100000
+	}; /* about 25 bytes or more a record compact (each hop's node, ports, occupancy and
+	    * latency pseudo-random, the flow hash raw): 2.5 MB or more */
+	char err[1024], sub[300];
+	snprintf(sub, sizeof(sub), "%s/rec", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	struct hw_record_writer_opts o = {.dir = sub, .prefix = "t", .encoding = HW_RECORD_ENC_COMPACT};
+	struct hw_record_writer *w = hw_record_writer_open(&o, err, sizeof(err));
+	assert_non_null(w);
+	struct hw_record *all = calloc(N, sizeof(*all));
+	assert_non_null(all);
+	for (uint32_t i = 0; i < N; i++)
+		file_record(&all[i], i);
+	assert_int_equal(hw_record_writer_write(w, all, N, 0, err, sizeof(err)), 0);
+	assert_int_equal(hw_record_writer_close(w, err, sizeof(err)), 0);
+	char cmd[400], path[400];
+	snprintf(cmd, sizeof(cmd), "ls %s/t-*.hwr", sub);
+	FILE *ls = popen(cmd, "r");
+	assert_non_null(ls);
+	assert_non_null(fgets(path, sizeof(path), ls));
+	pclose(ls);
+	path[strcspn(path, "\n")] = 0;
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	assert_true(ftell(fp) > 2 * (1 << 20)); /* more than twice the reader's buffer */
+	fclose(fp);
+	const char *paths[1] = {path};
+	for (int threaded = 0; threaded < 2; threaded++) {
+		struct record_source *s = hw_source_files(paths, 1, err, sizeof(err));
+		assert_non_null(s);
+		if (threaded)
+			assert_non_null(s = hw_source_thread(s, err, sizeof(err)));
+		size_t got = 0;
+		for (;;) {
+			const struct hw_record *r = NULL;
+			long n = s->ops->next(s, &r, err, sizeof(err));
+			if (n == HW_SRC_END)
+				break;
+			assert_true(n > 0 && n <= HW_STREAM_MAX_BATCH);
+			assert_true(got + (size_t)n <= N);
+			for (long j = 0; j < n; j++)
+				assert_memory_equal(&r[j], &all[got + (size_t)j], sizeof(*r));
+			got += (size_t)n;
+		}
+		assert_int_equal(got, N);
+		s->ops->close(s);
+	}
+	free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +352,7 @@ int main(void)
 	    cmocka_unit_test(test_files_missing),
 	    cmocka_unit_test(test_json_u64_exact),
 	    cmocka_unit_test(test_thread_batches),
+	    cmocka_unit_test(test_thread_files),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
