@@ -716,7 +716,11 @@ void hw_an_tick(struct hw_analyzer *a, uint64_t now_ns)
 }
 
 /* A map-only topology (hw_an_grow_topology): the ports r names, added as the map names them, before anything
- * places them.  A small direct-mapped memory of the (node, port)s done keeps this off the per-record path. */
+ * places them.  A small memory of the (node, port)s done keeps this off the per-record path: open addressing,
+ * AN_GROWN_PROBES slots from the home one (a direct-mapped table made every record of two (node, port)s
+ * sharing a slot name them again: 5,329 times in the 28,895 records of an incast scenario); when all are taken by
+ * others, the home slot is taken over (naming a port again adds nothing: hw_topo_map_grow finds it). */
+#define AN_GROWN_PROBES 8
 static void grow_ports(struct hw_analyzer *a, const struct hw_record *r)
 {
 	const uint32_t ports[2] = {r->ingress_port, r->egress_port};
@@ -724,9 +728,24 @@ static void grow_ports(struct hw_analyzer *a, const struct hw_record *r)
 		if (ports[i] == HW_PORT_NONE)
 			continue; /* no egress chosen: no port to name */
 		uint32_t h = (r->node_id * 2654435761u) ^ (ports[i] * 40503u);
-		uint32_t *slot = a->grown[(h ^ h >> 15) % AN_GROWN];
-		if (slot[0] == r->node_id && slot[1] == ports[i] && slot[2])
+		const uint32_t home = (h ^ h >> 15) % AN_GROWN;
+		uint32_t *slot = NULL;
+		int done = 0;
+		for (uint32_t k = 0; k < AN_GROWN_PROBES; k++) {
+			uint32_t *s = a->grown[(home + k) % AN_GROWN];
+			if (!s[2]) { /* empty: slots are never emptied, so the pair is in none further on */
+				slot = s;
+				break;
+			}
+			if (s[0] == r->node_id && s[1] == ports[i]) {
+				done = 1;
+				break;
+			}
+		}
+		if (done)
 			continue;
+		if (!slot)
+			slot = a->grown[home];
 		hw_topo_map_grow(a->grow, a->map, r->node_id, ports[i]);
 		slot[0] = r->node_id;
 		slot[1] = ports[i];
