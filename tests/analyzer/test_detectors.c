@@ -1003,6 +1003,72 @@ static void test_victim_by_paths_on_map_alone(void **state)
 	}
 }
 
+/* A map-only topology grows a port for every (node, port) a record names, however many: 40 switches in the map
+ * (ids 1..40, "EthernetN"), each record names egress port p and ingress port p % 64 + 1 of node n for every n in
+ * 1..40 and p in 1..64 (2,560 pairs: more than the analyzer's memory of the pairs named holds, so pairs share
+ * slots and some are forgotten and named again), twice over.  By the records, every switch ends with the 64
+ * ports Ethernet1..Ethernet64 and nothing else, and every record's queue is placed (5,120 records). */
+static void test_map_only_grows_every_port(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	cfg.max_queues = 4096;
+	struct hw_topo_map_node mn[40];
+	memset(mn, 0, sizeof(mn));
+	for (int i = 0; i < 40; i++) {
+		mn[i].node_id = (uint32_t)(i + 1);
+		mn[i].tier = -1;
+		snprintf(mn[i].name, sizeof(mn[i].name), "s%d", i + 1);
+	}
+	struct hw_topo_map map = {.nodes = mn, .n_nodes = 40, .port_format = "Ethernet%u"};
+	struct hw_topo t;
+	struct hw_topo_error terr = {0};
+	hw_topo_init(&t);
+	assert_int_equal(hw_topo_from_map(&t, &map, &terr), HW_TOPO_OK);
+	char err[256];
+	n_ev = 0;
+	struct hw_analyzer *a = hw_an_create(&cfg, &t, &map, collect, NULL, err, sizeof(err));
+	assert_non_null(a);
+	hw_an_grow_topology(a, &t);
+	uint64_t ts = 36000000000ull;
+	uint32_t seq_no = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t n = 1; n <= 40; n++)
+			for (uint32_t p = 1; p <= 64; p++, ts += 1000) {
+				struct hw_record r;
+				memset(&r, 0, sizeof(r));
+				r.time_ns = ts;
+				r.valid = HW_V_PORTS | HW_V_QUEUE;
+				r.format = HW_FORMAT_TR20;
+				r.report_node = n;
+				r.report_seq = seq_no++;
+				r.node_id = n;
+				r.egress_port = p;
+				r.ingress_port = p % 64 + 1;
+				r.queue_occupancy = 100;
+				r.path_len = 1;
+				hw_an_ingest(a, &r, 1);
+			}
+	hw_an_finish(a);
+	struct hw_an_stats st;
+	hw_an_stats(a, &st);
+	assert_int_equal(st.records, 5120);
+	assert_int_equal(st.placed, 5120);
+	assert_int_equal(st.unplaced, 0);
+	assert_int_equal(t.n_ports, 40 * 64);
+	for (uint32_t n = 1; n <= 40; n++) {
+		const uint32_t node = hw_topo_find_node_by_id(&t, n);
+		assert_int_not_equal(node, HW_TOPO_NONE);
+		for (uint32_t p = 1; p <= 64; p++) {
+			char ifname[32];
+			snprintf(ifname, sizeof(ifname), "Ethernet%u", p);
+			assert_int_not_equal(hw_topo_find_port_by_name(&t, node, ifname), HW_TOPO_NONE);
+		}
+	}
+	hw_an_destroy(a);
+	hw_topo_free(&t);
+}
+
 /* Sources converging on 12:5 through 11:5, both full: the Incast is where they converge (12:5, congested
  * first, in a HighQueue episode), not at 11:5, which reports show upstream of it (paused from downstream).
  * 12:5 drains as it fills (20000 and 18000 in turn: 2000 B apart, more than the 1 % of 10000 a frozen queue
@@ -2236,6 +2302,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),
 	    cmocka_unit_test_setup(test_clock_gap_confirmed, setup),
 	    cmocka_unit_test_setup(test_clock_first_record_bad, setup),
+	    cmocka_unit_test_setup(test_map_only_grows_every_port, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
