@@ -957,6 +957,23 @@ static void test_congestion_tree_one_root(void **state)
 	hw_an_destroy(a);
 }
 
+/* *t made from map alone and an analyzer that grows it as records name ports (run --map without LLDP); with_map 0:
+ * an analyzer without topology or map (t is made all the same, for hw_topo_free). */
+static struct hw_analyzer *map_only_analyzer(struct hw_topo *t, const struct hw_topo_map *map, int with_map)
+{
+	struct hw_topo_error terr = {0};
+	hw_topo_init(t);
+	assert_int_equal(hw_topo_from_map(t, map, &terr), HW_TOPO_OK);
+	char err[256];
+	n_ev = 0;
+	struct hw_analyzer *a =
+	    hw_an_create(&cfg, with_map ? t : NULL, with_map ? map : NULL, collect, NULL, err, sizeof(err));
+	assert_non_null(a);
+	if (with_map)
+		hw_an_grow_topology(a, t);
+	return a;
+}
+
 /* A map without LLDP (run --map alone): its ports are known, their links are not, so where 11:5 leads is what the
  * report paths through it say.  Ten two-hop reports 11:5 (100) -> 12:5 (20000), 10 us apart from t0, end before
  * 12:5's HighQueue (hold 100 us: raised with the record at t0 + 100 us) and so mark nothing; reports from node 12
@@ -973,16 +990,7 @@ static void test_victim_by_paths_on_map_alone(void **state)
 	struct hw_topo_map map = {.nodes = mn, .n_nodes = 2, .port_format = "Ethernet%u"};
 	for (int with_map = 1; with_map >= 0; with_map--) {
 		struct hw_topo t;
-		struct hw_topo_error terr = {0};
-		hw_topo_init(&t);
-		assert_int_equal(hw_topo_from_map(&t, &map, &terr), HW_TOPO_OK);
-		char err[256];
-		n_ev = 0;
-		struct hw_analyzer *a =
-		    hw_an_create(&cfg, with_map ? &t : NULL, with_map ? &map : NULL, collect, NULL, err, sizeof(err));
-		assert_non_null(a);
-		if (with_map)
-			hw_an_grow_topology(a, &t);
+		struct hw_analyzer *a = map_only_analyzer(&t, &map, with_map);
 		const uint64_t t0 = 35000000000ull;
 		uint64_t ts = t0;
 		const uint32_t n11[1] = {11}, n12[1] = {12}, o11[1] = {15000}, o12[1] = {20000};
@@ -1022,14 +1030,7 @@ static void test_map_only_grows_every_port(void **state)
 	}
 	struct hw_topo_map map = {.nodes = mn, .n_nodes = 40, .port_format = "Ethernet%u"};
 	struct hw_topo t;
-	struct hw_topo_error terr = {0};
-	hw_topo_init(&t);
-	assert_int_equal(hw_topo_from_map(&t, &map, &terr), HW_TOPO_OK);
-	char err[256];
-	n_ev = 0;
-	struct hw_analyzer *a = hw_an_create(&cfg, &t, &map, collect, NULL, err, sizeof(err));
-	assert_non_null(a);
-	hw_an_grow_topology(a, &t);
+	struct hw_analyzer *a = map_only_analyzer(&t, &map, 1);
 	uint64_t ts = 36000000000ull;
 	uint32_t seq_no = 0;
 	for (int pass = 0; pass < 2; pass++)
