@@ -156,15 +156,24 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
  * queue-slot or flow-entry prefetch at all (objdump of hw_worker_apply: two, the flow chain heads). */
 #define PF_INLINE static inline __attribute__((always_inline))
 
-/* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries. */
-PF_INLINE void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
+/* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries;
+ * with the hop's fields at hand, fold its path signature and whether it has ports, which apply_one
+ * would otherwise read every record again for (lib/facts: hw_path_sig_step, hw_path_hops_have_ports). */
+PF_INLINE void prefetch_slots(struct hw_worker *w, struct hw_pending_report *p)
 {
 	struct hw_queue_hop *h = w->qhops + p->hop0;
+	const struct hw_record *r = p->recs;
+	uint64_t sig = HW_PATH_SIG_SEED;
+	uint32_t valid_all = HW_V_PORTS;
 	for (uint32_t j = 0; j < p->rep.n_hops; j++) {
-		h[j] = hw_queue_hop_of(&w->queues, &p->recs[j]);
+		h[j] = hw_queue_hop_of(&w->queues, &r[j]);
 		hw_queue_table_prefetch(&w->queues, h[j]);
+		sig = hw_path_sig_step(sig, r[j].node_id, r[j].ingress_port, r[j].egress_port);
+		valid_all &= r[j].valid;
 	}
-	hw_flow_table_prefetch(&w->flows, p->recs[0].flow_hash);
+	p->path_sig = hw_path_sig_done(sig);
+	p->ports = valid_all != 0;
+	hw_flow_table_prefetch(&w->flows, r[0].flow_hash);
 }
 
 /* The second step: the slots and flow entry those entries name. */
@@ -183,27 +192,24 @@ static void apply_one(struct hw_worker *w, const struct hw_pending_report *p)
 		hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
 	const struct hw_record *recs = p->recs;
 	const struct hw_queue_hop *h = w->qhops + p->hop0;
-	uint64_t sig = HW_PATH_SIG_SEED;
-	for (uint32_t j = 0; j < rep->n_hops; j++) {
+	for (uint32_t j = 0; j < rep->n_hops; j++)
 		hw_queue_table_add_hop(&w->queues, &recs[j], h[j]);
-		sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
-	}
 	/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
 	 * intermediate reports, stop where the packet was dropped or the queue was watched.  A Q+F
 	 * report shorter than the flow's known path is such a report too (hw_path_report_use). */
 	const bool has_flow = (recs[0].valid & HW_V_FLOW) != 0;
-	if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) && hw_path_hops_have_ports(recs, rep->n_hops) &&
+	if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) && p->ports &&
 	    (!(rep->flags & HW_RF_CONGESTED_QUEUE) ||
 	     hw_path_report_use(rep->flags, rep->n_hops, has_flow, hw_flow_table_hops(&w->flows, recs[0].flow_hash)) ==
 	         HW_PATH_WHOLE) &&
-	    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), rep->n_hops, p->time_ns))
+	    hw_flow_table_update(&w->flows, recs[0].flow_hash, p->path_sig, rep->n_hops, p->time_ns))
 		HW_ADD(w->cnt.path_changes, 1);
 }
 
 void hw_worker_apply(struct hw_worker *w)
 {
 	const uint32_t n = w->n_pending;
-	const struct hw_pending_report *pend = w->pending;
+	struct hw_pending_report *pend = w->pending;
 	for (uint32_t i = 0; i < n && i < PF_AHEAD; i++)
 		prefetch_slots(w, &pend[i]);
 	for (uint32_t i = 0; i < n && i < PF_AHEAD / 2; i++)
