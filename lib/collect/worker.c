@@ -67,47 +67,52 @@ void hw_worker_idle(struct hw_worker *w)
 	}
 }
 
-/* Parse into the scratch array behind the pending reports' records (applying them first if it is full). */
-static enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
-                                    struct hw_parse_out *o)
+/* Parse into the scratch array behind the pending reports' records (applying them first if it is full).
+ * Loops rather than recursing, so that the compiler inlines it into the per-frame path. */
+static inline enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
+                                           struct hw_parse_out *o)
 {
-	*o = (struct hw_parse_out){.recs = w->scratch + w->scratch_n,
-	                           .rec_cap = HW_BATCH_RECS - w->scratch_n,
-	                           .reps = w->reps,
-	                           .rep_cap = 256};
-	enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
-	if (r == HW_E_TOO_MANY && w->scratch_n) {
-		hw_worker_apply(w);
-		return parse_scratch(w, frame, len, t, o);
+	for (;;) {
+		*o = (struct hw_parse_out){.recs = w->scratch + w->scratch_n,
+		                           .rec_cap = HW_BATCH_RECS - w->scratch_n,
+		                           .reps = w->reps,
+		                           .rep_cap = 256};
+		enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+		if (r == HW_E_TOO_MANY && w->scratch_n) {
+			hw_worker_apply(w);
+			continue;
+		}
+		if (r == HW_OK)
+			w->scratch_n += o->n_recs;
+		return r;
 	}
-	if (r == HW_OK)
-		w->scratch_n += o->n_recs;
-	return r;
 }
 
-static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
-                                 struct hw_parse_out *o, struct hw_batch **b)
+static inline enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
+                                        struct hw_parse_out *o, struct hw_batch **b)
 {
 	*b = NULL;
 	if (!w->has_ring)
 		return parse_scratch(w, frame, len, t, o);
-	struct hw_batch *cur = current_batch(w);
-	if (!cur) { /* sink ring full: parse anyway (counters and state stay right), drop the records */
-		enum hw_result r = parse_scratch(w, frame, len, t, o);
+	for (;;) {
+		struct hw_batch *cur = current_batch(w);
+		if (!cur) { /* sink ring full: parse anyway (counters and state stay right), drop the records */
+			enum hw_result r = parse_scratch(w, frame, len, t, o);
+			if (r == HW_OK)
+				HW_ADD(w->cnt.sink_dropped, o->n_recs);
+			return r;
+		}
+		*o = (struct hw_parse_out){
+		    .recs = cur->recs + cur->n, .rec_cap = HW_BATCH_RECS - cur->n, .reps = w->reps, .rep_cap = 256};
+		enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+		if (r == HW_E_TOO_MANY && cur->n) { /* no room left in this batch: start a new one */
+			hw_worker_flush(w);
+			continue;
+		}
 		if (r == HW_OK)
-			HW_ADD(w->cnt.sink_dropped, o->n_recs);
+			*b = cur;
 		return r;
 	}
-	*o = (struct hw_parse_out){
-	    .recs = cur->recs + cur->n, .rec_cap = HW_BATCH_RECS - cur->n, .reps = w->reps, .rep_cap = 256};
-	enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
-	if (r == HW_E_TOO_MANY && cur->n) { /* no room left in this batch: start a new one */
-		hw_worker_flush(w);
-		return parse_into(w, frame, len, t, o, b);
-	}
-	if (r == HW_OK)
-		*b = cur;
-	return r;
 }
 
 void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
