@@ -81,6 +81,16 @@ static inline unsigned hw_hist_bucket_inline(uint64_t v)
 	return k < HW_HIST_BUCKETS ? k : HW_HIST_BUCKETS - 1;
 }
 
+/* The bucket of a 32-bit value (a record's occupancy or latency) by one table look-up on the count of
+ * leading zeros, for the worker's loop: x = v - 1 with its lowest bit set has the bit length of v - 1
+ * for v >= 2 (v <= 2^e exactly when that length is <= e), 1 for v = 1, and for v = 0 wraps to 2^64 - 1
+ * (no leading zeros, entry 0: bucket 0).  The same bucket as hw_hist_bucket_inline (test_collector_state.c). */
+extern const uint8_t hw_hist_bucket_by_clz[64];
+static inline unsigned hw_hist_bucket32(uint32_t v)
+{
+	return hw_hist_bucket_by_clz[__builtin_clzll(((uint64_t)v - 1) | 1)];
+}
+
 /* A hop's key: (node, egress port or HW_PORT_NONE, queue id or HW_QUEUE_NONE) and its hash. */
 static inline uint32_t hw_queue_key_port(const struct hw_record *r)
 {
@@ -110,8 +120,8 @@ static inline struct hw_queue_hop hw_queue_hop_of(const struct hw_queue_table *t
 	const uint32_t valid = r->valid;
 	return (struct hw_queue_hop){
 	    .home = hw_queue_key_hash(r->node_id, hw_queue_key_port(r), hw_queue_key_queue(r)) & t->mask,
-	    .occ_b = (uint16_t)((valid & HW_V_QUEUE) ? hw_hist_bucket_inline(r->queue_occupancy) : 0),
-	    .lat_b = (uint16_t)((valid & HW_V_HOP_LATENCY) ? hw_hist_bucket_inline(r->hop_latency) : 0)};
+	    .occ_b = (uint16_t)((valid & HW_V_QUEUE) ? hw_hist_bucket32(r->queue_occupancy) : 0),
+	    .lat_b = (uint16_t)((valid & HW_V_HOP_LATENCY) ? hw_hist_bucket32(r->hop_latency) : 0)};
 }
 
 /* Start loading the index entry hw_queue_table_add_hop(t, r, h) reads first ... */

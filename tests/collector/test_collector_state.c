@@ -153,6 +153,23 @@ static void hist_buckets_match_le(void **state)
 		assert_int_equal(hw_hist_bucket(bound), k);
 		assert_int_equal(hw_hist_bucket(bound + 1), k + 1);
 	}
+	/* the worker's table look-up for 32-bit values: the values above by hand, then the same bucket as
+	 * hw_hist_bucket around every power of two */
+	assert_int_equal(hw_hist_bucket32(0), 0);
+	assert_int_equal(hw_hist_bucket32(1), 0);
+	assert_int_equal(hw_hist_bucket32(2), 0);
+	assert_int_equal(hw_hist_bucket32(64), 0);
+	assert_int_equal(hw_hist_bucket32(65), 1);
+	assert_int_equal(hw_hist_bucket32(1024), 2);
+	assert_int_equal(hw_hist_bucket32(1025), 3);
+	assert_int_equal(hw_hist_bucket32(1u << 26), 10);
+	assert_int_equal(hw_hist_bucket32((1u << 26) + 1), 11);
+	assert_int_equal(hw_hist_bucket32(UINT32_MAX), 11);
+	for (unsigned e = 0; e < 32; e++)
+		for (int d = -1; d <= 1; d++) {
+			uint32_t v = (uint32_t)((1ull << e) + (uint64_t)(int64_t)d);
+			assert_int_equal(hw_hist_bucket32(v), hw_hist_bucket(v));
+		}
 }
 
 /* Samples in a histogram: the sum of its buckets (as /metrics derives _count). */
