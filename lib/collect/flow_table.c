@@ -1,5 +1,6 @@
 /* The flow table: hash chains over a fixed entry array and a CLOCK hand over the same array, so that
  * lookup and insert are O(1), eviction amortised O(1), and memory never grows after init. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "facts.h"
@@ -11,13 +12,18 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 	if (capacity < 1)
 		capacity = 1;
 	uint32_t nb = hw_pow2_at_least(capacity, 16, 1u << 30);
-	t->e = calloc(capacity, sizeof(*t->e));
+	/* calloc (pages zeroed as they are first touched), one spare entry paying for the alignment */
+	t->e_mem = calloc((size_t)capacity + 1, sizeof(*t->e));
 	t->buckets = malloc((size_t)nb * sizeof(uint32_t));
-	if (!t->e || !t->buckets) {
-		free(t->e);
+	if (!t->e_mem || !t->buckets) {
+		free(t->e_mem);
 		free(t->buckets);
+		t->e_mem = NULL;
+		t->e = NULL;
+		t->buckets = NULL;
 		return -1;
 	}
+	t->e = (struct hw_flow_entry *)(((uintptr_t)t->e_mem + 31) & ~(uintptr_t)31);
 	for (uint32_t i = 0; i < nb; i++)
 		t->buckets[i] = HW_FLOW_NONE;
 	t->bucket_mask = nb - 1;
@@ -30,15 +36,17 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 
 void hw_flow_table_free(struct hw_flow_table *t)
 {
-	free(t->e);
+	free(t->e_mem);
 	free(t->buckets);
+	t->e_mem = NULL;
 	t->e = NULL;
 	t->buckets = NULL;
 }
 
 uint64_t hw_flow_table_bytes(const struct hw_flow_table *t)
 {
-	return (uint64_t)t->cap * sizeof(struct hw_flow_entry) + ((uint64_t)t->bucket_mask + 1) * sizeof(uint32_t);
+	return ((uint64_t)t->cap + 1) * sizeof(struct hw_flow_entry) +
+	       ((uint64_t)t->bucket_mask + 1) * sizeof(uint32_t);
 }
 
 static void bucket_remove(struct hw_flow_table *t, uint32_t i)
@@ -82,7 +90,6 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 		if (changed) {
 			x->path_sig = path_sig;
 			x->n_hops = (uint16_t)n_hops;
-			x->path_changes++;
 			t->path_changes++;
 		}
 		x->last_seen_ns = now_ns;
@@ -102,7 +109,6 @@ int hw_flow_table_update(struct hw_flow_table *t, uint64_t flow_hash, uint64_t p
 	x->path_sig = path_sig;
 	x->n_hops = (uint16_t)n_hops;
 	x->last_seen_ns = now_ns;
-	x->path_changes = 0;
 	x->seen = 0;
 	x->bucket_next = *head;
 	*head = i;

@@ -5,15 +5,18 @@
 
 #include <stdint.h>
 
+/* 32 bytes, 32-byte aligned: an entry never straddles two cache lines, so the one prefetch of an entry
+ * (hw_flow_table_prefetch_entry) covers it (at 40 bytes, half the entries took a second, unprefetched
+ * miss).  Path changes are counted per table, not per entry: nothing read a per-flow count. */
 struct hw_flow_entry {
 	uint64_t flow_hash;
 	uint64_t path_sig;
 	uint64_t last_seen_ns;
-	uint32_t path_changes;
 	uint32_t bucket_next;
 	uint16_t seen;   /* reported again since inserted or since the clock hand last passed */
 	uint16_t n_hops; /* hops of path_sig's path (lib/facts: hw_path_report_use) */
-};
+} __attribute__((aligned(32)));
+_Static_assert(sizeof(struct hw_flow_entry) == 32, "an entry is half a cache line");
 
 /* Eviction is CLOCK (second chance), the usual constant-time approximation of LRU: when the table is
  * full, a hand sweeps the entries in a circle, clearing the seen mark of each flow that has one and
@@ -22,7 +25,8 @@ struct hw_flow_entry {
  * before the flows that keep reporting.  A hit only sets the mark in the entry it already read
  * (exact LRU moved the entry in a linked list, writing two other random entries per report). */
 struct hw_flow_table {
-	struct hw_flow_entry *e;
+	struct hw_flow_entry *e; /* cap entries, 32-byte aligned, inside e_mem */
+	void *e_mem;
 	uint32_t *buckets; /* heads of hash chains, HW_FLOW_NONE when empty */
 	uint32_t bucket_mask;
 	uint32_t cap, n;

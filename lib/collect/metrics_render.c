@@ -10,10 +10,9 @@
 #include "metrics.h"
 #include "node_names.h"
 
-/* Histogram bounds exported: 2^k device units for these k (latency: 64 ns .. 67 ms at 1 ns units;
- * occupancy: 64 .. 64 Mi cells or bytes). */
-static const unsigned le_k[] = {6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26};
-#define N_LE (sizeof(le_k) / sizeof(le_k[0]))
+/* Histogram bounds exported: the worker's, 2^hw_hist_le_exp(k) device units (queue_table.h; latency:
+ * 64 ns .. 67 ms at 1 ns units; occupancy: 64 .. 64 Mi cells or bytes). */
+#define N_LE HW_HIST_BOUNDS
 
 /* One queue histogram summed over workers: cumulative counts at the bounds, total, sum. */
 struct hsum {
@@ -31,16 +30,12 @@ struct qsum {
 static void hsum_add(struct hsum *h, const uint64_t hist[HW_HIST_BUCKETS], uint64_t sum)
 {
 	uint64_t cum = 0;
-	unsigned b = 0;
 	for (unsigned k = 0; k < N_LE; k++) {
-		/* buckets 0..k hold exactly the values <= 2^k (queue_table.h) */
-		for (; b <= le_k[k]; b++)
-			cum += HW_READ(hist[b]);
+		/* buckets 0..k hold exactly the values <= the k-th bound (queue_table.h) */
+		cum += HW_READ(hist[k]);
 		h->le[k] += cum;
 	}
-	for (; b < HW_HIST_BUCKETS; b++)
-		cum += HW_READ(hist[b]);
-	h->count += cum;
+	h->count += cum + HW_READ(hist[N_LE]); /* and the last bucket, above every bound */
 	h->sum += sum;
 }
 
@@ -287,7 +282,7 @@ static void render_hist(FILE *f, const struct qsum *const *shown, size_t n_shown
 {
 	char line[160], le[N_LE][32]; /* the bounds' text, the same for every queue */
 	for (unsigned k = 0; k < N_LE; k++)
-		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << le_k[k]) * unit);
+		snprintf(le[k], sizeof(le[k]), "%.*g", digits, (double)(1ull << hw_hist_le_exp(k)) * unit);
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
 	for (size_t i = 0; i < n_shown; i++) {
 		const char *lab = sl->text + sl->at[i];

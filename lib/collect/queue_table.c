@@ -42,6 +42,20 @@ unsigned hw_hist_bucket(uint64_t v)
 	return hw_hist_bucket_inline(v);
 }
 
+/* Entry c: the bucket of the values whose v - 1 has 64 - c significant bits, i.e. the smallest e with
+ * v <= 2^e is 64 - c; entry 0 only for v = 0 among 32-bit values (hw_hist_bucket32). */
+#define BY_E(e)                                                                                                        \
+	((e) <= HW_HIST_LE_FIRST ? 0                                                                                   \
+	                         : (((e)-HW_HIST_LE_FIRST + HW_HIST_LE_STEP - 1) / HW_HIST_LE_STEP < HW_HIST_BUCKETS   \
+	                                ? ((e)-HW_HIST_LE_FIRST + HW_HIST_LE_STEP - 1) / HW_HIST_LE_STEP               \
+	                                : HW_HIST_BUCKETS - 1))
+#define BY_CLZ(c) ((c) == 0 ? 0 : BY_E(64 - (c)))
+#define ROW8(c)                                                                                                        \
+	BY_CLZ(c), BY_CLZ(c + 1), BY_CLZ(c + 2), BY_CLZ(c + 3), BY_CLZ(c + 4), BY_CLZ(c + 5), BY_CLZ(c + 6),           \
+	    BY_CLZ(c + 7)
+const uint8_t hw_hist_bucket_by_clz[64] = {ROW8(0),  ROW8(8),  ROW8(16), ROW8(24),
+                                           ROW8(32), ROW8(40), ROW8(48), ROW8(56)};
+
 struct hw_queue_stats *hw_queue_table_claim(struct hw_queue_table *t, uint32_t i, uint32_t node, uint32_t port,
                                             uint32_t queue)
 {

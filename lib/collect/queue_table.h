@@ -9,16 +9,29 @@
 
 #include "hopwatch/record.h"
 
-/* Histogram buckets: bucket i counts values v with 2^(i-1) < v <= 2^i (bucket 0: v <= 1), in
- * device units, so buckets 0..k hold exactly the values <= 2^k (Prometheus "le"); the last bucket
- * takes everything larger. */
-#define HW_HIST_BUCKETS 33
+/* Histogram buckets, one per bound /metrics shows and one above them: the bounds are 2^e device units
+ * for e = 6, 8, ..., 26 (HW_HIST_BOUNDS of them, hw_hist_le_exp(k)); bucket k < HW_HIST_BOUNDS counts
+ * the values v with 2^hw_hist_le_exp(k - 1) < v <= 2^hw_hist_le_exp(k) (bucket 0: v <= 2^6), so buckets
+ * 0..k hold exactly the values <= the k-th bound (Prometheus "le"); the last bucket takes everything
+ * larger.  Only these counts are ever rendered: finer buckets would cost the worker cache lines for
+ * nothing. */
+#define HW_HIST_LE_FIRST 6
+#define HW_HIST_LE_STEP 2
+#define HW_HIST_BOUNDS 11
+#define HW_HIST_BUCKETS (HW_HIST_BOUNDS + 1)
+
+/* The exponent of the k-th bound (k < HW_HIST_BOUNDS). */
+static inline unsigned hw_hist_le_exp(unsigned k)
+{
+	return HW_HIST_LE_FIRST + HW_HIST_LE_STEP * k;
+}
 
 /* A key field that the hop did not carry (HW_PORT_NONE: hopwatch/record.h). */
 #define HW_QUEUE_NONE 0xffu
 
-/* One key's statistics, 64-byte aligned: every hop touches the first line (key and summary) and one
- * bucket line of each histogram; a histogram's sample count is the sum of its buckets. */
+/* One key's statistics, 64-byte aligned, four lines: every hop touches the first line (key and
+ * summary) and one bucket line of each histogram; a histogram's sample count is the sum of its buckets.
+ * Only what /metrics shows is kept (metrics_render.c). */
 struct hw_queue_stats {
 	uint32_t node;
 	uint32_t port;
@@ -29,13 +42,12 @@ struct hw_queue_stats {
 	uint64_t occ_sum, lat_sum;
 	uint32_t last_occupancy; /* device units */
 	uint32_t max_occupancy;
-	uint32_t last_latency;
-	uint32_t max_latency;
-	uint64_t drops; /* second line on: rare or per-bucket */
-	uint64_t occ_hist[HW_HIST_BUCKETS];
+	uint64_t drops;
+	uint64_t occ_hist[HW_HIST_BUCKETS]; /* second line on: a bucket line per sample */
 	uint64_t lat_hist[HW_HIST_BUCKETS];
 } __attribute__((aligned(64)));
-_Static_assert(offsetof(struct hw_queue_stats, drops) == 64, "the summary fills the first line");
+_Static_assert(offsetof(struct hw_queue_stats, occ_hist) == 64, "the summary fills the first line");
+_Static_assert(sizeof(struct hw_queue_stats) == 256, "a slot is four lines");
 
 /* Keys are hashed into index, whose entries name their slot; slots are handed out in order, so the
  * n keys in use sit in slots[0..n) however large the capacity: with a few thousand queues in a table
@@ -61,10 +73,22 @@ unsigned hw_hist_bucket(uint64_t v);
 
 static inline unsigned hw_hist_bucket_inline(uint64_t v)
 {
-	if (v <= 1)
+	if (v <= 1u << HW_HIST_LE_FIRST)
 		return 0;
-	unsigned b = 64 - (unsigned)__builtin_clzll(v - 1); /* smallest b with v <= 2^b */
-	return b < HW_HIST_BUCKETS ? b : HW_HIST_BUCKETS - 1;
+	unsigned e = 64 - (unsigned)__builtin_clzll(v - 1); /* smallest e with v <= 2^e, here > HW_HIST_LE_FIRST */
+	/* the first bound 2^hw_hist_le_exp(k) with e <= hw_hist_le_exp(k) */
+	unsigned k = (e - HW_HIST_LE_FIRST + HW_HIST_LE_STEP - 1) / HW_HIST_LE_STEP;
+	return k < HW_HIST_BUCKETS ? k : HW_HIST_BUCKETS - 1;
+}
+
+/* The bucket of a 32-bit value (a record's occupancy or latency) by one table look-up on the count of
+ * leading zeros, for the worker's loop: x = v - 1 with its lowest bit set has the bit length of v - 1
+ * for v >= 2 (v <= 2^e exactly when that length is <= e), 1 for v = 1, and for v = 0 wraps to 2^64 - 1
+ * (no leading zeros, entry 0: bucket 0).  The same bucket as hw_hist_bucket_inline (test_collector_state.c). */
+extern const uint8_t hw_hist_bucket_by_clz[64];
+static inline unsigned hw_hist_bucket32(uint32_t v)
+{
+	return hw_hist_bucket_by_clz[__builtin_clzll(((uint64_t)v - 1) | 1)];
 }
 
 /* A hop's key: (node, egress port or HW_PORT_NONE, queue id or HW_QUEUE_NONE) and its hash. */
@@ -96,8 +120,8 @@ static inline struct hw_queue_hop hw_queue_hop_of(const struct hw_queue_table *t
 	const uint32_t valid = r->valid;
 	return (struct hw_queue_hop){
 	    .home = hw_queue_key_hash(r->node_id, hw_queue_key_port(r), hw_queue_key_queue(r)) & t->mask,
-	    .occ_b = (uint16_t)((valid & HW_V_QUEUE) ? hw_hist_bucket_inline(r->queue_occupancy) : 0),
-	    .lat_b = (uint16_t)((valid & HW_V_HOP_LATENCY) ? hw_hist_bucket_inline(r->hop_latency) : 0)};
+	    .occ_b = (uint16_t)((valid & HW_V_QUEUE) ? hw_hist_bucket32(r->queue_occupancy) : 0),
+	    .lat_b = (uint16_t)((valid & HW_V_HOP_LATENCY) ? hw_hist_bucket32(r->hop_latency) : 0)};
 }
 
 /* Start loading the index entry hw_queue_table_add_hop(t, r, h) reads first ... */
@@ -126,16 +150,6 @@ static inline __attribute__((always_inline)) void hw_queue_table_prefetch_slot(c
  * part of an update. */
 struct hw_queue_stats *hw_queue_table_claim(struct hw_queue_table *t, uint32_t i, uint32_t node, uint32_t port,
                                             uint32_t queue);
-
-/* One occupancy or latency sample: the last and largest value, their sum and the value's bucket. */
-static inline void hw_queue_sample(uint32_t v, uint32_t *last, uint32_t *max, uint64_t *sum, uint64_t *bucket)
-{
-	*last = v;
-	if (v > *max)
-		*max = v;
-	*sum += v;
-	(*bucket)++;
-}
 
 /* Account one hop record whose hw_queue_hop_of(t, r) is h: the same as hw_queue_table_add(t, r),
  * inline in the worker's loop and without working out the hash and buckets again. */
@@ -166,10 +180,17 @@ static inline void hw_queue_table_add_hop(struct hw_queue_table *t, const struct
 	s->last_seen_ns = now;
 	if (__builtin_expect(valid & HW_V_DROP, 0))
 		s->drops++;
-	if (valid & HW_V_QUEUE)
-		hw_queue_sample(occ, &s->last_occupancy, &s->max_occupancy, &s->occ_sum, &s->occ_hist[h.occ_b]);
-	if (valid & HW_V_HOP_LATENCY)
-		hw_queue_sample(lat, &s->last_latency, &s->max_latency, &s->lat_sum, &s->lat_hist[h.lat_b]);
+	if (valid & HW_V_QUEUE) { /* the last and largest occupancy (gauges), the sum and the bucket */
+		s->last_occupancy = occ;
+		if (occ > s->max_occupancy)
+			s->max_occupancy = occ;
+		s->occ_sum += occ;
+		s->occ_hist[h.occ_b]++;
+	}
+	if (valid & HW_V_HOP_LATENCY) { /* latency: the histogram only */
+		s->lat_sum += lat;
+		s->lat_hist[h.lat_b]++;
+	}
 }
 
 #endif

@@ -67,47 +67,52 @@ void hw_worker_idle(struct hw_worker *w)
 	}
 }
 
-/* Parse into the scratch array behind the pending reports' records (applying them first if it is full). */
-static enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
-                                    struct hw_parse_out *o)
+/* Parse into the scratch array behind the pending reports' records (applying them first if it is full).
+ * Loops rather than recursing, so that the compiler inlines it into the per-frame path. */
+static inline enum hw_result parse_scratch(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
+                                           struct hw_parse_out *o)
 {
-	*o = (struct hw_parse_out){.recs = w->scratch + w->scratch_n,
-	                           .rec_cap = HW_BATCH_RECS - w->scratch_n,
-	                           .reps = w->reps,
-	                           .rep_cap = 256};
-	enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
-	if (r == HW_E_TOO_MANY && w->scratch_n) {
-		hw_worker_apply(w);
-		return parse_scratch(w, frame, len, t, o);
+	for (;;) {
+		*o = (struct hw_parse_out){.recs = w->scratch + w->scratch_n,
+		                           .rec_cap = HW_BATCH_RECS - w->scratch_n,
+		                           .reps = w->reps,
+		                           .rep_cap = 256};
+		enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+		if (r == HW_E_TOO_MANY && w->scratch_n) {
+			hw_worker_apply(w);
+			continue;
+		}
+		if (r == HW_OK)
+			w->scratch_n += o->n_recs;
+		return r;
 	}
-	if (r == HW_OK)
-		w->scratch_n += o->n_recs;
-	return r;
 }
 
-static enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
-                                 struct hw_parse_out *o, struct hw_batch **b)
+static inline enum hw_result parse_into(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t t,
+                                        struct hw_parse_out *o, struct hw_batch **b)
 {
 	*b = NULL;
 	if (!w->has_ring)
 		return parse_scratch(w, frame, len, t, o);
-	struct hw_batch *cur = current_batch(w);
-	if (!cur) { /* sink ring full: parse anyway (counters and state stay right), drop the records */
-		enum hw_result r = parse_scratch(w, frame, len, t, o);
+	for (;;) {
+		struct hw_batch *cur = current_batch(w);
+		if (!cur) { /* sink ring full: parse anyway (counters and state stay right), drop the records */
+			enum hw_result r = parse_scratch(w, frame, len, t, o);
+			if (r == HW_OK)
+				HW_ADD(w->cnt.sink_dropped, o->n_recs);
+			return r;
+		}
+		*o = (struct hw_parse_out){
+		    .recs = cur->recs + cur->n, .rec_cap = HW_BATCH_RECS - cur->n, .reps = w->reps, .rep_cap = 256};
+		enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
+		if (r == HW_E_TOO_MANY && cur->n) { /* no room left in this batch: start a new one */
+			hw_worker_flush(w);
+			continue;
+		}
 		if (r == HW_OK)
-			HW_ADD(w->cnt.sink_dropped, o->n_recs);
+			*b = cur;
 		return r;
 	}
-	*o = (struct hw_parse_out){
-	    .recs = cur->recs + cur->n, .rec_cap = HW_BATCH_RECS - cur->n, .reps = w->reps, .rep_cap = 256};
-	enum hw_result r = hw_parse_frame(&w->pcfg, frame, len, t, o);
-	if (r == HW_E_TOO_MANY && cur->n) { /* no room left in this batch: start a new one */
-		hw_worker_flush(w);
-		return parse_into(w, frame, len, t, o, b);
-	}
-	if (r == HW_OK)
-		*b = cur;
-	return r;
 }
 
 void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint64_t time_ns)
@@ -156,15 +161,24 @@ void hw_worker_stage(struct hw_worker *w, const uint8_t *frame, size_t len, uint
  * queue-slot or flow-entry prefetch at all (objdump of hw_worker_apply: two, the flow chain heads). */
 #define PF_INLINE static inline __attribute__((always_inline))
 
-/* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries. */
-PF_INLINE void prefetch_slots(struct hw_worker *w, const struct hw_pending_report *p)
+/* Work out where each hop of p goes (kept in qhops for apply_one) and start loading the index entries;
+ * with the hop's fields at hand, fold its path signature and whether it has ports, which apply_one
+ * would otherwise read every record again for (lib/facts: hw_path_sig_step, hw_path_hops_have_ports). */
+PF_INLINE void prefetch_slots(struct hw_worker *w, struct hw_pending_report *p)
 {
 	struct hw_queue_hop *h = w->qhops + p->hop0;
+	const struct hw_record *r = p->recs;
+	uint64_t sig = HW_PATH_SIG_SEED;
+	uint32_t valid_all = HW_V_PORTS;
 	for (uint32_t j = 0; j < p->rep.n_hops; j++) {
-		h[j] = hw_queue_hop_of(&w->queues, &p->recs[j]);
+		h[j] = hw_queue_hop_of(&w->queues, &r[j]);
 		hw_queue_table_prefetch(&w->queues, h[j]);
+		sig = hw_path_sig_step(sig, r[j].node_id, r[j].ingress_port, r[j].egress_port);
+		valid_all &= r[j].valid;
 	}
-	hw_flow_table_prefetch(&w->flows, p->recs[0].flow_hash);
+	p->path_sig = hw_path_sig_done(sig);
+	p->ports = valid_all != 0;
+	hw_flow_table_prefetch(&w->flows, r[0].flow_hash);
 }
 
 /* The second step: the slots and flow entry those entries name. */
@@ -183,27 +197,24 @@ static void apply_one(struct hw_worker *w, const struct hw_pending_report *p)
 		hw_seq_tracker_add(&w->seqs, rep->node, rep->hw_id, rep->seq, rep->seq_bits);
 	const struct hw_record *recs = p->recs;
 	const struct hw_queue_hop *h = w->qhops + p->hop0;
-	uint64_t sig = HW_PATH_SIG_SEED;
-	for (uint32_t j = 0; j < rep->n_hops; j++) {
+	for (uint32_t j = 0; j < rep->n_hops; j++)
 		hw_queue_table_add_hop(&w->queues, &recs[j], h[j]);
-		sig = hw_path_sig_step(sig, recs[j].node_id, recs[j].ingress_port, recs[j].egress_port);
-	}
 	/* Only the sink's report tells the whole path (lib/facts): drop and queue reports, and
 	 * intermediate reports, stop where the packet was dropped or the queue was watched.  A Q+F
 	 * report shorter than the flow's known path is such a report too (hw_path_report_use). */
 	const bool has_flow = (recs[0].valid & HW_V_FLOW) != 0;
-	if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) && hw_path_hops_have_ports(recs, rep->n_hops) &&
+	if (hw_path_report_whole(rep->flags, rep->n_hops, has_flow) && p->ports &&
 	    (!(rep->flags & HW_RF_CONGESTED_QUEUE) ||
 	     hw_path_report_use(rep->flags, rep->n_hops, has_flow, hw_flow_table_hops(&w->flows, recs[0].flow_hash)) ==
 	         HW_PATH_WHOLE) &&
-	    hw_flow_table_update(&w->flows, recs[0].flow_hash, hw_path_sig_done(sig), rep->n_hops, p->time_ns))
+	    hw_flow_table_update(&w->flows, recs[0].flow_hash, p->path_sig, rep->n_hops, p->time_ns))
 		HW_ADD(w->cnt.path_changes, 1);
 }
 
 void hw_worker_apply(struct hw_worker *w)
 {
 	const uint32_t n = w->n_pending;
-	const struct hw_pending_report *pend = w->pending;
+	struct hw_pending_report *pend = w->pending;
 	for (uint32_t i = 0; i < n && i < PF_AHEAD; i++)
 		prefetch_slots(w, &pend[i]);
 	for (uint32_t i = 0; i < n && i < PF_AHEAD / 2; i++)

@@ -35,8 +35,10 @@ struct hw_pending_report {
 	const struct hw_record *recs; /* its records, in the current batch or the scratch array */
 	uint64_t time_ns;
 	struct hw_report rep;
-	uint32_t hop0;    /* its first hop's place in hw_worker.qhops */
-	bool same_packet; /* coalesced with the previous report: one sequence number for both */
+	uint64_t path_sig; /* its path's signature (lib/facts), worked out with its hops' queue places */
+	uint32_t hop0;     /* its first hop's place in hw_worker.qhops */
+	bool same_packet;  /* coalesced with the previous report: one sequence number for both */
+	bool ports;        /* every hop carries its ports (hw_path_hops_have_ports) */
 };
 #define HW_PENDING_REPORTS 512 /* a burst of frames; applied early when fewer than 256 places are left */
 /* Hops of the pending reports: applied early when a frame's worth (HW_BATCH_RECS) might not fit. */

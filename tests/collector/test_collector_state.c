@@ -131,15 +131,45 @@ static void flow_table_many_flows_stay_bounded(void **state)
 static void hist_buckets_match_le(void **state)
 {
 	(void)state;
+	/* bounds 2^6, 2^8, ..., 2^26 (the /metrics "le" values); bucket k: (bound k-1, bound k] */
+	assert_int_equal(HW_HIST_BUCKETS, 12);
+	assert_int_equal(hw_hist_le_exp(0), 6);
+	assert_int_equal(hw_hist_le_exp(HW_HIST_BOUNDS - 1), 26);
 	assert_int_equal(hw_hist_bucket(0), 0);
 	assert_int_equal(hw_hist_bucket(1), 0);
-	assert_int_equal(hw_hist_bucket(2), 1);
-	assert_int_equal(hw_hist_bucket(3), 2);
-	assert_int_equal(hw_hist_bucket(4), 2);
-	assert_int_equal(hw_hist_bucket(5), 3);
-	assert_int_equal(hw_hist_bucket(1024), 10);
-	assert_int_equal(hw_hist_bucket(1025), 11);
-	assert_int_equal(hw_hist_bucket(UINT64_MAX), HW_HIST_BUCKETS - 1);
+	assert_int_equal(hw_hist_bucket(64), 0);  /* <= 2^6 */
+	assert_int_equal(hw_hist_bucket(65), 1);  /* (2^6, 2^8] */
+	assert_int_equal(hw_hist_bucket(128), 1); /* 2^7: between two bounds, the upper one's bucket */
+	assert_int_equal(hw_hist_bucket(256), 1);
+	assert_int_equal(hw_hist_bucket(257), 2);
+	assert_int_equal(hw_hist_bucket(1024), 2);
+	assert_int_equal(hw_hist_bucket(1025), 3);
+	assert_int_equal(hw_hist_bucket(1u << 26), 10);       /* the last bound */
+	assert_int_equal(hw_hist_bucket((1u << 26) + 1), 11); /* above every bound */
+	assert_int_equal(hw_hist_bucket(UINT64_MAX), 11);
+	/* every value in its bucket's range, around each bound */
+	for (unsigned k = 0; k < HW_HIST_BOUNDS; k++) {
+		uint64_t bound = 1ull << hw_hist_le_exp(k);
+		assert_int_equal(hw_hist_bucket(bound), k);
+		assert_int_equal(hw_hist_bucket(bound + 1), k + 1);
+	}
+	/* the worker's table look-up for 32-bit values: the values above by hand, then the same bucket as
+	 * hw_hist_bucket around every power of two */
+	assert_int_equal(hw_hist_bucket32(0), 0);
+	assert_int_equal(hw_hist_bucket32(1), 0);
+	assert_int_equal(hw_hist_bucket32(2), 0);
+	assert_int_equal(hw_hist_bucket32(64), 0);
+	assert_int_equal(hw_hist_bucket32(65), 1);
+	assert_int_equal(hw_hist_bucket32(1024), 2);
+	assert_int_equal(hw_hist_bucket32(1025), 3);
+	assert_int_equal(hw_hist_bucket32(1u << 26), 10);
+	assert_int_equal(hw_hist_bucket32((1u << 26) + 1), 11);
+	assert_int_equal(hw_hist_bucket32(UINT32_MAX), 11);
+	for (unsigned e = 0; e < 32; e++)
+		for (int d = -1; d <= 1; d++) {
+			uint32_t v = (uint32_t)((1ull << e) + (uint64_t)(int64_t)d);
+			assert_int_equal(hw_hist_bucket32(v), hw_hist_bucket(v));
+		}
 }
 
 /* Samples in a histogram: the sum of its buckets (as /metrics derives _count). */
@@ -184,12 +214,14 @@ static void queue_stats(void **state)
 	assert_int_equal(s->last_occupancy, 0);
 	assert_int_equal(s->max_occupancy, 900);
 	assert_int_equal(s->occ_sum, 1300);
-	assert_int_equal(s->max_latency, 4000);
 	assert_int_equal(hist_count(s->lat_hist), 4);
 	assert_int_equal(hist_count(s->occ_hist), 4);
-	assert_int_equal(s->lat_hist[10], 1); /* 1000 <= 1024 */
-	assert_int_equal(s->lat_hist[11], 1); /* 2000 */
-	assert_int_equal(s->lat_hist[12], 2); /* 3000, 4000 <= 4096 */
+	assert_int_equal(s->lat_sum, 10000); /* 1000 + 2000 + 3000 + 4000 */
+	assert_int_equal(s->lat_hist[2], 1); /* 1000: 256 < v <= 1024 */
+	assert_int_equal(s->lat_hist[3], 3); /* 2000, 3000, 4000: 1024 < v <= 4096 */
+	assert_int_equal(s->occ_hist[0], 1); /* 0 <= 64 */
+	assert_int_equal(s->occ_hist[1], 1); /* 100: 64 < v <= 256 */
+	assert_int_equal(s->occ_hist[2], 2); /* 300, 900: 256 < v <= 1024 */
 	hw_queue_table_free(&t);
 }
 
