@@ -27,6 +27,7 @@ struct entry {
 	uint64_t lead;     /* post(): the seq of the first alert of its incident in the post */
 	int rank;          /* hw_alert_rank: within its incident a post lists the cause first */
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
+	uint64_t wait_ns;  /* its first post waits this long after shown_ns (HW_ALERT_SETTLE_NS or _REPLAY_WAIT_NS) */
 	uint8_t used, dirty;
 	uint8_t held;    /* resolved, the resolve held back until the minimum visible time has passed */
 	uint8_t fired;   /* posted firing at least once: a resolve never goes out before its firing did */
@@ -390,6 +391,8 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		memset(en, 0, sizeof(*en));
 		en->used = en->dirty = 1;
 		en->shown_ns = now;
+		en->wait_ns =
+		    e->start_ns + HW_ALERT_REPLAY_WAIT_NS < hw_real_ns() ? HW_ALERT_REPLAY_WAIT_NS : HW_ALERT_SETTLE_NS;
 		incident_of(s, e, en->incident, sizeof(en->incident));
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
@@ -477,16 +480,17 @@ static void *run(void *arg)
 			}
 			dirty += en->used && en->dirty;
 			active += en->used && !gone(en);
-			/* a new alert's first post waits HW_ALERT_SETTLE_NS for the updates that follow its raise (an
-			 * incast's sources doubling within milliseconds): Alertmanager notifies at once for an alert
-			 * that starts more than group_wait before it arrives, with what the first post said */
+			/* a new alert's first post waits (wait_ns) for the updates that follow its raise (an incast's
+			 * sources doubling within milliseconds) and, in a replay, for the rest of its incident:
+			 * Alertmanager notifies at once for an alert that starts more than group_wait before it
+			 * arrives, with what the first post said.  The post goes when the oldest wait is over. */
 			if (en->used && en->dirty && !en->fired && !gone(en) &&
-			    now - en->shown_ns < HW_ALERT_SETTLE_NS) {
-				settling = 1;
-				if (!settled_at || en->shown_ns + HW_ALERT_SETTLE_NS < settled_at)
-					settled_at = en->shown_ns + HW_ALERT_SETTLE_NS;
-			}
+			    (!settled_at || en->shown_ns + en->wait_ns < settled_at))
+				settled_at = en->shown_ns + en->wait_ns;
 		}
+		settling = settled_at > now;
+		if (!settling)
+			settled_at = 0;
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		if ((dirty && now >= retry_at && (!settling || flush)) || (all && active)) {
 			if (post(s, all))
