@@ -56,6 +56,39 @@ def check(alerts, truth, what):
     return names
 
 
+def through_am(d, paced):
+    """The scenario in d replayed by the analyzer (paced: at its recorded pace, starting at its first record's
+    time) into a fresh Alertmanager with the shipped route: (the firing notifications' alerts, the group of the
+    first one's incident as Alertmanager lists it)."""
+    rx = notifications.Receiver()
+    am, url = notifications.start_am(am_bin, d, rx.port)
+    try:
+        run = [an, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp", os.path.join(d, "lldp.pcap"),
+               "--map", os.path.join(d, "map.json"), "--alertmanager", url, "--hold", "3", "--quiet"]
+        if paced:
+            first_ns = json.loads(open(os.path.join(d, "records.jsonl")).readline())["time_ns"]
+            wait = first_ns / 1e9 - time.time()
+            assert wait > 0, "setting up took %.1f s more than the 8 s allowed" % -wait
+            time.sleep(wait)
+            run += ["--pace", "recorded"]
+        subprocess.run(run, check=True)
+        for _ in range(300):  # the group's flush: 1 s after its first alert; up to 30 s on a loaded host
+            if rx.notes:
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+        firing = [n["body"]["alerts"] for n in rx.notes if n["body"]["status"] == "firing"]
+        assert firing, "no notification reached the webhook"
+        groups = json.load(urllib.request.urlopen(url + "/api/v2/alerts/groups?receiver=hopwatch-webhook"))
+        inc = [g for g in groups if g["labels"].get("incident") == firing[0][0]["labels"]["incident"]]
+        assert len(inc) == 1, groups
+        return firing, inc[0]["alerts"]
+    finally:
+        am.terminate()
+        am.wait()
+        rx.close()
+
+
 with tempfile.TemporaryDirectory() as tmp:
     # 1. live: records from E, 8 s ahead (gen and Alertmanager start meanwhile); the analyzer starts at E
     E = (int(time.time()) + 8) * 1000000000
@@ -63,61 +96,22 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([gen, "scenario", "incast", "--seed", "2", "--epoch-ns", str(E), "--out", d, "--write-records"],
                    check=True, stdout=subprocess.DEVNULL)
     truth = json.load(open(os.path.join(d, "truth.json")))
-    rx = notifications.Receiver()
-    am, url = notifications.start_am(am_bin, d, rx.port)
-    try:
-        first_ns = json.loads(open(os.path.join(d, "records.jsonl")).readline())["time_ns"]
-        wait = first_ns / 1e9 - time.time()
-        assert wait > 0, "setting up took %.1f s more than the 8 s allowed" % -wait
-        time.sleep(wait)
-        subprocess.run([an, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp", os.path.join(d, "lldp.pcap"),
-                        "--map", os.path.join(d, "map.json"), "--pace", "recorded", "--alertmanager", url, "--hold",
-                        "3", "--quiet"], check=True)
-        for _ in range(300):  # the group's flush: 1 s after its first alert; up to 30 s on a loaded host
-            if rx.notes:
-                break
-            time.sleep(0.1)
-        time.sleep(0.5)
-        firing = [n["body"] for n in rx.notes if n["body"]["status"] == "firing"]
-        assert firing, "live: no notification reached the webhook"
-        first = firing[0]["alerts"]
-        if any(a["labels"]["alertname"] == "Incast" for a in first):
-            check(first, truth, "live, the first notification")
-        else:  # the Incast came after the group's flush: the tree leads, at the culprit
-            p = truth["events"][0]["place"]
-            lead = "CongestionTree: culprit %s (%s) port %s queue %d" % (p["node"], p["mgmt"], p["ifname"], p["queue"])
-            s = first[0]["annotations"]["summary"]
-            print("live, the first notification: %s (the Incast came after its flush)" % s)
-            assert s.startswith(lead), s
-        # the group as Alertmanager lists it (its next notification's order), all alerts in
-        groups = json.load(urllib.request.urlopen(url + "/api/v2/alerts/groups?receiver=hopwatch-webhook"))
-        inc = [g for g in groups if g["labels"].get("incident") == first[0]["labels"]["incident"]]
-        assert len(inc) == 1, groups
-        check(inc[0]["alerts"], truth, "live, the group in Alertmanager")
-    finally:
-        am.terminate()
-        am.wait()
-        rx.close()
+    firing, group = through_am(d, True)
+    first = firing[0]
+    if any(a["labels"]["alertname"] == "Incast" for a in first):
+        check(first, truth, "live, the first notification")
+    else:  # the Incast came after the group's flush: the tree leads, at the culprit
+        p = truth["events"][0]["place"]
+        lead = "CongestionTree: culprit %s (%s) port %s queue %d" % (p["node"], p["mgmt"], p["ifname"], p["queue"])
+        s = first[0]["annotations"]["summary"]
+        print("live, the first notification: %s (the Incast came after its flush)" % s)
+        assert s.startswith(lead), s
+    # the group as Alertmanager lists it (its next notification's order), all alerts in
+    check(group, truth, "live, the group in Alertmanager")
     # 2. a replay of older records (the generator's default epoch, 2026-01-01)
     d = os.path.join(tmp, "replay")
     subprocess.run([gen, "scenario", "incast", "--seed", "2", "--out", d, "--write-records"], check=True,
                    stdout=subprocess.DEVNULL)
-    rx = notifications.Receiver()
-    am, url = notifications.start_am(am_bin, d, rx.port)
-    try:
-        subprocess.run([an, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp", os.path.join(d, "lldp.pcap"),
-                        "--map", os.path.join(d, "map.json"), "--alertmanager", url, "--hold", "2", "--quiet"],
-                       check=True)
-        for _ in range(300):
-            if rx.notes:
-                break
-            time.sleep(0.1)
-        time.sleep(0.5)
-        firing = [n["body"] for n in rx.notes if n["body"]["status"] == "firing"]
-        assert firing, "replay: no notification reached the webhook"
-        check(firing[0]["alerts"], json.load(open(os.path.join(d, "truth.json"))), "replay, the first notification")
-    finally:
-        am.terminate()
-        am.wait()
-        rx.close()
+    firing, group = through_am(d, False)
+    check(firing[0], json.load(open(os.path.join(d, "truth.json"))), "replay, the first notification")
 print("PASS")
