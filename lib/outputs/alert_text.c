@@ -107,9 +107,8 @@ void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct h
 	add(l, "alertname", "%s", e->alertname);
 	add(l, "severity", "%s", e->severity ? e->severity : "warning");
 	add(l, "job", "hopwatch-analyzer");
-	if (e->node_id)
-		hw_fmt_node_id(e->node_id, id, sizeof(id));
 	if (e->node_id) {
+		hw_fmt_node_id(e->node_id, id, sizeof(id)); /* the instance below names an unplaced node by it too */
 		add(l, "node", "%s", id);
 	} else if (e->node[0]) {
 		add(l, "node", "%s", e->node);
@@ -307,11 +306,11 @@ static void action_text(const struct hw_an_event *e, const char *peer, char *buf
 	const char *who = peer[0] ? peer : "the receiver";
 	buf[0] = 0;
 	if (!strcmp(e->alertname, "Incast"))
-		snprintf(buf, size,
-		         "What to do: find the senders (the flows, the graph) and stagger or rate-limit their traffic "
-		         "to %s; "
-		         "check ECN/DCQCN marking on this queue. The victims recover when it drains.",
-		         who);
+		snprintf(
+		    buf, size,
+		    "What to do: find the senders (the flows, the graph) and stagger or rate-limit their traffic to "
+		    "%s; check ECN/DCQCN marking on this queue. The victims recover when it drains.",
+		    who);
 	else if (!strcmp(e->alertname, "CongestionTree"))
 		snprintf(
 		    buf, size,
