@@ -21,6 +21,12 @@ enum hw_sink_kind {
 /* A new alert is first posted this long after it was handed over, so that the updates following its raise
  * (an incast's sources doubling within milliseconds) go out with it. */
 #define HW_ALERT_SETTLE_NS 50000000ull
+/* ... and this long when it started more than that before the wall clock (a replay of older records):
+ * Alertmanager flushes a new group at once for such an alert (its group_wait, 1 s in the shipped route,
+ * is over), with what the post brought, so the sink waits as group_wait would for the rest of the
+ * incident (an incast's own alert comes after its tree's).  A post goes out when the oldest new alert's
+ * wait is over, with every alert waiting then. */
+#define HW_ALERT_REPLAY_WAIT_NS 1000000000ull
 /* The "incident" label (what Alertmanager groups a notification by): an alert of a detector incident
  * (hw_an_event.incident) already labelled keeps that label; any other alert raised within this record
  * time of the current incident's latest raise joins it; a longer quiet starts a new one, named by the

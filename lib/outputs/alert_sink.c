@@ -23,8 +23,11 @@ struct noted {
 struct entry {
 	struct hw_an_event e;
 	char svg[256];
-	uint64_t seq;      /* raise order (an update keeps it): a post lists its alerts in it */
+	uint64_t seq;      /* raise order (an update keeps it): a post lists its alerts by it, see by_seq */
+	uint64_t lead;     /* post(): the seq of the first alert of its incident in the post */
+	int rank;          /* hw_alert_rank: within its incident a post lists the cause first */
 	uint64_t shown_ns; /* monotonic time it was first handed over: the minimum visible time counts from it */
+	uint64_t wait_ns;  /* its first post waits this long after shown_ns (HW_ALERT_SETTLE_NS or _REPLAY_WAIT_NS) */
 	uint8_t used, dirty;
 	uint8_t held;    /* resolved, the resolve held back until the minimum visible time has passed */
 	uint8_t fired;   /* posted firing at least once: a resolve never goes out before its firing did */
@@ -49,6 +52,7 @@ struct hw_alert_sink {
 	uint32_t head, n;
 	struct entry *table; /* owned by the thread */
 	uint32_t *order;     /* scratch for post() */
+	uint32_t *incs;      /* scratch for post(): an entry per incident in the post */
 	uint64_t next_seq;
 	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
 	char inc_name[32];                  /* the current incident's label */
@@ -154,13 +158,49 @@ static void put_alert(struct hw_alert_sink *s, const struct entry *en, int webho
 	hw_json_obj_end(j);
 }
 
-/* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
+/* A post lists incidents in the order of their first alert's raise, and within an incident its cause first
+ * (hw_alert_rank: an Incast or LinkDown, then a CongestionTree, then the rest), each rank in raise order.
+ * Alertmanager flushes a replayed incident's group at once, with the first alerts of the post only: the
+ * cause, raised after its tree (an incast's tree shows before enough of its senders do), must come first. */
 static __thread const struct entry *sort_base; /* the table post() sorts (qsort has no context argument) */
 static int by_seq(const void *a, const void *b)
 {
-	uint64_t x = sort_base[*(const uint32_t *)a].seq, y = sort_base[*(const uint32_t *)b].seq;
-	return x < y ? -1 : x > y;
+	const struct entry *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
+	if (x->lead != y->lead)
+		return x->lead < y->lead ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
+
+/* Each posted entry's lead: the smallest seq among the posted entries of its incident (s->incs: one entry
+ * per incident in the post, holding that seq; O(posted x incidents)). */
+static void set_leads(struct hw_alert_sink *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct entry *en = &s->table[s->order[i]];
+		size_t m = 0;
+		while (m < k && strcmp(s->table[s->incs[m]].incident, en->incident))
+			m++;
+		if (m == k)
+			s->incs[k++] = s->order[i];
+		else if (en->seq < s->table[s->incs[m]].lead)
+			s->table[s->incs[m]].lead = en->seq;
+		en->lead = en->seq;
+		en->rank = hw_alert_rank(&en->e);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct entry *en = &s->table[s->order[i]];
+		for (size_t m = 0; m < k; m++)
+			if (!strcmp(s->table[s->incs[m]].incident, en->incident)) {
+				en->lead = s->table[s->incs[m]].lead;
+				break;
+			}
+	}
+}
+
+/* POST every dirty (or, with all, every) entry; 1 on a 2xx answer. */
 
 static int post(struct hw_alert_sink *s, int all)
 {
@@ -173,6 +213,7 @@ static int post(struct hw_alert_sink *s, int all)
 		}
 	if (!n)
 		return 1;
+	set_leads(s, n);
 	sort_base = s->table;
 	qsort(s->order, n, sizeof(*s->order), by_seq);
 	struct hw_json *j = &s->body;
@@ -350,6 +391,8 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		memset(en, 0, sizeof(*en));
 		en->used = en->dirty = 1;
 		en->shown_ns = now;
+		en->wait_ns =
+		    e->start_ns + HW_ALERT_REPLAY_WAIT_NS < hw_real_ns() ? HW_ALERT_REPLAY_WAIT_NS : HW_ALERT_SETTLE_NS;
 		incident_of(s, e, en->incident, sizeof(en->incident));
 	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
 		en->dirty = 1;
@@ -437,16 +480,17 @@ static void *run(void *arg)
 			}
 			dirty += en->used && en->dirty;
 			active += en->used && !gone(en);
-			/* a new alert's first post waits HW_ALERT_SETTLE_NS for the updates that follow its raise (an
-			 * incast's sources doubling within milliseconds): Alertmanager notifies at once for an alert
-			 * that starts more than group_wait before it arrives, with what the first post said */
+			/* a new alert's first post waits (wait_ns) for the updates that follow its raise (an incast's
+			 * sources doubling within milliseconds) and, in a replay, for the rest of its incident:
+			 * Alertmanager notifies at once for an alert that starts more than group_wait before it
+			 * arrives, with what the first post said.  The post goes when the oldest wait is over. */
 			if (en->used && en->dirty && !en->fired && !gone(en) &&
-			    now - en->shown_ns < HW_ALERT_SETTLE_NS) {
-				settling = 1;
-				if (!settled_at || en->shown_ns + HW_ALERT_SETTLE_NS < settled_at)
-					settled_at = en->shown_ns + HW_ALERT_SETTLE_NS;
-			}
+			    (!settled_at || en->shown_ns + en->wait_ns < settled_at))
+				settled_at = en->shown_ns + en->wait_ns;
 		}
+		settling = settled_at > now;
+		if (!settling)
+			settled_at = 0;
 		int all = s->kind == HW_SINK_ALERTMANAGER && now - last_all >= s->resend_ns;
 		if ((dirty && now >= retry_at && (!settling || flush)) || (all && active)) {
 			if (post(s, all))
@@ -501,10 +545,11 @@ struct hw_alert_sink *hw_alert_sink_start(enum hw_sink_kind kind, const char *ur
 	s->ring = calloc(s->cap, sizeof(*s->ring));
 	s->table = calloc(s->cap, sizeof(*s->table));
 	s->order = calloc(s->cap, sizeof(*s->order));
+	s->incs = calloc(s->cap, sizeof(*s->incs));
 	const struct hw_http_opts ho = {
 	    .connect_timeout_ms = 1000, .timeout_ms = 2000, .content_type = "application/json"}; /* reply dropped */
 	s->http = hw_http_open(s->url, &ho, NULL, 0);
-	if (!s->ring || !s->table || !s->order || !s->http) {
+	if (!s->ring || !s->table || !s->order || !s->incs || !s->http) {
 		snprintf(err, errlen, "%s: cannot start the HTTP client", shown);
 		goto fail;
 	}
@@ -521,6 +566,7 @@ fail:
 	free(s->ring);
 	free(s->table);
 	free(s->order);
+	free(s->incs);
 	free(s);
 	return NULL;
 }
@@ -604,6 +650,7 @@ void hw_alert_sink_stop(struct hw_alert_sink *s)
 	free(s->ring);
 	free(s->table);
 	free(s->order);
+	free(s->incs);
 	hw_json_free(&s->body);
 	free(s);
 }

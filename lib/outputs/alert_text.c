@@ -102,13 +102,13 @@ static void add(struct hw_alert_kv *l, const char *k, const char *fmt, ...)
 
 void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct hw_alert_kv *l)
 {
-	char id[20];
+	char id[20] = "";
 	l->n = 0;
 	add(l, "alertname", "%s", e->alertname);
 	add(l, "severity", "%s", e->severity ? e->severity : "warning");
 	add(l, "job", "hopwatch-analyzer");
 	if (e->node_id) {
-		hw_fmt_node_id(e->node_id, id, sizeof(id));
+		hw_fmt_node_id(e->node_id, id, sizeof(id)); /* the instance below names an unplaced node by it too */
 		add(l, "node", "%s", id);
 	} else if (e->node[0]) {
 		add(l, "node", "%s", e->node);
@@ -131,6 +131,26 @@ void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct h
 		add(l, "link", "%s", e->link);
 	if (incident && incident[0])
 		add(l, "incident", "%s", incident);
+	/* The cause of an incident (where an incast's senders meet, a link that went down) also carries instance:
+	 * Alertmanager lists a notification's alerts by job, then instance (one that has it before one that does
+	 * not), then the label set (alert.AlertSlice.Less), so the cause comes before its trees and drops. */
+	if (hw_alert_rank(e) == 0) {
+		if (e->link[0] && e->port == UINT32_MAX)
+			add(l, "instance", "%s", e->link);
+		else if (e->port != UINT32_MAX && e->port_name[0])
+			add(l, "instance", "%s:%s", e->node[0] ? e->node : id, e->port_name);
+		else if (e->port != UINT32_MAX)
+			add(l, "instance", "%s:%" PRIu32, e->node[0] ? e->node : id, e->port);
+		else
+			add(l, "instance", "%s", e->node[0] ? e->node : id);
+	}
+}
+
+int hw_alert_rank(const struct hw_an_event *e)
+{
+	if (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "LinkDown"))
+		return 0;
+	return !strcmp(e->alertname, "CongestionTree") ? 1 : 2;
 }
 
 void hw_alert_place(const struct hw_an_event *e, char *buf, size_t size)
@@ -236,48 +256,105 @@ static void victims_text(const struct hw_an_event *e, char *buf, size_t size)
 		snprintf(buf + o, size - o, "%sand %u more", named ? ", " : "", counted - named);
 }
 
-/* A CongestionTree leads with its culprit, the root queue (and how full it is), then its victims: the
- * summary into sum, the description's first sentences into desc. */
-static void tree_text(const struct hw_an_event *e, const char *where, char *sum, size_t ssize, char *desc, size_t dsize)
+/* The node at the far end of a "nodeA:portA--nodeB:portB" link (the host behind a congested host port) into
+ * buf, "" when the link is not of that shape. */
+static void peer_of(const char *link, char *buf, size_t size)
 {
-	char occ[32] = "", vict[600];
-	for (unsigned i = 0; i < e->n_numbers; i++)
-		if (!strcmp(e->numbers[i].name, "root_occupancy"))
+	const char *p = strstr(link, "--");
+	buf[0] = 0;
+	if (p)
+		snprintf(buf, size, "%.*s", (int)strcspn(p + 2, ":"), p + 2);
+}
+
+/* A CongestionTree or an Incast leads with its culprit (a tree's root queue, an incast's queue where its
+ * senders' traffic meets) and how full it is (an incast: toward which host, from how many sources), then its
+ * victims, the queues upstream paused by PFC: the summary into sum, the description's first sentences into
+ * desc. */
+static void culprit_text(const struct hw_an_event *e, const char *where, const char *peer, char *sum, size_t ssize,
+                         char *desc, size_t dsize)
+{
+	int incast = !strcmp(e->alertname, "Incast");
+	char occ[32] = "", src[32] = "", vict[600], head[160] = "", why[200];
+	for (unsigned i = 0; i < e->n_numbers; i++) {
+		if (!strcmp(e->numbers[i].name, incast ? "occupancy" : "root_occupancy"))
 			hw_fmt_bytes(e->numbers[i].value, occ, sizeof(occ));
+		if (incast && !strcmp(e->numbers[i].name, "sources"))
+			snprintf(src, sizeof(src), "%.0f", e->numbers[i].value);
+	}
 	victims_text(e, vict, sizeof(vict));
-	snprintf(sum, ssize, "%s: culprit %s%s%s%s; victims: %s", e->alertname, where, occ[0] ? " (" : "", occ,
-	         occ[0] ? " queued)" : "", vict[0] ? vict : "none named");
-	snprintf(desc, dsize,
-	         "%s (%s). Culprit: %s, the root queue whose backlog pauses the queues upstream of it (PFC)%s%s. "
-	         "Victims (paused upstream): %s.",
-	         e->alertname, e->severity ? e->severity : "warning", where, occ[0] ? ", holding " : "", occ,
-	         vict[0] ? vict : "none named");
+	if (incast) {
+		snprintf(head, sizeof(head), "%s%s%s%s", peer[0] ? " toward " : "", peer, src[0] ? ", sources " : "",
+		         src);
+		snprintf(why, sizeof(why), "where the traffic of %s sources%s%s meets, more than the port can send",
+		         src[0] ? src : "several", peer[0] ? " to " : "", peer);
+	} else {
+		snprintf(why, sizeof(why), "the root queue whose backlog pauses the queues upstream of it (PFC)");
+	}
+	/* bounded: a long list of victims is cut short (the return values are used so GCC does not warn) */
+	if (snprintf(sum, ssize, "%s: culprit %s%s%s%s%s; victims: %s", e->alertname, where, head, occ[0] ? " (" : "",
+	             occ, occ[0] ? " queued)" : "", vict[0] ? vict : "none named") < 0)
+		sum[0] = 0;
+	if (snprintf(desc, dsize, "%s (%s). Culprit: %s, %s%s%s. Victims (paused upstream): %s.", e->alertname,
+	             e->severity ? e->severity : "warning", where, why, occ[0] ? ", holding " : "", occ,
+	             vict[0] ? vict : "none named") < 0)
+		desc[0] = 0;
+}
+
+/* What a person does about it, one sentence ("" when the alert's own text says enough). */
+static void action_text(const struct hw_an_event *e, const char *peer, char *buf, size_t size)
+{
+	const char *who = peer[0] ? peer : "the receiver";
+	buf[0] = 0;
+	if (!strcmp(e->alertname, "Incast"))
+		snprintf(
+		    buf, size,
+		    "What to do: find the senders (the flows, the graph) and stagger or rate-limit their traffic to "
+		    "%s; check ECN/DCQCN marking on this queue. The victims recover when it drains.",
+		    who);
+	else if (!strcmp(e->alertname, "CongestionTree"))
+		snprintf(
+		    buf, size,
+		    "What to do: the root queue does not drain: check what is behind it (%s: a NIC sending PFC pauses, "
+		    "a slow receiver, an incast) and the PFC watchdog. The victims recover when it drains.",
+		    peer[0] ? peer : "its downstream port");
+	else if (!strcmp(e->alertname, "LinkDown"))
+		snprintf(
+		    buf, size,
+		    "What to do: check both ends of the link (optics, cable, port state); its flows moved to the other "
+		    "paths (PathChange).");
 }
 
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
 {
 	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
+	char peer[HW_TOPO_NAME_MAX], act[400];
 	int tree = e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
+	int incast = !strcmp(e->alertname, "Incast");
 	hw_alert_place(e, where, sizeof(where));
+	peer_of(e->link, peer, sizeof(peer));
+	action_text(e, peer, act, sizeof(act));
 	values(e, ", ", 0, vals, sizeof(vals));
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
 	a->n = 0;
 	size_t o;
-	if (tree) {
-		tree_text(e, where, lead, sizeof(lead), d, sizeof(d));
+	if (tree || incast) {
+		culprit_text(e, where, peer, lead, sizeof(lead), d, sizeof(d));
 		add(a, "summary", "%s; since %s%s%s", lead, since, lasted[0] ? ", lasted " : "", lasted);
 		o = strlen(d);
 	} else {
-		add(a, "summary", "%s at %s%s%s since %s%s%s", e->alertname, where, vals[0] ? ": " : "", vals, since,
+		/* a link event has no port: the link says where */
+		add(a, "summary", "%s at %s%s%s%s%s since %s%s%s", e->alertname, where,
+		    e->link[0] && e->port == UINT32_MAX ? ", link " : "",
+		    e->link[0] && e->port == UINT32_MAX ? e->link : "", vals[0] ? ": " : "", vals, since,
 		    lasted[0] ? ", lasted " : "", lasted);
 		o = (size_t)snprintf(d, sizeof(d), "%s (%s) at %s.", e->alertname,
 		                     e->severity ? e->severity : "warning", where);
 	}
 	if (o < sizeof(d) && e->link[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Link: %s.", e->link);
-	if (o < sizeof(d) && e->detail[0] && !tree) /* a tree's detail is its culprit and victims, said above */
+	if (o < sizeof(d) && e->detail[0] && !tree && !incast) /* culprit and victims, said above */
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " %s.", e->detail);
 	if (o < sizeof(d) && vals[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Values: %s.", vals);
@@ -286,8 +363,10 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	if (o < sizeof(d))
 		o += (size_t)snprintf(d + o, sizeof(d) - o, lasted[0] ? ", lasted %s." : "%s, still going.", lasted);
 	if (o < sizeof(d) && e->n_flows)
-		snprintf(d + o, sizeof(d) - o, " Flows affected: %u%s.", e->n_flows,
-		         e->n_flows == HW_AN_MAX_FLOWS ? " or more" : "");
+		o += (size_t)snprintf(d + o, sizeof(d) - o, " Flows affected: %u%s.", e->n_flows,
+		                      e->n_flows == HW_AN_MAX_FLOWS ? " or more" : "");
+	if (o < sizeof(d) && act[0])
+		snprintf(d + o, sizeof(d) - o, " %s", act);
 	add(a, "description", "%s", d);
 	for (unsigned i = 0; i < e->n_numbers; i++)
 		add(a, e->numbers[i].name, "%.17g", e->numbers[i].value);

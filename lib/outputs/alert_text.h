@@ -33,9 +33,15 @@ struct hw_alert_kv {
 
 /* The labels of an event: alertname, severity, job, node (the dotted node id, as on the collector's
  * metrics), node_name (topology name), node_id, port, queue, hw_id, link; only those that apply; and
- * incident when not "" (what Alertmanager groups one notification by).  Stable over the alert's life, so
- * they can be silenced. */
+ * incident when not "" (what Alertmanager groups one notification by), and on an incident's cause (rank 0)
+ * instance: its place, node:port (a LinkDown: its link).  Stable over the alert's life, so they can be
+ * silenced. */
 void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct hw_alert_kv *l);
+
+/* An alert's place in its incident's notification: 0 the cause (Incast, LinkDown: these also carry the
+ * instance label, which Alertmanager lists first), 1 a CongestionTree (its root queue), 2 the rest. */
+int hw_alert_rank(const struct hw_an_event *e);
+
 /* The annotations: summary, description, each number (raw, %.17g), event_id, and graph_url (graph_url
  * given and not "") or else svg (the graph's local file, svg not ""). */
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a);

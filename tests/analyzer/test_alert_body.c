@@ -389,7 +389,9 @@ static void test_update_while_firing(void **state)
 	wait_posts(s, 1);
 	char first[8192];
 	snprintf(first, sizeof(first), "%s", got_body);
-	assert_non_null(strstr(first, "Incast at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2: sources 4, "));
+	/* the culprit first: the place, the sources, how full (no link: no host named; no detail: no victim) */
+	assert_non_null(strstr(first, "Incast: culprit sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2, sources 4 "
+	                              "(1.2 MB queued); victims: none named; since 2026-01-01 00:00:00.000 UTC"));
 	/* the resolve: 16 sources (the detector's final count), occupancy back down to 0 */
 	struct hw_an_event r = e;
 	r.resolved = 1;
@@ -404,7 +406,8 @@ static void test_update_while_firing(void **state)
 	assert_null(strstr(got_body, "endsAt"));
 	const char *la = strstr(first, "\"annotations\":");
 	assert_non_null(
-	    strstr(got_body, "sources 16, occupancy 1.2 MB, min_sources 4 since 2026-01-01 00:00:00.000 UTC"));
+	    strstr(got_body, "sources 16 (1.2 MB queued); victims: none named; since 2026-01-01 00:00:00.000 UTC"));
+	assert_non_null(strstr(got_body, "Values: sources 16, occupancy 1.2 MB, min_sources 4. Started"));
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0); /* labels: byte for byte */
 	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
@@ -454,7 +457,47 @@ static void test_update_event(void **state)
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0);
 	assert_non_null(strstr(got_body, "\"victims\":\"2\""));
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
-	assert_non_null(strstr(got_body, "root sw:Ethernet3/2, victims a:1/2 b:1/2"));
+	/* the detail's victims "a:1/2 b:1/2" as places */
+	assert_non_null(strstr(got_body, "; victims: a port 1 queue 2, b port 1 queue 2; since"));
+	hw_alert_sink_stop(s);
+	MHD_stop_daemon(d);
+}
+
+/* A post lists an incident's cause first: a CongestionTree is raised, then the Incast of the same incident
+ * 185 µs later (an incast's tree shows before enough of its senders do).  The webhook answers 500 until a
+ * POST failed, after both were handed over, so the one POST that succeeds holds both: the Incast (rank 0)
+ * before the tree (rank 1), though the tree was raised first. */
+static void test_cause_first(void **state)
+{
+	(void)state;
+	struct MHD_Daemon *d;
+	n_posts = 0;
+	reply_status = 500;
+	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 8});
+	struct hw_an_event t = odd_event();
+	t.id = 1, t.incident = 5, t.kind = HW_AN_CONGESTION_TREE;
+	snprintf(t.alertname, sizeof(t.alertname), "CongestionTree");
+	struct hw_an_event i = incast_at_4();
+	i.id = 2, i.incident = 5, i.start_ns = t.start_ns + 185000;
+	assert_int_equal(hw_alert_sink_push(s, &t, NULL), 1);
+	assert_int_equal(hw_alert_sink_push(s, &i, NULL), 1);
+	struct hw_alert_sink_stats st = {0};
+	for (int k = 0; k < 6000 && !st.posts_failed; k++) { /* a failed POST: up to 60 s on a loaded host */
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+		hw_alert_sink_stats(s, &st);
+	}
+	assert_true(st.posts_failed >= 1);
+	reply_status = 200;
+	assert_int_equal(hw_alert_sink_drain(s, 30000), 1);
+	hw_alert_sink_stats(s, &st);
+	assert_int_equal(st.posts_ok, 1);
+	assert_int_equal(st.sent_alerts, 2);
+	const char *pi = strstr(got_body, "\"alertname\":\"Incast\""),
+	           *pt = strstr(got_body, "\"alertname\":\"CongestionTree\"");
+	assert_non_null(pi);
+	assert_non_null(pt);
+	assert_true(pi < pt);
 	hw_alert_sink_stop(s);
 	MHD_stop_daemon(d);
 }
@@ -466,7 +509,7 @@ int main(void)
 	    cmocka_unit_test(test_webhook_body),          cmocka_unit_test(test_min_visible),
 	    cmocka_unit_test(test_incident_label),        cmocka_unit_test(test_lost_at_exit),
 	    cmocka_unit_test(test_firing_before_resolve), cmocka_unit_test(test_update_while_firing),
-	    cmocka_unit_test(test_update_event),
+	    cmocka_unit_test(test_update_event),          cmocka_unit_test(test_cause_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,14 +87,34 @@ static void test_labels_and_url(void **state)
 	static struct hw_alert_kv l;
 	hw_alert_labels(&e, "2026-01-01T00:00:00.001Z", &l);
 	/* alertname, severity, job, node (dotted id), node_name, node_id, port (no name: the number), queue,
-	 * incident: 9 labels */
-	assert_int_equal(l.n, 9);
+	 * incident, and as an Incast (an incident's cause) instance, node name and port: 10 labels */
+	assert_int_equal(l.n, 10);
 	assert_string_equal(l.kv[3].k, "node");
 	assert_string_equal(l.kv[3].v, "10.255.1.1");
 	assert_string_equal(l.kv[4].v, "leaf1");
 	assert_string_equal(l.kv[6].k, "port");
 	assert_string_equal(l.kv[6].v, "1");
 	assert_string_equal(l.kv[8].k, "incident");
+	assert_string_equal(l.kv[9].k, "instance");
+	assert_string_equal(l.kv[9].v, "leaf1:1");
+	assert_int_equal(hw_alert_rank(&e), 0);
+	/* a CongestionTree at the same place: no instance (9 labels), listed after the cause */
+	snprintf(e.alertname, sizeof(e.alertname), "CongestionTree");
+	hw_alert_labels(&e, "2026-01-01T00:00:00.001Z", &l);
+	assert_int_equal(l.n, 9);
+	assert_int_equal(hw_alert_rank(&e), 1);
+	/* a LinkDown (no port, queue): its link is the instance */
+	snprintf(e.alertname, sizeof(e.alertname), "LinkDown");
+	e.port = UINT32_MAX;
+	e.queue = -1;
+	snprintf(e.link, sizeof(e.link), "spine1:Ethernet1--leaf1:Ethernet9");
+	hw_alert_labels(&e, NULL, &l);
+	/* alertname, severity, job, node, node_name, node_id, link, instance */
+	assert_int_equal(l.n, 8);
+	assert_string_equal(l.kv[7].k, "instance");
+	assert_string_equal(l.kv[7].v, "spine1:Ethernet1--leaf1:Ethernet9");
+	snprintf(e.alertname, sizeof(e.alertname), "PacketDrops");
+	assert_int_equal(hw_alert_rank(&e), 2);
 	char u[128];
 	hw_alert_graph_url("http://h:9464//", "/var/svg/event-1-2-Incast.svg", u, sizeof(u));
 	assert_string_equal(u, "http://h:9464/svg/event-1-2-Incast.svg"); /* trailing slashes dropped, file name */
@@ -148,7 +168,9 @@ static void test_storm_text(void **state)
 	                    "1.61 MB. Victims (paused upstream): spine2 port Ethernet3 queue 3, leaf4 port "
 	                    "Ethernet10 queue 3. Link: leaf3:Ethernet4--host20:eth0. Values: victims 2, "
 	                    "root_occupancy 1.61 MB. Started 2026-01-01 00:00:07.001 UTC, still going. Flows "
-	                    "affected: 4.");
+	                    "affected: 4. What to do: the root queue does not drain: check what is behind it "
+	                    "(host20: a NIC sending PFC pauses, a slow receiver, an incast) and the PFC watchdog. "
+	                    "The victims recover when it drains.");
 	/* resolved 3 ms later; three victims counted, the detail names an unplaced one (node id 167837953 =
 	 * 10*2^24 + 1*2^16 + 1*2^8 + 1, port 3) and one more: the third is "and 1 more" */
 	e.resolved = 1;
@@ -160,6 +182,57 @@ static void test_storm_text(void **state)
 	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
 	                    "queued); victims: 10.1.1.1 port 3 queue 3, leaf4 port Ethernet10 queue 3, and 1 "
 	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
+}
+
+/* The bundled incast as its Incast is raised at leaf1 Ethernet1 queue 3 (the port facing host1, where 16
+ * senders meet): the storm's place and numbers changed to an incast's, sources 16, occupancy 1.75 MB, one
+ * victim upstream. */
+static void test_incast_text(void **state)
+{
+	(void)state;
+	struct hw_an_event e = storm();
+	e.kind = HW_AN_INCAST;
+	snprintf(e.alertname, sizeof(e.alertname), "Incast");
+	e.severity = "warning";
+	e.node_id = 184484097; /* 10.255.1.1 */
+	snprintf(e.node, sizeof(e.node), "leaf1");
+	e.port = 1;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
+	snprintf(e.link, sizeof(e.link), "leaf1:Ethernet1--host1:eth0");
+	e.numbers[0].name = "sources";
+	e.numbers[0].value = 16;
+	e.numbers[1].name = "occupancy";
+	e.numbers[1].value = 1750000; /* 1.75 MB */
+	snprintf(e.detail, sizeof(e.detail), "root leaf1:Ethernet1/3, victims spine3:Ethernet1/3");
+	e.n_flows = 16;
+	static struct hw_alert_kv a;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	/* the culprit, toward the host behind it (the link's far end), how many sources and how full, the victim
+	 * as a place (the detail's "spine3:Ethernet1/3"), the UTC start */
+	assert_string_equal(a.kv[0].v, "Incast: culprit leaf1 (10.255.1.1) port Ethernet1 queue 3 toward host1, "
+	                               "sources 16 (1.75 MB queued); victims: spine3 port Ethernet1 queue 3; since "
+	                               "2026-01-01 00:00:07.001 UTC");
+	/* the same in sentences, the raw detail not repeated, then what to do about it, naming the host */
+	assert_string_equal(a.kv[1].v,
+	                    "Incast (warning). Culprit: leaf1 (10.255.1.1) port Ethernet1 queue 3, where the traffic "
+	                    "of 16 sources to host1 meets, more than the port can send, holding 1.75 MB. Victims "
+	                    "(paused upstream): spine3 port Ethernet1 queue 3. Link: leaf1:Ethernet1--host1:eth0. "
+	                    "Values: sources 16, occupancy 1.75 MB. Started 2026-01-01 00:00:07.001 UTC, still going. "
+	                    "Flows affected: 16. What to do: find the senders (the flows, the graph) and stagger or "
+	                    "rate-limit their traffic to host1; check ECN/DCQCN marking on this queue. The victims "
+	                    "recover when it drains.");
+	/* a LinkDown (a link, no port) says its link in the summary */
+	memset(&e, 0, sizeof(e));
+	snprintf(e.alertname, sizeof(e.alertname), "LinkDown");
+	snprintf(e.node, sizeof(e.node), "spine1");
+	e.port = UINT32_MAX;
+	e.queue = -1;
+	e.hw_id = -1;
+	snprintf(e.link, sizeof(e.link), "spine1:Ethernet1--leaf1:Ethernet9");
+	e.start_ns = 1767225600000000000ull; /* 2026-01-01T00:00:00Z */
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_string_equal(
+	    a.kv[0].v, "LinkDown at spine1, link spine1:Ethernet1--leaf1:Ethernet9 since 2026-01-01 00:00:00.000 UTC");
 }
 
 /* An event graph's legend says what the alert says: the issue's example (record time 1767225600001503000 ns,
@@ -211,7 +284,7 @@ int main(void)
 	    cmocka_unit_test(test_bytes),          cmocka_unit_test(test_durations),
 	    cmocka_unit_test(test_utc_and_node),   cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
-	    cmocka_unit_test(test_graph_facts),
+	    cmocka_unit_test(test_incast_text),    cmocka_unit_test(test_graph_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,117 @@
+# The notification a person gets leads with the culprit: the bundled incast replayed at its recorded pace (as if
+# live) and as fast as it goes (a replay) into a real Alertmanager with the shipped deploy/alertmanager/alertmanager.yml.
+"""Usage: notify_order.py HOPWATCH-GEN HOPWATCH-ANALYZER SRC.  Skipped (77) without Alertmanager.
+
+The incast scenario (gen/scenario: 16 senders to host1 behind leaf1 Ethernet1, RoCE queue 3; seed 2, whose
+CongestionTree at that port is raised before its Incast) goes through the shipped route twice:
+1. live: record times start a few seconds ahead and the analyzer replays them at their pace, so Alertmanager
+   waits its group_wait (1 s) and sorts the group's alerts itself (job, instance, label set: without the
+   Incast's instance label the CongestionTree, alertname C < I, came first);
+2. replay: the same records 2026-01-01 (long past), as fast as possible: Alertmanager flushes the group at once
+   with the first alerts of the first post (the tree alone before the sink listed the cause first and waited).
+Each time the first notification's first alert must be the Incast, its summary leading with the culprit as
+truth.json places it and the host behind it, then its sources and victims; its description says what to do.
+Live, the Incast comes 185 µs of record time after the tree, which on a loaded host can be more than the 1 s
+group_wait of wall time: then the first notification holds the tree alone (at the culprit), and the order is
+checked on Alertmanager's own listing of the group (/api/v2/alerts/groups), which sorts a group's alerts as a
+notification does (dispatch.go: sort.Sort(groups[i].Alerts), the AlertSlice.Less of its flush).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+gen, an, src = sys.argv[1:4]
+sys.path.insert(0, os.path.join(src, "tools"))
+import notifications  # noqa: E402  (the Alertmanager and webhook harness)
+
+am_bin = notifications.shutil.which("alertmanager") or notifications.shutil.which("prometheus-alertmanager")
+if not am_bin:
+    print("SKIP: Alertmanager is not installed")
+    sys.exit(77)
+
+
+def check(alerts, truth, what):
+    """The alerts (a notification's, or a group's as Alertmanager lists it) lead with the Incast at the injected
+    place; returns their alertnames."""
+    names = [a["labels"]["alertname"] for a in alerts]
+    p = truth["events"][0]["place"]  # the injected incast: node leaf1, ifname Ethernet1, queue 3, host host1
+    first = alerts[0]
+    s = first["annotations"]["summary"]
+    print("%s: %s; first summary: %s" % (what, names, s))
+    assert names[0] == "Incast", "%s: the first alert is %s, not the Incast: %s" % (what, names[0], names)
+    # the culprit as the topology names it, its management address (the node label), the host behind the port
+    lead = "Incast: culprit %s (%s) port %s queue %d toward %s, sources " % (p["node"], p["mgmt"], p["ifname"],
+                                                                             p["queue"], p["host"])
+    assert s.startswith(lead), "%s: summary does not start %r: %s" % (what, lead, s)
+    assert "; victims: " in s and " UTC" in s, s
+    assert first["labels"].get("instance") == "%s:%s" % (p["node"], p["ifname"]), first["labels"]
+    d = first["annotations"]["description"]
+    assert "What to do: " in d and "to %s" % p["host"] in d, d
+    if "CongestionTree" in names:
+        assert names.index("CongestionTree") > 0, names
+    return names
+
+
+def through_am(d, paced):
+    """The scenario in d replayed by the analyzer (paced: at its recorded pace, starting at its first record's
+    time) into a fresh Alertmanager with the shipped route: (the firing notifications' alerts, the group of the
+    first one's incident as Alertmanager lists it)."""
+    rx = notifications.Receiver()
+    am, url = notifications.start_am(am_bin, d, rx.port)
+    try:
+        run = [an, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp", os.path.join(d, "lldp.pcap"),
+               "--map", os.path.join(d, "map.json"), "--alertmanager", url, "--hold", "3", "--quiet"]
+        if paced:
+            first_ns = json.loads(open(os.path.join(d, "records.jsonl")).readline())["time_ns"]
+            wait = first_ns / 1e9 - time.time()
+            assert wait > 0, "setting up took %.1f s more than the 8 s allowed" % -wait
+            time.sleep(wait)
+            run += ["--pace", "recorded"]
+        subprocess.run(run, check=True)
+        for _ in range(300):  # the group's flush: 1 s after its first alert; up to 30 s on a loaded host
+            if rx.notes:
+                break
+            time.sleep(0.1)
+        time.sleep(0.5)
+        firing = [n["body"]["alerts"] for n in rx.notes if n["body"]["status"] == "firing"]
+        assert firing, "no notification reached the webhook"
+        groups = json.load(urllib.request.urlopen(url + "/api/v2/alerts/groups?receiver=hopwatch-webhook"))
+        inc = [g for g in groups if g["labels"].get("incident") == firing[0][0]["labels"]["incident"]]
+        assert len(inc) == 1, groups
+        return firing, inc[0]["alerts"]
+    finally:
+        am.terminate()
+        am.wait()
+        rx.close()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # 1. live: records from E, 8 s ahead (gen and Alertmanager start meanwhile); the analyzer starts at E
+    E = (int(time.time()) + 8) * 1000000000
+    d = os.path.join(tmp, "live")
+    subprocess.run([gen, "scenario", "incast", "--seed", "2", "--epoch-ns", str(E), "--out", d, "--write-records"],
+                   check=True, stdout=subprocess.DEVNULL)
+    truth = json.load(open(os.path.join(d, "truth.json")))
+    firing, group = through_am(d, True)
+    first = firing[0]
+    if any(a["labels"]["alertname"] == "Incast" for a in first):
+        check(first, truth, "live, the first notification")
+    else:  # the Incast came after the group's flush: the tree leads, at the culprit
+        p = truth["events"][0]["place"]
+        lead = "CongestionTree: culprit %s (%s) port %s queue %d" % (p["node"], p["mgmt"], p["ifname"], p["queue"])
+        s = first[0]["annotations"]["summary"]
+        print("live, the first notification: %s (the Incast came after its flush)" % s)
+        assert s.startswith(lead), s
+    # the group as Alertmanager lists it (its next notification's order), all alerts in
+    check(group, truth, "live, the group in Alertmanager")
+    # 2. a replay of older records (the generator's default epoch, 2026-01-01)
+    d = os.path.join(tmp, "replay")
+    subprocess.run([gen, "scenario", "incast", "--seed", "2", "--out", d, "--write-records"], check=True,
+                   stdout=subprocess.DEVNULL)
+    firing, group = through_am(d, False)
+    check(firing[0], json.load(open(os.path.join(d, "truth.json"))), "replay, the first notification")
+print("PASS")
