@@ -7,6 +7,7 @@
 #include "an_outputs.h"
 #include "an_attr.h"
 #include "clock.h"
+#include "redact.h"
 
 struct an_render *an_outputs_renderer(struct an_outputs *t, char *err, size_t errlen)
 {
@@ -209,6 +210,7 @@ struct out_alerts {
 	struct an_output base;
 	struct hw_alert_sink *sink;
 	const char *name; /* "alertmanager" or "webhook" */
+	char shown[160];  /* its URL, credentials hidden (hw_http_redact), for messages */
 	int quiet;
 	int started; /* the first tick came: events before it are the start's baseline */
 };
@@ -230,8 +232,8 @@ static void alerts_tick(struct an_output *o, const struct hw_analyzer *a, const 
 	x->started = 1;
 	uint64_t lost;
 	if (t->kind == AN_TICK_EXIT && (lost = hw_alert_sink_finish(x->sink, 2000)) && !x->quiet)
-		fprintf(stderr, "hopwatch-analyzer run: %s: %llu alerts could not be delivered before exit\n", x->name,
-		        (unsigned long long)lost);
+		fprintf(stderr, "hopwatch-analyzer run: %s %s: %llu alerts could not be delivered before exit\n",
+		        x->name, x->shown, (unsigned long long)lost);
 }
 
 static uint64_t alerts_lost(struct an_output *o)
@@ -280,6 +282,7 @@ struct an_output *an_out_alerts(enum hw_sink_kind kind, const char *url, const s
 	}
 	x->base.ops = &alerts_ops;
 	x->name = name;
+	hw_http_redact(url, x->shown, sizeof(x->shown));
 	x->quiet = quiet;
 	return &x->base;
 }
