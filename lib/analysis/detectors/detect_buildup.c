@@ -9,8 +9,9 @@
  * band for one sample and it falls at the next.  At a lossless
  * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
  * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
- * reachable ceiling; only the bytes in flight when the pause starts go above).  Not raised at a congestion tree's
- * victim (a queue paused from downstream). */
+ * reachable ceiling; only the bytes in flight when the pause starts go above).  At a lossy queue, not raised while it
+ * is starved by a lossless class that PFC is cutting (starver_cut).  Not raised at a congestion tree's victim (a queue
+ * paused from downstream). */
 #include "detector.h"
 
 #define BUILDUP_FLOWS 4 /* flows remembered per queue: buildup_min_flows counts at most this many */
@@ -55,8 +56,8 @@ static int reachable(const struct hw_analyzer *a, const struct an_queue *q, cons
  * seen within the window, holds under a tenth of its HighQueue level), so q fills only while that class keeps
  * arriving at nearly the line rate; and a queue of that class on the same switch is in a HighQueue episode, at PFC
  * Xoff by default: the switch pauses that class on its ingress links, by which the traffic that starves q comes in
- * too, so the starvation, and q's climb, stop short.  Only when such a warning is about to be raised: one pass over
- * the queue table. */
+ * too, so the starvation, and q's climb, stop short.  Asked only when a warning would be raised: it reads the queue
+ * table through. */
 static int starver_cut(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
 	if (q->th.lossless)
@@ -199,9 +200,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (!b->h.active &&
 	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising) ||
 	     !reachable(a, q, b, r->time_ns) || !held(a, q, r->time_ns, q->th.high * a->c.buildup_from) ||
-	     (a->c.buildup_starver_cut && starver_cut(a, q, r->time_ns))))
+	     (pred >= q->th.high && a->c.buildup_starver_cut && starver_cut(a, q, r->time_ns))))
 		pred = r->queue_occupancy; /* not far enough up, not climbing now, held below by PFC, or starved by
-		                              traffic PFC is cutting: no warning yet */
+		                              traffic PFC is cutting (asked only when it would raise): no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
 	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
