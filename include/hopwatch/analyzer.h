@@ -51,6 +51,7 @@ struct hw_an_config {
 	uint64_t buildup_hold_ns;       /* ... and held at from x raise or above, not falling, this long */
 	double buildup_steady;          /* ... or, held for two samples, its newest step this share of its newest
 	                                 * samples' slope or more (0: off) */
+	uint8_t buildup_starver_cut;    /* ... not lossy, starved by a class PFC cuts (1) */
 	double microburst_raise;        /* Microburst: occupancy rises to at least this (0: the HighQueue threshold) */
 	double microburst_clear;        /* ... and falls below this */
 	uint64_t microburst_max_ns;     /* ... within this time (default under 1 ms) */

@@ -384,6 +384,70 @@ static void test_buildup_steady(void **state)
 	}
 }
 
+/* queue_buildup.starver_cut: a lossy queue starved by a lossless class that PFC is cutting.  Node 1, lossless queue 3
+ * (fabric.lossless_queues), threshold 10000 for every queue.  Lossy queue 0 of port 2 climbs as the linear ramp
+ * (60 i bytes at t0 + 10 i us): at the default from 0.75 (7500) from i = 125 and held 10 us at i = 126, so raised
+ * at t0 + 1260 us, occupancy 7560, when nothing else holds it back.  With each of its samples, port 2's queue 3
+ * (the higher-priority class at the same port) and port 5's queue 3 (the same class on the same switch) report:
+ *  a) port 2 queue 3 at 0 (the class passes without queueing: under 0.1 x 10000 = 1000), port 5 queue 3 at 12000
+ *     (a HighQueue episode from 100 us on, the default hold): the starvation depends on traffic PFC is cutting on
+ *     the switch's ingress links: no QueueBuildup at queue 0 (its HighQueue at the crossing still fires);
+ *  b) as a) with starver_cut 0: raised at 1260 us, 7560;
+ *  c) port 2 queue 3 at 5000 (a backlog of its own, >= 1000): the rule does not apply, raised at 1260 us;
+ *  d) port 5 queue 3 at 5000 (below 10000: no HighQueue episode on the switch): raised at 1260 us;
+ *  e) port 2 queue 3 reports only with queue 0's first sample (t0), 1260 us old at i = 126, beyond the 1 ms
+ *     window: not known to pass the port now, raised at 1260 us. */
+static struct hw_record rec_pq(uint64_t t, uint32_t port, uint8_t queue, uint32_t occ)
+{
+	struct hw_record r = rec(t, occ, 500, (uint8_t)(10 + port));
+	r.egress_port = port;
+	r.queue_id = queue;
+	return r;
+}
+
+static void test_buildup_starver_cut(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_HIGH_QUEUE;
+	cfg.fabric.lossless_queues = 1u << 3;
+	assert_int_equal(cfg.buildup_starver_cut, 1);
+	uint64_t t0 = 8000000000000ull;
+	/* {starver_cut, port 2 queue 3, port 5 queue 3, port 2 queue 3 only at i = 0, raised} */
+	static const unsigned cases[][5] = {
+	    {1, 0, 12000, 0, 0}, {0, 0, 12000, 0, 1}, {1, 5000, 12000, 0, 1}, {1, 0, 5000, 0, 1}, {1, 0, 12000, 1, 1}};
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cfg.buildup_starver_cut = (uint8_t)cases[k][0];
+		struct hw_analyzer *a = mk();
+		for (int i = 0; i <= 200; i++) {
+			uint64_t t = t0 + (uint64_t)i * 10000;
+			feed(a, rec_pq(t, 2, 0, (uint32_t)i * 60));
+			if (!cases[k][3] || i == 0)
+				feed(a, rec_pq(t + 1, 2, 3, cases[k][1]));
+			feed(a, rec_pq(t + 2, 5, 3, cases[k][2]));
+		}
+		hw_an_finish(a);
+		int n = 0, at = -1;
+		for (int i = 0; i < n_ev; i++)
+			if (strcmp(evs[i].alertname, "QueueBuildup") == 0 && !evs[i].resolved && !evs[i].update) {
+				assert_int_equal(evs[i].port, 2);
+				assert_int_equal(evs[i].queue, 0);
+				n++;
+				at = i;
+			}
+		assert_int_equal(n, (int)cases[k][4]);
+		if (cases[k][4]) {
+			assert_int_equal(evs[at].start_ns, t0 + 1260000);
+			assert_int_equal((int)number(&evs[at], "occupancy"), 7560);
+		}
+		int hq0 = 0;
+		for (int i = 0; i < n_ev; i++)
+			hq0 += strcmp(evs[i].alertname, "HighQueue") == 0 && !evs[i].resolved && !evs[i].update &&
+			       evs[i].port == 2 && evs[i].queue == 0;
+		assert_int_equal(hq0, 1);
+		hw_an_destroy(a);
+	}
+}
+
 /* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
  * and a new excursion is a second episode. */
 static void test_hysteresis_one_event_per_episode(void **state)
@@ -2253,6 +2317,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_buildup_reachable_ceiling, setup),
 	    cmocka_unit_test_setup(test_buildup_hold, setup),
 	    cmocka_unit_test_setup(test_buildup_steady, setup),
+	    cmocka_unit_test_setup(test_buildup_starver_cut, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),

@@ -9,8 +9,9 @@
  * band for one sample and it falls at the next.  At a lossless
  * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
  * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
- * reachable ceiling; only the bytes in flight when the pause starts go above).  Not raised at a congestion tree's
- * victim (a queue paused from downstream). */
+ * reachable ceiling; only the bytes in flight when the pause starts go above).  At a lossy queue, not raised while it
+ * is starved by a lossless class that PFC is cutting (starver_cut).  Not raised at a congestion tree's victim (a queue
+ * paused from downstream). */
 #include "detector.h"
 
 #define BUILDUP_FLOWS 4 /* flows remembered per queue: buildup_min_flows counts at most this many */
@@ -48,6 +49,37 @@ static int reachable(const struct hw_analyzer *a, const struct an_queue *q, cons
 	for (unsigned i = 0; i < BUILDUP_FLOWS; i++)
 		n += b->flow_ns[i] && (b->flow_ns[i] >= now || now - b->flow_ns[i] <= a->c.buildup_window_ns);
 	return n >= a->c.buildup_min_flows;
+}
+
+/* Is lossy queue q's climb held up by traffic that PFC is cutting?  q's port is kept busy by a lossless class of higher
+ * priority (strict priority: a higher queue id is served first) that does not queue there (its queue at the port,
+ * seen within the window, holds under a tenth of its HighQueue level), so q fills only while that class keeps
+ * arriving at nearly the line rate; and a queue of that class on the same switch is in a HighQueue episode, at PFC
+ * Xoff by default: the switch pauses that class on its ingress links, by which the traffic that starves q comes in
+ * too, so the starvation, and q's climb, stop short.  Asked only when a warning would be raised: it reads the queue
+ * table through. */
+static int starver_cut(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	if (q->th.lossless)
+		return 0;
+	uint32_t classes = 0; /* bit c: lossless class c passes q's port above q, without queueing there */
+	for (uint32_t i = 0; i < a->n_queues; i++) {
+		const struct an_queue *h = &a->queues[i];
+		if (h->node_id == q->node_id && h->port == q->port && h->queue > q->queue && h->queue < 32 &&
+		    h->th.lossless && (h->last_ns >= now || now - h->last_ns <= a->c.buildup_window_ns) &&
+		    h->last_occ < 0.1 * h->th.high)
+			classes |= 1u << h->queue;
+	}
+	if (!classes)
+		return 0;
+	for (uint32_t i = 0; i < a->n_queues; i++) {
+		const struct an_queue *h = &a->queues[i];
+		const struct an_hyst *e;
+		if (h->node_id == q->node_id && h->port != q->port && h->queue < 32 && (classes >> h->queue & 1u) &&
+		    (e = an_episode(a, HW_AN_HIGH_QUEUE, h)) && e->active)
+			return 1;
+	}
+	return 0;
 }
 
 struct sums {
@@ -167,9 +199,10 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	b->slope = slope;
 	if (!b->h.active &&
 	    (r->queue_occupancy < q->th.high * a->c.buildup_from || !rising(a, q, r->time_ns, a->c.buildup_rising) ||
-	     !reachable(a, q, b, r->time_ns) || !held(a, q, r->time_ns, q->th.high * a->c.buildup_from)))
-		pred =
-		    r->queue_occupancy; /* not far enough up, not climbing now, or held below by PFC: no warning yet */
+	     !reachable(a, q, b, r->time_ns) || !held(a, q, r->time_ns, q->th.high * a->c.buildup_from) ||
+	     (pred >= q->th.high && a->c.buildup_starver_cut && starver_cut(a, q, r->time_ns))))
+		pred = r->queue_occupancy; /* not far enough up, not climbing now, held below by PFC, or starved by
+		                              traffic PFC is cutting (asked only when it would raise): no warning yet */
 	struct hw_an_hyst rule = {q->th.high, q->th.high, 0, a->c.high_queue.clear_ns};
 	int s = an_hyst_step(&b->h, &rule, pred, r->time_ns);
 	if (s > 0 && an_tree_victim(a, q, r->time_ns)) {
@@ -214,6 +247,7 @@ static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "min_flows", AN_U32, buildup_min_flows),
     AN_KEY("queue_buildup", "hold_ns", AN_U64, buildup_hold_ns),
     AN_KEY("queue_buildup", "steady", AN_DOUBLE, buildup_steady),
+    AN_KEY("queue_buildup", "starver_cut", AN_U8, buildup_starver_cut),
 };
 
 static void defaults(struct hw_an_config *c)
@@ -227,6 +261,7 @@ static void defaults(struct hw_an_config *c)
 	c->buildup_min_flows = 2;
 	c->buildup_hold_ns = 10000;
 	c->buildup_steady = 0; /* off: on seeds 1-5 it bought recall at some precision (docs/analyzer.md) */
+	c->buildup_starver_cut = 1;
 }
 
 const struct an_detector an_detect_buildup = {
