@@ -14,12 +14,19 @@ by PFC), is counted apart as unobservable, not in the recall.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
-                      [--gen-args "ARGS"] [--vary] [--jobs N] [--keep DIR] [--json] [--markdown]
+                      [--gen-args "ARGS"] [--vary] [--jobs N] [--keep DIR] [--json] [--markdown] [--explain]
 
 families: clean incast microburst pfc-storm link-down report-loss mtu-mismatch dscp-misconfig mix
 shapes:   leaf-spine (4 spines, 8 leaves, 8 hosts each), fat-tree:4, fat-tree:8 (the default three), or any
           leaf-spine:SPINES,LEAVES,HOSTS_PER_LEAF and fat-tree:K (even K) hopwatch-gen makes
 formats:  tr2.0 tr1.0 tr0.5
+
+--explain lists, per injected incident, each alert counted against it (alerts per incident): its kind, id,
+analyzer incident, queue, start from the incident's start, why it counts (at the incident's "place", at one of
+its PFC "victim"s, or naming a "flow" it touched), "during" or "after" the incident, whether it carries the
+analyzer incident of an alert at the incident's place ("own"), and whether the same fabric's clean run (include
+the clean family) raised the same kind at the same queue in the incident's window too ("background"); then the
+totals of those.
 
 Fabrics other than the generator's defaults (the analyzer still runs with ONE configuration, so this is how a
 user's fabric looks to it):
@@ -179,7 +186,7 @@ def events_for(family, fab, rng):
 
 
 def run_one(job):
-    gen, an, cfg, family, shape, fmt, seed, keep, vary, extra = job
+    gen, an, cfg, family, shape, fmt, seed, keep, vary, extra, explain = job
     gargs = (vary_args(shape, seed) if vary else []) + list(extra)
     fab = Fabric(shape, host_gbps(gargs))
     rng = random.Random(f"{family}/{shape}/{fmt}/{seed}")
@@ -214,6 +221,10 @@ def run_one(job):
         r["culprits"] = culprits(truth, events, int(1e6))
         if family == "clean":  # its alerts are the fabric's own background (aggregate)
             r["congestion_alerts"] = congestion_alerts(events)
+            r["alert_places"] = alert_places(events)
+        if explain:
+            r["explain"] = explain_alerts(truth, events, int(1e6))
+            r["truth_windows"] = truth_windows(truth, int(1e6))
         r["unconfirmed"] = unconfirmed(truth, events, series, conf, int(1e6))
         if keep:
             dst = os.path.join(keep, f"{family}-{shape.replace(':', '')}-{fmt}-{seed}")
@@ -320,6 +331,73 @@ def incident_ids(truth, events, slack_ns):
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     return [len({e.get("incident") or ("alert", e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
             for t in truth.get("events", [])]
+
+
+def why_related(t, e):
+    """Which of related()'s rules counts alert e against injected incident t: "place" (at its place or an end of
+    its link), "victim" (at one of its PFC victims), else "flow" (naming a flow it touched)."""
+    if score_events.place_match(t["place"], e):
+        return "place"
+    if _evq(e) in {_qname(q) for q in t.get("effects", {}).get("paused_queues", [])}:
+        return "victim"
+    return "flow"
+
+
+def explain_alerts(truth, events, slack_ns):
+    """--explain: per injected incident, each alert incidents() counts against it (its first raise), with why
+    (why_related), "during" or "after" the incident (raised after its end_ns, within the slack), and whether it
+    carries the analyzer incident of an alert at the incident's own place ("own")."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    out = []
+    for t in truth.get("events", []):
+        first = {}
+        for e in raised:
+            if related(t, e, slack_ns):
+                first.setdefault((e["event"], e.get("id")), e)
+        own = {e.get("incident") for e in first.values() if e.get("incident") and why_related(t, e) == "place"}
+        out.append([{"event": e["event"], "id": e.get("id"), "incident": e.get("incident"),
+                     "place": list(_evq(e)), "start_us": round((e["start_ns"] - t["start_ns"]) / 1000, 1),
+                     "why": why_related(t, e), "when": "after" if e["start_ns"] > t["end_ns"] else "during",
+                     "own": e.get("incident") in own} for e in sorted(first.values(), key=lambda x: x["start_ns"])])
+    return out
+
+
+def truth_windows(truth, slack_ns):
+    """Each injected incident's kind, node (or "link") and window with the slack (for --explain)."""
+    return [{"kind": t["kind"], "lo": t["start_ns"] - slack_ns, "hi": t["end_ns"] + slack_ns,
+             "place": t["place"].get("node") or "link"} for t in truth.get("events", [])]
+
+
+def alert_places(events):
+    """The alerts raised (not updates, not topology facts): kind, queue and start (a clean run's, for --explain)."""
+    return [[e.get("event"), *_evq(e), e.get("start_ns")] for e in events
+            if e.get("state") == "firing" and not e.get("update") and e.get("event") not in TOPOLOGY_FACTS]
+
+
+def explain_tally(results):
+    """--explain's totals: the alerts counted against injected incidents, by family, kind, why, when, own, and
+    whether the same fabric's clean run (same shape, format and seed) raised the same kind at the same queue within
+    the incident's window too ("background": it would have been raised without the incident), "?" without that
+    clean run; and each incident's alerts one by one, as lines to print."""
+    clean = {tuple(r["job"][1:]): r["score"].get("alert_places", []) for r in results
+             if "error" not in r and r["job"][0] == "clean"}
+    tally, lines = {}, []
+    for r in results:
+        if "error" in r or "explain" not in r["score"]:
+            continue
+        base = clean.get(tuple(r["job"][1:]))
+        for t, alerts in zip(r["score"]["truth_windows"], r["score"]["explain"]):
+            lines.append(f"{'/'.join(map(str, r['job']))} {t['kind']} at {t['place']}: {len(alerts)} alerts")
+            for a in alerts:
+                bg = "?" if base is None else \
+                    "background" if any(c[0] == a["event"] and c[1:4] == a["place"] and
+                                        t["lo"] <= c[4] <= t["hi"] for c in base) else "-"
+                where, own = "/".join(map(str, a["place"])), "own" if a["own"] else "other"
+                key = (r["job"][0], t["kind"], a["event"], a["why"], a["when"], own, bg)
+                tally[key] = tally.get(key, 0) + 1
+                lines.append(f"    {a['event']} id {a['id']} incident {a['incident']} at {where} {a['start_us']:+} us: "
+                             f"{a['why']}, {a['when']}, {own} incident, {bg}")
+    return tally, lines
 
 
 def alert_sig(e):
@@ -435,7 +513,7 @@ def main():
         if a in ("-h", "--help"):
             print(__doc__)
             sys.exit(0)
-        if a in ("--json", "--markdown", "--vary"):
+        if a in ("--json", "--markdown", "--vary", "--explain"):
             flags.add(a)
             i += 1
         elif a in ("--gen", "--analyzer", "--config", "--keep", "--gen-args") or a in opt:
@@ -467,7 +545,8 @@ def main():
     if keep:
         os.makedirs(keep, exist_ok=True)
     vary = "--vary" in flags
-    jobs = [(opt["--gen"], opt["--analyzer"], opt.get("--config"), f, s, fm, seed, keep, vary, extra)
+    jobs = [(opt["--gen"], opt["--analyzer"], opt.get("--config"), f, s, fm, seed, keep, vary, extra,
+             "--explain" in flags)
             for f in opt["--families"].split(",") for s in shapes
             for fm in opt["--formats"].split(",") for seed in range(first, first + n)]
     with concurrent.futures.ThreadPoolExecutor(int(opt["--jobs"])) as ex:
@@ -507,6 +586,13 @@ def main():
     if agg["background_at_victim"]:
         print(f"at a PFC victim but raised in the same fabric's clean run too (its own background congestion, "
               f"not in the wrong culprits): {agg['background_at_victim']}")
+    if "--explain" in flags:
+        tally, lines = explain_tally(results)
+        print("\n".join(lines))
+        print("alerts counted against injected incidents (family, incident kind, alert, why, when, analyzer incident,"
+              " in the clean run too): count")
+        for k, v in sorted(tally.items()):
+            print(f"  {' '.join(map(str, k))}: {v}")
     for e in agg["errors"]:
         print(f"FAILED {e['job']}: {e['error']}", file=sys.stderr)
 

@@ -63,6 +63,49 @@ for host, lo, hi in ((25.0, 2.5, 12.5), (100.0, 10.0, 50.0)):
         if g > host:
             fails.append(f"pfc-storm on {host}G hosts, seed {seed}: {g} Gb/s per sender, above the link")
 
+# --explain: what each alert counted against an injected incident is.  A PFC storm at leaf1 Ethernet3 queue 3 from
+# 1.0 to 2.0 ms (slack 1 ms: alerts from 0 to 3.0 ms), spine1 Ethernet1 queue 3 paused by it, flow 7 touched:
+#   HighQueue 10 at its place at 1.1 ms (raised again at 1.5 ms: the same id, counted once): place, during, own;
+#   Microburst 11 at the paused spine queue at 1.2 ms: victim, during, another analyzer incident (9);
+#   HighQueue 12 at leaf2 at 2.5 ms naming flow 7, in the storm's analyzer incident 5: flow, after (end 2.0 ms), own;
+#   not counted: HighQueue 13 naming flow 7 elsewhere from 0.9 ms (began before the storm), HighQueue 14 at 3.5 ms
+#   (past the slack), LinkUp (a topology fact).  Starts from the storm's: +100, +200, +1500 us.
+ms = 1000000
+storm = {"kind": "CongestionTree", "place": {"node": "leaf1", "ifname": "Ethernet3", "queue": 3}, "start_ns": ms,
+         "end_ns": 2 * ms, "affected_flows": [{"flow_hash": 7}],
+         "effects": {"paused_queues": [{"node": "spine1", "ifname": "Ethernet1", "queue": 3}]}}
+
+
+def alert(kind, i, inc, node, port, t, flows=()):
+    return {"event": kind, "id": i, "incident": inc, "node": node, "port_name": port, "queue": 3, "start_ns": t,
+            "state": "firing", "flows": list(flows)}
+
+
+evs = [alert("HighQueue", 10, 5, "leaf1", "Ethernet3", 1100000),
+       alert("HighQueue", 10, 5, "leaf1", "Ethernet3", 1500000),
+       alert("Microburst", 11, 9, "spine1", "Ethernet1", 1200000),
+       alert("HighQueue", 12, 5, "leaf2", "Ethernet4", 2500000, [7]),
+       alert("HighQueue", 13, 6, "leaf3", "Ethernet1", 900000, [7]),
+       alert("HighQueue", 14, 8, "leaf4", "Ethernet1", 3500000, [7]),
+       alert("LinkUp", 15, None, "leaf1", "Ethernet3", 1100000)]
+got = sw.explain_alerts({"events": [storm]}, evs, ms)
+check("explain: alerts counted", [(a["event"], a["id"], a["why"], a["when"], a["own"], a["start_us"]) for a in got[0]],
+      [("HighQueue", 10, "place", "during", True, 100.0), ("Microburst", 11, "victim", "during", False, 200.0),
+       ("HighQueue", 12, "flow", "after", True, 1500.0)])
+check("explain: as many as incidents() counts", len(got[0]), sw.incidents({"events": [storm]}, evs, ms)[0])
+# the clean run of the same fabric raised that Microburst at the spine queue at 1.5 ms (in the window 0-3 ms):
+# background; its HighQueue at leaf2 at 3.2 ms is outside the window, so HighQueue 12 is not
+job = ["pfc-storm", "leaf-spine", "tr2.0", 1]
+runs = [{"job": job, "score": {"explain": got, "truth_windows": sw.truth_windows({"events": [storm]}, ms)}},
+        {"job": ["clean"] + job[1:], "score": {"alert_places": [["Microburst", "spine1", "Ethernet1", 3, 1500000],
+                                                                ["HighQueue", "leaf2", "Ethernet4", 3, 3200000]]}}]
+tally, lines = sw.explain_tally(runs)
+key = ("pfc-storm", "CongestionTree")
+check("explain: tally", tally, {key + ("HighQueue", "place", "during", "own", "-"): 1,
+                                key + ("Microburst", "victim", "during", "other", "background"): 1,
+                                key + ("HighQueue", "flow", "after", "own", "-"): 1})
+check("explain: lines", len(lines), 4)
+
 # --vary: every draw within the documented ranges (score_sweep.py --help)
 for shape in ("leaf-spine", "fat-tree:6", "leaf-spine:8,16,4"):
     for seed in range(1, 61):
