@@ -2006,6 +2006,16 @@ static struct hw_analyzer *storm_run(int late, int root_holds, uint64_t *tree_id
 	return a;
 }
 
+/* The last update of storm_run's root alert (the CongestionTree at 12:5), -1 when none. */
+static int root_update(void)
+{
+	int up = -1;
+	for (int i = 0; i < n_ev; i++)
+		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
+			up = i;
+	return up;
+}
+
 static void test_incident_aftermath_storm(void **state)
 {
 	(void)state;
@@ -2020,10 +2030,7 @@ static void test_incident_aftermath_storm(void **state)
 	int mb = raised_at("Microburst", 42);
 	assert_true(mb >= 0 && evs[mb].incident != tree_inc);
 	assert_int_equal(raised_at("Microburst", 40), -1);
-	int up = -1;
-	for (int i = 0; i < n_ev; i++)
-		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
-			up = i;
+	int up = root_update();
 	assert_true(up >= 0);
 	assert_true(evs[up].id == tree_id && evs[up].incident == tree_inc && !evs[up].resolved);
 	assert_true(number(&evs[up], "aftermath_bursts") == 1);
@@ -2035,7 +2042,7 @@ static void test_incident_aftermath_storm(void **state)
  * hold, at about t1 + 1.3 ms.  The tree's queues were last seen holding (at or above their clear level) no
  * later than t1 (from t1 on they report 100), more than high_queue.clear_ns (1 ms) before: not the storm's
  * letting go, so 11:7's congestion is an incident of its own, although the tree let go at its root and its
- * incident is still open (the root's HighQueue resolves at t1 + 1 ms, 100 having lasted clear_ns; the incident
+ * incident is still open (the root's HighQueue resolves at t1 + 1 ms, 5000 having lasted clear_ns; the incident
  * stays open clear_ns after that, to t1 + 2 ms). */
 static void test_incident_aftermath_late(void **state)
 {
@@ -2066,10 +2073,7 @@ static void test_incident_aftermath_root_holds(void **state)
 	assert_true(evs[h117].incident != tree_inc);
 	assert_int_equal(raised_at("Microburst", 40), -1);
 	assert_true(raised_at("Microburst", 42) >= 0);
-	int up = -1;
-	for (int i = 0; i < n_ev; i++)
-		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
-			up = i;
+	int up = root_update();
 	assert_true(up >= 0 && evs[up].id == tree_id && number(&evs[up], "aftermath_bursts") == 1);
 	hw_an_destroy(a);
 }
