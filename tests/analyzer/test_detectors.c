@@ -545,8 +545,6 @@ static void test_microburst(void **state)
 	feed(a, rec(t + 100000, 15000, 0, 1));
 	feed(a, rec(t + 200000, 18000, 0, 1));
 	feed(a, rec(t + 300000, 100, 0, 1));
-	/* fell below the clear (2000) at t + 300 us; over once not back up within max_ns / 20 = 50 us */
-	feed(a, rec(t + 400000, 100, 0, 1));
 	assert_int_equal(count("Microburst", 0), 1);
 	assert_int_equal(count("Microburst", 1), 1);
 	const struct hw_an_event *e = &evs[first("Microburst", 1)];
@@ -2189,10 +2187,6 @@ static int held_burst(int sources, int flat, uint8_t queue)
 		r.queue_id = queue;
 		feed(a, r);
 	}
-	/* not back up within max_ns / 20 = 25 us of the fall: over (at the fall, t0 + 1.01 ms) */
-	struct hw_record after = rec(t0 + 1110000, 100, 700, 1);
-	after.queue_id = queue;
-	feed(a, after);
 	int n = count("Microburst", 0);
 	if (n == 1) {
 		const struct hw_an_event *e = &evs[first("Microburst", 1)];
@@ -2206,46 +2200,6 @@ static int held_burst(int sources, int flat, uint8_t queue)
 	}
 	hw_an_destroy(a);
 	return n;
-}
-
-/* A queue PFC pauses and releases over and over swings every few us; each swing is not a burst of its own.
- * Queue 0 (lossy: no PFC hold rule), levels 10000 / clear 2000, max_ns 1 ms, so a fall ends an episode only if the
- * queue is not back at 10000 within max_ns / 20 = 50 us.  (swing) every 10 us from t0, 12000 (i even) and 1000 (i
- * odd, < 2000) for i = 0..199: each fall is back up 10 us later (< 50 us), one episode from t0 to the last fall at
- * t0 + 1.99 ms, longer than max_ns: no Microburst (each up-and-down was one before: 100).  (apart) 12000 at t0,
- * 1000 at t0 + 10 us, 12000 at t0 + 210 us (200 us > 50 us after the fall), 1000 at t0 + 220 us, 100 at t0 + 320
- * us: two Microbursts, each from its rise to its fall, 10 us. */
-static void test_microburst_swings(void **state)
-{
-	(void)state;
-	cfg.enabled = 1u << HW_AN_MICROBURST;
-	struct hw_analyzer *a = mk();
-	const uint64_t t0 = 7000000000ull;
-	for (int i = 0; i < 200; i++) {
-		struct hw_record r = rec(t0 + (uint64_t)i * 10000, i % 2 ? 1000 : 12000, 0, 1);
-		r.queue_id = 0;
-		feed(a, r);
-	}
-	for (int i = 0; i < 2; i++) {
-		struct hw_record r = rec(t0 + 2100000 + (uint64_t)i * 100000, 100, 0, 1);
-		r.queue_id = 0;
-		feed(a, r);
-	}
-	assert_int_equal(count("Microburst", 0), 0);
-	hw_an_destroy(a);
-	a = mk();
-	const uint64_t at[5] = {0, 10000, 210000, 220000, 320000};
-	const uint32_t occ[5] = {12000, 1000, 12000, 1000, 100};
-	for (int i = 0; i < 5; i++) {
-		struct hw_record r = rec(t0 + at[i], occ[i], 0, 1);
-		r.queue_id = 0;
-		feed(a, r);
-	}
-	assert_int_equal(count("Microburst", 1), 2);
-	for (int i = 0; i < n_ev; i++)
-		if (strcmp(evs[i].alertname, "Microburst") == 0 && evs[i].resolved)
-			assert_true(evs[i].end_ns - evs[i].start_ns == 10000);
-	hw_an_destroy(a);
 }
 
 static void test_microburst_held_by_pfc(void **state)
@@ -2314,7 +2268,6 @@ int main(void)
 	    cmocka_unit_test_setup(test_incident_aftermath_root_holds, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_microburst_below_xoff, setup),
-	    cmocka_unit_test_setup(test_microburst_swings, setup),
 	    cmocka_unit_test_setup(test_microburst_held_by_pfc, setup),
 	    cmocka_unit_test_setup(test_clock_far_future_set_aside, setup),
 	    cmocka_unit_test_setup(test_clock_gap_confirmed, setup),

@@ -5,10 +5,7 @@
  * drains back into it) without an Incast at the queue (a fan-in that lasts) or the queue freezing (a host that
  * stopped draining).  Not when it rose while a congestion tree's victim (paused from downstream: PFC back-pressure
  * filling and draining it).  The event is reported when the burst is over (raised and resolved together); at a
- * queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst).  A fall below
- * the burst clear that the queue climbs back from to its burst level within max_ns / 20 does not end the episode:
- * a queue PFC pauses and releases over and over (a victim of a tree no alert names yet) swings so every few us,
- * and each swing was a Microburst of its own, at the victim. */
+ * queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst). */
 #include "detector.h"
 
 #define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
@@ -18,27 +15,17 @@ struct burst_q { /* per queue */
 	uint64_t high_at;   /* its first sample at or above the HighQueue level (0: none yet) */
 	uint64_t incast_id; /* the queue's last Incast id when it began */
 	uint64_t flat_from; /* the current flat stretch's first sample (0: none) */
-	uint64_t fell_at;   /* falling: the sample that fell below the burst clear */
 	uint32_t peak, flat_occ;
-	uint8_t in, paused;  /* paused: it rose while a congestion tree's victim */
-	uint8_t frozen;      /* it stayed flat for high_queue.hold_ns: nothing left it */
-	uint8_t falling;     /* it fell below the burst clear at fell_at: over unless back up within swing_ns() */
-	uint8_t fell_paused; /* it was a congestion tree's victim when it fell */
+	uint8_t in, paused; /* paused: it rose while a congestion tree's victim */
+	uint8_t frozen;     /* it stayed flat for high_queue.hold_ns: nothing left it */
 };
-
-/* How soon a queue that fell below its burst clear must be back at its burst level for the fall not to end its
- * episode. */
-static uint64_t swing_ns(const struct hw_analyzer *a)
-{
-	return a->c.microburst_max_ns / 20;
-}
 
 /* The burst at q, from b->start to end, is over: raised and resolved together, unless q is paused from
  * downstream (PFC back-pressure fills and drains it, not a burst arriving here).  held: the time PFC held the
  * queue high after the burst rose (0: it fell within max_ns). */
 static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_q *b, uint64_t end, int held)
 {
-	if (b->paused || b->fell_paused || an_tree_victim(a, q, end))
+	if (b->paused || an_tree_victim(a, q, end))
 		return;
 	uint32_t qi = (uint32_t)(q - a->queues);
 	uint64_t inc = an_incident_of(a, qi, end);
@@ -90,8 +77,6 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		return;
 	uint32_t occ = r->queue_occupancy;
 	uint64_t t = r->time_ns;
-	if (b->in && b->falling && (t < b->fell_at || t - b->fell_at > swing_ns(a)))
-		over(a, q, b, b->fell_at); /* not back up in time: the fall ended it */
 	if (!b->in) {
 		if (occ >= q->th.burst) {
 			*b = (struct burst_q){.in = 1, .start = t, .peak = occ, .flat_from = t, .flat_occ = occ};
@@ -112,23 +97,14 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	} else if (t - b->flat_from >= a->c.high_queue.hold_ns) {
 		b->frozen = 1;
 	}
-	if (b->falling && occ >= q->th.burst)
-		b->falling = 0; /* back up: the same episode */
-	else if (!b->falling && occ < q->th.burst_clear) {
-		b->falling = 1;
-		b->fell_at = t;
-		b->fell_paused = (uint8_t)an_tree_victim(a, q, t); /* judged when it fell, not when the wait ends */
-	}
+	if (occ < q->th.burst_clear)
+		over(a, q, b, t);
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	struct burst_q *b = qs;
 	(void)d;
-	if (b->in && b->falling && (a->finishing || (now > b->fell_at && now - b->fell_at > swing_ns(a)))) {
-		over(a, q, b, b->fell_at);
-		return;
-	}
 	if (!b->in || now <= q->last_ns || now - q->last_ns < a->c.microburst_max_ns / 5)
 		return;
 	/* went silent: queue reports stop once the queue is below the switch's report level, so a burst ends at
