@@ -3,9 +3,9 @@
  * within that incident keeps the previous raise's id, so the alert is updated instead of raised again; what
  * another detector finds at a queue whose alert covers it is an update of that alert (an_ev_update_q).  A
  * tree's aftermath is its own too: the backlog its paused queues held bursts on when they let go, and the
- * symptoms it raises at queues whose recent flows are that backlog's, or on a switch whose queue it paused,
- * join the tree's incident (an_incident_for); a burst there is an update of the root's alert
- * (an_incident_burst). */
+ * symptoms it raises at queues whose recent flows are that backlog's, or, once the tree let go at its root, on a
+ * switch whose queue it paused, join the tree's incident (an_incident_for); a burst there is an update of the
+ * root's alert (an_incident_burst). */
 #include <string.h>
 
 #include "detector.h"
@@ -126,11 +126,13 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 			for (unsigned k = 0; k < h->n_flows; k++)
 				n += h->flows[k] == q->flows[f] && h->at[k] != qi &&
 				     released(a, &a->queues[h->at[k]], now);
-		/* or the tree paused a queue of q's own switch that held traffic back at most high_queue.clear_ns
-		 * ago and has let go since (a tree that lasts lets go of some queue most of the time): its hosts' NICs
-		 * were paused too (PFC from that switch's full ingress buffers), their traffic to q's host is held
-		 * where no telemetry sees it, and bursts on into q when they resume */
-		for (unsigned k = 0; k < h->n_queues && !near; k++)
+		/* or the tree let go at its root (no longer holding: the storm is over) and had paused a queue of q's
+		 * own switch that held traffic back at most high_queue.clear_ns ago and has let go since: that
+		 * switch's hosts' NICs were paused too (PFC from its full ingress buffers), their traffic to q's host
+		 * is held where no telemetry sees it, and bursts on into q when they resume.  While the root still
+		 * holds, the tree has not let that backlog go (a tree that lasts lets go of some victim queue every
+		 * few us as PFC pauses and resumes it): a burst at q then is q's own, not the tree's aftermath */
+		for (unsigned k = 0; k < h->n_queues && !near && !holding(a, root, now); k++)
 			near = h->queues[k] != qi && a->queues[h->queues[k]].node_id == q->node_id &&
 			       h->holding_ns[k] && recent(a, h->holding_ns[k], now) &&
 			       released(a, &a->queues[h->queues[k]], now);

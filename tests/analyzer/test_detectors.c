@@ -2084,12 +2084,15 @@ static void aftermath_run(int release, uint64_t *tree_inc, uint64_t *inc40, uint
 
 /* A PFC storm's aftermath at the tree's own switches, and its bursts folded into the root's alert (an_incident.c).
  * The tree of aftermath_run (10:5 -> 11:5 -> 12:5, victims 10:5 and 11:5 holding flows 1 and 2, root 12:5 at
- * 20000 raising HighQueue and CongestionTree), then from t1 = t0 + 400 us the victims let go (100) while the root
- * stays at 20000, and every 10 us, 5 us after each tree report:
+ * 20000 raising HighQueue and CongestionTree), then from t1 = t0 + 400 us the storm is over: the victims let go
+ * (100) and the root too (5000: below its clear, 8000, so it no longer holds its senders back; above the
+ * Microburst clear, 2000, so the root's 400 us high is no Microburst; its HighQueue and CongestionTree stay active
+ * until below-clear has lasted clear_ns, 1 ms, past the end of the run), and every 10 us, 5 us after each tree
+ * report:
  *  - 11:7 (a port of the victim 11:5's switch) from source 4 at 20000: flow 4 was never held anywhere the
- *    telemetry sees, but the tree paused 11:5, a queue of the same switch, which let go: the switch's own
- *    hosts were paused too and their backlog fills 11:7, so its HighQueue (after the 100 us hold) is the
- *    tree's incident;
+ *    telemetry sees, but the tree let go at its root and had paused 11:5, a queue of the same switch, which let
+ *    go: the switch's own hosts were paused too and their backlog fills 11:7, so its HighQueue (after the 100
+ *    us hold) is the tree's incident;
  *  - 41:5 from source 3 at 20000: flow 3 never held, switch 41 held nothing: an incident of its own;
  *  - 40:5 from source 1 (flow 1, held at 10:5 and 11:5, released) at 20000 for the reports i = 5..7 (t1 + 55
  *    to t1 + 75 us) and 100 otherwise: a burst above microburst.raise (10000) that falls below its clear
@@ -2098,14 +2101,16 @@ static void aftermath_run(int release, uint64_t *tree_inc, uint64_t *inc40, uint
  *    and incident) with aftermath_bursts 1 and aftermath_peak 20000;
  *  - 42:5 from source 3 the same burst: flow 3 never held, switch 42 held nothing: a Microburst of its own
  *    (the only Microburst raised), in an incident that is not the tree's. */
-/* The run above; late: the release phase lasts 1.6 ms and 11:7 fills only from t1 + 1.2 ms (100 before).  The
- * analyzer (to destroy), the tree's CongestionTree id and incident, and 11:7's first HighQueue (-1: none). */
-static struct hw_analyzer *storm_run(int late, uint64_t *tree_id, uint64_t *tree_inc, int *h117)
+/* The run above; late: the release phase lasts 1.6 ms and 11:7 fills only from t1 + 1.2 ms (100 before); root_holds:
+ * the root stays at 20000 from t1 (a tree that lasts while its victims let go).  The analyzer (to destroy), the
+ * tree's CongestionTree id and incident, and 11:7's first HighQueue (-1: none). */
+static struct hw_analyzer *storm_run(int late, int root_holds, uint64_t *tree_id, uint64_t *tree_inc, int *h117)
 {
 	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_MICROBURST;
 	struct hw_analyzer *a = mk();
 	const uint64_t t0 = 32000000000ull, t1 = t0 + 400000;
-	const uint32_t tree[3] = {10, 11, 12}, held[3] = {15000, 18000, 20000}, let_go[3] = {100, 100, 20000};
+	const uint32_t tree[3] = {10, 11, 12}, held[3] = {15000, 18000, 20000};
+	const uint32_t let_go[3] = {100, 100, root_holds ? 20000 : 5000};
 	const uint32_t n117[1] = {11}, p117[1] = {7}, to40[2] = {13, 40}, to41[2] = {14, 41}, to42[2] = {14, 42};
 	const uint32_t fill1[1] = {20000}, low1[1] = {100}, fill[2] = {100, 20000}, low[2] = {100, 100};
 	for (int i = 0; i < 40; i++)
@@ -2130,12 +2135,22 @@ static struct hw_analyzer *storm_run(int late, uint64_t *tree_id, uint64_t *tree
 	return a;
 }
 
+/* The last update of storm_run's root alert (the CongestionTree at 12:5), -1 when none. */
+static int root_update(void)
+{
+	int up = -1;
+	for (int i = 0; i < n_ev; i++)
+		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
+			up = i;
+	return up;
+}
+
 static void test_incident_aftermath_storm(void **state)
 {
 	(void)state;
 	uint64_t tree_id, tree_inc;
 	int h117;
-	struct hw_analyzer *a = storm_run(0, &tree_id, &tree_inc, &h117);
+	struct hw_analyzer *a = storm_run(0, 0, &tree_id, &tree_inc, &h117);
 	int h41 = raised_at("HighQueue", 41);
 	assert_true(tree_inc != 0 && h117 >= 0 && h41 >= 0);
 	assert_true(evs[h117].incident == tree_inc); /* the victim's switch: the tree's aftermath */
@@ -2144,10 +2159,7 @@ static void test_incident_aftermath_storm(void **state)
 	int mb = raised_at("Microburst", 42);
 	assert_true(mb >= 0 && evs[mb].incident != tree_inc);
 	assert_int_equal(raised_at("Microburst", 40), -1);
-	int up = -1;
-	for (int i = 0; i < n_ev; i++)
-		if (evs[i].update && strcmp(evs[i].alertname, "CongestionTree") == 0 && evs[i].node_id == 12)
-			up = i;
+	int up = root_update();
 	assert_true(up >= 0);
 	assert_true(evs[up].id == tree_id && evs[up].incident == tree_inc && !evs[up].resolved);
 	assert_true(number(&evs[up], "aftermath_bursts") == 1);
@@ -2155,20 +2167,43 @@ static void test_incident_aftermath_storm(void **state)
 	hw_an_destroy(a);
 }
 
-/* The switch rule's window: in storm_run(1) 11:7 fills from t1 + 1.2 ms and raises HighQueue after the 100 us
+/* The switch rule's window: in storm_run(1, 0) 11:7 fills from t1 + 1.2 ms and raises HighQueue after the 100 us
  * hold, at about t1 + 1.3 ms.  The tree's queues were last seen holding (at or above their clear level) no
  * later than t1 (from t1 on they report 100), more than high_queue.clear_ns (1 ms) before: not the storm's
- * letting go, so 11:7's congestion is an incident of its own, although the tree's root is still in its
- * episode (20000 throughout: its CongestionTree not resolved, its incident open). */
+ * letting go, so 11:7's congestion is an incident of its own, although the tree let go at its root and its
+ * incident is still open (the root's HighQueue resolves at t1 + 1 ms, 5000 having lasted clear_ns; the incident
+ * stays open clear_ns after that, to t1 + 2 ms). */
 static void test_incident_aftermath_late(void **state)
 {
 	(void)state;
 	uint64_t tree_id, tree_inc;
 	int h117;
-	struct hw_analyzer *a = storm_run(1, &tree_id, &tree_inc, &h117);
+	struct hw_analyzer *a = storm_run(1, 0, &tree_id, &tree_inc, &h117);
 	assert_true(tree_inc != 0 && h117 >= 0);
-	assert_int_equal(count("CongestionTree", 1), 0);
 	assert_true(evs[h117].incident != tree_inc);
+	hw_an_destroy(a);
+}
+
+/* A tree that lasts: storm_run(0, 1), the victims let go at t1 but the root stays at 20000 (at or above its clear,
+ * 8000: it still holds its senders back), as a background tree's victims swing while PFC pauses and resumes
+ * them.  11:7's HighQueue (source 4, a flow the telemetry never saw held) is at a switch whose queue the tree
+ * paused and which let go, but the tree did not let go at its root, so that switch's hosts' backlog is not
+ * released by it: 11:7's congestion is an incident of its own (the varied sweep's 394 KB burst at another leaf
+ * was folded into such a tree's alert).  40:5's burst is still the tree's (flow 1 was held at 10:5 and 11:5,
+ * which released it: the flow rule, which does not need the root to let go): an update of the root's
+ * CongestionTree with aftermath_bursts 1, no Microburst at 40:5; 42:5's same burst of flow 3 is a Microburst. */
+static void test_incident_aftermath_root_holds(void **state)
+{
+	(void)state;
+	uint64_t tree_id, tree_inc;
+	int h117;
+	struct hw_analyzer *a = storm_run(0, 1, &tree_id, &tree_inc, &h117);
+	assert_true(tree_inc != 0 && h117 >= 0);
+	assert_true(evs[h117].incident != tree_inc);
+	assert_int_equal(raised_at("Microburst", 40), -1);
+	assert_true(raised_at("Microburst", 42) >= 0);
+	int up = root_update();
+	assert_true(up >= 0 && evs[up].id == tree_id && number(&evs[up], "aftermath_bursts") == 1);
 	hw_an_destroy(a);
 }
 
@@ -2362,6 +2397,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_incident_aftermath, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath_storm, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath_late, setup),
+	    cmocka_unit_test_setup(test_incident_aftermath_root_holds, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_microburst_below_xoff, setup),
 	    cmocka_unit_test_setup(test_microburst_held_by_pfc, setup),
