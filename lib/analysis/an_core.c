@@ -18,6 +18,12 @@ static uint32_t pow2_at_least(uint32_t n)
 
 #define AN_ALIGN(n) (((n) + 15u) & ~(size_t)15u)
 
+/* The words of a bitmap of every queue index (tick_touched, tick_armed). */
+static size_t tick_words(const struct hw_analyzer *a)
+{
+	return (a->c.max_queues + 63u) / 64u + 1;
+}
+
 /* The registry's detectors and the state each declares (detector.h). */
 static int create_detectors(struct hw_analyzer *a)
 {
@@ -50,6 +56,10 @@ static int create_detectors(struct hw_analyzer *a)
 			a->on_report[a->n_on_report++] = d;
 		if (def->tick_queue || def->tick_queues || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
+		if (def->tick_armed &&
+		    (!(d->armed = calloc(tick_words(a), sizeof(uint64_t))) ||
+		     (!a->tick_touched && !(a->tick_touched = calloc(tick_words(a), sizeof(uint64_t))))))
+			return -1;
 	}
 	/* rows on cache lines of their own: the look-ahead then knows which lines the record hooks' states start
 	 * in, the same for every queue (prefetch_state), and fetches each once */
@@ -115,7 +125,9 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].flows);
 		free(a->dets[i].senders);
 		free(a->dets[i].state);
+		free(a->dets[i].armed);
 	}
+	free(a->tick_touched);
 	an_shards_destroy(a->shards);
 	free(a->shres);
 	free(a->dets);
@@ -638,7 +650,9 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 	postcards_flush(a, now, a->finishing);
 	for (unsigned k = 0; k < a->n_on_tick; k++) {
 		struct an_det *d = a->on_tick[k];
-		if (d->def->tick_queues) {
+		if (d->def->tick_armed) {
+			d->def->tick_armed(a, d, now);
+		} else if (d->def->tick_queues) {
 			d->def->tick_queues(a, d, now);
 		} else if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
 			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
@@ -651,6 +665,8 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 		if (d->def->tick)
 			d->def->tick(a, d, now);
 	}
+	if (a->tick_touched)
+		memset(a->tick_touched, 0, (a->n_queues + 63u) / 64u * sizeof(uint64_t));
 }
 
 static void advance(struct hw_analyzer *a, uint64_t now_ns)
@@ -864,6 +880,10 @@ static inline __attribute__((always_inline)) void ingest_one(struct hw_analyzer 
 		}
 	}
 	update_queue(q, rr);
+	if (a->tick_touched) {
+		const uint32_t qi = (uint32_t)(q - a->queues);
+		a->tick_touched[qi / 64] |= (uint64_t)1 << (qi % 64);
+	}
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
 	if (pc)

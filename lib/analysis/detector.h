@@ -38,6 +38,13 @@ struct an_det;
  *               clear quiet episodes; tick: the same once per tick;
  *   tick_queues: when set (AN_TICK_QUEUES), called instead of tick_queue once per tick: tick_queue for
  *               every queue in table order, the same calls without one indirect call per queue;
+ *   tick_armed: when set (AN_TICK_ARMED, with its tick_pending predicate), called instead of tick_queues once
+ *               per tick: tick_queue, in table order, on the queues with a record since the last tick or armed
+ *               (q after a tick when tick_pending(q) said so, and any that the detector's hooks other than
+ *               record arm with an_tick_arm when they change q's state) where tick_pending(q) says so.
+ *               tick_pending returns 0 only when tick_queue would change nothing on q, whatever the time, until
+ *               q's state in this detector changes (by a record of q, or a hook that arms it): the same events
+ *               as tick_queues, and an idle queue costs no tick;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
  *   stats:      adds its counters to hw_an_stats's answer.
@@ -74,6 +81,7 @@ struct an_detector {
 	void (*stats)(const struct hw_analyzer *a, const struct an_det *d, struct hw_an_stats *s);
 	int (*record_local)(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r);
 	uint64_t (*quiet_ns)(const struct hw_an_config *c);
+	void (*tick_armed)(struct hw_analyzer *a, struct an_det *d, uint64_t now); /* AN_TICK_ARMED */
 };
 
 /* In a detector's file, after its tick_queue hook fn: defines fn##_each, its tick_queues (fn inlined into
@@ -92,7 +100,49 @@ struct an_det {
 	const struct an_detector *def;
 	size_t qoff; /* its slice's offset in each queue's state */
 	void *flows, *senders, *state;
+	uint64_t *armed; /* with tick_armed: a bit per queue index, the queues its next tick visits */
 };
+
+/* Detector d's next tick visits queue index qi: for its hooks other than record that change qi's state
+ * (tick_armed above). */
+static inline void an_tick_arm(const struct an_det *d, uint32_t qi)
+{
+	if (d->armed)
+		d->armed[qi / 64] |= (uint64_t)1 << (qi % 64);
+}
+
+/* In a detector's file, after its tick_queue hook fn and its tick_pending predicate pend: defines fn##_armed, its
+ * tick_armed hook (both inlined into the walk of the queues with a record since the last tick or armed, a->
+ * tick_touched and d->armed, in table order).  A queue armed during the walk is visited in this tick when it
+ * comes later in the table, as a walk of every queue would. */
+#define AN_TICK_ARMED(fn, pend)                                                                                        \
+	static void fn##_armed(struct hw_analyzer *a, struct an_det *d, uint64_t now)                                  \
+	{                                                                                                              \
+		uint64_t *const armed = d->armed;                                                                      \
+		const uint64_t *const touched = a->tick_touched;                                                       \
+		const size_t words = (a->n_queues + 63u) / 64u, stride = a->qstride;                                   \
+		unsigned char *const qs0 = a->qstate + d->qoff;                                                        \
+		for (size_t w = 0; w < words; w++) {                                                                   \
+			const uint64_t in = armed[w] | touched[w];                                                     \
+			if (!in)                                                                                       \
+				continue;                                                                              \
+			uint64_t keep = 0, bits = in;                                                                  \
+			armed[w] = 0; /* what the hooks arm meanwhile */                                               \
+			while (bits) {                                                                                 \
+				const unsigned b = (unsigned)__builtin_ctzll(bits);                                    \
+				const size_t qi = w * 64 + b;                                                          \
+				struct an_queue *q = &a->queues[qi];                                                   \
+				unsigned char *qs = qs0 + qi * stride;                                                 \
+				if (pend(a, q, qs)) {                                                                  \
+					fn(a, d, q, qs, now);                                                          \
+					if (pend(a, q, qs))                                                            \
+						keep |= (uint64_t)1 << b;                                              \
+				}                                                                                      \
+				bits = (in | armed[w]) & (~(uint64_t)1 << b); /* the later ones */                     \
+			}                                                                                              \
+			armed[w] |= keep;                                                                              \
+		}                                                                                                      \
+	}
 
 /* The registry (an_registry.c): every detector, in the order they run. */
 extern const struct an_detector *const an_registry[];

@@ -237,6 +237,15 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 }
 
+/* tick_queue acts only on an open episode (detector.h tick_armed). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	(void)a;
+	(void)q;
+	return ((const struct buildup_q *)qs)->h.active;
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 static const struct an_key keys[] = {
     AN_KEY("queue_buildup", "window_ns", AN_U64, buildup_window_ns),
     AN_KEY("queue_buildup", "lead_ns", AN_U64, buildup_lead_ns),
@@ -273,5 +282,6 @@ const struct an_detector an_detect_buildup = {
     .queue_size = sizeof(struct buildup_q),
     .record = record,
     .tick_queue = tick_queue,
+    .tick_armed = tick_queue_armed,
     AN_EPISODE(struct buildup_q, h),
 };

@@ -150,6 +150,7 @@ static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint3
 			if (r->victims[v] != di)
 				add_victim(dq, r->victims[v]);
 		add_victim(dq, ri);
+		an_tick_arm(d, di);
 		r->n_victims = 0;
 		r->down_ns = now;
 		r->down_root = di;
@@ -174,6 +175,7 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 		off += (size_t)snprintf(detail + off, sizeof(detail) - off, " %s", name);
 	}
 	r->h.active = 1;
+	an_tick_arm(d, ri);
 	r->h.start_ns = now;
 	r->folded = (uint8_t)fold;
 	struct an_ev *e;
@@ -209,6 +211,7 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		return;
 	uint32_t first = rep->qidx[hop] - 1, ri = root_of(a, d, first, rep->time_ns);
 	struct tree_q *r = tq(a, d, ri);
+	an_tick_arm(d, ri); /* it may gain victims */
 	if (ri != first)
 		add_victim(r, first);
 	for (int h = 0; h < hop; h++) {
@@ -250,6 +253,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		tq(a, d, v)->down_ns = now;
 		tq(a, d, v)->down_root = ri;
 		add_victim(tq(a, d, ri), v);
+		an_tick_arm(d, ri);
 	}
 	for (uint32_t ri = 0; ri < a->n_queues; ri++) {
 		struct tree_q *r = tq(a, d, ri);
@@ -284,6 +288,17 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 }
 AN_TICK_QUEUES(tick_queue)
 
+/* tick_queue changes a queue only while it roots a tree or has victims (detector.h tick_armed): the hooks
+ * that give it either (report, tick, through settle_root and raise_tree) arm it. */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	const struct tree_q *t = qs;
+	(void)a;
+	(void)q;
+	return t->h.active || t->n_victims;
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 /* A root's victims, for the graphs. */
 static void queue_info(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
                        struct hw_an_queue_info *out)
@@ -316,6 +331,7 @@ const struct an_detector an_detect_congestion_tree = {
     .report = report,
     .tick_queue = tick_queue,
     .tick_queues = tick_queue_each,
+    .tick_armed = tick_queue_armed,
     .tick = tick,
     .state_size = sizeof(struct tree_state),
     AN_EPISODE(struct tree_q, h),

@@ -68,6 +68,16 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 }
 AN_TICK_QUEUES(tick_queue)
 
+/* tick_queue closes only a started window with drops or an open episode (detector.h tick_armed). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	const struct drops_q *w = qs;
+	(void)a;
+	(void)q;
+	return w->start && (w->drops || w->h.active);
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 static const struct an_key keys[] = {
     AN_KEY("packet_drops", "ratio", AN_DOUBLE, drops_ratio),
     AN_KEY("packet_drops", "window_ns", AN_U64, drops_window_ns),
@@ -91,5 +101,6 @@ const struct an_detector an_detect_drops = {
     .record = record,
     .tick_queue = tick_queue,
     .tick_queues = tick_queue_each,
+    .tick_armed = tick_queue_armed,
     AN_EPISODE(struct drops_q, h),
 };

@@ -67,6 +67,15 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 }
 AN_TICK_QUEUES(tick_queue)
 
+/* tick_queue acts only on an open episode (detector.h tick_armed). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	(void)a;
+	(void)q;
+	return ((const struct dscp_q *)qs)->h.active;
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 static const struct an_key keys[] = {
     AN_KEY("roce_dscp", "roce_dscp", AN_U8, roce_dscp),     AN_KEY("roce_dscp", "cnp_dscp", AN_U8, cnp_dscp),
     AN_KEY("roce_dscp", "roce_queue", AN_INT, roce_queue),  AN_KEY("roce_dscp", "cnp_queue", AN_INT, cnp_queue),
@@ -91,5 +100,6 @@ const struct an_detector an_detect_dscp = {
     .record = record,
     .tick_queue = tick_queue,
     .tick_queues = tick_queue_each,
+    .tick_armed = tick_queue_armed,
     AN_EPISODE(struct dscp_q, h),
 };

@@ -244,6 +244,16 @@ static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 }
 AN_TICK_QUEUES(queue_tick)
 
+/* quiet() acts only on an open episode (detector.h tick_armed), for both detectors.  The shards never write
+ * the episode's active flag (an_shard.c). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	(void)a;
+	(void)q;
+	return ((const struct high_q *)qs)->h.active;
+}
+AN_TICK_ARMED(queue_tick, tick_pending)
+
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                            const struct hw_record *r)
 {
@@ -270,6 +280,7 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
 AN_TICK_QUEUES(latency_tick)
+AN_TICK_ARMED(latency_tick, tick_pending)
 
 static const struct an_key queue_keys[] = {
     AN_KEY("high_queue", "raise", AN_DOUBLE, high_queue.raise),
@@ -308,6 +319,7 @@ const struct an_detector an_detect_high_queue = {
     .record = queue_record,
     .tick_queue = queue_tick,
     .tick_queues = queue_tick_each,
+    .tick_armed = queue_tick_armed,
     AN_EPISODE(struct high_q, h),
     .record_local = queue_local,
     .quiet_ns = queue_quiet,
@@ -322,6 +334,7 @@ const struct an_detector an_detect_high_latency = {
     .record = latency_record,
     .tick_queue = latency_tick,
     .tick_queues = latency_tick_each,
+    .tick_armed = latency_tick_armed,
     AN_EPISODE(struct high_q, h),
     .record_local = latency_local,
     .quiet_ns = latency_quiet,

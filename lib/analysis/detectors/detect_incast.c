@@ -123,6 +123,16 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 }
 AN_TICK_QUEUES(tick_queue)
 
+/* tick_queue changes only a storm flag or an open episode (detector.h tick_armed). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	const struct incast_q *w = qs;
+	(void)a;
+	(void)q;
+	return w->storm || w->h.active;
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 static const struct an_key keys[] = {
     AN_KEY("incast", "sources", AN_U32, incast_sources),
     AN_KEY("incast", "occupancy", AN_DOUBLE, incast_occupancy),
@@ -146,5 +156,6 @@ const struct an_detector an_detect_incast = {
     .record = record,
     .tick_queue = tick_queue,
     .tick_queues = tick_queue_each,
+    .tick_armed = tick_queue_armed,
     AN_EPISODE(struct incast_q, h),
 };

@@ -115,6 +115,15 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	b->in = 0;
 }
 
+/* tick_queue acts only on a burst under way (detector.h tick_armed). */
+static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
+{
+	(void)a;
+	(void)q;
+	return ((const struct burst_q *)qs)->in;
+}
+AN_TICK_ARMED(tick_queue, tick_pending)
+
 static const struct an_key keys[] = {
     AN_KEY("microburst", "raise", AN_DOUBLE, microburst_raise),
     AN_KEY("microburst", "clear", AN_DOUBLE, microburst_clear),
@@ -137,4 +146,5 @@ const struct an_detector an_detect_microburst = {
     .queue_size = sizeof(struct burst_q),
     .record = record,
     .tick_queue = tick_queue,
+    .tick_armed = tick_queue_armed,
 };
