@@ -12,6 +12,13 @@ struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
 	struct an_hyst h;
 };
 
+/* The sender slots whose window holds a gap or whose episode is open: the only ones the tick can change (it closes
+ * a window only then), a bit per slot; every slot is walked when the table is larger than this (it is not). */
+#define PENDING_SLOTS 4096
+struct loss_state {
+	uint64_t pending[PENDING_SLOTS / 64];
+};
+
 static struct an_sender *sender_of(struct hw_analyzer *a, struct an_det *d, uint32_t node, uint8_t hw_id)
 {
 	struct an_sender *senders = d->senders;
@@ -102,12 +109,32 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		if (s->lost_total)
 			s->lost_total--;
 	} /* a duplicate, or too late to tell (it stays lost) */
+	if (s->w_lost || s->h.active) {
+		const uint32_t i = (uint32_t)(s - (struct an_sender *)d->senders);
+		if (i < PENDING_SLOTS)
+			((struct loss_state *)d->state)->pending[i / 64] |= (uint64_t)1 << (i % 64);
+	}
 }
 
 static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 {
 	if (!a->n_senders)
 		return;
+	if (a->smask < PENDING_SLOTS) { /* the slots report() marked, in slot order: the same as walking all */
+		uint64_t *const pending = ((struct loss_state *)d->state)->pending;
+		for (uint32_t w = 0; w <= a->smask / 64; w++)
+			for (uint64_t bits = pending[w]; bits; bits &= bits - 1) {
+				const uint32_t b = (uint32_t)__builtin_ctzll(bits);
+				struct an_sender *s = &((struct an_sender *)d->senders)[w * 64 + b];
+				if (s->used && s->seq.started &&
+				    (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
+				    (s->w_lost || s->h.active))
+					close_window(a, s, now);
+				if (!s->w_lost && !s->h.active)
+					pending[w] &= ~((uint64_t)1 << b);
+			}
+		return;
+	}
 	for (uint32_t i = 0; i <= a->smask; i++) {
 		struct an_sender *s = &((struct an_sender *)d->senders)[i];
 		if (s->used && s->seq.started && (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
@@ -140,6 +167,7 @@ const struct an_detector an_detect_report_loss = {
     AN_KEYS(keys),
     .defaults = defaults,
     .sender_size = sizeof(struct an_sender),
+    .state_size = sizeof(struct loss_state),
     .report = report,
     .per_report = 1,
     .tick = tick,
