@@ -579,6 +579,8 @@ static void postcards_done(struct hw_analyzer *a, struct an_report *p)
 		postcards_order(p);
 		deliver_report(a, p);
 	}
+	if (p->active)
+		a->n_postcards--;
 	p->active = 0;
 }
 
@@ -596,6 +598,7 @@ static uint8_t postcard_hop(struct hw_analyzer *a, const struct hw_record *r, st
 		postcards_done(a, p);
 		memset(p, 0, sizeof(*p));
 		p->active = 1;
+		a->n_postcards++;
 		p->postcards = 1;
 		p->flow_hash = r->flow_hash;
 		p->has_flow = 1;
@@ -629,6 +632,8 @@ static uint8_t postcard_hop(struct hw_analyzer *a, const struct hw_record *r, st
 /* Packets whose newest postcard is older than the window (all of them at the end of input) are complete. */
 static void postcards_flush(struct hw_analyzer *a, uint64_t now, int all)
 {
+	if (!a->n_postcards)
+		return; /* reports with paths (TR v2.0): no tick walks the slots */
 	for (unsigned i = 0; i < AN_POSTCARD_SLOTS; i++) {
 		struct an_report *p = &a->postcards[i];
 		if (p->active && (all || now - p->last_ns > a->c.postcard_window_ns))

@@ -235,6 +235,7 @@ struct hw_analyzer {
 		    pend_seq; /* report identities: node, hw_id << 32 | seq */
 	} clk;
 	struct an_report *postcards; /* AN_POSTCARD_SLOTS packets' paths in assembly (active = in use) */
+	unsigned n_postcards;        /* ... how many are active */
 	struct hw_an_latmatrix *lat;
 	hw_an_group_fn lat_group; /* hw_an_latency_groups: the per-group matrices (an_latency.c) */
 	void *lat_group_ctx;

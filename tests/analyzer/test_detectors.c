@@ -1414,6 +1414,43 @@ static void test_config(void **state)
 }
 
 /* The queue table is bounded: more distinct queues than max_queues are counted, not stored. */
+/* Ticks visit only the queues with a record since the last tick or something left to time out (detector.h
+ * tick_armed): three HighQueue episodes on queues 0, 65 and 129 of 130 (three words of the tick bitmaps), then
+ * records of queue 1 alone.  Each episode resolves at the first tick clear_ns (1 ms, the default) or more after
+ * its last record: ticks come every millisecond of record time at a record (every 100 us here), so between
+ * 1 ms and 1 ms + 1 ms + 100 us after it; all three in one tick, in table order (what a walk of every queue
+ * gives).  A tick that visited only the queues with a record since the last one would resolve none. */
+static void test_tick_resolves_idle_queues(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 5000000000ull;
+	for (uint32_t p = 0; p < 130; p++) /* queue index = port: made in this order */
+		feed(a, rec_pq(t0 - 1000 + p, p, 3, 100));
+	const uint32_t hot[3] = {0, 65, 129};
+	const uint64_t at[3] = {t0, t0 + 50000, t0 + 150000}; /* above 10,000 for 150 us >= hold_ns 100 us */
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < 3; i++)
+			feed(a, rec_pq(at[k], hot[i], 3, 20000));
+	assert_int_equal(count("HighQueue", 0), 3);
+	const uint64_t last = t0 + 150000;
+	for (uint64_t t = last + 100000; t <= last + 3000000; t += 100000)
+		feed(a, rec_pq(t, 1, 3, 100));
+	assert_int_equal(count("HighQueue", 1), 3);
+	int k = 0;
+	for (int i = 0; i < n_ev; i++) {
+		if (!evs[i].resolved)
+			continue;
+		assert_int_equal(evs[i].port, hot[k]);
+		assert_true(evs[i].end_ns >= last + 1000000);
+		assert_true(evs[i].end_ns <= last + 2100000);
+		assert_true(evs[i].end_ns == evs[first("HighQueue", 1)].end_ns);
+		k++;
+	}
+	hw_an_destroy(a);
+}
+
 static void test_bounded_queues(void **state)
 {
 	(void)state;
@@ -2378,6 +2415,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_event_json, setup),
 	    cmocka_unit_test_setup(test_config, setup),
 	    cmocka_unit_test_setup(test_bounded_queues, setup),
+	    cmocka_unit_test_setup(test_tick_resolves_idle_queues, setup),
 	    cmocka_unit_test_setup(test_events_after_ingest, setup),
 	    cmocka_unit_test_setup(test_path_change_transit_prefix, setup),
 	    cmocka_unit_test_setup(test_path_change_one_per_cause_and_back, setup),
