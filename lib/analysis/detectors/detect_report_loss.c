@@ -12,11 +12,11 @@ struct an_sender { /* one (report_node, hw_id): a slot of the sender table */
 	struct an_hyst h;
 };
 
-/* The sender slots whose window holds a gap or whose episode is open: the only ones the tick can change (it closes
- * a window only then), a bit per slot; every slot is walked when the table is larger than this (it is not). */
-#define PENDING_SLOTS 4096
+/* The sender slots in use, a bit per slot (a slot is never freed): the tick walks those alone (a few dozen
+ * senders in a 4,096-slot table); every slot when the table is larger than this (it is not). */
+#define USED_SLOTS 4096
 struct loss_state {
-	uint64_t pending[PENDING_SLOTS / 64];
+	uint64_t used[USED_SLOTS / 64];
 };
 
 static struct an_sender *sender_of(struct hw_analyzer *a, struct an_det *d, uint32_t node, uint8_t hw_id)
@@ -34,6 +34,9 @@ static struct an_sender *sender_of(struct hw_analyzer *a, struct an_det *d, uint
 				return NULL;
 			}
 			s->used = 1;
+			const uint32_t k = (h + i) & a->smask;
+			if (k < USED_SLOTS)
+				((struct loss_state *)d->state)->used[k / 64] |= (uint64_t)1 << (k % 64);
 			s->node = node;
 			s->hw_id = hw_id;
 			a->n_senders++;
@@ -109,29 +112,22 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		if (s->lost_total)
 			s->lost_total--;
 	} /* a duplicate, or too late to tell (it stays lost) */
-	if (s->w_lost || s->h.active) {
-		const uint32_t i = (uint32_t)(s - (struct an_sender *)d->senders);
-		if (i < PENDING_SLOTS)
-			((struct loss_state *)d->state)->pending[i / 64] |= (uint64_t)1 << (i % 64);
-	}
 }
 
 static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 {
 	if (!a->n_senders)
 		return;
-	if (a->smask < PENDING_SLOTS) { /* the slots report() marked, in slot order: the same as walking all */
-		uint64_t *const pending = ((struct loss_state *)d->state)->pending;
+	if (a->smask < USED_SLOTS) { /* the slots in use, in slot order: the same calls as walking all */
+		const uint64_t *const used = ((const struct loss_state *)d->state)->used;
 		for (uint32_t w = 0; w <= a->smask / 64; w++)
-			for (uint64_t bits = pending[w]; bits; bits &= bits - 1) {
+			for (uint64_t bits = used[w]; bits; bits &= bits - 1) {
 				const uint32_t b = (uint32_t)__builtin_ctzll(bits);
 				struct an_sender *s = &((struct an_sender *)d->senders)[w * 64 + b];
 				if (s->used && s->seq.started &&
 				    (now - s->w_start >= a->c.seq_window_ns || a->finishing) &&
 				    (s->w_lost || s->h.active))
 					close_window(a, s, now);
-				if (!s->w_lost && !s->h.active)
-					pending[w] &= ~((uint64_t)1 << b);
 			}
 		return;
 	}
