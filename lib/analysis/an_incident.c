@@ -184,33 +184,55 @@ uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint3
 	return q->kind_id[kind];
 }
 
-int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak)
+/* The alert a burst at qi in incident folds into (NULL: none; see an_incident_burst), its kind in *kind and the
+ * tree's held flows in *hp. */
+static const struct an_hyst *burst_alert(struct hw_analyzer *a, uint32_t qi, uint64_t incident, struct an_held **hp,
+                                         enum hw_an_kind *kind)
 {
 	const struct an_queue *q = &a->queues[qi];
 	if (!incident || !q->held_join || q->incident != incident)
-		return 0;
+		return NULL;
 	struct an_held *h = NULL;
 	for (unsigned i = 0; i < AN_HELD && !h; i++)
 		if (a->held[i].incident == incident && a->held[i].root != qi)
 			h = &a->held[i];
 	if (!h)
-		return 0;
+		return NULL;
 	const struct an_queue *root = &a->queues[h->root];
 	static const enum hw_an_kind kinds[] = {HW_AN_CONGESTION_TREE, HW_AN_INCAST, HW_AN_HIGH_QUEUE};
 	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		const struct an_hyst *e = an_episode(a, kinds[i], root);
 		if (!e || !e->active || root->kind_incident[kinds[i]] != incident || root->kind_id[kinds[i]] != e->id)
 			continue;
-		h->bursts++;
-		if (peak > h->burst_peak)
-			h->burst_peak = peak;
-		struct an_ev *ev = an_ev_update_q(a, kinds[i], root, e);
-		an_ev_num(ev, "aftermath_bursts", h->bursts);
-		an_ev_num(ev, "aftermath_peak", h->burst_peak);
-		an_ev_commit(ev);
-		return 1;
+		*hp = h;
+		*kind = kinds[i];
+		return e;
 	}
-	return 0;
+	return NULL;
+}
+
+int an_incident_burst_joins(struct hw_analyzer *a, uint32_t qi, uint64_t incident)
+{
+	struct an_held *h;
+	enum hw_an_kind kind;
+	return burst_alert(a, qi, incident, &h, &kind) != NULL;
+}
+
+int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak)
+{
+	struct an_held *h;
+	enum hw_an_kind kind;
+	const struct an_hyst *e = burst_alert(a, qi, incident, &h, &kind);
+	if (!e)
+		return 0;
+	h->bursts++;
+	if (peak > h->burst_peak)
+		h->burst_peak = peak;
+	struct an_ev *ev = an_ev_update_q(a, kind, &a->queues[h->root], e);
+	an_ev_num(ev, "aftermath_bursts", h->bursts);
+	an_ev_num(ev, "aftermath_peak", h->burst_peak);
+	an_ev_commit(ev);
+	return 1;
 }
 
 struct an_ev *an_ev_update_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q,

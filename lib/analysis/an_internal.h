@@ -291,6 +291,9 @@ uint64_t an_incident_raise_id(struct hw_analyzer *a, enum hw_an_kind kind, uint3
  * aftermath and the tree's root still fires its CongestionTree (or HighQueue) of it, the burst is an update of
  * that alert (1: sent, counted in its aftermath_bursts and aftermath_peak), not an alert of its own (0). */
 int an_incident_burst(struct hw_analyzer *a, uint32_t qi, uint64_t incident, double peak);
+/* A burst at qi in incident would be such an update now (1) or an alert of its own (0): Microburst judges this at
+ * the burst's first fall, sending it when the burst is over (the swing rule, detect_microburst.c). */
+int an_incident_burst_joins(struct hw_analyzer *a, uint32_t qi, uint64_t incident);
 /* The incident of the raise of kind at q that ends at now (0 = none); the incident stays open from now. */
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
 

@@ -609,6 +609,8 @@ static void test_microburst(void **state)
 	feed(a, rec(t + 100000, 15000, 0, 1));
 	feed(a, rec(t + 200000, 18000, 0, 1));
 	feed(a, rec(t + 300000, 100, 0, 1));
+	/* it fell at t + 300 us; a record 100 us later still below: it did not climb back within max_ns / 20 (50 us) */
+	feed(a, rec(t + 400000, 100, 0, 1));
 	assert_int_equal(count("Microburst", 0), 1);
 	assert_int_equal(count("Microburst", 1), 1);
 	const struct hw_an_event *e = &evs[first("Microburst", 1)];
@@ -619,6 +621,39 @@ static void test_microburst(void **state)
 		feed(a, rec(t + (uint64_t)i * 10000, 15000, 0, 1));
 	feed(a, rec(t + 2000000, 100, 0, 1));
 	assert_int_equal(count("Microburst", 0), 1);
+	hw_an_destroy(a);
+}
+
+/* The swing rule: a PFC victim swinging between Xon and Xoff is one episode.  Raise 10000, clear 2000, max_ns 1 ms
+ * (setup), so a fall below 2000 that climbs back to 10000 within max_ns / 20 = 50 us does not end the burst.
+ * Samples every 10 us from t: 100, 15000 (t + 10 us: it begins), 18000, 1000 (t + 30: falls), 12000 (t + 40: back
+ * 10 us later), 16000, 500 (t + 60: falls), 14000 (t + 70: back), 1000 (t + 80: falls), then 100 every 10 us to t
+ * + 200 us (no climb back: over at its last fall).  One Microburst, not three: start t + 10 us, end t + 80 us,
+ * duration 70 us, peak 18000.  Then (swing too slow) a fall at t' + 10 us and a climb back 60 us later (> 50 us):
+ * two bursts, each 10 us long. */
+static void test_microburst_swing(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	const uint64_t t = 9500000000ull;
+	const uint32_t occ[9] = {100, 15000, 18000, 1000, 12000, 16000, 500, 14000, 1000};
+	for (int i = 0; i <= 20; i++)
+		feed(a, rec(t + (uint64_t)i * 10000, i < 9 ? occ[i] : 100, 0, 1));
+	assert_int_equal(count("Microburst", 0), 1);
+	assert_int_equal(count("Microburst", 1), 1);
+	const struct hw_an_event *e = &evs[first("Microburst", 1)];
+	assert_true(e->start_ns == t + 10000 && e->end_ns == t + 80000);
+	assert_true(number(e, "peak") == 18000 && number(e, "duration_us") == 70);
+	hw_an_destroy(a);
+
+	a = mk();
+	const uint64_t t2 = 9600000000ull;
+	const uint32_t slow[10] = {15000, 100, 100, 100, 100, 100, 100, 15000, 100, 100};
+	for (int i = 0; i < 10; i++)
+		feed(a, rec(t2 + (uint64_t)i * 10000, slow[i], 0, 1));
+	hw_an_finish(a); /* the input ends: the second burst's fall is its end */
+	assert_int_equal(count("Microburst", 0), 2);
 	hw_an_destroy(a);
 }
 
@@ -2244,6 +2279,65 @@ static void test_incident_aftermath_root_holds(void **state)
 	hw_an_destroy(a);
 }
 
+/* The aftermath join of a swinging burst is judged at its first fall (the swing rule keeps the episode open up to
+ * max_ns / 20 = 50 us after each fall, and the state then is another tree's, other flows').  storm_run's tree
+ * (10:5 -> 11:5 -> 12:5, flows 1 and 2 held at the victims 10:5 and 11:5, root 12:5 at 20000 holding all along:
+ * CongestionTree and HighQueue active), then from t1 = t0 + 400 us a report of it every 10 us and, 5 us after each,
+ * 13:5 -> 40:5 from source 1 (flow 1 alone) with 40:5 at 20000 for i = 5..7 (t1 + 55..75 us), 100 at i = 8 (t1 + 85
+ * us: the first fall, below the clear 2000), 20000 at i = 9 (t1 + 95: back within 50 us, the same burst), 100 from
+ * i = 10 (t1 + 105: the last fall; the record at t1 + 165 us, 60 us later, ends it).  No HighQueue at 40:5 (above
+ * raise 30 us, then 10 us: under the 100 us hold).
+ *  - hold_first: the victims hold (15000, 18000) up to i = 8 and let go (100) from i = 9 (t1 + 90 us).  At the first
+ *    fall flow 1 is still paused where it was held: 40:5's burst is its own, one Microburst from t1 + 55 to t1 + 105
+ *    us (50 us, peak 20000), no aftermath update.  Judged at the last fall, the victims had released flow 1 (a third
+ *    of 40:5's flows): it would be folded into the root's alert and lost.
+ *  - release_first: the reverse, let go up to i = 8 and hold from i = 9.  At the first fall flow 1 was released:
+ *    the tree's backlog bursting on, an update of the root's CongestionTree (aftermath_bursts 1, aftermath_peak
+ *    20000), no Microburst.  Judged at the last fall, it would be a Microburst of its own. */
+static struct hw_analyzer *swing_join_run(int release_first, uint64_t *tree_id)
+{
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_MICROBURST;
+	struct hw_analyzer *a = mk();
+	const uint64_t t0 = 33000000000ull, t1 = t0 + 400000;
+	const uint32_t tree[3] = {10, 11, 12}, held[3] = {15000, 18000, 20000}, let_go[3] = {100, 100, 20000};
+	const uint32_t to40[2] = {13, 40}, fill[2] = {100, 20000}, low[2] = {100, 100};
+	for (int i = 0; i < 40; i++)
+		report_path(a, t0 + (uint64_t)i * 10000, 3, tree, NULL, held, (uint8_t)(1 + i % 2), 0);
+	int tr = raised_at("CongestionTree", 12);
+	assert_true(tr >= 0);
+	*tree_id = evs[tr].id;
+	for (int i = 0; i < 20; i++) {
+		uint64_t t = t1 + (uint64_t)i * 10000;
+		int victims_hold = release_first ? i >= 9 : i < 9;
+		int in_burst = (i >= 5 && i <= 7) || i == 9;
+		report_path(a, t, 3, tree, NULL, victims_hold ? held : let_go, (uint8_t)(1 + i % 2), 0);
+		report_path(a, t + 5000, 2, to40, NULL, in_burst ? fill : low, 1, 0);
+	}
+	return a;
+}
+
+static void test_incident_swing_join_first_fall(void **state)
+{
+	(void)state;
+	uint64_t tree_id;
+	struct hw_analyzer *a = swing_join_run(0, &tree_id);
+	const uint64_t t1 = 33000000000ull + 400000;
+	assert_int_equal(count("Microburst", 0), 1);
+	int mb = raised_at("Microburst", 40);
+	assert_true(mb >= 0);
+	const struct hw_an_event *e = &evs[first("Microburst", 1)];
+	assert_true(e->start_ns == t1 + 55000 && e->end_ns == t1 + 105000 && number(e, "peak") == 20000);
+	assert_int_equal(root_update(), -1);
+	hw_an_destroy(a);
+
+	a = swing_join_run(1, &tree_id);
+	assert_int_equal(count("Microburst", 0), 0);
+	int up = root_update();
+	assert_true(up >= 0 && evs[up].id == tree_id);
+	assert_true(number(&evs[up], "aftermath_bursts") == 1 && number(&evs[up], "aftermath_peak") == 20000);
+	hw_an_destroy(a);
+}
+
 static void test_incident_aftermath(void **state)
 {
 	(void)state;
@@ -2355,6 +2449,7 @@ static int held_burst(int sources, int flat, uint8_t queue)
 		r.queue_id = queue;
 		feed(a, r);
 	}
+	hw_an_finish(a); /* the input ends at the fall: it cannot climb back (the swing rule) */
 	int n = count("Microburst", 0);
 	if (n == 1) {
 		const struct hw_an_event *e = &evs[first("Microburst", 1)];
@@ -2395,6 +2490,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
 	    cmocka_unit_test_setup(test_high_latency_follows_occupancy, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
+	    cmocka_unit_test_setup(test_microburst_swing, setup),
 	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),
 	    cmocka_unit_test_setup(test_packet_drops, setup),
 	    cmocka_unit_test_setup(test_drops_below_ratio, setup),
@@ -2436,6 +2532,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_incident_aftermath_storm, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath_late, setup),
 	    cmocka_unit_test_setup(test_incident_aftermath_root_holds, setup),
+	    cmocka_unit_test_setup(test_incident_swing_join_first_fall, setup),
 	    cmocka_unit_test_setup(test_microburst_ends_silent, setup),
 	    cmocka_unit_test_setup(test_microburst_below_xoff, setup),
 	    cmocka_unit_test_setup(test_microburst_held_by_pfc, setup),

@@ -4,8 +4,11 @@
  * HighQueue level within max_ns / 5 and PFC then holds it high for longer (the burst's backlog paused upstream
  * drains back into it) without an Incast at the queue (a fan-in that lasts) or the queue freezing (a host that
  * stopped draining).  Not when it rose while a congestion tree's victim (paused from downstream: PFC back-pressure
- * filling and draining it).  The event is reported when the burst is over (raised and resolved together); at a
- * queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst). */
+ * filling and draining it).  A fall below the burst clear that the queue climbs back from to its burst level within
+ * max_ns / 20 does not end it (the swing rule: a PFC victim swinging between Xon and Xoff is one episode), and what
+ * the burst is (a victim's, its incident, whether it joins a tree's aftermath) is judged at its first fall, not
+ * with the state of when it ends.  The event is reported when the burst is over (raised and resolved together); at
+ * a queue of a congestion tree's aftermath, as an update of the tree's root alert (an_incident_burst). */
 #include "detector.h"
 
 #define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
@@ -15,22 +18,49 @@ struct burst_q { /* per queue */
 	uint64_t high_at;   /* its first sample at or above the HighQueue level (0: none yet) */
 	uint64_t incast_id; /* the queue's last Incast id when it began */
 	uint64_t flat_from; /* the current flat stretch's first sample (0: none) */
+	uint64_t fall_at;   /* its fall below the burst clear, until it climbs back within swing_ns (0: none) */
+	uint64_t incident;  /* judged at its first fall (judged): its incident ... */
 	uint32_t peak, flat_occ;
-	uint8_t in, paused; /* paused: it rose while a congestion tree's victim */
-	uint8_t frozen;     /* it stayed flat for high_queue.hold_ns: nothing left it */
+	uint8_t in, paused;            /* paused: it rose while a congestion tree's victim */
+	uint8_t frozen;                /* it stayed flat for high_queue.hold_ns: nothing left it */
+	uint8_t judged, victim, joins; /* ... a congestion tree's victim then (no event), a tree's aftermath then */
 };
+
+/* A fall below the burst clear that the queue climbs back from to its burst level within this does not end the
+ * burst (the swing rule). */
+static uint64_t swing_ns(const struct hw_analyzer *a)
+{
+	return a->c.microburst_max_ns / 20;
+}
+
+/* Judge the burst at q at t (its first fall, or its end when it never fell: reports stopped): a congestion tree's
+ * victim then, or its incident and whether it joins a tree's aftermath (an_incident_burst_joins).  Judged once:
+ * the state of when a swinging burst finally ends (25-100 us later) is another tree's, other flows'. */
+static void judge(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, uint64_t t)
+{
+	uint32_t qi = (uint32_t)(q - a->queues);
+	b->judged = 1;
+	b->victim = b->paused || an_tree_victim(a, q, t);
+	if (!b->victim) {
+		b->incident = an_incident_of(a, qi, t);
+		b->joins = (uint8_t)an_incident_burst_joins(a, qi, b->incident);
+	}
+}
 
 /* The burst at q, from b->start to end, is over: raised and resolved together, unless q is paused from
  * downstream (PFC back-pressure fills and drains it, not a burst arriving here).  held: the time PFC held the
  * queue high after the burst rose (0: it fell within max_ns). */
-static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_q *b, uint64_t end, int held)
+static void burst(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, uint64_t end, int held)
 {
-	if (b->paused || an_tree_victim(a, q, end))
+	if (!b->judged)
+		judge(a, q, b, end);
+	if (b->victim)
 		return;
 	uint32_t qi = (uint32_t)(q - a->queues);
-	uint64_t inc = an_incident_of(a, qi, end);
-	if (an_incident_burst(a, qi, inc, b->peak))
-		return; /* a tree's backlog bursting on when PFC let go: its root's alert says so */
+	uint64_t inc = b->incident;
+	/* a tree's backlog bursting on when PFC let go: its root's alert says so (when that alert still fires) */
+	if (b->joins && an_incident_burst(a, qi, inc, b->peak))
+		return;
 	uint64_t id = an_incident_raise_id(a, HW_AN_MICROBURST, qi, inc);
 	for (int resolved = 0; resolved < 2; resolved++) {
 		struct an_ev *e = an_ev_begin(a, HW_AN_MICROBURST, q, id, b->start);
@@ -50,6 +80,7 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, const struct burst_
 		}
 		an_ev_commit(e);
 	}
+	an_incident_resolved(a, HW_AN_MICROBURST, qi, end); /* a swinging burst: its incident open from its end */
 }
 
 /* The episode that began at b->start ended at end (below the burst clear, or reports stopped): a microburst if
@@ -77,6 +108,8 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 		return;
 	uint32_t occ = r->queue_occupancy;
 	uint64_t t = r->time_ns;
+	if (b->in && b->fall_at && t > b->fall_at && t - b->fall_at > swing_ns(a))
+		over(a, q, b, b->fall_at); /* it did not climb back in time: the burst ended at its fall */
 	if (!b->in) {
 		if (occ >= q->th.burst) {
 			*b = (struct burst_q){.in = 1, .start = t, .peak = occ, .flat_from = t, .flat_occ = occ};
@@ -85,6 +118,11 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 			b->high_at = occ >= q->th.high ? t : 0;
 		}
 		return;
+	}
+	if (b->fall_at) {
+		if (occ < q->th.burst)
+			return; /* still down: over at its fall unless it climbs back within swing_ns */
+		b->fall_at = 0; /* back at the burst level in time: the same episode (a PFC victim swinging) */
 	}
 	if (occ > b->peak)
 		b->peak = occ;
@@ -97,14 +135,22 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	} else if (t - b->flat_from >= a->c.high_queue.hold_ns) {
 		b->frozen = 1;
 	}
-	if (occ < q->th.burst_clear)
-		over(a, q, b, t);
+	if (occ < q->th.burst_clear) {
+		b->fall_at = t;
+		if (!b->judged)
+			judge(a, q, b, t);
+	}
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
 {
 	struct burst_q *b = qs;
 	(void)d;
+	if (b->in && b->fall_at) {
+		if (a->finishing || (now > b->fall_at && now - b->fall_at > swing_ns(a)))
+			over(a, q, b, b->fall_at); /* it did not climb back in time (or the input ended) */
+		return;
+	}
 	if (!b->in || now <= q->last_ns || now - q->last_ns < a->c.microburst_max_ns / 5)
 		return;
 	/* went silent: queue reports stop once the queue is below the switch's report level, so a burst ends at
