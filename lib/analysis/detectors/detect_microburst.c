@@ -83,21 +83,28 @@ static void burst(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, 
 	an_incident_resolved(a, HW_AN_MICROBURST, qi, end); /* a swinging burst: its incident open from its end */
 }
 
-/* The episode that began at b->start ended at end (below the burst clear, or reports stopped): a microburst if
- * short, or if a fast rise PFC then held (see the top). */
-static void over(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, uint64_t end)
+/* What the episode that began at b->start is if it ends at end (below the burst clear, or reports stopped): 1 a
+ * microburst (short), 2 a fast rise PFC then held (see the top), 0 neither. */
+static int shape(const struct hw_analyzer *a, const struct an_queue *q, const struct burst_q *b, uint64_t end)
 {
-	b->in = 0;
-	if (end - b->start <= a->c.microburst_max_ns) {
-		burst(a, q, b, end, 0);
-		return;
-	}
+	if (end - b->start <= a->c.microburst_max_ns)
+		return 1;
 	/* an Incast at this queue in the episode: raised since it began, or one of the queue's incident */
 	int incast = q->kind_id[HW_AN_INCAST] != b->incast_id ||
 	             (q->kind_id[HW_AN_INCAST] && q->kind_incident[HW_AN_INCAST] == q->incident);
 	if (q->th.lossless && b->high_at && b->high_at - b->start <= a->c.microburst_max_ns / 5 && !incast &&
 	    !b->frozen)
-		burst(a, q, b, end, 1);
+		return 2;
+	return 0;
+}
+
+/* The episode that began at b->start ended at end: a burst when shape says so. */
+static void over(struct hw_analyzer *a, struct an_queue *q, struct burst_q *b, uint64_t end)
+{
+	b->in = 0;
+	int s = shape(a, q, b, end);
+	if (s)
+		burst(a, q, b, end, s == 2);
 }
 
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
@@ -137,7 +144,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	}
 	if (occ < q->th.burst_clear) {
 		b->fall_at = t;
-		if (!b->judged)
+		/* judged at the first fall that ends a burst (an episode that is none if it ends here, too long and
+		 * not held, never becomes one later) */
+		if (!b->judged && shape(a, q, b, t))
 			judge(a, q, b, t);
 	}
 }
