@@ -344,6 +344,9 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
+	for (unsigned i = 0; i < e->n_numbers && !lasted[0]; i++) /* a Microburst is raised when it has ended */
+		if (!strcmp(e->numbers[i].name, "duration_us"))
+			hw_fmt_duration(e->numbers[i].value * 1e3, lasted, sizeof(lasted));
 	a->n = 0;
 	size_t o;
 	if (tree || incast) {

@@ -279,6 +279,12 @@ static void test_microburst_text(void **state)
 	                    "What to do: one burst needs nothing. If they repeat on this queue, find the flows that "
 	                    "arrive together (the flows, the graph) toward host9 and stagger or pace them; check ECN "
 	                    "marking on this queue, so that senders slow down before PFC pauses or drops.");
+	/* its firing alert (the sink holds the resolve) already ended: it lasted duration_us, not "still going" */
+	e.resolved = 0;
+	e.end_ns = 0;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[0].v, "since 2026-01-01 00:00:00.002 UTC, lasted 345 µs"));
+	assert_non_null(strstr(a.kv[1].v, "Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows"));
 }
 
 /* An event graph's legend says what the alert says: the issue's example (record time 1767225600001503000 ns,
