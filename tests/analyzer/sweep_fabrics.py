@@ -181,6 +181,18 @@ check("background at a victim", agg["background_at_victim"], {"Microburst": 1})
 check("wrong culprits", {k: (d["at_victim"], d["background_at_victim"]) for k, d in agg["detectors"].items()},
       {"Microburst": (1, 1), "HighQueue": (1, 0)})
 
+# notifying(): the shipped route read from deploy/alertmanager/alertmanager.yml.  By hand: the two bursts at node 7
+# (incidents 1 and 2, no incident alert) share one digest, ("digest", 7); the burst at node 8 is inhibited by the
+# Incast of its incident 3, which notifies by that incident; the HighQueue (a symptom) notifies nobody.
+check("the shipped route: digest, inhibit, silent", (sw.DIGEST, "Microburst" in sw.SILENT), ({"Microburst"}, False))
+evs = [{"event": "Microburst", "state": "firing", "id": 1, "incident": 1, "node_id": 7},
+       {"event": "Microburst", "state": "firing", "id": 2, "incident": 2, "node_id": 7},
+       {"event": "Microburst", "state": "firing", "id": 3, "incident": 3, "node_id": 8},
+       {"event": "Incast", "state": "firing", "id": 4, "incident": 3, "node_id": 8},
+       {"event": "HighQueue", "state": "firing", "id": 5, "incident": 1, "node_id": 7}]
+check("notifying alerts and their notification", [(e["id"], k) for e, k in sw.notifying(evs)],
+      [(1, ("digest", 7)), (2, ("digest", 7)), (4, 3)])
+
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:
     # hopwatch-gen takes every draw (a 20 us run of the small fabric), and its map.json says that fabric
