@@ -351,7 +351,8 @@ def clean_notifications(truth, events, series, cfg, slack_ns):
     for e, k in notifying(events):
         groups.setdefault(k, []).append(e)
     bad = sum(all(unconfirmed(truth, [e], series, cfg, slack_ns) for e in g) for g in groups.values())
-    return [sum(k[0] != "digest" for k in groups), sum(k[0] == "digest" for k in groups), bad]
+    digests = sum(isinstance(k, tuple) and k[0] == "digest" for k in groups)
+    return [len(groups) - digests, digests, bad]
 
 
 def incident_ids(truth, events, slack_ns):
