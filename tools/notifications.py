@@ -5,7 +5,7 @@
 
 For every family and seed: `hopwatch-gen scenario FAMILY --seed S --write-records` (TR v2.0), a fresh
 Alertmanager (prometheus-alertmanager) with the shipped route, a webhook receiver on loopback, then
-`hopwatch-analyzer run --jsonl ... --alertmanager URL --hold 12` (the alerts stay firing past the bursts' digest
+`hopwatch-analyzer run --jsonl ... --alertmanager URL --hold 20` (the alerts stay firing 10 s past the bursts' digest
 group_wait, 10 s, as a live analyzer keeps them 30 s), and the notifications that reached the webhook until none
 came for 3 s.  Prints, per run, the notifications (receiver, status, group, alerts in the order received, first
 alert's summary) and, with --markdown, one table row per run: incident notifications, then digest ones.  Exit 2 on bad usage or a missing program.
@@ -109,7 +109,7 @@ def run_one(a, family, seed, tmp):
     try:
         subprocess.run([a.analyzer, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp",
                         os.path.join(d, "lldp.pcap"), "--map", os.path.join(d, "map.json"), "--alertmanager", url,
-                        "--events", os.path.join(d, "events.jsonl"), "--hold", "12", "--quiet"], check=True)
+                        "--events", os.path.join(d, "events.jsonl"), "--hold", "20", "--quiet"], check=True)
         # the route flushes an incident's group 1 s after its first alert, a digest's 10 s after: by the end of
         # the hold both went out; wait until none came for 3 s
         last, since = -1, time.time()
