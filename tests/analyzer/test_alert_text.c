@@ -184,21 +184,30 @@ static void test_storm_text(void **state)
 	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
 }
 
+/* The storm() event as another kind of alert (its queue, 3, kept) at leaf port 1, Ethernet1 toward host. */
+static struct hw_an_event storm_as(enum hw_an_kind kind, const char *alertname, const char *severity, uint32_t node_id,
+                                   const char *leaf, const char *host)
+{
+	struct hw_an_event e = storm();
+	e.kind = kind;
+	snprintf(e.alertname, sizeof(e.alertname), "%s", alertname);
+	e.severity = severity;
+	e.node_id = node_id;
+	snprintf(e.node, sizeof(e.node), "%s", leaf);
+	e.port = 1;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
+	snprintf(e.link, sizeof(e.link), "%s:Ethernet1--%s:eth0", leaf, host);
+	return e;
+}
+
 /* The bundled incast as its Incast is raised at leaf1 Ethernet1 queue 3 (the port facing host1, where 16
  * senders meet): the storm's place and numbers changed to an incast's, sources 16, occupancy 1.75 MB, one
  * victim upstream. */
 static void test_incast_text(void **state)
 {
 	(void)state;
-	struct hw_an_event e = storm();
-	e.kind = HW_AN_INCAST;
-	snprintf(e.alertname, sizeof(e.alertname), "Incast");
-	e.severity = "warning";
-	e.node_id = 184484097; /* 10.255.1.1 */
-	snprintf(e.node, sizeof(e.node), "leaf1");
-	e.port = 1;
-	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
-	snprintf(e.link, sizeof(e.link), "leaf1:Ethernet1--host1:eth0");
+	struct hw_an_event e =
+	    storm_as(HW_AN_INCAST, "Incast", "warning", 184484097 /* 10.255.1.1 */, "leaf1", "host1");
 	e.numbers[0].name = "sources";
 	e.numbers[0].value = 16;
 	e.numbers[1].name = "occupancy";
@@ -241,18 +250,9 @@ static void test_incast_text(void **state)
 static void test_microburst_text(void **state)
 {
 	(void)state;
-	struct hw_an_event e;
-	memset(&e, 0, sizeof(e));
-	e.kind = HW_AN_MICROBURST;
-	snprintf(e.alertname, sizeof(e.alertname), "Microburst");
-	e.severity = "info";
-	e.node_id = 184484098; /* 10*2^24 + 255*2^16 + 1*2^8 + 2 = 10.255.1.2 */
-	snprintf(e.node, sizeof(e.node), "leaf2");
-	e.port = 1;
-	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
-	e.queue = 3;
-	e.hw_id = -1;
-	snprintf(e.link, sizeof(e.link), "leaf2:Ethernet1--host9:eth0");
+	/* 10*2^24 + 255*2^16 + 1*2^8 + 2 = 10.255.1.2 */
+	struct hw_an_event e = storm_as(HW_AN_MICROBURST, "Microburst", "info", 184484098, "leaf2", "host9");
+	e.detail[0] = 0;
 	e.n_numbers = 4;
 	e.numbers[0].name = "peak";
 	e.numbers[0].value = 1436249; /* 1.436 MB: 3 significant digits, 1.44 MB */
