@@ -323,15 +323,39 @@ def shown(truth, events, slack_ns):
             for t in truth.get("events", [])]
 
 
+def incident_labels(raised, gap_ns=int(1e9)):
+    """The alert sink's incident label of each alert (lib/outputs/alert_sink.c incident_of(), in raise order):
+    a detector incident keeps the label it first got; any other alert joins the current label when it starts
+    within gap_ns (HW_ALERT_INCIDENT_GAP_NS, 1 s of record time) of the current one's span, else starts one."""
+    seen, cur, first, last, out = {}, None, None, None, []
+    for e in raised:
+        t, inc = e.get("start_ns", 0), e.get("incident")
+        if inc and inc in seen:
+            out.append(seen[inc])
+            if seen[inc] == cur:
+                last = max(last, t)
+            continue
+        if cur is None or t > last + gap_ns or t + gap_ns < first:
+            cur, first, last = ("label", t), t, t
+        last = max(last, t)
+        if inc:
+            seen[inc] = cur
+        out.append(cur)
+    return out
+
+
 def notifying(events):
     """The alerts the shipped Alertmanager route notifies, each with its notification's key: not a symptom
-    (SILENT), not inhibited (as shown()); a bursts' digest alert (DIGEST) goes out with the other bursts of its
-    switch, ("digest", node), any other with its incident (an alert without one alone)."""
+    (SILENT), not inhibited (an INHIBIT_TARGETS alert whose incident label, incident_labels(), an INHIBIT_SOURCES
+    alert shares: the label, not the detector incident, is what the inhibit rule compares); a bursts' digest
+    alert (DIGEST) goes out with the other bursts of its switch, ("digest", node), any other with its detector
+    incident (an alert without one alone; the label would join them: an upper bound)."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
-    hiding = {e["incident"] for e in raised if e.get("incident") and e["event"] in INHIBIT_SOURCES}
+    labels = incident_labels(raised)
+    hiding = {lab for e, lab in zip(raised, labels) if e["event"] in INHIBIT_SOURCES}
     return [(e, ("digest", e.get("node_id")) if e["event"] in DIGEST else
-             e.get("incident") or ("alert", e["event"], e.get("id"))) for e in raised
-            if e["event"] not in SILENT and not (e["event"] in INHIBIT_TARGETS and e.get("incident") in hiding)]
+             e.get("incident") or ("alert", e["event"], e.get("id"))) for e, lab in zip(raised, labels)
+            if e["event"] not in SILENT and not (e["event"] in INHIBIT_TARGETS and lab in hiding)]
 
 
 def notifications(truth, events, slack_ns):
