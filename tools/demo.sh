@@ -25,7 +25,7 @@ build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sam
   --jsonl out/records.jsonl --svg out/topology.svg --json-out out/topology.json | tail -3 | sed 's/^/   /'
 
 # A real Alertmanager on loopback (prometheus-alertmanager, installed by deps.sh) with the shipped route
-# (deploy/alertmanager/alertmanager.yml: one notification per incident, symptoms inhibited), its webhook
+# (deploy/alertmanager/alertmanager.yml: one notification per incident, symptoms inhibited), its webhooks
 # pointed at a receiver on loopback that keeps every notification in out/notifications.jsonl.
 am_args=() am_pid= wh_pid=
 am_bin=$(command -v alertmanager || command -v prometheus-alertmanager || true)
@@ -46,7 +46,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
   wh_pid=$!
-  sed "s#url: 'http://127.0.0.1:9095/hopwatch/alerts'#url: 'http://127.0.0.1:$wh_port/hopwatch/alerts'#" \
+  sed "s#url: 'http://127.0.0.1:9095/hopwatch/#url: 'http://127.0.0.1:$wh_port/hopwatch/#" \
     deploy/alertmanager/alertmanager.yml >out/alertmanager.yml
   "$am_bin" --config.file=out/alertmanager.yml --storage.path=out/alertmanager-data \
     --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >out/alertmanager.log 2>&1 &

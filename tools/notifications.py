@@ -5,9 +5,10 @@
 
 For every family and seed: `hopwatch-gen scenario FAMILY --seed S --write-records` (TR v2.0), a fresh
 Alertmanager (prometheus-alertmanager) with the shipped route, a webhook receiver on loopback, then
-`hopwatch-analyzer run --jsonl ... --alertmanager URL --hold 2`, and the notifications that reached the webhook
-until none came for 3 s.  Prints, per run, the notifications (status, incident, alerts in the order received,
-first alert's summary) and, with --markdown, one table row per run.  Exit 2 on bad usage or a missing program.
+`hopwatch-analyzer run --jsonl ... --alertmanager URL --hold 20` (the alerts stay firing 10 s past the bursts' digest
+group_wait, 10 s, as a live analyzer keeps them 30 s), and the notifications that reached the webhook until none
+came for 3 s.  Prints, per run, the notifications (receiver, status, group, alerts in the order received, first
+alert's summary) and, with --markdown, one table row per run: incident notifications, then digest ones.  Exit 2 on bad usage or a missing program.
 """
 import argparse
 import http.server
@@ -63,13 +64,14 @@ class Receiver:
 
 
 def start_am(am_bin, tmp, wh_port):
-    """Alertmanager with the shipped configuration, its webhook URL pointed at wh_port; (process, url)."""
+    """Alertmanager with the shipped configuration, its webhook URLs (the incidents' and the bursts' digest)
+    pointed at wh_port; (process, url).  A notification's body names its receiver."""
     shipped = open(os.path.join(SRC, "deploy/alertmanager/alertmanager.yml")).read()
-    old = "url: 'http://127.0.0.1:9095/hopwatch/alerts'"
-    if old not in shipped:
-        sys.exit("deploy/alertmanager/alertmanager.yml: no receiver URL %s to replace" % old)
+    old = "url: 'http://127.0.0.1:9095/hopwatch/"
+    if old + "alerts'" not in shipped:
+        sys.exit("deploy/alertmanager/alertmanager.yml: no receiver URL %salerts' to replace" % old)
     cfg = os.path.join(tmp, "am.yml")
-    open(cfg, "w").write(shipped.replace(old, "url: 'http://127.0.0.1:%d/'" % wh_port))
+    open(cfg, "w").write(shipped.replace(old, "url: 'http://127.0.0.1:%d/hopwatch/" % wh_port))
     port = free_port()
     url = "http://127.0.0.1:%d" % port
     log = open(os.path.join(tmp, "am.log"), "w")
@@ -107,8 +109,9 @@ def run_one(a, family, seed, tmp):
     try:
         subprocess.run([a.analyzer, "run", "--jsonl", os.path.join(d, "records.jsonl"), "--lldp",
                         os.path.join(d, "lldp.pcap"), "--map", os.path.join(d, "map.json"), "--alertmanager", url,
-                        "--events", os.path.join(d, "events.jsonl"), "--hold", "2", "--quiet"], check=True)
-        # the route flushes an incident's group 1 s after its first alert: wait until none came for 3 s
+                        "--events", os.path.join(d, "events.jsonl"), "--hold", "20", "--quiet"], check=True)
+        # the route flushes an incident's group 1 s after its first alert, a digest's 10 s after: by the end of
+        # the hold both went out; wait until none came for 3 s
         last, since = -1, time.time()
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -134,8 +137,9 @@ def describe(r):
                                   e.get("place", {}).get("queue")) for e in r["truth"]) or "none")]
     for n in r["notifications"]:
         al = n["alerts"]
-        out.append("  %s, incident %s, %d alert(s): %s" % (n["status"], n["groupLabels"].get("incident", "-"), len(al),
-                                                        ", ".join(x["labels"]["alertname"] for x in al)))
+        out.append("  %s %s, %s, %d alert(s): %s" % (
+            n["receiver"], n["status"], ", ".join("%s %s" % kv for kv in sorted(n["groupLabels"].items())) or "-",
+            len(al), ", ".join(x["labels"]["alertname"] for x in al)))
         if al:
             out.append("    first: " + al[0]["annotations"].get("summary", ""))
             out.append("    description: " + al[0]["annotations"].get("description", ""))
@@ -171,14 +175,17 @@ def main():
     if a.json:
         json.dump(runs, open(a.json, "w"), indent=1)
     if a.markdown:
-        print("\n| family | seed | notifications | alerts | first alert | its summary |")
-        print("|---|---|---|---|---|---|")
+        print("\n| family | seed | notifications | alerts | digests | first alert | its summary |")
+        print("|---|---|---|---|---|---|---|")
         for r in runs:
             firing = [n for n in r["notifications"] if n["status"] == "firing"]
-            first = firing[0]["alerts"][0] if firing and firing[0]["alerts"] else None
-            print("| %s | %d | %d | %s | %s | %s |" % (
+            digest = [n for n in firing if n["receiver"] == "hopwatch-burst-digest"]
+            firing = [n for n in firing if n not in digest]
+            lead = (firing or digest)[0]["alerts"] if firing or digest else []
+            first = lead[0] if lead else None
+            print("| %s | %d | %d | %s | %d | %s | %s |" % (
                 r["family"], r["seed"], len(firing), " / ".join(str(len(n["alerts"])) for n in firing) or "0",
-                first["labels"]["alertname"] if first else "-",
+                len(digest), first["labels"]["alertname"] if first else "-",
                 first["annotations"].get("summary", "").replace("|", "\\|") if first else "-"))
 
 

@@ -220,6 +220,7 @@ def run_one(job):
         r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         if family == "clean":  # its alerts are the fabric's own background (aggregate)
+            r["clean_notifications"] = clean_notifications(truth, events, series, conf, int(1e6))
             r["congestion_alerts"] = congestion_alerts(events)
             r["alert_places"] = alert_places(events)
         if explain:
@@ -287,8 +288,18 @@ def inhibited_kinds(path=None):
     return set(m.group(1).split("|")), set(m.group(2).split("|"))
 
 
+def digest_kinds(path=None):
+    """The alertnames the shipped Alertmanager route sends to its bursts' digest (hopwatch-burst-digest: one
+    notification per switch, the node label), read from deploy/alertmanager/alertmanager.yml."""
+    path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy", "alertmanager",
+                                "alertmanager.yml")
+    m = re.search(r"alertname=~?\"([^\"]+)\"'?\]\s*\n\s*receiver: hopwatch-burst-digest", open(path).read())
+    return set(m.group(1).split("|")) if m else set()
+
+
 SILENT = silent_kinds()
 INHIBIT_SOURCES, INHIBIT_TARGETS = inhibited_kinds()
+DIGEST = digest_kinds()
 
 
 def incidents(truth, events, slack_ns):
@@ -312,17 +323,60 @@ def shown(truth, events, slack_ns):
             for t in truth.get("events", [])]
 
 
+def incident_labels(raised, gap_ns=int(1e9)):
+    """The alert sink's incident label of each alert (lib/outputs/alert_sink.c incident_of(), in raise order):
+    a detector incident keeps the label it first got; any other alert joins the current label when it starts
+    within gap_ns (HW_ALERT_INCIDENT_GAP_NS, 1 s of record time) of the current one's span, else starts one."""
+    seen, cur, first, last, out = {}, None, None, None, []
+    for e in raised:
+        t, inc = e.get("start_ns", 0), e.get("incident")
+        if inc and inc in seen:
+            out.append(seen[inc])
+            if seen[inc] == cur:
+                last = max(last, t)
+            continue
+        if cur is None or t > last + gap_ns or t + gap_ns < first:
+            cur, first, last = ("label", t), t, t
+        last = max(last, t)
+        if inc:
+            seen[inc] = cur
+        out.append(cur)
+    return out
+
+
+def notifying(events):
+    """The alerts the shipped Alertmanager route notifies, each with its notification's key: not a symptom
+    (SILENT), not inhibited (an INHIBIT_TARGETS alert whose incident label, incident_labels(), an INHIBIT_SOURCES
+    alert shares: the label, not the detector incident, is what the inhibit rule compares); a bursts' digest
+    alert (DIGEST) goes out with the other bursts of its switch, ("digest", node), any other with its detector
+    incident (an alert without one alone; the label would join them: an upper bound)."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    labels = incident_labels(raised)
+    hiding = {lab for e, lab in zip(raised, labels) if e["event"] in INHIBIT_SOURCES}
+    return [(e, ("digest", e.get("node_id")) if e["event"] in DIGEST else
+             e.get("incident") or ("alert", e["event"], e.get("id"))) for e, lab in zip(raised, labels)
+            if e["event"] not in SILENT and not (e["event"] in INHIBIT_TARGETS and lab in hiding)]
+
+
 def notifications(truth, events, slack_ns):
-    """Notifications per injected incident, as the shipped Alertmanager route sends them: the per-queue
-    symptoms (SILENT) notify nobody, the other alerts go out grouped by incident (one notification per
-    group: an incident's alerts come within its group_wait of 1 s here, records span milliseconds), so
-    the distinct analyzer incidents of its related notifying alerts (an alert without one is its own).
+    """Notifications per injected incident, as the shipped Alertmanager route sends them (notifying()): one
+    per group (an incident's alerts come within its group_wait of 1 s here, records span milliseconds; a
+    switch's bursts within the digest's 10 s), so the distinct keys of its related notifying alerts.
     The analyzer's incident label also joins new detector incidents raised within 1 s of the current one
     (docs/analyzer.md): not modelled, so this is an upper bound."""
-    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS
-              and e.get("event") not in SILENT]
-    return [len({e.get("incident") or ("alert", e["event"], e.get("id")) for e in raised if related(t, e, slack_ns)})
-            for t in truth.get("events", [])]
+    sent = notifying(events)
+    return [len({k for e, k in sent if related(t, e, slack_ns)}) for t in truth.get("events", [])]
+
+
+def clean_notifications(truth, events, series, cfg, slack_ns):
+    """A clean run's notifications (notifying()): [incident ones, digests, those holding only alerts the
+    simulation does not confirm (unconfirmed())]."""
+    groups = {}
+    for e, k in notifying(events):
+        groups.setdefault(k, []).append(e)
+    bad = sum(all(unconfirmed(truth, [e], series, cfg, slack_ns) for e in g) for g in groups.values())
+    digests = sum(isinstance(k, tuple) and k[0] == "digest" for k in groups)
+    return [len(groups) - digests, digests, bad]
 
 
 def incident_ids(truth, events, slack_ns):
@@ -458,6 +512,7 @@ def aggregate(results):
     incident: counted apart (background_at_victim)."""
     det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
     per_notif, per_shown, per_family, background = [], [], {}, {}
+    clean_notes = [0, 0, 0]
     clean_alerts = {tuple(r["job"][1:]): {tuple(a) for a in r["score"].get("congestion_alerts", [])}
                     for r in results if "error" not in r and r["job"][0] == "clean"}
     for r in results:
@@ -482,6 +537,7 @@ def aggregate(results):
             to = background if tuple(sig) in clean_alerts.get(tuple(r["job"][1:]), ()) else wrong
             to[sig[0]] = to.get(sig[0], 0) + 1
         if r["job"][0] == "clean":
+            clean_notes = [a + b for a, b in zip(clean_notes, s.get("clean_notifications", [0, 0, 0]))]
             for k, v in s["unconfirmed"].items():
                 clean_bad[k] = clean_bad.get(k, 0) + v
     for k, d in det.items():
@@ -499,7 +555,7 @@ def aggregate(results):
             "notifications_per_incident_max": max(per_notif) if per_notif else None,
             "per_family": {f: {k: {"median": statistics.median(v), "max": max(v)} for k, v in d.items() if v}
                            for f, d in sorted(per_family.items())},
-            "incidents": len(per_incident), "clean_unconfirmed": clean_bad, "background_at_victim": background}
+            "incidents": len(per_incident), "clean_unconfirmed": clean_bad, "clean_notifications": clean_notes, "background_at_victim": background}
 
 
 def main():
@@ -583,6 +639,9 @@ def main():
         if d:  # clean runs inject nothing
             print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))
     print(f"clean runs: alerts the simulation does not confirm: {agg['clean_unconfirmed'] or 'none'}")
+    cn = agg["clean_notifications"]
+    print(f"clean runs: notifications {cn[0] + cn[1]} ({cn[0]} incident, {cn[1]} burst digest), {cn[2]} of them "
+          f"holding only alerts the simulation does not confirm")
     if agg["background_at_victim"]:
         print(f"at a PFC victim but raised in the same fabric's clean run too (its own background congestion, "
               f"not in the wrong culprits): {agg['background_at_victim']}")

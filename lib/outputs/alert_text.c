@@ -66,7 +66,7 @@ void hw_fmt_number(const char *alertname, const char *name, double v, char *buf,
 	int latency = strcmp(alertname, "HighHopLatency") == 0;
 	if (!strcmp(name, "eta_ms"))
 		hw_fmt_duration(v * 1e6, buf, size);
-	else if (!strcmp(name, "duration_us"))
+	else if (!strcmp(name, "duration_us") || !strcmp(name, "rise_us"))
 		hw_fmt_duration(v * 1e3, buf, size);
 	else if (!strcmp(name, "ratio"))
 		fmt_sig(v * 100, "%", buf, size);
@@ -322,6 +322,13 @@ static void action_text(const struct hw_an_event *e, const char *peer, char *buf
 		    buf, size,
 		    "What to do: check both ends of the link (optics, cable, port state); its flows moved to the other "
 		    "paths (PathChange).");
+	else if (!strcmp(e->alertname, "Microburst")) /* the bursts' digest (deploy/alertmanager) sends these */
+		snprintf(
+		    buf, size,
+		    "What to do: one burst needs nothing. If they repeat on this queue, find the flows that arrive "
+		    "together (the flows, the graph) toward %s and stagger or pace them; check ECN marking on this "
+		    "queue, so that senders slow down before PFC pauses or drops.",
+		    who);
 }
 
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
@@ -337,6 +344,9 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
+	for (unsigned i = 0; i < e->n_numbers && !lasted[0]; i++) /* a Microburst is raised when it has ended */
+		if (!strcmp(e->numbers[i].name, "duration_us"))
+			hw_fmt_duration(e->numbers[i].value * 1e3, lasted, sizeof(lasted));
 	a->n = 0;
 	size_t o;
 	if (tree || incast) {

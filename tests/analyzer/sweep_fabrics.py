@@ -181,6 +181,22 @@ check("background at a victim", agg["background_at_victim"], {"Microburst": 1})
 check("wrong culprits", {k: (d["at_victim"], d["background_at_victim"]) for k, d in agg["detectors"].items()},
       {"Microburst": (1, 1), "HighQueue": (1, 0)})
 
+# notifying(): the shipped route read from deploy/alertmanager/alertmanager.yml, the sink's incident labels.  By
+# hand: the bursts at node 7 (incidents 1 and 2, at 0 and 0.5 s: one label, no incident alert in it) share one
+# digest, ("digest", 7); the HighQueue (a symptom) notifies nobody; 3 s later (a new label) the Incast of incident
+# 4 notifies by that incident and hides the bursts of its label: at node 8 (incident 3, 0.2 s before it) and at
+# node 7 (incident 5, 0.9 s after it, another detector incident: the label joins them by time).
+check("the shipped route: digest, inhibit, silent", (sw.DIGEST, "Microburst" in sw.SILENT), ({"Microburst"}, False))
+S = 1000000000
+evs = [{"event": "Microburst", "state": "firing", "id": 1, "incident": 1, "node_id": 7, "start_ns": 0},
+       {"event": "HighQueue", "state": "firing", "id": 2, "incident": 1, "node_id": 7, "start_ns": 0},
+       {"event": "Microburst", "state": "firing", "id": 3, "incident": 2, "node_id": 7, "start_ns": S // 2},
+       {"event": "Microburst", "state": "firing", "id": 4, "incident": 3, "node_id": 8, "start_ns": 28 * S // 10},
+       {"event": "Incast", "state": "firing", "id": 5, "incident": 4, "node_id": 8, "start_ns": 3 * S},
+       {"event": "Microburst", "state": "firing", "id": 6, "incident": 5, "node_id": 7, "start_ns": 39 * S // 10}]
+check("notifying alerts and their notification", [(e["id"], k) for e, k in sw.notifying(evs)],
+      [(1, ("digest", 7)), (3, ("digest", 7)), (5, 4)])
+
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:
     # hopwatch-gen takes every draw (a 20 us run of the small fabric), and its map.json says that fabric

@@ -184,21 +184,30 @@ static void test_storm_text(void **state)
 	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
 }
 
+/* The storm() event as another kind of alert (its queue, 3, kept) at leaf port 1, Ethernet1 toward host. */
+static struct hw_an_event storm_as(enum hw_an_kind kind, const char *alertname, const char *severity, uint32_t node_id,
+                                   const char *leaf, const char *host)
+{
+	struct hw_an_event e = storm();
+	e.kind = kind;
+	snprintf(e.alertname, sizeof(e.alertname), "%s", alertname);
+	e.severity = severity;
+	e.node_id = node_id;
+	snprintf(e.node, sizeof(e.node), "%s", leaf);
+	e.port = 1;
+	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
+	snprintf(e.link, sizeof(e.link), "%s:Ethernet1--%s:eth0", leaf, host);
+	return e;
+}
+
 /* The bundled incast as its Incast is raised at leaf1 Ethernet1 queue 3 (the port facing host1, where 16
  * senders meet): the storm's place and numbers changed to an incast's, sources 16, occupancy 1.75 MB, one
  * victim upstream. */
 static void test_incast_text(void **state)
 {
 	(void)state;
-	struct hw_an_event e = storm();
-	e.kind = HW_AN_INCAST;
-	snprintf(e.alertname, sizeof(e.alertname), "Incast");
-	e.severity = "warning";
-	e.node_id = 184484097; /* 10.255.1.1 */
-	snprintf(e.node, sizeof(e.node), "leaf1");
-	e.port = 1;
-	snprintf(e.port_name, sizeof(e.port_name), "Ethernet1");
-	snprintf(e.link, sizeof(e.link), "leaf1:Ethernet1--host1:eth0");
+	struct hw_an_event e =
+	    storm_as(HW_AN_INCAST, "Incast", "warning", 184484097 /* 10.255.1.1 */, "leaf1", "host1");
 	e.numbers[0].name = "sources";
 	e.numbers[0].value = 16;
 	e.numbers[1].name = "occupancy";
@@ -233,6 +242,49 @@ static void test_incast_text(void **state)
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_string_equal(
 	    a.kv[0].v, "LinkDown at spine1, link spine1:Ethernet1--leaf1:Ethernet9 since 2026-01-01 00:00:00.000 UTC");
+}
+
+/* The injected burst of `hopwatch-gen scenario microburst --seed 3` as its Microburst ends (the events file: leaf2
+ * Ethernet1 queue 3 toward host9, peak 1436249 B, 345.029 µs, threshold 300000 B, 2 flows, from record time
+ * 1767225600002019000 ns), held by PFC 12.5 µs after its rise: the bursts' digest sends this text. */
+static void test_microburst_text(void **state)
+{
+	(void)state;
+	/* 10*2^24 + 255*2^16 + 1*2^8 + 2 = 10.255.1.2 */
+	struct hw_an_event e = storm_as(HW_AN_MICROBURST, "Microburst", "info", 184484098, "leaf2", "host9");
+	e.detail[0] = 0;
+	e.n_numbers = 4;
+	e.numbers[0].name = "peak";
+	e.numbers[0].value = 1436249; /* 1.436 MB: 3 significant digits, 1.44 MB */
+	e.numbers[1].name = "duration_us";
+	e.numbers[1].value = 345.029; /* 345.029 µs: 345 µs */
+	e.numbers[2].name = "threshold";
+	e.numbers[2].value = 300000; /* 300 kB */
+	e.numbers[3].name = "rise_us";
+	e.numbers[3].value = 12.5; /* a duration like duration_us: 12.5 µs, not the bare number */
+	e.n_flows = 2;
+	e.start_ns = 1767225600002019000ull; /* 2026-01-01T00:00:00Z + 2.019 ms: .002 at ms precision */
+	e.end_ns = e.start_ns + 345029;
+	e.resolved = 1; /* lasted 345029 ns: 345 µs */
+	static struct hw_alert_kv a;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_string_equal(a.kv[0].v, "Microburst at leaf2 (10.255.1.2) port Ethernet1 queue 3: peak 1.44 MB, "
+	                               "duration_us 345 µs, threshold 300 kB, rise_us 12.5 µs since 2026-01-01 "
+	                               "00:00:00.002 UTC, lasted 345 µs");
+	/* what to do names the host behind the port (the link's far end) */
+	assert_string_equal(a.kv[1].v,
+	                    "Microburst (info) at leaf2 (10.255.1.2) port Ethernet1 queue 3. Link: "
+	                    "leaf2:Ethernet1--host9:eth0. Values: peak 1.44 MB, duration_us 345 µs, threshold 300 kB, "
+	                    "rise_us 12.5 µs. Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows affected: 2. "
+	                    "What to do: one burst needs nothing. If they repeat on this queue, find the flows that "
+	                    "arrive together (the flows, the graph) toward host9 and stagger or pace them; check ECN "
+	                    "marking on this queue, so that senders slow down before PFC pauses or drops.");
+	/* its firing alert (the sink holds the resolve) already ended: it lasted duration_us, not "still going" */
+	e.resolved = 0;
+	e.end_ns = 0;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[0].v, "since 2026-01-01 00:00:00.002 UTC, lasted 345 µs"));
+	assert_non_null(strstr(a.kv[1].v, "Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows"));
 }
 
 /* An event graph's legend says what the alert says: the issue's example (record time 1767225600001503000 ns,
@@ -284,7 +336,8 @@ int main(void)
 	    cmocka_unit_test(test_bytes),          cmocka_unit_test(test_durations),
 	    cmocka_unit_test(test_utc_and_node),   cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
-	    cmocka_unit_test(test_incast_text),    cmocka_unit_test(test_graph_facts),
+	    cmocka_unit_test(test_incast_text),    cmocka_unit_test(test_microburst_text),
+	    cmocka_unit_test(test_graph_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
