@@ -54,7 +54,7 @@ static int create_detectors(struct hw_analyzer *a)
 			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff, NULL, def->episode_off};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
-		if (def->tick_queue || def->tick_queues || def->tick)
+		if (def->tick_queue || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 		if (def->tick_armed &&
 		    (!(d->armed = calloc(tick_words(a), sizeof(uint64_t))) ||
@@ -657,8 +657,6 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 		struct an_det *d = a->on_tick[k];
 		if (d->def->tick_armed) {
 			d->def->tick_armed(a, d, now);
-		} else if (d->def->tick_queues) {
-			d->def->tick_queues(a, d, now);
 		} else if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
 			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
 			                         uint64_t) = d->def->tick_queue;

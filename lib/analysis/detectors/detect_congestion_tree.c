@@ -286,7 +286,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 	t->n_victims = 0;
 }
-AN_TICK_QUEUES(tick_queue)
 
 /* tick_queue changes a queue only while it roots a tree or has victims (detector.h tick_armed): the hooks
  * that give it either (report, tick, through settle_root and raise_tree) arm it. */
@@ -330,7 +329,6 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
-    .tick_queues = tick_queue_each,
     .tick_armed = tick_queue_armed,
     .tick = tick,
     .state_size = sizeof(struct tree_state),
