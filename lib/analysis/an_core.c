@@ -108,7 +108,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->fmask = pow2_at_least(c->max_flows) - 1;
 	a->lat = an_latency_create(topo);
 	a->postcards = calloc(AN_POSTCARD_SLOTS, sizeof(*a->postcards));
-	if (!a->queues || !a->qslots || !a->lat || !a->postcards || create_detectors(a)) {
+	if (!a->queues || !a->qslots || !a->lat || !a->postcards || an_nodes_init(&a->nodes, c->max_queues) ||
+	    create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -128,6 +129,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].armed);
 	}
 	free(a->tick_touched);
+	an_nodes_free(&a->nodes);
 	an_shards_destroy(a->shards);
 	free(a->shres);
 	free(a->dets);
@@ -442,6 +444,7 @@ static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw
 	q->occ_scale = u.occ_bytes;
 	if (a->topo && port != UINT32_MAX)
 		place_queue(a, q);
+	an_nodes_add(a, a->n_queues - 1);
 	an_thresholds(a, q);
 	return q;
 }
