@@ -99,7 +99,8 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 		return UINT32_MAX;
 	/* that switch's queues, in table order (an_nodes.c) */
 	const enum an_node_kind by = node != UINT32_MAX ? AN_NODE_TOPO : AN_NODE_ID;
-	for (uint32_t v = an_node_first(a, by, node != UINT32_MAX ? node : next_id); v; v = an_node_next(a, by, v - 1)) {
+	for (uint32_t v = an_node_first(a, by, node != UINT32_MAX ? node : next_id); v;
+	     v = an_node_next(a, by, v - 1)) {
 		const uint32_t i = v - 1;
 		const struct an_queue *q = &a->queues[i];
 		if (i == ri || q->queue != r->queue ||
