@@ -54,7 +54,7 @@ static int create_detectors(struct hw_analyzer *a)
 			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff, NULL, def->episode_off};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
-		if (def->tick_queue || def->tick_queues || def->tick)
+		if (def->tick_queue || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 		if (def->tick_armed &&
 		    (!(d->armed = calloc(tick_words(a), sizeof(uint64_t))) ||
@@ -108,7 +108,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->fmask = pow2_at_least(c->max_flows) - 1;
 	a->lat = an_latency_create(topo);
 	a->postcards = calloc(AN_POSTCARD_SLOTS, sizeof(*a->postcards));
-	if (!a->queues || !a->qslots || !a->lat || !a->postcards || create_detectors(a)) {
+	if (!a->queues || !a->qslots || !a->lat || !a->postcards || an_nodes_init(&a->nodes, c->max_queues) ||
+	    create_detectors(a)) {
 		hw_an_destroy(a);
 		snprintf(err, errlen, "analyzer: out of memory for %u queues and %u flows", c->max_queues,
 		         c->max_flows);
@@ -128,6 +129,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].armed);
 	}
 	free(a->tick_touched);
+	an_nodes_free(&a->nodes);
 	an_shards_destroy(a->shards);
 	free(a->shres);
 	free(a->dets);
@@ -442,6 +444,7 @@ static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw
 	q->occ_scale = u.occ_bytes;
 	if (a->topo && port != UINT32_MAX)
 		place_queue(a, q);
+	an_nodes_add(a, a->n_queues - 1);
 	an_thresholds(a, q);
 	return q;
 }
@@ -657,8 +660,6 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 		struct an_det *d = a->on_tick[k];
 		if (d->def->tick_armed) {
 			d->def->tick_armed(a, d, now);
-		} else if (d->def->tick_queues) {
-			d->def->tick_queues(a, d, now);
 		} else if (d->def->tick_queue) { /* locals: the compiler reloads a's fields after each call otherwise */
 			void (*const tick_queue)(struct hw_analyzer *, struct an_det *, struct an_queue *, void *,
 			                         uint64_t) = d->def->tick_queue;

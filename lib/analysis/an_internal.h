@@ -186,6 +186,21 @@ struct an_held {
 	uint32_t at[AN_HELD_FLOWS]; /* the queue (index) each was last held at */
 };
 
+/* The queues of each switch (an_nodes.c), for a look at one switch's queues without a scan of the table: per
+ * node, its queues in table order, by a placed queue's topology node (AN_NODE_TOPO, the node of its topology
+ * port) and by any queue's INT node id (AN_NODE_ID).  Kept by the core as it adds a queue (a queue's key and
+ * placement never change); the core's thread only.  Walk: for (v = an_node_first(a, k, node); v;
+ * v = an_node_next(a, k, v - 1)) queue index v - 1. */
+enum an_node_kind { AN_NODE_TOPO, AN_NODE_ID };
+struct an_nodes {
+	uint64_t *keys;         /* open addressing: (kind << 32 | node) + 1, 0 = empty ... */
+	uint32_t *first, *last; /* ... that node's first and last queue (index + 1) */
+	uint32_t mask;
+	uint32_t *next[2]; /* per queue index and kind: the next queue (index + 1, 0 = none) on its node */
+};
+int an_nodes_init(struct an_nodes *n, uint32_t max_queues);
+void an_nodes_free(struct an_nodes *n);
+
 struct hw_analyzer {
 	struct hw_an_config c;
 	const struct hw_topo *topo;
@@ -209,6 +224,7 @@ struct hw_analyzer {
 	unsigned char *queues_mem; /* ... in this allocation */
 	uint32_t *qslots;          /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;
+	struct an_nodes nodes;     /* the queues of each switch (an_nodes.c) */
 	unsigned char *qstate;     /* the detectors' per-queue state: qstride bytes per queue, AN_LINE-aligned */
 	unsigned char *qstate_mem; /* ... in this allocation */
 	size_t qstride;
@@ -243,6 +259,15 @@ struct hw_analyzer {
 	struct hw_place_tally tally;
 	struct hw_an_stats st;
 };
+
+/* Queue index qi was added to the table (an_nodes.c). */
+void an_nodes_add(struct hw_analyzer *a, uint32_t qi);
+/* The first queue (index + 1, 0 = none) of node's list of kind k, and the one after queue index qi on its node. */
+uint32_t an_node_first(const struct hw_analyzer *a, enum an_node_kind k, uint32_t node);
+static inline uint32_t an_node_next(const struct hw_analyzer *a, enum an_node_kind k, uint32_t qi)
+{
+	return a->nodes.next[k][qi];
+}
 
 /* The queue table's probe for key (node, port, queue), hashed h: the queue's index + 1, or 0 when it is not in
  * the table, and then *empty: the slot where it would go (UINT32_MAX: the table is full).  Slots are loaded

@@ -36,15 +36,14 @@ struct an_det;
  *   report:     a finished report, for detectors that look at whole reports or senders;
  *   tick_queue: record time advanced to now (about every millisecond), for each queue: close windows,
  *               clear quiet episodes; tick: the same once per tick;
- *   tick_queues: when set (AN_TICK_QUEUES), called instead of tick_queue once per tick: tick_queue for
- *               every queue in table order, the same calls without one indirect call per queue;
- *   tick_armed: when set (AN_TICK_ARMED, with its tick_pending predicate), called instead of tick_queues once
- *               per tick: tick_queue, in table order, on the queues with a record since the last tick or armed
+ *   tick_armed: when set (AN_TICK_ARMED, with its tick_pending predicate), called instead of tick_queue for
+ *               every queue, once per tick: tick_queue (inlined, without one indirect call per queue), in table
+ *               order, on the queues with a record since the last tick or armed
  *               (q after a tick when tick_pending(q) said so, and any that the detector's hooks other than
  *               record arm with an_tick_arm when they change q's state) where tick_pending(q) says so.
  *               tick_pending returns 0 only when tick_queue would change nothing on q, whatever the time, until
  *               q's state in this detector changes (by a record of q, or a hook that arms it): the same events
- *               as tick_queues, and an idle queue costs no tick;
+ *               as a walk of every queue, and an idle queue costs no tick;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
  *   stats:      adds its counters to hw_an_stats's answer.
@@ -72,7 +71,6 @@ struct an_detector {
 	               const struct hw_record *r);
 	void (*report)(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep);
 	void (*tick_queue)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now);
-	void (*tick_queues)(struct hw_analyzer *a, struct an_det *d, uint64_t now); /* AN_TICK_QUEUES */
 	void (*tick)(struct hw_analyzer *a, struct an_det *d, uint64_t now);
 	void (*queue_info)(const struct hw_analyzer *a, const struct an_det *d, const void *qs,
 	                   struct hw_an_queue_info *out);
@@ -83,17 +81,6 @@ struct an_detector {
 	uint64_t (*quiet_ns)(const struct hw_an_config *c);
 	void (*tick_armed)(struct hw_analyzer *a, struct an_det *d, uint64_t now); /* AN_TICK_ARMED */
 };
-
-/* In a detector's file, after its tick_queue hook fn: defines fn##_each, its tick_queues (fn inlined into
- * the loop over the queues, which a tick cannot add to); the detector then sets .tick_queues = fn##_each. */
-#define AN_TICK_QUEUES(fn)                                                                                             \
-	static void fn##_each(struct hw_analyzer *a, struct an_det *d, uint64_t now)                                   \
-	{                                                                                                              \
-		unsigned char *qs = a->qstate + d->qoff;                                                               \
-		const size_t stride = a->qstride;                                                                      \
-		for (struct an_queue *q = a->queues, *const end = q + a->n_queues; q < end; q++, qs += stride)         \
-			fn(a, d, q, qs, now);                                                                          \
-	}
 
 /* A detector in one analyzer: the state the core allocated for it. */
 struct an_det {

@@ -1110,6 +1110,62 @@ static void test_victim_by_paths_on_map_alone(void **state)
 	}
 }
 
+/* A tree handed to a silent root ends with it (CongestionTree's an_tick_arm: its tick visits only the queues with a
+ * record since the last tick or armed).  A map without LLDP; t0: two-hop reports 11:5 (100) -> 12:5 (100), 10 us
+ * apart, say where 11:5 leads (node 12) and mark nothing (no HighQueue).  From t0 + 100 us node 11 reports 11:5 at
+ * 15000 every 10 us (HighQueue raised at t0 + 200 us: 12:5 is not high then, so 11:5 is no victim), and from
+ * t0 + 255 us node 12 reports 12:5 at 20000 (HighQueue at t0 + 355 us), its last record at t0 + 395 us.  Ticks: at
+ * t0 (the first record), then at the first record 1 ms or more after the last tick: t0 + 1.01 ms (12:5 has records
+ * since t0: visited, nothing to keep), t0 + 2.01 ms.  Node 11 then reports two packets it holds, 10:5 (9000) ->
+ * 11:5 (15000) at t0 + 1.01 ms and 13:5 (9500) -> 11:5 at t0 + 1.02 ms: 11:5's 2nd victim, and 11:5 leads to 12:5,
+ * high: the victims go to 12:5 with 11:5 (3), raised there at t0 + 1.02 ms (settle_root, raise_tree); no record of
+ * 12:5 nor report through 11:5 after that.  Calm records at node 20 from t0 + 1.2 ms: the tick at t0 + 2.01 ms,
+ * 1.615 ms after 12:5's last record (clear_ns 1 ms), ends its HighQueue and, in the same tick, its tree.  Without
+ * the arms of settle_root and raise_tree no tick visits 12:5: no resolve (each arm alone suffices). */
+static void test_tree_at_silent_root_resolves(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_topo_map_node mn[2] = {{.node_id = 11, .name = "s11", .tier = -1},
+	                                 {.node_id = 12, .name = "s12", .tier = -1}};
+	struct hw_topo_map map = {.nodes = mn, .n_nodes = 2, .port_format = "Ethernet%u"};
+	struct hw_topo t;
+	struct hw_analyzer *a = map_only_analyzer(&t, &map, 1);
+	const uint64_t t0 = 36000000000ull;
+	const uint32_t n11[1] = {11}, n12[1] = {12}, n20[1] = {20}, o11[1] = {15000}, o12[1] = {20000}, calm[1] = {100};
+	for (uint64_t ts = t0; ts < t0 + 100000; ts += 10000)
+		two_hop(a, ts, 11, 100, 100);
+	for (uint64_t ts = t0 + 100000; ts < t0 + 400000; ts += 10000) {
+		report_path(a, ts, 1, n11, NULL, o11, 1, 11);
+		if (ts >= t0 + 250000)
+			report_path(a, ts + 5000, 1, n12, NULL, o12, 2, 12);
+	}
+	assert_int_equal(count("HighQueue", 0), 2);
+	for (int i = 0; i < 2; i++) {
+		const uint32_t nodes[2] = {i ? 13u : 10u, 11}, occ[2] = {i ? 9500u : 9000u, 15000};
+		report_path(a, t0 + 1010000 + (uint64_t)i * 10000, 2, nodes, NULL, occ, (uint8_t)(3 + i), 11);
+	}
+	for (uint64_t ts = t0 + 1200000; ts < t0 + 2500000; ts += 10000)
+		report_path(a, ts, 1, n20, NULL, calm, 20, 20);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const struct hw_an_event *e = &evs[first("CongestionTree", 0)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal((int)number(e, "victims"), 3);
+	assert_int_equal(e->start_ns, t0 + 1020000);
+	assert_int_equal(count("CongestionTree", 1), 1); /* before hw_an_finish: a tick ended it */
+	e = &evs[first("CongestionTree", 1)];
+	assert_int_equal(e->node_id, 12);
+	assert_int_equal(e->end_ns, t0 + 2010000);
+	int hq = -1; /* 12:5's HighQueue resolve */
+	for (int i = 0; i < n_ev; i++)
+		if (!strcmp(evs[i].alertname, "HighQueue") && evs[i].resolved && evs[i].node_id == 12)
+			hq = i;
+	assert_true(hq >= 0);
+	assert_int_equal(evs[hq].end_ns, t0 + 2010000);
+	hw_an_destroy(a);
+	hw_topo_free(&t);
+}
+
 /* A map-only topology grows a port for every (node, port) a record names, however many: 40 switches in the map
  * (ids 1..40, "EthernetN"), each record names egress port p and ingress port p % 64 + 1 of node n for every n in
  * 1..40 and p in 1..64 (2,560 pairs: more than the analyzer's memory of the pairs named holds, so pairs share
@@ -2524,6 +2580,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_map, setup),
 	    cmocka_unit_test_setup(test_victim_by_paths_on_map_alone, setup),
+	    cmocka_unit_test_setup(test_tree_at_silent_root_resolves, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),
 	    cmocka_unit_test_setup(test_high_queue_sparse_samples, setup),

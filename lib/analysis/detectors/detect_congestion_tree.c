@@ -97,11 +97,13 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	const uint32_t next_id = node == UINT32_MAX ? tq(a, d, ri)->next_node : 0;
 	if (node == UINT32_MAX && !next_id)
 		return UINT32_MAX;
-	for (uint32_t i = 0; i < a->n_queues; i++) {
+	/* that switch's queues, in table order (an_nodes.c) */
+	const enum an_node_kind by = node != UINT32_MAX ? AN_NODE_TOPO : AN_NODE_ID;
+	for (uint32_t v = an_node_first(a, by, node != UINT32_MAX ? node : next_id); v;
+	     v = an_node_next(a, by, v - 1)) {
+		const uint32_t i = v - 1;
 		const struct an_queue *q = &a->queues[i];
-		int there =
-		    node != UINT32_MAX ? q->placed && a->topo->ports[q->topo_port].node == node : q->node_id == next_id;
-		if (i == ri || q->queue != r->queue || !there ||
+		if (i == ri || q->queue != r->queue ||
 		    !(high(a, i) || (any && (q->last_occ >= victim_level(a, q) || paused_recently(a, d, i, now)))))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
@@ -286,7 +288,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	}
 	t->n_victims = 0;
 }
-AN_TICK_QUEUES(tick_queue)
 
 /* tick_queue changes a queue only while it roots a tree or has victims (detector.h tick_armed): the hooks
  * that give it either (report, tick, through settle_root and raise_tree) arm it. */
@@ -330,7 +331,6 @@ const struct an_detector an_detect_congestion_tree = {
     .queue_size = sizeof(struct tree_q),
     .report = report,
     .tick_queue = tick_queue,
-    .tick_queues = tick_queue_each,
     .tick_armed = tick_queue_armed,
     .tick = tick,
     .state_size = sizeof(struct tree_state),

@@ -66,7 +66,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	if (w->start && (now - w->start >= a->c.drops_window_ns || a->finishing) && (w->drops || w->h.active))
 		close_window(a, q, w, now);
 }
-AN_TICK_QUEUES(tick_queue)
 
 /* tick_queue closes only a started window with drops or an open episode (detector.h tick_armed). */
 static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
@@ -100,7 +99,6 @@ const struct an_detector an_detect_drops = {
     .queue_size = sizeof(struct drops_q),
     .record = record,
     .tick_queue = tick_queue,
-    .tick_queues = tick_queue_each,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct drops_q, h),
 };

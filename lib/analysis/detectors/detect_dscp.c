@@ -65,7 +65,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 		an_ev_commit(e);
 	}
 }
-AN_TICK_QUEUES(tick_queue)
 
 /* tick_queue acts only on an open episode (detector.h tick_armed). */
 static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
@@ -99,7 +98,6 @@ const struct an_detector an_detect_dscp = {
     .queue_size = sizeof(struct dscp_q),
     .record = record,
     .tick_queue = tick_queue,
-    .tick_queues = tick_queue_each,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct dscp_q, h),
 };

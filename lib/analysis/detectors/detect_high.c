@@ -242,7 +242,6 @@ static void queue_tick(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_QUEUE, qs, &a->c.high_queue, now);
 }
-AN_TICK_QUEUES(queue_tick)
 
 /* quiet() acts only on an open episode (detector.h tick_armed), for both detectors.  The shards never write
  * the episode's active flag (an_shard.c). */
@@ -279,7 +278,6 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
-AN_TICK_QUEUES(latency_tick)
 AN_TICK_ARMED(latency_tick, tick_pending)
 
 static const struct an_key queue_keys[] = {
@@ -318,7 +316,6 @@ const struct an_detector an_detect_high_queue = {
     .queue_size = sizeof(struct high_q),
     .record = queue_record,
     .tick_queue = queue_tick,
-    .tick_queues = queue_tick_each,
     .tick_armed = queue_tick_armed,
     AN_EPISODE(struct high_q, h),
     .record_local = queue_local,
@@ -333,7 +330,6 @@ const struct an_detector an_detect_high_latency = {
     .queue_size = sizeof(struct high_q),
     .record = latency_record,
     .tick_queue = latency_tick,
-    .tick_queues = latency_tick_each,
     .tick_armed = latency_tick_armed,
     AN_EPISODE(struct high_q, h),
     .record_local = latency_local,

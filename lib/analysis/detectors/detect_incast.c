@@ -121,7 +121,6 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	if (w->h.active && now - q->last_ns >= a->c.high_queue.clear_ns && now > q->last_ns)
 		end_incast(a, q, w, now);
 }
-AN_TICK_QUEUES(tick_queue)
 
 /* tick_queue changes only a storm flag or an open episode (detector.h tick_armed). */
 static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, const void *qs)
@@ -155,7 +154,6 @@ const struct an_detector an_detect_incast = {
     .queue_size = sizeof(struct incast_q),
     .record = record,
     .tick_queue = tick_queue,
-    .tick_queues = tick_queue_each,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct incast_q, h),
 };
