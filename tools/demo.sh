@@ -29,7 +29,7 @@ build/analyzer/hopwatch-analyzer topology --lldp "$sample/lldp.pcap" --map "$sam
 # pointed at a receiver on loopback that keeps every notification in out/notifications.jsonl.
 am_args=() am_pid= wh_pid=
 am_bin=$(command -v alertmanager || command -v prometheus-alertmanager || true)
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+free_port() { python3 tools/netutil.py; }
 if [ -n "$am_bin" ] && command -v amtool >/dev/null; then
   am_port=$(free_port) wh_port=$(free_port)
   : >out/notifications.jsonl

@@ -15,15 +15,24 @@ setup() { # dir, extra meson args...
   if [ -d "$dir" ]; then meson setup --reconfigure "$dir" "$@" >/dev/null; else meson setup "$dir" "$@" >/dev/null; fi
 }
 
-run_suite() { # name, build dir, meson setup args...
+build() { # build dir, meson setup args...: configured with -Werror, everything built
+  local dir=$1; shift
+  setup "$dir" -Dwerror=true "$@" && ninja -C "$dir"
+}
+
+# run_suite NAME DIR [meson setup args...]: builds DIR (unless the args are "--built": done in the background,
+# see below), then runs every test of it; the summary line names the five slowest tests.
+run_suite() {
   local name=$1 dir=$2; shift 2
-  echo "=== $name: build ($dir)"
-  if ! setup "$dir" -Dwerror=true "$@" || ! ninja -C "$dir"; then
-    echo "=== $name: BUILD FAILED"; status=1; summary+=("$name: build failed"); return
+  if [ "${1-}" != --built ]; then
+    echo "=== $name: build ($dir)"
+    if ! build "$dir" "$@"; then
+      echo "=== $name: BUILD FAILED"; status=1; summary+=("$name: build failed"); return
+    fi
   fi
   echo "=== $name: meson test"
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
-  summary+=("$name: $(python3 tools/testlog_summary.py "$dir/meson-logs/testlog.json")")
+  summary+=("$name: $(python3 tools/testlog_summary.py "$dir/meson-logs/testlog.json" --slowest 5)")
 }
 
 # Every tracked *.c/*.h as .clang-format says; hand-aligned tables and byte vectors sit between
@@ -52,7 +61,38 @@ format_check
 
 # Optimised, as users build it: the x86-64-v3 clones of the hot paths (lib/wire/cpu_clones.h) run
 # here; the sanitizer build below is unoptimised and runs the baseline code.
-run_suite plain build --buildtype=debugoptimized
+echo "=== plain: build (build)"
+if build build --buildtype=debugoptimized; then
+  plain_built=1
+else
+  plain_built=; echo "=== plain: BUILD FAILED"; status=1; summary+=("plain: build failed")
+fi
+
+# The sanitizer build, then the fuzz targets' (clang, libFuzzer), compile in the background while the plain
+# tests, the demo (and, for the fuzz targets, the sanitizer tests) run, at the lowest CPU priority (nice 19):
+# they take what the tests leave idle (a non-parallel test waiting on its peers, the tail of the last tests),
+# not a core from them, and the build steps later find most of it done.  Each log is shown when its build fails.
+bg_dir=$(mktemp -d)
+fuzz_build() { # the fuzz targets' paths (relative to build-fuzz) in $bg_dir/fuzz.targets, when all are built
+  local targets
+  CC=clang setup build-fuzz -Dfuzz=true -Dtests=disabled &&
+    mapfile -t targets < <(meson introspect --targets build-fuzz | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if t["type"] == "executable" and t["name"].startswith("fuzz_"):
+        print(os.path.relpath(os.path.realpath(t["filename"][0]), os.path.realpath("build-fuzz")))') && ((${#targets[@]})) &&
+    ninja -C build-fuzz "${targets[@]}" && printf '%s\n' "${targets[@]}" >"$bg_dir/fuzz.targets"
+}
+export -f setup build fuzz_build
+export bg_dir
+(
+  nice -n 19 bash -c 'build build-san -Db_sanitize=address,undefined -Db_lundef=false' >"$bg_dir/san.log" 2>&1
+  echo $? >"$bg_dir/san.rc"
+  nice -n 19 bash -c fuzz_build >"$bg_dir/fuzz.log" 2>&1
+) &
+bg_pid=$!
+
+[ -n "$plain_built" ] && run_suite plain build --built
 
 # The README's first command on the plain build just made (deps installed, build up to date): it must exit 0 and
 # the notification that reached its webhook must name the incast where the sample's truth.json injected it.
@@ -71,8 +111,15 @@ else
   tail -40 "$demo_log"; status=1; summary+=("demo: FAILED (see log above)")
 fi
 rm -f "$demo_log"
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-  run_suite sanitizers build-san -Db_sanitize=address,undefined -Db_lundef=false
+
+echo "=== sanitizers: build (build-san, started in the background after the plain build)"
+# its status file is written when it is done; the fuzz build goes on in the background during these tests
+while [ ! -s "$bg_dir/san.rc" ] && kill -0 "$bg_pid" 2>/dev/null; do sleep 1; done
+if [ "$(cat "$bg_dir/san.rc" 2>/dev/null)" = 0 ]; then
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 run_suite sanitizers build-san --built
+else
+  tail -60 "$bg_dir/san.log"; echo "=== sanitizers: BUILD FAILED"; status=1; summary+=("sanitizers: build failed")
+fi
 
 # fuzz_one TARGET: TARGET for fuzz_seconds on a fresh corpus and fuzz/seeds; its output in $fuzz_dir/NAME.log,
 # its exit status in $fuzz_dir/NAME.rc.
@@ -85,18 +132,13 @@ fuzz_one() {
   rm -rf "$corpus"
 }
 
-# Only the fuzz targets are built (not the programs, benches and libraries again with clang).  A libFuzzer
-# run is one single-threaded process, so the targets run fuzz_jobs at a time (one per core: each still
-# gets fuzz_seconds of a core to itself), then report in order.
-echo "=== fuzz: build (clang, libFuzzer)"
+# Only the fuzz targets are built (not the programs, benches and libraries again with clang), in the
+# background above.  A libFuzzer run is one single-threaded process, so the targets run fuzz_jobs at a time
+# (one per core: each still gets fuzz_seconds of a core to itself), then report in order.
+echo "=== fuzz: build (clang, libFuzzer; in the background after the sanitizer build)"
+wait "$bg_pid"
 fuzz_targets=()
-if CC=clang setup build-fuzz -Dfuzz=true -Dtests=disabled &&
-  mapfile -t fuzz_targets < <(meson introspect --targets build-fuzz | python3 -c '
-import json, os, sys
-for t in json.load(sys.stdin):
-    if t["type"] == "executable" and t["name"].startswith("fuzz_"):
-        print(os.path.relpath(os.path.realpath(t["filename"][0]), os.path.realpath("build-fuzz")))') && ((${#fuzz_targets[@]})) &&
-  ninja -C build-fuzz "${fuzz_targets[@]}"; then
+if [ -s "$bg_dir/fuzz.targets" ] && mapfile -t fuzz_targets <"$bg_dir/fuzz.targets"; then
   fuzz_jobs=${FUZZ_JOBS:-$(nproc)}
   fuzz_dir=$(mktemp -d)
   for t in "${fuzz_targets[@]}"; do
@@ -115,8 +157,9 @@ for t in json.load(sys.stdin):
   done
   rm -rf "$fuzz_dir"
 else
-  status=1; summary+=("fuzz: build failed")
+  tail -60 "$bg_dir/fuzz.log"; status=1; summary+=("fuzz: build failed")
 fi
+rm -rf "$bg_dir"
 
 echo
 echo "=== summary"

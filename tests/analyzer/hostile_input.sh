@@ -87,7 +87,7 @@ rc=$?
 grep -q 'hw:\*\*\*@127.0.0.1' badurl.err || { cat badurl.err; fail "the refusal does not name the URL"; }
 grep -q s3cretAM badurl.err && fail "the Alertmanager password was printed: $(cat badurl.err)"
 # a webhook on a port nothing listens on: every post fails and the peer is reported down, by its URL
-closed=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+closed=$(free_port)
 timeout -s KILL 120 "$an" run --jsonl records.jsonl --lldp lldp.pcap --map map.json --config "$cfg" \
   --webhook "http://hw:s3cretWH@127.0.0.1:$closed/hook?password=s3cretQ" >/dev/null 2>down.err
 rc=$?

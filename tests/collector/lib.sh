@@ -96,9 +96,11 @@ make_veth_ns() {
   ip -n "$1" link set lo up
 }
 
-# A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it).
+# A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it): tools/netutil.py, found from
+# where this file is when sourced (the tests cd into scratch directories).
+hw_netutil=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)/netutil.py
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 "$hw_netutil"
 }
 
 # term_exits_0 PID SECONDS ERRFILE: SIGTERM to PID (a child of this shell), which must exit within SECONDS

@@ -1,16 +1,11 @@
-# Helpers of the analyzer-driving tests of tests/ident (ident_reload.py, ident_watch.py): a free loopback port,
-# one value from /metrics, a file replaced whole by rename.
+# Helpers of the analyzer-driving tests of tests/ident (ident_reload.py, ident_watch.py): a free loopback port
+# (tools/netutil.py's), one value from /metrics, a file replaced whole by rename.
 import os
-import socket
+import sys
 import urllib.request
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
+from netutil import free_port  # noqa: E402,F401  (re-exported: the tests import it from here)
 
 
 def metric(port, name):

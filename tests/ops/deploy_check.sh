@@ -99,7 +99,7 @@ for f in "$d"/grafana/dashboards/*.json; do
   cmp -s "$f" "$dir/boards/$(basename "$f")" || fail "$f differs from what make_dashboards.py writes"
 done
 
-mport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mport=$(free_port)
 "$gen" reports --format tr2.0 --count 500 --seq-gap-every 40 --drop-rate 0.1 --seed 5 --out "$dir/r.pcap" 2>/dev/null ||
   fail "generator failed"
 # ClickHouse on a closed port: the sink's series are served all the same
