@@ -48,8 +48,9 @@ static int frozen(const struct hw_analyzer *a, const struct an_queue *q, struct 
 
 /* Note whether record r shows the queue draining while congested: a tracked flow's packet left it at or above its
  * HighQueue clear level (an F report or postcard: it went on), or its occupancy fell from a sample at or above that
- * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped draining shows neither: nothing leaves its port, and
- * what arrives only fills it until PFC holds the senders, then it is flat. */
+ * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped
+ * draining shows neither: nothing leaves its port, and what arrives only fills it until PFC holds the senders, then it
+ * is flat. */
 static void note_drain(const struct an_queue *q, struct incast_q *w, const struct hw_record *r)
 {
 	double occ = r->queue_occupancy;
@@ -122,7 +123,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (!w->h.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
 		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
 	if (!w->h.active && v >= a->c.incast_sources && !draining(a, w, r->time_ns))
-		v = 0; /* nothing seen leaving: a fan-in drains at its line rate, a host that stopped draining does not */
+		v = 0; /* nothing seen leaving: a fan-in drains, a host that stopped draining does not */
 	if (stuck) {   /* not draining: what arrives is held, not fanning in faster than it leaves */
 		if (w->h.active)
 			end_incast(a, q, w, r->time_ns); /* the host stopped draining: CongestionTree's now */
