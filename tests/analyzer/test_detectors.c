@@ -1308,22 +1308,27 @@ static void test_incast_not_storm(void **state)
 	hw_an_destroy(a);
 }
 
-/* An Incast needs the queue seen draining within high_queue.hold_ns (100 us): a host that stopped draining (a PFC
- * storm) only fills its port's queue, and its queue reports name the flows held there.  Thresholds (setup):
- * incast level 10000, HighQueue clear 8000 and raise 10000 (a fall counts beyond 1 %: 100 B), 4 sources.
- * Queue reports (Q, no F) every 10 us from t0: sample i at 9000 + 500 i (i = 0..39), about source 1 + i % 8.
- * At or above 10000 from i = 2 (sources 3, 4, 5, 6): 4 sources at i = 5, where an Incast would be raised.
+/* An Incast needs the queue seen draining within high_queue.hold_ns (100 us), or to have waited 3 hold_ns (300 us)
+ * for that without freezing: a host that stopped draining (a PFC storm) only fills its port's queue, and its queue
+ * reports name the flows held there.  Thresholds (setup): incast level 10000, HighQueue clear 8000 and raise 10000
+ * (a fall counts beyond 1 %: 100 B), 4 sources.  Queue reports (Q, no F) every 10 us from t0: sample i at
+ * 9000 + 500 i (i = 0..39), about source 1 + i % 8.  At or above 10000 from i = 2 (sources 3, 4, 5, 6): 4 sources
+ * at i = 5 (t0 + 50 us), where an Incast was raised before this rule.
  *  a) A departure (F) at t0 - 10 us at 5000, below clear (the queue was nearly empty), then the 40 samples:
- *     rising 500 B every 10 us, never flat (not frozen), nothing leaves: no Incast.
+ *     rising 500 B every 10 us (never flat: not frozen), nothing leaves: the Incast waits from t0 + 50 us and is
+ *     raised 300 us later, at i = 35 (t0 + 350 us).
  *  b) The same with sample 20 (t0 + 200 us, 19000) a sink report (F: a packet of the flow left): Incast raised
  *     there, start t0 + 200 us, saying the sources by then (i = 2..20: all 8).
  *  c) Sample 20 instead falls to 18300, 200 B below sample 19 (18500 >= clear): raised there too.  A fall of 50
- *     B (18450: within the 100 B a flat queue moves) is not a departure: no Incast. */
-static void fill_no_drain(struct hw_analyzer *a, uint64_t t0, int f_at, uint32_t occ20)
+ *     B (18450: within the 100 B a flat queue moves) is not a departure: raised at t0 + 350 us as in a).
+ *  d) The storm: from i = 15 (t0 + 150 us) flat at 16500; frozen 100 us later (t0 + 250 us), before the wait
+ *     (until t0 + 350 us) is over: no Incast. */
+static void fill_no_drain(struct hw_analyzer *a, uint64_t t0, int f_at, uint32_t occ20, int flat_from)
 {
 	for (int i = 0; i < 40; i++) {
 		report_flags = i == f_at ? HW_RF_TRACKED_FLOW : HW_RF_CONGESTED_QUEUE;
-		uint32_t occ = i == 20 && occ20 ? occ20 : (uint32_t)(9000 + 500 * i);
+		int k = flat_from >= 0 && i > flat_from ? flat_from : i;
+		uint32_t occ = i == 20 && occ20 ? occ20 : (uint32_t)(9000 + 500 * k);
 		feed(a, rec(t0 + (uint64_t)i * 10000, occ, 0, (uint8_t)(1 + i % 8)));
 	}
 	report_flags = 0;
@@ -1337,13 +1342,13 @@ static void test_incast_needs_drain(void **state)
 	struct hw_analyzer *a = mk();
 	report_flags = HW_RF_TRACKED_FLOW;
 	feed(a, rec(t0 - 10000, 5000, 0, 1));
-	fill_no_drain(a, t0, -1, 0);
-	hw_an_finish(a);
-	assert_int_equal(count("Incast", 0), 0);
+	fill_no_drain(a, t0, -1, 0, -1);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + 350000);
 	hw_an_destroy(a);
 
 	a = mk();
-	fill_no_drain(a, t0, 20, 0);
+	fill_no_drain(a, t0, 20, 0, -1);
 	assert_int_equal(count("Incast", 0), 1);
 	assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + 200000);
 	assert_int_equal((int)number(&evs[first("Incast", 0)], "sources"), 8);
@@ -1352,13 +1357,17 @@ static void test_incast_needs_drain(void **state)
 	const uint32_t fall[2] = {18300, 18450};
 	for (int k = 0; k < 2; k++) {
 		a = mk();
-		fill_no_drain(a, t0, -1, fall[k]);
-		hw_an_finish(a);
-		assert_int_equal(count("Incast", 0), k ? 0 : 1);
-		if (!k)
-			assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + 200000);
+		fill_no_drain(a, t0, -1, fall[k], -1);
+		assert_int_equal(count("Incast", 0), 1);
+		assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + (k ? 350000 : 200000));
 		hw_an_destroy(a);
 	}
+
+	a = mk();
+	fill_no_drain(a, t0, -1, 0, 15);
+	hw_an_finish(a);
+	assert_int_equal(count("Incast", 0), 0);
+	hw_an_destroy(a);
 }
 
 static struct hw_record roce(uint64_t t, uint8_t opcode, uint8_t dscp, uint8_t queue)

@@ -27,6 +27,7 @@ struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window 
 	double last_occ;    /* the previous sample's occupancy */
 	uint64_t last_t;    /* ... its time (0: none) */
 	uint64_t drain_t;   /* the newest evidence that the queue drains (0: none) */
+	uint64_t held_t;    /* the first record an Incast waited for that evidence at, in a row (0: none) */
 };
 
 /* Sample occ at t: has the queue been frozen (flat at or above its clear level for hold_ns) since it last
@@ -62,10 +63,19 @@ static void note_drain(const struct an_queue *q, struct incast_q *w, const struc
 	w->last_t = r->time_ns;
 }
 
-/* Has the queue shown that it drains within high_queue.hold_ns before t? */
-static int draining(const struct hw_analyzer *a, const struct incast_q *w, uint64_t t)
+#define HELD_HOLDS 3 /* an Incast waits at most this many high_queue.hold_ns for that evidence */
+
+/* May an Incast that qualifies at t be raised?  Once the queue has shown that it drains within
+ * high_queue.hold_ns before t, or after it has waited HELD_HOLDS hold_ns for that in vain without freezing
+ * (sparse sampling: an incast's flows may be reported once per millisecond; a storm's queue freezes 140 to
+ * 500 us after it would have qualified in the sweep's fabrics, so the wait spares some storms, not all). */
+static int draining(const struct hw_analyzer *a, struct incast_q *w, uint64_t t)
 {
-	return w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns;
+	if (w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns)
+		return 1;
+	if (!w->held_t || t < w->held_t)
+		w->held_t = t;
+	return t - w->held_t >= HELD_HOLDS * a->c.high_queue.hold_ns;
 }
 
 static uint32_t src_key(const struct hw_record *r)
@@ -122,7 +132,9 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	double v = congested ? w->n_src : 0;
 	if (!w->h.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
 		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
-	if (!w->h.active && v >= a->c.incast_sources && !draining(a, w, r->time_ns))
+	if (w->h.active || v < a->c.incast_sources || stuck)
+		w->held_t = 0;
+	else if (!draining(a, w, r->time_ns))
 		v = 0; /* nothing seen leaving: a fan-in drains, a host that stopped draining does not */
 	if (stuck) {   /* not draining: what arrives is held, not fanning in faster than it leaves */
 		if (w->h.active)
