@@ -5,7 +5,9 @@
  * stopped draining, a PFC storm: its occupancy stays at or above its HighQueue clear level and within FLAT_SHARE of
  * its HighQueue level for high_queue.hold_ns, nothing leaves; CongestionTree names it) since it last drained
  * below its clear level or went quiet for high_queue.clear_ns (the backlog held by the storm that drains after it
- * is not a fan-in either); resolved when the queue has stayed below it for high_queue.clear_ns, or freezes.
+ * is not a fan-in either).  Raised once the queue is seen draining (note_drain) within hold_ns, or after waiting
+ * HELD_HOLDS hold_ns for that without freezing; resolved when the queue has stayed below it for
+ * high_queue.clear_ns, or freezes.
  * While it fires, an update (the same alert) goes out each time its distinct sources reach twice the count
  * last sent: at most log2(MAX_SOURCES / incast.sources) updates per episode (3 with the default 4). */
 #include <string.h>
