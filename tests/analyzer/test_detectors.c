@@ -1097,8 +1097,11 @@ static void test_victim_by_paths_on_map_alone(void **state)
 			two_hop(a, ts, 11, 100, 20000);
 		for (int i = 0; i < 40; i++, ts += 10000) {
 			report_path(a, ts, 1, n12, NULL, o12, 12, 12);
-			if (ts >= t0 + 200000)
+			if (ts >= t0 + 200000) { /* sink reports (F): 11:5 drains (test_incast_needs_drain) */
+				report_flags = HW_RF_TRACKED_FLOW;
 				report_path(a, ts + 1000, 1, n11, NULL, o11, (uint8_t)(1 + i % 4), 11);
+				report_flags = 0;
+			}
 		}
 		hw_an_finish(a);
 		assert_int_equal(count("HighQueue", 0) >= 1, 1);
@@ -1283,11 +1286,13 @@ static void test_microburst_not_when_paused(void **state)
 	path_queue = 3;
 }
 
-/* 8 sources on one congested queue: Incast; 2 sources: not. */
+/* 8 sources on one congested queue: Incast; 2 sources: not.  The records are sink reports (F): the flows'
+ * packets leave the queue, it drains (test_incast_needs_drain). */
 static void test_incast(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_INCAST;
+	report_flags = HW_RF_TRACKED_FLOW;
 	struct hw_analyzer *a = mk();
 	uint64_t t = 19000000000ull;
 	for (int i = 0; i < 40; i++, t += 1000)
@@ -1302,6 +1307,7 @@ static void test_incast(void **state)
 	assert_int_equal(count("Incast", 1), 1);
 	assert_int_equal(count("Incast", 0), 1);
 	hw_an_destroy(a);
+	report_flags = 0;
 }
 
 /* An incast growing while it fires: sources 1..20 each once, 1 us apart, on a queue at 20000 (above the incast
@@ -1312,6 +1318,7 @@ static void test_incast_updates_as_it_grows(void **state)
 {
 	(void)state;
 	cfg.enabled = 1u << HW_AN_INCAST;
+	report_flags = HW_RF_TRACKED_FLOW; /* sink reports: the queue drains (test_incast_needs_drain) */
 	struct hw_analyzer *a = mk();
 	uint64_t t = 19000000000ull;
 	for (int i = 1; i <= 20; i++, t += 1000)
@@ -1342,6 +1349,7 @@ static void test_incast_updates_as_it_grows(void **state)
 	assert_int_equal(st.active[HW_AN_INCAST], 0);
 	assert_int_equal((int)st.events_raised, 1);
 	hw_an_destroy(a);
+	report_flags = 0;
 }
 
 /* A host that stopped draining (PFC storm) is not an incast.  Thresholds (setup): incast level 10000, HighQueue
@@ -1351,11 +1359,14 @@ static void test_incast_updates_as_it_grows(void **state)
  * 10050, all >= 10000, moving 500 B per 100 us, never flat) from 8 sources, never below clear 8000: still the
  * storm's backlog, no Incast.  Then one sample at 7000 (< 8000: drained) and the same 40 samples again: now a
  * fan-in, one Incast.  The same 40 samples on a queue that never froze: 8 >= 4 sources above 10000, one Incast,
- * raised at the 4th source, resolved when the queue then freezes. */
+ * raised at the 4th source, resolved when the queue then freezes.  The 40 samples are sink reports (F): the
+ * flows' packets leave the queue (test_incast_needs_drain). */
 static void drain_8_sources(struct hw_analyzer *a, uint64_t t)
 {
+	report_flags = HW_RF_TRACKED_FLOW;
 	for (int i = 0; i < 40; i++, t += 10000)
 		feed(a, rec(t, (uint32_t)(12000 - 50 * i), 0, (uint8_t)(1 + i % 8)));
+	report_flags = 0;
 }
 
 static void test_incast_not_storm(void **state)
@@ -1385,6 +1396,68 @@ static void test_incast_not_storm(void **state)
 		feed(a, rec(f0 + (uint64_t)i * 10000, 12000, 0, 1));
 	assert_int_equal(count("Incast", 1), 1);
 	assert_true(evs[first("Incast", 1)].end_ns == f0 + 100000);
+	hw_an_destroy(a);
+}
+
+/* An Incast needs the queue seen draining within high_queue.hold_ns (100 us), or to have waited 3 hold_ns (300 us)
+ * for that without freezing: a host that stopped draining (a PFC storm) only fills its port's queue, and its queue
+ * reports name the flows held there.  Thresholds (setup): incast level 10000, HighQueue clear 8000 and raise 10000
+ * (a fall counts beyond 1 %: 100 B), 4 sources.  Queue reports (Q, no F) every 10 us from t0: sample i at
+ * 9000 + 500 i (i = 0..39), about source 1 + i % 8.  At or above 10000 from i = 2 (sources 3, 4, 5, 6): 4 sources
+ * at i = 5 (t0 + 50 us), where an Incast was raised before this rule.
+ *  a) A departure (F) at t0 - 10 us at 5000, below clear (the queue was nearly empty), then the 40 samples:
+ *     rising 500 B every 10 us (never flat: not frozen), nothing leaves: the Incast waits from t0 + 50 us and is
+ *     raised 300 us later, at i = 35 (t0 + 350 us).
+ *  b) The same with sample 20 (t0 + 200 us, 19000) a sink report (F: a packet of the flow left): Incast raised
+ *     there, start t0 + 200 us, saying the sources by then (i = 2..20: all 8).
+ *  c) Sample 20 instead falls to 18300, 200 B below sample 19 (18500 >= clear): raised there too.  A fall of 50
+ *     B (18450: within the 100 B a flat queue moves) is not a departure: raised at t0 + 350 us as in a).
+ *  d) The storm: from i = 15 (t0 + 150 us) flat at 16500; frozen 100 us later (t0 + 250 us), before the wait
+ *     (until t0 + 350 us) is over: no Incast. */
+static void fill_no_drain(struct hw_analyzer *a, uint64_t t0, int f_at, uint32_t occ20, int flat_from)
+{
+	for (int i = 0; i < 40; i++) {
+		report_flags = i == f_at ? HW_RF_TRACKED_FLOW : HW_RF_CONGESTED_QUEUE;
+		int k = flat_from >= 0 && i > flat_from ? flat_from : i;
+		uint32_t occ = i == 20 && occ20 ? occ20 : (uint32_t)(9000 + 500 * k);
+		feed(a, rec(t0 + (uint64_t)i * 10000, occ, 0, (uint8_t)(1 + i % 8)));
+	}
+	report_flags = 0;
+}
+
+static void test_incast_needs_drain(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_INCAST;
+	const uint64_t t0 = 21000000000ull;
+	struct hw_analyzer *a = mk();
+	report_flags = HW_RF_TRACKED_FLOW;
+	feed(a, rec(t0 - 10000, 5000, 0, 1));
+	fill_no_drain(a, t0, -1, 0, -1);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + 350000);
+	hw_an_destroy(a);
+
+	a = mk();
+	fill_no_drain(a, t0, 20, 0, -1);
+	assert_int_equal(count("Incast", 0), 1);
+	assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + 200000);
+	assert_int_equal((int)number(&evs[first("Incast", 0)], "sources"), 8);
+	hw_an_destroy(a);
+
+	const uint32_t fall[2] = {18300, 18450};
+	for (int k = 0; k < 2; k++) {
+		a = mk();
+		fill_no_drain(a, t0, -1, fall[k], -1);
+		assert_int_equal(count("Incast", 0), 1);
+		assert_int_equal(evs[first("Incast", 0)].start_ns, t0 + (k ? 350000 : 200000));
+		hw_an_destroy(a);
+	}
+
+	a = mk();
+	fill_no_drain(a, t0, -1, 0, 15);
+	hw_an_finish(a);
+	assert_int_equal(count("Incast", 0), 0);
 	hw_an_destroy(a);
 }
 
@@ -2559,6 +2632,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_incast_updates_as_it_grows, setup),
 	    cmocka_unit_test_setup(test_incast_not_upstream, setup),
 	    cmocka_unit_test_setup(test_incast_not_storm, setup),
+	    cmocka_unit_test_setup(test_incast_needs_drain, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),

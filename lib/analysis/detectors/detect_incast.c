@@ -5,7 +5,9 @@
  * stopped draining, a PFC storm: its occupancy stays at or above its HighQueue clear level and within FLAT_SHARE of
  * its HighQueue level for high_queue.hold_ns, nothing leaves; CongestionTree names it) since it last drained
  * below its clear level or went quiet for high_queue.clear_ns (the backlog held by the storm that drains after it
- * is not a fan-in either); resolved when the queue has stayed below it for high_queue.clear_ns, or freezes.
+ * is not a fan-in either).  Raised once the queue is seen draining (note_drain) within hold_ns, or after waiting
+ * HELD_HOLDS hold_ns for that without freezing; resolved when the queue has stayed below it for
+ * high_queue.clear_ns, or freezes.
  * While it fires, an update (the same alert) goes out each time its distinct sources reach twice the count
  * last sent: at most log2(MAX_SOURCES / incast.sources) updates per episode (3 with the default 4). */
 #include <string.h>
@@ -24,6 +26,10 @@ struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window 
 	double flat_occ;    /* the occupancy the current flat stretch began at */
 	uint64_t flat_from; /* ... its first sample (0: none) */
 	uint8_t storm;      /* frozen since it last drained below its clear level */
+	double last_occ;    /* the previous sample's occupancy */
+	uint64_t last_t;    /* ... its time (0: none) */
+	uint64_t drain_t;   /* the newest evidence that the queue drains (0: none) */
+	uint64_t held_t;    /* the first record an Incast waited for that evidence at, in a row (0: none) */
 };
 
 /* Sample occ at t: has the queue been frozen (flat at or above its clear level for hold_ns) since it last
@@ -41,6 +47,37 @@ static int frozen(const struct hw_analyzer *a, const struct an_queue *q, struct 
 		w->storm = 1;
 	}
 	return w->storm;
+}
+
+/* Note whether record r shows the queue draining while congested: a tracked flow's packet left it at or above its
+ * HighQueue clear level (an F report or postcard: it went on), or its occupancy fell from a sample at or above that
+ * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped
+ * draining shows neither: nothing leaves its port, and what arrives only fills it until PFC holds the senders, then it
+ * is flat. */
+static void note_drain(const struct an_queue *q, struct incast_q *w, const struct hw_record *r)
+{
+	double occ = r->queue_occupancy;
+	if (((r->report_flags & HW_RF_TRACKED_FLOW) && occ >= q->th.clear) ||
+	    (w->last_t && r->time_ns >= w->last_t && w->last_occ >= q->th.clear &&
+	     occ < w->last_occ - q->th.high * FLAT_SHARE))
+		w->drain_t = r->time_ns;
+	w->last_occ = occ;
+	w->last_t = r->time_ns;
+}
+
+#define HELD_HOLDS 3 /* an Incast waits at most this many high_queue.hold_ns for that evidence */
+
+/* May an Incast that qualifies at t be raised?  Once the queue has shown that it drains within
+ * high_queue.hold_ns before t, or after it has waited HELD_HOLDS hold_ns for that in vain without freezing
+ * (sparse sampling: an incast's flows may be reported once per millisecond; a storm's queue freezes 140 to
+ * 500 us after it would have qualified in the sweep's fabrics, so the wait spares some storms, not all). */
+static int draining(const struct hw_analyzer *a, struct incast_q *w, uint64_t t)
+{
+	if (w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns)
+		return 1;
+	if (!w->held_t || t < w->held_t)
+		w->held_t = t;
+	return t - w->held_t >= HELD_HOLDS * a->c.high_queue.hold_ns;
 }
 
 static uint32_t src_key(const struct hw_record *r)
@@ -78,6 +115,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	if (!(r->valid & HW_V_QUEUE))
 		return;
 	int stuck = frozen(a, q, w, r->queue_occupancy, r->time_ns);
+	note_drain(q, w, r);
 	int congested = r->queue_occupancy >= q->th.incast;
 	if (congested && (r->valid & HW_V_FLOW)) {
 		if (!w->start || r->time_ns - w->start >= a->c.incast_window_ns) {
@@ -96,6 +134,10 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	double v = congested ? w->n_src : 0;
 	if (!w->h.active && v >= a->c.incast_sources && an_tree_victim(a, q, r->time_ns))
 		v = 0; /* paused by a congested queue downstream: the sources converge there, not here */
+	if (w->h.active || v < a->c.incast_sources || stuck)
+		w->held_t = 0;
+	else if (!draining(a, w, r->time_ns))
+		v = 0; /* nothing seen leaving: a fan-in drains, a host that stopped draining does not */
 	if (stuck) {   /* not draining: what arrives is held, not fanning in faster than it leaves */
 		if (w->h.active)
 			end_incast(a, q, w, r->time_ns); /* the host stopped draining: CongestionTree's now */
