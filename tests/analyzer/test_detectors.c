@@ -448,6 +448,62 @@ static void test_buildup_starver_cut(void **state)
 	}
 }
 
+/* queue_buildup.starver_cut upstream: the class that starves the lossy queue is paused on a switch before it.  The
+ * ramp of test_buildup_starver_cut at node 1 port 2 queue 0 (raised at t0 + 1260 us, occupancy 7560, when nothing
+ * holds it back).  With each of its samples, two reports of queue 3 (the lossless class; PathChange keeps their
+ * paths): flow S (source 7) with the path 10:5 > M:7 > 1:2, reading 0 at every hop (the class passes node 1 port 2
+ * without queueing), and flow P (source 9) with the path N:5 > 20:8, reading 0 then X (node 20 port 8: the same class
+ * on another switch).  Xoff 400000 (the default) but in d), threshold 10000 for every queue:
+ *  a) M = 20, N = 10, X = 12000: node 20 port 8 in a HighQueue episode from 100 us on pauses the links that feed it,
+ *     the one from node 10 among them, by which S comes into node 20 too: no QueueBuildup (the rule before looked at
+ *     node 1 alone: raised);
+ *  b) M = 21: node 20 is not on S's path: raised at 1260 us, 7560;
+ *  c) X = 5000 (below 10000: no episode; below Xoff): raised at 1260 us;
+ *  d) HighQueue off and Xoff 10000: node 20 port 8's newest sample at Xoff, as a congestion tree's victim's is (no
+ *     HighQueue episode kept there): no QueueBuildup;
+ *  e) S's path 10:5 > 1:2 > 20:7 (node 20 after node 1: its pause would fill node 1's queue 3 first): raised;
+ *  f) N = 11: P comes into node 20 from another switch than S does, so node 20 pauses another link: raised. */
+static void report_path(struct hw_analyzer *a, uint64_t t, int n, const uint32_t *nodes, const uint32_t *ports,
+                        const uint32_t *occ, uint8_t src, uint32_t report_node);
+
+static void test_buildup_starver_cut_upstream(void **state)
+{
+	(void)state;
+	cfg.fabric.lossless_queues = 1u << 3;
+	assert_int_equal(cfg.buildup_starver_cut, 1);
+	uint64_t t0 = 9000000000000ull;
+	/* {M, X, HighQueue on, Xoff, node 1 second on S's path (e), N, raised} */
+	static const unsigned cases[][7] = {{20, 12000, 1, 400000, 0, 10, 0}, {21, 12000, 1, 400000, 0, 10, 1},
+	                                    {20, 5000, 1, 400000, 0, 10, 1},  {20, 12000, 0, 10000, 0, 10, 0},
+	                                    {20, 12000, 1, 400000, 1, 10, 1}, {20, 12000, 1, 400000, 0, 11, 1}};
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		cfg.enabled =
+		    1u << HW_AN_QUEUE_BUILDUP | 1u << HW_AN_PATH_CHANGE | (cases[k][2] ? 1u << HW_AN_HIGH_QUEUE : 0u);
+		cfg.fabric.xoff_bytes = cases[k][3];
+		const uint32_t mid[3] = {10, cases[k][0], 1}, mid_p[3] = {5, 7, 2};
+		const uint32_t after[3] = {10, 1, cases[k][0]}, after_p[3] = {5, 2, 7}, zero[3] = {0, 0, 0};
+		const uint32_t p_nodes[2] = {cases[k][5], 20}, p_ports[2] = {5, 8}, p_occ[2] = {0, cases[k][1]};
+		struct hw_analyzer *a = mk();
+		for (int i = 0; i <= 200; i++) {
+			uint64_t t = t0 + (uint64_t)i * 10000;
+			feed(a, rec_pq(t, 2, 0, (uint32_t)i * 60));
+			report_path(a, t + 1, 3, cases[k][4] ? after : mid, cases[k][4] ? after_p : mid_p, zero, 7, 0);
+			report_path(a, t + 2, 2, p_nodes, p_ports, p_occ, 9, 0);
+		}
+		hw_an_finish(a);
+		assert_int_equal(count("QueueBuildup", 0), (int)cases[k][6]);
+		if (cases[k][6]) {
+			const struct hw_an_event *b = &evs[first("QueueBuildup", 0)];
+			assert_int_equal(b->node_id, 1);
+			assert_int_equal(b->port, 2);
+			assert_int_equal(b->queue, 0);
+			assert_int_equal(b->start_ns, t0 + 1260000);
+			assert_int_equal((int)number(b, "occupancy"), 7560);
+		}
+		hw_an_destroy(a);
+	}
+}
+
 /* Values wobbling between the clear and raise thresholds stay one episode; a quiet period resolves it,
  * and a new excursion is a second episode. */
 static void test_hysteresis_one_event_per_episode(void **state)
@@ -2614,6 +2670,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_buildup_hold, setup),
 	    cmocka_unit_test_setup(test_buildup_steady, setup),
 	    cmocka_unit_test_setup(test_buildup_starver_cut, setup),
+	    cmocka_unit_test_setup(test_buildup_starver_cut_upstream, setup),
 	    cmocka_unit_test_setup(test_hysteresis_one_event_per_episode, setup),
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),

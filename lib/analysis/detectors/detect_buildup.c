@@ -10,8 +10,8 @@
  * queue whose threshold is at or above PFC Xoff, raised only while buildup_min_flows distinct flows fed it within the
  * window: one flow comes in by one port, and PFC pauses that port at Xoff, so it cannot take the queue past Xoff (the
  * reachable ceiling; only the bytes in flight when the pause starts go above).  At a lossy queue, not raised while it
- * is starved by a lossless class that PFC is cutting (starver_cut).  Not raised at a congestion tree's victim (a queue
- * paused from downstream). */
+ * is starved by a lossless class that PFC is cutting, on its switch or upstream (starver_cut).  Not raised at a
+ * congestion tree's victim (a queue paused from downstream). */
 #include "detector.h"
 
 #define BUILDUP_FLOWS 4 /* flows remembered per queue: buildup_min_flows counts at most this many */
@@ -51,33 +51,98 @@ static int reachable(const struct hw_analyzer *a, const struct an_queue *q, cons
 	return n >= a->c.buildup_min_flows;
 }
 
+/* Is lossless queue h pausing its switch's ingress links in its class (PFC)?  In a HighQueue episode, or its newest
+ * sample, within the window, at PFC Xoff: a congestion tree's victim is at Xoff too, and HighQueue keeps no episode
+ * there. */
+static int pausing(const struct hw_analyzer *a, const struct an_queue *h, uint64_t now)
+{
+	const struct an_hyst *e = an_episode(a, HW_AN_HIGH_QUEUE, h);
+	return (e && e->active) || (h->th.xoff > 0 && h->last_occ >= h->th.xoff &&
+	                            (h->last_ns >= now || now - h->last_ns <= a->c.buildup_window_ns));
+}
+
+#define CUT_HOPS 16 /* switches upstream of a starved queue that starver_cut looks at, at most */
+
+struct cut_hop { /* a switch on a starving flow's path before q's, and the switch the flow comes into it from */
+	uint32_t node, prev;
+};
+
+/* The hops (past the first: the link from a host is not known) before q's on the newest paths (hw_an_flow_path: none
+ * without PathChange) of the flows seen at lossless queue h (q's port, a class that starves q) into up (n of them so
+ * far); returns n. */
+static unsigned upstream(const struct hw_analyzer *a, const struct an_queue *q, const struct an_queue *h,
+                         struct cut_hop *up, unsigned n)
+{
+	uint32_t hops[AN_PATH][2];
+	for (unsigned f = 0; f < h->n_flows; f++) {
+		unsigned k = hw_an_flow_path(a, h->flows[f], hops, AN_PATH), at = 0;
+		while (at < k && (hops[at][0] != q->node_id || hops[at][1] != q->port))
+			at++;
+		for (unsigned i = 1; i < at && at < k; i++) { /* only a path through q's port */
+			unsigned j = 0;
+			while (j < n && (up[j].node != hops[i][0] || up[j].prev != hops[i - 1][0]))
+				j++;
+			if (j == n && n < CUT_HOPS)
+				up[n++] = (struct cut_hop){hops[i][0], hops[i - 1][0]};
+		}
+	}
+	return n;
+}
+
+/* Does a flow seen at queue h come into h's switch from switch prev (newest paths)?  Then PFC at h, pausing the
+ * ingress links that feed h, pauses the link from prev. */
+static int fed_from(const struct hw_analyzer *a, const struct an_queue *h, uint32_t prev)
+{
+	uint32_t hops[AN_PATH][2];
+	for (unsigned f = 0; f < h->n_flows; f++) {
+		unsigned k = hw_an_flow_path(a, h->flows[f], hops, AN_PATH);
+		for (unsigned i = 1; i < k; i++)
+			if (hops[i][0] == h->node_id && hops[i][1] == h->port && hops[i - 1][0] == prev)
+				return 1;
+	}
+	return 0;
+}
+
 /* Is lossy queue q's climb held up by traffic that PFC is cutting?  q's port is kept busy by a lossless class of higher
  * priority (strict priority: a higher queue id is served first) that does not queue there (its queue at the port,
  * seen within the window, holds under a tenth of its HighQueue level), so q fills only while that class keeps
- * arriving at nearly the line rate; and a queue of that class on the same switch is in a HighQueue episode, at PFC
- * Xoff by default: the switch pauses that class on its ingress links, by which the traffic that starves q comes in
- * too, so the starvation, and q's climb, stop short.  Asked only when a warning would be raised: it reads the queue
- * table through. */
+ * arriving at nearly the line rate; and either a queue of that class on q's switch is in a HighQueue episode (the
+ * switch pauses the class on its ingress links, by which the traffic that starves q comes in too), or on a switch
+ * before q's on the path of a flow that class brought to q's port, a queue of the class is pausing (above) and fed by
+ * a flow that comes in by the same link as that one (the switch pauses that link: the starving flow is held upstream).
+ * Either way the starvation, and q's climb, stop short.  Asked only when a warning would be raised: it reads the
+ * queue table through. */
 static int starver_cut(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
 	if (q->th.lossless)
 		return 0;
 	uint32_t classes = 0; /* bit c: lossless class c passes q's port above q, without queueing there */
+	struct cut_hop up[CUT_HOPS];
+	unsigned n = 0;
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *h = &a->queues[i];
 		if (h->node_id == q->node_id && h->port == q->port && h->queue > q->queue && h->queue < 32 &&
 		    h->th.lossless && (h->last_ns >= now || now - h->last_ns <= a->c.buildup_window_ns) &&
-		    h->last_occ < 0.1 * h->th.high)
+		    h->last_occ < 0.1 * h->th.high) {
 			classes |= 1u << h->queue;
+			n = upstream(a, q, h, up, n);
+		}
 	}
 	if (!classes)
 		return 0;
 	for (uint32_t i = 0; i < a->n_queues; i++) {
 		const struct an_queue *h = &a->queues[i];
+		if (h->queue >= 32 || !(classes >> h->queue & 1u) || !h->th.lossless ||
+		    (h->node_id == q->node_id && h->port == q->port))
+			continue;
 		const struct an_hyst *e;
-		if (h->node_id == q->node_id && h->port != q->port && h->queue < 32 && (classes >> h->queue & 1u) &&
-		    (e = an_episode(a, HW_AN_HIGH_QUEUE, h)) && e->active)
+		if (h->node_id == q->node_id && (e = an_episode(a, HW_AN_HIGH_QUEUE, h)) && e->active)
 			return 1;
+		if (!pausing(a, h, now))
+			continue;
+		for (unsigned j = 0; j < n; j++)
+			if (up[j].node == h->node_id && fed_from(a, h, up[j].prev))
+				return 1;
 	}
 	return 0;
 }
