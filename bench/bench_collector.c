@@ -2,8 +2,9 @@
  * loop that only reads each packet's bytes, (b) the full worker (parse + state, no sinks), (c) the
  * worker with the binary record sink on; reports per second as JSON.  The headline figures are whole
  * runs per CPU-second of the looping thread (other processes on a shared machine take wall time, not
- * the thread's CPU time); whole-run wall-clock rates follow, and the fastest tenth of 256-packet chunks
- * only as a diagnostic ("fastest_chunks_not_sustained"), never a headline. */
+ * the thread's CPU time); whole-run wall-clock rates follow (with two lcores the record-sink runs loop on the
+ * worker lcore, so the collector's sink thread has the main lcore's core to itself, as in the collector), and the
+ * fastest tenth of 256-packet chunks only as a diagnostic ("fastest_chunks_not_sustained"), never a headline. */
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_eth_ring.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +72,16 @@ static double thread_cpu_s(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of thread t so far (the collector's sink thread), 0 when unknown. */
+static double other_thread_cpu_s(pthread_t t)
+{
+	clockid_t id;
+	struct timespec ts;
+	if (pthread_getcpuclockid(t, &id) || clock_gettime(id, &ts))
+		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -248,7 +260,8 @@ int main(int argc, char **argv)
 	 * run), which leave out the time other processes on a shared machine held the core or evicted
 	 * its caches.  Medians over the runs. */
 	double med[4], cmed[4], cpumed[4], scale2 = 0, cscale2 = 0;
-	uint64_t sink_bytes = 0, sink_records = 0; /* record files of all WORKER_SINK runs */
+	uint64_t sink_bytes = 0, sink_records = 0, sink_lost = 0; /* record files of all WORKER_SINK runs */
+	double sink_cpu[51] = {0}, sink_rate[51] = {0}; /* the sink thread's CPU seconds per WORKER_SINK run */
 	for (int mode = 0; mode < 4; mode++) {
 		double rate[51], crate[51], cpurate[51];
 		for (int r = 0; r < runs; r++) {
@@ -269,16 +282,34 @@ int main(int argc, char **argv)
 			                  .w = mode == BARE ? NULL : col.workers[0],
 			                  .packets_target = per_run,
 			                  .chunk = chunk_times[0]};
-			loop(&run);
+			double sink_cpu0 = mode == WORKER_SINK ? other_thread_cpu_s(col.sink_thread) : 0;
+			if (mode == WORKER_SINK && nlcores >= 2) {
+				/* the loop on the worker lcore; the sink thread (started from the main lcore, its core
+				 * inherited) has the main lcore's core: the main lcore sleeps, as the collector's does
+				 * (rte_eal_wait_lcore would spin on that core) */
+				unsigned lc = rte_get_next_lcore(rte_lcore_id(), 1, 0);
+				rte_eal_remote_launch(loop, &run, lc);
+				const struct timespec nap = {0, 1000000};
+				while (rte_eal_get_lcore_state(lc) != WAIT)
+					nanosleep(&nap, NULL);
+				rte_eal_wait_lcore(lc);
+			} else {
+				loop(&run);
+			}
+			if (mode == WORKER_SINK) /* before finish: the thread is joined there */
+				sink_cpu[r] = other_thread_cpu_s(col.sink_thread) - sink_cpu0;
 			if (mode != BARE)
 				hw_collector_finish(&col);
 			if (mode == WORKER_SINK) {
 				sink_bytes += remove_records(sink_dir);
 				sink_records += col.files_written;
+				sink_lost += col.files_lost;
 			}
 			rate[r] = (double)run.packets * rpp / run.seconds;
 			cpurate[r] = (double)run.packets * rpp / run.cpu_s;
 			crate[r] = CHUNK * rpp / run.chunk_s;
+			if (mode == WORKER_SINK)
+				sink_rate[r] = sink_cpu[r] > 0 ? (double)run.packets * rpp / sink_cpu[r] : 0;
 		}
 		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
 		qsort(crate, (size_t)runs, sizeof(double), cmp_double);
@@ -323,9 +354,12 @@ int main(int argc, char **argv)
 	       path, fr.n, rpp, runs, (unsigned long long)per_run);
 	for (int m = 0; m < 4; m++)
 		printf(" \"%s_reports_per_cpu_s\": %.0f,\n", names[m], cpumed[m]);
-	printf(" \"record_files\": {\"encoding\": \"%s\", \"records_per_report\": %.3f, \"bytes_per_record\": %.2f},\n",
+	qsort(sink_rate, (size_t)runs, sizeof(double), cmp_double);
+	printf(" \"sink_thread_reports_per_cpu_s\": %.0f,\n", sink_rate[runs / 2]);
+	printf(" \"record_files\": {\"encoding\": \"%s\", \"records_per_report\": %.3f, \"bytes_per_record\": %.2f, "
+	       "\"records_lost\": %llu},\n",
 	       encoding, reports_per_pass ? (double)records_per_pass / (double)reports_per_pass : 0.0,
-	       sink_records ? (double)sink_bytes / (double)sink_records : 0.0);
+	       sink_records ? (double)sink_bytes / (double)sink_records : 0.0, (unsigned long long)sink_lost);
 	printf(" \"worker_over_per_frame\": %.3f,\n", cpumed[1] / cpumed[3]);
 	printf(" \"worker_over_bare\": %.3f, \"sink_over_bare\": %.3f,\n", cpumed[1] / cpumed[0],
 	       cpumed[2] / cpumed[0]);
