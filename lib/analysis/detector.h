@@ -163,8 +163,9 @@ static inline const struct an_hyst *an_episode(const struct hw_analyzer *a, enum
 }
 
 /* Between detectors: queue q is a congestion tree's victim: recent reports showed it upstream of a queue in a
- * HighQueue episode, or its link leads to a switch with a queue of its class in one (detect_congestion_tree.c;
- * 0 without that detector). */
+ * HighQueue episode, or its link leads to a switch with a queue of its class in one, at least at the victim level,
+ * or paused itself from the switch one link further (detect_congestion_tree.c; 0 without that detector).  It
+ * reads state only: the answer does not depend on which detector asked before. */
 int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
 /* The root (queue index) of the congestion tree queue index qi is a victim of, qi itself when none. */
 uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now);

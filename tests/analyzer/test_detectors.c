@@ -1169,6 +1169,55 @@ static void test_victim_by_paths_on_map_alone(void **state)
 	}
 }
 
+/* The pause spreads hop by hop: 10:5 -> 11:5 -> 12:5 (a map without LLDP; the paths say where each leads).  Ten
+ * three-hop reports 10:5 (100) -> 11:5 (100) -> 12:5 (root), 10 us apart from t0, end before 12:5's HighQueue could
+ * be raised (hold 100 us, at t0 + 100 us at the earliest), so they say where the queues lead and mark nothing.  Then,
+ * every 10 us, node 12 reports 12:5 (root) and node 11 reports 11:5 at 5000 (below the victim level, HighQueue's
+ * clear 8000); from t0 + 200 us node 10 reports 10:5 at 15000 (above incast.occupancy 10000) about sources 1..4
+ * (sink reports, so it drains: test_incast_needs_drain): 4 sources, an Incast at 10:5 unless it is a victim.
+ * Root 20000: 12:5 in a HighQueue episode pauses 11:5, which pauses 10:5 (two links down): no Incast, whether or
+ * not any detector asked about 11:5 before (Microburst off, then on: it never asks, 11:5 stays below its burst
+ * level).  Root 100: nothing pauses 10:5: its Incast (node 10). */
+static void test_victim_two_links_down(void **state)
+{
+	(void)state;
+	struct hw_topo_map_node mn[3] = {{.node_id = 10, .name = "s10", .tier = -1},
+	                                 {.node_id = 11, .name = "s11", .tier = -1},
+	                                 {.node_id = 12, .name = "s12", .tier = -1}};
+	struct hw_topo_map map = {.nodes = mn, .n_nodes = 3, .port_format = "Ethernet%u"};
+	for (int k = 0; k < 3; k++) {
+		const uint32_t root = k < 2 ? 20000 : 100;
+		cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE | 1u << HW_AN_INCAST |
+		              (k == 1 ? 1u << HW_AN_MICROBURST : 0u);
+		struct hw_topo t;
+		struct hw_analyzer *a = map_only_analyzer(&t, &map, 1);
+		const uint64_t t0 = 36000000000ull;
+		uint64_t ts = t0;
+		const uint32_t path[3] = {10, 11, 12}, calm[3] = {100, 100, root};
+		const uint32_t n10[1] = {10}, n11[1] = {11}, n12[1] = {12}, o10[1] = {15000}, o11[1] = {5000},
+		               o12[1] = {root};
+		for (int i = 0; i < 10; i++, ts += 10000)
+			report_path(a, ts, 3, path, NULL, calm, 9, 0);
+		for (int i = 0; i < 40; i++, ts += 10000) {
+			report_path(a, ts, 1, n12, NULL, o12, 12, 12);
+			report_path(a, ts + 500, 1, n11, NULL, o11, 11, 11);
+			if (ts >= t0 + 200000) {
+				report_flags = HW_RF_TRACKED_FLOW;
+				report_path(a, ts + 1000, 1, n10, NULL, o10, (uint8_t)(1 + i % 4), 10);
+				report_flags = 0;
+			}
+		}
+		hw_an_finish(a);
+		assert_int_equal(count("HighQueue", 0) >= 1,
+		                 1); /* 12:5 (root 20000), 10:5 (its own when not a victim) */
+		assert_int_equal(count("Incast", 0), root == 100);
+		if (root == 100)
+			assert_int_equal(evs[first("Incast", 0)].node_id, 10);
+		hw_an_destroy(a);
+		hw_topo_free(&t);
+	}
+}
+
 /* A tree handed to a silent root ends with it (CongestionTree's an_tick_arm: its tick visits only the queues with a
  * record since the last tick or armed).  A map without LLDP; t0: two-hop reports 11:5 (100) -> 12:5 (100), 10 us
  * apart, say where 11:5 leads (node 12) and mark nothing (no HighQueue).  From t0 + 100 us node 11 reports 11:5 at
@@ -2711,6 +2760,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_thresholds_from_fabric, setup),
 	    cmocka_unit_test_setup(test_thresholds_from_map, setup),
 	    cmocka_unit_test_setup(test_victim_by_paths_on_map_alone, setup),
+	    cmocka_unit_test_setup(test_victim_two_links_down, setup),
 	    cmocka_unit_test_setup(test_tree_at_silent_root_resolves, setup),
 	    cmocka_unit_test_setup(test_thresholds_configured, setup),
 	    cmocka_unit_test_setup(test_high_queue_fraction, setup),

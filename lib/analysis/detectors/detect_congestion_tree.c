@@ -9,19 +9,21 @@
  * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
  * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
  * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
- * if the tree outlasts the Incast).  Uses HighQueue's state, so it needs that detector on. */
+ * if the tree outlasts the Incast).  Whether a queue is a victim (an_tree_victim, asked by the other detectors) is
+ * a query of the state alone, the same whichever detector asks.  Uses HighQueue's state, so it needs that detector
+ * on. */
 #include <stdio.h>
 
 #include "detector.h"
 
 #define MAX_HOPS_DOWN 4 /* victim -> root links followed to find the root */
+#define PAUSE_HOPS 3    /* links followed downstream, at most, when asking whether a queue is paused */
 #define MAX_VICTIMS 8   /* upstream congested queues remembered per root */
 
 struct tree_q { /* per queue: this queue as a root, the congested queues upstream of it on shared paths */
 	struct an_hyst h;
 	uint32_t victims[MAX_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
-	uint64_t victim_ns; /* last time an_tree_victim found it paused from downstream */
 	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
 	uint8_t folded;     /* its tree went into the Incast at this queue (an update of it), not raised itself */
@@ -73,38 +75,39 @@ static double victim_level(const struct hw_analyzer *a, const struct an_queue *q
 	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : q->th.clear;
 }
 
-static int paused_recently(const struct hw_analyzer *a, const struct an_det *d, uint32_t i, uint64_t now)
-{
-	uint64_t t = tq(a, d, i)->victim_ns;
-	return t && now >= t && now - t <= a->c.high_queue.clear_ns;
-}
-
-/* With a topology: a queue of the same class on the switch at the other end of queue ri's link, or, its port known
- * without a link, on the switch the report paths through it go to next (the one
- * whose ingress buffers pause ri) that is in a HighQueue episode (or, with any, at least at the victim
- * level, or found paused itself within high_queue.clear_ns before now: the pause spreads hop by hop); the
- * one with a tree, else the fullest.  UINT32_MAX when none. */
-static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, int any, uint64_t now)
+/* The switch at the other end of queue ri's link, or, its port known without a link (a map without LLDP), the
+ * switch the report paths through it go to next: the one whose ingress buffers pause ri.  Its queues are
+ * an_node_first(a, *by, *at) on (an_nodes.c); 0 when there is none. */
+static int down_switch(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, enum an_node_kind *by,
+                       uint32_t *at)
 {
 	const struct an_queue *r = &a->queues[ri];
 	if (!a->topo || !r->placed)
+		return 0;
+	uint32_t peer = hw_topo_peer(a->topo, r->topo_port);
+	if (peer != HW_TOPO_NONE) {
+		*by = AN_NODE_TOPO;
+		*at = a->topo->ports[peer].node;
+		return 1;
+	}
+	*by = AN_NODE_ID;
+	*at = tq(a, d, ri)->next_node;
+	return *at != 0;
+}
+
+/* With a topology: the queue of ri's class on the switch downstream of it (down_switch) in a HighQueue episode;
+ * the one with a tree, else the fullest.  UINT32_MAX when none. */
+static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri)
+{
+	enum an_node_kind by;
+	uint32_t at, best = UINT32_MAX;
+	if (!down_switch(a, d, ri, &by, &at))
 		return UINT32_MAX;
-	uint32_t peer = hw_topo_peer(a->topo, r->topo_port), node = UINT32_MAX, best = UINT32_MAX;
-	if (peer != HW_TOPO_NONE)
-		node = a->topo->ports[peer].node;
-	/* a port the topology knows without its link (a map without LLDP): the switch the report paths through it
-	 * go to next */
-	const uint32_t next_id = node == UINT32_MAX ? tq(a, d, ri)->next_node : 0;
-	if (node == UINT32_MAX && !next_id)
-		return UINT32_MAX;
-	/* that switch's queues, in table order (an_nodes.c) */
-	const enum an_node_kind by = node != UINT32_MAX ? AN_NODE_TOPO : AN_NODE_ID;
-	for (uint32_t v = an_node_first(a, by, node != UINT32_MAX ? node : next_id); v;
-	     v = an_node_next(a, by, v - 1)) {
+	const struct an_queue *r = &a->queues[ri];
+	for (uint32_t v = an_node_first(a, by, at); v; v = an_node_next(a, by, v - 1)) {
 		const uint32_t i = v - 1;
 		const struct an_queue *q = &a->queues[i];
-		if (i == ri || q->queue != r->queue ||
-		    !(high(a, i) || (any && (q->last_occ >= victim_level(a, q) || paused_recently(a, d, i, now)))))
+		if (i == ri || q->queue != r->queue || !high(a, i))
 			continue;
 		uint8_t tree = tq(a, d, i)->h.active;
 		if (best == UINT32_MAX || (tree && !tq(a, d, best)->h.active) ||
@@ -114,16 +117,44 @@ static uint32_t downstream(const struct hw_analyzer *a, const struct an_det *d, 
 	return best;
 }
 
+static int victim_at(const struct hw_analyzer *a, const struct an_det *d, uint32_t qi, uint64_t now, int hops);
+
+/* Whether a queue of ri's class on the switch downstream of it pauses it: in a HighQueue episode or at least at
+ * the victim level, or else (hops > 1) paused from downstream itself, one link further (the pause spreads hop by
+ * hop; the costly test, so only when no queue there pauses ri by its own state). */
+static int paused_from_down(const struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now, int hops)
+{
+	enum an_node_kind by;
+	uint32_t at;
+	if (!down_switch(a, d, ri, &by, &at))
+		return 0;
+	const struct an_queue *r = &a->queues[ri];
+	for (int further = 0; further < (hops > 1 ? 2 : 1); further++)
+		for (uint32_t v = an_node_first(a, by, at); v; v = an_node_next(a, by, v - 1)) {
+			const uint32_t i = v - 1;
+			const struct an_queue *q = &a->queues[i];
+			if (i == ri || q->queue != r->queue)
+				continue;
+			if (further ? victim_at(a, d, i, now, hops - 1)
+			            : high(a, i) || q->last_occ >= victim_level(a, q))
+				return 1;
+		}
+	return 0;
+}
+
+/* Queue qi paused from downstream at now, following hops links at most.  A query of the state alone: it marks
+ * nothing, so the answer does not depend on which detector asked before. */
+static int victim_at(const struct hw_analyzer *a, const struct an_det *d, uint32_t qi, uint64_t now, int hops)
+{
+	if (!a->queues[qi].th.lossless)
+		return 0; /* a lossy queue drops instead of pausing its senders: no one pauses it either */
+	return upstream_of_congestion(a, d, qi, now) || paused_from_down(a, d, qi, now, hops);
+}
+
 int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
-	uint32_t qi = (uint32_t)(q - a->queues);
-	if (!q->th.lossless)
-		return 0; /* a lossy queue drops instead of pausing its senders: no one pauses it either */
-	if (!d || !(upstream_of_congestion(a, d, qi, now) || downstream(a, d, qi, 1, now) != UINT32_MAX))
-		return 0;
-	tq(a, d, qi)->victim_ns = now; /* its own upstream queues are paused from here in turn */
-	return 1;
+	return d && victim_at(a, d, (uint32_t)(q - a->queues), now, PAUSE_HOPS);
 }
 
 uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
@@ -133,7 +164,7 @@ uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
 		return qi;
 	uint32_t r = root_of(a, d, qi, now);
 	if (r == qi) { /* paused by a congested queue on the switch its link leads to */
-		uint32_t di = downstream(a, d, qi, 0, now);
+		uint32_t di = downstream(a, d, qi);
 		if (di != UINT32_MAX)
 			r = root_of(a, d, di, now);
 	}
@@ -144,7 +175,7 @@ uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now)
 static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
 {
 	for (int i = 0; i < MAX_HOPS_DOWN; i++) {
-		uint32_t di = downstream(a, d, ri, 0, now);
+		uint32_t di = downstream(a, d, ri);
 		if (di == UINT32_MAX)
 			break;
 		struct tree_q *r = tq(a, d, ri), *dq = tq(a, d, di);
@@ -246,7 +277,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		if (!q->placed || !q->th.lossless || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
 		    q->last_occ < victim_level(a, q))
 			continue;
-		uint32_t di = downstream(a, d, v, 0, now);
+		uint32_t di = downstream(a, d, v);
 		if (di == UINT32_MAX)
 			continue;
 		uint32_t ri = root_of(a, d, di, now);
