@@ -654,6 +654,36 @@ static void test_high_latency_follows_occupancy(void **state)
 	hw_an_destroy(a);
 }
 
+/* The derived latency threshold is a queueing time: it is compared with the latency above the queue's floor.  The
+ * default configuration: queue 3 not placed is a lossless 100G host link, Xoff 400000 and Xon 300000 bytes, so
+ * HighHopLatency's derived levels are 400000 * 8 / 100 = 32000 ns and 300000 * 8 / 100 = 24000 ns (an_thresholds.c)
+ * above the floor.  Samples every 10 us: 20 at occupancy 100 and latency 10000 ns (the switch's forwarding time:
+ * the floor), then 30 (300 us, over the hold of 100 us) at occupancy 300000 (below Xoff: no HighQueue) with its
+ * drain time on top, 10000 + 300000 * 8 / 100 = 34000 ns: above 32000 but not above 42000 = 10000 + 32000, so no
+ * HighHopLatency.  Then 30 at occupancy 100 and 60000 ns (time spent beyond what the occupancy says): one, its
+ * threshold 42000. */
+static void test_high_latency_over_floor(void **state)
+{
+	(void)state;
+	hw_an_config_default(&cfg);
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_HIGH_LATENCY;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 7700000000ull;
+	for (int i = 0; i < 20; i++, t += 10000)
+		feed(a, rec(t, 100, 10000, 1));
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 300000, 34000, 1));
+	assert_int_equal(count("HighHopLatency", 0), 0);
+	assert_int_equal(count("HighQueue", 0), 0);
+	for (int i = 0; i < 30; i++, t += 10000)
+		feed(a, rec(t, 100, 60000, 1));
+	assert_int_equal(count("HighHopLatency", 0), 1);
+	const struct hw_an_event *e = &evs[first("HighHopLatency", 0)];
+	assert_true(number(e, "threshold") == 42000);
+	assert_true(number(e, "hop_latency") == 60000);
+	hw_an_destroy(a);
+}
+
 /* Up and down within 200 us: one Microburst (raised and resolved); a 2 ms plateau is not one. */
 static void test_microburst(void **state)
 {
@@ -2724,6 +2754,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_hold_time_filters_spike, setup),
 	    cmocka_unit_test_setup(test_high_hop_latency, setup),
 	    cmocka_unit_test_setup(test_high_latency_follows_occupancy, setup),
+	    cmocka_unit_test_setup(test_high_latency_over_floor, setup),
 	    cmocka_unit_test_setup(test_microburst, setup),
 	    cmocka_unit_test_setup(test_microburst_swing, setup),
 	    cmocka_unit_test_setup(test_microburst_not_when_paused, setup),

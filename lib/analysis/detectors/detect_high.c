@@ -6,8 +6,10 @@
  * next, so sparse samples above (one every 300 us) make one run.  The episode starts at the first sample above.
  * Not raised while the queue is a congestion tree's victim (paused from downstream: its root's CongestionTree
  * names it, and the root is the culprit); HighHopLatency not while the queue is in a HighQueue episode or run (its
- * occupancy high: the latency follows from it).  Resolved once below its clear threshold for clear_ns, or after that
- * long without records. */
+ * occupancy high: the latency follows from it).  HighHopLatency's derived threshold is a queueing time, so it is
+ * compared with the latency above the queue's floor, the lowest it has shown (a packet that found the queue empty:
+ * the switch's own forwarding time), learnt per queue.  Resolved once below its clear threshold for clear_ns, or
+ * after that long without records. */
 #include <string.h>
 
 #include "detector.h"
@@ -24,6 +26,8 @@ struct high_q { /* per queue, each of the two */
 	uint8_t was_high;     /* the previous sample was high */
 	uint8_t run;          /* a run of high samples has begun (h.above_since is its first) */
 	uint8_t dirty;        /* high[] may hold time: 0 = all zero, so emptying it is skipped */
+	uint8_t has_floor;    /* HighHopLatency: floor holds a sample */
+	uint32_t floor;       /* HighHopLatency: the lowest hop latency of the queue so far (latency_floor()) */
 };
 
 static uint64_t slot_width(uint64_t hold)
@@ -253,20 +257,37 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 }
 AN_TICK_ARMED(queue_tick, tick_pending)
 
+/* What the queue's thresholds are raised by for the hop latency v: with the derived ones (a drain time: queueing
+ * alone, an_thresholds.c), the lowest latency the queue has shown, v included (the switch's forwarding time, which
+ * every packet spends); 0 with configured ones (high_hop_latency.raise above 0: the whole latency). */
+static inline double latency_floor(const struct hw_analyzer *a, struct high_q *s, uint32_t v)
+{
+	if (a->c.high_latency.raise > 0)
+		return 0;
+	if (!s->has_floor || v < s->floor) {
+		s->floor = v;
+		s->has_floor = 1;
+	}
+	return s->floor;
+}
+
 static void latency_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                            const struct hw_record *r)
 {
 	(void)d;
-	if (r->valid & HW_V_HOP_LATENCY)
-		level(a, q, r, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, q->th.lat, q->th.lat_clear, r->hop_latency,
-		      "hop_latency");
+	if (r->valid & HW_V_HOP_LATENCY) {
+		const double f = latency_floor(a, qs, r->hop_latency);
+		level(a, q, r, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, q->th.lat + f, q->th.lat_clear + f,
+		      r->hop_latency, "hop_latency");
+	}
 }
 
 static int latency_local(const struct hw_analyzer *a, const struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	if (!(r->valid & HW_V_HOP_LATENCY))
 		return 0;
-	return high_step(qs, q->th.lat, q->th.lat_clear, &a->c, &a->c.high_latency, r->hop_latency, r->time_ns);
+	const double f = latency_floor(a, qs, r->hop_latency);
+	return high_step(qs, q->th.lat + f, q->th.lat_clear + f, &a->c, &a->c.high_latency, r->hop_latency, r->time_ns);
 }
 static uint64_t latency_quiet(const struct hw_an_config *c)
 {
