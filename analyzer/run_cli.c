@@ -154,10 +154,10 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_STRING, "config", .metavar = "FILE", HW_OPT_AT(O, config),
      .help = "JSON thresholds (docs/analyzer.md); unknown keys are errors"},
     {HW_OPT_UINT, "threads", .metavar = "N", HW_OPT_AT(O, threads), .lo = 1, .hi = 8, .def = "1",
-     .help = "1: one thread reads and analyses; 2 or more: --records (regular files)\n"
-             "and --stream are read on a thread of their own, a few batches ahead,\n"
-             "and HighQueue/HighHopLatency's per-queue steps on N - 1 threads by\n"
-             "switch (the events are the same; docs/performance.md rounds 8, 9)"},
+     .help = "threads in all.  1: one thread reads and analyses; 2: --records (regular\n"
+             "files) and --stream are read on a thread of their own, a few batches\n"
+             "ahead; 3 or more: also HighQueue/HighHopLatency's per-queue steps on\n"
+             "N - 2 threads by switch (the events are the same; docs/performance.md)"},
     {HW_OPT_GROUP, .help = "outputs:"},
     {HW_OPT_STRING, "events", .metavar = "FILE|-", HW_OPT_AT(O, events),
      .help = "events as JSON lines, appended to FILE (kept across restarts) and flushed after each batch"},
@@ -669,7 +669,9 @@ int hw_cmd_run(int argc, char **argv)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
-	if (o.threads > 1 && hw_an_shards(a, o.threads, err, sizeof(err))) {
+	/* --threads N is N threads: the analysing one, the reader (2 or more), N - 2 shards (3 or more).  The reader
+	 * first: on 2 cores a shard thread beside the reader made the run slower (docs/performance.md, round 13) */
+	if (o.threads > 2 && hw_an_shards(a, o.threads - 1, err, sizeof(err))) {
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		goto done;
 	}
