@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "front.h"
+#include "rx_prefetch.h"
 
 #define BURST 32
 #define RX_DESC 1024
@@ -35,6 +36,7 @@ struct port_plan {
 struct rxq {
 	uint16_t port, queue;
 	uint8_t pcap_ts; /* the port stamps mbufs with its capture time in microseconds (net_pcap) */
+	uint8_t warm;    /* its driver copies each frame into its mbuf as it receives it (hw_rx_copies) */
 };
 
 struct lcore_work {
@@ -73,8 +75,13 @@ static int worker_main(void *arg)
 				continue;
 			got += n;
 			uint64_t now = hw_real_ns(); /* once per burst (vDSO, no system call) */
+			if (!q->warm)
+				hw_rx_prefetch_start(m, n);
 			for (uint16_t k = 0; k < n; k++) {
-				if (k + 1 < n)
+				/* a copying driver's frames are in the cache already: the next one's first line only */
+				if (!q->warm)
+					hw_rx_prefetch_next(m, n, k);
+				else if (k + 1 < n)
 					rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], void *));
 				struct rte_mbuf *b = m[k];
 				uint64_t t = now;
@@ -316,7 +323,7 @@ int hw_dpdk_front_run(struct hw_collector *c, int eal_argc, char **argv, char *e
 		for (uint16_t q = 0; q < pl->nq; q++) {
 			struct lcore_work *lw = &work[q % nw];
 			if (lw->n < MAX_RXQ_PER_LCORE)
-				lw->q[lw->n++] = (struct rxq){port, q, pcap_ts};
+				lw->q[lw->n++] = (struct rxq){port, q, pcap_ts, hw_rx_copies(info.driver_name)};
 		}
 		fprintf(stderr, "port %u: %s, %u RX queue%s\n", port, info.driver_name, pl->nq,
 		        pl->nq > 1 ? "s (RSS)" : "");
