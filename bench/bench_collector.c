@@ -104,9 +104,9 @@ static int loop(void *arg)
 	double t0 = hw_mono_s(), mark = t0, cpu0 = thread_cpu_s();
 	while (n_total < r->packets_target) {
 		uint16_t n = rte_eth_rx_burst(r->port, 0, m, BURST);
-		hw_rx_prefetch_start(m, n);
+		hw_rx_prefetch_start(m, n, 0);
 		for (uint16_t k = 0; k < n; k++) {
-			hw_rx_prefetch_next(m, n, k);
+			hw_rx_prefetch_next(m, n, k, 0);
 			const uint8_t *p = rte_pktmbuf_mtod(m[k], const uint8_t *);
 			uint32_t len = rte_pktmbuf_data_len(m[k]);
 			if (r->mode == BARE) {

@@ -75,14 +75,9 @@ static int worker_main(void *arg)
 				continue;
 			got += n;
 			uint64_t now = hw_real_ns(); /* once per burst (vDSO, no system call) */
-			if (!q->warm)
-				hw_rx_prefetch_start(m, n);
+			hw_rx_prefetch_start(m, n, q->warm);
 			for (uint16_t k = 0; k < n; k++) {
-				/* a copying driver's frames are in the cache already: the next one's first line only */
-				if (!q->warm)
-					hw_rx_prefetch_next(m, n, k);
-				else if (k + 1 < n)
-					rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], void *));
+				hw_rx_prefetch_next(m, n, k, q->warm);
 				struct rte_mbuf *b = m[k];
 				uint64_t t = now;
 				if (q->pcap_ts && ts_offset >= 0 && (b->ol_flags & ts_flag))

@@ -33,18 +33,23 @@ static inline void hw_rx_prefetch_frame(const struct rte_mbuf *m)
 		rte_prefetch0(p + o);
 }
 
-/* Before the burst m[0 .. n): its first RX_AHEAD frames. */
-static inline void hw_rx_prefetch_start(struct rte_mbuf *const *m, uint16_t n)
+/* Before the burst m[0 .. n): its first RX_AHEAD frames (warm: a copying driver's, hw_rx_copies: none). */
+static inline void hw_rx_prefetch_start(struct rte_mbuf *const *m, uint16_t n, int warm)
 {
-	for (uint16_t k = 0; k < n && k < RX_AHEAD; k++)
+	for (uint16_t k = 0; !warm && k < n && k < RX_AHEAD; k++)
 		hw_rx_prefetch_frame(m[k]);
 }
 
-/* Before frame k of the burst is parsed: frame k + RX_AHEAD. */
-static inline void hw_rx_prefetch_next(struct rte_mbuf *const *m, uint16_t n, uint16_t k)
+/* Before frame k of the burst is parsed: frame k + RX_AHEAD; warm, the next frame's first line only (its frames are
+ * in the cache already). */
+static inline void hw_rx_prefetch_next(struct rte_mbuf *const *m, uint16_t n, uint16_t k, int warm)
 {
-	if (k + RX_AHEAD < n)
+	if (warm) {
+		if (k + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(m[k + 1], const void *));
+	} else if (k + RX_AHEAD < n) {
 		hw_rx_prefetch_frame(m[k + RX_AHEAD]);
+	}
 }
 
 #endif
