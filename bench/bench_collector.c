@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 	 * its caches.  Medians over the runs. */
 	double med[4], cmed[4], cpumed[4], scale2 = 0, cscale2 = 0;
 	uint64_t sink_bytes = 0, sink_records = 0, sink_lost = 0; /* record files of all WORKER_SINK runs */
-	double sink_cpu[51] = {0}, sink_rate[51] = {0}; /* the sink thread's CPU seconds per WORKER_SINK run */
+	double sink_rate[51] = {0}; /* reports per CPU-second of the sink thread, per WORKER_SINK run */
 	for (int mode = 0; mode < 4; mode++) {
 		double rate[51], crate[51], cpurate[51];
 		for (int r = 0; r < runs; r++) {
@@ -298,8 +298,8 @@ int main(int argc, char **argv)
 			} else {
 				loop(&run);
 			}
-			if (mode == WORKER_SINK) /* before finish: the thread is joined there */
-				sink_cpu[r] = other_thread_cpu_s(col.sink_thread) - sink_cpu0;
+			const double sink_cpu = /* before finish: the thread is joined there */
+			    mode == WORKER_SINK ? other_thread_cpu_s(col.sink_thread) - sink_cpu0 : 0;
 			if (mode != BARE)
 				hw_collector_finish(&col);
 			if (mode == WORKER_SINK) {
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 			cpurate[r] = (double)run.packets * rpp / run.cpu_s;
 			crate[r] = CHUNK * rpp / run.chunk_s;
 			if (mode == WORKER_SINK)
-				sink_rate[r] = sink_cpu[r] > 0 ? (double)run.packets * rpp / sink_cpu[r] : 0;
+				sink_rate[r] = sink_cpu > 0 ? (double)run.packets * rpp / sink_cpu : 0;
 		}
 		qsort(rate, (size_t)runs, sizeof(double), cmp_double);
 		qsort(crate, (size_t)runs, sizeof(double), cmp_double);

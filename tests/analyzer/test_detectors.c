@@ -1238,8 +1238,8 @@ static void test_victim_two_links_down(void **state)
 			}
 		}
 		hw_an_finish(a);
-		assert_int_equal(count("HighQueue", 0) >= 1,
-		                 1); /* 12:5 (root 20000), 10:5 (its own when not a victim) */
+		/* 12:5 (root 20000), 10:5 (its own when not a victim) */
+		assert_int_equal(count("HighQueue", 0) >= 1, 1);
 		assert_int_equal(count("Incast", 0), root == 100);
 		if (root == 100)
 			assert_int_equal(evs[first("Incast", 0)].node_id, 10);
