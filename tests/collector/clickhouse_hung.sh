@@ -28,12 +28,18 @@ want=$(awk '$1 == "records" {print $2}' "$dir/gen.err")
 live_capture "$dir/r.pcap" "$dir/in.pcap"
 echo '{ "sinks": { "clickhouse_drain_seconds": 1 } }' >"$dir/cfg.json"
 secret=s3cretHung
+mport=$(free_port)
 "$col" --pcap "$dir/in.pcap" --config "$dir/cfg.json" --records-dir "$dir/r" --status-interval 0 \
+  --metrics "127.0.0.1:$mport" \
   --clickhouse "http://hopwatch:$secret@127.0.0.1:$port/?database=hw" --clickhouse-batch 100 \
   --clickhouse-batch-ms 0 >/dev/null 2>"$dir/col.err" &
 cpid=$!
 # an insert is under way at the hung listener
 wait_for 120 "an insert to reach the hung ClickHouse" test -s "$dir/hung.log" || exit 1
+# and the collector has taken every record from the capture (the first insert leaves with the first 100 of
+# them, long before the last is read: SIGTERM then would end the reading, not test the drain)
+wait_metrics_records "$mport" "$want" "$dir/m.txt" ||
+  { tail -5 "$dir/col.err"; fail "/metrics never showed all $want records"; }
 kill -TERM "$cpid"
 t0=$(date +%s)
 for _ in $(seq 200); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
