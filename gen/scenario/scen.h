@@ -257,7 +257,7 @@ struct json_t;
 struct json_t *sc_event_jobs(const struct sc_sim *s, unsigned i);
 
 /* drop reasons the scenario writes */
-enum { SC_DROP_CONGESTION = 71, SC_DROP_MTU = 80 };
+enum { SC_DROP_CONGESTION = 71, SC_DROP_MTU = 70 }; /* switch.p4: TRAFFIC_MANAGER, MTU_CHECK_FAIL */
 
 /* scenario_main.c: the defaults --help lists */
 void sc_cfg_default(struct sc_cfg *c);

@@ -55,6 +55,10 @@ enum hw_profile {
 const char *hw_profile_name(enum hw_profile p);
 int hw_profile_from_name(const char *name); /* -1 when unknown */
 
+/* What a drop report's drop reason code means, in words ("traffic manager: queue or buffer full" for 71),
+ * after switch.p4 / SONiC DTel and fabric-tna; NULL for a code neither defines. */
+const char *hw_drop_reason_name(unsigned code);
+
 #define HW_MAX_PORTS 8
 
 /* Parser configuration.  Fill with hw_parser_config_default(), then adjust. */

@@ -38,7 +38,7 @@ for sc in incast link-down pfc-storm dscp-misconfig report-loss mtu-mismatch fat
   echo "ok $sc: $want records (tr0.5) equal in all three formats' round trips"
 done
 # what the events leave in the reports: drop reports (congestion and MTU), CNPs, CE marks, lost sequence numbers
-grep -q '"drop_reason":80' "$dir/mtu-mismatch-tr2.0/coll.jsonl" || fail "mtu-mismatch: no MTU drop reports"
+grep -q '"drop_reason":70' "$dir/mtu-mismatch-tr2.0/coll.jsonl" || fail "mtu-mismatch: no MTU drop reports"
 grep -q '"dscp":0,"ecn":2,"roce_opcode"' "$dir/dscp-misconfig-tr2.0/coll.jsonl" || fail "dscp-misconfig: no RoCE with DSCP 0"
 grep -q '"roce_opcode":129' "$dir/incast-tr2.0/coll.jsonl" || fail "incast: no CNP reports"
 grep -q '"ecn":3' "$dir/incast-tr2.0/coll.jsonl" || fail "incast: no CE-marked packets"

@@ -31,6 +31,8 @@
  * field pointing past its container), while RepMdBits needing more words than an in-bounds
  * md_length is report_md; a v0.5 total hop count larger than the stack is int_hops; shim type 15
  * under the v2.1 layout is int_shim.
+ *
+ * Also: the names of the parse outcomes, and of the drop reason codes drop reports carry.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -663,15 +665,31 @@ static void result_names(void **state)
 	assert_string_equal(hw_result_name(HW_E_INT_HOPS), "int_hops");
 }
 
+/* Drop reason codes as switch.p4 (SWITCH_DROP_REASON_MTU_CHECK_FAIL 70, _TRAFFIC_MANAGER 71, _WRED 73, _ACL_DENY
+ * 80, _INGRESS_PFC_WD_DROP 101) and fabric-tna (DROP_REASON_MPLS_TTL_ZERO 131) define them; 200 neither does. */
+static void drop_reason_names(void **state)
+{
+	(void)state;
+	assert_string_equal(hw_drop_reason_name(70), "MTU check failed (frame larger than the port's MTU)");
+	assert_string_equal(hw_drop_reason_name(71), "traffic manager: queue or buffer full");
+	assert_string_equal(hw_drop_reason_name(73), "WRED (random early drop)");
+	assert_string_equal(hw_drop_reason_name(80), "ACL deny");
+	assert_string_equal(hw_drop_reason_name(101), "ingress PFC watchdog");
+	assert_string_equal(hw_drop_reason_name(131), "MPLS TTL zero");
+	assert_null(hw_drop_reason_name(200));
+	assert_null(hw_drop_reason_name(256)); /* not an 8-bit code */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(l2_truncated),    cmocka_unit_test(ip_truncated),      cmocka_unit_test(ip_header),
-	    cmocka_unit_test(udp_length),      cmocka_unit_test(report_truncated),  cmocka_unit_test(report_version),
-	    cmocka_unit_test(report_length),   cmocka_unit_test(report_type),       cmocka_unit_test(report_md),
-	    cmocka_unit_test(inner_truncated), cmocka_unit_test(int_base_is_valid), cmocka_unit_test(int_shim),
-	    cmocka_unit_test(int_version),     cmocka_unit_test(int_length),        cmocka_unit_test(int_bitmap),
-	    cmocka_unit_test(int_hops),        cmocka_unit_test(too_many),          cmocka_unit_test(result_names),
+	    cmocka_unit_test(l2_truncated),      cmocka_unit_test(ip_truncated),      cmocka_unit_test(ip_header),
+	    cmocka_unit_test(udp_length),        cmocka_unit_test(report_truncated),  cmocka_unit_test(report_version),
+	    cmocka_unit_test(report_length),     cmocka_unit_test(report_type),       cmocka_unit_test(report_md),
+	    cmocka_unit_test(inner_truncated),   cmocka_unit_test(int_base_is_valid), cmocka_unit_test(int_shim),
+	    cmocka_unit_test(int_version),       cmocka_unit_test(int_length),        cmocka_unit_test(int_bitmap),
+	    cmocka_unit_test(int_hops),          cmocka_unit_test(too_many),          cmocka_unit_test(result_names),
+	    cmocka_unit_test(drop_reason_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "detector.h"
+#include "hopwatch/wire.h"
 
 struct drops_q { /* per queue: a tumbling window */
 	struct an_hyst h;
@@ -33,7 +34,11 @@ static void close_window(struct hw_analyzer *a, struct an_queue *q, struct drops
 			if (s > 0) {
 				an_ev_num(e, "threshold", a->c.drops_ratio);
 				an_ev_num(e, "drop_reason", w->last_reason);
-				an_ev_detail(e, "drop reason %u", w->last_reason);
+				const char *why = hw_drop_reason_name(w->last_reason);
+				if (why)
+					an_ev_detail(e, "drop reason %u (%s)", w->last_reason, why);
+				else
+					an_ev_detail(e, "drop reason %u", w->last_reason);
 			}
 			an_ev_commit(e);
 		}
