@@ -300,6 +300,52 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 		desc[0] = 0;
 }
 
+/* What a PacketDrops asks of a person: it depends on why the switch dropped (the drop reason's code, as
+ * hw_drop_reason_name reads it: switch.p4 / SONiC DTel and fabric-tna). */
+static void drops_action(const struct hw_an_event *e, const char *who, char *buf, size_t size)
+{
+	int code = -1;
+	for (unsigned i = 0; i < e->n_numbers; i++)
+		if (!strcmp(e->numbers[i].name, "drop_reason"))
+			code = (int)e->numbers[i].value;
+	const char *what;
+	switch (code) {
+	case 71: /* traffic manager: the queue or the buffer was full */
+		snprintf(
+		    buf, size,
+		    "What to do: the queue overflowed. If this traffic should be lossless (RoCE), check that its DSCP "
+		    "maps to a PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue "
+		    "toward %s (its HighQueue or Incast, the flows).",
+		    who);
+		return;
+	case 73:
+		what = "WRED dropped instead of marking: check the queue's WRED/ECN profile and that the senders' "
+		       "traffic is ECN-capable, so that it is marked, not dropped.";
+		break;
+	case 70:
+		what = "frames larger than the MTU: make the MTU the same along the path (both ends of each link and "
+		       "the hosts' RoCE MTU).";
+		break;
+	case 80:
+	case 81:
+	case 92: what = "an ACL on this switch denies the traffic: check its ACLs against the flows."; break;
+	case 101:
+	case 102:
+		what = "the PFC watchdog dropped a queue that stayed paused: find the device sending the pauses "
+		       "downstream (a PFC storm) before re-enabling.";
+		break;
+	case 26:
+	case 41:
+	case 131: what = "the TTL ran out: look for a forwarding loop on the flows' path."; break;
+	case 29:
+	case 89:
+	case 128:
+	case 130: what = "no route or next hop for the destination: check this switch's routes and neighbours."; break;
+	default: what = "check the switch's drop counters for this reason.";
+	}
+	snprintf(buf, size, "What to do: %s", what);
+}
+
 /* What a person does about it, one sentence ("" when the alert's own text says enough). */
 static void action_text(const struct hw_an_event *e, const char *peer, char *buf, size_t size)
 {
@@ -322,6 +368,8 @@ static void action_text(const struct hw_an_event *e, const char *peer, char *buf
 		    buf, size,
 		    "What to do: check both ends of the link (optics, cable, port state); its flows moved to the other "
 		    "paths (PathChange).");
+	else if (!strcmp(e->alertname, "PacketDrops"))
+		drops_action(e, who, buf, size);
 	else if (!strcmp(e->alertname, "Microburst")) /* the bursts' digest (deploy/alertmanager) sends these */
 		snprintf(
 		    buf, size,

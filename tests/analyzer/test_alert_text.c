@@ -287,6 +287,56 @@ static void test_microburst_text(void **state)
 	assert_non_null(strstr(a.kv[1].v, "Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows"));
 }
 
+/* The bundled incast's PacketDrops as the analyzer raises it (its events file): leaf1 Ethernet1 queue 0 (the lossy
+ * class, TCP) toward host1, 98 of 470 records dropped, drop reason 71 (switch.p4's TRAFFIC_MANAGER), one flow.
+ * What to do depends on the reason. */
+static void test_drops_text(void **state)
+{
+	(void)state;
+	struct hw_an_event e =
+	    storm_as(HW_AN_PACKET_DROPS, "PacketDrops", "critical", 184484097 /* 10.255.1.1 */, "leaf1", "host1");
+	e.queue = 0;
+	e.n_numbers = 5;
+	e.numbers[0].name = "drops";
+	e.numbers[0].value = 98;
+	e.numbers[1].name = "seen";
+	e.numbers[1].value = 470;
+	e.numbers[2].name = "ratio";
+	e.numbers[2].value = 98.0 / 470; /* 0.2085...: 20.9 % */
+	e.numbers[3].name = "threshold";
+	e.numbers[3].value = 0.001; /* 0.1 % */
+	e.numbers[4].name = "drop_reason";
+	e.numbers[4].value = 71;
+	snprintf(e.detail, sizeof(e.detail), "drop reason 71 (traffic manager: queue or buffer full)");
+	e.n_flows = 1;
+	static struct hw_alert_kv a;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	/* the place, the link, the reason in words, the values, the start, then what to do about a full queue,
+	 * toward the host behind the port */
+	assert_string_equal(a.kv[1].v,
+	                    "PacketDrops (critical) at leaf1 (10.255.1.1) port Ethernet1 queue 0. Link: "
+	                    "leaf1:Ethernet1--host1:eth0. drop reason 71 (traffic manager: queue or buffer full). "
+	                    "Values: drops 98, seen 470, ratio 20.9 %, threshold 0.1 %, drop_reason 71. Started "
+	                    "2026-01-01 00:00:07.001 UTC, still going. Flows affected: 1. What to do: the queue "
+	                    "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
+	                    "PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue toward "
+	                    "host1 (its HighQueue or Incast, the flows).");
+	/* an MTU drop (switch.p4 MTU_CHECK_FAIL, 70) asks for the MTU along the path */
+	e.numbers[4].value = 70;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	const char *mtu = "Flows affected: 1. What to do: frames larger than the MTU: make the MTU the same along the "
+	                  "path (both ends of each link and the hosts' RoCE MTU).";
+	const char *v = a.kv[1].v;
+	assert_true(strlen(v) > strlen(mtu));
+	assert_string_equal(v + strlen(v) - strlen(mtu), mtu);
+	/* a code neither switch.p4 nor fabric-tna defines: the switch's own counters */
+	e.numbers[4].value = 200;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	const char *other = "What to do: check the switch's drop counters for this reason.";
+	v = a.kv[1].v;
+	assert_string_equal(v + strlen(v) - strlen(other), other);
+}
+
 /* An event graph's legend says what the alert says: the issue's example (record time 1767225600001503000 ns,
  * occupancy 1.71871e+06) as a UTC time and bytes, the numbers three a line, then the detail. */
 static void test_graph_facts(void **state)
@@ -337,7 +387,7 @@ int main(void)
 	    cmocka_unit_test(test_utc_and_node),   cmocka_unit_test(test_numbers),
 	    cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
 	    cmocka_unit_test(test_incast_text),    cmocka_unit_test(test_microburst_text),
-	    cmocka_unit_test(test_graph_facts),
+	    cmocka_unit_test(test_drops_text),     cmocka_unit_test(test_graph_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
