@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alert_text.h"
+#include "hopwatch/wire.h"
 #include "clock.h"
 
 /* v with 3 significant digits at most, no exponent, no trailing zeros ("1.2", "43", "950"). */
@@ -81,6 +82,8 @@ void hw_fmt_number(const char *alertname, const char *name, double v, char *buf,
 		hw_fmt_bytes(v, buf, size);
 	else if (!strcmp(name, "threshold"))
 		fmt_sig(v * 100, "%", buf, size); /* TelemetryReportLoss, PacketDrops: a ratio */
+	else if (!strcmp(name, "drop_reason") && v >= 0 && v < 256 && v == floor(v) && hw_drop_reason_name((unsigned)v))
+		snprintf(buf, size, "%.0f (%s)", v, hw_drop_reason_name((unsigned)v)); /* the code, in words */
 	else if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, size, "%.0f", v);
 	else
@@ -300,14 +303,20 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 		desc[0] = 0;
 }
 
+/* The event's drop reason code (a PacketDrops), -1 when it has none. */
+static int drop_reason_of(const struct hw_an_event *e)
+{
+	for (unsigned i = 0; i < e->n_numbers; i++)
+		if (!strcmp(e->numbers[i].name, "drop_reason") && e->numbers[i].value >= 0 && e->numbers[i].value < 256)
+			return (int)e->numbers[i].value;
+	return -1;
+}
+
 /* What a PacketDrops asks of a person: it depends on why the switch dropped (the drop reason's code, as
  * hw_drop_reason_name reads it: switch.p4 / SONiC DTel and fabric-tna). */
 static void drops_action(const struct hw_an_event *e, const char *who, char *buf, size_t size)
 {
-	int code = -1;
-	for (unsigned i = 0; i < e->n_numbers; i++)
-		if (!strcmp(e->numbers[i].name, "drop_reason"))
-			code = (int)e->numbers[i].value;
+	const int code = drop_reason_of(e);
 	const char *what;
 	switch (code) {
 	case 71: /* traffic manager: the queue or the buffer was full */
@@ -412,7 +421,11 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	}
 	if (o < sizeof(d) && e->link[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Link: %s.", e->link);
-	if (o < sizeof(d) && e->detail[0] && !tree && !incast) /* culprit and victims, said above */
+	/* a tree's and an Incast's detail are the culprit and victims, said above; a PacketDrops' the drop reason,
+	 * which its values name when the code has a name */
+	int reason_said = !strcmp(e->alertname, "PacketDrops") && drop_reason_of(e) >= 0 &&
+	                  hw_drop_reason_name((unsigned)drop_reason_of(e));
+	if (o < sizeof(d) && e->detail[0] && !tree && !incast && !reason_said)
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " %s.", e->detail);
 	if (o < sizeof(d) && vals[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Values: %s.", vals);

@@ -32,7 +32,7 @@ static const struct {
     {57, "STP state blocking"},
     {58, "same interface (hairpin)"},
     {60, "egress link down"},
-    {70, "MTU check failed (frame larger than the port's MTU)"},
+    {70, "MTU check failed: frame larger than the port's MTU"},
     {71, "traffic manager: queue or buffer full"},
     {72, "storm control"},
     {73, "WRED (random early drop)"},

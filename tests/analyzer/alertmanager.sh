@@ -111,7 +111,11 @@ for a in json.load(open(sys.argv[1])):
     l = a["labels"]
     assert l["alertname"] == "PacketDrops" and l["severity"] == "critical", l
     assert l["node_id"] and l["port"] and l["queue"], l
-    assert "drop reason" in a["annotations"]["description"], a["annotations"]
+    # the description says the reason's code: in its values ("drop_reason 80 (ACL deny)"), or for a code
+    # without a name in the detail ("drop reason 176")
+    code = a["annotations"]["drop_reason"]
+    d = a["annotations"]["description"]
+    assert "drop_reason %s" % code in d or "drop reason %s" % code in d, a["annotations"]
     assert a["annotations"]["summary"].startswith("PacketDrops at "), a["annotations"]
 PY
 wait "$an_pid"

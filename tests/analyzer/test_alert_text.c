@@ -311,12 +311,17 @@ static void test_drops_text(void **state)
 	e.n_flows = 1;
 	static struct hw_alert_kv a;
 	hw_alert_annotations(&e, NULL, NULL, &a);
-	/* the place, the link, the reason in words, the values, the start, then what to do about a full queue,
-	 * toward the host behind the port */
+	/* the summary names the reason in words with its code */
+	assert_string_equal(a.kv[0].v,
+	                    "PacketDrops at leaf1 (10.255.1.1) port Ethernet1 queue 0: drops 98, seen 470, "
+	                    "ratio 20.9 %, threshold 0.1 %, drop_reason 71 (traffic manager: queue or buffer "
+	                    "full) since 2026-01-01 00:00:07.001 UTC");
+	/* the place, the link, the values with the reason in words (the detail, the same reason, not again), the
+	 * start, then what to do about a full queue, toward the host behind the port */
 	assert_string_equal(a.kv[1].v,
 	                    "PacketDrops (critical) at leaf1 (10.255.1.1) port Ethernet1 queue 0. Link: "
-	                    "leaf1:Ethernet1--host1:eth0. drop reason 71 (traffic manager: queue or buffer full). "
-	                    "Values: drops 98, seen 470, ratio 20.9 %, threshold 0.1 %, drop_reason 71. Started "
+	                    "leaf1:Ethernet1--host1:eth0. Values: drops 98, seen 470, ratio 20.9 %, threshold 0.1 %, "
+	                    "drop_reason 71 (traffic manager: queue or buffer full). Started "
 	                    "2026-01-01 00:00:07.001 UTC, still going. Flows affected: 1. What to do: the queue "
 	                    "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
 	                    "PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue toward "
@@ -329,9 +334,13 @@ static void test_drops_text(void **state)
 	const char *v = a.kv[1].v;
 	assert_true(strlen(v) > strlen(mtu));
 	assert_string_equal(v + strlen(v) - strlen(mtu), mtu);
-	/* a code neither switch.p4 nor fabric-tna defines: the switch's own counters */
+	/* a code neither switch.p4 nor fabric-tna defines: the bare code, the detail said, and the switch's own
+	 * counters */
 	e.numbers[4].value = 200;
+	snprintf(e.detail, sizeof(e.detail), "drop reason 200");
 	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[1].v, "leaf1:Ethernet1--host1:eth0. drop reason 200. Values: "));
+	assert_non_null(strstr(a.kv[0].v, "threshold 0.1 %, drop_reason 200 since"));
 	const char *other = "What to do: check the switch's drop counters for this reason.";
 	v = a.kv[1].v;
 	assert_string_equal(v + strlen(v) - strlen(other), other);

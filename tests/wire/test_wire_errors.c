@@ -670,7 +670,7 @@ static void result_names(void **state)
 static void drop_reason_names(void **state)
 {
 	(void)state;
-	assert_string_equal(hw_drop_reason_name(70), "MTU check failed (frame larger than the port's MTU)");
+	assert_string_equal(hw_drop_reason_name(70), "MTU check failed: frame larger than the port's MTU");
 	assert_string_equal(hw_drop_reason_name(71), "traffic manager: queue or buffer full");
 	assert_string_equal(hw_drop_reason_name(73), "WRED (random early drop)");
 	assert_string_equal(hw_drop_reason_name(80), "ACL deny");
