@@ -312,6 +312,13 @@ static int drop_reason_of(const struct hw_an_event *e)
 	return -1;
 }
 
+/* A PacketDrops' detail is its drop reason, which its values name when the code has a name. */
+static int detail_in_values(const struct hw_an_event *e)
+{
+	return !strcmp(e->alertname, "PacketDrops") && drop_reason_of(e) >= 0 &&
+	       hw_drop_reason_name((unsigned)drop_reason_of(e));
+}
+
 /* What a PacketDrops asks of a person: it depends on why the switch dropped (the drop reason's code, as
  * hw_drop_reason_name reads it: switch.p4 / SONiC DTel and fabric-tna). */
 static void drops_action(const struct hw_an_event *e, const char *who, char *buf, size_t size)
@@ -421,11 +428,8 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	}
 	if (o < sizeof(d) && e->link[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Link: %s.", e->link);
-	/* a tree's and an Incast's detail are the culprit and victims, said above; a PacketDrops' the drop reason,
-	 * which its values name when the code has a name */
-	int reason_said = !strcmp(e->alertname, "PacketDrops") && drop_reason_of(e) >= 0 &&
-	                  hw_drop_reason_name((unsigned)drop_reason_of(e));
-	if (o < sizeof(d) && e->detail[0] && !tree && !incast && !reason_said)
+	/* a tree's and an Incast's detail are the culprit and victims, said above */
+	if (o < sizeof(d) && e->detail[0] && !tree && !incast && !detail_in_values(e))
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " %s.", e->detail);
 	if (o < sizeof(d) && vals[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Values: %s.", vals);
@@ -462,6 +466,6 @@ void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 	size_t o = (size_t)snprintf(buf, size, "since %s%s%s", since, lasted[0] ? ", lasted " : "", lasted);
 	if (o < size && vals[0])
 		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
-	if (o < size && e->detail[0])
+	if (o < size && e->detail[0] && !detail_in_values(e))
 		snprintf(buf + o, size - o, "\n%s", e->detail);
 }

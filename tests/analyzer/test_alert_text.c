@@ -326,6 +326,12 @@ static void test_drops_text(void **state)
 	                    "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
 	                    "PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue toward "
 	                    "host1 (its HighQueue or Incast, the flows).");
+	/* the graph's legend: the numbers three a line, the reason named there and not again below */
+	char b[1200];
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_string_equal(b, "since 2026-01-01 00:00:07.001 UTC\n"
+	                       "drops 98, seen 470, ratio 20.9 %\n"
+	                       "threshold 0.1 %, drop_reason 71 (traffic manager: queue or buffer full)");
 	/* an MTU drop (switch.p4 MTU_CHECK_FAIL, 70) asks for the MTU along the path */
 	e.numbers[4].value = 70;
 	hw_alert_annotations(&e, NULL, NULL, &a);
