@@ -6,7 +6,7 @@
 #include "front.h"
 #include "hopwatch/pcap_input.h"
 
-/* Frames of a capture file are parsed as they are read (from the file's mapping, or libpcap's buffer,
+/* Frames of a capture file are parsed as they are read (from the direct reader's buffer, or libpcap's,
  * which it reuses for the next one) and their state updates applied a burst at a time, as the DPDK front does:
  * hw_worker_apply prefetches the queue slots and flow entries of the reports ahead, where one frame at a time finds
  * them cold. */

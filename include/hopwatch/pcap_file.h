@@ -1,4 +1,4 @@
-/* The classic pcap file format read straight from memory (a mapped file): header check and record walk.
+/* The classic pcap file format read straight from memory (a buffer of the file): header check and record walk.
  * Frames are handed on where they lie, with the timestamps and lengths libpcap 1.10 would give. */
 #ifndef HOPWATCH_PCAP_FILE_H
 #define HOPWATCH_PCAP_FILE_H
@@ -58,7 +58,7 @@ struct hw_pcap_file_walk {
 void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn, void *arg,
                        volatile int *stop, struct hw_pcap_file_walk *w);
 
-/* The same walk in steps, so that the reader can let go of the part of a mapping it has read:
+/* The same walk in steps (a reader that holds part of the file at a time walks it to the end of what it holds):
  * hw_pcap_file_walk_init, then hw_pcap_file_walk_to until it returns 0 (the walk ended: w->end says why).
  * Each call walks on from w->offset and returns 1 at the first record that starts at or past until
  * (w->offset is its start; nothing before it is read again). */

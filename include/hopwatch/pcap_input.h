@@ -18,21 +18,25 @@ int hw_pcap_read_file(const char *path, hw_frame_fn fn, void *arg, volatile int 
 
 /* How a capture file is read. */
 enum hw_pcap_read {
-	/* A regular classic pcap file (2.4, Ethernet; hw_pcap_file_header) is mapped and its frames handed on
-	 * from the mapping (lib/common/pcap_file.c: no copy, no system call per frame); anything else (pcapng,
-	 * other link types or versions, named pipes, a file mmap refuses) through libpcap.  The frames,
-	 * their lengths and times, and where reading ends are the same either way. */
+	/* A regular classic pcap file (2.4, Ethernet; hw_pcap_file_header) is read HW_PCAP_READ_CHUNK bytes
+	 * at a time into one buffer and its frames handed on from there (lib/common/pcap_file.c: no copy per
+	 * frame, a system call per chunk); anything else (pcapng, other link types or versions, named pipes)
+	 * through libpcap.  The frames, their lengths and times, and where reading ends are the same either way. */
 	HW_PCAP_READ_AUTO,
 	HW_PCAP_READ_LIBPCAP, /* always libpcap */
-	HW_PCAP_READ_DIRECT,  /* only the mapping: -1 for a file it does not read (tests, benchmarks) */
+	HW_PCAP_READ_DIRECT,  /* only the direct reader: -1 for a file it does not read (tests, benchmarks) */
 };
+
+/* What the direct reader asks read(2) for at a time: 1 MiB measured fastest of 64 KiB to 4 MiB
+ * (docs/performance.md, round 15).  A record may span two chunks: it is moved to the front and read whole. */
+#define HW_PCAP_READ_CHUNK ((size_t)1 << 20)
 
 /* How a file was read (hw_pcap_read_file_with). */
 struct hw_pcap_read_stats {
-	int direct;      /* from the mapping; 0: libpcap */
+	int direct;      /* by the direct reader; 0: libpcap */
 	uint64_t frames; /* handed to fn */
-	uint64_t cut;    /* mapping only: frames whose caplen was over the file's snaplen, handed on cut to it (libpcap
-	                  * cuts them the same way without counting) */
+	uint64_t cut;    /* direct reader only: frames whose caplen was over the file's snaplen, handed on cut to it
+	                  * (libpcap cuts them the same way without counting) */
 };
 
 /* hw_pcap_read_file, read as how says; *stats (may be NULL) says how it went, also on an error. */

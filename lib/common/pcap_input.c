@@ -1,4 +1,4 @@
-/* libpcap front end: capture files in nanosecond precision (classic pcap files mapped and walked in place,
+/* libpcap front end: capture files in nanosecond precision (classic pcap files read in chunks and walked in place,
  * the rest through libpcap) and live interfaces, frames handed to a callback.  Ethernet only. */
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -7,13 +7,13 @@
 #include <poll.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hopwatch/pcap_file.h"
 #include "hopwatch/pcap_input.h"
+#include "read_full.h"
 
 /* stdio's buffer for a capture file: libpcap reads each record with two small freads, and with the
  * default buffer (the file system's block, 4 KiB) that is one read(2) every ~14 frames of 300 bytes.
@@ -50,7 +50,7 @@ static void close_file(pcap_t *p, char *buf)
 	free(buf);
 }
 
-/* The libpcap reader: pcapng, other link types and versions, named pipes, whatever the mapping leaves. */
+/* The libpcap reader: pcapng, other link types and versions, named pipes, whatever the direct reader leaves. */
 static int read_libpcap(const char *path, hw_frame_fn fn, void *arg, volatile int *stop,
                         struct hw_pcap_read_stats *stats, char *err, size_t errlen)
 {
@@ -92,14 +92,18 @@ static int read_libpcap(const char *path, hw_frame_fn fn, void *arg, volatile in
 	return 0;
 }
 
-/* How much of a mapped file is walked before the pages behind are let go of (a power of two, whole pages). */
-#define MAP_WINDOW ((size_t)1 << 20)
+/* The direct reader's buffer: a chunk (pcap_input.h) and the largest record, which a chunk may end inside
+ * of and which is moved to the front before the next read. */
+#define READ_BUFFER (HW_PCAP_READ_CHUNK + HW_PCAP_RECORD_HEADER + HW_PCAP_MAX_CAPLEN)
 
-/* read_mapped's answer for a file it does not read: AUTO hands it to libpcap. */
-#define NOT_MAPPED 2
+/* read_direct's answer for a file it does not read: AUTO hands it to libpcap. */
+#define NOT_DIRECT 2
 
-/* The direct reader: a regular classic pcap file mapped whole and walked in place (pcap_file.c). */
-static int read_mapped(const char *path, hw_frame_fn fn, void *arg, volatile int *stop,
+/* The direct reader: a regular classic pcap file read a chunk at a time into one buffer and walked in
+ * place (pcap_file.c).  read(2) rather than a mapping: the buffer's pages stay in the TLB and resident
+ * once, where walking a mapping of 4 KiB pages (tmpfs, a page cache without large folios) costs a TLB
+ * miss and a share of a page fault every 4 KiB, and grows the resident size with the file. */
+static int read_direct(const char *path, hw_frame_fn fn, void *arg, volatile int *stop,
                        struct hw_pcap_read_stats *stats, char *err, size_t errlen)
 {
 	/* Not a named pipe: opening and closing one here would leave its writer without a reader for a moment
@@ -107,51 +111,75 @@ static int read_mapped(const char *path, hw_frame_fn fn, void *arg, volatile int
 	struct stat st;
 	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
-		return NOT_MAPPED;
+		return NOT_DIRECT;
 	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return NOT_MAPPED;
+		return NOT_DIRECT;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)HW_PCAP_FILE_HEADER ||
 	    (uint64_t)st.st_size > SIZE_MAX) {
 		snprintf(err, errlen, "%s: not a regular file of at least a pcap file header", path);
 		close(fd);
-		return NOT_MAPPED;
+		return NOT_DIRECT;
 	}
-	size_t len = (size_t)st.st_size;
 	/* The length is fixed here: a file still being written is read up to what it held at the open, as a
-	 * libpcap read would stop at the end it found.  (A file cut shorter while mapped would raise SIGBUS:
-	 * capture files are not truncated in place by their writers.) */
-	const uint8_t *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED) {
-		snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-		return NOT_MAPPED;
+	 * libpcap read would stop at the end it found. */
+	uint64_t left = (uint64_t)st.st_size;
+	uint8_t *buf = NULL;
+	if (posix_memalign((void **)&buf, 4096, READ_BUFFER)) {
+		snprintf(err, errlen, "%s: out of memory for a read buffer", path);
+		close(fd);
+		return -1;
 	}
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* read ahead; only a hint */
+	ssize_t got = hw_read_full(fd, buf, left < HW_PCAP_READ_CHUNK ? (size_t)left : HW_PCAP_READ_CHUNK);
 	struct hw_pcap_file_format f;
-	if (!hw_pcap_file_header(m, len, &f)) {
-		snprintf(err, errlen, "%s: not a classic pcap 2.4 Ethernet file", path);
-		munmap((void *)m, len);
-		return NOT_MAPPED;
+	if (got < 0 || !hw_pcap_file_header(buf, (size_t)got, &f)) {
+		if (got < 0)
+			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+		else
+			snprintf(err, errlen, "%s: not a classic pcap 2.4 Ethernet file", path);
+		free(buf);
+		close(fd);
+		return got < 0 ? -1 : NOT_DIRECT;
 	}
-	madvise((void *)m, len, MADV_SEQUENTIAL); /* read ahead; only a hint */
+	left -= (uint64_t)got;
+	size_t have = (size_t)got;
+	uint64_t base = 0; /* the file offset of buf[0] */
 	struct hw_pcap_file_walk w;
 	stats->direct = 1;
-	/* Walked a window at a time, the pages behind let go of: the file stays in the page cache, but pages
-	 * mapped into this process count in its resident size (memory_peak_kib, what a monitor sees), which
-	 * would otherwise grow with the file. */
 	hw_pcap_file_walk_init(&w);
-	size_t let_go = 0;
-	while (hw_pcap_file_walk_to(m, len, &f, (size_t)w.offset + MAP_WINDOW, fn, arg, stop, &w)) {
-		size_t upto = (size_t)w.offset & ~(MAP_WINDOW - 1); /* whole windows, page-aligned */
-		if (upto > let_go) {
-			madvise((void *)(m + let_go), upto - let_go, MADV_DONTNEED);
-			let_go = upto;
+	for (;;) {
+		hw_pcap_file_walk_to(buf, have, &f, SIZE_MAX, fn, arg, stop, &w);
+		/* the end of the buffer is not the file's: a record cut there is read whole with the next chunk */
+		if (left == 0 || (w.end != HW_PCAP_FILE_EOF && w.end != HW_PCAP_FILE_SHORT_HEADER &&
+		                  w.end != HW_PCAP_FILE_SHORT_DATA))
+			break;
+		size_t keep = have - (size_t)w.offset; /* < READ_BUFFER - HW_PCAP_READ_CHUNK: the largest record */
+		memmove(buf, buf + w.offset, keep);
+		base += w.offset;
+		size_t want = left < HW_PCAP_READ_CHUNK ? (size_t)left : HW_PCAP_READ_CHUNK;
+		got = hw_read_full(fd, buf + keep, want);
+		if (got < 0) {
+			snprintf(err, errlen, "%s: read error at byte %llu: %s", path,
+			         (unsigned long long)(base + keep), strerror(errno));
+			free(buf);
+			close(fd);
+			stats->frames = w.frames;
+			stats->cut = w.cut;
+			return -1;
 		}
+		/* a file cut shorter since the open ends where it now ends */
+		left = (size_t)got < want ? 0 : left - (uint64_t)got;
+		have = keep + (size_t)got;
+		w.offset = 0;
 	}
-	munmap((void *)m, len);
+	w.offset += base;
+	const size_t len = (size_t)(base + have); /* the file's length as read */
+	free(buf);
+	close(fd);
 	stats->frames = w.frames;
 	stats->cut = w.cut;
 	const char *why = hw_pcap_file_end_name(w.end);
@@ -187,8 +215,8 @@ int hw_pcap_read_file_with(const char *path, enum hw_pcap_read how, hw_frame_fn 
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
 	if (how != HW_PCAP_READ_LIBPCAP) {
-		int rc = read_mapped(path, fn, arg, stop, stats, err, errlen);
-		if (rc != NOT_MAPPED)
+		int rc = read_direct(path, fn, arg, stop, stats, err, errlen);
+		if (rc != NOT_DIRECT)
 			return rc;
 		if (how == HW_PCAP_READ_DIRECT)
 			return -1; /* err says why */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hopwatch/record_file.h"
+#include "read_full.h"
 #include "record_compact.h"
 #include "sinks_internal.h"
 
@@ -335,22 +336,6 @@ struct hw_record_reader {
 	uint8_t buf[READER_CHUNK * HW_RECORD_SIZE];
 };
 
-static ssize_t read_full(int fd, uint8_t *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, p + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 /* Check the header and the length; 0, or -1 with a message naming the file and the problem.  *nrec is the
  * number of records of a fixed-size file (version 1); a compact file's is known only once it is read. */
 static int check_file(const char *path, const uint8_t *h, ssize_t got, uint64_t size, unsigned *version_out,
@@ -412,7 +397,7 @@ struct hw_record_reader *hw_record_reader_open(const char *path, char *err, size
 	uint64_t nrec = 0;
 	unsigned version = 0;
 	ssize_t got = 0;
-	if (fstat(fd, &st) || (got = read_full(fd, h, sizeof(h))) < 0) {
+	if (fstat(fd, &st) || (got = hw_read_full(fd, h, sizeof(h))) < 0) {
 		hw_errf(err, errlen, "%s: %s", path, strerror(errno));
 		close(fd);
 		return NULL;
@@ -448,7 +433,7 @@ static long read_fixed(struct hw_record_reader *r, struct hw_record *out, size_t
 		n = (size_t)r->left;
 	while (total < n) {
 		size_t chunk = n - total < READER_CHUNK ? n - total : READER_CHUNK;
-		ssize_t got = read_full(r->fd, r->buf, chunk * HW_RECORD_SIZE);
+		ssize_t got = hw_read_full(r->fd, r->buf, chunk * HW_RECORD_SIZE);
 		if (got < 0) {
 			hw_errf(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
 			        strerror(errno));
@@ -477,7 +462,7 @@ static int refill(struct hw_record_reader *r, char *err, size_t errlen)
 	r->clen -= r->cpos;
 	r->coff += r->cpos;
 	r->cpos = 0;
-	ssize_t got = read_full(r->fd, r->cbuf + r->clen, COMPACT_BUF - r->clen);
+	ssize_t got = hw_read_full(r->fd, r->cbuf + r->clen, COMPACT_BUF - r->clen);
 	if (got < 0) {
 		hw_errf(err, errlen, "%s: read after record %llu: %s", r->path, (unsigned long long)r->done,
 		        strerror(errno));

@@ -1,4 +1,4 @@
-/* The mapped pcap reader against libpcap: the same frames, times and ending on every capture under tests/ and
+/* The direct pcap reader against libpcap: the same frames, times and ending on every capture under tests/ and
  * data/, a generated one, their byte-swapped and ns rewrites, damaged files.  Usage: test_pcap_file SRC-ROOT GEN */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,7 +78,7 @@ static void read_with(const char *path, enum hw_pcap_read how, struct outcome *o
 }
 
 /* AUTO and DIRECT read path exactly as libpcap does (frames, lengths, times, return); AUTO used the
- * mapping when want_direct.  Returns the number of frames. */
+ * direct reader when want_direct.  Returns the number of frames. */
 static size_t same_as_libpcap(const char *path, int want_direct, int stop_after_first)
 {
 	struct outcome lib, dir;
@@ -202,7 +202,7 @@ static int check_capture(const char *path, const struct stat *sb, int type, stru
 			assert_int_equal(same_as_libpcap(spit("nsec.pcap", b, len), 1, 0), n);
 		}
 	}
-	printf("# %s: %zu frames, %s\n", path, n, classic ? "mapped" : "libpcap");
+	printf("# %s: %zu frames, %s\n", path, n, classic ? "direct" : "libpcap");
 	free(b);
 	n_captures++;
 	return 0;
@@ -391,7 +391,88 @@ static void damaged_files(void **state)
 	free_frames(&fr);
 }
 
-/* Files the mapping leaves to libpcap: AUTO reads them as libpcap does, DIRECT refuses them. */
+/* A file of several read chunks (HW_PCAP_READ_CHUNK) built in memory: records of 60 to 1,514 bytes, and
+ * one of 200,000 bytes that starts 1,000 bytes before the first chunk ends, so that the reader must carry
+ * it (and, past it, whichever records the next chunks end inside of) into the next read. */
+struct big {
+	uint8_t *b;
+	size_t len, room;
+	size_t n;          /* records */
+	size_t last_start; /* where the last record begins */
+};
+
+static void big_rec(struct big *f, uint32_t caplen, uint32_t stamped_caplen)
+{
+	if (f->len + 16 + caplen > f->room) {
+		f->room = 2 * (f->len + 16 + caplen);
+		f->b = realloc(f->b, f->room);
+		assert_non_null(f->b);
+	}
+	f->last_start = f->len;
+	put32(f->b + f->len, (uint32_t)f->n);            /* seconds: the record's number */
+	put32(f->b + f->len + 4, (uint32_t)f->n * 1000); /* microseconds */
+	put32(f->b + f->len + 8, stamped_caplen);
+	put32(f->b + f->len + 12, caplen);
+	f->len += 16;
+	for (uint32_t i = 0; i < caplen; i++)
+		f->b[f->len++] = (uint8_t)((i + f->n) % 251);
+	f->n++;
+}
+
+static void across_read_chunks(void **state)
+{
+	(void)state;
+	struct big f = {0};
+	struct file h;
+	header(&h, 0xa1b2c3d4, 262144);
+	big_rec(&f, 0, 0); /* room, then the header over the empty record's place */
+	memcpy(f.b, h.b, 24);
+	f.len = 24;
+	f.n = 0;
+	/* small records up to 1,000 bytes before the first chunk's end, then the large one across it */
+	for (uint32_t i = 0; f.len + 16 + 1514 < HW_PCAP_READ_CHUNK - 1000; i++)
+		big_rec(&f, 60 + (i * 37) % 1455, 60 + (i * 37) % 1455);
+	while (f.len < HW_PCAP_READ_CHUNK - 1000)
+		big_rec(&f, 60, 60);
+	const size_t big_start = f.len;
+	big_rec(&f, 200000, 200000);
+	assert_true(big_start < HW_PCAP_READ_CHUNK && f.len > HW_PCAP_READ_CHUNK);
+	for (uint32_t i = 0; f.len < 3 * HW_PCAP_READ_CHUNK + 12345; i++)
+		big_rec(&f, 60 + (i * 101) % 1455, 60 + (i * 101) % 1455);
+	const size_t n = f.n;
+
+	/* whole: every record handed on, as libpcap hands them on */
+	assert_int_equal(same_as_libpcap(spit("chunks.pcap", f.b, f.len), 1, 0), n);
+	/* stopped after the first frame: one frame, rc 1, as libpcap */
+	assert_int_equal(same_as_libpcap(spit("chunks.pcap", f.b, f.len), 1, 1), 1);
+
+	/* cut 7 bytes before the end, inside the last record: all but it, and the error names it and its byte */
+	struct outcome o;
+	char want[128];
+	const char *p = spit("chunks-cut.pcap", f.b, f.len - 7);
+	assert_int_equal(same_as_libpcap(p, 1, 0), n - 1);
+	read_with(p, HW_PCAP_READ_DIRECT, &o, 0);
+	assert_int_equal(o.rc, -1);
+	assert_int_equal(o.st.frames, n - 1);
+	snprintf(want, sizeof(want), "truncated_record: record %zu (byte %zu) has caplen", n, f.last_start);
+	assert_non_null(strstr(o.err, want));
+	free_frames(&o.f);
+
+	/* a caplen over libpcap's limit after the third chunk: the records before it, and its byte */
+	const size_t bad_start = f.len;
+	big_rec(&f, 0, HW_PCAP_MAX_CAPLEN + 1);
+	p = spit("chunks-over.pcap", f.b, f.len);
+	assert_int_equal(same_as_libpcap(p, 1, 0), n);
+	read_with(p, HW_PCAP_READ_DIRECT, &o, 0);
+	assert_int_equal(o.rc, -1);
+	snprintf(want, sizeof(want), "caplen_over_limit: record %zu (byte %zu) has caplen %u", n + 1, bad_start,
+	         HW_PCAP_MAX_CAPLEN + 1);
+	assert_non_null(strstr(o.err, want));
+	free_frames(&o.f);
+	free(f.b);
+}
+
+/* Files the direct reader leaves to libpcap: AUTO reads them as libpcap does, DIRECT refuses them. */
 static void left_to_libpcap(void **state)
 {
 	(void)state;
@@ -408,7 +489,7 @@ static void left_to_libpcap(void **state)
 	assert_non_null(strstr(o.err, "v23.pcap"));
 	free_frames(&o.f);
 	/* link type 1 with 'an FCS of 4 bytes is present' (bit 26 and 4 in bits 28-31): libpcap reads it as
-	 * Ethernet, the mapping leaves it */
+	 * Ethernet, the direct reader leaves it */
 	header(&f, 0xa1b2c3d4, 65535);
 	put32(f.b + 20, 0x44000001u);
 	rec(&f, 1, 0, 60, 60);
@@ -485,6 +566,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(every_capture_in_the_tree),
 	    cmocka_unit_test(a_generated_capture),
 	    cmocka_unit_test(damaged_files),
+	    cmocka_unit_test(across_read_chunks),
 	    cmocka_unit_test(left_to_libpcap),
 	    cmocka_unit_test(standard_input),
 	};
