@@ -68,7 +68,9 @@ static void stale_counts_full_tables(void **state)
 	assert_int_equal(hw_seq_tracker_init(&w->seqs, SENDERS), 0);
 	assert_int_equal(w->queues.mask + 1, QUEUES);
 	assert_int_equal(w->seqs.mask + 1, SENDERS);
-	/* every slot a distinct key, n left at 0: the merge hash is first sized for 0 keys (16 entries) */
+	/* every slot a distinct key.  The queue table's keys are slots[0, n), as its claims leave them (the merge
+	 * reads no further); the sender table's count is left at 0, stale: the merge hash is first sized for
+	 * 0 senders (16 entries) and must grow to hold all 1024. */
 	for (uint32_t s = 0; s <= w->queues.mask; s++) {
 		w->queues.slots[s].node = 0x0a000000u + s / 64;
 		w->queues.slots[s].port = s % 64;
@@ -76,6 +78,7 @@ static void stale_counts_full_tables(void **state)
 		w->queues.slots[s].reports = 1;
 		w->queues.slots[s].used = 1;
 	}
+	w->queues.n = QUEUES;
 	for (uint32_t s = 0; s <= w->seqs.mask; s++) {
 		w->seqs.slots[s].node = 0x0a000000u + s;
 		w->seqs.slots[s].received = 5;
@@ -118,6 +121,7 @@ static void names_labels(void **state)
 		w->seqs.slots[s].received = 5;
 		w->seqs.slots[s].used = 1;
 	}
+	w->queues.n = 2; /* the queue keys are slots[0, n) */
 	char path[] = "/tmp/hw-names-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
