@@ -43,13 +43,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (w.end == HW_PCAP_FILE_EOF) != (w.offset == size))
 		__builtin_trap();
 
-	/* the same walk in steps (as the file reader goes, a window at a time): the same frames and ending */
+	/* the same walk in steps, as the file reader goes: over more of the file each time (from the header on,
+	 * step bytes more), on while the walk stopped at the end of what it had: the same frames and ending */
 	struct digest stepped = {0xcbf29ce484222325ull, 0};
 	struct hw_pcap_file_walk sw;
 	hw_pcap_file_walk_init(&sw);
-	size_t step = 1 + size % 97;
-	while (hw_pcap_file_walk_to(data, size, &f, (size_t)sw.offset + step, on_frame, &stepped, NULL, &sw))
-		;
+	const size_t step = 1 + size % 97;
+	for (size_t have = HW_PCAP_FILE_HEADER;; have = size - have > step ? have + step : size) {
+		hw_pcap_file_walk_on(data, have, &f, on_frame, &stepped, NULL, &sw);
+		if (have == size || !hw_pcap_file_walk_more(&sw))
+			break;
+	}
 	if (stepped.h != walked.h || sw.end != w.end || sw.offset != w.offset || sw.cut != w.cut)
 		__builtin_trap();
 

@@ -58,12 +58,17 @@ struct hw_pcap_file_walk {
 void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn, void *arg,
                        volatile int *stop, struct hw_pcap_file_walk *w);
 
-/* The same walk in steps (a reader that holds part of the file at a time walks it to the end of what it holds):
- * hw_pcap_file_walk_init, then hw_pcap_file_walk_to until it returns 0 (the walk ended: w->end says why).
- * Each call walks on from w->offset and returns 1 at the first record that starts at or past until
- * (w->offset is its start; nothing before it is read again). */
+/* The same walk in steps, for a reader that holds part of the file at a time: hw_pcap_file_walk_init, then
+ * hw_pcap_file_walk_on over what it holds, which walks on from w->offset to the end of buf.  While
+ * hw_pcap_file_walk_more(w) says the walk stopped only because buf ended there, the reader calls it again
+ * over a buffer holding more of the file, with w->offset where that record now starts (nothing before it
+ * is read again); else the walk has ended and w->end says why. */
 void hw_pcap_file_walk_init(struct hw_pcap_file_walk *w);
-int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, size_t until,
-                         hw_frame_fn fn, void *arg, volatile int *stop, struct hw_pcap_file_walk *w);
+void hw_pcap_file_walk_on(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn,
+                          void *arg, volatile int *stop, struct hw_pcap_file_walk *w);
+static inline int hw_pcap_file_walk_more(const struct hw_pcap_file_walk *w)
+{
+	return w->end == HW_PCAP_FILE_EOF || w->end == HW_PCAP_FILE_SHORT_HEADER || w->end == HW_PCAP_FILE_SHORT_DATA;
+}
 
 #endif

@@ -73,11 +73,11 @@ void hw_pcap_file_walk(const uint8_t *buf, size_t len, const struct hw_pcap_file
                        volatile int *stop, struct hw_pcap_file_walk *w)
 {
 	hw_pcap_file_walk_init(w);
-	hw_pcap_file_walk_to(buf, len, f, SIZE_MAX, fn, arg, stop, w);
+	hw_pcap_file_walk_on(buf, len, f, fn, arg, stop, w);
 }
 
-int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, size_t until,
-                         hw_frame_fn fn, void *arg, volatile int *stop, struct hw_pcap_file_walk *w)
+void hw_pcap_file_walk_on(const uint8_t *buf, size_t len, const struct hw_pcap_file_format *f, hw_frame_fn fn,
+                          void *arg, volatile int *stop, struct hw_pcap_file_walk *w)
 {
 	const int swapped = f->swapped;
 	const uint32_t snaplen = f->snaplen;
@@ -85,13 +85,9 @@ int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_fi
 	if (len < off) { /* a short file (hw_pcap_file_header refuses it) or a bad offset: never read before a check */
 		w->end = HW_PCAP_FILE_SHORT_HEADER;
 		w->offset = len;
-		return 0;
+		return;
 	}
 	for (;;) {
-		if (off >= until) {
-			w->offset = off;
-			return 1;
-		}
 		size_t left = len - off;
 		if (left == 0) {
 			w->end = HW_PCAP_FILE_EOF;
@@ -138,5 +134,4 @@ int hw_pcap_file_walk_to(const uint8_t *buf, size_t len, const struct hw_pcap_fi
 		}
 	}
 	w->offset = off;
-	return 0;
 }

@@ -152,10 +152,9 @@ static int read_direct(const char *path, hw_frame_fn fn, void *arg, volatile int
 	stats->direct = 1;
 	hw_pcap_file_walk_init(&w);
 	for (;;) {
-		hw_pcap_file_walk_to(buf, have, &f, SIZE_MAX, fn, arg, stop, &w);
+		hw_pcap_file_walk_on(buf, have, &f, fn, arg, stop, &w);
 		/* the end of the buffer is not the file's: a record cut there is read whole with the next chunk */
-		if (left == 0 || (w.end != HW_PCAP_FILE_EOF && w.end != HW_PCAP_FILE_SHORT_HEADER &&
-		                  w.end != HW_PCAP_FILE_SHORT_DATA))
+		if (left == 0 || !hw_pcap_file_walk_more(&w))
 			break;
 		size_t keep = have - (size_t)w.offset; /* < READ_BUFFER - HW_PCAP_READ_CHUNK: the largest record */
 		memmove(buf, buf + w.offset, keep);
