@@ -209,13 +209,12 @@ static struct qsum *merge_queues(const struct hw_collector *c, size_t *cap_out)
 		return NULL;
 	for (unsigned i = 0; i < c->n_workers; i++) {
 		const struct hw_queue_table *t = &c->workers[i]->queues;
-		/* the keys in use are slots[0, n) (queue_table.h): the rest of the capacity is never touched, here
-		 * either (a walk of all of it read 16 MiB per worker, a page fault per 4 KiB, at every scrape) */
+		/* the keys in use are slots[0, n), each set before n counted it (queue_table.h): the rest of the
+		 * capacity is never touched, here either (a walk of all of it read 16 MiB per worker, a page fault
+		 * per 4 KiB, at every scrape) */
 		const uint32_t n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
 		for (uint32_t s = 0; s < n; s++) {
 			const struct hw_queue_stats *q = &t->slots[s];
-			if (!__atomic_load_n(&q->used, __ATOMIC_ACQUIRE))
-				continue;
 			const struct qsum key = {.node = q->node, .port = q->port, .queue = q->queue};
 			struct qsum *x = mt_slot(&mt, &key);
 			if (!x) {

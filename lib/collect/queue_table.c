@@ -67,9 +67,8 @@ struct hw_queue_stats *hw_queue_table_claim(struct hw_queue_table *t, uint32_t i
 	s->node = node;
 	s->port = port;
 	s->queue = queue;
-	__atomic_store_n(&s->used, 1, __ATOMIC_RELEASE); /* readers see the key before using the slot */
 	t->index[i] = t->n + 1;
-	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELEASE); /* readers of slots[0, n) see its key set */
 	return s;
 }
 

@@ -35,8 +35,7 @@ static inline unsigned hw_hist_le_exp(unsigned k)
 struct hw_queue_stats {
 	uint32_t node;
 	uint32_t port;
-	uint32_t queue; /* HW_QUEUE_NONE when unknown */
-	uint32_t used;  /* nonzero once the key is set (written last, read first) */
+	uint32_t queue; /* HW_QUEUE_NONE when unknown; a key is published by the table's n (hw_queue_table) */
 	uint64_t reports;
 	uint64_t last_seen_ns;
 	uint64_t occ_sum, lat_sum;

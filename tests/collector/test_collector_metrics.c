@@ -76,7 +76,6 @@ static void stale_counts_full_tables(void **state)
 		w->queues.slots[s].port = s % 64;
 		w->queues.slots[s].queue = 3;
 		w->queues.slots[s].reports = 1;
-		w->queues.slots[s].used = 1;
 	}
 	w->queues.n = QUEUES;
 	for (uint32_t s = 0; s <= w->seqs.mask; s++) {
@@ -115,7 +114,6 @@ static void names_labels(void **state)
 		w->queues.slots[s].port = 3;
 		w->queues.slots[s].queue = 1;
 		w->queues.slots[s].reports = 7;
-		w->queues.slots[s].used = 1;
 		w->seqs.slots[s].node = node[s];
 		w->seqs.slots[s].hw_id = 2;
 		w->seqs.slots[s].received = 5;
@@ -188,7 +186,6 @@ static void series_cap(void **state)
 		q->port = k;
 		q->queue = 0;
 		q->reports = k + 1;
-		q->used = 1;
 	}
 	w->queues.n = KEYS;
 	struct hw_collector c;

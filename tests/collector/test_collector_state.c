@@ -205,8 +205,8 @@ static void queue_stats(void **state)
 	hw_queue_table_add(&t, &r);
 	assert_int_equal(t.n, 2);
 	const struct hw_queue_stats *s = NULL;
-	for (uint32_t i = 0; i <= t.mask; i++)
-		if (t.slots[i].used && t.slots[i].port == 7)
+	for (uint32_t i = 0; i < t.n; i++) /* the keys in use: slots[0, n) */
+		if (t.slots[i].port == 7)
 			s = &t.slots[i];
 	assert_non_null(s);
 	assert_int_equal(s->reports, 5);
@@ -262,12 +262,13 @@ static void queue_slots_in_order(void **state)
 	hw_queue_table_add(&t, &r);
 	assert_int_equal(t.n, KEYS);
 	for (uint32_t p = 0; p < KEYS; p++) {
-		assert_int_equal(t.slots[p].used, 1);
+		assert_int_equal(t.slots[p].node, 9);
 		assert_int_equal(t.slots[p].port, 1000 + 7 * p);
 		assert_int_equal(t.slots[p].reports, p == 42 ? 2 : 1);
 	}
+	const struct hw_queue_stats untouched = {0}; /* no slot past n written at all */
 	for (uint32_t i = KEYS; i < CAP; i++)
-		assert_int_equal(t.slots[i].used, 0);
+		assert_memory_equal(&t.slots[i], &untouched, sizeof(untouched));
 	hw_queue_table_free(&t);
 }
 
