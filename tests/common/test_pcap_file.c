@@ -422,13 +422,11 @@ static void big_rec(struct big *f, uint32_t caplen, uint32_t stamped_caplen)
 static void across_read_chunks(void **state)
 {
 	(void)state;
-	struct big f = {0};
-	struct file h;
+	struct file h; /* the file header, as the small files' */
 	header(&h, 0xa1b2c3d4, 262144);
-	big_rec(&f, 0, 0); /* room, then the header over the empty record's place */
-	memcpy(f.b, h.b, 24);
-	f.len = 24;
-	f.n = 0;
+	struct big f = {.b = malloc(h.len), .len = h.len, .room = h.len};
+	assert_non_null(f.b);
+	memcpy(f.b, h.b, h.len);
 	/* small records up to 1,000 bytes before the first chunk's end, then the large one across it */
 	for (uint32_t i = 0; f.len + 16 + 1514 < HW_PCAP_READ_CHUNK - 1000; i++)
 		big_rec(&f, 60 + (i * 37) % 1455, 60 + (i * 37) % 1455);
