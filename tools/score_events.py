@@ -55,7 +55,7 @@ def level_of(cfg, kind, queue):
     return burst_of(cfg, queue) if kind == "Microburst" else raise_of(cfg, queue)
 
 
-def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None):
+def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None, flows=None):
     """An injected Microburst the switches never reported: no record of its queue at or above their queue report
     level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
     A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
@@ -64,7 +64,17 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None):
     An injected Incast whose queue never reached the level at which it is congested (the simulated queue's peak
     over the whole run, truth queues[].peak_bytes, below HighQueue's threshold there, raise_of): its senders were
     held upstream (PFC from congestion elsewhere paused them), so there was no fan-in at its place to report.
-    No detector can find either; each is counted apart."""
+    With flows (flow_hash -> report times, queue_series), an injected PathChange none of whose moved flows was
+    reported both before it began (on the path it left) and from its start to its end plus the slack (on the
+    path it took): a flow first seen on its new path has no old one to differ from.
+    No detector can find any of these; each is counted apart."""
+    if t["kind"] == "PathChange":
+        if flows is None:
+            return False
+        lo, hi = t["start_ns"], t["end_ns"] + slack_ns
+        return not any(any(ts < lo for ts in flows.get(f["flow_hash"], ())) and
+                       any(lo <= ts <= hi for ts in flows.get(f["flow_hash"], ()))
+                       for f in t.get("affected_flows", []))
     if t["kind"] == "Incast" and truth is not None and cfg is not None and "queue" in t["place"]:
         at = (t["place"].get("node"), t["place"].get("ifname"), t["place"]["queue"])
         peaks = [q.get("peak_bytes", 0) for q in truth.get("queues", []) if (q.get("node"), q.get("ifname"),
@@ -115,6 +125,17 @@ def flow_match(truth_event, ev):
     return any(f in hashes for f in ev.get("flows", []))
 
 
+def its_flows_moved(truth_event, ev):
+    """PathChange ev, raised from injected PathChange truth_event's start on, names only flows it moved: their move
+    away from the link, or back to it once it is up, which the analyzer sees at each flow's next report (after
+    the event's end and slack when the flows report seldom; a flow first seen during the event shows only its
+    move back)."""
+    hashes = {f["flow_hash"] for f in truth_event.get("affected_flows", [])}
+    return (truth_event["kind"] == "PathChange" and ev.get("event") == "PathChange" and
+            ev["start_ns"] >= truth_event["start_ns"] and bool(ev.get("flows")) and
+            all(f in hashes for f in ev["flows"]))
+
+
 def load_config(path):
     c = dict(DEFAULTS)
     if path:
@@ -129,13 +150,16 @@ def load_config(path):
     return c
 
 
-def queue_series(records_path):
-    """(node_id, port, queue) -> [(time_ns, occupancy, flow_hash or None)] in record order."""
+def queue_series(records_path, flows=None):
+    """(node_id, port, queue) -> [(time_ns, occupancy, flow_hash or None)] in record order.  flows, when given, a
+    dict filled with flow_hash -> the times of the flow's records that carry a hop's ports (a path to compare)."""
     series = {}
     for line in open(records_path):
         if not line.strip():
             continue
         r = json.loads(line)
+        if flows is not None and "flow_hash" in r and "egress_port" in r:
+            flows.setdefault(r["flow_hash"], []).append(int(r["time_ns"]))
         if "queue_occupancy" not in r or "egress_port" not in r:
             continue
         k = (int(r["node_id"]), int(r["egress_port"]), int(r["queue_id"]))
@@ -210,12 +234,12 @@ def tree_victims(ev):
     return [v for v in d.split("victims", 1)[1].split() if v]
 
 
-def score_injected(truth, raised, slack_ns, cfg=None, series=None):
+def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None):
     injected = truth.get("events", [])
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
-        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg)]
+        hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg, flows)]
         weak = [t for t in hidden if below_burst_level(t, series, slack_ns, truth.get("model"), cfg)]
         ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
@@ -254,7 +278,9 @@ def explained(truth, e, slack_ns, cfg=None):
     an injected queue event whose PFC tree (effects.paused_queues) is not empty; a CongestionTree, Incast,
     Microburst or HighHopLatency (derived from the same level) at a queue the simulation itself congested (background congestion: its truth peak at or above the
     queue's HighQueue threshold, for a Microburst its burst level); a LinkDown at an injected link-down's link; PacketDrops at a queue the
-    truth says dropped, or naming a flow an injected event made lose packets."""
+    truth says dropped, or naming a flow an injected event made lose packets; a PathChange naming only flows an
+    injected one moved, raised from its start on (its_flows_moved: after it ended, their move back once the link is
+    up, seen at their next report)."""
     k, injected = e["event"], truth.get("events", [])
     if k in ("CongestionTree", "Incast", "Microburst", "HighHopLatency") and cfg is not None and "queue" in e:
         for q in truth.get("queues", []):
@@ -268,6 +294,8 @@ def explained(truth, e, slack_ns, cfg=None):
         return any(t["effects"].get("paused_queues") and place_match(t["place"], e) and during(t) for t in injected)
     if k == "LinkDown":
         return any(t["event"] == "link-down" and place_match(t["place"], e) for t in injected)
+    if k == "PathChange":
+        return any(its_flows_moved(t, e) for t in injected)
     if k == "PacketDrops":
         for q in truth.get("queues", []):
             if q.get("dropped_bytes", 0) > 0 and place_match(q, e):
@@ -376,12 +404,12 @@ def ramps(truth, raised, series, cfg, slack_ns):
     return out
 
 
-def score(truth, events, slack_ns, series=None, cfg=None):
+def score(truth, events, slack_ns, series=None, cfg=None, flows=None):
     # an update (the firing alert of an id again, grown) is not another raise
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp" and not e.get("update")]
     cfg = dict(cfg or DEFAULTS)
     cfg.setdefault("model", truth.get("model", {}))
-    rows = score_injected(truth, raised, slack_ns, cfg, series)
+    rows = score_injected(truth, raised, slack_ns, cfg, series, flows)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
         ends = {(e.get("id"), e["start_ns"]): e["end_ns"] for e in events
@@ -434,8 +462,9 @@ def main():
     slack_ns = int(float(opts.get("--slack-ms", 1.0)) * 1e6)
     truth = json.load(open(args[0]))
     events = [json.loads(line) for line in open(args[1]) if line.strip()]
-    series = queue_series(opts["--records"]) if "--records" in opts else None
-    r = score(truth, events, slack_ns, series, load_config(opts.get("--config")))
+    flows = {} if "--records" in opts else None
+    series = queue_series(opts["--records"], flows) if "--records" in opts else None
+    r = score(truth, events, slack_ns, series, load_config(opts.get("--config")), flows)
     if as_json:
         print(json.dumps(r))
         return
@@ -449,8 +478,8 @@ def main():
         if v.get("unobservable"):
             weak = f", {v['below_burst_level']} of them reported only below the burst level" \
                 if v.get("below_burst_level") else ""
-            notes.append(f"{v['unobservable']} more injected left no record or never congested its queue "
-                         f"(unobservable, not counted{weak})")
+            notes.append(f"{v['unobservable']} more injected left no record, never congested its queue or moved "
+                         f"no flow seen before it (unobservable, not counted{weak})")
         if v.get("explained"):
             notes.append(f"{v['explained']} more explained by the truth")
         if "victims_named" in v:

@@ -10,7 +10,10 @@ Alertmanager configuration lists and sends them) per injected incident, per fami
 fabrics.  An injected Microburst the switches never reported (no record of its queue at or above their queue
 report level) or never reported at its burst level (PFC Xon of the RoCE queue: "below the burst level"), or an
 injected Incast whose queue the simulation never filled to its HighQueue threshold (its senders held upstream
-by PFC), is counted apart as unobservable, not in the recall.
+by PFC), or an injected PathChange none of whose moved flows was reported both before it and while it lasted (a flow
+first seen on its new path has no old one to differ from), is counted apart as unobservable, not in the recall.  A
+PathChange raised from an injected one's start on naming only flows it moved (also their move back once the link is up,
+seen at their next report, after the incident and its slack) is that incident's: counted right, and among its alerts.
 
 usage: score_sweep.py --gen HOPWATCH-GEN --analyzer HOPWATCH-ANALYZER [--seeds N] [--first-seed S]
                       [--families F,...] [--shapes S,...] [--formats F,...] [--config ANALYZER.json]
@@ -210,10 +213,11 @@ def run_one(job):
                     "gen_args": gargs}
         truth = json.load(open(f"{d}/truth.json"))
         events = [json.loads(line) for line in open(f"{d}/events.jsonl") if line.strip()]
-        series = score_events.queue_series(f"{d}/records.jsonl")
+        flows = {}
+        series = score_events.queue_series(f"{d}/records.jsonl", flows)
         conf = score_events.load_config(cfg)
         conf["model"] = truth.get("model", {})
-        r = score_events.score(truth, events, int(1e6), series, conf)
+        r = score_events.score(truth, events, int(1e6), series, conf, flows)
         r["incidents"] = incidents(truth, events, int(1e6))
         r["incident_ids"] = incident_ids(truth, events, int(1e6))
         r["notifications"] = notifications(truth, events, int(1e6))
@@ -251,8 +255,10 @@ def related(t, e, slack_ns):
     """Is alert e part of injected incident t: raised while it lasts (with slack), at its place or at an end
     of its link; or, from its start on, at one of its PFC victims or naming a flow it touched (an alert
     elsewhere that began before the incident did is not its consequence: background congestion that
-    shares a flow with it)."""
+    shares a flow with it); or, from its start on, a PathChange naming only flows it moved (its_flows_moved)."""
     timeless = t["kind"] in score_events.TIMELESS
+    if score_events.its_flows_moved(t, e):
+        return True  # its flows moving, also back once the link is up (seen at their next report, after it ended)
     if not (t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns or timeless):
         return False
     if score_events.place_match(t["place"], e):
@@ -399,7 +405,8 @@ def why_related(t, e):
 
 def explain_alerts(truth, events, slack_ns):
     """--explain: per injected incident, each alert incidents() counts against it (its first raise), with why
-    (why_related), "during" or "after" the incident (raised after its end_ns, within the slack), and whether it
+    (why_related), "during" or "after" the incident (raised after its end_ns: within the slack, or a PathChange of
+    its flows moving back), and whether it
     carries the analyzer incident of an alert at the incident's own place ("own")."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     out = []

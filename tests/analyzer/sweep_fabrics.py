@@ -156,6 +156,52 @@ for peak, want in ((393508, (1, 0, 0)), (320869, (0, 1, 1)), (150000, (0, 1, 0))
     check(f"Microburst with records up to {peak}", (row["injected"], row["unobservable"], row["below_burst_level"]),
           want)
 
+# An injected PathChange (a link down from 2 ms to 3 ms; slack 1 ms, so its window ends at 4 ms) is observable when a
+# flow it moved has a record with a path before 2 ms (the path it left) and one from 2 ms to 4 ms (the path it took);
+# otherwise unobservable, counted apart.  Without the records (flows None) nothing can be judged: counted.
+link = {"id": "leaf5.Ethernet9--spine1.Ethernet5", "a": {"node": "leaf5", "node_id": 5, "port": 9, "ifname": "Ethernet9"},
+        "b": {"node": "spine1", "node_id": 1, "port": 5, "ifname": "Ethernet5"}}
+pc_truth = {"model": {}, "queues": [],
+            "events": [{"kind": "PathChange", "event": "link-down", "place": {"link": link}, "start_ns": 2000000,
+                        "end_ns": 3000000, "effects": {},
+                        "affected_flows": [{"id": 1, "flow_hash": "aaaa"}, {"id": 2, "flow_hash": "bbbb"}]}]}
+for what, flows, want in (("before and during", {"aaaa": [1500000, 2500000]}, (1, 0)),
+                          ("at the window's end", {"aaaa": [1500000, 4000000]}, (1, 0)),
+                          ("one only before, one only during", {"aaaa": [2500000], "bbbb": [1500000]}, (0, 1)),
+                          ("before and after the window", {"aaaa": [1500000, 4000001]}, (0, 1)),
+                          ("a flow it did not move", {"cccc": [1500000, 2500000]}, (0, 1)),
+                          ("no records", None, (1, 0))):
+    row = se.score(pc_truth, [], 1000000, {}, None, flows)["detectors"]["PathChange"]
+    check(f"PathChange observable: {what}", (row["injected"], row["unobservable"]), want)
+# Queue records without a flow or without ports name no path: only the records with both fill flows.
+with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+    for r in ({"time_ns": 1, "node_id": 5, "egress_port": 9, "queue_id": 3, "queue_occupancy": 10, "flow_hash": "aaaa"},
+              {"time_ns": 2, "node_id": 5, "queue_id": 3, "queue_occupancy": 10, "flow_hash": "aaaa"},
+              {"time_ns": 3, "node_id": 5, "egress_port": 9, "queue_id": 3, "queue_occupancy": 10}):
+        f.write(json.dumps(r) + "\n")
+flows = {}
+se.queue_series(f.name, flows)
+os.unlink(f.name)
+check("flows from the records", flows, {"aaaa": [1]})
+
+# After the link is back the flows it moved move again, seen at their next report: a PathChange after the window
+# (4 ms) naming only moved flows is explained (right, not a detection) and among the incident's alerts; one naming
+# another flow too, or none, is not; one within the window is the detection itself.  When the event was unobservable
+# (its flows first seen at 2.5 ms, during it) the move back at 3.2 ms is still right, not a detection; a PathChange of
+# those flows before the event began (1.5 ms) is not its.
+seen, first_during = {"aaaa": [1500000, 2500000]}, {"aaaa": [2500000, 3200000]}
+for what, flows, at, names, want in (("after, its flows", seen, 5000000, ["aaaa", "bbbb"], (0, 1, 1, True)),
+                                     ("after, another flow too", seen, 5000000, ["aaaa", "cccc"], (0, 1, 0, False)),
+                                     ("after, no flow", seen, 5000000, [], (0, 1, 0, False)),
+                                     ("within the window", seen, 3500000, ["aaaa"], (1, 1, 1, True)),
+                                     ("back, first seen during it", first_during, 3200000, ["aaaa"], (0, 1, 1, True)),
+                                     ("before it, first seen during it", first_during, 1500000, ["aaaa"],
+                                      (0, 1, 0, False))):
+    ev = {"event": "PathChange", "state": "firing", "id": 9, "start_ns": at, "node": "leaf7", "flows": names}
+    row = se.score(pc_truth, [ev], 1000000, {}, None, flows)["detectors"]["PathChange"]
+    check(f"PathChange {what}", (row["detected"], row["raised"], row["matched"],
+                                 sw.related(pc_truth["events"][0], ev, 1000000)), want)
+
 
 # aggregate(): a congestion alert at a PFC victim that the same fabric's clean run (same shape, format, seed) raised
 # too, the same kind, queue and start, is background (counted apart); one the clean run lacks, or one matching only
