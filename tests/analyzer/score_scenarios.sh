@@ -37,8 +37,10 @@ bad = []
 if s == "clean" and r["events_raised"] != 0:
     bad.append(f"the clean scenario raised {r['events_raised']} events")
 k = r["kinds"].get(kind) if kind else None
-if kind and not (k and k["detected"] == k["injected"]):
-    bad.append(f"{kind} not detected at its place and time")
+if kind and not (k and k["injected"] >= 1 and k["detected"] == k["injected"]):
+    # injected 0: the scorer judged the one injected event unobservable, which would make this check vacuous
+    bad.append(f"{kind} not detected at its place and time" if k and k["injected"] else
+               f"{kind}: no observable injected event to detect")
 t = r["kinds"].get("CongestionTree")
 if t and t.get("victims_in_tree") != t.get("victims_named"):
     bad.append(f"CongestionTree names {t['victims_named']} victims, only {t['victims_in_tree']} in the truth's tree")
