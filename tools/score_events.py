@@ -72,9 +72,8 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None, flows=No
         if flows is None:
             return False
         lo, hi = t["start_ns"], t["end_ns"] + slack_ns
-        return not any(any(ts < lo for ts in flows.get(f["flow_hash"], ())) and
-                       any(lo <= ts <= hi for ts in flows.get(f["flow_hash"], ()))
-                       for f in t.get("affected_flows", []))
+        times = [flows.get(h, ()) for h in affected(t)]
+        return not any(any(ts < lo for ts in x) and any(lo <= ts <= hi for ts in x) for x in times)
     if t["kind"] == "Incast" and truth is not None and cfg is not None and "queue" in t["place"]:
         at = (t["place"].get("node"), t["place"].get("ifname"), t["place"]["queue"])
         peaks = [q.get("peak_bytes", 0) for q in truth.get("queues", []) if (q.get("node"), q.get("ifname"),
@@ -119,9 +118,14 @@ def place_match(truth_place, ev):
     return True
 
 
+def affected(truth_event):
+    """The flow hashes the truth says the injected event touched (for a PathChange: moved)."""
+    return {f["flow_hash"] for f in truth_event.get("affected_flows", [])}
+
+
 def flow_match(truth_event, ev):
     """The event names a flow the truth says the injected event touched."""
-    hashes = {f["flow_hash"] for f in truth_event.get("affected_flows", [])}
+    hashes = affected(truth_event)
     return any(f in hashes for f in ev.get("flows", []))
 
 
@@ -130,10 +134,9 @@ def its_flows_moved(truth_event, ev):
     away from the link, or back to it once it is up, which the analyzer sees at each flow's next report (after
     the event's end and slack when the flows report seldom; a flow first seen during the event shows only its
     move back)."""
-    hashes = {f["flow_hash"] for f in truth_event.get("affected_flows", [])}
     return (truth_event["kind"] == "PathChange" and ev.get("event") == "PathChange" and
             ev["start_ns"] >= truth_event["start_ns"] and bool(ev.get("flows")) and
-            all(f in hashes for f in ev["flows"]))
+            set(ev["flows"]) <= affected(truth_event))
 
 
 def load_config(path):
