@@ -1,5 +1,5 @@
-/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers top down in rows near 16:10, each
- * leaf's hosts under it, port names where they overlap nothing, mismatches coloured, a legend. */
+/* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers top down in rows near 16:10 (a fat-tree's
+ * pods side by side), each leaf's hosts under it, port names where they overlap nothing, mismatches coloured. */
 #include <gvc.h>
 #include <math.h>
 #include <stdlib.h>
@@ -156,8 +156,9 @@ static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay 
 }
 
 /* The layout (the console's rules, docs/topology.md): tiers top down, super-spines, spines, leaves, each in rows
- * of as many cells as keep the drawing's aspect near 16:10; a leaf's hosts in a grid of HOST_COLS columns right
- * under it (hosts without a leaf in rows at the bottom).  Points, y downwards until handed to Graphviz. */
+ * of as many cells as keep the drawing's aspect near 16:10, or in a fabric of pods (find_pods) the pods side by
+ * side under the super-spines, each pod's spines over its leaves; a leaf's hosts in a grid of HOST_COLS columns
+ * right under it (hosts without a leaf in rows at the bottom).  Points, y downwards until handed to Graphviz. */
 #define CELL 100.0   /* a switch's cell: its box is 79 pt wide */
 #define ROW 110.0    /* between rows of switches */
 #define HOST_DX 66.0 /* a host's cell: its box is 58 pt by 22 */
@@ -215,6 +216,163 @@ static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts
 	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
 	L->w += legend_w;
 	L->h = fmax(L->h, legend_h);
+}
+
+/* A tier's bucket: unknown tiers are drawn with the leaves. */
+static unsigned tier_of(const struct hw_topo *t, uint32_t v)
+{
+	return t->nodes[v].tier < N_TIERS ? t->nodes[v].tier : HW_TIER_LEAF;
+}
+
+static uint32_t uf_root(uint32_t *up, uint32_t v)
+{
+	while (up[v] != v)
+		v = up[v] = up[up[v]];
+	return v;
+}
+
+/* Pods: the groups of shown leaves and spines linked to each other (a fat-tree's pod: its aggregation switches
+ * link only its edge switches), numbered in the order of their first leaf.  pod[v] for every shown leaf and spine;
+ * returns how many, or 0 when fewer than two or a leaf or spine is in none with both (a leaf-spine fabric is one
+ * pod, drawn as whole tiers). */
+static uint32_t find_pods(const struct hw_topo *t, const struct hw_render_overlay *ov, struct slot **tier,
+                          const uint32_t *count, uint32_t *pod)
+{
+	uint32_t *up = malloc(((size_t)t->n_nodes + 1) * sizeof(*up)), n = 0;
+	if (!up)
+		return 0;
+	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
+		for (uint32_t i = 0; i < count[k]; i++)
+			up[tier[k][i].node] = tier[k][i].node;
+	for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++) {
+		const uint32_t s = tier[HW_TIER_SPINE][i].node;
+		for (uint32_t p = t->nodes[s].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+			const uint32_t q = hw_topo_peer(t, p);
+			const uint32_t v = q == HW_TOPO_NONE ? HW_TOPO_NONE : t->ports[q].node;
+			if (v != HW_TOPO_NONE && shown(ov, v) && tier_of(t, v) == HW_TIER_LEAF)
+				up[uf_root(up, v)] = uf_root(up, s);
+		}
+	}
+	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++) /* pod + 1 on each root, in leaf order */
+		pod[tier[HW_TIER_LEAF][i].node] = 0;
+	for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++)
+		pod[tier[HW_TIER_SPINE][i].node] = 0;
+	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++) {
+		const uint32_t r = uf_root(up, tier[HW_TIER_LEAF][i].node);
+		if (!pod[r])
+			pod[r] = ++n;
+	}
+	int whole = n >= 2;
+	for (uint32_t i = 0; whole && i < count[HW_TIER_SPINE]; i++)
+		whole = pod[uf_root(up, tier[HW_TIER_SPINE][i].node)] != 0; /* a spine without leaves */
+	uint32_t *spines = whole ? calloc((size_t)n + 1, sizeof(*spines)) : NULL;
+	for (uint32_t i = 0; spines && i < count[HW_TIER_SPINE]; i++)
+		spines[pod[uf_root(up, tier[HW_TIER_SPINE][i].node)] - 1]++;
+	for (uint32_t p = 0; spines && p < n; p++)
+		if (!spines[p]) { /* leaves without a spine */
+			free(spines);
+			spines = NULL;
+		}
+	if (!spines) {
+		free(up);
+		return 0;
+	}
+	/* the roots hold pod + 1: every other node takes its root's, then all are made 0-based */
+	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
+		for (uint32_t i = 0; i < count[k]; i++) {
+			const uint32_t v = tier[k][i].node, r = uf_root(up, v);
+			if (v != r)
+				pod[v] = pod[r];
+		}
+	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
+		for (uint32_t i = 0; i < count[k]; i++)
+			up[tier[k][i].node] = pod[tier[k][i].node] - 1;
+	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
+		for (uint32_t i = 0; i < count[k]; i++)
+			pod[tier[k][i].node] = up[tier[k][i].node];
+	free(spines);
+	free(up);
+	return n;
+}
+
+/* Pods side by side (a fat-tree): super-spines in rows on top, then rows of pods, each pod its spines in a row right
+ * over its leaves (hosts under each leaf), so that a pod's links stay within its column; per_row pods in a row,
+ * chosen with the host columns for the aspect.  A pod is as wide as its wider tier, with half a cell between pods. */
+struct pods {
+	uint32_t n, *spines, *leaves; /* pods; switches of each */
+	unsigned per_row;
+};
+
+static double pod_width(const struct pods *P, uint32_t p, double cell)
+{
+	return fmax(P->spines[p] * CELL, P->leaves[p] * cell);
+}
+
+/* The widest row of pods (pt), with per_row pods in each. */
+static double pod_rows_width(const struct pods *P, double cell)
+{
+	double most = 0;
+	for (uint32_t p = 0; p < P->n; p += P->per_row) {
+		double w = 0;
+		for (uint32_t q = p; q < P->n && q < p + P->per_row; q++)
+			w += pod_width(P, q, cell) + (q > p ? CELL / 2 : 0);
+		most = fmax(most, w);
+	}
+	return most;
+}
+
+static void measure_pods(struct layout *L, const struct pods *P, const uint32_t *count, uint32_t most_hosts,
+                         uint32_t orphans, double legend_w, double legend_h)
+{
+	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
+	L->w = pod_rows_width(P, L->cell);
+	const unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
+	const double grid = most_hosts ? HOST_TOP + ((most_hosts + L->host_cols - 1) / L->host_cols) * HOST_DY : 0;
+	L->h = ((count[HW_TIER_SUPERSPINE] + per_row - 1) / per_row) * ROW;
+	L->h += ((P->n + P->per_row - 1) / P->per_row) * (2 * ROW + grid);
+	const unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
+	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
+	L->w += legend_w;
+	L->h = fmax(L->h, legend_h);
+}
+
+/* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
+ * the last row (NAN: out of memory). */
+static double place_pods(struct slot **tier, const uint32_t *count, const uint32_t *pod, const struct pods *P,
+                         const struct layout *L, double w, double y, double grid, double *xy)
+{
+	double *x0 = calloc(2 * (size_t)P->n, sizeof(*x0)), *row_y = x0 + P->n; /* each pod's left edge and row */
+	uint32_t *placed = calloc(2 * (size_t)P->n, sizeof(*placed));           /* its leaves, spines placed */
+	if (!x0 || !placed) {
+		free(x0);
+		free(placed);
+		return NAN;
+	}
+	for (uint32_t p = 0; p < P->n; p += P->per_row) {
+		const uint32_t end = p + P->per_row < P->n ? p + P->per_row : P->n;
+		double rw = 0;
+		for (uint32_t q = p; q < end; q++)
+			rw += pod_width(P, q, L->cell) + (q > p ? CELL / 2 : 0);
+		double x = (w - rw) / 2;
+		for (uint32_t q = p; q < end; q++) {
+			x0[q] = x;
+			row_y[q] = y;
+			x += pod_width(P, q, L->cell) + CELL / 2;
+		}
+		y += 2 * ROW + grid;
+	}
+	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
+		for (uint32_t i = 0; i < count[k]; i++) { /* tier order within each pod, centred in its column */
+			const uint32_t v = tier[k][i].node, p = pod[v];
+			const int spine = k == HW_TIER_SPINE;
+			const uint32_t n = spine ? P->spines[p] : P->leaves[p], j = placed[2 * p + spine]++;
+			const double c = spine ? CELL : L->cell;
+			xy[2 * v] = x0[p] + (pod_width(P, p, L->cell) - n * c) / 2 + (j + 0.5) * c;
+			xy[2 * v + 1] = row_y[p] + (spine ? 0 : ROW);
+		}
+	free(x0);
+	free(placed);
+	return y;
 }
 
 /* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
@@ -471,24 +629,47 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 		else if (++n_hosts[leaf] > most)
 			most = n_hosts[leaf];
 	}
+	struct pods P = {0};
+	uint32_t *pod = calloc((size_t)t->n_nodes + 1, sizeof(*pod));
+	if (pod && (P.n = find_pods(t, ov, tier, count, pod)) &&
+	    (P.spines = calloc(2 * (size_t)P.n, sizeof(uint32_t)))) {
+		P.leaves = P.spines + P.n;
+		for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++)
+			P.spines[pod[tier[HW_TIER_SPINE][i].node]]++;
+		for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++)
+			P.leaves[pod[tier[HW_TIER_LEAF][i].node]]++;
+	} else {
+		P.n = 0;
+	}
+	if (!pod) {
+		free(leaf_of);
+		free(n_hosts);
+		return -1;
+	}
 	uint32_t widest = 1;
 	for (unsigned k = HW_TIER_LEAF; k < N_TIERS; k++)
 		widest = count[k] > widest ? count[k] : widest;
 	struct layout best = {0};
+	unsigned best_pods = 1;
 	double best_err = INFINITY;
 	for (unsigned hc = 1; hc <= 8 && (hc == 1 || hc <= most); hc++)
-		for (unsigned c = 1; c <= widest; c++) {
+		for (unsigned c = 1; c <= (P.n ? P.n : widest); c++) {
 			struct layout L = {.host_cols = hc, .cols = c};
-			measure(&L, count, most, orphans, legend_w, legend_h);
+			P.per_row = c;
+			if (P.n)
+				measure_pods(&L, &P, count, most, orphans, legend_w, legend_h);
+			else
+				measure(&L, count, most, orphans, legend_w, legend_h);
 			double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
 			if (err < best_err - 1e-9) {
 				best_err = err;
 				best = L;
+				best_pods = c;
 			}
 		}
 	double w = best.w - legend_w, y = ROW / 2;
 	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
-	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--) {
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= (P.n ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
 		for (uint32_t i = 0; i < count[k]; i += per_row) {
 			uint32_t n = count[k] - i < per_row ? count[k] - i : per_row;
 			for (uint32_t j = 0; j < n; j++) {
@@ -501,14 +682,26 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	}
 	uint32_t *placed = n_hosts + t->n_nodes + 1;
 	double grid = most ? HOST_TOP + ((most + best.host_cols - 1) / best.host_cols) * HOST_DY : 0;
-	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i += best.cols) {
-		uint32_t n = count[HW_TIER_LEAF] - i < best.cols ? count[HW_TIER_LEAF] - i : best.cols;
-		for (uint32_t j = 0; j < n; j++) {
-			uint32_t v = tier[HW_TIER_LEAF][i + j].node;
-			xy[2 * v] = (w - n * best.cell) / 2 + (j + 0.5) * best.cell;
-			xy[2 * v + 1] = y;
+	if (P.n) {
+		P.per_row = best_pods;
+		y = place_pods(tier, count, pod, &P, &best, w, y, grid, xy);
+	} else {
+		for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i += best.cols) {
+			uint32_t n = count[HW_TIER_LEAF] - i < best.cols ? count[HW_TIER_LEAF] - i : best.cols;
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t v = tier[HW_TIER_LEAF][i + j].node;
+				xy[2 * v] = (w - n * best.cell) / 2 + (j + 0.5) * best.cell;
+				xy[2 * v + 1] = y;
+			}
+			y += ROW + grid;
 		}
-		y += ROW + grid;
+	}
+	free(P.spines);
+	free(pod);
+	if (isnan(y)) {
+		free(leaf_of);
+		free(n_hosts);
+		return -1;
 	}
 	y -= ROW / 2;
 	unsigned host_row = (unsigned)(w / HOST_DX) > 0 ? (unsigned)(w / HOST_DX) : 1;

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # The console's fabric map of a large fabric (a k=16 fat-tree: 320 switches, 1,024 hosts) in headless
 # Chromium driven over DevTools (cdp.py): every switch drawn, every host folded, no two labels overlapping
-# (bounding boxes), and the map built in under 2 s of real time; saves a screenshot.
+# (bounding boxes), each spine right over its own pod (svg_layout.py's rule), and the map built in under 2 s of
+# real time; saves a screenshot.
 # Usage: console_scale.py CHROMIUM BASE_URL TRUTH_JSON ARTEFACT_DIR
 import json
 import os
@@ -10,6 +11,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from svg_layout import misplaced_spines  # noqa: E402
 
 
 def main():
@@ -32,7 +34,10 @@ def main():
                          "switches: document.querySelectorAll('#map .sw').length,"
                          "hosts: [...document.querySelectorAll('#map .hosts')]"
                          ".reduce((n, g) => n + +g.dataset.count, 0),"
-                         "labels: document.querySelectorAll('#map text').length})")
+                         "labels: document.querySelectorAll('#map text').length,"
+                         "pos: Object.fromEntries([...document.querySelectorAll('#map .sw')].map((g) => "
+                         "[g.id.slice(3), [+g.querySelector('text').getAttribute('x'), "
+                         "+g.querySelector('text').getAttribute('y')]]))})")
             b.screenshot(os.path.join(artefacts, "console-fat-tree.png"))
         finally:
             b.close()
@@ -43,12 +48,18 @@ def main():
         bad.append(f"{got['hosts']} hosts folded under leaves, truth has {hosts}")
     if got["overlaps"] != 0:
         bad.append(f"{got['overlaps']} pairs of overlapping labels")
+    pod, spines = misplaced_spines(topo, tier, {n: tuple(xy) for n, xy in got["pos"].items()})
+    if len(set(pod.values())) != 16:
+        bad.append(f"{len(set(pod.values()))} pods in the truth, a k=16 fat-tree has 16")
+    if spines:
+        bad.append(f"{len(spines)} spines not over their own pod, e.g. {spines[:3]}")
     if not got["render"] < 2000:
         bad.append(f"the map took {got['render']} ms to build and paint (limit 2,000 ms)")
     for x in bad:
         print("FAIL: " + x)
     print(f"fat-tree map: {got['switches']} switches, {got['hosts']} hosts folded, {got['labels']} labels, "
-          f"{got['overlaps']} overlapping; built and painted in {got['render']} ms, first drawn "
+          f"{got['overlaps']} overlapping, {len(set(pod.values()))} pods with every spine over its own: "
+          f"{'no' if spines else 'yes'}; built and painted in {got['render']} ms, first drawn "
           f"{got['first']} ms after navigation; screenshot {artefacts}/console-fat-tree.png")
     return 1 if bad else 0
 

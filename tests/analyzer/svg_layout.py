@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Checks a static fabric SVG (topology --svg, the heat map) from its own coordinates against the console's
 # layout rules: the canvas's aspect near 16:10, no two texts overlapping, every switch and host drawn, each host
-# under its own leaf (below it, and nearer to it than to any other leaf).  With --event the files are event graphs
+# under its own leaf (below it, and nearer to it than to any other leaf), and in a fabric of pods (a fat-tree: the
+# spine-leaf links fall apart into groups) each spine right over its own pod: above its pod's leaves, within their
+# span, and the leaf nearest below it one of them.  With --event the files are event graphs
 # (a part of the fabric, queue badges, a legend): aspect and overlapping texts only, and at least one of them must
 # carry two badges or more (else overlapping badges could not have been seen).
 # Usage: svg_layout.py TRUTH_JSON FILE.svg...  |  svg_layout.py --event FILE.svg...
@@ -74,6 +76,41 @@ def badges(root):
     return sum(1 for g in root.iter(NS + "g") if g.get("class") == "node" and g.get("id", "").startswith("q-"))
 
 
+def pods(truth, tier):
+    """Spine and leaf names -> pod number: the groups of the spine-leaf links (union-find); {} for one group."""
+    up = {n: n for n, t in tier.items() if t in ("spine", "leaf")}
+
+    def root(v):
+        while up[v] != v:
+            v = up[v]
+        return v
+    for lk in truth["links"]:
+        a, b = lk["a"]["node"], lk["b"]["node"]
+        if {tier[a], tier[b]} == {"spine", "leaf"}:
+            up[root(a)] = root(b)
+    roots = sorted({root(v) for v in up})
+    return {v: roots.index(root(v)) for v in up} if len(roots) > 1 else {}
+
+
+def misplaced_spines(truth, tier, pos):
+    """Spines not right over their own pod's leaves (SVG y grows downwards; a switch's cell is 100 pt)."""
+    pod = pods(truth, tier)
+    wrong = []
+    for s in (v for v in pod if tier[v] == "spine" and v in pos):
+        own = [v for v in pod if tier[v] == "leaf" and pod[v] == pod[s] and v in pos]
+        below = [v for v in pod if tier[v] == "leaf" and v in pos and pos[v][1] > pos[s][1]]
+        sx, sy = pos[s]
+        if not own or not below:
+            wrong.append(f"{s}: no leaf below it")
+            continue
+        near = min(below, key=lambda lf: (pos[lf][0] - sx) ** 2 + (pos[lf][1] - sy) ** 2)
+        lo, hi = min(pos[v][0] for v in own) - 50, max(pos[v][0] for v in own) + 50
+        if pod[near] != pod[s] or not lo <= sx <= hi or any(pos[v][1] <= sy for v in own):
+            wrong.append(f"{s} at ({sx:.0f}, {sy:.0f}): nearest leaf below {near} (pod {pod[near]}, its own "
+                         f"{pod[s]}), its pod's leaves from x {lo + 50:.0f} to {hi - 50:.0f}")
+    return pod, wrong
+
+
 def check(truth, path):
     bad = []
     root = ET.parse(path).getroot()
@@ -107,8 +144,12 @@ def check(truth, path):
                              f"({pos[leaf][0]:.0f}, {pos[leaf][1]:.0f})")
     if wrong:
         bad.append(f"{path}: {len(wrong)} hosts not under their own leaf, e.g. {wrong[:3]}")
+    pod, spines = misplaced_spines(truth, tier, pos)
+    if spines:
+        bad.append(f"{path}: {len(spines)} spines not over their own pod, e.g. {spines[:3]}")
     print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
-          f"{len(pos)} nodes, hosts under their leaves: {'no' if wrong else 'yes'}")
+          f"{len(pos)} nodes, hosts under their leaves: {'no' if wrong else 'yes'}, "
+          f"{len(set(pod.values()))} pods, spines over their pod: {'no' if spines else 'yes'}")
     return bad
 
 
@@ -125,4 +166,5 @@ def main():
     return 1 if bad else 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -227,13 +227,75 @@ static void overlay(void **state)
 	hw_topo_free(&t);
 }
 
+/* The label's x and y of node id (Graphviz writes '-' in ids as &#45;). */
+static void label_at(char *svg, const char *id, double *x, double *y)
+{
+	char *g = element(svg, id);
+	assert_non_null(g);
+	char *text = strstr(g, "<text");
+	assert_non_null(text);
+	assert_int_equal(sscanf(strstr(text, " x=\"") + 4, "%lf", x), 1);
+	assert_int_equal(sscanf(strstr(text, " y=\"") + 4, "%lf", y), 1);
+}
+
+/* Two pods (a fat-tree's shape: each spine links only its own two leaves, one host under each leaf): each spine
+ * is drawn right over its own pod, centred over its two leaves, which share a row below it; the pods side by side.
+ * By hand (topo_render.c): a pod is max(1 spine x 100 pt, 2 leaves x 100 pt) = 200 pt wide, its spine centred in
+ * it at 100 pt, its leaves at 50 and 150 pt: the spine's x is the mean of its leaves' x.  The old tiers-whole
+ * layout centred both spines over all four leaves (x 150 and 250 over 50..350) and fails this. */
+static void pods_side_by_side(void **state)
+{
+	(void)state;
+	const uint16_t R = HW_LLDP_CAP_ROUTER, S = HW_LLDP_CAP_STATION;
+	struct hw_topo t;
+	hw_topo_init(&t);
+	for (int i = 1; i <= 4; i++) {
+		char host[8], leaf[8], spine[8];
+		snprintf(host, sizeof(host), "h%d", i);
+		snprintf(leaf, sizeof(leaf), "leaf%d", i);
+		snprintf(spine, sizeof(spine), "spine%d", (i + 1) / 2);
+		uint32_t h = adv(&t, (struct test_end){(uint8_t)(10 + i), "ens1", host, 120, 0, -1, S});
+		uint32_t l = adv(&t, (struct test_end){(uint8_t)(20 + i), "Ethernet0", leaf, 120, 0, -1, R});
+		uint32_t lu = adv(&t, (struct test_end){(uint8_t)(20 + i), "Ethernet48", leaf, 120, 0, -1, R});
+		char pname[16];
+		snprintf(pname, sizeof(pname), "Ethernet%d", i);
+		uint32_t sp = adv(&t, (struct test_end){(uint8_t)(30 + (i + 1) / 2), pname, spine, 120, 0, -1, R});
+		hw_topo_observe(&t, h, l, 120, 1);
+		hw_topo_observe(&t, l, h, 120, 1);
+		hw_topo_observe(&t, lu, sp, 120, 1);
+		hw_topo_observe(&t, sp, lu, 120, 1);
+	}
+	hw_topo_check(&t);
+	hw_topo_assign_tiers(&t);
+	char *svg = NULL;
+	size_t len = 0;
+	struct hw_render_opts o = {.svg_buf = &svg, .svg_len = &len, .port_labels = 1};
+	assert_int_equal(hw_topo_render(gvc, &t, &o, NULL), HW_TOPO_OK);
+	double x[5], y[5], sx[3], sy[3];
+	for (int i = 1; i <= 4; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "n&#45;leaf%d", i);
+		label_at(svg, id, &x[i], &y[i]);
+	}
+	label_at(svg, "n&#45;spine1", &sx[1], &sy[1]);
+	label_at(svg, "n&#45;spine2", &sx[2], &sy[2]);
+	for (int p = 1; p <= 2; p++) {
+		const double a = x[2 * p - 1], b = x[2 * p];
+		assert_true(fabs(sx[p] - (a + b) / 2) < 1.0);                         /* centred over its own leaves */
+		assert_true(fabs(b - a - 100.0) < 1.0);                               /* its leaves in adjacent cells */
+		assert_true(fabs(y[2 * p - 1] - y[2 * p]) < 1.0 && y[2 * p] > sy[p]); /* in a row below it */
+	}
+	assert_true(x[2] < x[3] || y[3] > y[2]); /* pod 2 right of pod 1, or in a row below */
+	hw_topo_render_free(gvc, svg);
+	hw_topo_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(svg_has_everything),
-	    cmocka_unit_test(json_output),
-	    cmocka_unit_test(odd_names),
-	    cmocka_unit_test(overlay),
+	    cmocka_unit_test(svg_has_everything), cmocka_unit_test(json_output),
+	    cmocka_unit_test(odd_names),          cmocka_unit_test(overlay),
+	    cmocka_unit_test(pods_side_by_side),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -69,8 +69,57 @@ function columns(tiers, target) {
   return best;
 }
 
+// Pods: the groups of spines and leaves linked to each other (a fat-tree's pod: its aggregation switches link only
+// its edge switches), in the order of their first leaf; [] when fewer than two, or a spine or leaf is in none with
+// both (a leaf-spine fabric is one pod: drawn as whole tiers).  The static SVG's rule (topo_render.c find_pods).
+function pods(tiers) {
+  const of = (name) => (tiers.find((t) => t.name === name) || {nodes: []}).nodes;
+  const spines = of("spine"), leaves = of("leaf");
+  const tier = new Map(spines.map((s) => [s.name, "spine"]).concat(leaves.map((s) => [s.name, "leaf"])));
+  const up = new Map([...tier.keys()].map((n) => [n, n]));
+  const root = (v) => { while (up.get(v) !== v) v = up.get(v); return v; };
+  for (const l of fabric.links)
+    if (tier.has(l.a) && tier.has(l.b) && tier.get(l.a) !== tier.get(l.b)) up.set(root(l.a), root(l.b));
+  const index = new Map();
+  for (const s of leaves) if (!index.has(root(s.name))) index.set(root(s.name), index.size);
+  if (index.size < 2 || spines.some((s) => !index.has(root(s.name)))) return [];
+  const out = [...index.keys()].map(() => ({spines: [], leaves: []}));
+  for (const s of spines) out[index.get(root(s.name))].spines.push(s);
+  for (const s of leaves) out[index.get(root(s.name))].leaves.push(s);
+  return out.some((p) => !p.spines.length) ? [] : out;
+}
+
+// A pod's column: as wide as its wider tier; half a cell between pods.
+const podW = (p) => Math.max(p.spines.length, p.leaves.length) * CELL_W;
+function podRows(ps, perRow) {
+  const rows = [];
+  for (let i = 0; i < ps.length; i += perRow) rows.push(ps.slice(i, i + perRow));
+  return rows;
+}
+const rowW = (row) => row.reduce((w, p) => w + podW(p), 0) + (row.length - 1) * CELL_W / 2;
+// A row of pods: its spines, then its leaves with their hosts folded (unfolded ones add their height).
+const podRowH = (row) => 2 * ROW_H + HOST_H + 2 * TIER_GAP + Math.max(0, ...row.flatMap((p) => p.leaves).map(unfoldedH));
+
+// Pods per row (and the columns that gives the other tiers) so that the drawing's aspect is nearest the pane's.
+function podColumns(tiers, ps, target) {
+  let best = {cols: 1, perRow: 1}, bestErr = Infinity;
+  for (let perRow = 1; perRow <= ps.length; perRow++) {
+    const rows = podRows(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
+    let h = rows.reduce((sum, r) => sum + podRowH(r), 0);
+    for (const t of tiers)
+      if (t.name !== "spine" && t.name !== "leaf") h += Math.ceil(t.nodes.length / cols) * ROW_H + TIER_GAP;
+    const err = Math.abs(Math.log((cols * CELL_W) / h / target));
+    if (err < bestErr) {
+      bestErr = err;
+      best = {cols, perRow};
+    }
+  }
+  return best;
+}
+
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
-// of as many columns as keep the aspect ratio near the pane's; builds the map's SVG elements once per topology.
+// of as many columns as keep the aspect ratio near the pane's, or in a fabric of pods the pods side by side, each
+// pod's spines over its leaves (pods()); builds the map's SVG elements once per topology.
 function buildMap() {
   const svg = document.getElementById("map");
   const pane = document.getElementById("map-pane");
@@ -78,11 +127,28 @@ function buildMap() {
   const tiers = TIERS.map((name) => ({name, nodes: fabric.switches.filter((s) => s.tier === name || (name === "unknown" && !TIERS.includes(s.tier)))}))
     .filter((t) => t.nodes.length);
   for (const t of tiers) t.nodes.sort((a, b) => natural(a.name, b.name));
-  const cols = columns(tiers, target);
+  const ps = pods(tiers);
+  const {cols, perRow} = ps.length ? podColumns(tiers, ps, target) : {cols: columns(tiers, target), perRow: 0};
   svg.textContent = "";
   pos = {};
   let y = TIER_GAP / 2;
   for (const t of tiers) {
+    if (ps.length && t.name === "spine") { // a fat-tree: rows of pods, each pod's spines right over its leaves
+      for (const row of podRows(ps, perRow)) {
+        let x = (cols * CELL_W - rowW(row)) / 2;
+        for (const p of row) {
+          for (const [k, nodes] of [[0, p.spines], [1, p.leaves]])
+            nodes.forEach((s, i) => {
+              pos[s.name] = {x: x + (podW(p) - nodes.length * CELL_W) / 2 + i * CELL_W + CELL_W / 2,
+                y: y + k * (ROW_H + TIER_GAP) + BOX_H / 2};
+            });
+          x += podW(p) + CELL_W / 2;
+        }
+        y += podRowH(row);
+      }
+      continue;
+    }
+    if (ps.length && t.name === "leaf") continue; // drawn with their pods
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
     for (let row = 0; row * cols < t.nodes.length; row++) {
       const nodes = t.nodes.slice(row * cols, (row + 1) * cols);
