@@ -165,10 +165,12 @@ static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay 
 #define HOST_DY 30.0
 #define HOST_TOP 48.0 /* from a leaf's centre to its first row of hosts */
 #define ASPECT 1.6
+#define ASPECT_NEAR 1.15 /* an aspect within this factor of ASPECT is near enough: 1.33 to 1.92 */
 #define LEGEND_FONT 14.0 /* Graphviz's default for the legend's HTML table */
 
 struct layout {
 	unsigned host_cols, cols; /* hosts per row under a leaf; cells per row */
+	unsigned rows;            /* rows of switches */
 	double cell, w, h;
 };
 
@@ -198,22 +200,58 @@ static void legend_size(const char *html, double *w, double *h)
 	*h = rows ? (1.2 * LEGEND_FONT + 6) * (double)rows + 8 : 0;
 }
 
-/* The drawing's size (L->w, L->h) with L->host_cols and L->cols, and a legend of legend_w x legend_h left of
- * it. */
-static void measure(struct layout *L, const uint32_t *count, uint32_t most_hosts, uint32_t orphans, double legend_w,
-                    double legend_h)
+/* The height of a grid of hosts under a leaf, hc to a row (0 without hosts). */
+static double grid_h(uint32_t hosts, unsigned hc)
 {
-	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
-	L->w = L->cols * L->cell;
+	return hosts ? HOST_TOP + ((hosts + hc - 1) / hc) * HOST_DY : 0;
+}
+
+/* Rows evenly filled: n items in rows rows, the first n % rows rows one more; row r's first item and count. */
+static uint32_t row_span(uint32_t n, uint32_t rows, uint32_t r, uint32_t *first)
+{
+	const uint32_t base = n / rows, extra = n % rows;
+	*first = r * base + (r < extra ? r : extra);
+	return base + (r < extra);
+}
+
+/* Rows of at most per_row items for n items. */
+static uint32_t rows_of(uint32_t n, uint32_t per_row)
+{
+	return (n + per_row - 1) / per_row;
+}
+
+/* The most hosts under one leaf of leaves[i0, i1) (n_hosts by node). */
+static uint32_t row_hosts(const struct slot *leaves, uint32_t i0, uint32_t i1, const uint32_t *n_hosts)
+{
+	uint32_t most = 0;
+	for (uint32_t i = i0; i < i1; i++)
+		most = n_hosts[leaves[i].node] > most ? n_hosts[leaves[i].node] : most;
+	return most;
+}
+
+/* The drawing's size (L->w, L->h) and its rows of switches (L->rows) with L->host_cols and at most L->cols leaves
+ * to a row: the rows that takes, evenly filled, each row of leaves as tall as its leaf with the most hosts
+ * (n_hosts by node) needs, the other tiers in rows as wide as the leaves', and a legend of legend_w x legend_h left
+ * of it. */
+static void measure(struct layout *L, const uint32_t *count, const struct slot *leaves, const uint32_t *n_hosts,
+                    uint32_t orphans, double legend_w, double legend_h)
+{
+	const uint32_t n = count[HW_TIER_LEAF], leaf_rows = rows_of(n, L->cols);
+	L->cell = n && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
+	L->w = (leaf_rows ? rows_of(n, leaf_rows) : L->cols) * L->cell;
 	unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
 	L->h = 0;
-	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--)
-		L->h += ((count[k] + per_row - 1) / per_row) * ROW;
-	uint32_t leaf_rows = (count[HW_TIER_LEAF] + L->cols - 1) / L->cols;
-	double grid = most_hosts ? HOST_TOP + ((most_hosts + L->host_cols - 1) / L->host_cols) * HOST_DY : 0;
-	L->h += leaf_rows * (ROW + grid);
+	L->rows = leaf_rows;
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--) {
+		L->rows += rows_of(count[k], per_row);
+		L->h += rows_of(count[k], per_row) * ROW;
+	}
+	for (uint32_t r = 0; r < leaf_rows; r++) {
+		uint32_t first, m = row_span(n, leaf_rows, r, &first);
+		L->h += ROW + grid_h(row_hosts(leaves, first, first + m, n_hosts), L->host_cols);
+	}
 	unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
-	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
+	L->h += rows_of(orphans, host_row) * HOST_DY;
 	L->w += legend_w;
 	L->h = fmax(L->h, legend_h);
 }
@@ -296,10 +334,11 @@ static uint32_t find_pods(const struct hw_topo *t, const struct hw_render_overla
 }
 
 /* Pods side by side (a fat-tree): super-spines in rows on top, then rows of pods, each pod its spines in a row right
- * over its leaves (hosts under each leaf), so that a pod's links stay within its column; per_row pods in a row,
- * chosen with the host columns for the aspect.  A pod is as wide as its wider tier, with half a cell between pods. */
+ * over its leaves (hosts under each leaf), so that a pod's links stay within its column; at most per_row pods in a
+ * row, rows evenly filled, chosen with the host columns for the aspect.  A pod is as wide as its wider tier, with
+ * half a cell between pods. */
 struct pods {
-	uint32_t n, *spines, *leaves; /* pods; switches of each */
+	uint32_t n, *spines, *leaves, *hosts; /* pods; switches of each, and the most hosts under one of its leaves */
 	unsigned per_row;
 };
 
@@ -308,30 +347,39 @@ static double pod_width(const struct pods *P, uint32_t p, double cell)
 	return fmax(P->spines[p] * CELL, P->leaves[p] * cell);
 }
 
-/* The widest row of pods (pt), with per_row pods in each. */
-static double pod_rows_width(const struct pods *P, double cell)
+/* Row r of the pods (of rows_of(P->n, P->per_row)): its first pod and count, its width (pt) and the most hosts
+ * under one of its leaves. */
+static uint32_t pod_row(const struct pods *P, uint32_t r, double cell, uint32_t *first, double *width, uint32_t *hosts)
 {
-	double most = 0;
-	for (uint32_t p = 0; p < P->n; p += P->per_row) {
-		double w = 0;
-		for (uint32_t q = p; q < P->n && q < p + P->per_row; q++)
-			w += pod_width(P, q, cell) + (q > p ? CELL / 2 : 0);
-		most = fmax(most, w);
+	const uint32_t n = row_span(P->n, rows_of(P->n, P->per_row), r, first);
+	*width = 0;
+	*hosts = 0;
+	for (uint32_t q = *first; q < *first + n; q++) {
+		*width += pod_width(P, q, cell) + (q > *first ? CELL / 2 : 0);
+		*hosts = P->hosts[q] > *hosts ? P->hosts[q] : *hosts;
 	}
-	return most;
+	return n;
 }
 
-static void measure_pods(struct layout *L, const struct pods *P, const uint32_t *count, uint32_t most_hosts,
-                         uint32_t orphans, double legend_w, double legend_h)
+static void measure_pods(struct layout *L, const struct pods *P, const uint32_t *count, uint32_t orphans,
+                         double legend_w, double legend_h)
 {
 	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
-	L->w = pod_rows_width(P, L->cell);
+	const uint32_t rows = rows_of(P->n, P->per_row);
+	double h = 0;
+	L->w = 0;
+	for (uint32_t r = 0; r < rows; r++) {
+		uint32_t first, hosts;
+		double w;
+		pod_row(P, r, L->cell, &first, &w, &hosts);
+		L->w = fmax(L->w, w);
+		h += 2 * ROW + grid_h(hosts, L->host_cols);
+	}
 	const unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
-	const double grid = most_hosts ? HOST_TOP + ((most_hosts + L->host_cols - 1) / L->host_cols) * HOST_DY : 0;
-	L->h = ((count[HW_TIER_SUPERSPINE] + per_row - 1) / per_row) * ROW;
-	L->h += ((P->n + P->per_row - 1) / P->per_row) * (2 * ROW + grid);
+	L->rows = rows_of(count[HW_TIER_SUPERSPINE], per_row) + 2 * rows;
+	L->h = rows_of(count[HW_TIER_SUPERSPINE], per_row) * ROW + h;
 	const unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
-	L->h += ((orphans + host_row - 1) / host_row) * HOST_DY;
+	L->h += rows_of(orphans, host_row) * HOST_DY;
 	L->w += legend_w;
 	L->h = fmax(L->h, legend_h);
 }
@@ -339,7 +387,7 @@ static void measure_pods(struct layout *L, const struct pods *P, const uint32_t 
 /* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
  * the last row (NAN: out of memory). */
 static double place_pods(struct slot **tier, const uint32_t *count, const uint32_t *pod, const struct pods *P,
-                         const struct layout *L, double w, double y, double grid, double *xy)
+                         const struct layout *L, double w, double y, double *xy)
 {
 	double *x0 = calloc(2 * (size_t)P->n, sizeof(*x0)), *row_y = x0 + P->n; /* each pod's left edge and row */
 	uint32_t *placed = calloc(2 * (size_t)P->n, sizeof(*placed));           /* its leaves, spines placed */
@@ -348,18 +396,17 @@ static double place_pods(struct slot **tier, const uint32_t *count, const uint32
 		free(placed);
 		return NAN;
 	}
-	for (uint32_t p = 0; p < P->n; p += P->per_row) {
-		const uint32_t end = p + P->per_row < P->n ? p + P->per_row : P->n;
-		double rw = 0;
-		for (uint32_t q = p; q < end; q++)
-			rw += pod_width(P, q, L->cell) + (q > p ? CELL / 2 : 0);
+	for (uint32_t r = 0, rows = rows_of(P->n, P->per_row); r < rows; r++) {
+		uint32_t first, hosts;
+		double rw;
+		const uint32_t n = pod_row(P, r, L->cell, &first, &rw, &hosts);
 		double x = (w - rw) / 2;
-		for (uint32_t q = p; q < end; q++) {
+		for (uint32_t q = first; q < first + n; q++) {
 			x0[q] = x;
 			row_y[q] = y;
 			x += pod_width(P, q, L->cell) + CELL / 2;
 		}
-		y += 2 * ROW + grid;
+		y += 2 * ROW + grid_h(hosts, L->host_cols);
 	}
 	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
 		for (uint32_t i = 0; i < count[k]; i++) { /* tier order within each pod, centred in its column */
@@ -632,12 +679,16 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	struct pods P = {0};
 	uint32_t *pod = calloc((size_t)t->n_nodes + 1, sizeof(*pod));
 	if (pod && (P.n = find_pods(t, ov, tier, count, pod)) &&
-	    (P.spines = calloc(2 * (size_t)P.n, sizeof(uint32_t)))) {
+	    (P.spines = calloc(3 * (size_t)P.n, sizeof(uint32_t)))) {
 		P.leaves = P.spines + P.n;
+		P.hosts = P.leaves + P.n;
 		for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++)
 			P.spines[pod[tier[HW_TIER_SPINE][i].node]]++;
-		for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++)
-			P.leaves[pod[tier[HW_TIER_LEAF][i].node]]++;
+		for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++) {
+			const uint32_t v = tier[HW_TIER_LEAF][i].node;
+			P.leaves[pod[v]]++;
+			P.hosts[pod[v]] = n_hosts[v] > P.hosts[pod[v]] ? n_hosts[v] : P.hosts[pod[v]];
+		}
 	} else {
 		P.n = 0;
 	}
@@ -649,20 +700,26 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	uint32_t widest = 1;
 	for (unsigned k = HW_TIER_LEAF; k < N_TIERS; k++)
 		widest = count[k] > widest ? count[k] : widest;
+	/* Among the layouts with the aspect within ASPECT_NEAR of 16:10: the fewest rows of switches (fewer links
+	 * across other rows), then the nearest aspect; when none is that near, the nearest aspect. */
 	struct layout best = {0};
 	unsigned best_pods = 1;
 	double best_err = INFINITY;
+	int best_near = 0;
 	for (unsigned hc = 1; hc <= 8 && (hc == 1 || hc <= most); hc++)
 		for (unsigned c = 1; c <= (P.n ? P.n : widest); c++) {
 			struct layout L = {.host_cols = hc, .cols = c};
 			P.per_row = c;
 			if (P.n)
-				measure_pods(&L, &P, count, most, orphans, legend_w, legend_h);
+				measure_pods(&L, &P, count, orphans, legend_w, legend_h);
 			else
-				measure(&L, count, most, orphans, legend_w, legend_h);
-			double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
-			if (err < best_err - 1e-9) {
+				measure(&L, count, tier[HW_TIER_LEAF], n_hosts, orphans, legend_w, legend_h);
+			const double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
+			const int near = err <= log(ASPECT_NEAR);
+			if (near > best_near || (near && best_near && L.rows < best.rows) ||
+			    (near == best_near && (!near || L.rows == best.rows) && err < best_err - 1e-9)) {
 				best_err = err;
+				best_near = near;
 				best = L;
 				best_pods = c;
 			}
@@ -670,8 +727,9 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	double w = best.w - legend_w, y = ROW / 2;
 	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
 	for (unsigned k = HW_TIER_SUPERSPINE; k >= (P.n ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
-		for (uint32_t i = 0; i < count[k]; i += per_row) {
-			uint32_t n = count[k] - i < per_row ? count[k] - i : per_row;
+		const uint32_t rows = rows_of(count[k], per_row);
+		for (uint32_t r = 0; r < rows; r++) {
+			uint32_t i, n = row_span(count[k], rows, r, &i);
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t v = tier[k][i + j].node;
 				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
@@ -681,19 +739,19 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 		}
 	}
 	uint32_t *placed = n_hosts + t->n_nodes + 1;
-	double grid = most ? HOST_TOP + ((most + best.host_cols - 1) / best.host_cols) * HOST_DY : 0;
 	if (P.n) {
 		P.per_row = best_pods;
-		y = place_pods(tier, count, pod, &P, &best, w, y, grid, xy);
+		y = place_pods(tier, count, pod, &P, &best, w, y, xy);
 	} else {
-		for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i += best.cols) {
-			uint32_t n = count[HW_TIER_LEAF] - i < best.cols ? count[HW_TIER_LEAF] - i : best.cols;
+		const uint32_t rows = rows_of(count[HW_TIER_LEAF], best.cols);
+		for (uint32_t r = 0; r < rows; r++) {
+			uint32_t i, n = row_span(count[HW_TIER_LEAF], rows, r, &i);
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t v = tier[HW_TIER_LEAF][i + j].node;
 				xy[2 * v] = (w - n * best.cell) / 2 + (j + 0.5) * best.cell;
 				xy[2 * v + 1] = y;
 			}
-			y += ROW + grid;
+			y += ROW + grid_h(row_hosts(tier[HW_TIER_LEAF], i, i + n, n_hosts), best.host_cols);
 		}
 	}
 	free(P.spines);

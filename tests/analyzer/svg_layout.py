@@ -3,7 +3,7 @@
 # layout rules: the canvas's aspect near 16:10, no two texts overlapping, every switch and host drawn, each host
 # under its own leaf (below it, and nearer to it than to any other leaf), and in a fabric of pods (a fat-tree: the
 # spine-leaf links fall apart into groups) each spine right over its own pod: above its pod's leaves, within their
-# span, and the leaf nearest below it one of them.  With --event the files are event graphs
+# span, and the leaf nearest below it one of them; else the rows of leaves evenly filled.  With --event the files are event graphs
 # (a part of the fabric, queue badges, a legend): aspect and overlapping texts only, and at least one of them must
 # carry two badges or more (else overlapping badges could not have been seen).
 # Usage: svg_layout.py TRUTH_JSON FILE.svg...  |  svg_layout.py --event FILE.svg...
@@ -147,9 +147,15 @@ def check(truth, path):
     pod, spines = misplaced_spines(truth, tier, pos)
     if spines:
         bad.append(f"{path}: {len(spines)} spines not over their own pod, e.g. {spines[:3]}")
+    rows = {}
+    for lf in leaves:
+        rows[round(pos[lf][1])] = rows.get(round(pos[lf][1]), 0) + 1
+    per_row = [rows[y] for y in sorted(rows)]
+    if not pod and per_row and max(per_row) - min(per_row) > 1:  # whole-tier rows: evenly filled
+        bad.append(f"{path}: rows of leaves not evenly filled: {per_row} leaves, top down")
     print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
           f"{len(pos)} nodes, hosts under their leaves: {'no' if wrong else 'yes'}, "
-          f"{len(set(pod.values()))} pods, spines over their pod: {'no' if spines else 'yes'}")
+          f"{len(set(pod.values()))} pods, spines over their pod: {'no' if spines else 'yes'}, leaves per row {per_row}")
     return bad
 
 

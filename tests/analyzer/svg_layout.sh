@@ -39,4 +39,27 @@ for s in incast pfc-storm; do
   [ -s "$1" ] || fail "$s: no event graph drawn"
   python3 "$src/tests/analyzer/svg_layout.py" --event "$@" || fail "$s: event graph layout"
 done
+# The Incast graph shows the scenario's 4 spines, the 7 or 8 leaves its flows cross, leaf1's 8 hosts and a legend of
+# about 600 x 200 pt: its leaves go in 2 rows (the fewest rows whose canvas is near 16:10: all of them in one row
+# would be at least 7 x 100 + 600 pt wide and about 400 tall, over 3:1), evenly filled (4 + 3 or 4 + 4).  They were
+# in 4 rows of 2.  A leaf's label is its first text, one line higher when the leaf carries a note (leaf1: Incast), so
+# rows are told apart by more than a line.
+set -- "$dir"/ev-incast/svg/event-*-Incast.svg
+python3 - "$dir/ev-incast/truth.json" "$1" "$src/tests/analyzer" <<'PY' || fail "incast graph: leaves not in two even rows"
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import xml.etree.ElementTree as ET
+from svg_layout import positions
+tier = {n["node"]: n["tier"] for n in json.load(open(sys.argv[1]))["topology"]["nodes"]}
+pos = positions(ET.parse(sys.argv[2]).getroot())
+rows = []  # [y, leaves]
+for y in sorted(y for n, (x, y) in pos.items() if tier.get(n) == "leaf"):
+    if rows and y - rows[-1][0] < 40:
+        rows[-1][1] += 1
+    else:
+        rows.append([y, 1])
+counts = [n for _, n in rows]
+print(f"incast graph: leaves per row {counts}")
+sys.exit(0 if len(counts) == 2 and max(counts) - min(counts) <= 1 else 1)
+PY
 echo "PASS"

@@ -91,9 +91,9 @@ function pods(tiers) {
 
 // A pod's column: as wide as its wider tier; half a cell between pods.
 const podW = (p) => Math.max(p.spines.length, p.leaves.length) * CELL_W;
-function podRows(ps, perRow) {
-  const rows = [];
-  for (let i = 0; i < ps.length; i += perRow) rows.push(ps.slice(i, i + perRow));
+function podRows(ps, perRow) { // at most perRow pods to a row, rows evenly filled
+  const n = Math.ceil(ps.length / perRow), base = Math.floor(ps.length / n), extra = ps.length % n, rows = [];
+  for (let r = 0, first = 0; r < n; first += rows[r].length, r++) rows.push(ps.slice(first, first + base + (r < extra ? 1 : 0)));
   return rows;
 }
 const rowW = (row) => row.reduce((w, p) => w + podW(p), 0) + (row.length - 1) * CELL_W / 2;
@@ -150,8 +150,10 @@ function buildMap() {
     }
     if (ps.length && t.name === "leaf") continue; // drawn with their pods
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-    for (let row = 0; row * cols < t.nodes.length; row++) {
-      const nodes = t.nodes.slice(row * cols, (row + 1) * cols);
+    const n = t.nodes.length, rows = Math.ceil(n / cols), base = Math.floor(n / rows), extra = n % rows;
+    for (let row = 0; row < rows; row++) { // evenly filled: the first `extra` rows one more
+      const first = row * base + Math.min(row, extra);
+      const nodes = t.nodes.slice(first, first + base + (row < extra ? 1 : 0));
       nodes.forEach((s, inRow) => {
         const x = (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
         pos[s.name] = {x, y: y + BOX_H / 2};
