@@ -165,13 +165,13 @@ static void order_tiers(const struct hw_topo *t, const struct hw_render_overlay 
 #define HOST_DY 30.0
 #define HOST_TOP 48.0 /* from a leaf's centre to its first row of hosts */
 #define ASPECT 1.6
-#define ASPECT_NEAR 1.15 /* an aspect within this factor of ASPECT is near enough: 1.33 to 1.92 */
+#define ASPECT_NEAR 1.1 /* a canvas (node boxes and legend) within this factor of ASPECT is near: 1.45 to 1.76 */
 #define LEGEND_FONT 14.0 /* Graphviz's default for the legend's HTML table */
 
 struct layout {
 	unsigned host_cols, cols; /* hosts per row under a leaf; cells per row */
 	unsigned rows;            /* rows of switches */
-	double cell, w, h;
+	double cell, w;           /* a leaf's cell; the widest row (pt) */
 };
 
 /* The size (pt) of a legend's HTML table, from its text: a row per <tr>, as wide as its characters outside tags
@@ -229,31 +229,17 @@ static uint32_t row_hosts(const struct slot *leaves, uint32_t i0, uint32_t i1, c
 	return most;
 }
 
-/* The drawing's size (L->w, L->h) and its rows of switches (L->rows) with L->host_cols and at most L->cols leaves
- * to a row: the rows that takes, evenly filled, each row of leaves as tall as its leaf with the most hosts
- * (n_hosts by node) needs, the other tiers in rows as wide as the leaves', and a legend of legend_w x legend_h left
- * of it. */
-static void measure(struct layout *L, const uint32_t *count, const struct slot *leaves, const uint32_t *n_hosts,
-                    uint32_t orphans, double legend_w, double legend_h)
+/* The cell of a leaf (L->cell), the widest row (L->w) and the rows of switches (L->rows) with L->host_cols and at most
+ * L->cols leaves to a row, rows evenly filled; the other tiers in rows as wide as the leaves'. */
+static void measure(struct layout *L, const uint32_t *count)
 {
 	const uint32_t n = count[HW_TIER_LEAF], leaf_rows = rows_of(n, L->cols);
 	L->cell = n && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
 	L->w = (leaf_rows ? rows_of(n, leaf_rows) : L->cols) * L->cell;
-	unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
-	L->h = 0;
+	const unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
 	L->rows = leaf_rows;
-	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--) {
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= HW_TIER_SPINE; k--)
 		L->rows += rows_of(count[k], per_row);
-		L->h += rows_of(count[k], per_row) * ROW;
-	}
-	for (uint32_t r = 0; r < leaf_rows; r++) {
-		uint32_t first, m = row_span(n, leaf_rows, r, &first);
-		L->h += ROW + grid_h(row_hosts(leaves, first, first + m, n_hosts), L->host_cols);
-	}
-	unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
-	L->h += rows_of(orphans, host_row) * HOST_DY;
-	L->w += legend_w;
-	L->h = fmax(L->h, legend_h);
 }
 
 /* A tier's bucket: unknown tiers are drawn with the leaves. */
@@ -361,27 +347,20 @@ static uint32_t pod_row(const struct pods *P, uint32_t r, double cell, uint32_t 
 	return n;
 }
 
-static void measure_pods(struct layout *L, const struct pods *P, const uint32_t *count, uint32_t orphans,
-                         double legend_w, double legend_h)
+/* The same with pods: at most L->cols pods to a row (P->per_row). */
+static void measure_pods(struct layout *L, const struct pods *P, const uint32_t *count)
 {
 	L->cell = count[HW_TIER_LEAF] && L->host_cols * HOST_DX > CELL ? L->host_cols * HOST_DX : CELL;
 	const uint32_t rows = rows_of(P->n, P->per_row);
-	double h = 0;
 	L->w = 0;
 	for (uint32_t r = 0; r < rows; r++) {
 		uint32_t first, hosts;
 		double w;
 		pod_row(P, r, L->cell, &first, &w, &hosts);
 		L->w = fmax(L->w, w);
-		h += 2 * ROW + grid_h(hosts, L->host_cols);
 	}
 	const unsigned per_row = (unsigned)(L->w / CELL) > 0 ? (unsigned)(L->w / CELL) : 1;
 	L->rows = rows_of(count[HW_TIER_SUPERSPINE], per_row) + 2 * rows;
-	L->h = rows_of(count[HW_TIER_SUPERSPINE], per_row) * ROW + h;
-	const unsigned host_row = (unsigned)(L->w / HOST_DX) > 0 ? (unsigned)(L->w / HOST_DX) : 1;
-	L->h += rows_of(orphans, host_row) * HOST_DY;
-	L->w += legend_w;
-	L->h = fmax(L->h, legend_h);
 }
 
 /* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
@@ -648,10 +627,110 @@ static void port_label(Agraph_t *g, struct boxes *taken, const char *link_id, co
 	}
 }
 
-/* Place every shown node: xy[2i], xy[2i+1] in Graphviz's points (y upwards).  Hosts go under the first shown
- * leaf they link to, in tier order (tier[HW_TIER_HOST] follows its leaves already). */
+/* What place_nodes knows before it tries a layout: each host's leaf (HW_TOPO_NONE: none shown), each leaf's hosts
+ * (n_hosts[0, n_nodes]) and a counter per leaf (placed), the pods. */
+struct arrangement {
+	const struct hw_topo *t;
+	struct slot **tier;
+	const uint32_t *count, *leaf_of, *pod;
+	uint32_t *n_hosts, *placed;
+	struct pods *P;
+};
+
+/* Places every shown node for host columns hc and at most c leaves (or pods) to a row: xy[2i], xy[2i+1] in points,
+ * y downwards from the top of the first row's cell; *rows: its rows of switches.  -1: out of memory. */
+static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double *xy, unsigned *rows_out)
+{
+	const struct hw_topo *t = A->t;
+	struct slot **tier = A->tier;
+	const uint32_t *count = A->count;
+	struct layout L = {.host_cols = hc, .cols = c};
+	A->P->per_row = c;
+	if (A->P->n)
+		measure_pods(&L, A->P, count);
+	else
+		measure(&L, count);
+	*rows_out = L.rows;
+	const double w = L.w;
+	double y = ROW / 2;
+	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= (A->P->n ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
+		const uint32_t rows = rows_of(count[k], per_row);
+		for (uint32_t r = 0; r < rows; r++) {
+			uint32_t i, n = row_span(count[k], rows, r, &i);
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t v = tier[k][i + j].node;
+				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
+				xy[2 * v + 1] = y;
+			}
+			y += ROW;
+		}
+	}
+	if (A->P->n) {
+		y = place_pods(tier, count, A->pod, A->P, &L, w, y, xy);
+		if (isnan(y))
+			return -1;
+	} else {
+		const uint32_t rows = rows_of(count[HW_TIER_LEAF], c);
+		for (uint32_t r = 0; r < rows; r++) {
+			uint32_t i, n = row_span(count[HW_TIER_LEAF], rows, r, &i);
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t v = tier[HW_TIER_LEAF][i + j].node;
+				xy[2 * v] = (w - n * L.cell) / 2 + (j + 0.5) * L.cell;
+				xy[2 * v + 1] = y;
+			}
+			y += ROW + grid_h(row_hosts(tier[HW_TIER_LEAF], i, i + n, A->n_hosts), hc);
+		}
+	}
+	y -= ROW / 2;
+	unsigned host_row = (unsigned)(w / HOST_DX) > 0 ? (unsigned)(w / HOST_DX) : 1;
+	uint32_t orphan = 0;
+	memset(A->placed, 0, ((size_t)t->n_nodes + 1) * sizeof(*A->placed));
+	for (uint32_t i = 0; i < count[HW_TIER_HOST]; i++) {
+		uint32_t h = tier[HW_TIER_HOST][i].node, leaf = A->leaf_of[h];
+		if (leaf == HW_TOPO_NONE) { /* rows at the bottom */
+			xy[2 * h] = ((orphan % host_row) + 0.5) * HOST_DX;
+			xy[2 * h + 1] = y + (orphan / host_row + 0.5) * HOST_DY;
+			orphan++;
+			continue;
+		}
+		uint32_t r = A->placed[leaf] / hc, col = A->placed[leaf] % hc;
+		uint32_t in_row = A->n_hosts[leaf] - r * hc < hc ? A->n_hosts[leaf] - r * hc : hc;
+		xy[2 * h] = xy[2 * leaf] + ((double)col - (in_row - 1) / 2.0) * HOST_DX;
+		xy[2 * h + 1] = xy[2 * leaf + 1] + HOST_TOP + r * HOST_DY;
+		A->placed[leaf]++;
+	}
+	return 0;
+}
+
+/* The canvas of the shown nodes' boxes at xy (y downwards; a switch's box 1.1 x 0.4 in, a host's 0.8 x 0.3) with a
+ * legend of legend_w x legend_h: left of the drawing, its top at the first row's cell's (top 0), or over the drawing
+ * from its left edge, its bottom there (top 1).  Its width over its height. */
+static double canvas_aspect(const struct arrangement *A, const double *xy, double legend_w, double legend_h, int top)
+{
+	double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+	for (unsigned k = 0; k < N_TIERS; k++)
+		for (uint32_t i = 0; i < A->count[k]; i++) {
+			const uint32_t v = A->tier[k][i].node;
+			const double hw = k == HW_TIER_HOST ? 0.4 * 72 : 0.55 * 72,
+			             hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
+			x0 = fmin(x0, xy[2 * v] - hw), x1 = fmax(x1, xy[2 * v] + hw);
+			y0 = fmin(y0, xy[2 * v + 1] - hh), y1 = fmax(y1, xy[2 * v + 1] + hh);
+		}
+	if (legend_w > 0) {
+		x0 = fmin(x0, top ? 0 : -legend_w), x1 = fmax(x1, top ? legend_w : 0);
+		y0 = fmin(y0, top ? -legend_h : 0), y1 = fmax(y1, top ? 0 : legend_h);
+	}
+	return x1 > x0 && y1 > y0 ? (x1 - x0) / (y1 - y0) : ASPECT;
+}
+
+/* Place every shown node: xy[2i], xy[2i+1] in Graphviz's points (y upwards), and the legend (*legend_top).  Hosts go
+ * under the first shown leaf they link to, in tier order (tier[HW_TIER_HOST] follows its leaves already).  Each
+ * layout (host columns, leaves or pods to a row, the legend left of the drawing or over it) is tried and its canvas
+ * measured from its boxes: among those within ASPECT_NEAR of 16:10, the fewest rows of switches (fewer links drawn
+ * across other rows), then the nearest aspect; when none is that near, the nearest aspect. */
 static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *ov, struct slot **tier,
-                       const uint32_t *count, double legend_w, double legend_h, double *xy)
+                       const uint32_t *count, double legend_w, double legend_h, int *legend_top, double *xy)
 {
 	uint32_t *leaf_of = calloc((size_t)t->n_nodes + 1, sizeof(*leaf_of)),
 	         *n_hosts = calloc(2 * ((size_t)t->n_nodes + 1), sizeof(*n_hosts)); /* per leaf: hosts, then placed */
@@ -660,7 +739,7 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 		free(n_hosts);
 		return -1;
 	}
-	uint32_t most = 0, orphans = 0;
+	uint32_t most = 0;
 	for (uint32_t i = 0; i < count[HW_TIER_HOST]; i++) {
 		uint32_t h = tier[HW_TIER_HOST][i].node, leaf = HW_TOPO_NONE;
 		for (uint32_t p = t->nodes[h].first_port; p != HW_TOPO_NONE && leaf == HW_TOPO_NONE;
@@ -671,9 +750,7 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 				leaf = t->ports[q].node;
 		}
 		leaf_of[h] = leaf;
-		if (leaf == HW_TOPO_NONE)
-			orphans++;
-		else if (++n_hosts[leaf] > most)
+		if (leaf != HW_TOPO_NONE && ++n_hosts[leaf] > most)
 			most = n_hosts[leaf];
 	}
 	struct pods P = {0};
@@ -692,99 +769,44 @@ static int place_nodes(const struct hw_topo *t, const struct hw_render_overlay *
 	} else {
 		P.n = 0;
 	}
-	if (!pod) {
-		free(leaf_of);
-		free(n_hosts);
-		return -1;
-	}
+	int rc = pod ? 0 : -1;
 	uint32_t widest = 1;
 	for (unsigned k = HW_TIER_LEAF; k < N_TIERS; k++)
 		widest = count[k] > widest ? count[k] : widest;
-	/* Among the layouts with the aspect within ASPECT_NEAR of 16:10: the fewest rows of switches (fewer links
-	 * across other rows), then the nearest aspect; when none is that near, the nearest aspect. */
-	struct layout best = {0};
-	unsigned best_pods = 1;
+	const struct arrangement A = {t, tier, count, leaf_of, pod, n_hosts, n_hosts + t->n_nodes + 1, &P};
+	unsigned best_hc = 1, best_c = 1, best_rows = 0;
 	double best_err = INFINITY;
 	int best_near = 0;
-	for (unsigned hc = 1; hc <= 8 && (hc == 1 || hc <= most); hc++)
-		for (unsigned c = 1; c <= (P.n ? P.n : widest); c++) {
-			struct layout L = {.host_cols = hc, .cols = c};
-			P.per_row = c;
-			if (P.n)
-				measure_pods(&L, &P, count, orphans, legend_w, legend_h);
-			else
-				measure(&L, count, tier[HW_TIER_LEAF], n_hosts, orphans, legend_w, legend_h);
-			const double err = fabs(log(L.w / (L.h > 0 ? L.h : CELL) / ASPECT));
-			const int near = err <= log(ASPECT_NEAR);
-			if (near > best_near || (near && best_near && L.rows < best.rows) ||
-			    (near == best_near && (!near || L.rows == best.rows) && err < best_err - 1e-9)) {
-				best_err = err;
-				best_near = near;
-				best = L;
-				best_pods = c;
+	*legend_top = 0;
+	for (unsigned hc = 1; !rc && hc <= 8 && (hc == 1 || hc <= most); hc++)
+		for (unsigned c = 1; !rc && c <= (P.n ? P.n : widest); c++) {
+			unsigned rows;
+			if ((rc = arrange(&A, hc, c, xy, &rows)))
+				break;
+			for (int top = 0; top <= (legend_w > 0); top++) {
+				const double err = fabs(log(canvas_aspect(&A, xy, legend_w, legend_h, top) / ASPECT));
+				const int near = err <= log(ASPECT_NEAR);
+				if (near > best_near || (near && best_near && rows < best_rows) ||
+				    (near == best_near && (!near || rows == best_rows) && err < best_err - 1e-9)) {
+					best_err = err;
+					best_near = near;
+					best_hc = hc;
+					best_c = c;
+					best_rows = rows;
+					*legend_top = top;
+				}
 			}
 		}
-	double w = best.w - legend_w, y = ROW / 2;
-	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
-	for (unsigned k = HW_TIER_SUPERSPINE; k >= (P.n ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
-		const uint32_t rows = rows_of(count[k], per_row);
-		for (uint32_t r = 0; r < rows; r++) {
-			uint32_t i, n = row_span(count[k], rows, r, &i);
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t v = tier[k][i + j].node;
-				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
-				xy[2 * v + 1] = y;
-			}
-			y += ROW;
-		}
-	}
-	uint32_t *placed = n_hosts + t->n_nodes + 1;
-	if (P.n) {
-		P.per_row = best_pods;
-		y = place_pods(tier, count, pod, &P, &best, w, y, xy);
-	} else {
-		const uint32_t rows = rows_of(count[HW_TIER_LEAF], best.cols);
-		for (uint32_t r = 0; r < rows; r++) {
-			uint32_t i, n = row_span(count[HW_TIER_LEAF], rows, r, &i);
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t v = tier[HW_TIER_LEAF][i + j].node;
-				xy[2 * v] = (w - n * best.cell) / 2 + (j + 0.5) * best.cell;
-				xy[2 * v + 1] = y;
-			}
-			y += ROW + grid_h(row_hosts(tier[HW_TIER_LEAF], i, i + n, n_hosts), best.host_cols);
-		}
-	}
+	unsigned rows;
+	if (!rc)
+		rc = arrange(&A, best_hc, best_c, xy, &rows);
+	for (uint32_t v = 0; !rc && v < t->n_nodes; v++) /* Graphviz's y goes up */
+		xy[2 * v + 1] = -xy[2 * v + 1];
 	free(P.spines);
 	free(pod);
-	if (isnan(y)) {
-		free(leaf_of);
-		free(n_hosts);
-		return -1;
-	}
-	y -= ROW / 2;
-	unsigned host_row = (unsigned)(w / HOST_DX) > 0 ? (unsigned)(w / HOST_DX) : 1;
-	uint32_t orphan = 0;
-	for (uint32_t i = 0; i < count[HW_TIER_HOST]; i++) {
-		uint32_t h = tier[HW_TIER_HOST][i].node, leaf = leaf_of[h];
-		if (leaf == HW_TOPO_NONE) { /* rows at the bottom */
-			xy[2 * h] = ((orphan % host_row) + 0.5) * HOST_DX;
-			xy[2 * h + 1] = y + (orphan / host_row + 0.5) * HOST_DY;
-			orphan++;
-			continue;
-		}
-		uint32_t r = placed[leaf] / best.host_cols, c = placed[leaf] % best.host_cols;
-		uint32_t in_row = n_hosts[leaf] - r * best.host_cols < best.host_cols
-		                      ? n_hosts[leaf] - r * best.host_cols
-		                      : best.host_cols;
-		xy[2 * h] = xy[2 * leaf] + ((double)c - (in_row - 1) / 2.0) * HOST_DX;
-		xy[2 * h + 1] = xy[2 * leaf + 1] + HOST_TOP + r * HOST_DY;
-		placed[leaf]++;
-	}
-	for (uint32_t v = 0; v < t->n_nodes; v++) /* Graphviz's y goes up */
-		xy[2 * v + 1] = -xy[2 * v + 1];
 	free(leaf_of);
 	free(n_hosts);
-	return 0;
+	return rc;
 }
 
 static const char *tier_fill(unsigned tier)
@@ -857,7 +879,8 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	        *e_style = agattr(g, AGEDGE, "style", "solid"), *e_pen = agattr(g, AGEDGE, "penwidth", "1"),
 	        *e_tip = agattr(g, AGEDGE, "tooltip", "");
 
-	double legend_w, legend_h; /* left of the drawing, its top level with the drawing's */
+	double legend_w, legend_h; /* left of the drawing, its top level with the drawing's, or over it (place_nodes) */
+	int legend_top = 0;
 	legend_size(ov ? ov->legend_html : LEGEND, &legend_w, &legend_h);
 
 	/* Ranks and order. */
@@ -879,7 +902,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	}
 	if (ok) {
 		order_tiers(t, ov, tier, count, xpos);
-		ok = !place_nodes(t, ov, tier, count, legend_w, legend_h, xy);
+		ok = !place_nodes(t, ov, tier, count, legend_w, legend_h, &legend_top, xy);
 	}
 	if (!ok) {
 		for (unsigned k = 0; k < N_TIERS; k++)
@@ -947,6 +970,9 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			       hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
 			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
 		}
+	if (grid && (!ov || ov->legend_html)) /* and the legend's (build_graph draws it where place_nodes put it) */
+		box_add(&boxes, legend_top ? 0 : -legend_w, legend_top ? 0 : -legend_h, legend_top ? legend_w : 0,
+		        legend_top ? legend_h : 0);
 	/* and the overlay's badges, placed clear of them and of one another */
 	double *bxy = ov && ov->n_badges ? calloc(2 * (size_t)ov->n_badges, sizeof(*bxy)) : NULL;
 	if (bxy)
@@ -999,7 +1025,10 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	agxset(legend, a_id, "legend");
 	agxset(legend, a_shape, "plaintext");
 	agxset(legend, a_fill, "white");
-	snprintf(pos, sizeof(pos), "%.1f,%.1f!", -legend_w / 2, -legend_h / 2); /* left of the drawing, at its top */
+	if (legend_top) /* over the drawing, from its left edge */
+		snprintf(pos, sizeof(pos), "%.1f,%.1f!", legend_w / 2, legend_h / 2);
+	else /* left of the drawing, at its top */
+		snprintf(pos, sizeof(pos), "%.1f,%.1f!", -legend_w / 2, -legend_h / 2);
 	agxset(legend, a_pos, pos);
 	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
 	agxset(legend, a_label, html);
