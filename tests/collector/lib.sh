@@ -96,7 +96,7 @@ make_veth_ns() {
   ip -n "$1" link set lo up
 }
 
-# A TCP port on 127.0.0.1 that nothing listens on right now (the kernel picks it): tools/netutil.py, found from
+# A TCP port on 127.0.0.1 that nothing listens on right now, below the ephemeral range: tools/netutil.py, found from
 # where this file is when sourced (the tests cd into scratch directories).
 hw_netutil=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)/netutil.py
 free_port() {
