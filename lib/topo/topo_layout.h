@@ -8,8 +8,8 @@
 #include "hopwatch/topo.h"
 #include "hopwatch/topo_render.h"
 
-#define TOPO_TIERS 4 /* hosts, leaves, spines, super-spines (HW_TIER_*); a node of unknown tier goes with the leaves   \
-	              */
+/* Tiers drawn: hosts, leaves, spines, super-spines (HW_TIER_*); a node of unknown tier goes with the leaves. */
+#define TOPO_TIERS 4
 
 /* A node in its tier's order (key: the sort key while ordering). */
 struct topo_slot {
