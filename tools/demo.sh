@@ -79,7 +79,9 @@ if [ -n "$am_pid" ]; then
 import json, sys
 for line in open(sys.argv[1]):
     n = json.loads(line)
-    print(f"     {n['status']}, incident {n['groupLabels'].get('incident', '-')}, {len(n['alerts'])} alert(s):")
+    # the shipped route's receivers: incidents page; a burst outside any incident goes to the per-switch digest
+    kind = "burst digest (low urgency)" if n.get("receiver") == "hopwatch-burst-digest" else "page"
+    print(f"     {kind}: {n['status']}, incident {n['groupLabels'].get('incident', '-')}, {len(n['alerts'])} alert(s):")
     for a in n["alerts"]:
         print(f"       {a['annotations'].get('summary', a['labels'].get('alertname'))}")
 PY
