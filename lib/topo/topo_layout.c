@@ -144,12 +144,6 @@ static void measure(struct layout *L, const uint32_t *count)
 		L->rows += rows_of(count[k], per_row);
 }
 
-/* A tier's bucket: unknown tiers are drawn with the leaves. */
-static unsigned tier_of(const struct hw_topo *t, uint32_t v)
-{
-	return t->nodes[v].tier < TOPO_TIERS ? t->nodes[v].tier : HW_TIER_LEAF;
-}
-
 static uint32_t uf_root(uint32_t *up, uint32_t v)
 {
 	while (up[v] != v)
@@ -175,7 +169,7 @@ static uint32_t find_pods(const struct hw_topo *t, const struct hw_render_overla
 		for (uint32_t p = t->nodes[s].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
 			const uint32_t q = hw_topo_peer(t, p);
 			const uint32_t v = q == HW_TOPO_NONE ? HW_TOPO_NONE : t->ports[q].node;
-			if (v != HW_TOPO_NONE && topo_shown(ov, v) && tier_of(t, v) == HW_TIER_LEAF)
+			if (v != HW_TOPO_NONE && topo_shown(ov, v) && topo_tier(t, v) == HW_TIER_LEAF)
 				up[uf_root(up, v)] = uf_root(up, s);
 		}
 	}
@@ -388,8 +382,8 @@ static double canvas_aspect(const struct arrangement *A, const double *xy, doubl
 	for (unsigned k = 0; k < TOPO_TIERS; k++)
 		for (uint32_t i = 0; i < A->count[k]; i++) {
 			const uint32_t v = A->tier[k][i].node;
-			const double hw = k == HW_TIER_HOST ? 0.4 * 72 : 0.55 * 72,
-			             hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
+			double hw, hh;
+			topo_box_half(k == HW_TIER_HOST, &hw, &hh);
 			x0 = fmin(x0, xy[2 * v] - hw), x1 = fmax(x1, xy[2 * v] + hw);
 			y0 = fmin(y0, xy[2 * v + 1] - hh), y1 = fmax(y1, xy[2 * v + 1] + hh);
 		}
@@ -456,6 +450,11 @@ int topo_place_nodes(const struct hw_topo *t, const struct hw_render_overlay *ov
 	*legend_top = 0;
 	for (unsigned hc = 1; !rc && hc <= 8 && (hc == 1 || hc <= most); hc++)
 		for (unsigned c = 1; !rc && c <= (P.n ? P.n : widest); c++) {
+			/* at most c leaves (pods) to a row, rows evenly filled: a c that gives the rows c - 1 gave is
+			 * the same layout, which the comparison below would not take over the first */
+			const uint32_t items = P.n ? P.n : count[HW_TIER_LEAF];
+			if (c > 1 && items && rows_of(items, c) == rows_of(items, c - 1))
+				continue;
 			unsigned rows;
 			if ((rc = arrange(&A, hc, c, xy, &rows)))
 				break;

@@ -23,6 +23,19 @@ static inline int topo_shown(const struct hw_render_overlay *ov, uint32_t i)
 	return !ov || !ov->show || ov->show[i];
 }
 
+/* The tier node v is drawn in: a node of unknown tier with the leaves. */
+static inline unsigned topo_tier(const struct hw_topo *t, uint32_t v)
+{
+	return t->nodes[v].tier < TOPO_TIERS ? t->nodes[v].tier : HW_TIER_LEAF;
+}
+
+/* Half a drawn node box (pt): a switch's is 1.1 x 0.4 in, a host's 0.8 x 0.3 (topo_render.c's width and height). */
+static inline void topo_box_half(int host, double *hw, double *hh)
+{
+	*hw = host ? 0.4 * 72 : 0.55 * 72;
+	*hh = host ? 0.15 * 72 : 0.2 * 72;
+}
+
 /* Order each tier (tier[k][0, count[k]): the shown nodes of tier k): leaves by name, every other tier by the
  * barycentre of its neighbours on the tier it hangs from; xpos: scratch, a double per node. */
 void topo_order_tiers(const struct hw_topo *t, const struct hw_render_overlay *ov, struct topo_slot **tier,

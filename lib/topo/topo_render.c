@@ -257,7 +257,8 @@ static void place_badges(const struct hw_topo *t, const struct hw_render_overlay
 		}
 		uint32_t n = t->ports[b->port].node;
 		int host = t->nodes[n].tier == HW_TIER_HOST;
-		double nw = host ? 0.4 * 72 : 0.55 * 72, nh = host ? 0.15 * 72 : 0.2 * 72;
+		double nw, nh;
+		topo_box_half(host, &nw, &nh);
 		for (int k = 0; !found && k < 48; k++) { /* beside the node: right and left, its row, above, below */
 			int step = k / 6, side = k % 2 ? -1 : 1, row = (k / 2) % 3;
 			x = xy[2 * n] + side * (nw + hw + 4 + step * (2 * hw + 4));
@@ -286,7 +287,8 @@ static void port_label(Agraph_t *g, struct boxes *taken, const char *link_id, co
 		return;
 	dx /= len;
 	dy /= len;
-	double hw = host ? 0.4 * 72 : 0.55 * 72, hh = host ? 0.15 * 72 : 0.2 * 72;
+	double hw, hh;
+	topo_box_half(host, &hw, &hh);
 	double exit = fmin(fabs(dx) > 1e-9 ? hw / fabs(dx) : INFINITY, fabs(dy) > 1e-9 ? hh / fabs(dy) : INFINITY);
 	double w = 0.62 * PORT_FONT * (double)strlen(name) / 2 + 1, h = PORT_FONT / 2 + 1;
 	for (int k = 0; k < 4; k++) {
@@ -401,14 +403,14 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	       *xy = calloc(2 * (size_t)t->n_nodes + 2, sizeof(*xy));
 	for (uint32_t i = 0; i < t->n_nodes; i++)
 		if (topo_shown(ov, i))
-			count[t->nodes[i].tier < TOPO_TIERS ? t->nodes[i].tier : HW_TIER_LEAF]++;
+			count[topo_tier(t, i)]++;
 	int ok = xpos != NULL && xy != NULL;
 	for (unsigned k = 0; k < TOPO_TIERS; k++)
 		ok &= (tier[k] = calloc((size_t)count[k] + 1, sizeof(struct topo_slot))) != NULL;
 	for (uint32_t i = 0; ok && i < t->n_nodes; i++) {
 		if (!topo_shown(ov, i))
 			continue;
-		unsigned k = t->nodes[i].tier < TOPO_TIERS ? t->nodes[i].tier : HW_TIER_LEAF;
+		unsigned k = topo_tier(t, i);
 		tier[k][fill[k]++].node = i;
 	}
 	if (ok) {
@@ -477,8 +479,8 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	for (unsigned k = 0; grid && k < TOPO_TIERS; k++)
 		for (uint32_t i = 0; i < count[k]; i++) {
 			uint32_t ni = tier[k][i].node;
-			double hw = k == HW_TIER_HOST ? 0.4 * 72 : 0.55 * 72,
-			       hh = k == HW_TIER_HOST ? 0.15 * 72 : 0.2 * 72;
+			double hw, hh;
+			topo_box_half(k == HW_TIER_HOST, &hw, &hh);
 			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
 		}
 	if (grid &&
