@@ -5,7 +5,8 @@
 # measured in the same rounds and the median of the per-round ratios:
 #   dpdk:     the DPDK collector (no sinks) vs dpdk-testpmd --forward-mode=rxonly, same net_pcap
 #             infinite_rx=1 port and capture; reports per worker CPU-second and per wall-clock second
-#   pcap:     the collector's --pcap front end (no sinks) vs bench_pcap_loop (plain pcap_next_ex loop);
+#   pcap:     the collector's --pcap front end (no sinks) vs bench_pcap_loop (plain pcap_next_ex loop), on a
+#             capture of --pcap-flows flows (4,096 by default);
 #             reports per process CPU-second
 #   analyzer: hopwatch-analyzer (every detector) on the collector's record files of the same capture vs
 #             the --pcap collector run of that round; records per process CPU-second
@@ -21,7 +22,8 @@
 #             A B testpmd in turn, and the ratio A / B per worker CPU-second (before / after); in the pcap
 #             rounds likewise (loop A B), per process CPU-second
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
-#                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--only dpdk,pcap,analyzer,pipeline]
+#                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--pcap-flows N]
+#                        [--only dpdk,pcap,analyzer,pipeline]
 #                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
 #                        [--analyzer-args "ARGS"] [--analyzer-b-args "ARGS"]
 import argparse
@@ -254,6 +256,7 @@ def main():
     ap.add_argument("--pcap-reports", type=int, default=500000)
     ap.add_argument("--only", default="dpdk,pcap,analyzer,pipeline")
     ap.add_argument("--pipeline-flows", type=int, default=4096)
+    ap.add_argument("--pcap-flows", type=int, default=4096, help="flows of the pcap and analyzer rounds' capture")
     ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
     ap.add_argument("--analyzer-args", default="", help="more arguments of the build's analyzer run")
@@ -341,7 +344,7 @@ def main():
                                        for n in names("analyzer_threads_cpu_s")}}
 
     if only & {"pcap", "analyzer"}:
-        pcap = capture("pcap", 4096, a.pcap_reports)
+        pcap = capture("pcap-%d" % a.pcap_flows, a.pcap_flows, a.pcap_reports)
         recdir = os.path.join(a.work, "records")
         shutil.rmtree(recdir, ignore_errors=True)
         os.makedirs(recdir)
@@ -372,13 +375,13 @@ def main():
                    ", analyzer %.2f M records/cpu-s" % (an[-1]["records"] / an[-1]["cpu_s"] / 1e6) if an else ""),
                   file=sys.stderr)
         if "pcap" in only:
-            result["pcap"] = {"reports": a.pcap_reports, "collector_pcap": rates(hw),
+            result["pcap"] = {"reports": a.pcap_reports, "flows": a.pcap_flows, "collector_pcap": rates(hw),
                               "pcap_next_ex_loop": rates(ref), "ratio_per_cpu_s": pair(hw, ref)}
             if hwb:
                 result["pcap"].update({"collector_b": rates(hwb), "collector_b_path": a.collector_b,
                                        "b_ratio_per_cpu_s": pair(hwb, ref), "a_over_b_per_cpu_s": pair(hw, hwb)})
         if "analyzer" in only:
-            result["analyzer"] = {"records": n_records, "analyzer": rates(an, "records"),
+            result["analyzer"] = {"records": n_records, "flows": a.pcap_flows, "analyzer": rates(an, "records"),
                                   "collector_pcap_records": rates(hw, "records"),
                                   "ratio_per_cpu_s": pair(an, hw, "records", "records")}
             if anb:

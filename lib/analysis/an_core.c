@@ -29,19 +29,24 @@ static int create_detectors(struct hw_analyzer *a)
 {
 	a->n_dets = an_registry_count;
 	a->dets = calloc(a->n_dets, sizeof(*a->dets));
-	a->on_report = calloc(a->n_dets * 2, sizeof(*a->on_report));
+	a->on_report = calloc(a->n_dets * 3, sizeof(*a->on_report));
 	a->rec = calloc(a->n_dets, sizeof(*a->rec));
 	if (!a->dets || !a->on_report || !a->rec)
 		return -1;
 	a->on_tick = a->on_report + a->n_dets;
+	a->on_flow_ahead = a->on_tick + a->n_dets;
 	for (unsigned i = 0; i < a->n_dets; i++) {
 		struct an_det *d = &a->dets[i];
 		const struct an_detector *def = an_registry[i];
 		d->def = def;
 		d->qoff = a->qstride;
 		a->qstride += AN_ALIGN(def->queue_size);
-		if (def->flow_size && !(d->flows = calloc(an_flow_slots(a), def->flow_size)))
-			return -1;
+		/* calloc'd (pages untouched until used), on an AN_LINE boundary: a slot of a line's size is one line */
+		if (def->flow_size) {
+			if (!(d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE)))
+				return -1;
+			d->flows = (char *)d->flows_mem + (AN_LINE - (uintptr_t)d->flows_mem % AN_LINE) % AN_LINE;
+		}
 		if (def->sender_size && !(d->senders = calloc(an_sender_slots(a), def->sender_size)))
 			return -1;
 		if (def->state_size && !(d->state = calloc(1, def->state_size)))
@@ -54,6 +59,8 @@ static int create_detectors(struct hw_analyzer *a)
 			a->rec[a->n_rec++] = (struct an_rec_hook){def->record, d, d->qoff, NULL, def->episode_off};
 		if (def->report)
 			a->on_report[a->n_on_report++] = d;
+		if (def->flow_ahead)
+			a->on_flow_ahead[a->n_on_flow_ahead++] = d;
 		if (def->tick_queue || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
 		if (def->tick_armed &&
@@ -123,7 +130,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	if (!a)
 		return;
 	for (unsigned i = 0; a->dets && i < a->n_dets; i++) {
-		free(a->dets[i].flows);
+		free(a->dets[i].flows_mem);
 		free(a->dets[i].senders);
 		free(a->dets[i].state);
 		free(a->dets[i].armed);
@@ -951,9 +958,13 @@ void hw_an_ingest(struct hw_analyzer *a, const struct hw_record *r, size_t n)
 	uint32_t home[AN_AHEAD_SLOT]; /* the home slots of records i + 1 .. i + AN_AHEAD_SLOT, by index % size */
 	for (size_t i = 0; i < n; i++) {
 		if (i + AN_AHEAD_SLOT < n) {
-			const uint32_t s = home_slot(a, &r[i + AN_AHEAD_SLOT]);
+			const struct hw_record *ra = &r[i + AN_AHEAD_SLOT];
+			const uint32_t s = home_slot(a, ra);
 			home[(i + AN_AHEAD_SLOT) % AN_AHEAD_SLOT] = s;
 			__builtin_prefetch(&a->qslots[s]);
+			if (ra->hop_index == 0 && (ra->valid & HW_V_FLOW))
+				for (unsigned k = 0; k < a->n_on_flow_ahead; k++)
+					a->on_flow_ahead[k]->def->flow_ahead(a, a->on_flow_ahead[k], ra->flow_hash);
 		}
 		if (i + AN_AHEAD_QUEUE < n) {
 			const size_t j = i + AN_AHEAD_QUEUE;

@@ -237,8 +237,8 @@ struct hw_analyzer {
 	/* the enabled detectors (a->c is fixed) with each hook, in order; the record hooks as the per-record
 	 * loop calls them */
 	struct an_rec_hook *rec;
-	struct an_det **on_report, **on_tick;
-	unsigned n_rec, n_on_report, n_on_tick;
+	struct an_det **on_report, **on_tick, **on_flow_ahead;
+	unsigned n_rec, n_on_report, n_on_tick, n_on_flow_ahead;
 	uint64_t *tick_touched; /* a bit per queue index: a record of it since the last tick (detector.h tick_armed) */
 	struct an_shards *shards;   /* hw_an_shards: the sharded record hooks' threads (NULL: one thread) */
 	struct an_shard_res *shres; /* ... the results of a batch, AN_SHARD_BATCH */

@@ -1,6 +1,7 @@
 /* PathChange: flows whose whole path (sink reports, lib/facts) differs from the one they had, one alert per
  * cause (a burst of moves, placed at the link their old paths left) with the moved flows; resolved when they
  * move back. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,17 +36,39 @@
  * not reported. */
 #define AN_CAUSES 64
 
-struct an_flow {                   /* a slot of the flow table */
-	uint64_t hash, path;       /* path: signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
+/* The flow table (flow_size bytes per slot, an_flow_slots() slots) is two arrays: every slot's key (struct an_flow,
+ * two to a cache line: an_core aligns the table), then every slot's path (struct an_flow_path).  A report of a flow
+ * whose path did not change reads its key only.  The table holds tens of thousands of flows (53,882 on #19's
+ * realistic capture): 65,536 slots of 256 bytes were 16 MiB and a cache miss per report, the keys are 2 MiB.  The
+ * path is read when a path changes or a report of the path so far comes, and written when the path changes. */
+struct an_flow {
+	uint64_t hash;         /* the flow */
+	uint64_t path;         /* signature of the hop sequence (lib/facts, never 0); 0 = empty slot */
+	uint64_t cause_id;     /* while moved: its cause's event id (0 = not moved) */
+	uint8_t n_hops, cause; /* cause: its cause slot + 1 while moved */
+	uint8_t from_q;        /* path came from a Q+F report: it may be a transit's path so far */
+	uint8_t pending;       /* FLOW_SUSPECT, FLOW_UNCONFIRMED: the path's suspect_ns, unconfirmed are set */
+};
+_Static_assert(AN_LINE % sizeof(struct an_flow) == 0, "a flow's key never straddles a cache line");
+#define FLOW_SUSPECT 1u
+#define FLOW_UNCONFIRMED 2u
+
+struct an_flow_path {
 	uint64_t home;             /* while moved: the signature of the path it left */
-	uint64_t cause_id;         /* while moved: its cause's event id (0 = not moved) */
 	uint64_t suspect_ns;       /* a report of the path so far disagreed with path at this time (0 = none) */
 	uint64_t unconfirmed;      /* postcards: a different path seen once, not yet twice in a row (0 = none) */
-	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
 	uint32_t in[AN_PATH];      /* each hop's ingress_port (in[0]: the link into the first switch) */
-	uint8_t n_hops, cause;     /* cause: its cause slot + 1 while moved */
-	uint8_t from_q;            /* path came from a Q+F report: it may be a transit's path so far */
+	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
 };
+
+/* Slot i's path (the second array). */
+static struct an_flow_path *path_of(const struct hw_analyzer *a, const struct an_det *det, const struct an_flow *f)
+{
+	const struct an_flow *keys = det->flows;
+	return (struct an_flow_path *)(void *)((unsigned char *)det->flows +
+	                                       an_flow_slots(a) * sizeof(struct an_flow)) +
+	       (f - keys);
+}
 
 #define AN_CAUSE_LINKS 64
 struct an_link { /* a link of a cause's moves: from (node, egress port) to (peer, its ingress port) */
@@ -156,19 +179,21 @@ static void end_cause(struct hw_analyzer *a, struct path_state *ps, struct an_ca
 }
 
 /* Whether the move of f (its old path) to rep's path left link l. */
-static int left_link(const struct an_flow *f, const struct an_report *rep, const struct an_link *l);
+static int left_link(const struct an_flow *f, const struct an_flow_path *fp, const struct an_report *rep,
+                     const struct an_link *l);
 
 /* The cause a move at time t of f to rep joins: an active one whose last move is within gather_ns, or whose
  * link the move left; else a new one (first_move: placed there until the raise); NULL when all are busy. */
 static struct an_cause *cause_of(struct hw_analyzer *a, struct path_state *ps, const struct an_flow *f,
-                                 const struct an_report *rep, const uint32_t first_move[2], uint64_t start)
+                                 const struct an_flow_path *fp, const struct an_report *rep,
+                                 const uint32_t first_move[2], uint64_t start)
 {
 	struct an_cause *free_slot = NULL;
 	const uint64_t t = rep->time_ns;
 	for (unsigned i = 0; i < AN_CAUSES; i++) {
 		struct an_cause *c = &ps->causes[i];
 		if (c->used && (t < c->last_ns + a->c.path_change_gather_ns ||
-		                (c->raised && c->n_links && left_link(f, rep, &c->links[c->link]))))
+		                (c->raised && c->n_links && left_link(f, fp, rep, &c->links[c->link]))))
 			return c;
 		if (!c->used && !free_slot)
 			free_slot = c;
@@ -217,11 +242,13 @@ static void detach(struct hw_analyzer *a, struct path_state *ps, struct an_flow 
 
 /* The first hop where rep's path and the flow's differ, comparing the first n hops (the last one's node
  * only when last_egress is 0); n when they agree. */
-static unsigned first_difference(const struct an_flow *f, const struct an_report *rep, unsigned n, int last_egress)
+static unsigned first_difference(const struct an_flow *f, const struct an_flow_path *fp, const struct an_report *rep,
+                                 unsigned n, int last_egress)
 {
 	unsigned d = 0;
-	while (d < n && d < f->n_hops && rep->hops[d][0] == f->hops[d][0] &&
-	       (rep->hops[d][1] == f->hops[d][1] || (!last_egress && d + 1 == n)) && (d || rep->hop_in[0] == f->in[0]))
+	while (d < n && d < f->n_hops && rep->hops[d][0] == fp->hops[d][0] &&
+	       (rep->hops[d][1] == fp->hops[d][1] || (!last_egress && d + 1 == n)) &&
+	       (d || rep->hop_in[0] == fp->in[0]))
 		d++;
 	return d;
 }
@@ -236,12 +263,12 @@ static int takes(const struct an_report *rep, uint32_t node, uint32_t port)
 }
 
 /* Hop i of f's path as a link: to the next hop's node and ingress port (0, 0 after the last hop). */
-static struct an_link link_of(const struct an_flow *f, unsigned i)
+static struct an_link link_of(const struct an_flow *f, const struct an_flow_path *fp, unsigned i)
 {
-	struct an_link l = {f->hops[i][0], f->hops[i][1], 0, 0, 0, 0};
+	struct an_link l = {fp->hops[i][0], fp->hops[i][1], 0, 0, 0, 0};
 	if (i + 1 < f->n_hops) {
-		l.peer = f->hops[i + 1][0];
-		l.peer_port = f->in[i + 1];
+		l.peer = fp->hops[i + 1][0];
+		l.peer_port = fp->in[i + 1];
 	}
 	return l;
 }
@@ -254,10 +281,11 @@ static int same_link(const struct an_link *x, const struct an_link *y)
 	        x->peer_port == y->port);
 }
 
-static int left_link(const struct an_flow *f, const struct an_report *rep, const struct an_link *l)
+static int left_link(const struct an_flow *f, const struct an_flow_path *fp, const struct an_report *rep,
+                     const struct an_link *l)
 {
 	for (unsigned i = 0; i < f->n_hops && i < AN_PATH; i++) {
-		struct an_link x = link_of(f, i);
+		struct an_link x = link_of(f, fp, i);
 		if (same_link(&x, l))
 			return !takes(rep, x.node, x.port);
 	}
@@ -279,13 +307,14 @@ static struct an_link *cause_link(struct an_cause *c, const struct an_link *x)
 }
 
 /* Count the links f's move to rep left into c, and mark those its new path takes. */
-static void count_links(struct an_cause *c, const struct an_flow *f, const struct an_report *rep)
+static void count_links(struct an_cause *c, const struct an_flow *f, const struct an_flow_path *fp,
+                        const struct an_report *rep)
 {
 	struct an_link *l;
 	for (unsigned i = 0; i < f->n_hops && i < AN_PATH; i++) {
-		if (takes(rep, f->hops[i][0], f->hops[i][1]))
+		if (takes(rep, fp->hops[i][0], fp->hops[i][1]))
 			continue;
-		struct an_link x = link_of(f, i);
+		struct an_link x = link_of(f, fp, i);
 		if ((l = cause_link(c, &x)))
 			l->n++;
 	}
@@ -300,35 +329,37 @@ static void count_links(struct an_cause *c, const struct an_flow *f, const struc
 	}
 }
 
-static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *f, const struct an_report *rep)
+static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *f, struct an_flow_path *fp,
+                  const struct an_report *rep)
 {
 	/* the ingress ports of later hops follow from the egress port before them (one link each) */
-	unsigned d = first_difference(f, rep, rep->n_hops, 1);
+	unsigned d = first_difference(f, fp, rep, rep->n_hops, 1);
 	if (d >= rep->n_hops)
 		d = rep->n_hops - 1;
-	const uint32_t *left = d < f->n_hops ? f->hops[d] : rep->hops[d];
-	uint64_t start = f->suspect_ns && f->suspect_ns < rep->time_ns ? f->suspect_ns : rep->time_ns;
+	const uint32_t *left = d < f->n_hops ? fp->hops[d] : rep->hops[d];
+	uint64_t suspect = (f->pending & FLOW_SUSPECT) ? fp->suspect_ns : 0;
+	uint64_t start = suspect && suspect < rep->time_ns ? suspect : rep->time_ns;
 	uint64_t home = f->path;
 	if (flow_cause(ps, f)) {
-		home = f->home; /* moved again: its home stays the path it had before the first move */
+		home = fp->home; /* moved again: its home stays the path it had before the first move */
 		detach(a, ps, f, 0, rep->time_ns);
 	}
-	struct an_cause *c = cause_of(a, ps, f, rep, left, start ? start : 1);
+	struct an_cause *c = cause_of(a, ps, f, fp, rep, left, start ? start : 1);
 	if (!c)
 		return;
 	if (!c->moved) {
 		char was[96], now[96];
-		describe(was, sizeof(was), (const uint32_t(*)[2])f->hops, f->n_hops);
+		describe(was, sizeof(was), (const uint32_t(*)[2])fp->hops, f->n_hops);
 		describe(now, sizeof(now), rep->hops, rep->n_hops);
 		snprintf(c->detail, sizeof(c->detail), "path %s -> %s", was, now);
 		c->hop = d;
 		c->old_n = f->n_hops;
 		c->new_n = rep->n_hops;
-		memcpy(c->old_path, f->hops, sizeof(c->old_path));
+		memcpy(c->old_path, fp->hops, sizeof(c->old_path));
 	}
 	if (!c->raised)
-		count_links(c, f, rep);
-	else if (c->n_links && left_link(f, rep, &c->links[c->link]))
+		count_links(c, f, fp, rep);
+	else if (c->n_links && left_link(f, fp, rep, &c->links[c->link]))
 		c->links[c->link].n++;
 	c->moved++;
 	c->last_ns = rep->time_ns;
@@ -336,7 +367,19 @@ static void moved(struct hw_analyzer *a, struct path_state *ps, struct an_flow *
 		c->flows[c->n_flows++] = f->hash;
 	f->cause = (uint8_t)(c - ps->causes + 1);
 	f->cause_id = c->id;
-	f->home = home;
+	fp->home = home;
+}
+
+/* The flow's home slot in the table: its key is looked up there and in the next three slots. */
+static uint32_t flow_home(const struct hw_analyzer *a, uint64_t flow_hash)
+{
+	return (uint32_t)(flow_hash ^ (flow_hash >> 32)) & a->fmask;
+}
+
+/* The line of the flow's home key, for its report (the table's keys are 2 MiB: a miss per report otherwise). */
+static void flow_ahead(const struct hw_analyzer *a, const struct an_det *det, uint64_t flow_hash)
+{
+	__builtin_prefetch(&((const struct an_flow *)det->flows)[flow_home(a, flow_hash)]);
 }
 
 static void report(struct hw_analyzer *a, struct an_det *det, const struct an_report *rep)
@@ -346,7 +389,7 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	const uint32_t all = rep->n_hops >= 32 ? UINT32_MAX : (1u << rep->n_hops) - 1;
 	if ((rep->ports & all) != all)
 		return; /* a hop without ports: a hole */
-	uint32_t home = (uint32_t)(rep->flow_hash ^ (rep->flow_hash >> 32)) & a->fmask, slot = UINT32_MAX;
+	uint32_t home = flow_home(a, rep->flow_hash), slot = UINT32_MAX;
 	struct an_flow *f = NULL;
 	for (uint32_t i = 0; i < 4; i++) {
 		struct an_flow *c = &flows[(home + i) & a->fmask];
@@ -360,11 +403,14 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	enum hw_path_use use = hw_path_report_use(rep->flags, rep->n_hops, rep->has_flow, f ? f->n_hops : 0);
 	if (use == HW_PATH_NONE)
 		return;
+	struct an_flow_path *fp;
 	if (use == HW_PATH_PREFIX) {
 		/* compared with the same prefix of the flow's path; never moves the flow by itself */
-		if (f && rep->n_hops <= f->n_hops && first_difference(f, rep, rep->n_hops, 0) < rep->n_hops &&
-		    !f->suspect_ns)
-			f->suspect_ns = rep->time_ns ? rep->time_ns : 1;
+		if (f && rep->n_hops <= f->n_hops && !(f->pending & FLOW_SUSPECT) &&
+		    first_difference(f, fp = path_of(a, det, f), rep, rep->n_hops, 0) < rep->n_hops) {
+			fp->suspect_ns = rep->time_ns ? rep->time_ns : 1;
+			f->pending |= FLOW_SUSPECT;
+		}
 		return;
 	}
 	uint64_t ph = path_sig(rep);
@@ -374,27 +420,47 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 			a->n_flows++;
 		else if (flow_cause(ps, f))
 			detach(a, ps, f, 0, rep->time_ns); /* pushed out while moved */
+		fp = path_of(a, det, f);
 		memset(f, 0, sizeof(*f));
+		memset(fp, 0, sizeof(*fp));
 		f->hash = rep->flow_hash;
-	} else if (hw_path_changed(f->path, ph) && rep->postcards && f->unconfirmed != ph) {
-		f->unconfirmed = ph; /* postcards: a packet's path counts when the next packet confirms it */
-		f->suspect_ns = rep->time_ns ? rep->time_ns : 1; /* ... and then from this first evidence */
+	} else if (!hw_path_changed(f->path, ph) && f->n_hops == rep->n_hops) {
+		/* the same path (its signature covers every hop): the hops are those kept; the path is not read */
+		if (f->pending) {
+			fp = path_of(a, det, f);
+			fp->suspect_ns = 0;
+			fp->unconfirmed = 0;
+			f->pending = 0;
+		}
+		f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
 		return;
-	} else if (hw_path_changed(f->path, ph)) {
-		if (f->from_q && rep->n_hops > f->n_hops && first_difference(f, rep, f->n_hops, 1) == f->n_hops)
+	} else {
+		fp = path_of(a, det, f);
+		uint64_t unconfirmed = (f->pending & FLOW_UNCONFIRMED) ? fp->unconfirmed : 0;
+		if (hw_path_changed(f->path, ph) && rep->postcards && unconfirmed != ph) {
+			fp->unconfirmed = ph; /* postcards: a packet's path counts when the next packet confirms it */
+			fp->suspect_ns = rep->time_ns ? rep->time_ns : 1; /* ... and then from this first evidence */
+			f->pending = FLOW_SUSPECT | FLOW_UNCONFIRMED;
+			return;
+		}
+		if (!hw_path_changed(f->path, ph))
+			; /* the same signature with another hop count (a collision): taken as the path */
+		else if (f->from_q && rep->n_hops > f->n_hops &&
+		         first_difference(f, fp, rep, f->n_hops, 1) == f->n_hops)
 			; /* its path came from a transit's Q+F report: the whole path extends it */
-		else if (flow_cause(ps, f) && ph == f->home)
+		else if (flow_cause(ps, f) && ph == fp->home)
 			detach(a, ps, f, 1, rep->time_ns);
 		else
-			moved(a, ps, f, rep);
+			moved(a, ps, f, fp, rep);
 	}
-	f->suspect_ns = 0;
-	f->unconfirmed = 0;
+	fp->suspect_ns = 0;
+	fp->unconfirmed = 0;
+	f->pending = 0;
+	f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
 	f->path = ph;
 	f->n_hops = rep->n_hops;
-	f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
-	memcpy(f->in, rep->hop_in, sizeof(f->in));
-	memcpy(f->hops, rep->hops, sizeof(f->hops));
+	memcpy(fp->in, rep->hop_in, sizeof(fp->in));
+	memcpy(fp->hops, rep->hops, sizeof(fp->hops));
 }
 
 /* Every tick: raise the causes gathered for gather_ns (all of them at the end of input), resolve those
@@ -419,13 +485,13 @@ static void tick(struct hw_analyzer *a, struct an_det *det, uint64_t now)
 static unsigned flow_path(const struct hw_analyzer *a, const struct an_det *det, uint64_t flow_hash,
                           uint32_t (*hops)[2], unsigned max)
 {
-	uint32_t home = (uint32_t)(flow_hash ^ (flow_hash >> 32)) & a->fmask;
+	uint32_t home = flow_home(a, flow_hash);
 	for (uint32_t i = 0; i < 4; i++) {
 		const struct an_flow *f = &((const struct an_flow *)det->flows)[(home + i) & a->fmask];
 		if (!f->path || f->hash != flow_hash)
 			continue;
 		unsigned n = f->n_hops < max ? f->n_hops : max;
-		memcpy(hops, f->hops, n * sizeof(hops[0]));
+		memcpy(hops, path_of(a, det, f)->hops, n * sizeof(hops[0]));
 		return n;
 	}
 	return 0;
@@ -448,9 +514,10 @@ const struct an_detector an_detect_path_change = {
     .congestion = 1,
     AN_KEYS(keys),
     .defaults = defaults,
-    .flow_size = sizeof(struct an_flow),
+    .flow_size = sizeof(struct an_flow) + sizeof(struct an_flow_path),
     .state_size = sizeof(struct path_state),
     .report = report,
+    .flow_ahead = flow_ahead,
     .tick = tick,
     .flow_path = flow_path,
 };
