@@ -358,6 +358,7 @@ void an_ev_commit(struct an_ev *ev)
 /* Hand the queued events to the emit callback, in the order they were committed. */
 static void deliver(struct hw_analyzer *a)
 {
+	an_latency_flush_all(a); /* the last report's latency histogram increment (an_latency_report) */
 	if (a->delivering)
 		return;
 	a->delivering = 1;

@@ -104,6 +104,11 @@ struct an_ev {
 struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo);
 void an_latency_destroy(struct hw_an_latmatrix *m);
 void an_latency_report(struct hw_an_latmatrix *m, const struct an_report *rep);
+/* A report's histogram increment waits for the next report (its line prefetched meanwhile): an_latency_flush
+ * adds it.  deliver() flushes every matrix first, so whatever reads a matrix (the outputs, in emit or between
+ * hw_an_* calls, which all end in deliver) sees every report. */
+void an_latency_flush(struct hw_an_latmatrix *m);
+void an_latency_flush_all(struct hw_analyzer *a);
 /* rep to its group's matrix (hw_an_latency_groups), and freeing them with the analyzer. */
 void an_latency_group_report(struct hw_analyzer *a, const struct an_report *rep);
 void an_latency_groups_free(struct hw_analyzer *a);
