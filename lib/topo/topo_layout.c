@@ -388,8 +388,10 @@ static double canvas_aspect(const struct arrangement *A, const double *xy, doubl
 			y0 = fmin(y0, xy[2 * v + 1] - hh), y1 = fmax(y1, xy[2 * v + 1] + hh);
 		}
 	if (legend_w > 0) {
-		x0 = fmin(x0, top ? 0 : -legend_w), x1 = fmax(x1, top ? legend_w : 0);
-		y0 = fmin(y0, top ? -legend_h : 0), y1 = fmax(y1, top ? 0 : legend_h);
+		double b[4];
+		topo_legend_box(legend_w, legend_h, top, b);
+		x0 = fmin(x0, b[0]), x1 = fmax(x1, b[2]);
+		y0 = fmin(y0, -b[3]), y1 = fmax(y1, -b[1]); /* y downwards */
 	}
 	return x1 > x0 && y1 > y0 ? (x1 - x0) / (y1 - y0) : ASPECT;
 }

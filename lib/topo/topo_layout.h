@@ -36,6 +36,16 @@ static inline void topo_box_half(int host, double *hw, double *hh)
 	*hh = host ? 0.15 * 72 : 0.2 * 72;
 }
 
+/* The box of a legend of w x h pt (x0, y0, x1, y1 in Graphviz's points, y upwards): over the drawing (top 1), its
+ * bottom-left corner at the origin; else left of it, its top-right corner there (topo_place_nodes' legend_top). */
+static inline void topo_legend_box(double w, double h, int top, double b[4])
+{
+	b[0] = top ? 0 : -w;
+	b[1] = top ? 0 : -h;
+	b[2] = top ? w : 0;
+	b[3] = top ? h : 0;
+}
+
 /* Order each tier (tier[k][0, count[k]): the shown nodes of tier k): leaves by name, every other tier by the
  * barycentre of its neighbours on the tier it hangs from; xpos: scratch, a double per node. */
 void topo_order_tiers(const struct hw_topo *t, const struct hw_render_overlay *ov, struct topo_slot **tier,

@@ -483,10 +483,10 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 			topo_box_half(k == HW_TIER_HOST, &hw, &hh);
 			box_add(&boxes, xy[2 * ni] - hw, xy[2 * ni + 1] - hh, xy[2 * ni] + hw, xy[2 * ni + 1] + hh);
 		}
-	if (grid &&
-	    (!ov || ov->legend_html)) /* and the legend's (build_graph draws it where topo_place_nodes put it) */
-		box_add(&boxes, legend_top ? 0 : -legend_w, legend_top ? 0 : -legend_h, legend_top ? legend_w : 0,
-		        legend_top ? legend_h : 0);
+	double lb[4]; /* the legend's box: where topo_place_nodes put it */
+	topo_legend_box(legend_w, legend_h, legend_top, lb);
+	if (grid && (!ov || ov->legend_html)) /* and the legend's */
+		box_add(&boxes, lb[0], lb[1], lb[2], lb[3]);
 	/* and the overlay's badges, placed clear of them and of one another */
 	double *bxy = ov && ov->n_badges ? calloc(2 * (size_t)ov->n_badges, sizeof(*bxy)) : NULL;
 	if (bxy)
@@ -539,10 +539,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	agxset(legend, a_id, "legend");
 	agxset(legend, a_shape, "plaintext");
 	agxset(legend, a_fill, "white");
-	if (legend_top) /* over the drawing, from its left edge */
-		snprintf(pos, sizeof(pos), "%.1f,%.1f!", legend_w / 2, legend_h / 2);
-	else /* left of the drawing, at its top */
-		snprintf(pos, sizeof(pos), "%.1f,%.1f!", -legend_w / 2, -legend_h / 2);
+	snprintf(pos, sizeof(pos), "%.1f,%.1f!", (lb[0] + lb[2]) / 2, (lb[1] + lb[3]) / 2); /* its centre */
 	agxset(legend, a_pos, pos);
 	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
 	agxset(legend, a_label, html);
