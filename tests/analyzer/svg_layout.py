@@ -72,6 +72,18 @@ def positions(root):
     return pos
 
 
+def leaves_per_row(pos, leaves):
+    """How many leaves each row holds, top down.  Labels less than 40 pt apart in y are one row: a leaf's label is its
+    first text, one line (about 12 pt) higher when the leaf carries a note, and rows are a switch's cell (100 pt) apart."""
+    rows = []  # [y of the row's first label, leaves]
+    for y in sorted(pos[lf][1] for lf in leaves):
+        if rows and y - rows[-1][0] < 40:
+            rows[-1][1] += 1
+        else:
+            rows.append([y, 1])
+    return [n for _, n in rows]
+
+
 def badges(root):
     return sum(1 for g in root.iter(NS + "g") if g.get("class") == "node" and g.get("id", "").startswith("q-"))
 
@@ -147,10 +159,7 @@ def check(truth, path):
     pod, spines = misplaced_spines(truth, tier, pos)
     if spines:
         bad.append(f"{path}: {len(spines)} spines not over their own pod, e.g. {spines[:3]}")
-    rows = {}
-    for lf in leaves:
-        rows[round(pos[lf][1])] = rows.get(round(pos[lf][1]), 0) + 1
-    per_row = [rows[y] for y in sorted(rows)]
+    per_row = leaves_per_row(pos, leaves)
     if not pod and per_row and max(per_row) - min(per_row) > 1:  # whole-tier rows: evenly filled
         bad.append(f"{path}: rows of leaves not evenly filled: {per_row} leaves, top down")
     print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "

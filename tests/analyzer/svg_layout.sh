@@ -45,22 +45,16 @@ done
 # = 800 pt, at least the legend's 600; spine row, leaf row, 4 rows of 2 hosts and the legend: about 110 + 110 + 130
 # + 250 pt, so about 1.6:1), so the leaves are in one row, or at most two evenly filled if the estimates are off.
 # They were in 4 rows of 2, links crossing three rows.  A leaf's label is its first text, one line higher when the
-# leaf carries a note (leaf1: Incast), so rows are told apart by more than a line.
+# leaf carries a note (leaf1: Incast): svg_layout.leaves_per_row tells rows apart by more than a line.
 set -- "$dir"/ev-incast/svg/event-*-Incast.svg
 python3 - "$dir/ev-incast/truth.json" "$1" "$src/tests/analyzer" <<'PY' || fail "incast graph: leaves in more than two rows"
 import json, sys
 sys.path.insert(0, sys.argv[3])
 import xml.etree.ElementTree as ET
-from svg_layout import positions
+from svg_layout import leaves_per_row, positions
 tier = {n["node"]: n["tier"] for n in json.load(open(sys.argv[1]))["topology"]["nodes"]}
 pos = positions(ET.parse(sys.argv[2]).getroot())
-rows = []  # [y, leaves]
-for y in sorted(y for n, (x, y) in pos.items() if tier.get(n) == "leaf"):
-    if rows and y - rows[-1][0] < 40:
-        rows[-1][1] += 1
-    else:
-        rows.append([y, 1])
-counts = [n for _, n in rows]
+counts = leaves_per_row(pos, [n for n in pos if tier.get(n) == "leaf"])
 print(f"incast graph: leaves per row {counts}")
 sys.exit(0 if len(counts) <= 2 and max(counts) - min(counts) <= 1 else 1)
 PY
