@@ -158,9 +158,12 @@ static uint32_t uf_root(uint32_t *up, uint32_t v)
 static uint32_t find_pods(const struct hw_topo *t, const struct hw_render_overlay *ov, struct topo_slot **tier,
                           const uint32_t *count, uint32_t *pod)
 {
-	uint32_t *up = malloc(((size_t)t->n_nodes + 1) * sizeof(*up)), n = 0;
-	if (!up)
-		return 0;
+	/* up: the union-find forest; num[root]: its pod + 1, in the order of the pods' first leaves (0: none yet) */
+	uint32_t *up = malloc(((size_t)t->n_nodes + 1) * sizeof(*up)),
+	         *num = calloc((size_t)t->n_nodes + 1, sizeof(*num));
+	uint32_t *spines = NULL, n = 0; /* spines[p]: pod p's spines */
+	if (!up || !num)
+		goto none;
 	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
 		for (uint32_t i = 0; i < count[k]; i++)
 			up[tier[k][i].node] = tier[k][i].node;
@@ -173,46 +176,34 @@ static uint32_t find_pods(const struct hw_topo *t, const struct hw_render_overla
 				up[uf_root(up, v)] = uf_root(up, s);
 		}
 	}
-	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++) /* pod + 1 on each root, in leaf order */
-		pod[tier[HW_TIER_LEAF][i].node] = 0;
-	for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++)
-		pod[tier[HW_TIER_SPINE][i].node] = 0;
 	for (uint32_t i = 0; i < count[HW_TIER_LEAF]; i++) {
 		const uint32_t r = uf_root(up, tier[HW_TIER_LEAF][i].node);
-		if (!pod[r])
-			pod[r] = ++n;
+		if (!num[r])
+			num[r] = ++n;
 	}
-	int whole = n >= 2;
-	for (uint32_t i = 0; whole && i < count[HW_TIER_SPINE]; i++)
-		whole = pod[uf_root(up, tier[HW_TIER_SPINE][i].node)] != 0; /* a spine without leaves */
-	uint32_t *spines = whole ? calloc((size_t)n + 1, sizeof(*spines)) : NULL;
-	for (uint32_t i = 0; spines && i < count[HW_TIER_SPINE]; i++)
-		spines[pod[uf_root(up, tier[HW_TIER_SPINE][i].node)] - 1]++;
-	for (uint32_t p = 0; spines && p < n; p++)
-		if (!spines[p]) { /* leaves without a spine */
-			free(spines);
-			spines = NULL;
-		}
-	if (!spines) {
-		free(up);
-		return 0;
+	if (n < 2 || !(spines = calloc(n, sizeof(*spines))))
+		goto none;
+	for (uint32_t i = 0; i < count[HW_TIER_SPINE]; i++) {
+		const uint32_t r = num[uf_root(up, tier[HW_TIER_SPINE][i].node)];
+		if (!r)
+			goto none; /* a spine without leaves */
+		spines[r - 1]++;
 	}
-	/* the roots hold pod + 1: every other node takes its root's, then all are made 0-based */
-	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
-		for (uint32_t i = 0; i < count[k]; i++) {
-			const uint32_t v = tier[k][i].node, r = uf_root(up, v);
-			if (v != r)
-				pod[v] = pod[r];
-		}
+	for (uint32_t p = 0; p < n; p++)
+		if (!spines[p])
+			goto none; /* leaves without a spine */
 	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
 		for (uint32_t i = 0; i < count[k]; i++)
-			up[tier[k][i].node] = pod[tier[k][i].node] - 1;
-	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
-		for (uint32_t i = 0; i < count[k]; i++)
-			pod[tier[k][i].node] = up[tier[k][i].node];
+			pod[tier[k][i].node] = num[uf_root(up, tier[k][i].node)] - 1;
 	free(spines);
+	free(num);
 	free(up);
 	return n;
+none:
+	free(spines);
+	free(num);
+	free(up);
+	return 0;
 }
 
 /* Pods side by side (a fat-tree): super-spines in rows on top, then rows of pods, each pod its spines in a row right
