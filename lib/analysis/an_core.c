@@ -18,6 +18,12 @@ static uint32_t pow2_at_least(uint32_t n)
 
 #define AN_ALIGN(n) (((n) + 15u) & ~(size_t)15u)
 
+/* The first AN_LINE boundary in mem (calloc'd AN_LINE bytes larger than its table); NULL for NULL. */
+static void *line_up(void *mem)
+{
+	return mem ? (unsigned char *)mem + (AN_LINE - (uintptr_t)mem % AN_LINE) % AN_LINE : NULL;
+}
+
 /* The words of a bitmap of every queue index (tick_touched, tick_armed). */
 static size_t tick_words(const struct hw_analyzer *a)
 {
@@ -43,9 +49,9 @@ static int create_detectors(struct hw_analyzer *a)
 		a->qstride += AN_ALIGN(def->queue_size);
 		/* calloc'd (pages untouched until used), on an AN_LINE boundary: a slot of a line's size is one line */
 		if (def->flow_size) {
-			if (!(d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE)))
+			d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE);
+			if (!(d->flows = line_up(d->flows_mem)))
 				return -1;
-			d->flows = (char *)d->flows_mem + (AN_LINE - (uintptr_t)d->flows_mem % AN_LINE) % AN_LINE;
 		}
 		if (def->sender_size && !(d->senders = calloc(an_sender_slots(a), def->sender_size)))
 			return -1;
@@ -75,7 +81,7 @@ static int create_detectors(struct hw_analyzer *a)
 	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
 		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_LINE)))
 			return -1;
-		a->qstate = a->qstate_mem + (AN_LINE - (uintptr_t)a->qstate_mem % AN_LINE) % AN_LINE;
+		a->qstate = line_up(a->qstate_mem);
 	}
 	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
 		const uint32_t line = (uint32_t)(h->qoff / AN_LINE * AN_LINE);
@@ -106,9 +112,7 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
 	/* calloc'd (pages untouched until used), the queues on AN_LINE boundaries: see struct an_queue */
 	a->queues_mem = calloc(1, (c->max_queues ? c->max_queues : 1) * sizeof(*a->queues) + AN_LINE);
-	if (a->queues_mem)
-		a->queues =
-		    (struct an_queue *)(a->queues_mem + (AN_LINE - (uintptr_t)a->queues_mem % AN_LINE) % AN_LINE);
+	a->queues = line_up(a->queues_mem);
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
 	a->qmask = qcap - 1;
 	a->smask = 4095;

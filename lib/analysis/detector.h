@@ -28,13 +28,16 @@ struct an_det;
 
 /* A detector.  Every size and hook may be 0 / NULL.  The core allocates the state the detector declares,
  * zeroed, and hands it over: per queue (its slice of every queue, an_qstate), a flow table (flow_size
- * bytes per slot, an_flow_slots() slots, on a cache-line boundary), a sender table (sender_size bytes per slot,
- * an_sender_slots() slots) and state_size bytes for the whole analyzer; the detector keys its flow and sender slots
- * itself. A detector that keeps a hysteresis episode per queue names it with AN_EPISODE (hw_an_queue_get's active bits,
- * an_episode).  Hooks run only while its kind is enabled, in the registry's order (an_registry.c): record:     one
- * record of queue q, after the core updated q (ring, trend samples, recent flows); report:     a finished report, for
- * detectors that look at whole reports or senders; flow_ahead: see below; tick_queue: record time advanced to now
- * (about every millisecond), for each queue: close windows, clear quiet episodes; tick: the same once per tick;
+ * bytes per slot, an_flow_slots() slots, from a cache-line boundary), a sender table (sender_size bytes per
+ * slot, an_sender_slots() slots) and state_size bytes for the whole analyzer; the detector keys its flow and
+ * sender slots itself.  A detector that keeps a hysteresis episode per queue names it with AN_EPISODE
+ * (hw_an_queue_get's active bits, an_episode).  Hooks run only while its kind is enabled, in the registry's
+ * order (an_registry.c):
+ *   record:     one record of queue q, after the core updated q (ring, trend samples, recent flows);
+ *   report:     a finished report, for detectors that look at whole reports or senders;
+ *   flow_ahead: a report's flow, ahead of the report (below);
+ *   tick_queue: record time advanced to now (about every millisecond), for each queue: close windows,
+ *               clear quiet episodes; tick: the same once per tick;
  *   tick_armed: when set (AN_TICK_ARMED, with its tick_pending predicate), called instead of tick_queue for
  *               every queue, once per tick: tick_queue (inlined, without one indirect call per queue), in table
  *               order, on the queues with a record since the last tick or armed
@@ -69,8 +72,8 @@ struct an_detector {
 	void (*record)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
 	               const struct hw_record *r);
 	void (*report)(struct hw_analyzer *a, struct an_det *d, const struct an_report *rep);
-	/* optional: prefetch what report will read of this flow's state; the core calls it with the flow of a report's
-	 * hop-0 record AN_AHEAD_SLOT records before it ingests that record (no state may change) */
+	/* optional: prefetch what report will read of this flow's state; the one-thread path calls it with the flow of
+	 * a report's hop-0 record AN_AHEAD_SLOT records before it ingests that record (no state may change) */
 	void (*flow_ahead)(const struct hw_analyzer *a, const struct an_det *d, uint64_t flow_hash);
 	void (*tick_queue)(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now);
 	void (*tick)(struct hw_analyzer *a, struct an_det *d, uint64_t now);
@@ -88,7 +91,7 @@ struct an_detector {
 struct an_det {
 	const struct an_detector *def;
 	size_t qoff;                   /* its slice's offset in each queue's state */
-	void *flows, *senders, *state; /* flows: on an AN_LINE boundary in flows_mem */
+	void *flows, *senders, *state; /* flows: from the first AN_LINE boundary in flows_mem */
 	void *flows_mem;
 	uint64_t *armed; /* with tick_armed: a bit per queue index, the queues its next tick visits */
 };

@@ -61,13 +61,11 @@ struct an_flow_path {
 	uint32_t hops[AN_PATH][2]; /* node_id, egress_port */
 };
 
-/* Slot i's path (the second array). */
+/* Flow slot f's path (the second array: right after the an_flow_slots() keys). */
 static struct an_flow_path *path_of(const struct hw_analyzer *a, const struct an_det *det, const struct an_flow *f)
 {
-	const struct an_flow *keys = det->flows;
-	return (struct an_flow_path *)(void *)((unsigned char *)det->flows +
-	                                       an_flow_slots(a) * sizeof(struct an_flow)) +
-	       (f - keys);
+	struct an_flow *keys = det->flows;
+	return (struct an_flow_path *)(void *)(keys + an_flow_slots(a)) + (f - keys);
 }
 
 #define AN_CAUSE_LINKS 64
@@ -403,11 +401,11 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	enum hw_path_use use = hw_path_report_use(rep->flags, rep->n_hops, rep->has_flow, f ? f->n_hops : 0);
 	if (use == HW_PATH_NONE)
 		return;
-	struct an_flow_path *fp;
+	struct an_flow_path *fp = f ? path_of(a, det, f) : NULL; /* its address only: read when needed */
 	if (use == HW_PATH_PREFIX) {
 		/* compared with the same prefix of the flow's path; never moves the flow by itself */
 		if (f && rep->n_hops <= f->n_hops && !(f->pending & FLOW_SUSPECT) &&
-		    first_difference(f, fp = path_of(a, det, f), rep, rep->n_hops, 0) < rep->n_hops) {
+		    first_difference(f, fp, rep, rep->n_hops, 0) < rep->n_hops) {
 			fp->suspect_ns = rep->time_ns ? rep->time_ns : 1;
 			f->pending |= FLOW_SUSPECT;
 		}
@@ -427,26 +425,21 @@ static void report(struct hw_analyzer *a, struct an_det *det, const struct an_re
 	} else if (!hw_path_changed(f->path, ph) && f->n_hops == rep->n_hops) {
 		/* the same path (its signature covers every hop): the hops are those kept; the path is not read */
 		if (f->pending) {
-			fp = path_of(a, det, f);
 			fp->suspect_ns = 0;
 			fp->unconfirmed = 0;
 			f->pending = 0;
 		}
 		f->from_q = (rep->flags & HW_RF_CONGESTED_QUEUE) != 0;
 		return;
-	} else {
-		fp = path_of(a, det, f);
-		uint64_t unconfirmed = (f->pending & FLOW_UNCONFIRMED) ? fp->unconfirmed : 0;
-		if (hw_path_changed(f->path, ph) && rep->postcards && unconfirmed != ph) {
+	} else if (hw_path_changed(f->path, ph)) { /* else the same signature, another hop count: a collision */
+		const uint64_t unconfirmed = (f->pending & FLOW_UNCONFIRMED) ? fp->unconfirmed : 0;
+		if (rep->postcards && unconfirmed != ph) {
 			fp->unconfirmed = ph; /* postcards: a packet's path counts when the next packet confirms it */
 			fp->suspect_ns = rep->time_ns ? rep->time_ns : 1; /* ... and then from this first evidence */
 			f->pending = FLOW_SUSPECT | FLOW_UNCONFIRMED;
 			return;
 		}
-		if (!hw_path_changed(f->path, ph))
-			; /* the same signature with another hop count (a collision): taken as the path */
-		else if (f->from_q && rep->n_hops > f->n_hops &&
-		         first_difference(f, fp, rep, f->n_hops, 1) == f->n_hops)
+		if (f->from_q && rep->n_hops > f->n_hops && first_difference(f, fp, rep, f->n_hops, 1) == f->n_hops)
 			; /* its path came from a transit's Q+F report: the whole path extends it */
 		else if (flow_cause(ps, f) && ph == fp->home)
 			detach(a, ps, f, 1, rep->time_ns);
