@@ -62,32 +62,99 @@ void hw_fmt_node_id(uint32_t id, char *buf, size_t size)
 	snprintf(buf, size, "%u.%u.%u.%u", id >> 24, (id >> 16) & 0xff, (id >> 8) & 0xff, id & 0xff);
 }
 
+/* How an event's numbers are said to people: the unit their value is in and the words that name them
+ * ("%s" where the value goes, else after the words).  The first row whose alertname (NULL: any) and name
+ * match is the one; a name with no row is said as itself (spaces for underscores), a count. */
+enum num_unit { N_COUNT, N_BYTES, N_NS, N_US, N_MS, N_SHARE, N_BYTES_PER_MS, N_DROP_REASON };
+static const struct num_words {
+	const char *alertname, *name, *words;
+	enum num_unit unit;
+} num_words[] = {
+    {"HighHopLatency", "peak", "peak", N_NS},
+    {"HighHopLatency", "threshold", "threshold", N_NS},
+    {"TelemetryReportLoss", "threshold", "threshold", N_SHARE},
+    {"PacketDrops", "threshold", "threshold", N_SHARE},
+    {NULL, "peak", "peak", N_BYTES},
+    {NULL, "threshold", "threshold", N_BYTES},
+    {NULL, "occupancy", "occupancy", N_BYTES},
+    {NULL, "hop_latency", "hop latency", N_NS},
+    {NULL, "predicted", "predicted", N_BYTES},
+    {NULL, "slope_per_ms", "rising", N_BYTES_PER_MS},
+    {NULL, "eta_ms", "reaches the threshold in", N_MS},
+    {NULL, "duration_us", "length", N_US},
+    {NULL, "rise_us", "reached HighQueue in", N_US},
+    {NULL, "ratio", "share", N_SHARE},
+    {NULL, "lost", "reports lost", N_COUNT},
+    {NULL, "expected", "reports expected", N_COUNT},
+    {NULL, "moved_flows", "flows moved", N_COUNT},
+    {NULL, "moved_back", "moved back", N_COUNT},
+    {NULL, "crossed", "left the link", N_COUNT},
+    {NULL, "hop", "at hop", N_COUNT},
+    {NULL, "old_hops", "hops before", N_COUNT},
+    {NULL, "new_hops", "hops now", N_COUNT},
+    {NULL, "min_sources", "raised at %s sources", N_COUNT},
+    {NULL, "root_occupancy", "root occupancy", N_BYTES},
+    {NULL, "expected_dscp", "expected DSCP", N_COUNT},
+    {NULL, "expected_queue", "expected queue", N_COUNT},
+    {NULL, "dscp", "DSCP", N_COUNT},
+    {NULL, "seen", "records", N_COUNT},
+    {NULL, "drop_reason", "drop reason", N_DROP_REASON},
+    {NULL, "aftermath_bursts", "%s bursts as it drained", N_COUNT},
+    {NULL, "aftermath_peak", "their peak", N_BYTES},
+};
+
+static const struct num_words *num_words_of(const char *alertname, const char *name)
+{
+	for (size_t i = 0; i < sizeof(num_words) / sizeof(num_words[0]); i++)
+		if ((!num_words[i].alertname || !strcmp(num_words[i].alertname, alertname)) &&
+		    !strcmp(num_words[i].name, name))
+			return &num_words[i];
+	return NULL;
+}
+
 void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size)
 {
-	int latency = strcmp(alertname, "HighHopLatency") == 0;
-	if (!strcmp(name, "eta_ms"))
-		hw_fmt_duration(v * 1e6, buf, size);
-	else if (!strcmp(name, "duration_us") || !strcmp(name, "rise_us"))
-		hw_fmt_duration(v * 1e3, buf, size);
-	else if (!strcmp(name, "ratio"))
-		fmt_sig(v * 100, "%", buf, size);
-	else if (!strcmp(name, "slope_per_ms")) {
+	const struct num_words *w = num_words_of(alertname, name);
+	switch (w ? w->unit : N_COUNT) {
+	case N_BYTES: hw_fmt_bytes(v, buf, size); return;
+	case N_NS: hw_fmt_duration(v, buf, size); return;
+	case N_US: hw_fmt_duration(v * 1e3, buf, size); return;
+	case N_MS: hw_fmt_duration(v * 1e6, buf, size); return;
+	case N_SHARE: fmt_sig(v * 100, "%", buf, size); return;
+	case N_BYTES_PER_MS:
 		hw_fmt_bytes(v, buf, size);
 		strncat(buf, "/ms", size - strlen(buf) - 1);
-	} else if (latency && (!strcmp(name, "peak") || !strcmp(name, "threshold") || strstr(name, "latency")))
-		hw_fmt_duration(v, buf, size);
-	else if (strstr(name, "occupancy") || !strcmp(name, "predicted") || !strcmp(name, "peak") ||
-	         (!strcmp(name, "threshold") && strcmp(alertname, "TelemetryReportLoss") &&
-	          strcmp(alertname, "PacketDrops")))
-		hw_fmt_bytes(v, buf, size);
-	else if (!strcmp(name, "threshold"))
-		fmt_sig(v * 100, "%", buf, size); /* TelemetryReportLoss, PacketDrops: a ratio */
-	else if (!strcmp(name, "drop_reason") && v >= 0 && v < 256 && v == floor(v) && hw_drop_reason_name((unsigned)v))
-		snprintf(buf, size, "%.0f (%s)", v, hw_drop_reason_name((unsigned)v)); /* the code, in words */
-	else if (v == floor(v) && fabs(v) < 1e15)
+		return;
+	case N_DROP_REASON:
+		if (v >= 0 && v < 256 && v == floor(v) && hw_drop_reason_name((unsigned)v)) {
+			snprintf(buf, size, "%.0f (%s)", v, hw_drop_reason_name((unsigned)v)); /* the code, in words */
+			return;
+		}
+		break;
+	case N_COUNT: break;
+	}
+	if (v == floor(v) && fabs(v) < 1e15)
 		snprintf(buf, size, "%.0f", v);
 	else
 		snprintf(buf, size, "%.3g", v);
+}
+
+void hw_fmt_named(const char *alertname, const char *name, double v, char *buf, size_t size)
+{
+	const struct num_words *w = num_words_of(alertname, name);
+	char val[64];
+	hw_fmt_number(alertname, name, v, val, sizeof(val));
+	char own[64];
+	if (!w) { /* no words: its name, spaces for underscores */
+		snprintf(own, sizeof(own), "%s", name);
+		for (char *c = own; *c; c++)
+			*c = *c == '_' ? ' ' : *c;
+	}
+	const char *words = w ? w->words : own, *at = strstr(words, "%s");
+	if (at)
+		snprintf(buf, size, "%.*s%s%s", (int)(at - words), words, val, at + 2);
+	else
+		snprintf(buf, size, "%s %s", words, val);
 }
 
 static void add(struct hw_alert_kv *l, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -186,13 +253,13 @@ static void values(const struct hw_an_event *e, const char *sep, unsigned per_li
 	size_t o = 0;
 	buf[0] = 0;
 	for (unsigned i = 0; i < e->n_numbers && o < size; i++) {
-		char v[64];
-		hw_fmt_number(e->alertname, e->numbers[i].name, e->numbers[i].value, v, sizeof(v));
-		o += (size_t)snprintf(buf + o, size - o, "%s%s %s",
+		char v[160];
+		hw_fmt_named(e->alertname, e->numbers[i].name, e->numbers[i].value, v, sizeof(v));
+		o += (size_t)snprintf(buf + o, size - o, "%s%s",
 		                      !i                              ? ""
 		                      : per_line && i % per_line == 0 ? "\n"
 		                                                      : sep,
-		                      e->numbers[i].name, v);
+		                      v);
 	}
 }
 

@@ -407,7 +407,7 @@ static void test_update_while_firing(void **state)
 	const char *la = strstr(first, "\"annotations\":");
 	assert_non_null(
 	    strstr(got_body, "sources 16 (1.2 MB queued); victims: none named; since 2026-01-01 00:00:00.000 UTC"));
-	assert_non_null(strstr(got_body, "Values: sources 16, occupancy 1.2 MB, min_sources 4. Started"));
+	assert_non_null(strstr(got_body, "Values: sources 16, occupancy 1.2 MB, raised at 4 sources. Started"));
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0); /* labels: byte for byte */
 	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);

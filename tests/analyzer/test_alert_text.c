@@ -70,6 +70,22 @@ static void test_numbers(void **state)
 	assert_string_equal(b, "0.1 %");
 	hw_fmt_number("Incast", "sources", 16, b, sizeof(b)); /* a count: an integer */
 	assert_string_equal(b, "16");
+	/* with the words that name them: before the value, or around it where the words say */
+	char n[96];
+	hw_fmt_named("Incast", "min_sources", 4, n, sizeof(n));
+	assert_string_equal(n, "raised at 4 sources");
+	hw_fmt_named("QueueBuildup", "eta_ms", 0.0364894, n, sizeof(n)); /* 36.4894 µs, as above */
+	assert_string_equal(n, "reaches the threshold in 36.5 µs");
+	hw_fmt_named("CongestionTree", "aftermath_bursts", 3, n, sizeof(n));
+	assert_string_equal(n, "3 bursts as it drained");
+	hw_fmt_named("CongestionTree", "aftermath_peak", 343796, n, sizeof(n)); /* bytes: 343.796 kB, 344 kB */
+	assert_string_equal(n, "their peak 344 kB");
+	hw_fmt_named("HighHopLatency", "hop_latency", 43000, n, sizeof(n)); /* 43000 ns = 43 µs */
+	assert_string_equal(n, "hop latency 43 µs");
+	hw_fmt_named("TelemetryReportLoss", "ratio", 0.012, n, sizeof(n)); /* 1.2 % */
+	assert_string_equal(n, "share 1.2 %");
+	hw_fmt_named("Foo", "some_count", 7, n, sizeof(n)); /* no words: the name, spaces for underscores */
+	assert_string_equal(n, "some count 7");
 }
 
 static void test_labels_and_url(void **state)
@@ -167,7 +183,7 @@ static void test_storm_text(void **state)
 	                    "the root queue whose backlog pauses the queues upstream of it (PFC), holding "
 	                    "1.61 MB. Victims (paused upstream): spine2 port Ethernet3 queue 3, leaf4 port "
 	                    "Ethernet10 queue 3. Link: leaf3:Ethernet4--host20:eth0. Values: victims 2, "
-	                    "root_occupancy 1.61 MB. Started 2026-01-01 00:00:07.001 UTC, still going. Flows "
+	                    "root occupancy 1.61 MB. Started 2026-01-01 00:00:07.001 UTC, still going. Flows "
 	                    "affected: 4. What to do: the root queue does not drain: check what is behind it "
 	                    "(host20: a NIC sending PFC pauses, a slow receiver, an incast) and the PFC watchdog. "
 	                    "The victims recover when it drains.");
@@ -269,16 +285,17 @@ static void test_microburst_text(void **state)
 	static struct hw_alert_kv a;
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_string_equal(a.kv[0].v, "Microburst at leaf2 (10.255.1.2) port Ethernet1 queue 3: peak 1.44 MB, "
-	                               "duration_us 345 µs, threshold 300 kB, rise_us 12.5 µs since 2026-01-01 "
+	                               "length 345 µs, threshold 300 kB, reached HighQueue in 12.5 µs since 2026-01-01 "
 	                               "00:00:00.002 UTC, lasted 345 µs");
 	/* what to do names the host behind the port (the link's far end) */
-	assert_string_equal(a.kv[1].v,
-	                    "Microburst (info) at leaf2 (10.255.1.2) port Ethernet1 queue 3. Link: "
-	                    "leaf2:Ethernet1--host9:eth0. Values: peak 1.44 MB, duration_us 345 µs, threshold 300 kB, "
-	                    "rise_us 12.5 µs. Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows affected: 2. "
-	                    "What to do: one burst needs nothing. If they repeat on this queue, find the flows that "
-	                    "arrive together (the flows, the graph) toward host9 and stagger or pace them; check ECN "
-	                    "marking on this queue, so that senders slow down before PFC pauses or drops.");
+	assert_string_equal(
+	    a.kv[1].v,
+	    "Microburst (info) at leaf2 (10.255.1.2) port Ethernet1 queue 3. Link: "
+	    "leaf2:Ethernet1--host9:eth0. Values: peak 1.44 MB, length 345 µs, threshold 300 kB, "
+	    "reached HighQueue in 12.5 µs. Started 2026-01-01 00:00:00.002 UTC, lasted 345 µs. Flows affected: 2. "
+	    "What to do: one burst needs nothing. If they repeat on this queue, find the flows that "
+	    "arrive together (the flows, the graph) toward host9 and stagger or pace them; check ECN "
+	    "marking on this queue, so that senders slow down before PFC pauses or drops.");
 	/* its firing alert (the sink holds the resolve) already ended: it lasted duration_us, not "still going" */
 	e.resolved = 0;
 	e.end_ns = 0;
@@ -313,25 +330,25 @@ static void test_drops_text(void **state)
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	/* the summary names the reason in words with its code */
 	assert_string_equal(a.kv[0].v,
-	                    "PacketDrops at leaf1 (10.255.1.1) port Ethernet1 queue 0: drops 98, seen 470, "
-	                    "ratio 20.9 %, threshold 0.1 %, drop_reason 71 (traffic manager: queue or buffer "
+	                    "PacketDrops at leaf1 (10.255.1.1) port Ethernet1 queue 0: drops 98, records 470, "
+	                    "share 20.9 %, threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer "
 	                    "full) since 2026-01-01 00:00:07.001 UTC");
 	/* the place, the link, the values with the reason in words (the detail, the same reason, not again), the
 	 * start, then what to do about a full queue, toward the host behind the port */
-	assert_string_equal(a.kv[1].v,
-	                    "PacketDrops (critical) at leaf1 (10.255.1.1) port Ethernet1 queue 0. Link: "
-	                    "leaf1:Ethernet1--host1:eth0. Values: drops 98, seen 470, ratio 20.9 %, threshold 0.1 %, "
-	                    "drop_reason 71 (traffic manager: queue or buffer full). Started "
-	                    "2026-01-01 00:00:07.001 UTC, still going. Flows affected: 1. What to do: the queue "
-	                    "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
-	                    "PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue toward "
-	                    "host1 (its HighQueue or Incast, the flows).");
+	assert_string_equal(
+	    a.kv[1].v, "PacketDrops (critical) at leaf1 (10.255.1.1) port Ethernet1 queue 0. Link: "
+	               "leaf1:Ethernet1--host1:eth0. Values: drops 98, records 470, share 20.9 %, threshold 0.1 %, "
+	               "drop reason 71 (traffic manager: queue or buffer full). Started "
+	               "2026-01-01 00:00:07.001 UTC, still going. Flows affected: 1. What to do: the queue "
+	               "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
+	               "PFC-enabled queue and the buffer headroom; if lossy, find what congests the queue toward "
+	               "host1 (its HighQueue or Incast, the flows).");
 	/* the graph's legend: the numbers three a line, the reason named there and not again below */
 	char b[1200];
 	hw_alert_graph_facts(&e, b, sizeof(b));
 	assert_string_equal(b, "since 2026-01-01 00:00:07.001 UTC\n"
-	                       "drops 98, seen 470, ratio 20.9 %\n"
-	                       "threshold 0.1 %, drop_reason 71 (traffic manager: queue or buffer full)");
+	                       "drops 98, records 470, share 20.9 %\n"
+	                       "threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer full)");
 	/* an MTU drop (switch.p4 MTU_CHECK_FAIL, 70) asks for the MTU along the path */
 	e.numbers[4].value = 70;
 	hw_alert_annotations(&e, NULL, NULL, &a);
@@ -346,7 +363,7 @@ static void test_drops_text(void **state)
 	snprintf(e.detail, sizeof(e.detail), "drop reason 200");
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_non_null(strstr(a.kv[1].v, "leaf1:Ethernet1--host1:eth0. drop reason 200. Values: "));
-	assert_non_null(strstr(a.kv[0].v, "threshold 0.1 %, drop_reason 200 since"));
+	assert_non_null(strstr(a.kv[0].v, "threshold 0.1 %, drop reason 200 since"));
 	const char *other = "What to do: check the switch's drop counters for this reason.";
 	v = a.kv[1].v;
 	assert_string_equal(v + strlen(v) - strlen(other), other);
@@ -382,7 +399,7 @@ static void test_graph_facts(void **state)
 	hw_alert_graph_facts(&e, b, sizeof(b));
 	assert_string_equal(b, "since 2026-01-01 00:00:00.001 UTC\n"
 	                       "occupancy 1.72 MB, threshold 1 MB, peak 1.8 MB\n"
-	                       "duration_us 250 µs\n"
+	                       "length 250 µs\n"
 	                       "rising");
 	hw_alert_place(&e, b, sizeof(b)); /* the graph's title names the place as the alert does */
 	assert_string_equal(b, "leaf1 (10.255.1.1) port Ethernet3 queue 3");
