@@ -138,7 +138,7 @@ struct hw_an_event {
 	char link[4 * HW_TOPO_NAME_MAX + 8]; /* "nodeA:portA--nodeB:portB" when the port is on a topology link */
 	/* numbers that triggered it */
 	unsigned n_numbers;
-	struct {
+	struct hw_an_number {
 		const char *name;
 		double value;
 	} numbers[HW_AN_MAX_NUMBERS];

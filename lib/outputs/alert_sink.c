@@ -354,7 +354,10 @@ static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
 }
 
 /* An update u of the firing alert f (another detector's finding, or the episode grew) keeps what f said
- * that u does not: its numbers u lacks (an Incast's sources beside a folded tree's victims) and its detail. */
+ * that u does not: its numbers u lacks (an Incast's sources beside a folded tree's victims), as many as there
+ * is room for, and its detail.  Those f said come first, in f's order (u's value where u has one), then those
+ * only u has (a tree's aftermath after the Incast's own): the alert's text keeps saying first what it said
+ * first. */
 static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 {
 	for (unsigned i = 0; i < f->n_numbers && u->n_numbers < HW_AN_MAX_NUMBERS; i++) {
@@ -364,6 +367,20 @@ static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 		if (k == u->n_numbers)
 			u->numbers[u->n_numbers++] = f->numbers[i];
 	}
+	struct hw_an_number out[HW_AN_MAX_NUMBERS];
+	unsigned n = 0;
+	uint8_t placed[HW_AN_MAX_NUMBERS] = {0};
+	for (unsigned i = 0; i < f->n_numbers; i++)
+		for (unsigned k = 0; k < u->n_numbers; k++)
+			if (!placed[k] && !strcmp(u->numbers[k].name, f->numbers[i].name)) {
+				out[n++] = u->numbers[k];
+				placed[k] = 1;
+				break;
+			}
+	for (unsigned k = 0; k < u->n_numbers; k++)
+		if (!placed[k])
+			out[n++] = u->numbers[k];
+	memcpy(u->numbers, out, n * sizeof(out[0]));
 	if (!u->detail[0])
 		memcpy(u->detail, f->detail, sizeof(u->detail));
 }

@@ -63,44 +63,48 @@ void hw_fmt_node_id(uint32_t id, char *buf, size_t size)
 }
 
 /* How an event's numbers are said to people: the unit their value is in and the words that name them
- * ("%s" where the value goes, else after the words).  The first row whose alertname (NULL: any) and name
- * match is the one; a name with no row is said as itself (spaces for underscores), a count. */
+ * ("%s" where the value goes, else after the words; one: the words for a value of 1, when they differ).  The first row
+ * whose alertname (NULL: any) and name match is the one; a name with no row is said as itself (spaces for underscores),
+ * a count. */
 enum num_unit { N_COUNT, N_BYTES, N_NS, N_US, N_MS, N_SHARE, N_BYTES_PER_MS, N_DROP_REASON };
 static const struct num_words {
 	const char *alertname, *name, *words;
 	enum num_unit unit;
+	const char *one;
 } num_words[] = {
-    {"HighHopLatency", "peak", "peak", N_NS},
-    {"HighHopLatency", "threshold", "threshold", N_NS},
-    {"TelemetryReportLoss", "threshold", "threshold", N_SHARE},
-    {"PacketDrops", "threshold", "threshold", N_SHARE},
-    {NULL, "peak", "peak", N_BYTES},
-    {NULL, "threshold", "threshold", N_BYTES},
-    {NULL, "occupancy", "occupancy", N_BYTES},
-    {NULL, "hop_latency", "hop latency", N_NS},
-    {NULL, "predicted", "predicted", N_BYTES},
-    {NULL, "slope_per_ms", "rising", N_BYTES_PER_MS},
-    {NULL, "eta_ms", "reaches the threshold in", N_MS},
-    {NULL, "duration_us", "length", N_US},
-    {NULL, "rise_us", "reached HighQueue in", N_US},
-    {NULL, "ratio", "share", N_SHARE},
-    {NULL, "lost", "reports lost", N_COUNT},
-    {NULL, "expected", "reports expected", N_COUNT},
-    {NULL, "moved_flows", "flows moved", N_COUNT},
-    {NULL, "moved_back", "moved back", N_COUNT},
-    {NULL, "crossed", "left the link", N_COUNT},
-    {NULL, "hop", "at hop", N_COUNT},
-    {NULL, "old_hops", "hops before", N_COUNT},
-    {NULL, "new_hops", "hops now", N_COUNT},
-    {NULL, "min_sources", "raised at %s sources", N_COUNT},
-    {NULL, "root_occupancy", "root occupancy", N_BYTES},
-    {NULL, "expected_dscp", "expected DSCP", N_COUNT},
-    {NULL, "expected_queue", "expected queue", N_COUNT},
-    {NULL, "dscp", "DSCP", N_COUNT},
-    {NULL, "seen", "records", N_COUNT},
-    {NULL, "drop_reason", "drop reason", N_DROP_REASON},
-    {NULL, "aftermath_bursts", "%s bursts as it drained", N_COUNT},
-    {NULL, "aftermath_peak", "their peak", N_BYTES},
+    {"HighHopLatency", "peak", "peak", N_NS, NULL},
+    {"HighHopLatency", "threshold", "threshold", N_NS, NULL},
+    {"TelemetryReportLoss", "threshold", "threshold", N_SHARE, NULL},
+    {"PacketDrops", "threshold", "threshold", N_SHARE, NULL},
+    {NULL, "peak", "peak", N_BYTES, NULL},
+    {NULL, "threshold", "threshold", N_BYTES, NULL},
+    {NULL, "occupancy", "occupancy", N_BYTES, NULL},
+    {NULL, "hop_latency", "hop latency", N_NS, NULL},
+    {NULL, "predicted", "predicted", N_BYTES, NULL},
+    {NULL, "slope_per_ms", "rising", N_BYTES_PER_MS, NULL},
+    {NULL, "eta_ms", "reaches the threshold in", N_MS, NULL},
+    {NULL, "duration_us", "length", N_US, NULL},
+    {NULL, "rise_us", "reached HighQueue in", N_US, NULL},
+    {"PacketDrops", "ratio", "dropped", N_SHARE, NULL},
+    {"TelemetryReportLoss", "ratio", "lost", N_SHARE, NULL},
+    {NULL, "ratio", "share", N_SHARE, NULL},
+    {NULL, "lost", "reports lost", N_COUNT, NULL},
+    {NULL, "expected", "reports expected", N_COUNT, NULL},
+    {NULL, "moved_flows", "flows moved", N_COUNT, NULL},
+    {NULL, "moved_back", "moved back", N_COUNT, NULL},
+    {NULL, "crossed", "left the link", N_COUNT, NULL},
+    {NULL, "hop", "at hop", N_COUNT, NULL},
+    {NULL, "old_hops", "hops before", N_COUNT, NULL},
+    {NULL, "new_hops", "hops now", N_COUNT, NULL},
+    {NULL, "min_sources", "raised at %s sources", N_COUNT, "raised at %s source"},
+    {NULL, "root_occupancy", "root occupancy", N_BYTES, NULL},
+    {NULL, "expected_dscp", "expected DSCP", N_COUNT, NULL},
+    {NULL, "expected_queue", "expected queue", N_COUNT, NULL},
+    {NULL, "dscp", "DSCP", N_COUNT, NULL},
+    {NULL, "seen", "records", N_COUNT, NULL},
+    {NULL, "drop_reason", "drop reason", N_DROP_REASON, NULL},
+    {NULL, "aftermath_bursts", "%s bursts as it drained", N_COUNT, "%s burst as it drained"},
+    {NULL, "aftermath_peak", "their peak", N_BYTES, NULL},
 };
 
 static const struct num_words *num_words_of(const char *alertname, const char *name)
@@ -150,7 +154,7 @@ void hw_fmt_named(const char *alertname, const char *name, double v, char *buf, 
 		for (char *c = own; *c; c++)
 			*c = *c == '_' ? ' ' : *c;
 	}
-	const char *words = w ? w->words : own, *at = strstr(words, "%s");
+	const char *words = !w ? own : w->one && v == 1 ? w->one : w->words, *at = strstr(words, "%s");
 	if (at)
 		snprintf(buf, size, "%.*s%s%s", (int)(at - words), words, val, at + 2);
 	else

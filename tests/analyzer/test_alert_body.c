@@ -457,6 +457,9 @@ static void test_update_event(void **state)
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0);
 	assert_non_null(strstr(got_body, "\"victims\":\"2\""));
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
+	/* what the alert said first it still says first (incast_at_4's sources, at the grown 16, and min_sources
+	 * 4), then the tree's news */
+	assert_non_null(strstr(got_body, "Values: sources 16, raised at 4 sources, victims 2."));
 	/* the detail's victims "a:1/2 b:1/2" as places */
 	assert_non_null(strstr(got_body, "; victims: a port 1 queue 2, b port 1 queue 2; since"));
 	hw_alert_sink_stop(s);

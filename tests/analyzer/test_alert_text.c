@@ -78,12 +78,14 @@ static void test_numbers(void **state)
 	assert_string_equal(n, "reaches the threshold in 36.5 µs");
 	hw_fmt_named("CongestionTree", "aftermath_bursts", 3, n, sizeof(n));
 	assert_string_equal(n, "3 bursts as it drained");
+	hw_fmt_named("CongestionTree", "aftermath_bursts", 1, n, sizeof(n)); /* one: no plural */
+	assert_string_equal(n, "1 burst as it drained");
 	hw_fmt_named("CongestionTree", "aftermath_peak", 343796, n, sizeof(n)); /* bytes: 343.796 kB, 344 kB */
 	assert_string_equal(n, "their peak 344 kB");
 	hw_fmt_named("HighHopLatency", "hop_latency", 43000, n, sizeof(n)); /* 43000 ns = 43 µs */
 	assert_string_equal(n, "hop latency 43 µs");
-	hw_fmt_named("TelemetryReportLoss", "ratio", 0.012, n, sizeof(n)); /* 1.2 % */
-	assert_string_equal(n, "share 1.2 %");
+	hw_fmt_named("TelemetryReportLoss", "ratio", 0.012, n, sizeof(n)); /* 1.2 % of the reports */
+	assert_string_equal(n, "lost 1.2 %");
 	hw_fmt_named("Foo", "some_count", 7, n, sizeof(n)); /* no words: the name, spaces for underscores */
 	assert_string_equal(n, "some count 7");
 }
@@ -331,13 +333,13 @@ static void test_drops_text(void **state)
 	/* the summary names the reason in words with its code */
 	assert_string_equal(a.kv[0].v,
 	                    "PacketDrops at leaf1 (10.255.1.1) port Ethernet1 queue 0: drops 98, records 470, "
-	                    "share 20.9 %, threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer "
+	                    "dropped 20.9 %, threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer "
 	                    "full) since 2026-01-01 00:00:07.001 UTC");
 	/* the place, the link, the values with the reason in words (the detail, the same reason, not again), the
 	 * start, then what to do about a full queue, toward the host behind the port */
 	assert_string_equal(
 	    a.kv[1].v, "PacketDrops (critical) at leaf1 (10.255.1.1) port Ethernet1 queue 0. Link: "
-	               "leaf1:Ethernet1--host1:eth0. Values: drops 98, records 470, share 20.9 %, threshold 0.1 %, "
+	               "leaf1:Ethernet1--host1:eth0. Values: drops 98, records 470, dropped 20.9 %, threshold 0.1 %, "
 	               "drop reason 71 (traffic manager: queue or buffer full). Started "
 	               "2026-01-01 00:00:07.001 UTC, still going. Flows affected: 1. What to do: the queue "
 	               "overflowed. If this traffic should be lossless (RoCE), check that its DSCP maps to a "
@@ -347,7 +349,7 @@ static void test_drops_text(void **state)
 	char b[1200];
 	hw_alert_graph_facts(&e, b, sizeof(b));
 	assert_string_equal(b, "since 2026-01-01 00:00:07.001 UTC\n"
-	                       "drops 98, records 470, share 20.9 %\n"
+	                       "drops 98, records 470, dropped 20.9 %\n"
 	                       "threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer full)");
 	/* an MTU drop (switch.p4 MTU_CHECK_FAIL, 70) asks for the MTU along the path */
 	e.numbers[4].value = 70;
