@@ -86,6 +86,10 @@ static void test_numbers(void **state)
 	assert_string_equal(n, "hop latency 43 µs");
 	hw_fmt_named("TelemetryReportLoss", "ratio", 0.012, n, sizeof(n)); /* 1.2 % of the reports */
 	assert_string_equal(n, "lost 1.2 %");
+	hw_fmt_named("PathChange", "moved_flows", 21, n, sizeof(n)); /* a count before its words */
+	assert_string_equal(n, "21 flows moved");
+	hw_fmt_named("PathChange", "moved_flows", 1, n, sizeof(n));
+	assert_string_equal(n, "1 flow moved");
 	hw_fmt_named("Foo", "some_count", 7, n, sizeof(n)); /* no words: the name, spaces for underscores */
 	assert_string_equal(n, "some count 7");
 }
