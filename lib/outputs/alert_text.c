@@ -251,19 +251,24 @@ void hw_alert_place(const struct hw_an_event *e, char *buf, size_t size)
 		snprintf(buf + o, size - o, " (reporter hw_id %d)", e->hw_id);
 }
 
-/* "occupancy 1.2 MB, threshold 1 MB" into buf; with per_line, a new line after every per_line numbers. */
-static void values(const struct hw_an_event *e, const char *sep, unsigned per_line, char *buf, size_t size)
+/* "occupancy 1.2 MB, threshold 1 MB" into buf; with per_line, a new line after every per_line numbers; the number
+ * named skip (NULL: none) left out. */
+static void values(const struct hw_an_event *e, const char *sep, unsigned per_line, const char *skip, char *buf,
+                   size_t size)
 {
 	size_t o = 0;
 	buf[0] = 0;
-	for (unsigned i = 0; i < e->n_numbers && o < size; i++) {
+	for (unsigned i = 0, k = 0; i < e->n_numbers && o < size; i++) {
+		if (skip && !strcmp(e->numbers[i].name, skip))
+			continue;
 		char v[160];
 		hw_fmt_named(e->alertname, e->numbers[i].name, e->numbers[i].value, v, sizeof(v));
 		o += (size_t)snprintf(buf + o, size - o, "%s%s",
-		                      !i                              ? ""
-		                      : per_line && i % per_line == 0 ? "\n"
+		                      !k                              ? ""
+		                      : per_line && k % per_line == 0 ? "\n"
 		                                                      : sep,
 		                      v);
+		k++;
 	}
 }
 
@@ -475,7 +480,7 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	hw_alert_place(e, where, sizeof(where));
 	peer_of(e->link, peer, sizeof(peer));
 	action_text(e, peer, act, sizeof(act));
-	values(e, ", ", 0, vals, sizeof(vals));
+	values(e, ", ", 0, "duration_us", vals, sizeof(vals)); /* an episode's length: "lasted" says it below */
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
@@ -533,7 +538,7 @@ void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
-	values(e, ", ", 3, vals, sizeof(vals));
+	values(e, ", ", 3, NULL, vals, sizeof(vals));
 	size_t o = (size_t)snprintf(buf, size, "since %s%s%s", since, lasted[0] ? ", lasted " : "", lasted);
 	if (o < size && vals[0])
 		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
