@@ -146,7 +146,7 @@ void hw_fmt_number(const char *alertname, const char *name, double v, char *buf,
 void hw_fmt_named(const char *alertname, const char *name, double v, char *buf, size_t size)
 {
 	const struct num_words *w = num_words_of(alertname, name);
-	char val[64];
+	char val[128]; /* the longest: a drop reason, its code and its name (drop_reasons.c: 50 bytes at most) */
 	hw_fmt_number(alertname, name, v, val, sizeof(val));
 	char own[64];
 	if (!w) { /* no words: its name, spaces for underscores */
@@ -261,7 +261,7 @@ static void values(const struct hw_an_event *e, const char *sep, unsigned per_li
 	for (unsigned i = 0, k = 0; i < e->n_numbers && o < size; i++) {
 		if (skip && !strcmp(e->numbers[i].name, skip))
 			continue;
-		char v[160];
+		char v[200]; /* the words (30 bytes at most) and hw_fmt_named's value (128) */
 		hw_fmt_named(e->alertname, e->numbers[i].name, e->numbers[i].value, v, sizeof(v));
 		o += (size_t)snprintf(buf + o, size - o, "%s%s",
 		                      !k                              ? ""
