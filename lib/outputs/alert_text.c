@@ -96,7 +96,7 @@ static const struct num_words {
     {NULL, "hop", "at hop", N_COUNT, NULL},
     {NULL, "old_hops", "hops before", N_COUNT, NULL},
     {NULL, "new_hops", "hops now", N_COUNT, NULL},
-    {NULL, "min_sources", "raised at %s sources", N_COUNT, "raised at %s source"},
+    {NULL, "min_sources", "threshold %s sources", N_COUNT, "threshold %s source"},
     {NULL, "root_occupancy", "root occupancy", N_BYTES, NULL},
     {NULL, "expected_dscp", "expected DSCP", N_COUNT, NULL},
     {NULL, "expected_queue", "expected queue", N_COUNT, NULL},

@@ -407,7 +407,7 @@ static void test_update_while_firing(void **state)
 	const char *la = strstr(first, "\"annotations\":");
 	assert_non_null(
 	    strstr(got_body, "sources 16 (1.2 MB queued); victims: none named; since 2026-01-01 00:00:00.000 UTC"));
-	assert_non_null(strstr(got_body, "Values: sources 16, occupancy 1.2 MB, raised at 4 sources. Started"));
+	assert_non_null(strstr(got_body, "Values: sources 16, occupancy 1.2 MB, threshold 4 sources. Started"));
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0); /* labels: byte for byte */
 	assert_int_equal(hw_alert_sink_drain(s, 10000), 1);
@@ -459,7 +459,7 @@ static void test_update_event(void **state)
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
 	/* what the alert said first it still says first (incast_at_4's sources, at the grown 16, and min_sources
 	 * 4), then the tree's news */
-	assert_non_null(strstr(got_body, "Values: sources 16, raised at 4 sources, victims 2."));
+	assert_non_null(strstr(got_body, "Values: sources 16, threshold 4 sources, victims 2."));
 	/* the detail's victims "a:1/2 b:1/2" as places */
 	assert_non_null(strstr(got_body, "; victims: a port 1 queue 2, b port 1 queue 2; since"));
 	hw_alert_sink_stop(s);

@@ -73,7 +73,7 @@ static void test_numbers(void **state)
 	/* with the words that name them: before the value, or around it where the words say */
 	char n[96];
 	hw_fmt_named("Incast", "min_sources", 4, n, sizeof(n));
-	assert_string_equal(n, "raised at 4 sources");
+	assert_string_equal(n, "threshold 4 sources");
 	hw_fmt_named("QueueBuildup", "eta_ms", 0.0364894, n, sizeof(n)); /* 36.4894 µs, as above */
 	assert_string_equal(n, "reaches the threshold in 36.5 µs");
 	hw_fmt_named("CongestionTree", "aftermath_bursts", 3, n, sizeof(n));
