@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alert_text.h"
 #include "an_attr.h"
 #include "an_outputs.h"
 #include "clock.h"
@@ -61,6 +62,7 @@ struct incident {
 	char svg[128];
 	unsigned flows;
 	char detail[256];
+	char summary[HW_ALERT_VAL_MAX]; /* the alert's summary as it was raised (alert_text.c): the row's tooltip */
 	int attributed;                 /* run --pods / --ident-map: whose traffic is known */
 	unsigned unattributed;          /* its flows whose sender or receiver has no job */
 	char senders[HW_AN_JOBS_MAX];   /* sender jobs, comma-separated */
@@ -79,6 +81,7 @@ struct console {
 	unsigned n_rings;
 	uint64_t rings_full;            /* records of queues that found no ring */
 	struct incident inc[INCIDENTS]; /* ingest thread only */
+	struct hw_alert_kv ann;         /* an incident's annotations, being made (ingest thread) */
 	unsigned n_inc;
 	double *scores;
 	uint32_t *port_state;               /* per topology port: worst queue state */
@@ -355,6 +358,7 @@ static json_t *incidents_json(const struct console *c)
 			              (json_int_t)(x->port_id == UINT32_MAX ? -1 : (json_int_t)x->port_id), "queue",
 			              x->queue, "victims", x->victims, "start_ns", (json_int_t)x->start_ns, "start",
 			              start, "end", end, "flows", (int)x->flows, "detail", x->detail);
+			json_object_set_new(j, "summary", json_string(x->summary));
 			json_object_set_new(j, "end_ns", json_integer((json_int_t)x->end_ns));
 			if (x->end_ns)
 				json_object_set_new(j, "duration_ms",
@@ -444,6 +448,8 @@ static void console_on_event(struct an_output *o, const struct hw_analyzer *a, c
 	x->queue = e->queue;
 	x->flows = e->n_flows;
 	snprintf(x->detail, sizeof(x->detail), "%s", e->detail);
+	hw_alert_annotations(e, NULL, NULL, &c->ann); /* the words the alert's notification says */
+	snprintf(x->summary, sizeof(x->summary), "%s", c->ann.n ? c->ann.kv[0].v : "");
 	const char *base = svg ? strrchr(svg, '/') : NULL;
 	snprintf(x->svg, sizeof(x->svg), "%s", base ? base + 1 : svg ? svg : "");
 	victims_of(c, a, e, x->victims, sizeof(x->victims));

@@ -81,9 +81,17 @@ def main():
                     bad.append(f"hosts of {leaf}: expected {n} folded, got {h and h.get('data-count')}")
             if any(k.startswith("hosts-") and k[6:] not in hosts for k in d.by_id):
                 bad.append("hosts folded under a node that is not a leaf with hosts")
-            if not any(r.get("data-kind") == "Incast" and r.get("data-node") == node and
-                       r.get("data-port") == ifname for r in d.incidents):
+            rows = [r for r in d.incidents if r.get("data-kind") == "Incast" and r.get("data-node") == node and
+                    r.get("data-port") == ifname]
+            if not rows:
                 bad.append(f"no Incast incident with culprit {node}:{ifname} among {len(d.incidents)} rows")
+            # its tooltip is the alert's summary, in the words of its notification (docs/analyzer.md: "Incast:
+            # culprit leaf1 (10.255.1.1) port Ethernet1 queue 3 toward host1, sources 16 ..."), not the raw detail
+            want = f"Incast: culprit {node} ("
+            if rows and not any(r.get("title", "").startswith(want) and
+                                f" port {ifname} queue {queue} " in r.get("title", "") for r in rows):
+                bad.append(f"the Incast row's tooltip {rows[0].get('title')!r}: expected the alert's summary, "
+                           f"{want}... port {ifname} queue {queue} ...")
             port = d.by_id.get(f"port-{ifname}")
             rect = d.port_rect.get(f"port-{ifname}", {})
             if not port or port.get("data-state") != "2" or rect.get("fill") != ALARM:

@@ -404,7 +404,7 @@ function paintIncidents() {
       a.href = "/svg/" + encodeURIComponent(x.svg);
       a.textContent = "graph";
     }
-    tr.title = x.detail;
+    tr.title = x.summary || x.detail; // the alert's own words, as its notification says them
     if (x.node)
       tr.addEventListener("click", () => {
         location.hash = `device=${encodeURIComponent(x.node)}` + (x.port ? `&port=${encodeURIComponent(x.port)}&queue=${x.queue}` : "");
