@@ -16,8 +16,8 @@ void hw_fmt_duration(double ns, char *buf, size_t size);
 void hw_fmt_utc(uint64_t ns, char *buf, size_t size);
 /* One of an event's numbers with its unit, chosen by alertname and number name ("1.2 MB", "43 µs", "2.5 %"). */
 void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size);
-/* The same with the words that name it, for people: "occupancy 1.2 MB", "reaches the threshold in 43 µs", "raised
- * at 4 sources" (the name itself when it has no words). */
+/* The same with the words that name it, for people: "occupancy 1.2 MB", "reaches the threshold in 43 µs", "21 flows
+ * moved" (alert_text.c's table; the name itself, spaces for underscores, when it has no words). */
 void hw_fmt_named(const char *alertname, const char *name, double v, char *buf, size_t size);
 /* A node id as the collector's node label shows it: the switch id as a dotted quad (10.255.1.1). */
 void hw_fmt_node_id(uint32_t id, char *buf, size_t size);
