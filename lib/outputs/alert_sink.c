@@ -360,27 +360,26 @@ static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
  * first. */
 static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 {
-	for (unsigned i = 0; i < f->n_numbers && u->n_numbers < HW_AN_MAX_NUMBERS; i++) {
+	struct hw_an_number out[HW_AN_MAX_NUMBERS];
+	uint8_t placed[HW_AN_MAX_NUMBERS] = {0};
+	unsigned n = 0, room = HW_AN_MAX_NUMBERS - u->n_numbers; /* for f's numbers that u lacks */
+	for (unsigned i = 0; i < f->n_numbers; i++) {
 		unsigned k = 0;
 		while (k < u->n_numbers && strcmp(u->numbers[k].name, f->numbers[i].name))
 			k++;
-		if (k == u->n_numbers)
-			u->numbers[u->n_numbers++] = f->numbers[i];
+		if (k < u->n_numbers && !placed[k]) {
+			out[n++] = u->numbers[k];
+			placed[k] = 1;
+		} else if (k == u->n_numbers && room) {
+			out[n++] = f->numbers[i];
+			room--;
+		}
 	}
-	struct hw_an_number out[HW_AN_MAX_NUMBERS];
-	unsigned n = 0;
-	uint8_t placed[HW_AN_MAX_NUMBERS] = {0};
-	for (unsigned i = 0; i < f->n_numbers; i++)
-		for (unsigned k = 0; k < u->n_numbers; k++)
-			if (!placed[k] && !strcmp(u->numbers[k].name, f->numbers[i].name)) {
-				out[n++] = u->numbers[k];
-				placed[k] = 1;
-				break;
-			}
 	for (unsigned k = 0; k < u->n_numbers; k++)
 		if (!placed[k])
 			out[n++] = u->numbers[k];
 	memcpy(u->numbers, out, n * sizeof(out[0]));
+	u->n_numbers = n;
 	if (!u->detail[0])
 		memcpy(u->detail, f->detail, sizeof(u->detail));
 }

@@ -116,9 +116,9 @@ static const struct num_words *num_words_of(const char *alertname, const char *n
 	return NULL;
 }
 
-void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size)
+/* v in the unit of row w (NULL: a count). */
+static void fmt_value(const struct num_words *w, double v, char *buf, size_t size)
 {
-	const struct num_words *w = num_words_of(alertname, name);
 	switch (w ? w->unit : N_COUNT) {
 	case N_BYTES: hw_fmt_bytes(v, buf, size); return;
 	case N_NS: hw_fmt_duration(v, buf, size); return;
@@ -143,11 +143,16 @@ void hw_fmt_number(const char *alertname, const char *name, double v, char *buf,
 		snprintf(buf, size, "%.3g", v);
 }
 
+void hw_fmt_number(const char *alertname, const char *name, double v, char *buf, size_t size)
+{
+	fmt_value(num_words_of(alertname, name), v, buf, size);
+}
+
 void hw_fmt_named(const char *alertname, const char *name, double v, char *buf, size_t size)
 {
 	const struct num_words *w = num_words_of(alertname, name);
 	char val[128]; /* the longest: a drop reason, its code and its name (drop_reasons.c: 50 bytes at most) */
-	hw_fmt_number(alertname, name, v, val, sizeof(val));
+	fmt_value(w, v, val, sizeof(val));
 	char own[64];
 	if (!w) { /* no words: its name, spaces for underscores */
 		snprintf(own, sizeof(own), "%s", name);
