@@ -66,7 +66,7 @@ void hw_fmt_node_id(uint32_t id, char *buf, size_t size)
  * ("%s" where the value goes, else after the words; one: the words for a value of 1, when they differ).  The first row
  * whose alertname (NULL: any) and name match is the one; a name with no row is said as itself (spaces for underscores),
  * a count. */
-enum num_unit { N_COUNT, N_BYTES, N_NS, N_US, N_MS, N_SHARE, N_BYTES_PER_MS, N_DROP_REASON };
+enum num_unit { N_COUNT, N_BYTES, N_NS, N_US, N_MS, N_SHARE, N_BYTES_PER_MS, N_DROP_REASON, N_HOP_INDEX };
 static const struct num_words {
 	const char *alertname, *name, *words;
 	enum num_unit unit;
@@ -93,7 +93,7 @@ static const struct num_words {
     {NULL, "moved_flows", "%s flows moved", N_COUNT, "%s flow moved"},
     {NULL, "moved_back", "%s moved back", N_COUNT, NULL},
     {NULL, "crossed", "%s left the link", N_COUNT, NULL},
-    {NULL, "hop", "at hop", N_COUNT, NULL},
+    {"PathChange", "hop", "paths part at hop %s", N_HOP_INDEX, NULL},
     {NULL, "old_hops", "hops before", N_COUNT, NULL},
     {NULL, "new_hops", "hops now", N_COUNT, NULL},
     {NULL, "min_sources", "threshold %s sources", N_COUNT, "threshold %s source"},
@@ -135,6 +135,7 @@ static void fmt_value(const struct num_words *w, double v, char *buf, size_t siz
 			return;
 		}
 		break;
+	case N_HOP_INDEX: v += 1; break; /* an index from 0 (the first switch), said from 1 as people count hops */
 	case N_COUNT: break;
 	}
 	if (v == floor(v) && fabs(v) < 1e15)

@@ -90,6 +90,12 @@ static void test_numbers(void **state)
 	assert_string_equal(n, "21 flows moved");
 	hw_fmt_named("PathChange", "moved_flows", 1, n, sizeof(n));
 	assert_string_equal(n, "1 flow moved");
+	/* a PathChange's hop is the index from 0 of the first hop whose egress differs (docs/analyzer.md); index 0 is
+	 * the path's first switch, which people call hop 1 */
+	hw_fmt_named("PathChange", "hop", 0, n, sizeof(n));
+	assert_string_equal(n, "paths part at hop 1");
+	hw_fmt_named("PathChange", "hop", 2, n, sizeof(n)); /* the third switch */
+	assert_string_equal(n, "paths part at hop 3");
 	hw_fmt_named("Foo", "some_count", 7, n, sizeof(n)); /* no words: the name, spaces for underscores */
 	assert_string_equal(n, "some count 7");
 }
