@@ -1,5 +1,6 @@
-/* The fabric pictures' layout: tiers top down, each tier's order, pods side by side, rows evenly filled, hosts under
- * their leaf, and the choice among layouts by their canvas (topo_layout.h); topo_render.c draws it with Graphviz. */
+/* The fabric pictures' layout: tiers top down (two rows of leaves mirrored about the spines), each tier's order, pods
+ * side by side, rows evenly filled, hosts beside their leaf, the choice among layouts by their canvas (topo_layout.h).
+ */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,7 @@ void topo_order_tiers(const struct hw_topo *t, const struct hw_render_overlay *o
 #define HOST_DY 30.0
 #define HOST_TOP 48.0 /* from a leaf's centre to its first row of hosts */
 #define ASPECT 1.6
-#define ASPECT_NEAR 1.1 /* a canvas (node boxes and legend) within this factor of ASPECT is near: 1.45 to 1.76 */
+#define ASPECT_NEAR 1.15 /* a canvas (node boxes and legend) within this factor of ASPECT is near: 1.39 to 1.84 */
 
 struct layout {
 	unsigned host_cols, cols; /* hosts per row under a leaf; cells per row */
@@ -206,10 +207,10 @@ none:
 	return 0;
 }
 
-/* Pods side by side (a fat-tree): super-spines in rows on top, then rows of pods, each pod its spines in a row right
- * over its leaves (hosts under each leaf), so that a pod's links stay within its column; at most per_row pods in a
- * row, rows evenly filled, chosen with the host columns for the aspect.  A pod is as wide as its wider tier, with
- * half a cell between pods. */
+/* Pods side by side (a fat-tree): super-spines in rows on top (between two rows of pods), then rows of pods, each pod
+ * its spines in a row right next to its leaves (hosts on each leaf's far side), so that a pod's links stay within its
+ * column; at most per_row pods in a row, rows evenly filled, chosen with the host columns for the aspect.  A pod is as
+ * wide as its wider tier, with half a cell between pods. */
 struct pods {
 	uint32_t n, *spines, *leaves, *hosts; /* pods; switches of each, and the most hosts under one of its leaves */
 	unsigned per_row;
@@ -250,12 +251,23 @@ static void measure_pods(struct layout *L, const struct pods *P, const uint32_t 
 	L->rows = rows_of(count[HW_TIER_SUPERSPINE], per_row) + 2 * rows;
 }
 
-/* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
- * the last row (NAN: out of memory). */
-static double place_pods(struct topo_slot **tier, const uint32_t *count, const uint32_t *pod, const struct pods *P,
-                         const struct layout *L, double w, double y, double *xy)
+/* How far a leaf's first row of hosts lies from the leaf when its grid is over it: the top row (the first hosts, in
+ * reading order) then sits HOST_TOP + (rows - 1) * HOST_DY over the leaf. */
+static double grid_up(uint32_t hosts, unsigned hc)
 {
-	double *x0 = calloc(2 * (size_t)P->n, sizeof(*x0)), *row_y = x0 + P->n; /* each pod's left edge and row */
+	return hosts ? HOST_TOP + (rows_of(hosts, hc) - 1) * HOST_DY : 0;
+}
+
+/* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
+ * the last row (NAN: out of memory).  mirror: two rows, the first upside down (its hosts on top, its leaves, its
+ * spines) with the middle band (mid_h high, from *y_mid) between it and the second, so that no link from the middle
+ * crosses a row of hosts. */
+static double place_pods(struct topo_slot **tier, const uint32_t *count, const uint32_t *pod, const struct pods *P,
+                         const struct layout *L, double w, double y, int mirror, double mid_h, double *y_mid,
+                         double *xy)
+{
+	double *x0 = calloc(3 * (size_t)P->n, sizeof(*x0)), *row_y = x0 + P->n; /* each pod's left edge and row */
+	double *up = row_y + P->n;                                              /* 1: its row upside down */
 	uint32_t *placed = calloc(2 * (size_t)P->n, sizeof(*placed));           /* its leaves, spines placed */
 	if (!x0 || !placed) {
 		free(x0);
@@ -266,13 +278,23 @@ static double place_pods(struct topo_slot **tier, const uint32_t *count, const u
 		uint32_t first, hosts;
 		double rw;
 		const uint32_t n = pod_row(P, r, L->cell, &first, &rw, &hosts);
+		const int flip = mirror && r == 0;
+		if (flip)
+			y += grid_up(hosts, L->host_cols);
 		double x = (w - rw) / 2;
 		for (uint32_t q = first; q < first + n; q++) {
 			x0[q] = x;
 			row_y[q] = y;
+			up[q] = flip;
 			x += pod_width(P, q, L->cell) + CELL / 2;
 		}
-		y += 2 * ROW + grid_h(hosts, L->host_cols);
+		if (flip) {
+			y += 2 * ROW;
+			*y_mid = y;
+			y += mid_h;
+		} else {
+			y += 2 * ROW + grid_h(hosts, L->host_cols);
+		}
 	}
 	for (unsigned k = HW_TIER_LEAF; k <= HW_TIER_SPINE; k++)
 		for (uint32_t i = 0; i < count[k]; i++) { /* tier order within each pod, centred in its column */
@@ -281,7 +303,7 @@ static double place_pods(struct topo_slot **tier, const uint32_t *count, const u
 			const uint32_t n = spine ? P->spines[p] : P->leaves[p], j = placed[2 * p + spine]++;
 			const double c = spine ? CELL : L->cell;
 			xy[2 * v] = x0[p] + (pod_width(P, p, L->cell) - n * c) / 2 + (j + 0.5) * c;
-			xy[2 * v + 1] = row_y[p] + (spine ? 0 : ROW);
+			xy[2 * v + 1] = row_y[p] + (spine != (up[p] != 0) ? 0 : ROW);
 		}
 	free(x0);
 	free(placed);
@@ -299,7 +321,10 @@ struct arrangement {
 };
 
 /* Places every shown node for host columns hc and at most c leaves (or pods) to a row: xy[2i], xy[2i+1] in points,
- * y downwards from the top of the first row's cell; *rows: its rows of switches.  -1: out of memory. */
+ * y downwards from the top of the first row's cell; *rows: its rows of switches.  Two rows of leaves (of pods) are
+ * mirrored about the tier they hang from (spines; with pods, super-spines): the first row upside down over it, its
+ * hosts on top, the second under it, so that no link from that tier crosses the first row's hosts; such a pair counts
+ * as one row.  -1: out of memory. */
 static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double *xy, unsigned *rows_out)
 {
 	const struct hw_topo *t = A->t;
@@ -307,42 +332,63 @@ static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double 
 	const uint32_t *count = A->count;
 	struct layout L = {.host_cols = hc, .cols = c};
 	A->P->per_row = c;
-	if (A->P->n)
+	const int pods = A->P->n != 0;
+	if (pods)
 		measure_pods(&L, A->P, count);
 	else
 		measure(&L, count);
-	*rows_out = L.rows;
 	const double w = L.w;
-	double y = ROW / 2;
-	unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
-	for (unsigned k = HW_TIER_SUPERSPINE; k >= (A->P->n ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
-		const uint32_t rows = rows_of(count[k], per_row);
-		for (uint32_t r = 0; r < rows; r++) {
-			uint32_t i, n = row_span(count[k], rows, r, &i);
-			for (uint32_t j = 0; j < n; j++) {
-				uint32_t v = tier[k][i + j].node;
-				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
-				xy[2 * v + 1] = y;
-			}
-			y += ROW;
-		}
-	}
-	if (A->P->n) {
-		y = place_pods(tier, count, A->pod, A->P, &L, w, y, xy);
+	const unsigned per_row = (unsigned)(w / CELL) > 0 ? (unsigned)(w / CELL) : 1;
+	/* the middle band: the tiers the leaves (pods) hang from, in rows */
+	uint32_t mid_rows = 0;
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= (pods ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--)
+		mid_rows += rows_of(count[k], per_row);
+	const uint32_t rows = pods ? rows_of(A->P->n, c) : rows_of(count[HW_TIER_LEAF], c);
+	const int mirror = rows == 2 && mid_rows && (pods || !count[HW_TIER_SUPERSPINE]);
+	*rows_out = L.rows - (unsigned)mirror;
+	double y = ROW / 2, y_mid = ROW / 2; /* the middle band's first row */
+	if (pods) {
+		y = place_pods(tier, count, A->pod, A->P, &L, w, mirror ? y : y + mid_rows * ROW, mirror,
+		               mid_rows * ROW, &y_mid, xy);
 		if (isnan(y))
 			return -1;
 	} else {
-		const uint32_t rows = rows_of(count[HW_TIER_LEAF], c);
 		for (uint32_t r = 0; r < rows; r++) {
 			uint32_t i, n = row_span(count[HW_TIER_LEAF], rows, r, &i);
+			const uint32_t hosts = row_hosts(tier[HW_TIER_LEAF], i, i + n, A->n_hosts);
+			const int flip = mirror && r == 0;
+			if (flip)
+				y += grid_up(hosts, hc);
+			else if (r == (uint32_t)mirror)
+				y += mid_rows * ROW; /* under the middle band */
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t v = tier[HW_TIER_LEAF][i + j].node;
 				xy[2 * v] = (w - n * L.cell) / 2 + (j + 0.5) * L.cell;
 				xy[2 * v + 1] = y;
 			}
-			y += ROW + grid_h(row_hosts(tier[HW_TIER_LEAF], i, i + n, A->n_hosts), hc);
+			if (flip) {
+				y += ROW;
+				y_mid = y;
+			} else {
+				y += ROW + grid_h(hosts, hc);
+			}
+		}
+		if (!rows)
+			y += mid_rows * ROW;
+	}
+	for (unsigned k = HW_TIER_SUPERSPINE; k >= (pods ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--) {
+		const uint32_t krows = rows_of(count[k], per_row);
+		for (uint32_t r = 0; r < krows; r++) {
+			uint32_t i, n = row_span(count[k], krows, r, &i);
+			for (uint32_t j = 0; j < n; j++) {
+				uint32_t v = tier[k][i + j].node;
+				xy[2 * v] = (w - n * CELL) / 2 + (j + 0.5) * CELL;
+				xy[2 * v + 1] = y_mid;
+			}
+			y_mid += ROW;
 		}
 	}
+	const double y_up = mirror ? y_mid : -INFINITY; /* a leaf over y_up has its hosts over it */
 	y -= ROW / 2;
 	unsigned host_row = (unsigned)(w / HOST_DX) > 0 ? (unsigned)(w / HOST_DX) : 1;
 	uint32_t orphan = 0;
@@ -358,7 +404,10 @@ static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double 
 		uint32_t r = A->placed[leaf] / hc, col = A->placed[leaf] % hc;
 		uint32_t in_row = A->n_hosts[leaf] - r * hc < hc ? A->n_hosts[leaf] - r * hc : hc;
 		xy[2 * h] = xy[2 * leaf] + ((double)col - (in_row - 1) / 2.0) * HOST_DX;
-		xy[2 * h + 1] = xy[2 * leaf + 1] + HOST_TOP + r * HOST_DY;
+		if (xy[2 * leaf + 1] < y_up) /* over its leaf, in reading order top down: the last row nearest it */
+			xy[2 * h + 1] = xy[2 * leaf + 1] - HOST_TOP - (rows_of(A->n_hosts[leaf], hc) - 1 - r) * HOST_DY;
+		else
+			xy[2 * h + 1] = xy[2 * leaf + 1] + HOST_TOP + r * HOST_DY;
 		A->placed[leaf]++;
 	}
 	return 0;

@@ -1,5 +1,5 @@
 /* The topology as an SVG (and positioned DOT) through cgraph + gvc: tiers top down in rows near 16:10 (a fat-tree's
- * pods side by side), each leaf's hosts under it, port names where they overlap nothing, mismatches coloured. */
+ * pods side by side), each leaf's hosts beside it, port names where they overlap nothing, mismatches coloured. */
 #include <gvc.h>
 #include <math.h>
 #include <stdlib.h>

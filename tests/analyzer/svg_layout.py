@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # Checks a static fabric SVG (topology --svg, the heat map) from its own coordinates against the console's
 # layout rules: the canvas's aspect near 16:10, no two texts overlapping, every switch and host drawn, each host
-# under its own leaf (below it, and nearer to it than to any other leaf), and in a fabric of pods (a fat-tree: the
-# spine-leaf links fall apart into groups) each spine right over its own pod: above its pod's leaves, within their
-# span, and the leaf nearest below it one of them; else the rows of leaves evenly filled.  With --event the files are event graphs
+# beside its own leaf on the side away from the leaf's spines (nearer to it than to any other leaf), and in a fabric of
+# pods (a fat-tree: the spine-leaf links fall apart into groups) each spine right next to its own pod: its pod's leaves
+# on one side of it, within their span, the nearest leaf on that side one of them; else the rows of leaves evenly
+# filled; with one or two rows of leaves (of pods), no link between switches through a host's box.  With --event the files are event graphs
 # (a part of the fabric, queue badges, a legend): aspect and overlapping texts only, and at least one of them must
 # carry two badges or more (else overlapping badges could not have been seen).
 # Usage: svg_layout.py TRUTH_JSON FILE.svg...  |  svg_layout.py --event FILE.svg...
@@ -105,22 +106,57 @@ def pods(truth, tier):
 
 
 def misplaced_spines(truth, tier, pos):
-    """Spines not right over their own pod's leaves (SVG y grows downwards; a switch's cell is 100 pt)."""
+    """Spines not right next to their own pod's leaves: all of them on one side of it (below; above in a row drawn
+    upside down, over the super-spines), the spine within their span and the nearest leaf on that side one of them
+    (SVG y grows downwards; a switch's cell is 100 pt)."""
     pod = pods(truth, tier)
     wrong = []
     for s in (v for v in pod if tier[v] == "spine" and v in pos):
         own = [v for v in pod if tier[v] == "leaf" and pod[v] == pod[s] and v in pos]
-        below = [v for v in pod if tier[v] == "leaf" and v in pos and pos[v][1] > pos[s][1]]
         sx, sy = pos[s]
-        if not own or not below:
-            wrong.append(f"{s}: no leaf below it")
+        if not own or (any(pos[v][1] <= sy for v in own) and any(pos[v][1] >= sy for v in own)):
+            wrong.append(f"{s}: its pod's leaves not all on one side of it")
             continue
-        near = min(below, key=lambda lf: (pos[lf][0] - sx) ** 2 + (pos[lf][1] - sy) ** 2)
+        down = pos[own[0]][1] > sy
+        side = [v for v in pod if tier[v] == "leaf" and v in pos and (pos[v][1] > sy) == down]
+        near = min(side, key=lambda lf: (pos[lf][0] - sx) ** 2 + (pos[lf][1] - sy) ** 2)
         lo, hi = min(pos[v][0] for v in own) - 50, max(pos[v][0] for v in own) + 50
-        if pod[near] != pod[s] or not lo <= sx <= hi or any(pos[v][1] <= sy for v in own):
-            wrong.append(f"{s} at ({sx:.0f}, {sy:.0f}): nearest leaf below {near} (pod {pod[near]}, its own "
-                         f"{pod[s]}), its pod's leaves from x {lo + 50:.0f} to {hi - 50:.0f}")
+        if pod[near] != pod[s] or not lo <= sx <= hi:
+            wrong.append(f"{s} at ({sx:.0f}, {sy:.0f}): nearest leaf {'below' if down else 'above'} {near} (pod "
+                         f"{pod[near]}, its own {pod[s]}), its pod's leaves from x {lo + 50:.0f} to {hi - 50:.0f}")
     return pod, wrong
+
+
+def crosses(p, q, box):
+    """Whether the segment p-q passes through box (x0, y0, x1, y1): Liang-Barsky clipping."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for d, lo, hi, v in ((dx, box[0], box[2], p[0]), (dy, box[1], box[3], p[1])):
+        if d == 0:
+            if not lo <= v <= hi:
+                return False
+            continue
+        a, b = (lo - v) / d, (hi - v) / d
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+        if t0 > t1:
+            return False
+    return True
+
+
+def links_over_hosts(truth, tier, pos):
+    """Links between two switches that pass through a host's box (0.8 x 0.3 in, 57.6 x 21.6 pt, around its label:
+    the baseline about 4 pt under the box's centre); taken 2 pt in on every side, so a line that only grazes it is
+    not counted."""
+    hosts = [(x - 26.8, y - 4 - 8.8, x + 26.8, y - 4 + 8.8) for v, (x, y) in pos.items() if tier.get(v) == "host"]
+    out = []
+    for lk in truth["links"]:
+        a, b = lk["a"]["node"], lk["b"]["node"]
+        if "host" in (tier[a], tier[b]) or a not in pos or b not in pos:
+            continue
+        n = sum(crosses(pos[a], pos[b], h) for h in hosts)
+        if n:
+            out.append(f"{a}--{b} through {n} hosts")
+    return out
 
 
 def check(truth, path):
@@ -144,6 +180,11 @@ def check(truth, path):
     if missing:
         bad.append(f"{path}: {len(missing)} nodes not drawn, e.g. {missing[:5]}")
     leaves = [n for n, t in tier.items() if t == "leaf" and n in pos]
+    up = {}  # leaf -> the mean y of the spines it links to, drawn
+    for lk in truth["links"]:
+        for leaf, sp in ((lk["a"]["node"], lk["b"]["node"]), (lk["b"]["node"], lk["a"]["node"])):
+            if tier[leaf] == "leaf" and tier[sp] == "spine" and leaf in pos and sp in pos:
+                up.setdefault(leaf, []).append(pos[sp][1])
     wrong = []
     for lk in truth["links"]:
         for host, leaf in ((lk["a"]["node"], lk["b"]["node"]), (lk["b"]["node"], lk["a"]["node"])):
@@ -151,20 +192,29 @@ def check(truth, path):
                 continue
             hx, hy = pos[host]
             near = min(leaves, key=lambda lf: (pos[lf][0] - hx) ** 2 + (pos[lf][1] - hy) ** 2)
-            if hy <= pos[leaf][1] or near != leaf:  # SVG y grows downwards
+            # on the far side of its leaf from the leaf's spines: under it, or over it when the spines are under
+            # (a row drawn upside down); SVG y grows downwards
+            below = not up.get(leaf) or sum(up[leaf]) / len(up[leaf]) < pos[leaf][1]
+            if (hy <= pos[leaf][1] if below else hy >= pos[leaf][1]) or near != leaf:
                 wrong.append(f"{host} at ({hx:.0f}, {hy:.0f}): nearest leaf {near}, its own {leaf} at "
-                             f"({pos[leaf][0]:.0f}, {pos[leaf][1]:.0f})")
+                             f"({pos[leaf][0]:.0f}, {pos[leaf][1]:.0f}), {'under' if below else 'over'} it expected")
     if wrong:
-        bad.append(f"{path}: {len(wrong)} hosts not under their own leaf, e.g. {wrong[:3]}")
+        bad.append(f"{path}: {len(wrong)} hosts not beside their own leaf, away from its spines, e.g. {wrong[:3]}")
     pod, spines = misplaced_spines(truth, tier, pos)
     if spines:
         bad.append(f"{path}: {len(spines)} spines not over their own pod, e.g. {spines[:3]}")
     per_row = leaves_per_row(pos, leaves)
     if not pod and per_row and max(per_row) - min(per_row) > 1:  # whole-tier rows: evenly filled
         bad.append(f"{path}: rows of leaves not evenly filled: {per_row} leaves, top down")
+    # one or two rows of leaves (of pods): the tier they hang from is drawn between the two (the first row upside
+    # down), so no link between switches passes through a host
+    over = links_over_hosts(truth, tier, pos)
+    if len(per_row) <= 2 and over:
+        bad.append(f"{path}: {len(over)} links between switches through hosts' boxes, e.g. {over[:3]}")
     print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
-          f"{len(pos)} nodes, hosts under their leaves: {'no' if wrong else 'yes'}, "
-          f"{len(set(pod.values()))} pods, spines over their pod: {'no' if spines else 'yes'}, leaves per row {per_row}")
+          f"{len(pos)} nodes, hosts beside their leaves: {'no' if wrong else 'yes'}, "
+          f"{len(set(pod.values()))} pods, spines next to their pod: {'no' if spines else 'yes'}, leaves per row "
+          f"{per_row}, switch links through hosts {len(over)}")
     return bad
 
 
