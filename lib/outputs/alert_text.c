@@ -104,7 +104,7 @@ static const struct num_words {
     {NULL, "seen", "records", N_COUNT, NULL},
     {NULL, "drop_reason", "drop reason", N_DROP_REASON, NULL},
     {NULL, "aftermath_bursts", "%s bursts as it drained", N_COUNT, "%s burst as it drained"},
-    {NULL, "aftermath_peak", "their peak", N_BYTES, NULL},
+    {NULL, "aftermath_peak", "peaking at", N_BYTES, NULL}, /* after aftermath_bursts: one burst or more */
 };
 
 static const struct num_words *num_words_of(const char *alertname, const char *name)

@@ -81,7 +81,7 @@ static void test_numbers(void **state)
 	hw_fmt_named("CongestionTree", "aftermath_bursts", 1, n, sizeof(n)); /* one: no plural */
 	assert_string_equal(n, "1 burst as it drained");
 	hw_fmt_named("CongestionTree", "aftermath_peak", 343796, n, sizeof(n)); /* bytes: 343.796 kB, 344 kB */
-	assert_string_equal(n, "their peak 344 kB");
+	assert_string_equal(n, "peaking at 344 kB");
 	hw_fmt_named("HighHopLatency", "hop_latency", 43000, n, sizeof(n)); /* 43000 ns = 43 µs */
 	assert_string_equal(n, "hop latency 43 µs");
 	hw_fmt_named("TelemetryReportLoss", "ratio", 0.012, n, sizeof(n)); /* 1.2 % of the reports */
