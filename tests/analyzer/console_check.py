@@ -14,12 +14,14 @@ ALARM = "#c62828"  # console.js COLOUR[2]
 
 
 class Dom(html.parser.HTMLParser):
-    """Elements by id, the incident rows, and the first rect of each port of the device panel."""
+    """Elements by id, the incident rows, the first rect of each port of the device panel, of each switch (sw-NAME)
+    and of each leaf's host badge (hosts-LEAF), and the map's links."""
 
     def __init__(self):
         super().__init__()
         self.by_id, self.incidents, self.port_rect, self.body = {}, [], {}, {}
-        self.open_port = None
+        self.rect_of, self.links = {}, []
+        self.open_port = self.open_g = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -29,11 +31,61 @@ class Dom(html.parser.HTMLParser):
             self.body = a
         if tag == "tr" and "incident" in a.get("class", "").split():
             self.incidents.append(a)
+        if tag == "line" and a.get("class") == "link":
+            self.links.append(a)
+        if tag == "g" and a.get("id", "").startswith(("sw-", "hosts-")):
+            self.open_g = a["id"]
+        elif tag == "rect" and self.open_g:
+            self.rect_of[self.open_g] = {k: float(a[k]) for k in ("x", "y", "width", "height")}
+            self.open_g = None
         if tag == "g" and a.get("class") == "port":
             self.open_port = a["id"]
         elif tag == "rect" and self.open_port:
             self.port_rect[self.open_port] = a
             self.open_port = None
+
+
+def map_layout(d, tier):
+    """What is wrong with the map's geometry: a leaf's host badge not on the far side of the leaf from the spines it
+    links to; and, with two rows of leaves or fewer, a link between two switches through a host badge (the two rows
+    are mirrored about the spines, docs/topology.md).  Also the rows of leaves, top down."""
+    centre = {k[3:]: (r["x"] + r["width"] / 2, r["y"] + r["height"] / 2) for k, r in d.rect_of.items()
+              if k.startswith("sw-")}
+    badges = {k[6:]: r for k, r in d.rect_of.items() if k.startswith("hosts-")}
+    spines_of = {}
+    switch_links = []
+    for ln in d.links:
+        a, b = ln.get("data-a", "").rsplit(":", 1)[0], ln.get("data-b", "").rsplit(":", 1)[0]
+        if a in centre and b in centre:
+            switch_links.append((a, b, [float(ln[k]) for k in ("x1", "y1", "x2", "y2")]))
+            for leaf, sp in ((a, b), (b, a)):
+                if tier.get(leaf) == "leaf" and tier.get(sp) == "spine":
+                    spines_of.setdefault(leaf, []).append(centre[sp][1])
+    bad = []
+    for leaf, r in badges.items():
+        ys = spines_of.get(leaf)
+        below = not ys or sum(ys) / len(ys) < centre[leaf][1]  # SVG y grows downwards
+        if (r["y"] <= centre[leaf][1]) if below else (r["y"] + r["height"] >= centre[leaf][1]):
+            bad.append(f"the host badge of {leaf} {'over' if below else 'under'} it, its spines "
+                       f"{'over' if below else 'under'} it too")
+    rows = sorted({round(c[1]) for n, c in centre.items() if tier.get(n) == "leaf"})
+    through = []
+    for a, b, (x1, y1, x2, y2) in switch_links:
+        for leaf, r in badges.items():
+            lo, hi = 0.0, 1.0  # Liang-Barsky: the segment's part inside the badge, 1 px in on every side
+            ok = True
+            for dd, v, mn, mx in ((x2 - x1, x1, r["x"] + 1, r["x"] + r["width"] - 1),
+                                  (y2 - y1, y1, r["y"] + 1, r["y"] + r["height"] - 1)):
+                if dd == 0:
+                    ok = ok and mn <= v <= mx
+                    continue
+                t1, t2 = sorted(((mn - v) / dd, (mx - v) / dd))
+                lo, hi = max(lo, t1), min(hi, t2)
+            if ok and lo <= hi:
+                through.append(f"{a}--{b} through the hosts of {leaf}")
+    if len(rows) <= 2 and through:
+        bad.append(f"{len(through)} links between switches through host badges, e.g. {through[:3]}")
+    return bad, len(rows), len(through)
 
 
 def chromium(binary, profile, *args):
@@ -101,6 +153,8 @@ def main():
             got = int(ms["data-bytes"]) if ms else None
             if got is None or abs(got - peak) > 0.05 * peak:
                 bad.append(f"ms view of {node} {ifname} q{queue}: peak {got}, truth {peak} (within 5 %)")
+            geometry, leaf_rows, through = map_layout(d, tier)
+            bad += geometry
             if d.body.get("data-label-overlaps") != "0":
                 bad.append(f"map labels overlap: {d.body.get('data-label-overlaps')} pairs")
             if not bad:
@@ -114,7 +168,8 @@ def main():
         chromium(binary, profile, f"--screenshot={os.path.join(artefacts, 'console.png')}", url)
     print(f"console: {len(switches)} switches, hosts folded under {len(hosts)} leaves, Incast at {node}:{ifname} "
           f"in {len(d.incidents)} incident rows, {ifname} in alarm colour, ms peak {got} vs truth {peak}; "
-          f"map built in {d.body.get('data-render-ms')} ms; screenshot {artefacts}/console.png")
+          f"map built in {d.body.get('data-render-ms')} ms, {leaf_rows} rows of leaves, {through} switch links through "
+          f"host badges; screenshot {artefacts}/console.png")
     return 0
 
 

@@ -117,9 +117,27 @@ function podColumns(tiers, ps, target) {
   return best;
 }
 
+// Leaf rows of cols leaves, evenly filled (the first `extra` rows one more).
+function rowsOf(nodes, cols) {
+  const rows = Math.ceil(nodes.length / cols), base = Math.floor(nodes.length / rows), extra = nodes.length % rows, out = [];
+  for (let row = 0, first = 0; row < rows; first += out[row].length, row++)
+    out.push(nodes.slice(first, first + base + (row < extra ? 1 : 0)));
+  return out;
+}
+
+// Two rows of leaves under the spines alone (no super-spines, no switch of unknown tier, no pods) are mirrored about
+// the spines, as in the static pictures (docs/topology.md): the first row over them, its hosts folded over it, so that
+// no spine's link to the second row crosses the first row's hosts.
+function mirrored(tiers, ps, cols) {
+  const names = tiers.map((t) => t.name), leaf = tiers.find((t) => t.name === "leaf");
+  return !ps.length && !!leaf && Math.ceil(leaf.nodes.length / cols) === 2 && names.includes("spine") &&
+    !names.includes("superspine") && !names.includes("unknown");
+}
+
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
 // of as many columns as keep the aspect ratio near the pane's, or in a fabric of pods the pods side by side, each
-// pod's spines over its leaves (pods()); builds the map's SVG elements once per topology.
+// pod's spines over its leaves (pods()); two rows of leaves mirrored about the spines (mirrored()); builds the map's
+// SVG elements once per topology.
 function buildMap() {
   const svg = document.getElementById("map");
   const pane = document.getElementById("map-pane");
@@ -132,6 +150,16 @@ function buildMap() {
   svg.textContent = "";
   pos = {};
   let y = TIER_GAP / 2;
+  const placeRow = (nodes, up) => nodes.forEach((s, inRow) => { // a row centred
+    pos[s.name] = {x: (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2, y: y + BOX_H / 2, up};
+  });
+  const mirror = mirrored(tiers, ps, cols);
+  if (mirror) { // the first row of leaves over the spines: room over it for its hosts' badges, unfolded or not
+    const first = rowsOf(tiers.find((t) => t.name === "leaf").nodes, cols)[0];
+    y += HOST_H + Math.max(0, ...first.map(unfoldedH));
+    placeRow(first, true);
+    y += ROW_H + TIER_GAP;
+  }
   for (const t of tiers) {
     if (ps.length && t.name === "spine") { // a fat-tree: rows of pods, each pod's spines right over its leaves
       for (const row of podRows(ps, perRow)) {
@@ -150,14 +178,8 @@ function buildMap() {
     }
     if (ps.length && t.name === "leaf") continue; // drawn with their pods
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-    const n = t.nodes.length, rows = Math.ceil(n / cols), base = Math.floor(n / rows), extra = n % rows;
-    for (let row = 0; row < rows; row++) { // evenly filled: the first `extra` rows one more
-      const first = row * base + Math.min(row, extra);
-      const nodes = t.nodes.slice(first, first + base + (row < extra ? 1 : 0));
-      nodes.forEach((s, inRow) => {
-        const x = (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2; // rows centred
-        pos[s.name] = {x, y: y + BOX_H / 2};
-      });
+    for (const nodes of rowsOf(t.nodes, cols).slice(mirror && t.name === "leaf" ? 1 : 0)) {
+      placeRow(nodes, false);
       y += rowH + Math.max(0, ...nodes.map(unfoldedH)); // a row grows by its tallest unfolded leaf
     }
     y += TIER_GAP;
@@ -191,8 +213,10 @@ function buildMap() {
       const open = expanded.has(s.name);
       const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts,
         "data-expanded": open ? 1 : 0}, gn);
-      const hy = p.y + BOX_H / 2 + 10;
-      el("line", {class: "host-stub", x1: p.x, y1: p.y + BOX_H / 2, x2: p.x, y2: hy, stroke: "#999"}, hg);
+      // the badge (its top at hy) under the leaf, or over it in a mirrored first row (p.up), the hosts beyond it
+      const hy = p.up ? p.y - BOX_H / 2 - 30 : p.y + BOX_H / 2 + 10;
+      el("line", {class: "host-stub", x1: p.x, y1: p.y + (p.up ? -1 : 1) * BOX_H / 2, x2: p.x, y2: p.up ? hy + 20 : hy,
+        stroke: "#999"}, hg);
       el("rect", {x: p.x - BOX_W / 2 + 8, y: hy, width: BOX_W - 16, height: 20, rx: 10, fill: "#fff", "stroke-width": 2}, hg);
       const label = `${s.hosts} hosts ${open ? "▴" : "▾"}`;
       const ht = el("text", {x: p.x, y: hy + 14, "text-anchor": "middle", "font-size": fitFont(label, BOX_W - 24, 11).toFixed(2), fill: "#222"}, hg);
@@ -203,12 +227,13 @@ function buildMap() {
         layoutKey = ""; // rebuilt at once, not at the next poll
         relayout();
       });
+      const lines = Math.ceil(s.hosts / HOST_COLS); // in reading order top down either way
       if (open)
         hostPorts(s).forEach((pt, i) => {
-          const hx = p.x + ((i % HOST_COLS) - (HOST_COLS - 1) / 2) * (HOST_W + 4);
-          const ty = hy + 20 + 8 + Math.floor(i / HOST_COLS) * HOST_LINE;
+          const hx = p.x + ((i % HOST_COLS) - (HOST_COLS - 1) / 2) * (HOST_W + 4), line = Math.floor(i / HOST_COLS);
+          const ty = p.up ? hy - 8 - (lines - line) * HOST_LINE : hy + 20 + 8 + line * HOST_LINE;
           addLink(hostKey(s.name, pt), `${s.name}:${pt.name}`, `${pt.peer}:${pt.peer_port}`,
-            {x1: p.x, y1: hy + 20, x2: hx, y2: ty});
+            p.up ? {x1: p.x, y1: hy, x2: hx, y2: ty + HOST_BOX_H} : {x1: p.x, y1: hy + 20, x2: hx, y2: ty});
           const hb = el("g", {class: "host", id: "host-" + pt.peer, "data-leaf": s.name}, gn);
           el("rect", {x: hx - HOST_W / 2, y: ty, width: HOST_W, height: HOST_BOX_H, rx: 3, fill: "#eceff1", stroke: "#78909c"}, hb);
           el("text", {x: hx, y: ty + 12, "text-anchor": "middle", "font-size": fitFont(pt.peer, HOST_W - 4, 10).toFixed(2), fill: "#222"}, hb)
