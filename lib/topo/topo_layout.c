@@ -1,6 +1,5 @@
-/* The fabric pictures' layout: tiers top down (two rows of leaves mirrored about the spines), each tier's order, pods
- * side by side, rows evenly filled, hosts beside their leaf, the choice among layouts by their canvas (topo_layout.h).
- */
+/* The fabric pictures' layout: tiers top down, rows of leaves split about the spines, each tier's order, pods side by
+ * side, rows evenly filled, hosts beside their leaf, the choice among layouts by their canvas (topo_layout.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,11 +258,10 @@ static double grid_up(uint32_t hosts, unsigned hc)
 }
 
 /* Places the pods' spines and leaves, rows of them from y down, centred in a drawing w wide; returns the y under
- * the last row (NAN: out of memory).  mirror: two rows, the first upside down (its hosts on top, its leaves, its
- * spines) with the middle band (mid_h high, from *y_mid) between it and the second, so that no link from the middle
- * crosses a row of hosts. */
+ * the last row (NAN: out of memory).  The first n_up rows upside down (its hosts on top, its leaves, its spines), then
+ * the middle band (mid_h high, from *y_mid; when n_up > 0), then the rest. */
 static double place_pods(struct topo_slot **tier, const uint32_t *count, const uint32_t *pod, const struct pods *P,
-                         const struct layout *L, double w, double y, int mirror, double mid_h, double *y_mid,
+                         const struct layout *L, double w, double y, uint32_t n_up, double mid_h, double *y_mid,
                          double *xy)
 {
 	double *x0 = calloc(3 * (size_t)P->n, sizeof(*x0)), *row_y = x0 + P->n; /* each pod's left edge and row */
@@ -278,7 +276,7 @@ static double place_pods(struct topo_slot **tier, const uint32_t *count, const u
 		uint32_t first, hosts;
 		double rw;
 		const uint32_t n = pod_row(P, r, L->cell, &first, &rw, &hosts);
-		const int flip = mirror && r == 0;
+		const int flip = r < n_up;
 		if (flip)
 			y += grid_up(hosts, L->host_cols);
 		double x = (w - rw) / 2;
@@ -290,8 +288,10 @@ static double place_pods(struct topo_slot **tier, const uint32_t *count, const u
 		}
 		if (flip) {
 			y += 2 * ROW;
-			*y_mid = y;
-			y += mid_h;
+			if (r + 1 == n_up) {
+				*y_mid = y;
+				y += mid_h;
+			}
 		} else {
 			y += 2 * ROW + grid_h(hosts, L->host_cols);
 		}
@@ -321,10 +321,10 @@ struct arrangement {
 };
 
 /* Places every shown node for host columns hc and at most c leaves (or pods) to a row: xy[2i], xy[2i+1] in points,
- * y downwards from the top of the first row's cell; *rows: its rows of switches.  Two rows of leaves (of pods) are
- * mirrored about the tier they hang from (spines; with pods, super-spines): the first row upside down over it, its
- * hosts on top, the second under it, so that no link from that tier crosses the first row's hosts; such a pair counts
- * as one row.  -1: out of memory. */
+ * y downwards from the top of the first row's cell; *rows: the rows of switches on the deeper side.  Two rows of
+ * leaves (of pods) or more are split about the tier they hang from (spines; with pods, super-spines): the first half
+ * (rounded down) upside down over it, their hosts on top, the rest under it, so that a link from that tier crosses
+ * only the hosts of the rows on its side nearer to it (with two rows: none).  -1: out of memory. */
 static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double *xy, unsigned *rows_out)
 {
 	const struct hw_topo *t = A->t;
@@ -344,22 +344,23 @@ static int arrange(const struct arrangement *A, unsigned hc, unsigned c, double 
 	for (unsigned k = HW_TIER_SUPERSPINE; k >= (pods ? HW_TIER_SUPERSPINE : HW_TIER_SPINE); k--)
 		mid_rows += rows_of(count[k], per_row);
 	const uint32_t rows = pods ? rows_of(A->P->n, c) : rows_of(count[HW_TIER_LEAF], c);
-	const int mirror = rows == 2 && mid_rows && (pods || !count[HW_TIER_SUPERSPINE]);
-	*rows_out = L.rows - (unsigned)mirror;
+	const uint32_t n_up = rows >= 2 && mid_rows && (pods || !count[HW_TIER_SUPERSPINE]) ? rows / 2 : 0;
+	const int mirror = n_up > 0;
+	*rows_out = L.rows - (pods ? 2 : 1) * n_up;
 	double y = ROW / 2, y_mid = ROW / 2; /* the middle band's first row */
 	if (pods) {
-		y = place_pods(tier, count, A->pod, A->P, &L, w, mirror ? y : y + mid_rows * ROW, mirror,
-		               mid_rows * ROW, &y_mid, xy);
+		y = place_pods(tier, count, A->pod, A->P, &L, w, mirror ? y : y + mid_rows * ROW, n_up, mid_rows * ROW,
+		               &y_mid, xy);
 		if (isnan(y))
 			return -1;
 	} else {
 		for (uint32_t r = 0; r < rows; r++) {
 			uint32_t i, n = row_span(count[HW_TIER_LEAF], rows, r, &i);
 			const uint32_t hosts = row_hosts(tier[HW_TIER_LEAF], i, i + n, A->n_hosts);
-			const int flip = mirror && r == 0;
+			const int flip = r < n_up;
 			if (flip)
 				y += grid_up(hosts, hc);
-			else if (r == (uint32_t)mirror)
+			else if (r == n_up)
 				y += mid_rows * ROW; /* under the middle band */
 			for (uint32_t j = 0; j < n; j++) {
 				uint32_t v = tier[HW_TIER_LEAF][i + j].node;

@@ -47,8 +47,9 @@ class Dom(html.parser.HTMLParser):
 
 def map_layout(d, tier):
     """What is wrong with the map's geometry: a leaf's host badge not on the far side of the leaf from the spines it
-    links to; and, with two rows of leaves or fewer, a link between two switches through a host badge (the two rows
-    are mirrored about the spines, docs/topology.md).  Also the rows of leaves, top down."""
+    links to; a link between two switches through the host badges of more rows of leaves than the rows split about
+    the spines allow (docs/topology.md; none with two rows or fewer).  Also how many rows of leaves and how many
+    switch links pass through a badge."""
     centre = {k[3:]: (r["x"] + r["width"] / 2, r["y"] + r["height"] / 2) for k, r in d.rect_of.items()
               if k.startswith("sw-")}
     badges = {k[6:]: r for k, r in d.rect_of.items() if k.startswith("hosts-")}
@@ -69,7 +70,7 @@ def map_layout(d, tier):
             bad.append(f"the host badge of {leaf} {'over' if below else 'under'} it, its spines "
                        f"{'over' if below else 'under'} it too")
     rows = sorted({round(c[1]) for n, c in centre.items() if tier.get(n) == "leaf"})
-    through = []
+    through = {}  # link -> the rows of leaves whose badges it passes through
     for a, b, (x1, y1, x2, y2) in switch_links:
         for leaf, r in badges.items():
             lo, hi = 0.0, 1.0  # Liang-Barsky: the segment's part inside the badge, 1 px in on every side
@@ -82,9 +83,13 @@ def map_layout(d, tier):
                 t1, t2 = sorted(((mn - v) / dd, (mx - v) / dd))
                 lo, hi = max(lo, t1), min(hi, t2)
             if ok and lo <= hi:
-                through.append(f"{a}--{b} through the hosts of {leaf}")
-    if len(rows) <= 2 and through:
-        bad.append(f"{len(through)} links between switches through host badges, e.g. {through[:3]}")
+                through.setdefault(f"{a}--{b}", set()).add(rows.index(round(centre[leaf][1])))
+    # the rows split about the spines: at most the rows between a spine and the deeper side's end, ceil(n / 2) - 1
+    most = (len(rows) + 1) // 2 - 1
+    deep = [f"{k} through the host badges of rows {sorted(r)}" for k, r in through.items() if len(r) > most]
+    if deep:
+        bad.append(f"{len(deep)} links between switches through the host badges of more than {most} rows of "
+                   f"leaves, e.g. {deep[:3]}")
     return bad, len(rows), len(through)
 
 

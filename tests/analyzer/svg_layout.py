@@ -4,7 +4,8 @@
 # beside its own leaf on the side away from the leaf's spines (nearer to it than to any other leaf), and in a fabric of
 # pods (a fat-tree: the spine-leaf links fall apart into groups) each spine right next to its own pod: its pod's leaves
 # on one side of it, within their span, the nearest leaf on that side one of them; else the rows of leaves evenly
-# filled; with one or two rows of leaves (of pods), no link between switches through a host's box.  With --event the files are event graphs
+# filled; no link between switches through the hosts of more than ceil(rows of leaves / 2) - 1 rows (none with one
+# or two rows).  With --event the files are event graphs
 # (a part of the fabric, queue badges, a legend): aspect and overlapping texts only, and at least one of them must
 # carry two badges or more (else overlapping badges could not have been seen).
 # Usage: svg_layout.py TRUTH_JSON FILE.svg...  |  svg_layout.py --event FILE.svg...
@@ -146,16 +147,28 @@ def crosses(p, q, box):
 def links_over_hosts(truth, tier, pos):
     """Links between two switches that pass through a host's box (0.8 x 0.3 in, 57.6 x 21.6 pt, around its label:
     the baseline about 4 pt under the box's centre); taken 2 pt in on every side, so a line that only grazes it is
-    not counted."""
-    hosts = [(x - 26.8, y - 4 - 8.8, x + 26.8, y - 4 + 8.8) for v, (x, y) in pos.items() if tier.get(v) == "host"]
+    not counted.  Each such link with the rows of leaves (their labels' y, 40 pt apart or more) whose hosts it
+    crosses."""
+    leaf_of = {}
+    for lk in truth["links"]:
+        for h, lf in ((lk["a"]["node"], lk["b"]["node"]), (lk["b"]["node"], lk["a"]["node"])):
+            if tier[h] == "host" and tier[lf] == "leaf":
+                leaf_of[h] = lf
+    ys = sorted(pos[v][1] for v in pos if tier.get(v) == "leaf")
+    tops = [y for i, y in enumerate(ys) if not i or y - ys[i - 1] >= 40]  # each row's first label y
+
+    def row(v):
+        return max(i for i, t in enumerate(tops) if pos[v][1] >= t - 1e-6)
+    hosts = [((x - 26.8, y - 4 - 8.8, x + 26.8, y - 4 + 8.8), row(leaf_of[v]) if leaf_of.get(v) in pos else -1)
+             for v, (x, y) in pos.items() if tier.get(v) == "host"]
     out = []
     for lk in truth["links"]:
         a, b = lk["a"]["node"], lk["b"]["node"]
         if "host" in (tier[a], tier[b]) or a not in pos or b not in pos:
             continue
-        n = sum(crosses(pos[a], pos[b], h) for h in hosts)
-        if n:
-            out.append(f"{a}--{b} through {n} hosts")
+        rows = {r for box, r in hosts if crosses(pos[a], pos[b], box)}
+        if rows:
+            out.append((f"{a}--{b}", rows))
     return out
 
 
@@ -206,11 +219,15 @@ def check(truth, path):
     per_row = leaves_per_row(pos, leaves)
     if not pod and per_row and max(per_row) - min(per_row) > 1:  # whole-tier rows: evenly filled
         bad.append(f"{path}: rows of leaves not evenly filled: {per_row} leaves, top down")
-    # one or two rows of leaves (of pods): the tier they hang from is drawn between the two (the first row upside
-    # down), so no link between switches passes through a host
+    # the rows of leaves (of pods) split about the tier they hang from, the first half (rounded down) upside down
+    # over it: a link between switches crosses the hosts of at most the rows between it and its end on the deeper
+    # side, ceil(rows / 2) - 1 of them (with one or two rows: none)
     over = links_over_hosts(truth, tier, pos)
-    if len(per_row) <= 2 and over:
-        bad.append(f"{path}: {len(over)} links between switches through hosts' boxes, e.g. {over[:3]}")
+    most = (len(per_row) + 1) // 2 - 1
+    deep = [f"{k} through the hosts of rows {sorted(r)}" for k, r in over if len(r) > most]
+    if deep:
+        bad.append(f"{path}: {len(deep)} links between switches through the hosts of more than {most} rows of "
+                   f"leaves, e.g. {deep[:3]}")
     print(f"{path}: {w:.0f} x {h:.0f} pt (aspect {w / h:.2f}), {len(bs)} texts, {len(ov)} overlapping, "
           f"{len(pos)} nodes, hosts beside their leaves: {'no' if wrong else 'yes'}, "
           f"{len(set(pod.values()))} pods, spines next to their pod: {'no' if spines else 'yes'}, leaves per row "

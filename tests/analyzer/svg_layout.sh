@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The static SVGs by the console's layout rules (issue 20): `topology --svg` and the heat map of the 76-node
-# incast sample, of a k=8 fat-tree (208 nodes) and of a leaf-spine of 280 nodes, checked from their own coordinates
-# (svg_layout.py): aspect near 16:10, no overlapping texts, every node drawn, hosts beside their own leaf away from
-# its spines, no switch link through a host.  Then the event graphs of an incast and a PFC storm (the part of the
-# fabric an event concerns, queue badges, the legend): aspect and no overlapping texts either.
+# incast sample, of a k=8 fat-tree (208 nodes) and of leaf-spines of 280 and 256 nodes, checked from their own
+# coordinates (svg_layout.py): aspect near 16:10, no overlapping texts, every node drawn, hosts beside their own leaf
+# away from its spines, switch links through the hosts of as few rows as the rows split about the spines allow.  Then
+# the event graphs of an incast and a PFC storm (the part of the fabric an event concerns, queue badges, the legend):
+# aspect and no overlapping texts either.
 # Usage: svg_layout.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$1 an=$2 src=$3
@@ -11,9 +12,10 @@ gen=$1 an=$2 src=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # leaf-spine:8,16,16: two rows of 8 leaves with 16 hosts each; drawn with both rows under the spines, leaf9's spine
-# links crossed leaf1's hosts and the grids of the first row reached down next to the second row's leaves
-for shape in incast fat-tree:8 leaf-spine:8,16,16; do
-  out=$dir/${shape%%:*}
+# links crossed leaf1's hosts and the grids of the first row reached down next to the second row's leaves.
+# leaf-spine:16,48,4: three rows of 16 leaves, one over the spines: links to the third cross the second's hosts only
+for shape in incast fat-tree:8 leaf-spine:8,16,16 leaf-spine:16,48,4; do
+  out=$dir/${shape//[:,]/-}
   if [ "$shape" = incast ]; then
     "$gen" scenario incast --out "$out" --write-records >"$dir/gen.log" 2>&1
   else

@@ -125,19 +125,21 @@ function rowsOf(nodes, cols) {
   return out;
 }
 
-// Two rows of leaves under the spines alone (no super-spines, no switch of unknown tier, no pods) are mirrored about
-// the spines, as in the static pictures (docs/topology.md): the first row over them, its hosts folded over it, so that
-// no spine's link to the second row crosses the first row's hosts.
-function mirrored(tiers, ps, cols) {
+// Two rows of leaves or more under the spines alone (no super-spines, no switch of unknown tier, no pods) are split
+// about the spines, as in the static pictures (docs/topology.md): the first half (rounded down) over them, their hosts
+// folded over them, so that a spine's link crosses only the hosts of rows on its side nearer to it (two rows: none).
+// How many rows go over the spines.
+function upperRows(tiers, ps, cols) {
   const names = tiers.map((t) => t.name), leaf = tiers.find((t) => t.name === "leaf");
-  return !ps.length && !!leaf && Math.ceil(leaf.nodes.length / cols) === 2 && names.includes("spine") &&
-    !names.includes("superspine") && !names.includes("unknown");
+  const rows = leaf ? Math.ceil(leaf.nodes.length / cols) : 0;
+  return !ps.length && rows >= 2 && names.includes("spine") && !names.includes("superspine") &&
+    !names.includes("unknown") ? Math.floor(rows / 2) : 0;
 }
 
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
 // of as many columns as keep the aspect ratio near the pane's, or in a fabric of pods the pods side by side, each
-// pod's spines over its leaves (pods()); two rows of leaves mirrored about the spines (mirrored()); builds the map's
-// SVG elements once per topology.
+// pod's spines over its leaves (pods()); rows of leaves split about the spines (upperRows()); builds the map's SVG
+// elements once per topology.
 function buildMap() {
   const svg = document.getElementById("map");
   const pane = document.getElementById("map-pane");
@@ -153,12 +155,14 @@ function buildMap() {
   const placeRow = (nodes, up) => nodes.forEach((s, inRow) => { // a row centred
     pos[s.name] = {x: (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2, y: y + BOX_H / 2, up};
   });
-  const mirror = mirrored(tiers, ps, cols);
-  if (mirror) { // the first row of leaves over the spines: room over it for its hosts' badges, unfolded or not
-    const first = rowsOf(tiers.find((t) => t.name === "leaf").nodes, cols)[0];
-    y += HOST_H + Math.max(0, ...first.map(unfoldedH));
-    placeRow(first, true);
-    y += ROW_H + TIER_GAP;
+  const nUp = upperRows(tiers, ps, cols);
+  if (nUp) { // the rows of leaves over the spines: room over each for its hosts' badges, unfolded or not
+    for (const row of rowsOf(tiers.find((t) => t.name === "leaf").nodes, cols).slice(0, nUp)) {
+      y += HOST_H + Math.max(0, ...row.map(unfoldedH));
+      placeRow(row, true);
+      y += ROW_H;
+    }
+    y += TIER_GAP;
   }
   for (const t of tiers) {
     if (ps.length && t.name === "spine") { // a fat-tree: rows of pods, each pod's spines right over its leaves
@@ -178,7 +182,7 @@ function buildMap() {
     }
     if (ps.length && t.name === "leaf") continue; // drawn with their pods
     const rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-    for (const nodes of rowsOf(t.nodes, cols).slice(mirror && t.name === "leaf" ? 1 : 0)) {
+    for (const nodes of rowsOf(t.nodes, cols).slice(t.name === "leaf" ? nUp : 0)) {
       placeRow(nodes, false);
       y += rowH + Math.max(0, ...nodes.map(unfoldedH)); // a row grows by its tallest unfolded leaf
     }
@@ -213,7 +217,7 @@ function buildMap() {
       const open = expanded.has(s.name);
       const hg = el("g", {class: "hosts", id: "hosts-" + s.name, "data-leaf": s.name, "data-count": s.hosts,
         "data-expanded": open ? 1 : 0}, gn);
-      // the badge (its top at hy) under the leaf, or over it in a mirrored first row (p.up), the hosts beyond it
+      // the badge (its top at hy) under the leaf, or over it in a row over the spines (p.up), the hosts beyond it
       const hy = p.up ? p.y - BOX_H / 2 - 30 : p.y + BOX_H / 2 + 10;
       el("line", {class: "host-stub", x1: p.x, y1: p.y + (p.up ? -1 : 1) * BOX_H / 2, x2: p.x, y2: p.up ? hy + 20 : hy,
         stroke: "#999"}, hg);
