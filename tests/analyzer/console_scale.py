@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # The console's fabric map of a large fabric (a k=16 fat-tree: 320 switches, 1,024 hosts) in headless
 # Chromium driven over DevTools (cdp.py): every switch drawn, every host folded, no two labels overlapping
-# (bounding boxes), each spine right over its own pod (svg_layout.py's rule), and the map built in under 2 s of
-# real time; saves a screenshot.
+# (bounding boxes), each spine right next to its own pod (svg_layout.py's rule), each hosts box on the far side of its
+# leaf from the leaf's spines (pods over the super-spines upside down), and the map built in under 2 s of real time;
+# saves a screenshot.
 # Usage: console_scale.py CHROMIUM BASE_URL TRUTH_JSON ARTEFACT_DIR
 import json
 import os
@@ -37,7 +38,9 @@ def main():
                          "labels: document.querySelectorAll('#map text').length,"
                          "pos: Object.fromEntries([...document.querySelectorAll('#map .sw')].map((g) => "
                          "[g.id.slice(3), [+g.querySelector('text').getAttribute('x'), "
-                         "+g.querySelector('text').getAttribute('y')]]))})")
+                         "+g.querySelector('text').getAttribute('y')]])),"
+                         "badge: Object.fromEntries([...document.querySelectorAll('#map .hosts')].map((g) => "
+                         "[g.dataset.leaf, +g.querySelector('rect').getAttribute('y')]))})")
             b.screenshot(os.path.join(artefacts, "console-fat-tree.png"))
         finally:
             b.close()
@@ -53,13 +56,26 @@ def main():
         bad.append(f"{len(set(pod.values()))} pods in the truth, a k=16 fat-tree has 16")
     if spines:
         bad.append(f"{len(spines)} spines not over their own pod, e.g. {spines[:3]}")
+    # each leaf's hosts box on the far side of the leaf from its spines: under it, or over it in a row of pods
+    # over the super-spines (docs/topology.md); labels' y is the box's centre plus about 4
+    spine_y = {}
+    for lk in topo["links"]:
+        for leaf, sp in ((lk["a"]["node"], lk["b"]["node"]), (lk["b"]["node"], lk["a"]["node"])):
+            if tier[leaf] == "leaf" and tier[sp] == "spine" and sp in got["pos"]:
+                spine_y.setdefault(leaf, []).append(got["pos"][sp][1])
+    wrong = [leaf for leaf, by in got["badge"].items() if leaf in got["pos"] and spine_y.get(leaf) and
+             (by > got["pos"][leaf][1]) != (sum(spine_y[leaf]) / len(spine_y[leaf]) < got["pos"][leaf][1])]
+    over = sum(1 for leaf, by in got["badge"].items() if leaf in got["pos"] and by < got["pos"][leaf][1])
+    if wrong:
+        bad.append(f"{len(wrong)} hosts boxes on the same side of their leaf as its spines, e.g. {wrong[:3]}")
     if not got["render"] < 2000:
         bad.append(f"the map took {got['render']} ms to build and paint (limit 2,000 ms)")
     for x in bad:
         print("FAIL: " + x)
     print(f"fat-tree map: {got['switches']} switches, {got['hosts']} hosts folded, {got['labels']} labels, "
           f"{got['overlaps']} overlapping, {len(set(pod.values()))} pods with every spine over its own: "
-          f"{'no' if spines else 'yes'}; built and painted in {got['render']} ms, first drawn "
+          f"{'no' if spines else 'yes'}, {over} hosts boxes over their leaf, {len(wrong)} on the side of its "
+          f"spines; built and painted in {got['render']} ms, first drawn "
           f"{got['first']} ms after navigation; screenshot {artefacts}/console-fat-tree.png")
     return 1 if bad else 0
 

@@ -136,10 +136,17 @@ function upperRows(tiers, ps, cols) {
     !names.includes("unknown") ? Math.floor(rows / 2) : 0;
 }
 
+// The same in a fabric of pods with super-spines (and no switch of unknown tier): the rows of pods over them.
+function upperPodRows(tiers, ps, perRow) {
+  const names = tiers.map((t) => t.name);
+  return ps.length && names.includes("superspine") && !names.includes("unknown") ?
+    Math.floor(podRows(ps, perRow).length / 2) : 0;
+}
+
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
 // of as many columns as keep the aspect ratio near the pane's, or in a fabric of pods the pods side by side, each
-// pod's spines over its leaves (pods()); rows of leaves split about the spines (upperRows()); builds the map's SVG
-// elements once per topology.
+// pod's spines over its leaves (pods()); rows of leaves (of pods) split about the spines (super-spines: upperRows(),
+// upperPodRows()); builds the map's SVG elements once per topology.
 function buildMap() {
   const svg = document.getElementById("map");
   const pane = document.getElementById("map-pane");
@@ -155,7 +162,22 @@ function buildMap() {
   const placeRow = (nodes, up) => nodes.forEach((s, inRow) => { // a row centred
     pos[s.name] = {x: (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2, y: y + BOX_H / 2, up};
   });
-  const nUp = upperRows(tiers, ps, cols);
+  // a row of pods, each pod's spines right over its leaves, or upside down over the super-spines (up): its leaves'
+  // hosts on top, its leaves, its spines
+  const placePodRow = (row, up) => {
+    let x = (cols * CELL_W - rowW(row)) / 2;
+    const over = up ? HOST_H + Math.max(0, ...row.flatMap((p) => p.leaves).map(unfoldedH)) : 0;
+    for (const p of row) {
+      for (const [k, nodes] of [[0, p.spines], [1, p.leaves]])
+        nodes.forEach((s, i) => {
+          pos[s.name] = {x: x + (podW(p) - nodes.length * CELL_W) / 2 + i * CELL_W + CELL_W / 2,
+            y: y + over + (up ? 1 - k : k) * (ROW_H + TIER_GAP) + BOX_H / 2, up: up && k === 1};
+        });
+      x += podW(p) + CELL_W / 2;
+    }
+    y += podRowH(row);
+  };
+  const nUp = upperRows(tiers, ps, cols), podUp = upperPodRows(tiers, ps, perRow);
   if (nUp) { // the rows of leaves over the spines: room over each for its hosts' badges, unfolded or not
     for (const row of rowsOf(tiers.find((t) => t.name === "leaf").nodes, cols).slice(0, nUp)) {
       y += HOST_H + Math.max(0, ...row.map(unfoldedH));
@@ -164,20 +186,10 @@ function buildMap() {
     }
     y += TIER_GAP;
   }
+  for (const row of podRows(ps, perRow || 1).slice(0, podUp)) placePodRow(row, true);
   for (const t of tiers) {
-    if (ps.length && t.name === "spine") { // a fat-tree: rows of pods, each pod's spines right over its leaves
-      for (const row of podRows(ps, perRow)) {
-        let x = (cols * CELL_W - rowW(row)) / 2;
-        for (const p of row) {
-          for (const [k, nodes] of [[0, p.spines], [1, p.leaves]])
-            nodes.forEach((s, i) => {
-              pos[s.name] = {x: x + (podW(p) - nodes.length * CELL_W) / 2 + i * CELL_W + CELL_W / 2,
-                y: y + k * (ROW_H + TIER_GAP) + BOX_H / 2};
-            });
-          x += podW(p) + CELL_W / 2;
-        }
-        y += podRowH(row);
-      }
+    if (ps.length && t.name === "spine") { // a fat-tree: rows of pods (those not over the super-spines)
+      for (const row of podRows(ps, perRow).slice(podUp)) placePodRow(row, false);
       continue;
     }
     if (ps.length && t.name === "leaf") continue; // drawn with their pods
