@@ -206,10 +206,10 @@ none:
 	return 0;
 }
 
-/* Pods side by side (a fat-tree): super-spines in rows on top (between two rows of pods), then rows of pods, each pod
- * its spines in a row right next to its leaves (hosts on each leaf's far side), so that a pod's links stay within its
- * column; at most per_row pods in a row, rows evenly filled, chosen with the host columns for the aspect.  A pod is as
- * wide as its wider tier, with half a cell between pods. */
+/* Pods side by side (a fat-tree): super-spines in rows on top (between the rows of pods split about them), then rows of
+ * pods, each pod its spines in a row right next to its leaves (hosts on each leaf's far side), so that a pod's links
+ * stay within its column; at most per_row pods in a row, rows evenly filled, chosen with the host columns for the
+ * aspect.  A pod is as wide as its wider tier, with half a cell between pods. */
 struct pods {
 	uint32_t n, *spines, *leaves, *hosts; /* pods; switches of each, and the most hosts under one of its leaves */
 	unsigned per_row;

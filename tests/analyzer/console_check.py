@@ -10,6 +10,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg_layout import crosses  # noqa: E402
+
 ALARM = "#c62828"  # console.js COLOUR[2]
 
 
@@ -73,16 +76,9 @@ def map_layout(d, tier):
     through = {}  # link -> the rows of leaves whose badges it passes through
     for a, b, (x1, y1, x2, y2) in switch_links:
         for leaf, r in badges.items():
-            lo, hi = 0.0, 1.0  # Liang-Barsky: the segment's part inside the badge, 1 px in on every side
-            ok = True
-            for dd, v, mn, mx in ((x2 - x1, x1, r["x"] + 1, r["x"] + r["width"] - 1),
-                                  (y2 - y1, y1, r["y"] + 1, r["y"] + r["height"] - 1)):
-                if dd == 0:
-                    ok = ok and mn <= v <= mx
-                    continue
-                t1, t2 = sorted(((mn - v) / dd, (mx - v) / dd))
-                lo, hi = max(lo, t1), min(hi, t2)
-            if ok and lo <= hi:
+            # 1 px in on every side: a line that only grazes the badge is not counted
+            box = (r["x"] + 1, r["y"] + 1, r["x"] + r["width"] - 1, r["y"] + r["height"] - 1)
+            if crosses((x1, y1), (x2, y2), box):
                 through.setdefault(f"{a}--{b}", set()).add(rows.index(round(centre[leaf][1])))
     # the rows split about the spines: at most the rows between a spine and the deeper side's end, ceil(n / 2) - 1
     most = (len(rows) + 1) // 2 - 1

@@ -91,9 +91,11 @@ function pods(tiers) {
 
 // A pod's column: as wide as its wider tier; half a cell between pods.
 const podW = (p) => Math.max(p.spines.length, p.leaves.length) * CELL_W;
-function podRows(ps, perRow) { // at most perRow pods to a row, rows evenly filled
-  const n = Math.ceil(ps.length / perRow), base = Math.floor(ps.length / n), extra = ps.length % n, rows = [];
-  for (let r = 0, first = 0; r < n; first += rows[r].length, r++) rows.push(ps.slice(first, first + base + (r < extra ? 1 : 0)));
+// Items in rows of at most perRow, evenly filled (the first `extra` rows one more): leaves, or pods.
+function rowsOf(items, perRow) {
+  const n = Math.ceil(items.length / perRow), base = Math.floor(items.length / n), extra = items.length % n, rows = [];
+  for (let r = 0, first = 0; r < n; first += rows[r].length, r++)
+    rows.push(items.slice(first, first + base + (r < extra ? 1 : 0)));
   return rows;
 }
 const rowW = (row) => row.reduce((w, p) => w + podW(p), 0) + (row.length - 1) * CELL_W / 2;
@@ -104,7 +106,7 @@ const podRowH = (row) => 2 * ROW_H + HOST_H + 2 * TIER_GAP + Math.max(0, ...row.
 function podColumns(tiers, ps, target) {
   let best = {cols: 1, perRow: 1}, bestErr = Infinity;
   for (let perRow = 1; perRow <= ps.length; perRow++) {
-    const rows = podRows(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
+    const rows = rowsOf(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
     let h = rows.reduce((sum, r) => sum + podRowH(r), 0);
     for (const t of tiers)
       if (t.name !== "spine" && t.name !== "leaf") h += Math.ceil(t.nodes.length / cols) * ROW_H + TIER_GAP;
@@ -115,14 +117,6 @@ function podColumns(tiers, ps, target) {
     }
   }
   return best;
-}
-
-// Leaf rows of cols leaves, evenly filled (the first `extra` rows one more).
-function rowsOf(nodes, cols) {
-  const rows = Math.ceil(nodes.length / cols), base = Math.floor(nodes.length / rows), extra = nodes.length % rows, out = [];
-  for (let row = 0, first = 0; row < rows; first += out[row].length, row++)
-    out.push(nodes.slice(first, first + base + (row < extra ? 1 : 0)));
-  return out;
 }
 
 // Two rows of leaves or more under the spines alone (no super-spines, no switch of unknown tier, no pods) are split
@@ -140,7 +134,7 @@ function upperRows(tiers, ps, cols) {
 function upperPodRows(tiers, ps, perRow) {
   const names = tiers.map((t) => t.name);
   return ps.length && names.includes("superspine") && !names.includes("unknown") ?
-    Math.floor(podRows(ps, perRow).length / 2) : 0;
+    Math.floor(rowsOf(ps, perRow).length / 2) : 0;
 }
 
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
@@ -186,10 +180,10 @@ function buildMap() {
     }
     y += TIER_GAP;
   }
-  for (const row of podRows(ps, perRow || 1).slice(0, podUp)) placePodRow(row, true);
+  for (const row of rowsOf(ps, perRow).slice(0, podUp)) placePodRow(row, true);
   for (const t of tiers) {
     if (ps.length && t.name === "spine") { // a fat-tree: rows of pods (those not over the super-spines)
-      for (const row of podRows(ps, perRow).slice(podUp)) placePodRow(row, false);
+      for (const row of rowsOf(ps, perRow).slice(podUp)) placePodRow(row, false);
       continue;
     }
     if (ps.length && t.name === "leaf") continue; // drawn with their pods
