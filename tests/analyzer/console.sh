@@ -2,7 +2,8 @@
 # The live console (issue 20) end to end: a generated incast replayed at its own pace through
 # `hopwatch-analyzer run --http`, then the page opened in headless Chromium and checked against truth.json
 # (console_check.py); the JSON endpoints' errors and bad usage; the same incast stretched, watched live for
-# the congested link's colour and clicked (console_live.py); then the map of a k=16 fat-tree (console_scale.py).
+# the congested link's colour and clicked (console_live.py); then the rows of a leaf-spine:8,16,4 map (console_rows.py)
+# and the map of a k=16 fat-tree (console_scale.py).
 # Skips when Chromium is not installed.
 # Usage: console.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT ARTEFACT_DIR
 set -u
@@ -55,18 +56,36 @@ python3 "$src/tests/analyzer/console_live.py" "$chromium" "$dir/truth.json" "$di
   "$port" -- "$an" run --jsonl - --lldp "$dir/lldp.pcap" --map "$dir/map.json" --config "$dir/live.json" \
   --pace recorded --http "127.0.0.1:$port" --hold 600 --quiet || fail "live console"
 
+# serve_fabric TOPOLOGY NAME DURATION_US: a generated fabric's records served by `run --http` on $port (its pid in
+# $pid), once the analyzer has records.
+serve_fabric() {
+  "$gen" scenario custom --topology "$1" --duration-us "$3" --out "$dir/$2" --write-records >"$dir/$2.log" 2>&1 ||
+    fail "hopwatch-gen $1: $(tail -1 "$dir/$2.log")"
+  port=$(free_port)
+  "$an" run --jsonl "$dir/$2/records.jsonl" --lldp "$dir/$2/lldp.pcap" --map "$dir/$2/map.json" \
+    --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/$2-an.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do
+    curl -sf "http://127.0.0.1:$port/api/fabric" | grep -q '"records":[1-9]' && return
+    kill -0 "$pid" 2>/dev/null || { cat "$dir/$2-an.log"; fail "the analyzer exited"; }
+    sleep 0.2
+  done
+}
+
+# leaf-spine:8,16,4 in the 1600 x 1000 window of console_rows.py: the map pane is 3/5 of the width, about 950 x 975 px.
+# Eight leaves to a row draw 800 x 380 units (a row of leaves with its hosts over the spines 100, a gap 40, the spines
+# 60, a gap 40, the lower row with its hosts 100, a gap 40) at scale 1.18, above MIN_SCALE 0.75; every layout has a row
+# of leaves on the deeper side and none fewer, and no other with one is larger (9-15 to a row: still two rows of 8,
+# wider; 16: 1600 units wide, 0.59).  So: the spines in one row, two rows of leaves split about them, no switch link
+# through a hosts box (fewer to a row, 5-7, would wrap the spines and put two rows of leaves under them).
+echo "== leaf-spine:8,16,4: spines in one row, two rows of leaves about them"
+serve_fabric leaf-spine:8,16,4 ls 100
+python3 "$src/tests/analyzer/console_rows.py" "$chromium" "http://127.0.0.1:$port" "$dir/ls/truth.json" "$art" 1 2 ||
+  fail "leaf-spine rows"
+stop_analyzer "$dir/ls-an.log"
+
 echo "== a k=16 fat-tree (320 switches, 1,024 hosts): every switch, hosts folded, no overlapping labels, < 2 s"
-"$gen" scenario custom --topology fat-tree:16 --duration-us 200 --out "$dir/ft" --write-records >"$dir/ft.log" 2>&1 ||
-  fail "hopwatch-gen fat-tree: $(tail -1 "$dir/ft.log")"
-port=$(free_port)
-"$an" run --jsonl "$dir/ft/records.jsonl" --lldp "$dir/ft/lldp.pcap" --map "$dir/ft/map.json" \
-  --http "127.0.0.1:$port" --hold 600 --quiet >"$dir/ft-an.log" 2>&1 &
-pid=$!
-for _ in $(seq 600); do
-  curl -sf "http://127.0.0.1:$port/api/fabric" | grep -q '"records":[1-9]' && break
-  kill -0 "$pid" 2>/dev/null || { cat "$dir/ft-an.log"; fail "the analyzer exited"; }
-  sleep 0.2
-done
+serve_fabric fat-tree:16 ft 200
 python3 "$src/tests/analyzer/console_scale.py" "$chromium" "http://127.0.0.1:$port" "$dir/ft/truth.json" "$art" ||
   fail "fat-tree map"
 stop_analyzer "$dir/ft-an.log"

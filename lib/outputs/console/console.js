@@ -102,21 +102,50 @@ const rowW = (row) => row.reduce((w, p) => w + podW(p), 0) + (row.length - 1) * 
 // A row of pods: its spines, then its leaves with their hosts folded (unfolded ones add their height).
 const podRowH = (row) => 2 * ROW_H + HOST_H + 2 * TIER_GAP + Math.max(0, ...row.flatMap((p) => p.leaves).map(unfoldedH));
 
-// Pods per row (and the columns that gives the other tiers) so that the drawing's aspect is nearest the pane's.
-function podColumns(tiers, ps, target) {
-  let best = {cols: 1, perRow: 1}, bestErr = Infinity;
-  for (let perRow = 1; perRow <= ps.length; perRow++) {
-    const rows = rowsOf(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
-    let h = rows.reduce((sum, r) => sum + podRowH(r), 0);
-    for (const t of tiers)
-      if (t.name !== "spine" && t.name !== "leaf") h += Math.ceil(t.nodes.length / cols) * ROW_H + TIER_GAP;
-    const err = Math.abs(Math.log((cols * CELL_W) / h / target));
-    if (err < bestErr) {
-      bestErr = err;
-      best = {cols, perRow};
+// The smallest scale at which the map's labels stay easy to read (a switch's name at 13 px drawn at 10 px or more).
+const MIN_SCALE = 0.75;
+// The layouts to choose from, each {cols, perRow, w, h, deep}: leaves cols to a row (a fabric of pods: perRow pods to
+// a row, cols the columns of the widest row); w x h its drawing's size before scaling (buildMap's placement); deep the
+// rows of leaves (of pods) on the deeper side of the tier they hang from plus the extra rows of the tiers above them
+// (each is links drawn across the rows nearer the spines).
+function layouts(tiers, ps) {
+  const out = [];
+  if (ps.length) {
+    for (let perRow = 1; perRow <= ps.length; perRow++) {
+      const rows = rowsOf(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
+      let h = rows.reduce((sum, r) => sum + podRowH(r), 0), deep = rows.length - upperPodRows(tiers, ps, perRow);
+      for (const t of tiers)
+        if (t.name !== "spine" && t.name !== "leaf") {
+          const n = rowsOf(t.nodes, cols).length;
+          h += n * ROW_H + TIER_GAP;
+          if (t.name === "superspine") deep += n - 1;
+        }
+      out.push({cols, perRow, w: cols * CELL_W, h, deep});
     }
+    return out;
   }
-  return best;
+  const maxN = Math.max(1, ...tiers.map((t) => t.nodes.length));
+  for (let cols = 1; cols <= maxN; cols++) {
+    const nUp = upperRows(tiers, ps, cols);
+    let h = nUp ? TIER_GAP : 0, deep = 0;
+    for (const t of tiers) {
+      const rows = rowsOf(t.nodes, cols), rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
+      h += rows.reduce((sum, r) => sum + rowH + Math.max(0, ...r.map(unfoldedH)), 0) + TIER_GAP;
+      if (t.name === "leaf") deep += rows.length - nUp;
+      else if (t.name !== "unknown") deep += rows.length - 1; // the unknown tier is drawn under the leaves
+    }
+    out.push({cols, perRow: 0, w: cols * CELL_W, h, deep});
+  }
+  return out;
+}
+
+// The layout to draw: among those the pane shows at MIN_SCALE or larger, or when none is that large (a big fabric) at
+// 0.85 of the largest scale any reaches or larger, the fewest rows on the deeper side, then the largest.
+function chooseLayout(cands, paneW, paneH) {
+  const scale = (c) => Math.min(Math.max(1, paneW) / c.w, Math.max(1, paneH) / c.h);
+  const limit = Math.min(MIN_SCALE, 0.85 * Math.max(...cands.map(scale)));
+  return cands.filter((c) => scale(c) >= limit)
+    .reduce((b, c) => c.deep < b.deep || (c.deep === b.deep && scale(c) > scale(b)) ? c : b);
 }
 
 // Two rows of leaves or more under the spines alone (no super-spines, no switch of unknown tier, no pods) are split
@@ -138,18 +167,17 @@ function upperPodRows(tiers, ps, perRow) {
 }
 
 // Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
-// of as many columns as keep the aspect ratio near the pane's, or in a fabric of pods the pods side by side, each
+// of as many columns as chooseLayout() picks, or in a fabric of pods the pods side by side, each
 // pod's spines over its leaves (pods()); rows of leaves (of pods) split about the spines (super-spines: upperRows(),
 // upperPodRows()); builds the map's SVG elements once per topology.
 function buildMap() {
   const svg = document.getElementById("map");
   const pane = document.getElementById("map-pane");
-  const target = Math.max(0.3, pane.clientWidth / Math.max(1, pane.clientHeight));
   const tiers = TIERS.map((name) => ({name, nodes: fabric.switches.filter((s) => s.tier === name || (name === "unknown" && !TIERS.includes(s.tier)))}))
     .filter((t) => t.nodes.length);
   for (const t of tiers) t.nodes.sort((a, b) => natural(a.name, b.name));
   const ps = pods(tiers);
-  const {cols, perRow} = ps.length ? podColumns(tiers, ps, target) : {cols: columns(tiers, target), perRow: 0};
+  const {cols, perRow} = chooseLayout(layouts(tiers, ps), pane.clientWidth, pane.clientHeight);
   svg.textContent = "";
   pos = {};
   let y = TIER_GAP / 2;
