@@ -5,7 +5,9 @@
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
  * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or
  * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
- * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick).
+ * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick);
+ * with the topology, a host's port that no report's path crosses (a stalled host) takes the paused links into its
+ * switch as its victims (host_roots).
  * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
  * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
  * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
@@ -24,11 +26,12 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	struct an_hyst h;
 	uint32_t victims[MAX_VICTIMS]; /* queue indices */
 	uint8_t n_victims;
-	uint64_t down_ns;   /* last report that showed this queue upstream of a queue in a HighQueue episode */
-	uint32_t down_root; /* ... that queue (index): while it stays congested, this one is not a root */
-	uint8_t folded;     /* its tree went into the Incast at this queue (an update of it), not raised itself */
-	uint32_t next_node; /* node id of the hop after it on the newest report path through it (0: none): where its
-	                       link leads when the topology knows its port but no link (a map without LLDP) */
+	uint64_t down_ns;    /* last report that showed this queue upstream of a queue in a HighQueue episode */
+	uint32_t down_root;  /* ... that queue (index): while it stays congested, this one is not a root */
+	uint8_t folded;      /* its tree went into the Incast at this queue (an update of it), not raised itself */
+	uint32_t next_node;  /* node id of the hop after it on the newest report path through it (0: none): where its
+	                        link leads when the topology knows its port but no link (a map without LLDP) */
+	uint64_t crossed_ns; /* the newest report whose path crossed it: packets left it then */
 };
 
 /* Queue index i's tree state, and whether it is in a HighQueue episode. */
@@ -230,9 +233,14 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 {
 	if (rep->n_hops >= 2)
 		((struct tree_state *)d->state)->paths_seen = 1;
-	for (int h = 0; h + 1 < rep->n_hops; h++) /* where each hop's link leads, for a topology without links */
-		if (rep->qidx[h] && rep->qidx[h + 1])
-			tq(a, d, rep->qidx[h] - 1)->next_node = a->queues[rep->qidx[h + 1] - 1].node_id;
+	for (int h = 0; h < rep->n_hops; h++) {
+		if (!rep->qidx[h])
+			continue;
+		struct tree_q *t = tq(a, d, rep->qidx[h] - 1);
+		t->crossed_ns = rep->time_ns;
+		if (h + 1 < rep->n_hops && rep->qidx[h + 1]) /* where its link leads, for a topology without links */
+			t->next_node = a->queues[rep->qidx[h + 1] - 1].node_id;
+	}
 	if (!an_enabled(a, HW_AN_HIGH_QUEUE) || rep->n_hops < 2)
 		return;
 	int hop = -1; /* the most downstream lossless hop in a HighQueue episode, still above its clear level */
@@ -265,12 +273,53 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		raise_tree(a, d, ri, rep->time_ns);
 }
 
+/* A host's port that stopped draining (a PFC storm: the host pauses its leaf): nothing leaves its queue, so no
+ * report's path crosses it and the reports never give it victims; and the queues paused on the links into its
+ * switch may already be another root's (downstream() gives a victim to the root that has a tree).  So, once per
+ * tick, with the topology: a lossless host-facing queue in a HighQueue episode that no report's path has crossed
+ * since the episode began (a queue that drains, an incast's, gets its tree from the reports), not paused itself,
+ * without a tree, takes as its victims the queues of its class on the links into its switch at the victim level
+ * (recent records): PFC pauses those links for every congested queue of the class behind them. */
+static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uint64_t now)
+{
+	const struct hw_topo *t = a->topo;
+	const struct an_queue *q = &a->queues[ri];
+	struct tree_q *r = tq(a, d, ri);
+	if (r->h.active || !q->placed || !q->th.lossless || !high(a, ri) ||
+	    r->crossed_ns >= an_episode(a, HW_AN_HIGH_QUEUE, q)->start_ns)
+		return;
+	const uint32_t peer = hw_topo_peer(t, q->topo_port);
+	if (peer == HW_TOPO_NONE || t->nodes[t->ports[peer].node].tier != HW_TIER_HOST)
+		return;
+	const uint32_t sw = t->ports[q->topo_port].node;
+	for (uint32_t p = t->nodes[sw].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+		const uint32_t up = hw_topo_peer(t, p);
+		if (up == HW_TOPO_NONE || t->nodes[t->ports[up].node].tier == HW_TIER_HOST)
+			continue;
+		for (uint32_t v = an_node_first(a, AN_NODE_TOPO, t->ports[up].node); v;
+		     v = an_node_next(a, AN_NODE_TOPO, v - 1)) {
+			const struct an_queue *u = &a->queues[v - 1];
+			if (u->topo_port == up && u->queue == q->queue && u->th.lossless && now >= u->last_ns &&
+			    now - u->last_ns <= a->c.high_queue.clear_ns && u->last_occ >= victim_level(a, u))
+				add_victim(r, v - 1);
+		}
+	}
+	if (r->n_victims)
+		an_tick_arm(d, ri); /* tick_queue forgets them when the episode ends */
+	if (r->n_victims >= a->c.tree_victims && !an_tree_victim(a, q, now))
+		raise_tree(a, d, ri, now);
+}
+
 /* Without paths (TR v0.5 postcards: one hop per report), from the topology alone, once per tick: a queue
  * with recent records at its victim level whose link leads to a switch with a queue of its class in a
  * HighQueue episode is that queue's root's victim. */
 static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 {
-	if (((struct tree_state *)d->state)->paths_seen || !a->topo || !an_enabled(a, HW_AN_HIGH_QUEUE))
+	if (!a->topo || !an_enabled(a, HW_AN_HIGH_QUEUE))
+		return;
+	for (uint32_t ri = 0; ri < a->n_queues; ri++)
+		host_roots(a, d, ri, now);
+	if (((struct tree_state *)d->state)->paths_seen)
 		return;
 	for (uint32_t v = 0; v < a->n_queues; v++) {
 		const struct an_queue *q = &a->queues[v];

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# A PFC storm at a host port on a leaf where another root's tree already holds the paused links into the leaf
+# (docs/analyzer.md, CongestionTree): a fabric drawn by score_sweep.py --vary (leaf-spine:8,16,4, seed 304, TR v0.5
+# at one report in 500 packets, 44 % background RoCE load) whose leaf7 Ethernet4 roots a background tree from 0.59 ms;
+# host27 (leaf7 Ethernet3) stops draining at 1.45 ms.  Nothing leaves its queue, so no report's path crosses it; before
+# the host-root rule it got a HighQueue (a silent symptom) and no CongestionTree: the storm notified nobody.  Checked
+# against the simulation's truth: a CongestionTree at the storm's place, raised while the storm lasts, every victim it
+# names one of the queues the truth says the storm paused, at least congestion_tree.victims (2) of them.
+# Usage: storm_behind_tree.sh HOPWATCH-GEN HOPWATCH-ANALYZER
+set -u
+gen=$1 an=$2
+. "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$gen" scenario custom --topology leaf-spine:8,16,4 --format tr0.5 --seed 304 --out "$dir" --write-records --quiet \
+  --host-gbps 100 --fabric-gbps 100 --xoff-kb 133 --xon-kb 97 --buffer-kb 2095 --load 0.44 --tcp-load 0.02 \
+  --sample 500 --queue-report-kb 58 --queue-report-flow share \
+  --event pfc-storm:host=host27,senders=2,gbps=20,start_us=1450,dur_us=2632 >"$dir/gen.log" 2>&1 ||
+  fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
+"$an" run --jsonl "$dir/records.jsonl" --lldp "$dir/lldp.pcap" --map "$dir/map.json" --events "$dir/ev.jsonl" \
+  --quiet >"$dir/an.log" 2>&1 || fail "hopwatch-analyzer run exited $?: $(tail -1 "$dir/an.log")"
+python3 - "$dir/truth.json" "$dir/ev.jsonl" <<'PY' || fail "no CongestionTree for the storm"
+import json, sys
+truth = json.load(open(sys.argv[1]))
+storm = next(e for e in truth["events"] if e["kind"] == "CongestionTree")
+place = storm["place"]
+paused = {f"{q['node']}:{q['ifname']}/{q['queue']}" for q in storm["effects"]["paused_queues"]}
+trees = [e for e in map(json.loads, open(sys.argv[2])) if e["event"] == "CongestionTree" and e["state"] == "firing"
+         and e["node"] == place["node"] and e["port_name"] == place["ifname"] and e["queue"] == place["queue"]]
+print(f"the storm at {place['node']} {place['ifname']} q{place['queue']} ({storm['start_ns']}-{storm['end_ns']}): "
+      f"{len(trees)} trees there: {[(e['start_ns'], e.get('detail')) for e in trees]}")
+ok = False
+for e in trees:
+    victims = e["detail"].split(", victims ", 1)[1].split() if ", victims " in e.get("detail", "") else []
+    if storm["start_ns"] <= e["start_ns"] <= storm["end_ns"] and len(victims) >= 2 and set(victims) <= paused:
+        ok = True
+    elif victims and not set(victims) <= paused:
+        print(f"FAIL: victims not paused by the storm (truth): {sorted(set(victims) - paused)}")
+sys.exit(0 if ok else 1)
+PY
+echo "PASS"
