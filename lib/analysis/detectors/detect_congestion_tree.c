@@ -284,12 +284,13 @@ static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uin
 {
 	const struct hw_topo *t = a->topo;
 	const struct an_queue *q = &a->queues[ri];
-	struct tree_q *r = tq(a, d, ri);
-	if (r->h.active || !q->placed || !q->th.lossless || !high(a, ri) ||
-	    r->crossed_ns >= an_episode(a, HW_AN_HIGH_QUEUE, q)->start_ns)
+	if (!q->placed || !q->th.lossless)
 		return;
-	const uint32_t peer = hw_topo_peer(t, q->topo_port);
+	const uint32_t peer = hw_topo_peer(t, q->topo_port); /* host-facing: before the detectors' state is read */
 	if (peer == HW_TOPO_NONE || t->nodes[t->ports[peer].node].tier != HW_TIER_HOST)
+		return;
+	struct tree_q *r = tq(a, d, ri);
+	if (r->h.active || !high(a, ri) || r->crossed_ns >= an_episode(a, HW_AN_HIGH_QUEUE, q)->start_ns)
 		return;
 	const uint32_t sw = t->ports[q->topo_port].node;
 	for (uint32_t p = t->nodes[sw].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
