@@ -60,7 +60,8 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None, flows=No
     level (the truth's model.queue_report_bytes; without one, above 0) from its start to its end plus the slack.
     A switch reports a queue only above that level, so a burst that stays below it leaves no queue report (at
     most a tracked flow's record that happened to pass, at a level background traffic reaches all the time).
-    With cfg, also one whose records never reached its queue's burst level (below_burst_level).
+    With cfg, also one whose records never reached its queue's burst level (below_burst_level).  With truth,
+    also one on a queue the simulation held high from before it began until it ended (already_congested).
     An injected Incast whose queue never reached the level at which it is congested (the simulated queue's peak
     over the whole run, truth queues[].peak_bytes, below HighQueue's threshold there, raise_of): its senders were
     held upstream (PFC from congestion elsewhere paused them), so there was no fan-in at its place to report.
@@ -75,10 +76,10 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None, flows=No
         times = [flows.get(h, ()) for h in affected(t)]
         return not any(any(ts < lo for ts in x) and any(lo <= ts <= hi for ts in x) for x in times)
     if t["kind"] == "Incast" and truth is not None and cfg is not None and "queue" in t["place"]:
-        at = (t["place"].get("node"), t["place"].get("ifname"), t["place"]["queue"])
-        peaks = [q.get("peak_bytes", 0) for q in truth.get("queues", []) if (q.get("node"), q.get("ifname"),
-                                                                            q.get("queue")) == at]
+        peaks = [q.get("peak_bytes", 0) for q in truth_queues(truth, t["place"])]
         return bool(peaks) and max(peaks) < raise_of(cfg, t["place"]["queue"])
+    if already_congested(t, truth):
+        return True
     if t["kind"] != "Microburst" or series is None or "port" not in t["place"]:
         return False
     level = max((model or {}).get("queue_report_bytes", 0), 1)
@@ -86,6 +87,24 @@ def unobservable(t, series, slack_ns, model=None, truth=None, cfg=None, flows=No
         level = max(level, burst_of(dict(cfg, model=model or cfg.get("model", {})), t["place"]["queue"]))
     return not any(t["start_ns"] <= ts <= t["end_ns"] + slack_ns and v >= level
                    for ts, v, *_ in series.get(qkey(t["place"]), []))
+
+
+def already_congested(t, truth):
+    """An injected Microburst on a queue the simulation held at or above its HighQueue threshold from before the
+    burst began until it ended (one stretch of the truth's queues[].high_ns, starting before the burst's start: the
+    queue was high before any of the burst's bytes arrived): its rise and fall happen above a level the queue never
+    left, so no report shows a burst; the queue's congestion is HighQueue's (and CongestionTree's) and was raised
+    before.  Unobservable as a burst (counted apart)."""
+    if t["kind"] != "Microburst" or truth is None or "queue" not in t["place"]:
+        return False
+    return any(a < t["start_ns"] and b >= t["end_ns"] for q in truth_queues(truth, t["place"])
+               for a, b in q.get("high_ns", []))
+
+
+def truth_queues(truth, place):
+    """The truth's queues[] entries at an injected event's place (node, ifname, queue)."""
+    at = (place.get("node"), place.get("ifname"), place["queue"])
+    return [q for q in truth.get("queues", []) if (q.get("node"), q.get("ifname"), q.get("queue")) == at]
 
 
 def below_burst_level(t, series, slack_ns, model=None, cfg=None):
@@ -244,6 +263,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None):
         ts = [t for t in injected if t["kind"] == k]
         hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg, flows)]
         weak = [t for t in hidden if below_burst_level(t, series, slack_ns, truth.get("model"), cfg)]
+        busy = [t for t in hidden if already_congested(t, truth) and t not in weak]
         ts = [t for t in ts if t not in hidden]
         es = [e for e in raised if e["event"] == k]
 
@@ -259,7 +279,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None):
         accounted = [e for e in es if e not in matched and explained(truth, e, slack_ns, cfg)]
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
         row = {"injected": len(ts), "detected": len(detected), "recall": (len(detected) / len(ts)) if ts else None,
-               "unobservable": len(hidden), "below_burst_level": len(weak),
+               "unobservable": len(hidden), "below_burst_level": len(weak), "already_congested": len(busy),
                "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
                "precision": ((len(matched) + len(accounted)) / len(es)) if es else None,
                "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None}
@@ -481,6 +501,8 @@ def main():
         if v.get("unobservable"):
             weak = f", {v['below_burst_level']} of them reported only below the burst level" \
                 if v.get("below_burst_level") else ""
+            if v.get("already_congested"):
+                weak += f", {v['already_congested']} on a queue high from before it to its end"
             notes.append(f"{v['unobservable']} more injected left no record, never congested its queue or moved "
                          f"no flow seen before it (unobservable, not counted{weak})")
         if v.get("explained"):

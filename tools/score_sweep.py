@@ -529,7 +529,7 @@ def aggregate(results):
         s = r["score"]
         for k, v in s["detectors"].items():
             d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0,
-                                   "below_burst_level": 0})
+                                   "below_burst_level": 0, "already_congested": 0})
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
@@ -631,8 +631,10 @@ def main():
         rec = f"{d['detected']}/{d['injected']} = {d['recall']:.2f}" if d["injected"] else "-"
         if d.get("unobservable"):  # injected, never reported: not in the recall (score_events.unobservable)
             weak = d.get("below_burst_level", 0)  # reported, never at the burst level (score_events.below_burst_level)
-            rec += f" ({d['unobservable']} unobservable" + \
-                (f": {d['unobservable'] - weak} unreported, {weak} below the burst level)" if weak else ")")
+            busy = d.get("already_congested", 0)  # on a queue high before and after (score_events.already_congested)
+            parts = [f"{n} {what}" for n, what in ((d["unobservable"] - weak - busy, "unreported"),
+                                                   (weak, "below the burst level"), (busy, "already congested")) if n]
+            rec += f" ({d['unobservable']} unobservable" + (f": {', '.join(parts)})" if weak or busy else ")")
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
