@@ -33,10 +33,11 @@ static int root_kind(enum hw_an_kind kind)
 	return kind == HW_AN_INCAST || kind == HW_AN_CONGESTION_TREE;
 }
 
-/* Time t is at most high_queue.clear_ns before now (and not after it). */
+/* Time t is at most high_queue.clear_ns before now, or after it: now may be a time already past that a burst is
+ * judged at (its last report, found silent at a later tick), and a queue's record since then is recent. */
 static int recent(const struct hw_analyzer *a, uint64_t t, uint64_t now)
 {
-	return now >= t && now - t <= a->c.high_queue.clear_ns;
+	return t >= now || now - t <= a->c.high_queue.clear_ns;
 }
 
 /* Queue v holds back traffic now: lossless, at or above its clear level in a record at most

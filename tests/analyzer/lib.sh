@@ -71,3 +71,17 @@ in_scenario() {
   "$2" scenario "$1" --out "$dir" --write-records >/dev/null 2>&1 || fail "scenario $1 failed"
   cd "$dir" || exit 1
 }
+
+# sweep_run GEN AN [scenario custom options...]: a run as tools/score_sweep.py makes one (`GEN scenario custom`
+# with records into a new temporary $dir, removed on exit), then `AN run` over it with the topology, its events in
+# $dir/ev.jsonl; fails with the last line of either's log.
+sweep_run() {
+  local gen=$1 an=$2
+  shift 2
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+  "$gen" scenario custom --out "$dir" --write-records --quiet "$@" >"$dir/gen.log" 2>&1 ||
+    fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
+  "$an" run --jsonl "$dir/records.jsonl" --lldp "$dir/lldp.pcap" --map "$dir/map.json" --events "$dir/ev.jsonl" \
+    --quiet >"$dir/an.log" 2>&1 || fail "hopwatch-analyzer run exited $?: $(tail -1 "$dir/an.log")"
+}

@@ -10,15 +10,10 @@
 set -u
 gen=$1 an=$2
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-"$gen" scenario custom --topology leaf-spine:8,16,4 --format tr0.5 --seed 304 --out "$dir" --write-records --quiet \
+sweep_run "$gen" "$an" --topology leaf-spine:8,16,4 --format tr0.5 --seed 304 \
   --host-gbps 100 --fabric-gbps 100 --xoff-kb 133 --xon-kb 97 --buffer-kb 2095 --load 0.44 --tcp-load 0.02 \
   --sample 500 --queue-report-kb 58 --queue-report-flow share \
-  --event pfc-storm:host=host27,senders=2,gbps=20,start_us=1450,dur_us=2632 >"$dir/gen.log" 2>&1 ||
-  fail "hopwatch-gen: $(tail -1 "$dir/gen.log")"
-"$an" run --jsonl "$dir/records.jsonl" --lldp "$dir/lldp.pcap" --map "$dir/map.json" --events "$dir/ev.jsonl" \
-  --quiet >"$dir/an.log" 2>&1 || fail "hopwatch-analyzer run exited $?: $(tail -1 "$dir/an.log")"
+  --event pfc-storm:host=host27,senders=2,gbps=20,start_us=1450,dur_us=2632
 python3 - "$dir/truth.json" "$dir/ev.jsonl" <<'PY' || fail "no CongestionTree for the storm"
 import json, sys
 truth = json.load(open(sys.argv[1]))
