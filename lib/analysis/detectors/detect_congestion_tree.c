@@ -78,6 +78,14 @@ static double victim_level(const struct hw_analyzer *a, const struct an_queue *q
 	return a->c.tree_victim_occupancy > 0 ? a->c.tree_victim_occupancy : q->th.clear;
 }
 
+/* Queue q is a victim's fill now: lossless, its newest record at most high_queue.clear_ns old and at or above its
+ * victim level. */
+static int at_victim_level(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	return q->th.lossless && now >= q->last_ns && now - q->last_ns <= a->c.high_queue.clear_ns &&
+	       q->last_occ >= victim_level(a, q);
+}
+
 /* The switch at the other end of queue ri's link, or, its port known without a link (a map without LLDP), the
  * switch the report paths through it go to next: the one whose ingress buffers pause ri.  Its queues are
  * an_node_first(a, *by, *at) on (an_nodes.c); 0 when there is none. */
@@ -300,8 +308,7 @@ static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uin
 		for (uint32_t v = an_node_first(a, AN_NODE_TOPO, t->ports[up].node); v;
 		     v = an_node_next(a, AN_NODE_TOPO, v - 1)) {
 			const struct an_queue *u = &a->queues[v - 1];
-			if (u->topo_port == up && u->queue == q->queue && u->th.lossless && now >= u->last_ns &&
-			    now - u->last_ns <= a->c.high_queue.clear_ns && u->last_occ >= victim_level(a, u))
+			if (u->topo_port == up && u->queue == q->queue && at_victim_level(a, u, now))
 				add_victim(r, v - 1);
 		}
 	}
@@ -324,8 +331,7 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		return;
 	for (uint32_t v = 0; v < a->n_queues; v++) {
 		const struct an_queue *q = &a->queues[v];
-		if (!q->placed || !q->th.lossless || now < q->last_ns || now - q->last_ns > a->c.high_queue.clear_ns ||
-		    q->last_occ < victim_level(a, q))
+		if (!q->placed || !at_victim_level(a, q, now))
 			continue;
 		uint32_t di = downstream(a, d, v);
 		if (di == UINT32_MAX)
