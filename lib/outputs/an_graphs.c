@@ -312,43 +312,41 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 	html_text(t, sizeof(t), title);
 	size_t o = (size_t)snprintf(buf, size,
 	                            "<table border=\"1\" cellborder=\"0\" cellspacing=\"2\" bgcolor=\"white\">"
-	                            "<tr><td colspan=\"2\" align=\"left\"><b>%s</b></td></tr>",
+	                            "<tr><td align=\"left\"><b>%s</b></td></tr>",
 	                            t);
 	for (const char *p = facts; *p && o < size;) { /* one row per line of facts */
 		size_t n = strcspn(p, "\n");
 		char line[400];
 		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
 		html_text(f, sizeof(f), line);
-		o += (size_t)snprintf(buf + o, size - o, "<tr><td colspan=\"2\" align=\"left\">%s</td></tr>", f);
+		o += (size_t)snprintf(buf + o, size - o, "<tr><td align=\"left\">%s</td></tr>", f);
 		p += n + (p[n] == '\n');
 	}
 	for (int l = 1; l < 4 && o < size; l++)
-		o += (size_t)snprintf(
-		    buf + o, size - o,
-		    "<tr><td><font color=\"%s\">&#9608;&#9608;&#9608;</font></td><td align=\"left\">%s: "
-		    "score %s %g</td></tr>",
-		    level_color[l], level_name[l], "&#8805;",
-		    l == 1   ? 0.5
-		    : l == 2 ? 1.0
-		             : 2.0);
+		o += (size_t)snprintf(buf + o, size - o,
+		                      "<tr><td align=\"left\"><font color=\"%s\">&#9608;&#9608;&#9608;</font>  %s: "
+		                      "score %s %g</td></tr>",
+		                      level_color[l], level_name[l], "&#8805;",
+		                      l == 1   ? 0.5
+		                      : l == 2 ? 1.0
+		                               : 2.0);
 	if (o < size && flows)
 		o += (size_t)snprintf(
 		    buf + o, size - o,
-		    "<tr><td colspan=\"2\" align=\"left\">score: max(occupancy / its HighQueue threshold,</td></tr>"
-		    "<tr><td colspan=\"2\" align=\"left\">hop latency / its latency threshold), peaks of the last 16 "
+		    "<tr><td align=\"left\">score: max(occupancy / its HighQueue threshold,</td></tr>"
+		    "<tr><td align=\"left\">hop latency / its latency threshold), peaks of the last 16 "
 		    "ms</td></tr>");
 	else if (o < size)
 		o += (size_t)snprintf(
 		    buf + o, size - o,
-		    "<tr><td colspan=\"2\" align=\"left\">score: occupancy / the queue's HighQueue threshold</td></tr>"
-		    "<tr><td colspan=\"2\" align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>");
+		    "<tr><td align=\"left\">score: occupancy / the queue's HighQueue threshold</td></tr>"
+		    "<tr><td align=\"left\">(peak of either port's queues, last 16 ms)</td></tr>");
 	if (flows && o < size)
-		o += (size_t)snprintf(
-		    buf + o, size - o,
-		    "<tr><td><font color=\"%s\">&#10230;</font></td><td align=\"left\">affected flow's "
-		    "path (hop by hop); dashed grey: the path it left</td></tr>"
-		    "<tr><td>&#9635;</td><td align=\"left\">double border: congestion tree root</td></tr>",
-		    flow_color[0]);
+		o += (size_t)snprintf(buf + o, size - o,
+		                      "<tr><td align=\"left\"><font color=\"%s\">&#10230;</font>  affected flow's "
+		                      "path (hop by hop); dashed grey: the path it left</td></tr>"
+		                      "<tr><td align=\"left\">&#9635;  double border: congestion tree root</td></tr>",
+		                      flow_color[0]);
 	if (o < size)
 		snprintf(buf + o, size - o, "</table>");
 }

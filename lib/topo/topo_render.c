@@ -65,12 +65,21 @@ char *hw_gv_text(const char *src, char *dst, size_t size)
 	return dst;
 }
 
-#define LEGEND_FONT 14.0 /* Graphviz's default for the legend's HTML table */
+#define NODE_FONT 10 /* pt: the nodes' fontsize (a_fsize), the largest a name is drawn at, the legend's text */
+#define NODE_FONT_STR_(x) #x
+#define NODE_FONT_STR(x) NODE_FONT_STR_(x)
+#define LEGEND_FONT ((double)NODE_FONT)
+/* The room the layout keeps for the legend: its size at this font, centred in it.  The layouts are chosen with
+ * this room (topo_place_nodes: a canvas's aspect); the legend's own size in its place takes the k=8 fat-tree's
+ * heat map out of 16:10 by a hair and from 4 pods to a row to 2, the pods' links crossing two rows more. */
+#define LEGEND_ROOM_FONT 14.0
 
-/* The size (pt) of a legend's HTML table, from its text: a row per <tr>, as wide as its characters outside tags
- * (an entity is one) at 0.62 em, the average of Helvetica's glyphs with bold and capitals rounded up, plus
- * the cells' padding; 0 x 0 for no legend.  An estimate that errs wide, so that the canvas keeps its aspect. */
-static void legend_size(const char *html, double *w, double *h)
+/* The size (pt) of a legend's HTML table with text of font pt: a row per <tr>, as wide as its characters outside
+ * tags (an entity is one) at 0.62 em, the average of Helvetica's glyphs with bold and capitals rounded up, plus
+ * the cells' padding; 0 x 0 for no legend.  An estimate that errs wide: the table is drawn at this size
+ * (legend_label), so a browser's sans-serif wider than Graphviz's Helvetica metrics fits it (DejaVu Sans ran the
+ * heat map legend's longest line 1.9 pt past the border of the table Graphviz sized). */
+static void legend_size(const char *html, double font, double *w, double *h)
 {
 	size_t rows = 0, longest = 0, chars = 0;
 	for (const char *p = html ? html : ""; *p; p++) {
@@ -89,8 +98,28 @@ static void legend_size(const char *html, double *w, double *h)
 		if (++chars > longest)
 			longest = chars;
 	}
-	*w = rows ? 0.62 * LEGEND_FONT * (double)longest + 24 : 0;
-	*h = rows ? (1.2 * LEGEND_FONT + 6) * (double)rows + 8 : 0;
+	*w = rows ? 0.62 * font * (double)longest + 24 : 0;
+	*h = rows ? (1.2 * font + 6) * (double)rows + 8 : 0;
+}
+
+/* The legend's label: html with its outer table given legend_size's width and height at LEGEND_FONT (a minimum
+ * for Graphviz, which sizes the table from its own narrower metrics otherwise); html as it is when it is not one
+ * table. */
+static char *legend_label(Agraph_t *g, const char *html)
+{
+	static const char open[] = "<table";
+	double w, h;
+	legend_size(html, LEGEND_FONT, &w, &h);
+	if (strncmp(html, open, sizeof(open) - 1) || w <= 0)
+		return agstrdup_html(g, (char *)html);
+	const size_t len = strlen(html) + 64;
+	char *buf = malloc(len);
+	if (!buf)
+		return agstrdup_html(g, (char *)html);
+	snprintf(buf, len, "%s width=\"%.0f\" height=\"%.0f\"%s", open, ceil(w), ceil(h), html + sizeof(open) - 1);
+	char *s = agstrdup_html(g, buf);
+	free(buf);
+	return s;
 }
 
 /* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
@@ -105,14 +134,14 @@ static void label_extent(const char *label, size_t *longest, size_t *lines)
 	}
 }
 
-/* A label's font size (pt, at most 10) so that its lines fit a box of width x height pt inside Graphviz's
+/* A label's font size (pt, at most NODE_FONT) so that its lines fit a box of width x height pt inside Graphviz's
  * margins (8 pt in all): Helvetica's glyphs average under 0.62 em, a line takes 1.2 em. */
 static double fit_font(const char *label, double width, double height)
 {
 	size_t longest, lines;
 	label_extent(label, &longest, &lines);
 	double f = fmin((width - 8) / (0.62 * (double)longest), (height - 8) / (1.2 * (double)lines));
-	return f < 10 ? f : 10;
+	return f < NODE_FONT ? f : NODE_FONT;
 }
 
 /* A point on a badge's link, the fraction f of the way from its port's node; 0 when the badge is not drawn. */
@@ -327,17 +356,21 @@ static const char *tier_fill(unsigned tier)
 	return tier < TOPO_TIERS ? fill[tier] : "#eeeeee";
 }
 
-static const char LEGEND[] =
-    "<table border=\"1\" cellborder=\"0\" cellspacing=\"2\" bgcolor=\"white\">"
-    "<tr><td colspan=\"2\"><b>hopwatch fabric topology</b></td></tr>"
-    "<tr><td><font color=\"#555555\">&#9472;&#9472;&#9472;</font></td><td align=\"left\">link up</td></tr>"
-    "<tr><td><font color=\"#d62728\">&#9472;&#9472;&#9472;</font></td><td align=\"left\">MTU mismatch</td></tr>"
-    "<tr><td><font color=\"#ff7f0e\">&#9472;&#9472;&#9472;</font></td><td align=\"left\">PFC priorities "
-    "differ</td></tr>"
-    "<tr><td><font color=\"#9467bd\">- - -</font></td><td align=\"left\">seen from one side only</td></tr>"
-    "<tr><td><font color=\"#aaaaaa\">. . .</font></td><td align=\"left\">link disappeared / down</td></tr>"
-    "<tr><td><font color=\"#d62728\">&#9633;</font></td><td align=\"left\">duplicate chassis ID</td></tr>"
-    "</table>";
+static const char LEGEND[] = "<table border=\"1\" cellborder=\"0\" cellspacing=\"2\" bgcolor=\"white\">"
+                             "<tr><td colspan=\"2\" align=\"left\"><b>hopwatch fabric topology</b></td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#555555\">&#9472;&#9472;&#9472;</font></td><td "
+                             "align=\"left\">link up</td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#d62728\">&#9472;&#9472;&#9472;</font></td><td "
+                             "align=\"left\">MTU mismatch</td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#ff7f0e\">&#9472;&#9472;&#9472;</font></td><td "
+                             "align=\"left\">PFC priorities differ</td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#9467bd\">- - -</font></td><td align=\"left\">seen "
+                             "from one side only</td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#aaaaaa\">. . .</font></td><td align=\"left\">link "
+                             "disappeared / down</td></tr>"
+                             "<tr><td align=\"left\"><font color=\"#d62728\">&#9633;</font></td><td "
+                             "align=\"left\">duplicate chassis ID</td></tr>"
+                             "</table>";
 
 static void edge_style(const struct hw_topo_link *l, int overlay, const char **color, const char **style)
 {
@@ -384,8 +417,8 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	        *a_tip = agattr(g, AGNODE, "tooltip", ""), *a_label = agattr(g, AGNODE, "label", "\\N");
 	agattr(g, AGNODE, "style", "filled");
 	agattr(g, AGNODE, "fontname", "Helvetica");
-	Agsym_t *a_fsize = agattr(g, AGNODE, "fontsize", "10"), *a_w = agattr(g, AGNODE, "width", "1.1"),
-	        *a_h = agattr(g, AGNODE, "height", "0.4");
+	Agsym_t *a_fsize = agattr(g, AGNODE, "fontsize", NODE_FONT_STR(NODE_FONT)),
+	        *a_w = agattr(g, AGNODE, "width", "1.1"), *a_h = agattr(g, AGNODE, "height", "0.4");
 	Agsym_t *a_fixed = agattr(g, AGNODE, "fixedsize", "false");
 	Agsym_t *e_id = agattr(g, AGEDGE, "id", ""), *e_color = agattr(g, AGEDGE, "color", "#555555"),
 	        *e_style = agattr(g, AGEDGE, "style", "solid"), *e_pen = agattr(g, AGEDGE, "penwidth", "1"),
@@ -394,7 +427,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	double legend_w,
 	    legend_h; /* left of the drawing, its top level with the drawing's, or over it (topo_place_nodes) */
 	int legend_top = 0;
-	legend_size(ov ? ov->legend_html : LEGEND, &legend_w, &legend_h);
+	legend_size(ov ? ov->legend_html : LEGEND, LEGEND_ROOM_FONT, &legend_w, &legend_h);
 
 	/* Ranks and order. */
 	struct topo_slot *tier[TOPO_TIERS];
@@ -541,7 +574,7 @@ static Agraph_t *build_graph(const struct hw_topo *t, const struct hw_render_opt
 	agxset(legend, a_fill, "white");
 	snprintf(pos, sizeof(pos), "%.1f,%.1f!", (lb[0] + lb[2]) / 2, (lb[1] + lb[3]) / 2); /* its centre */
 	agxset(legend, a_pos, pos);
-	char *html = agstrdup_html(g, (char *)(ov ? ov->legend_html : LEGEND));
+	char *html = legend_label(g, ov ? ov->legend_html : LEGEND);
 	agxset(legend, a_label, html);
 	agstrfree(g, html);
 	return g;

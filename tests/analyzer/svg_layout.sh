@@ -4,12 +4,14 @@
 # coordinates (svg_layout.py): aspect near 16:10, no overlapping texts, every node drawn, hosts beside their own leaf
 # away from its spines, switch links through the hosts of as few rows as the rows split about the spines allow.  Then
 # the event graphs of an incast and a PFC storm (the part of the fabric an event concerns, queue badges, the legend):
-# aspect and no overlapping texts either.
+# aspect and no overlapping texts either.  Last, every SVG drawn here (and the latency matrices) opened in headless
+# Chromium when it is installed: no text of a node or a legend runs past its box in the browser's font (svg_fit.py).
 # Usage: svg_layout.sh HOPWATCH-GEN HOPWATCH-ANALYZER SOURCE_ROOT
 set -u
 gen=$1 an=$2 src=$3
 . "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
+drawn=()
 trap 'rm -rf "$dir"' EXIT
 # leaf-spine:8,16,16: two rows of 8 leaves with 16 hosts each; drawn with both rows under the spines, leaf9's spine
 # links crossed leaf1's hosts and the grids of the first row reached down next to the second row's leaves.
@@ -29,6 +31,7 @@ for shape in incast fat-tree:8 leaf-spine:8,16,16 leaf-spine:16,48,4; do
   [ -s "$out/svg/heatmap.svg" ] || fail "$shape: no heat map"
   python3 "$src/tests/analyzer/svg_layout.py" "$out/truth.json" "$out/topology.svg" "$out/svg/heatmap.svg" ||
     fail "$shape: layout"
+  drawn+=("$out/topology.svg" "$out/svg/heatmap.svg" "$out/svg/latency-matrix.svg")
 done
 cfg=$src/data/samples/incast/analyzer.json # the sample's thresholds: the events fire and carry badges
 for s in incast pfc-storm; do
@@ -42,6 +45,7 @@ for s in incast pfc-storm; do
   set -- "$out"/svg/event-[0-9]*.svg
   [ -s "$1" ] || fail "$s: no event graph drawn"
   python3 "$src/tests/analyzer/svg_layout.py" --event "$@" || fail "$s: event graph layout"
+  drawn+=("$@")
 done
 # The Incast graph shows the scenario's 4 spines, the 7 or 8 leaves its flows cross, leaf1's 8 hosts and a legend of
 # about 600 x 250 pt.  The layout takes the fewest rows among the canvases near 16:10 (topo_render.c place_nodes).
@@ -62,4 +66,9 @@ counts = leaves_per_row(pos, [n for n in pos if tier.get(n) == "leaf"])
 print(f"incast graph: leaves per row {counts}")
 sys.exit(0 if len(counts) <= 2 and max(counts) - min(counts) <= 1 else 1)
 PY
+if chromium=$(command -v chromium || command -v chromium-browser); then
+  python3 "$src/tests/analyzer/svg_fit.py" "$chromium" "${drawn[@]}" || fail "texts past their boxes in Chromium"
+else
+  echo "chromium is not installed (tools/deps.sh): the SVGs are not checked in a browser"
+fi
 echo "PASS"
