@@ -53,22 +53,6 @@ function fmtInt(v) {
   return Math.round(v).toLocaleString("en-US");
 }
 
-// Columns per row so that the drawing's aspect ratio is nearest the pane's.
-function columns(tiers, target) {
-  let best = 1, bestErr = Infinity;
-  const maxN = Math.max(1, ...tiers.map((t) => t.nodes.length));
-  for (let c = 1; c <= maxN; c++) {
-    let h = 0;
-    for (const t of tiers) h += Math.ceil(t.nodes.length / c) * (ROW_H + (t.name === "leaf" ? HOST_H : 0)) + TIER_GAP;
-    const err = Math.abs(Math.log((c * CELL_W) / h / target));
-    if (err < bestErr) {
-      bestErr = err;
-      best = c;
-    }
-  }
-  return best;
-}
-
 // Pods: the groups of spines and leaves linked to each other (a fat-tree's pod: its aggregation switches link only
 // its edge switches), in the order of their first leaf; [] when fewer than two, or a spine or leaf is in none with
 // both (a leaf-spine fabric is one pod: drawn as whole tiers).  The static SVG's rule (topo_render.c find_pods).
@@ -104,37 +88,32 @@ const podRowH = (row) => 2 * ROW_H + HOST_H + 2 * TIER_GAP + Math.max(0, ...row.
 
 // The smallest scale at which the map's labels stay easy to read (a switch's name at 13 px drawn at 10 px or more).
 const MIN_SCALE = 0.75;
-// The layouts to choose from, each {cols, perRow, w, h, deep}: leaves cols to a row (a fabric of pods: perRow pods to
-// a row, cols the columns of the widest row); w x h its drawing's size before scaling (buildMap's placement); deep the
-// rows of leaves (of pods) on the deeper side of the tier they hang from plus the extra rows of the tiers above them
-// (each is links drawn across the rows nearer the spines).
+// The layouts to choose from, each {cols, perRow, deep} with place()'s {pos, w, h}: leaves cols to a row (a fabric of
+// pods: perRow pods to a row, cols the columns of the widest row); deep the rows of leaves (of pods) on the deeper
+// side of the tier they hang from plus the extra rows of the tiers above them (each is links drawn across the rows
+// nearer the spines).
 function layouts(tiers, ps) {
   const out = [];
+  const add = (cols, perRow, deep) => out.push(Object.assign({cols, perRow, deep}, place(tiers, ps, cols, perRow)));
   if (ps.length) {
     for (let perRow = 1; perRow <= ps.length; perRow++) {
       const rows = rowsOf(ps, perRow), cols = Math.ceil(Math.max(...rows.map(rowW)) / CELL_W);
-      let h = rows.reduce((sum, r) => sum + podRowH(r), 0), deep = rows.length - upperPodRows(tiers, ps, perRow);
-      for (const t of tiers)
-        if (t.name !== "spine" && t.name !== "leaf") {
-          const n = rowsOf(t.nodes, cols).length;
-          h += n * ROW_H + TIER_GAP;
-          if (t.name === "superspine") deep += n - 1;
-        }
-      out.push({cols, perRow, w: cols * CELL_W, h, deep});
+      let deep = rows.length - upperPodRows(tiers, ps, perRow);
+      for (const t of tiers) if (t.name === "superspine") deep += rowsOf(t.nodes, cols).length - 1;
+      add(cols, perRow, deep);
     }
     return out;
   }
   const maxN = Math.max(1, ...tiers.map((t) => t.nodes.length));
   for (let cols = 1; cols <= maxN; cols++) {
     const nUp = upperRows(tiers, ps, cols);
-    let h = nUp ? TIER_GAP : 0, deep = 0;
+    let deep = 0;
     for (const t of tiers) {
-      const rows = rowsOf(t.nodes, cols), rowH = ROW_H + (t.name === "leaf" ? HOST_H : 0);
-      h += rows.reduce((sum, r) => sum + rowH + Math.max(0, ...r.map(unfoldedH)), 0) + TIER_GAP;
-      if (t.name === "leaf") deep += rows.length - nUp;
-      else if (t.name !== "unknown") deep += rows.length - 1; // the unknown tier is drawn under the leaves
+      const rows = rowsOf(t.nodes, cols).length;
+      if (t.name === "leaf") deep += rows - nUp;
+      else if (t.name !== "unknown") deep += rows - 1; // the unknown tier is drawn under the leaves
     }
-    out.push({cols, perRow: 0, w: cols * CELL_W, h, deep});
+    add(cols, 0, deep);
   }
   return out;
 }
@@ -166,20 +145,13 @@ function upperPodRows(tiers, ps, perRow) {
     Math.floor(rowsOf(ps, perRow).length / 2) : 0;
 }
 
-// Lay the switches out by tier (top: superspine, spine; then leaves with their hosts folded below each), in rows
-// of as many columns as chooseLayout() picks, or in a fabric of pods the pods side by side, each
-// pod's spines over its leaves (pods()); rows of leaves (of pods) split about the spines (super-spines: upperRows(),
-// upperPodRows()); builds the map's SVG elements once per topology.
-function buildMap() {
-  const svg = document.getElementById("map");
-  const pane = document.getElementById("map-pane");
-  const tiers = TIERS.map((name) => ({name, nodes: fabric.switches.filter((s) => s.tier === name || (name === "unknown" && !TIERS.includes(s.tier)))}))
-    .filter((t) => t.nodes.length);
-  for (const t of tiers) t.nodes.sort((a, b) => natural(a.name, b.name));
-  const ps = pods(tiers);
-  const {cols, perRow} = chooseLayout(layouts(tiers, ps), pane.clientWidth, pane.clientHeight);
-  svg.textContent = "";
-  pos = {};
+// The map's geometry with leaves cols to a row (a fabric of pods: perRow pods to a row), by tier (top: superspine,
+// spine; then leaves with their hosts folded below each), or in a fabric of pods the pods side by side, each pod's
+// spines over its leaves (pods()); rows of leaves (of pods) split about the spines (super-spines: upperRows(),
+// upperPodRows()).  Every switch's place {x, y, up} (up: in a row over the spines, its hosts over it) and the
+// drawing's size w x h before scaling: layouts() measures each candidate with it, buildMap() draws the chosen one.
+function place(tiers, ps, cols, perRow) {
+  const pos = {};
   let y = TIER_GAP / 2;
   const placeRow = (nodes, up) => nodes.forEach((s, inRow) => { // a row centred
     pos[s.name] = {x: (cols - nodes.length) * CELL_W / 2 + inRow * CELL_W + CELL_W / 2, y: y + BOX_H / 2, up};
@@ -222,7 +194,20 @@ function buildMap() {
     }
     y += TIER_GAP;
   }
-  const w = cols * CELL_W, h = y - TIER_GAP / 2;
+  return {pos, w: cols * CELL_W, h: y - TIER_GAP / 2};
+}
+
+// Builds the map's SVG elements once per topology: the layout chooseLayout() picks for the pane.
+function buildMap() {
+  const svg = document.getElementById("map");
+  const pane = document.getElementById("map-pane");
+  const tiers = TIERS.map((name) => ({name, nodes: fabric.switches.filter((s) => s.tier === name || (name === "unknown" && !TIERS.includes(s.tier)))}))
+    .filter((t) => t.nodes.length);
+  for (const t of tiers) t.nodes.sort((a, b) => natural(a.name, b.name));
+  const chosen = chooseLayout(layouts(tiers, pods(tiers)), pane.clientWidth, pane.clientHeight);
+  const {w, h} = chosen;
+  pos = chosen.pos;
+  svg.textContent = "";
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   const gl = el("g", {id: "links"}, svg), gn = el("g", {id: "nodes"}, svg);
