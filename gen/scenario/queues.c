@@ -45,8 +45,10 @@ void sc_sim_free(struct sc_sim *s)
 	free(s->paused);
 	free(s->forced);
 	if (s->qs)
-		for (size_t q = 0; q < (size_t)s->t->n_ports * SC_QUEUES; q++)
-			free(s->qs[q].high);
+		for (size_t q = 0; q < (size_t)s->t->n_ports * SC_QUEUES; q++) {
+			free(s->qs[q].high.at);
+			free(s->qs[q].paused.at);
+		}
 	free(s->qs);
 	free(s->last_qreport);
 	free(s->qev);
@@ -98,24 +100,24 @@ double sc_high_level(const struct sc_cfg *c, unsigned qid)
 	return qid == SC_Q_ROCE ? c->xoff_bytes : 0.4 * c->lossy_buffer;
 }
 
-/* The truth's high stretches: a step at or above the high level extends the queue's last stretch when that ended
+/* The truth's stretches (high, paused): a step that has the state extends the queue's last stretch when that ended
  * the step before, else starts one.  Out of memory: the stretch is not kept (the truth has fewer). */
-static void note_high(struct sc_queue_stats *qs, uint64_t now, uint64_t step)
+static void note_step(struct sc_stretches *st, uint64_t now, uint64_t step)
 {
-	if (qs->n_high && qs->high[qs->n_high - 1][1] + step == now) {
-		qs->high[qs->n_high - 1][1] = now;
+	if (st->n && st->at[st->n - 1][1] + step == now) {
+		st->at[st->n - 1][1] = now;
 		return;
 	}
-	if (qs->n_high == qs->cap_high) {
-		uint32_t cap = qs->cap_high ? 2 * qs->cap_high : 8;
-		void *p = realloc(qs->high, cap * sizeof(*qs->high));
+	if (st->n == st->cap) {
+		uint32_t cap = st->cap ? 2 * st->cap : 8;
+		void *p = realloc(st->at, cap * sizeof(*st->at));
 		if (!p)
 			return;
-		qs->high = p;
-		qs->cap_high = cap;
+		st->at = p;
+		st->cap = cap;
 	}
-	qs->high[qs->n_high][0] = qs->high[qs->n_high][1] = now;
-	qs->n_high++;
+	st->at[st->n][0] = st->at[st->n][1] = now;
+	st->n++;
 }
 
 /* Serve every port: queues in strict priority (CNP, then the rest from high to low), a paused queue
@@ -133,8 +135,10 @@ static void serve(struct sc_sim *s)
 			uint32_t q = sc_q(p, (unsigned)qid);
 			double tot = s->occ[q] + s->arr[q];
 			s->rs[q] = s->rd[q] = s->served[q] = s->drop[q] = 0;
-			if (s->paused[q] || s->forced[q])
+			if (s->paused[q] || s->forced[q]) {
 				s->qs[q].paused_ns += c->step_ns;
+				note_step(&s->qs[q].paused, s->now, c->step_ns);
+			}
 			if (tot <= 0) {
 				s->occ[q] = 0;
 				continue;
@@ -151,7 +155,7 @@ static void serve(struct sc_sim *s)
 			s->occ[q] = rem - drop;
 			s->qs[q].dropped += drop;
 			if (!host && s->occ[q] >= sc_high_level(c, (unsigned)qid))
-				note_high(&s->qs[q], s->now, c->step_ns);
+				note_step(&s->qs[q].high, s->now, c->step_ns);
 			if (s->occ[q] > s->qs[q].peak) {
 				s->qs[q].peak = s->occ[q];
 				s->qs[q].peak_ns = s->now;

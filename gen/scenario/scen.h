@@ -162,8 +162,10 @@ struct sc_queue_stats {
 	uint64_t peak_ns;
 	double dropped, marked;
 	uint64_t paused_ns;
-	uint64_t (*high)[2]; /* stretches [first, last step] at or above the queue's high level (sc_high_level) */
-	uint32_t n_high, cap_high;
+	struct sc_stretches { /* [first, last step] stretches of consecutive steps */
+		uint64_t (*at)[2];
+		uint32_t n, cap;
+	} high, paused; /* at or above the queue's high level (sc_high_level); paused by PFC (or a storm) */
 };
 
 /* A queue's high level, the one the analyzer derives by default (docs/analyzer.md): PFC Xoff for the lossless

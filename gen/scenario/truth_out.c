@@ -25,6 +25,16 @@ static json_t *port_ref(const struct sc_topo *t, uint32_t port)
 	return o;
 }
 
+/* A queue's stretches as [[first, last], ...]: the first and last step's time of each. */
+static json_t *stretches_json(const struct sc_cfg *c, const struct sc_stretches *st)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < st->n; i++)
+		json_array_append_new(a, json_pack("[I,I]", (json_int_t)(c->epoch_ns + st->at[i][0]),
+		                                   (json_int_t)(c->epoch_ns + st->at[i][1])));
+	return a;
+}
+
 static json_t *queue_ref(const struct sc_topo *t, uint32_t port, unsigned qid)
 {
 	json_t *o = port_ref(t, port);
@@ -190,12 +200,8 @@ int sc_truth_write(const struct sc_sim *s, const char *path, uint64_t reports, u
 			json_object_set_new(o, "peak_ns", json_integer((json_int_t)(c->epoch_ns + qs->peak_ns)));
 			json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)qs->dropped));
 			json_object_set_new(o, "paused_ns", json_integer((json_int_t)qs->paused_ns));
-			json_t *high = json_array(); /* [first, last] step at or above sc_high_level */
-			for (uint32_t i = 0; i < qs->n_high; i++)
-				json_array_append_new(high,
-				                      json_pack("[I,I]", (json_int_t)(c->epoch_ns + qs->high[i][0]),
-				                                (json_int_t)(c->epoch_ns + qs->high[i][1])));
-			json_object_set_new(o, "high_ns", high);
+			json_object_set_new(o, "high_ns", stretches_json(c, &qs->high));
+			json_object_set_new(o, "paused_at_ns", stretches_json(c, &qs->paused));
 			json_array_append_new(queues, o);
 		}
 	}

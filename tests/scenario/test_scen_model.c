@@ -135,6 +135,23 @@ static void pfc_pauses_upstream(void **state)
 	/* each ingress port holds half the queue: pause at ~100 KB, plus what was on the wire */
 	assert_true(peak > 100000 && peak < 100000 + 2 * 12500 + 6250);
 	assert_in_range(paused_steps, 51, INT_MAX);
+	/* the truth's pause stretches (queues[].paused_at_ns) are the NIC's paused steps: in order, apart (a
+	 * stretch ends at a step before an unpaused one), as many steps as paused_ns counts, and as many as the
+	 * loop saw give or take the last step (it reads the state after the step the stretches were noted in);
+	 * host1 pauses nobody, so the leaf's queue to it has none */
+	const struct sc_stretches *st = &f->s.qs[nic2].paused;
+	const uint64_t step = f->cfg.step_ns;
+	uint64_t steps = 0;
+	assert_in_range(st->n, 1, UINT32_MAX);
+	for (uint32_t i = 0; i < st->n; i++) {
+		assert_true(st->at[i][0] <= st->at[i][1]);
+		if (i)
+			assert_true(st->at[i - 1][1] + step < st->at[i][0]);
+		steps += (st->at[i][1] - st->at[i][0]) / step + 1;
+	}
+	assert_int_equal(steps * step, f->s.qs[nic2].paused_ns);
+	assert_in_range(steps, (uint64_t)paused_steps - 1, (uint64_t)paused_steps + 1);
+	assert_int_equal(f->s.qs[q].paused.n, 0);
 	assert_true(f->s.qs[q].dropped == 0);
 	assert_true(f->s.flows[0].backlog[0] > 0); /* held in the sender */
 	/* the port's line rate is used: delivered = 500 steps minus the pipeline at 100 Gb/s */
