@@ -3,7 +3,8 @@
 fabrics, in every report format, over many seeds (event places, sizes and times drawn from the seed),
 replays each through hopwatch-analyzer with ONE configuration for all (the default one unless --config),
 scores each with score_events.py and prints the totals per detector: recall, precision, wrong culprits
-(a congestion alert placed at a PFC victim of an injected event instead of at its root; one that the clean run
+(a congestion alert placed at a PFC victim of an injected event instead of at its root, raised after the
+event made the simulation pause that queue (truth queues[].paused_at_ns, within the slack); one that the clean run
 of the same shape, format and seed raised too, the same kind at the same queue and time, is that fabric's own
 background congestion and is counted apart), alerts, alerts shown and notifications (as the shipped
 Alertmanager configuration lists and sends them) per injected incident, per family too, and alerts on clean
@@ -475,7 +476,18 @@ def congestion_alerts(events):
 def culprits(truth, events, slack_ns):
     """Congestion alerts placed at a PFC victim of an injected incident (a paused queue that is not the
     incident's own place) while it lasts, as alert_sig (aggregate() sets apart those the same fabric's clean run
-    raised too)."""
+    raised too).  With the truth's pause stretches (queues[].paused_at_ns), only an alert raised when the incident
+    had made the queue a victim: the simulation paused it at some step from the incident's start, in the slack
+    before the alert began (a queue fills after its pause, so an alert that follows none is its own congestion: the
+    same queue may be a root before the incident pauses it, as a spine downlink fed more than its link carries is;
+    and a pause before the incident began is not the incident's)."""
+    paused = {_qname(q): q["paused_at_ns"] for q in truth.get("queues", []) if "paused_at_ns" in q}
+    known = any("paused_at_ns" in q for q in truth.get("queues", []))
+
+    def was_paused(e, t):
+        lo = max(e["start_ns"] - slack_ns, t["start_ns"])
+        return not known or any(a <= e["start_ns"] and b >= lo for a, b in paused.get(_evq(e), []))
+
     out = []
     for e in events:
         if e.get("state") != "firing" or e.get("update") or e.get("event") not in CONGESTION:
@@ -486,7 +498,7 @@ def culprits(truth, events, slack_ns):
                 continue
             root = (t["place"].get("node"), t["place"].get("ifname"), t["place"].get("queue"))
             if _evq(e) in victims and _evq(e) != root and \
-                    t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns:
+                    t["start_ns"] - slack_ns <= e["start_ns"] <= t["end_ns"] + slack_ns and was_paused(e, t):
                 out.append(alert_sig(e))
                 break
     return out
