@@ -24,7 +24,7 @@ static void *line_up(void *mem)
 	return mem ? (unsigned char *)mem + (AN_LINE - (uintptr_t)mem % AN_LINE) % AN_LINE : NULL;
 }
 
-/* The words of a bitmap of every queue index (tick_touched, tick_armed). */
+/* The words of a bitmap of every queue index (an_det.armed). */
 static size_t tick_words(const struct hw_analyzer *a)
 {
 	return (a->c.max_queues + 63u) / 64u + 1;
@@ -69,9 +69,7 @@ static int create_detectors(struct hw_analyzer *a)
 			a->on_flow_ahead[a->n_on_flow_ahead++] = d;
 		if (def->tick_queue || def->tick)
 			a->on_tick[a->n_on_tick++] = d;
-		if (def->tick_armed &&
-		    (!(d->armed = calloc(tick_words(a), sizeof(uint64_t))) ||
-		     (!a->tick_touched && !(a->tick_touched = calloc(tick_words(a), sizeof(uint64_t))))))
+		if (def->tick_armed && !(d->armed = calloc(tick_words(a), sizeof(uint64_t))))
 			return -1;
 	}
 	/* rows on cache lines of their own: the look-ahead then knows which lines the record hooks' states start
@@ -139,7 +137,6 @@ void hw_an_destroy(struct hw_analyzer *a)
 		free(a->dets[i].state);
 		free(a->dets[i].armed);
 	}
-	free(a->tick_touched);
 	an_nodes_free(&a->nodes);
 	an_shards_destroy(a->shards);
 	free(a->shres);
@@ -683,8 +680,6 @@ static void run_tick(struct hw_analyzer *a, uint64_t now)
 		if (d->def->tick)
 			d->def->tick(a, d, now);
 	}
-	if (a->tick_touched)
-		memset(a->tick_touched, 0, (a->n_queues + 63u) / 64u * sizeof(uint64_t));
 }
 
 static void advance(struct hw_analyzer *a, uint64_t now_ns)
@@ -898,10 +893,6 @@ static inline __attribute__((always_inline)) void ingest_one(struct hw_analyzer 
 		}
 	}
 	update_queue(q, rr);
-	if (a->tick_touched) {
-		const uint32_t qi = (uint32_t)(q - a->queues);
-		a->tick_touched[qi / 64] |= (uint64_t)1 << (qi % 64);
-	}
 	if (r->hop_index < AN_PATH)
 		rep->qidx[r->hop_index] = (uint32_t)(q - a->queues) + 1;
 	if (pc)

@@ -244,7 +244,6 @@ struct hw_analyzer {
 	struct an_rec_hook *rec;
 	struct an_det **on_report, **on_tick, **on_flow_ahead;
 	unsigned n_rec, n_on_report, n_on_tick, n_on_flow_ahead;
-	uint64_t *tick_touched; /* a bit per queue index: a record of it since the last tick (detector.h tick_armed) */
 	struct an_shards *shards;   /* hw_an_shards: the sharded record hooks' threads (NULL: one thread) */
 	struct an_shard_res *shres; /* ... the results of a batch, AN_SHARD_BATCH */
 	struct an_det *by_kind[HW_AN_KIND_COUNT];

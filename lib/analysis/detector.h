@@ -40,12 +40,13 @@ struct an_det;
  *               clear quiet episodes; tick: the same once per tick;
  *   tick_armed: when set (AN_TICK_ARMED, with its tick_pending predicate), called instead of tick_queue for
  *               every queue, once per tick: tick_queue (inlined, without one indirect call per queue), in table
- *               order, on the queues with a record since the last tick or armed
- *               (q after a tick when tick_pending(q) said so, and any that the detector's hooks other than
- *               record arm with an_tick_arm when they change q's state) where tick_pending(q) says so.
- *               tick_pending returns 0 only when tick_queue would change nothing on q, whatever the time, until
- *               q's state in this detector changes (by a record of q, or a hook that arms it): the same events
- *               as a walk of every queue, and an idle queue costs no tick;
+ *               order, on the armed queues where tick_pending(q) says so.  Armed: q after its record hook when
+ *               tick_pending(q) holds then (the hook made with AN_RECORD_ARMING), after a tick when it still
+ *               holds, and any q that the detector's other hooks arm with an_tick_arm when they change q's
+ *               state.  tick_pending returns 0 only when tick_queue would change nothing on q, whatever the
+ *               time, until q's state in this detector changes (by a record of q, or a hook that arms it): the
+ *               same events as a walk of every queue, and a queue with nothing pending costs no tick, recorded
+ *               or not;
  *   queue_info: adds what it knows of a queue to hw_an_queue_get's answer;
  *   flow_path:  hw_an_flow_path's answer (a flow's current path), 0 when unknown;
  *   stats:      adds its counters to hw_an_stats's answer.
@@ -104,19 +105,29 @@ static inline void an_tick_arm(const struct an_det *d, uint32_t qi)
 		d->armed[qi / 64] |= (uint64_t)1 << (qi % 64);
 }
 
+/* In a detector's file, after its record hook fn and its tick_pending predicate pend: defines fn##_arming, the
+ * record hook to register, which runs fn (inlined) and arms q for the next tick when pend(q) holds after it.  A
+ * detector with tick_armed and a record hook must register this one (the ticks visit armed queues only). */
+#define AN_RECORD_ARMING(fn, pend)                                                                                     \
+	static void fn##_arming(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,                 \
+	                        const struct hw_record *r)                                                             \
+	{                                                                                                              \
+		fn(a, d, q, qs, r);                                                                                    \
+		if (pend(a, q, qs))                                                                                    \
+			an_tick_arm(d, (uint32_t)(q - a->queues));                                                     \
+	}
+
 /* In a detector's file, after its tick_queue hook fn and its tick_pending predicate pend: defines fn##_armed, its
- * tick_armed hook (both inlined into the walk of the queues with a record since the last tick or armed, a->
- * tick_touched and d->armed, in table order).  A queue armed during the walk is visited in this tick when it
- * comes later in the table, as a walk of every queue would. */
+ * tick_armed hook (both inlined into the walk of the armed queues, d->armed, in table order).  A queue armed
+ * during the walk is visited in this tick when it comes later in the table, as a walk of every queue would. */
 #define AN_TICK_ARMED(fn, pend)                                                                                        \
 	static void fn##_armed(struct hw_analyzer *a, struct an_det *d, uint64_t now)                                  \
 	{                                                                                                              \
 		uint64_t *const armed = d->armed;                                                                      \
-		const uint64_t *const touched = a->tick_touched;                                                       \
 		const size_t words = (a->n_queues + 63u) / 64u, stride = a->qstride;                                   \
 		unsigned char *const qs0 = a->qstate + d->qoff;                                                        \
 		for (size_t w = 0; w < words; w++) {                                                                   \
-			const uint64_t in = armed[w] | touched[w];                                                     \
+			const uint64_t in = armed[w];                                                                  \
 			if (!in)                                                                                       \
 				continue;                                                                              \
 			uint64_t keep = 0, bits = in;                                                                  \

@@ -1250,8 +1250,8 @@ static void test_victim_two_links_down(void **state)
 	}
 }
 
-/* A tree handed to a silent root ends with it (CongestionTree's an_tick_arm: its tick visits only the queues with a
- * record since the last tick or armed).  A map without LLDP; t0: two-hop reports 11:5 (100) -> 12:5 (100), 10 us
+/* A tree handed to a silent root ends with it (CongestionTree's an_tick_arm: its tick visits only the armed
+ * queues).  A map without LLDP; t0: two-hop reports 11:5 (100) -> 12:5 (100), 10 us
  * apart, say where 11:5 leads (node 12) and mark nothing (no HighQueue).  From t0 + 100 us node 11 reports 11:5 at
  * 15000 every 10 us (HighQueue raised at t0 + 200 us: 12:5 is not high then, so 11:5 is no victim), and from
  * t0 + 255 us node 12 reports 12:5 at 20000 (HighQueue at t0 + 355 us), its last record at t0 + 395 us.  Ticks: at
@@ -1715,12 +1715,12 @@ static void test_config(void **state)
 }
 
 /* The queue table is bounded: more distinct queues than max_queues are counted, not stored. */
-/* Ticks visit only the queues with a record since the last tick or something left to time out (detector.h
- * tick_armed): three HighQueue episodes on queues 0, 65 and 129 of 130 (three words of the tick bitmaps), then
- * records of queue 1 alone.  Each episode resolves at the first tick clear_ns (1 ms, the default) or more after
- * its last record: ticks come every millisecond of record time at a record (every 100 us here), so between
- * 1 ms and 1 ms + 1 ms + 100 us after it; all three in one tick, in table order (what a walk of every queue
- * gives).  A tick that visited only the queues with a record since the last one would resolve none. */
+/* Ticks visit only the armed queues, those with something left to time out (detector.h tick_armed: armed by the
+ * record that raised the episode, AN_RECORD_ARMING): three HighQueue episodes on queues 0, 65 and 129 of 130
+ * (three words of the tick bitmaps), then records of queue 1 alone.  Each episode resolves at the first tick clear_ns
+ * (1 ms, the default) or more after its last record: ticks come every millisecond of record time at a record (every 100
+ * us here), so between 1 ms and 1 ms + 1 ms + 100 us after it; all three in one tick, in table order (what a walk of
+ * every queue gives).  A tick that visited only the queues with a record since the last one would resolve none. */
 static void test_tick_resolves_idle_queues(void **state)
 {
 	(void)state;

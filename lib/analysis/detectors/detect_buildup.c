@@ -236,7 +236,9 @@ static int rising(const struct hw_analyzer *a, const struct an_queue *q, uint64_
 	return 1;
 }
 
-static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
+/* always_inline: into record_arming, its one caller (GCC finds it too large to inline on its own) */
+static inline __attribute__((always_inline)) void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q,
+                                                         void *qs, const struct hw_record *r)
 {
 	struct buildup_q *b = qs;
 	(void)d;
@@ -309,6 +311,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct buildup_q *)qs)->h.active;
 }
+AN_RECORD_ARMING(record, tick_pending)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {
@@ -345,7 +348,7 @@ const struct an_detector an_detect_buildup = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct buildup_q),
-    .record = record,
+    .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct buildup_q, h),

@@ -73,6 +73,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct dscp_q *)qs)->h.active;
 }
+AN_RECORD_ARMING(record, tick_pending)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {
@@ -96,7 +97,7 @@ const struct an_detector an_detect_dscp = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct dscp_q),
-    .record = record,
+    .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct dscp_q, h),

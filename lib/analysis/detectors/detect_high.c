@@ -255,6 +255,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct high_q *)qs)->h.active;
 }
+AN_RECORD_ARMING(queue_record, tick_pending)
 AN_TICK_ARMED(queue_tick, tick_pending)
 
 /* What the queue's thresholds are raised by for the hop latency v: with the derived ones (a drain time: queueing
@@ -299,6 +300,7 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
+AN_RECORD_ARMING(latency_record, tick_pending)
 AN_TICK_ARMED(latency_tick, tick_pending)
 
 static const struct an_key queue_keys[] = {
@@ -335,7 +337,7 @@ const struct an_detector an_detect_high_queue = {
     AN_KEYS(queue_keys),
     .defaults = queue_defaults,
     .queue_size = sizeof(struct high_q),
-    .record = queue_record,
+    .record = queue_record_arming,
     .tick_queue = queue_tick,
     .tick_armed = queue_tick_armed,
     AN_EPISODE(struct high_q, h),
@@ -349,7 +351,7 @@ const struct an_detector an_detect_high_latency = {
     AN_KEYS(latency_keys),
     .defaults = latency_defaults,
     .queue_size = sizeof(struct high_q),
-    .record = latency_record,
+    .record = latency_record_arming,
     .tick_queue = latency_tick,
     .tick_armed = latency_tick_armed,
     AN_EPISODE(struct high_q, h),

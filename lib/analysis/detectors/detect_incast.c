@@ -172,6 +172,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return w->storm || w->h.active;
 }
+AN_RECORD_ARMING(record, tick_pending)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {
@@ -194,7 +195,7 @@ const struct an_detector an_detect_incast = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct incast_q),
-    .record = record,
+    .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,
     AN_EPISODE(struct incast_q, h),

@@ -177,6 +177,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct burst_q *)qs)->in;
 }
+AN_RECORD_ARMING(record, tick_pending)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {
@@ -199,7 +200,7 @@ const struct an_detector an_detect_microburst = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct burst_q),
-    .record = record,
+    .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,
 };
