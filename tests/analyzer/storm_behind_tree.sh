@@ -14,23 +14,5 @@ sweep_run "$gen" "$an" --topology leaf-spine:8,16,4 --format tr0.5 --seed 304 \
   --host-gbps 100 --fabric-gbps 100 --xoff-kb 133 --xon-kb 97 --buffer-kb 2095 --load 0.44 --tcp-load 0.02 \
   --sample 500 --queue-report-kb 58 --queue-report-flow share \
   --event pfc-storm:host=host27,senders=2,gbps=20,start_us=1450,dur_us=2632
-python3 - "$dir/truth.json" "$dir/ev.jsonl" <<'PY' || fail "no CongestionTree for the storm"
-import json, sys
-truth = json.load(open(sys.argv[1]))
-storm = next(e for e in truth["events"] if e["kind"] == "CongestionTree")
-place = storm["place"]
-paused = {f"{q['node']}:{q['ifname']}/{q['queue']}" for q in storm["effects"]["paused_queues"]}
-trees = [e for e in map(json.loads, open(sys.argv[2])) if e["event"] == "CongestionTree" and e["state"] == "firing"
-         and e["node"] == place["node"] and e["port_name"] == place["ifname"] and e["queue"] == place["queue"]]
-print(f"the storm at {place['node']} {place['ifname']} q{place['queue']} ({storm['start_ns']}-{storm['end_ns']}): "
-      f"{len(trees)} trees there: {[(e['start_ns'], e.get('detail')) for e in trees]}")
-ok = False
-for e in trees:
-    victims = e["detail"].split(", victims ", 1)[1].split() if ", victims " in e.get("detail", "") else []
-    if storm["start_ns"] <= e["start_ns"] <= storm["end_ns"] and len(victims) >= 2 and set(victims) <= paused:
-        ok = True
-    elif victims and not set(victims) <= paused:
-        print(f"FAIL: victims not paused by the storm (truth): {sorted(set(victims) - paused)}")
-sys.exit(0 if ok else 1)
-PY
+python3 "$(dirname "$0")/storm_tree.py" "$dir/truth.json" "$dir/ev.jsonl" || fail "no CongestionTree for the storm"
 echo "PASS"

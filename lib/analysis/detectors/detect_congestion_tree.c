@@ -7,7 +7,7 @@
  * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
  * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick);
  * with the topology, a host's port that no report's path crosses (a stalled host) takes the paused links into its
- * switch as its victims (host_roots).
+ * switch, and when too few, the paused links one switch further up, as its victims (host_roots).
  * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
  * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
  * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
@@ -241,11 +241,15 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 {
 	if (rep->n_hops >= 2)
 		((struct tree_state *)d->state)->paths_seen = 1;
+	/* a postcard without a tracked flow is a switch's own queue or drop report (an_core.c): at a frozen queue (a
+	 * host that stopped draining) it keeps coming, and no packet left */
+	const int own = (rep->flags & HW_RF_POSTCARD) && !(rep->flags & HW_RF_TRACKED_FLOW);
 	for (int h = 0; h < rep->n_hops; h++) {
 		if (!rep->qidx[h])
 			continue;
 		struct tree_q *t = tq(a, d, rep->qidx[h] - 1);
-		t->crossed_ns = rep->time_ns;
+		if (!own || !an_queue_frozen(a, &a->queues[rep->qidx[h] - 1]))
+			t->crossed_ns = rep->time_ns;
 		if (h + 1 < rep->n_hops && rep->qidx[h + 1]) /* where its link leads, for a topology without links */
 			t->next_node = a->queues[rep->qidx[h + 1] - 1].node_id;
 	}
@@ -281,13 +285,33 @@ static void report(struct hw_analyzer *a, struct an_det *d, const struct an_repo
 		raise_tree(a, d, ri, rep->time_ns);
 }
 
+/* The queues of class cls on the links into switch sw from other switches (but skip: a switch, or HW_TOPO_NONE) at
+ * the victim level: r's victims. */
+static void paused_into(struct hw_analyzer *a, struct tree_q *r, uint32_t sw, uint32_t skip, uint8_t cls, uint64_t now)
+{
+	const struct hw_topo *t = a->topo;
+	for (uint32_t p = t->nodes[sw].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+		const uint32_t up = hw_topo_peer(t, p);
+		if (up == HW_TOPO_NONE || t->nodes[t->ports[up].node].tier == HW_TIER_HOST || t->ports[up].node == skip)
+			continue;
+		for (uint32_t v = an_node_first(a, AN_NODE_TOPO, t->ports[up].node); v;
+		     v = an_node_next(a, AN_NODE_TOPO, v - 1)) {
+			const struct an_queue *u = &a->queues[v - 1];
+			if (u->topo_port == up && u->queue == cls && at_victim_level(a, u, now))
+				add_victim(r, v - 1);
+		}
+	}
+}
+
 /* A host's port that stopped draining (a PFC storm: the host pauses its leaf): nothing leaves its queue, so no
  * report's path crosses it and the reports never give it victims; and the queues paused on the links into its
  * switch may already be another root's (downstream() gives a victim to the root that has a tree).  So, once per
  * tick, with the topology: a lossless host-facing queue in a HighQueue episode that no report's path has crossed
- * since the episode began (a queue that drains, an incast's, gets its tree from the reports), not paused itself,
- * without a tree, takes as its victims the queues of its class on the links into its switch at the victim level
- * (recent records): PFC pauses those links for every congested queue of the class behind them. */
+ * since the episode began, or frozen (an_queue_frozen) and not crossed for high_queue.clear_ns (a queue that drains,
+ * an incast's, gets its tree from the reports), not paused itself, without a tree, takes as its victims the queues
+ * of its class on the links into its switch at the victim level (recent records), and when those are fewer than
+ * tree_victims, the same on the links into those victims' switches (the pause one link further up): PFC pauses
+ * those links for every congested queue of the class behind them. */
 static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uint64_t now)
 {
 	const struct hw_topo *t = a->topo;
@@ -298,20 +322,14 @@ static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uin
 	if (peer == HW_TOPO_NONE || t->nodes[t->ports[peer].node].tier != HW_TIER_HOST)
 		return;
 	struct tree_q *r = tq(a, d, ri);
-	if (r->h.active || !high(a, ri) || r->crossed_ns >= an_episode(a, HW_AN_HIGH_QUEUE, q)->start_ns)
-		return;
+	if (r->h.active || !high(a, ri) ||
+	    (r->crossed_ns >= an_episode(a, HW_AN_HIGH_QUEUE, q)->start_ns &&
+	     (now - r->crossed_ns < a->c.high_queue.clear_ns || !an_queue_frozen(a, q))))
+		return; /* crossed since its episode began, and lately or it is not frozen: it drains */
 	const uint32_t sw = t->ports[q->topo_port].node;
-	for (uint32_t p = t->nodes[sw].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
-		const uint32_t up = hw_topo_peer(t, p);
-		if (up == HW_TOPO_NONE || t->nodes[t->ports[up].node].tier == HW_TIER_HOST)
-			continue;
-		for (uint32_t v = an_node_first(a, AN_NODE_TOPO, t->ports[up].node); v;
-		     v = an_node_next(a, AN_NODE_TOPO, v - 1)) {
-			const struct an_queue *u = &a->queues[v - 1];
-			if (u->topo_port == up && u->queue == q->queue && at_victim_level(a, u, now))
-				add_victim(r, v - 1);
-		}
-	}
+	paused_into(a, r, sw, HW_TOPO_NONE, q->queue, now);
+	for (unsigned i = 0, n = r->n_victims; i < n && r->n_victims < a->c.tree_victims; i++)
+		paused_into(a, r, t->ports[a->queues[r->victims[i]].topo_port].node, sw, q->queue, now);
 	if (r->n_victims)
 		an_tick_arm(d, ri); /* tick_queue forgets them when the episode ends */
 	if (r->n_victims >= a->c.tree_victims && !an_tree_victim(a, q, now))

@@ -49,6 +49,12 @@ static int frozen(const struct hw_analyzer *a, const struct an_queue *q, struct 
 	return w->storm;
 }
 
+int an_queue_frozen(const struct hw_analyzer *a, const struct an_queue *q)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_INCAST);
+	return d && an_enabled(a, HW_AN_INCAST) && ((const struct incast_q *)an_qstate(a, d, q))->storm;
+}
+
 /* Note whether record r shows the queue draining while congested: a tracked flow's packet left it at or above its
  * HighQueue clear level (an F report or postcard: it went on), or its occupancy fell from a sample at or above that
  * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped
