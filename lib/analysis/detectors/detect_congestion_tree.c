@@ -329,7 +329,8 @@ static void host_roots(struct hw_analyzer *a, struct an_det *d, uint32_t ri, uin
 	const uint32_t sw = t->ports[q->topo_port].node;
 	paused_into(a, r, sw, HW_TOPO_NONE, q->queue, now);
 	for (unsigned i = 0, n = r->n_victims; i < n && r->n_victims < a->c.tree_victims; i++)
-		paused_into(a, r, t->ports[a->queues[r->victims[i]].topo_port].node, sw, q->queue, now);
+		if (a->queues[r->victims[i]].placed) /* a report's victim may be unplaced: no switch to follow */
+			paused_into(a, r, t->ports[a->queues[r->victims[i]].topo_port].node, sw, q->queue, now);
 	if (r->n_victims)
 		an_tick_arm(d, ri); /* tick_queue forgets them when the episode ends */
 	if (r->n_victims >= a->c.tree_victims && !an_tree_victim(a, q, now))
