@@ -16,13 +16,20 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
-#define AN_ALIGN(n) (((n) + 15u) & ~(size_t)15u)
+/* n rounded up to a multiple of AN_LINE. */
+static size_t lines_of(size_t n)
+{
+	return (n + AN_LINE - 1) & ~(size_t)(AN_LINE - 1);
+}
 
 /* The first AN_LINE boundary in mem (calloc'd AN_LINE bytes larger than its table); NULL for NULL. */
 static void *line_up(void *mem)
 {
 	return mem ? (unsigned char *)mem + (AN_LINE - (uintptr_t)mem % AN_LINE) % AN_LINE : NULL;
 }
+
+/* The per-queue state's rows start on a pair of lines (the pairs the hardware fetches together). */
+#define AN_PAIR (2 * AN_LINE)
 
 /* The words of a bitmap of every queue index (an_det.armed). */
 static size_t tick_words(const struct hw_analyzer *a)
@@ -46,7 +53,7 @@ static int create_detectors(struct hw_analyzer *a)
 		const struct an_detector *def = an_registry[i];
 		d->def = def;
 		d->qoff = a->qstride;
-		a->qstride += AN_ALIGN(def->queue_size);
+		a->qstride += lines_of(def->queue_size); /* its state from a line's start: below */
 		/* calloc'd (pages untouched until used), on an AN_LINE boundary: a slot of a line's size is one line */
 		if (def->flow_size) {
 			d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE);
@@ -72,14 +79,16 @@ static int create_detectors(struct hw_analyzer *a)
 		if (def->tick_armed && !(d->armed = calloc(tick_words(a), sizeof(uint64_t))))
 			return -1;
 	}
-	/* rows on cache lines of their own: the look-ahead then knows which lines the record hooks' states start
-	 * in, the same for every queue (prefetch_state), and fetches each once */
-	a->qstride = (a->qstride + AN_LINE - 1) & ~(size_t)(AN_LINE - 1);
+	/* Rows on pairs of cache lines, each detector's state from a line's start: the look-ahead then knows which
+	 * line each record hook's state starts in, the same for every queue (prefetch_state), and fetches each once;
+	 * and what a hook's short way touches (AN_RECORD_ARMING), which its state keeps first, is in that line (or
+	 * its pair's other line), not two or three lines further (docs/performance.md, round 23). */
+	a->qstride = (a->qstride + AN_PAIR - 1) & ~(size_t)(AN_PAIR - 1);
 	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
 	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
-		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_LINE)))
+		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_PAIR)))
 			return -1;
-		a->qstate = line_up(a->qstate_mem);
+		a->qstate = (unsigned char *)a->qstate_mem + (AN_PAIR - (uintptr_t)a->qstate_mem % AN_PAIR) % AN_PAIR;
 	}
 	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
 		const uint32_t line = (uint32_t)(h->qoff / AN_LINE * AN_LINE);

@@ -20,9 +20,9 @@
 
 /* One episode with hysteresis: see an_hyst_step(). */
 struct an_hyst {
+	uint8_t active, above, below; /* first: a record hook's short way reads active (AN_RECORD_ARMING) */
 	uint64_t id, start_ns, above_since, below_since;
 	double peak;
-	uint8_t active, above, below;
 };
 
 struct an_bucket {

@@ -105,16 +105,27 @@ static inline void an_tick_arm(const struct an_det *d, uint32_t qi)
 		d->armed[qi / 64] |= (uint64_t)1 << (qi % 64);
 }
 
-/* In a detector's file, after its record hook fn and its tick_pending predicate pend: defines fn##_arming, the
- * record hook to register, which runs fn (inlined) and arms q for the next tick when pend(q) holds after it.  A
- * detector with tick_armed and a record hook must register this one (the ticks visit armed queues only). */
-#define AN_RECORD_ARMING(fn, pend)                                                                                     \
-	static void fn##_arming(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,                 \
-	                        const struct hw_record *r)                                                             \
+/* In a detector's file, after its record hook fn, its tick_pending predicate pend and its short way brief: defines
+ * fn##_arming, the record hook to register.  brief(a, q, qs, r) takes the records that need little, most of them
+ * (below every level, no episode open): it returns nonzero when it did all that the hook does with r, and that left
+ * pend(q) false or as it was; 0 when fn is to go on from what it did (fn does the rest of the record).  Then fn runs
+ * (inlined into fn##_rest) and q is armed for the next tick when pend(q) holds after it.  brief calls nothing, so the
+ * hook returns from it without a stack frame (fn##_rest is a tail call): that frame was a fifth of a quiet record's
+ * hooks (docs/performance.md, round 23).  A detector with tick_armed and a record hook must register this one (the
+ * ticks visit armed queues only). */
+#define AN_RECORD_ARMING(fn, pend, brief)                                                                              \
+	static __attribute__((noinline)) void fn##_rest(struct hw_analyzer *a, struct an_det *d, struct an_queue *q,   \
+	                                                void *qs, const struct hw_record *r)                           \
 	{                                                                                                              \
 		fn(a, d, q, qs, r);                                                                                    \
 		if (pend(a, q, qs))                                                                                    \
 			an_tick_arm(d, (uint32_t)(q - a->queues));                                                     \
+	}                                                                                                              \
+	static void fn##_arming(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,                 \
+	                        const struct hw_record *r)                                                             \
+	{                                                                                                              \
+		if (!brief(a, q, qs, r))                                                                               \
+			fn##_rest(a, d, q, qs, r);                                                                     \
 	}
 
 /* In a detector's file, after its tick_queue hook fn and its tick_pending predicate pend: defines fn##_armed, its

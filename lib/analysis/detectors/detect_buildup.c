@@ -16,11 +16,11 @@
 
 #define BUILDUP_FLOWS 4 /* flows remembered per queue: buildup_min_flows counts at most this many */
 
-struct buildup_q { /* per queue */
-	struct an_hyst h;
-	double slope;                    /* units per ns, at the last evaluation */
+struct buildup_q {                       /* per queue; what brief touches first */
 	uint64_t flow[BUILDUP_FLOWS];    /* the newest distinct flows seen at the queue ... */
 	uint64_t flow_ns[BUILDUP_FLOWS]; /* ... and when each was last seen (0: empty slot) */
+	struct an_hyst h;
+	double slope; /* units per ns, at the last evaluation */
 };
 
 /* Remember the record's flow at the queue: its slot's time renewed, else the stalest slot taken. */
@@ -236,20 +236,28 @@ static int rising(const struct hw_analyzer *a, const struct an_queue *q, uint64_
 	return 1;
 }
 
-/* always_inline: into record_arming, its one caller (GCC finds it too large to inline on its own) */
+/* The record's first steps, record's short way (detector.h AN_RECORD_ARMING): its flow remembered; done (nonzero)
+ * without an occupancy, or with no warning open and the queue congested already or below the warning level. */
+static inline __attribute__((always_inline)) int brief(const struct hw_analyzer *a, const struct an_queue *q, void *qs,
+                                                       const struct hw_record *r)
+{
+	struct buildup_q *b = qs;
+	if (r->valid & HW_V_FLOW)
+		see_flow(b, r);
+	if (!(r->valid & HW_V_QUEUE))
+		return 1;
+	if (!b->h.active && r->queue_occupancy >= q->th.high)
+		return 1; /* already congested: that is HighQueue's, not an early warning */
+	/* below the warning level: no fit could raise (pred would be the occupancy), nothing to step */
+	return !b->h.active && !b->h.above && r->queue_occupancy < q->th.high * a->c.buildup_from;
+}
+
+/* The rest of a record with an occupancy, after brief (always_inline: into record_rest, its one caller). */
 static inline __attribute__((always_inline)) void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q,
                                                          void *qs, const struct hw_record *r)
 {
 	struct buildup_q *b = qs;
 	(void)d;
-	if (r->valid & HW_V_FLOW)
-		see_flow(b, r);
-	if (!(r->valid & HW_V_QUEUE))
-		return;
-	if (!b->h.active && r->queue_occupancy >= q->th.high)
-		return; /* already congested: that is HighQueue's, not an early warning */
-	if (!b->h.active && !b->h.above && r->queue_occupancy < q->th.high * a->c.buildup_from)
-		return; /* below the warning level: no fit could raise (pred would be the occupancy), nothing to step */
 	struct sums all = trend_sums(a, q, r->time_ns, 0), recent;
 	double v0, slope, pred;
 	if (!line(a, &all, &v0, &slope))
@@ -311,7 +319,7 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct buildup_q *)qs)->h.active;
 }
-AN_RECORD_ARMING(record, tick_pending)
+AN_RECORD_ARMING(record, tick_pending, brief)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {

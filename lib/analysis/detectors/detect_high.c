@@ -16,18 +16,18 @@
 
 #define SLOTS 16 /* the window of hold_ns in slots of hold_ns / SLOTS */
 
-struct high_q { /* per queue, each of the two */
+struct high_q {            /* per queue, each of the two; what quiet_sample reads first, in one line */
+	uint8_t was_high;  /* the previous sample was high */
+	uint8_t run;       /* a run of high samples has begun (h.above_since is its first) */
+	uint8_t dirty;     /* high[] may hold time: 0 = all zero, so emptying it is skipped */
+	uint8_t has_floor; /* HighHopLatency: floor holds a sample */
+	uint32_t floor;    /* HighHopLatency: the lowest hop latency of the queue so far (latency_floor()) */
+	uint64_t last_t;   /* the previous sample's time */
+	uint64_t pend_t;   /* a sample's time whose slot the window moved on to without dividing (0: none) */
 	struct an_hyst h;
-	uint64_t last_t;      /* the previous sample's time */
 	uint64_t below_since; /* in a run: the first sample not high since the newest high one (0: none) */
 	uint64_t slot;        /* the newest slot's number (time / slot width), with pend_t: see cur_slot() */
-	uint64_t pend_t;      /* a sample's time whose slot the window moved on to without dividing (0: none) */
 	uint64_t high[SLOTS]; /* time high in each of the last SLOTS slots (ns) */
-	uint8_t was_high;     /* the previous sample was high */
-	uint8_t run;          /* a run of high samples has begun (h.above_since is its first) */
-	uint8_t dirty;        /* high[] may hold time: 0 = all zero, so emptying it is skipped */
-	uint8_t has_floor;    /* HighHopLatency: floor holds a sample */
-	uint32_t floor;       /* HighHopLatency: the lowest hop latency of the queue so far (latency_floor()) */
 };
 
 static uint64_t slot_width(uint64_t hold)
@@ -220,6 +220,22 @@ static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kin
 	}
 }
 
+/* A quiet sample, most of them: below raise, with no episode, run or high time held (nothing but the window's clock
+ * to move), in order and within clear_ns of the previous one.  high_step would only move pend_t and last_t on (its
+ * first two steps do nothing then, and window() takes its short way), so that is all this does, without the rest of
+ * its tests. */
+static inline __attribute__((always_inline)) int quiet_sample(struct high_q *s, double raise,
+                                                              const struct hw_an_hyst *rule, double v, uint64_t t)
+{
+	if (s->h.active | s->run | s->was_high | s->dirty || v >= raise ||
+	    (s->last_t && (t < s->last_t || t - s->last_t >= rule->clear_ns)))
+		return 0;
+	if (t > s->pend_t)
+		s->pend_t = t;
+	s->last_t = t;
+	return 1;
+}
+
 static void queue_record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs,
                          const struct hw_record *r)
 {
@@ -255,7 +271,14 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct high_q *)qs)->h.active;
 }
-AN_RECORD_ARMING(queue_record, tick_pending)
+/* queue_record's short way (detector.h AN_RECORD_ARMING): no occupancy, or a quiet sample. */
+static inline __attribute__((always_inline)) int queue_brief(const struct hw_analyzer *a, const struct an_queue *q,
+                                                             void *qs, const struct hw_record *r)
+{
+	return !(r->valid & HW_V_QUEUE) ||
+	       quiet_sample(qs, q->th.high, &a->c.high_queue, r->queue_occupancy, r->time_ns);
+}
+AN_RECORD_ARMING(queue_record, tick_pending, queue_brief)
 AN_TICK_ARMED(queue_tick, tick_pending)
 
 /* What the queue's thresholds are raised by for the hop latency v: with the derived ones (a drain time: queueing
@@ -300,7 +323,17 @@ static void latency_tick(struct hw_analyzer *a, struct an_det *d, struct an_queu
 	(void)d;
 	quiet(a, q, HW_AN_HIGH_LATENCY, qs, &a->c.high_latency, now);
 }
-AN_RECORD_ARMING(latency_record, tick_pending)
+/* latency_record's short way: no hop latency, or a quiet sample (the floor learnt first: latency_record's own
+ * latency_floor then finds it learnt). */
+static inline __attribute__((always_inline)) int latency_brief(const struct hw_analyzer *a, const struct an_queue *q,
+                                                               void *qs, const struct hw_record *r)
+{
+	if (!(r->valid & HW_V_HOP_LATENCY))
+		return 1;
+	const double f = latency_floor(a, qs, r->hop_latency);
+	return quiet_sample(qs, q->th.lat + f, &a->c.high_latency, r->hop_latency, r->time_ns);
+}
+AN_RECORD_ARMING(latency_record, tick_pending, latency_brief)
 AN_TICK_ARMED(latency_tick, tick_pending)
 
 static const struct an_key queue_keys[] = {

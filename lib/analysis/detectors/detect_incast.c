@@ -17,19 +17,19 @@
 #define MAX_SOURCES 32  /* distinct sources per queue per window */
 #define FLAT_SHARE 0.01 /* a frozen queue's occupancy moves less than this share of its HighQueue level */
 
-struct incast_q { /* per queue: distinct sources (hash of src_ip) in the window */
-	struct an_hyst h;
-	uint64_t start;
-	uint32_t src[MAX_SOURCES];
-	uint8_t n_src;
-	uint8_t sent_src;   /* the sources the last raise or update said */
+struct incast_q {           /* per queue: distinct sources (hash of src_ip) in the window; what brief touches first */
+	uint8_t storm;      /* frozen since it last drained below its clear level */
 	double flat_occ;    /* the occupancy the current flat stretch began at */
 	uint64_t flat_from; /* ... its first sample (0: none) */
-	uint8_t storm;      /* frozen since it last drained below its clear level */
 	double last_occ;    /* the previous sample's occupancy */
 	uint64_t last_t;    /* ... its time (0: none) */
 	uint64_t drain_t;   /* the newest evidence that the queue drains (0: none) */
 	uint64_t held_t;    /* the first record an Incast waited for that evidence at, in a row (0: none) */
+	struct an_hyst h;
+	uint64_t start;
+	uint32_t src[MAX_SOURCES];
+	uint8_t n_src;
+	uint8_t sent_src; /* the sources the last raise or update said */
 };
 
 /* Sample occ at t: has the queue been frozen (flat at or above its clear level for hold_ns) since it last
@@ -178,7 +178,26 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return w->storm || w->h.active;
 }
-AN_RECORD_ARMING(record, tick_pending)
+/* record's short way (detector.h AN_RECORD_ARMING): no occupancy, or a quiet sample with no episode open: below the
+ * clear level (not frozen: the flat stretch starts again here) and the incast level (no sources counted; under
+ * incast_sources, nothing to raise or wait for).  record's steps come to these then. */
+static inline __attribute__((always_inline)) int brief(const struct hw_analyzer *a, const struct an_queue *q, void *qs,
+                                                       const struct hw_record *r)
+{
+	struct incast_q *w = qs;
+	if (!(r->valid & HW_V_QUEUE))
+		return 1;
+	const double occ = r->queue_occupancy;
+	if (w->h.active || occ >= q->th.clear || occ >= q->th.incast || a->c.incast_sources == 0)
+		return 0;
+	w->storm = 0;
+	w->flat_from = r->time_ns;
+	w->flat_occ = occ;
+	note_drain(q, w, r);
+	w->held_t = 0;
+	return 1;
+}
+AN_RECORD_ARMING(record, tick_pending, brief)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {

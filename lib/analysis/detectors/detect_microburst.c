@@ -177,7 +177,16 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	(void)q;
 	return ((const struct burst_q *)qs)->in;
 }
-AN_RECORD_ARMING(record, tick_pending)
+/* record's short way (detector.h AN_RECORD_ARMING): no occupancy, or a sample below the burst level outside a burst,
+ * which record ignores. */
+static inline __attribute__((always_inline)) int brief(const struct hw_analyzer *a, const struct an_queue *q, void *qs,
+                                                       const struct hw_record *r)
+{
+	const struct burst_q *b = qs;
+	(void)a;
+	return !(r->valid & HW_V_QUEUE) || (!b->in && r->queue_occupancy < q->th.burst);
+}
+AN_RECORD_ARMING(record, tick_pending, brief)
 AN_TICK_ARMED(tick_queue, tick_pending)
 
 static const struct an_key keys[] = {
