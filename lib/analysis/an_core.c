@@ -79,10 +79,9 @@ static int create_detectors(struct hw_analyzer *a)
 		if (def->tick_armed && !(d->armed = calloc(tick_words(a), sizeof(uint64_t))))
 			return -1;
 	}
-	/* Rows on pairs of cache lines, each detector's state from a line's start: the look-ahead then knows which
-	 * line each record hook's state starts in, the same for every queue (prefetch_state), and fetches each once;
-	 * and what a hook's short way touches (AN_RECORD_ARMING), which its state keeps first, is in that line (or
-	 * its pair's other line), not two or three lines further (docs/performance.md, round 23). */
+	/* Rows on pairs of cache lines, each detector's state from a line's start: what a record hook's short way
+	 * touches (AN_RECORD_ARMING), which its state keeps first (brief_size), is then in the same lines of every
+	 * queue's row, which the look-ahead fetches, each once (prefetch_state; docs/performance.md, round 23). */
 	a->qstride = (a->qstride + AN_PAIR - 1) & ~(size_t)(AN_PAIR - 1);
 	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
 	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
@@ -90,14 +89,15 @@ static int create_detectors(struct hw_analyzer *a)
 			return -1;
 		a->qstate = (unsigned char *)a->qstate_mem + (AN_PAIR - (uintptr_t)a->qstate_mem % AN_PAIR) % AN_PAIR;
 	}
-	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++) {
-		const uint32_t line = (uint32_t)(h->qoff / AN_LINE * AN_LINE);
-		unsigned k = 0;
-		while (k < a->n_pf && a->pf_off[k] != line)
-			k++;
-		if (k == a->n_pf && k < AN_MAX_DETS)
-			a->pf_off[a->n_pf++] = line;
-	}
+	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
+		for (size_t at = 0; at < h->d->def->brief_size; at += AN_LINE) {
+			const uint32_t line = (uint32_t)(h->qoff + at);
+			unsigned k = 0;
+			while (k < a->n_pf && a->pf_off[k] != line)
+				k++;
+			if (k == a->n_pf && k < 2 * AN_MAX_DETS)
+				a->pf_off[a->n_pf++] = line;
+		}
 	return 0;
 }
 
@@ -471,7 +471,7 @@ static inline __attribute__((always_inline)) struct an_queue *queue_of(struct hw
  * each record's first touch of them missed the cache): the home slot of a record's queue key, fetched
  * AN_AHEAD_SLOT records ahead; AN_AHEAD_QUEUE records ahead, the lines of the queue in that slot that every
  * record touches (its first three lines: key, thresholds, recent flows; the ring bucket of its millisecond) and
- * the line each record hook's state starts in.
+ * the lines of each record hook's state that its short way touches (brief_size).
  * Hints only: a wrong guess (the queue is further along its probe sequence, or new) costs nothing else.
  * always_inline: GCC finds a function whose body is __builtin_prefetch free of side effects and drops its
  * calls before it would inline them (the look-ahead was not in the binary until round 8). */

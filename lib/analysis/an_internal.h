@@ -233,11 +233,11 @@ struct hw_analyzer {
 	unsigned char *qstate;     /* the detectors' per-queue state: qstride bytes per queue, AN_LINE-aligned */
 	unsigned char *qstate_mem; /* ... in this allocation */
 	size_t qstride;
-	uint32_t pf_off[AN_MAX_DETS]; /* the lines of a queue's state the record hooks' states start in ... */
-	unsigned n_pf;                /* ... (their offsets in the row, distinct): the look-ahead's */
-	uint32_t smask, n_senders;    /* sender tables (detectors' sender_size): smask + 1 slots; senders seen */
-	uint32_t fmask, n_flows;      /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
-	struct an_det *dets;          /* the registry's detectors, in order (an_registry.c) */
+	uint32_t pf_off[2 * AN_MAX_DETS]; /* the lines of a queue's state the record hooks' short ways touch ... */
+	unsigned n_pf;                    /* ... (their offsets in the row, distinct): the look-ahead's */
+	uint32_t smask, n_senders;        /* sender tables (detectors' sender_size): smask + 1 slots; senders seen */
+	uint32_t fmask, n_flows;          /* flow tables (detectors' flow_size): fmask + 1 slots; flows seen */
+	struct an_det *dets;              /* the registry's detectors, in order (an_registry.c) */
 	unsigned n_dets;
 	/* the enabled detectors (a->c is fixed) with each hook, in order; the record hooks as the per-record
 	 * loop calls them */

@@ -66,6 +66,8 @@ struct an_detector {
 	unsigned n_keys;
 	void (*defaults)(struct hw_an_config *c); /* sets its keys' documented defaults */
 	size_t queue_size, flow_size, sender_size, state_size;
+	size_t brief_size;  /* the bytes at the start of its per-queue state that its record hook's short way touches
+	                       (AN_RECORD_ARMING's brief): the look-ahead fetches their lines (0: none) */
 	int per_report;     /* its report hook counts reports (sequence numbers): not given the paths that
 	                       the core assembles from postcards (an_report.postcards) */
 	int has_episode;    /* AN_EPISODE */

@@ -22,6 +22,8 @@ struct buildup_q {                       /* per queue; what brief touches first 
 	struct an_hyst h;
 	double slope; /* units per ns, at the last evaluation */
 };
+/* what brief touches (detector.h brief_size): the flows, h.active and h.above, a pair of lines */
+#define BUILDUP_BRIEF (offsetof(struct buildup_q, h) + offsetof(struct an_hyst, above) + 1)
 
 /* Remember the record's flow at the queue: its slot's time renewed, else the stalest slot taken. */
 static void see_flow(struct buildup_q *b, const struct hw_record *r)
@@ -356,6 +358,7 @@ const struct an_detector an_detect_buildup = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct buildup_q),
+    .brief_size = BUILDUP_BRIEF,
     .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,

@@ -12,6 +12,7 @@ struct drops_q {                    /* per queue: a tumbling window; what brief 
 	uint8_t last_reason;
 	struct an_hyst h;
 };
+#define DROPS_BRIEF offsetof(struct drops_q, drops) /* what brief touches (detector.h brief_size): start .. seen */
 
 static void close_window(struct hw_analyzer *a, struct an_queue *q, struct drops_q *w, uint64_t now)
 {
@@ -115,6 +116,7 @@ const struct an_detector an_detect_drops = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct drops_q),
+    .brief_size = DROPS_BRIEF,
     .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,

@@ -29,6 +29,9 @@ struct high_q {            /* per queue, each of the two; what quiet_sample read
 	uint64_t slot;        /* the newest slot's number (time / slot width), with pend_t: see cur_slot() */
 	uint64_t high[SLOTS]; /* time high in each of the last SLOTS slots (ns) */
 };
+/* what quiet_sample touches (detector.h brief_size): up to h.active */
+#define HIGH_BRIEF (offsetof(struct high_q, h) + offsetof(struct an_hyst, active) + 1)
+_Static_assert(HIGH_BRIEF <= AN_LINE, "struct high_q: what a quiet sample touches in its first line");
 
 static uint64_t slot_width(uint64_t hold)
 {
@@ -370,6 +373,7 @@ const struct an_detector an_detect_high_queue = {
     AN_KEYS(queue_keys),
     .defaults = queue_defaults,
     .queue_size = sizeof(struct high_q),
+    .brief_size = HIGH_BRIEF,
     .record = queue_record_arming,
     .tick_queue = queue_tick,
     .tick_armed = queue_tick_armed,
@@ -384,6 +388,7 @@ const struct an_detector an_detect_high_latency = {
     AN_KEYS(latency_keys),
     .defaults = latency_defaults,
     .queue_size = sizeof(struct high_q),
+    .brief_size = HIGH_BRIEF,
     .record = latency_record_arming,
     .tick_queue = latency_tick,
     .tick_armed = latency_tick_armed,

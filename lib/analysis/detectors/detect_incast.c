@@ -31,6 +31,9 @@ struct incast_q {           /* per queue: distinct sources (hash of src_ip) in t
 	uint8_t n_src;
 	uint8_t sent_src; /* the sources the last raise or update said */
 };
+/* what brief touches (detector.h brief_size): up to h.active */
+#define INCAST_BRIEF (offsetof(struct incast_q, h) + offsetof(struct an_hyst, active) + 1)
+_Static_assert(INCAST_BRIEF <= AN_LINE, "struct incast_q: what brief touches in its first line");
 
 /* Sample occ at t: has the queue been frozen (flat at or above its clear level for hold_ns) since it last
  * drained below its clear level? */
@@ -220,6 +223,7 @@ const struct an_detector an_detect_incast = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct incast_q),
+    .brief_size = INCAST_BRIEF,
     .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,

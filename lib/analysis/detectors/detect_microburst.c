@@ -25,6 +25,7 @@ struct burst_q { /* per queue */
 	uint8_t frozen;                /* it stayed flat for high_queue.hold_ns: nothing left it */
 	uint8_t judged, victim, joins; /* ... a congestion tree's victim then (no event), a tree's aftermath then */
 };
+#define BURST_BRIEF (offsetof(struct burst_q, in) + 1) /* what brief touches (detector.h brief_size) */
 
 /* A fall below the burst clear that the queue climbs back from to its burst level within this does not end the
  * burst (the swing rule). */
@@ -209,6 +210,7 @@ const struct an_detector an_detect_microburst = {
     AN_KEYS(keys),
     .defaults = defaults,
     .queue_size = sizeof(struct burst_q),
+    .brief_size = BURST_BRIEF,
     .record = record_arming,
     .tick_queue = tick_queue,
     .tick_armed = tick_queue_armed,
