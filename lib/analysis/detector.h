@@ -199,6 +199,10 @@ static inline const struct an_hyst *an_episode(const struct hw_analyzer *a, enum
 int an_tree_victim(const struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
 /* The root (queue index) of the congestion tree queue index qi is a victim of, qi itself when none. */
 uint32_t an_tree_root(const struct hw_analyzer *a, uint32_t qi, uint64_t now);
+/* The Incast at queue q ended as q froze (a host that stopped draining, detect_incast.c): a congestion tree rooted at q
+ * that went into that Incast (an update of it) is raised as its own alert now, while q is in a HighQueue episode
+ * (detect_congestion_tree.c; nothing without that detector). */
+void an_tree_unfold(struct hw_analyzer *a, const struct an_queue *q, uint64_t now);
 /* Whether queue q is frozen, a host that stopped draining (detect_incast.c: flat at or above its HighQueue clear level
  * for high_queue.hold_ns since it last drained below it); 0 with Incast off. */
 int an_queue_frozen(const struct hw_analyzer *a, const struct an_queue *q);

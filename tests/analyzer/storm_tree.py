@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The check of the storm tests (storm_behind_tree.sh, storm_in_episode.sh), against the simulation's truth: a
-CongestionTree at the injected PFC storm's place, raised while the storm lasts, every victim it names one of the queues
-the truth says the storm paused, at least congestion_tree.victims (2) of them.  Exit 0 when there is one.
+"""The check of the storm tests (storm_behind_tree.sh, storm_in_episode.sh, storm_after_incast.sh), against the
+simulation's truth: a CongestionTree at the injected PFC storm's place, raised while the storm lasts, every victim it
+names one of the queues the truth says the storm paused, at least congestion_tree.victims (2) of them.  Exit 0 when
+there is one.
 usage: storm_tree.py TRUTH.json EVENTS.jsonl"""
 import json
 import sys

@@ -11,7 +11,8 @@
  * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
  * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
  * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
- * if the tree outlasts the Incast).  Whether a queue is a victim (an_tree_victim, asked by the other detectors) is
+ * if the tree outlasts the Incast: at the next tick, or at once when the Incast ends as the queue freezes,
+ * an_tree_unfold).  Whether a queue is a victim (an_tree_victim, asked by the other detectors) is
  * a query of the state alone, the same whichever detector asks.  Uses HighQueue's state, so it needs that detector
  * on. */
 #include <stdio.h>
@@ -372,6 +373,19 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 		if (!tq(a, d, root)->h.active && tq(a, d, root)->n_victims >= a->c.tree_victims)
 			raise_tree(a, d, root, now);
 	}
+}
+
+/* At the Incast's end, not at the next tick: by then an Incast raised again at the queue (the backlog the storm held,
+ * draining) would keep the tree folded into it, and the storm would go without a tree of its own. */
+void an_tree_unfold(struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
+	if (!d || !an_enabled(a, HW_AN_CONGESTION_TREE))
+		return;
+	const uint32_t qi = (uint32_t)(q - a->queues);
+	const struct tree_q *t = tq(a, d, qi);
+	if (t->h.active && t->folded && high(a, qi))
+		raise_tree(a, d, qi, now);
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)

@@ -148,8 +148,10 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	else if (!draining(a, w, r->time_ns))
 		v = 0; /* nothing seen leaving: a fan-in drains, a host that stopped draining does not */
 	if (stuck) {   /* not draining: what arrives is held, not fanning in faster than it leaves */
-		if (w->h.active)
+		if (w->h.active) {
 			end_incast(a, q, w, r->time_ns); /* the host stopped draining: CongestionTree's now */
+			an_tree_unfold(a, q, r->time_ns);
+		}
 		return;
 	}
 	if (!w->h.active && v < a->c.incast_sources)
