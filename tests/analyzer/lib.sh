@@ -85,3 +85,11 @@ sweep_run() {
   "$an" run --jsonl "$dir/records.jsonl" --lldp "$dir/lldp.pcap" --map "$dir/map.json" --events "$dir/ev.jsonl" \
     --quiet >"$dir/an.log" 2>&1 || fail "hopwatch-analyzer run exited $?: $(tail -1 "$dir/an.log")"
 }
+
+# After sweep_run of a PFC storm: storm_tree.py's check of its events against the truth (a CongestionTree at the storm's
+# place while it lasts, its victims ones the storm paused); fails the test without one.
+storm_tree_check() {
+  python3 "$(dirname "${BASH_SOURCE[0]}")/storm_tree.py" "$dir/truth.json" "$dir/ev.jsonl" ||
+    fail "no CongestionTree at the storm's place while it lasted"
+  echo "PASS"
+}

@@ -14,5 +14,4 @@ sweep_run "$gen" "$an" --topology leaf-spine:8,16,4 --format tr0.5 --seed 304 \
   --host-gbps 100 --fabric-gbps 100 --xoff-kb 133 --xon-kb 97 --buffer-kb 2095 --load 0.44 --tcp-load 0.02 \
   --sample 500 --queue-report-kb 58 --queue-report-flow share \
   --event pfc-storm:host=host27,senders=2,gbps=20,start_us=1450,dur_us=2632
-python3 "$(dirname "$0")/storm_tree.py" "$dir/truth.json" "$dir/ev.jsonl" || fail "no CongestionTree for the storm"
-echo "PASS"
+storm_tree_check
