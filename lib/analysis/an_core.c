@@ -16,16 +16,22 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
-/* n rounded up to a multiple of AN_LINE. */
-static size_t lines_of(size_t n)
+/* n rounded up to a multiple of to (a power of 2). */
+static size_t round_up(size_t n, size_t to)
 {
-	return (n + AN_LINE - 1) & ~(size_t)(AN_LINE - 1);
+	return (n + to - 1) & ~(to - 1);
+}
+
+/* The first boundary of to bytes (a power of 2) in mem (calloc'd to bytes larger than its table); NULL for NULL. */
+static void *align_up(void *mem, size_t to)
+{
+	return mem ? (unsigned char *)mem + (to - (uintptr_t)mem % to) % to : NULL;
 }
 
 /* The first AN_LINE boundary in mem (calloc'd AN_LINE bytes larger than its table); NULL for NULL. */
 static void *line_up(void *mem)
 {
-	return mem ? (unsigned char *)mem + (AN_LINE - (uintptr_t)mem % AN_LINE) % AN_LINE : NULL;
+	return align_up(mem, AN_LINE);
 }
 
 /* The per-queue state's rows start on a pair of lines (the pairs the hardware fetches together). */
@@ -53,7 +59,7 @@ static int create_detectors(struct hw_analyzer *a)
 		const struct an_detector *def = an_registry[i];
 		d->def = def;
 		d->qoff = a->qstride;
-		a->qstride += lines_of(def->queue_size); /* its state from a line's start: below */
+		a->qstride += round_up(def->queue_size, AN_LINE); /* its state from a line's start: below */
 		/* calloc'd (pages untouched until used), on an AN_LINE boundary: a slot of a line's size is one line */
 		if (def->flow_size) {
 			d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE);
@@ -82,12 +88,12 @@ static int create_detectors(struct hw_analyzer *a)
 	/* Rows on pairs of cache lines, each detector's state from a line's start: what a record hook's short way
 	 * touches (AN_RECORD_ARMING), which its state keeps first (brief_size), is then in the same lines of every
 	 * queue's row, which the look-ahead fetches, each once (prefetch_state; docs/performance.md, round 23). */
-	a->qstride = (a->qstride + AN_PAIR - 1) & ~(size_t)(AN_PAIR - 1);
+	a->qstride = round_up(a->qstride, AN_PAIR);
 	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
 	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
 		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_PAIR)))
 			return -1;
-		a->qstate = (unsigned char *)a->qstate_mem + (AN_PAIR - (uintptr_t)a->qstate_mem % AN_PAIR) % AN_PAIR;
+		a->qstate = align_up(a->qstate_mem, AN_PAIR);
 	}
 	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
 		for (size_t at = 0; at < h->d->def->brief_size; at += AN_LINE) {

@@ -68,20 +68,13 @@ static int step(const struct an_rec_hook *k, const struct hw_analyzer *a, const 
 	memcpy(copy, qs, size);
 	if (k->local(a, q, copy, r))
 		return 0;
-	/* the two left alone, in the order they lie in struct an_hyst */
-	size_t skip[2][2] = {{k->episode_off + offsetof(struct an_hyst, id), sizeof(uint64_t)},
-	                     {k->episode_off + offsetof(struct an_hyst, active), 1}};
-	if (skip[0][0] > skip[1][0]) {
-		const size_t t0 = skip[0][0], t1 = skip[0][1];
-		skip[0][0] = skip[1][0], skip[0][1] = skip[1][1];
-		skip[1][0] = t0, skip[1][1] = t1;
-	}
-	size_t at = 0;
-	for (unsigned i = 0; i < 2; i++) {
-		memcpy(qs + at, copy + at, skip[i][0] - at);
-		at = skip[i][0] + skip[i][1];
-	}
-	memcpy(qs + at, copy + at, size - at);
+	_Static_assert(offsetof(struct an_hyst, active) < offsetof(struct an_hyst, id),
+	               "struct an_hyst: active, then id");
+	const size_t act = k->episode_off + offsetof(struct an_hyst, active);
+	const size_t id = k->episode_off + offsetof(struct an_hyst, id), id_end = id + sizeof(uint64_t);
+	memcpy(qs, copy, act);
+	memcpy(qs + act + 1, copy + act + 1, id - act - 1);
+	memcpy(qs + id_end, copy + id_end, size - id_end);
 	return 1;
 }
 

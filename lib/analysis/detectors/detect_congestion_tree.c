@@ -375,17 +375,24 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 	}
 }
 
+/* Root qi, in a HighQueue episode: a tree that went into the Incast there outlasts it once that Incast has ended, and
+ * goes on as its own alert. */
+static void outlasts(struct hw_analyzer *a, const struct an_det *d, uint32_t qi, uint64_t now)
+{
+	const struct tree_q *t = tq(a, d, qi);
+	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, &a->queues[qi]);
+	if (t->h.active && t->folded && !(inc && inc->active))
+		raise_tree(a, d, qi, now);
+}
+
 /* At the Incast's end, not at the next tick: by then an Incast raised again at the queue (the backlog the storm held,
  * draining) would keep the tree folded into it, and the storm would go without a tree of its own. */
 void an_tree_unfold(struct hw_analyzer *a, const struct an_queue *q, uint64_t now)
 {
 	const struct an_det *d = an_det_of(a, HW_AN_CONGESTION_TREE);
-	if (!d || !an_enabled(a, HW_AN_CONGESTION_TREE))
-		return;
 	const uint32_t qi = (uint32_t)(q - a->queues);
-	const struct tree_q *t = tq(a, d, qi);
-	if (t->h.active && t->folded && high(a, qi))
-		raise_tree(a, d, qi, now);
+	if (d && an_enabled(a, HW_AN_CONGESTION_TREE) && high(a, qi))
+		outlasts(a, d, qi, now);
 }
 
 static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, uint64_t now)
@@ -393,9 +400,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	struct tree_q *t = qs;
 	uint32_t qi = (uint32_t)(q - a->queues);
 	if (high(a, qi)) {
-		const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
-		if (t->h.active && t->folded && !(inc && inc->active))
-			raise_tree(a, d, qi, now); /* the Incast it went into ended, the tree goes on: its own alert */
+		outlasts(a, d, qi, now);
 		return;
 	}
 	if (t->h.active && t->folded) {

@@ -224,18 +224,16 @@ static void quiet(struct hw_analyzer *a, struct an_queue *q, enum hw_an_kind kin
 }
 
 /* A quiet sample, most of them: below raise, with no episode, run or high time held (nothing but the window's clock
- * to move), in order and within clear_ns of the previous one.  high_step would only move pend_t and last_t on (its
- * first two steps do nothing then, and window() takes its short way), so that is all this does, without the rest of
- * its tests. */
+ * to move), in order and within clear_ns of the previous one.  high_step would only move the window on (its first two
+ * steps do nothing then, and window() takes its short way), so that is all this does, without the rest of its
+ * tests. */
 static inline __attribute__((always_inline)) int quiet_sample(struct high_q *s, double raise,
                                                               const struct hw_an_hyst *rule, double v, uint64_t t)
 {
 	if (s->h.active | s->run | s->was_high | s->dirty || v >= raise ||
 	    (s->last_t && (t < s->last_t || t - s->last_t >= rule->clear_ns)))
 		return 0;
-	if (t > s->pend_t)
-		s->pend_t = t;
-	s->last_t = t;
+	window(s, t, rule->hold_ns);
 	return 1;
 }
 

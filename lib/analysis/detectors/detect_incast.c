@@ -184,8 +184,8 @@ static int tick_pending(const struct hw_analyzer *a, const struct an_queue *q, c
 	return w->storm || w->h.active;
 }
 /* record's short way (detector.h AN_RECORD_ARMING): no occupancy, or a quiet sample with no episode open: below the
- * clear level (not frozen: the flat stretch starts again here) and the incast level (no sources counted; under
- * incast_sources, nothing to raise or wait for).  record's steps come to these then. */
+ * clear level (frozen() finds it not frozen) and the incast level (no sources counted; under incast_sources, nothing
+ * to raise or wait for).  record's steps come to these then. */
 static inline __attribute__((always_inline)) int brief(const struct hw_analyzer *a, const struct an_queue *q, void *qs,
                                                        const struct hw_record *r)
 {
@@ -195,9 +195,7 @@ static inline __attribute__((always_inline)) int brief(const struct hw_analyzer 
 	const double occ = r->queue_occupancy;
 	if (w->h.active || occ >= q->th.clear || occ >= q->th.incast || a->c.incast_sources == 0)
 		return 0;
-	w->storm = 0;
-	w->flat_from = r->time_ns;
-	w->flat_occ = occ;
+	frozen(a, q, w, occ, r->time_ns); /* below clear: not frozen, the flat stretch starts again here */
 	note_drain(q, w, r);
 	w->held_t = 0;
 	return 1;
