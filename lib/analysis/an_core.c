@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "detector.h"
+#include "table_mem.h"
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -20,18 +21,6 @@ static uint32_t pow2_at_least(uint32_t n)
 static size_t round_up(size_t n, size_t to)
 {
 	return (n + to - 1) & ~(to - 1);
-}
-
-/* The first boundary of to bytes (a power of 2) in mem (calloc'd to bytes larger than its table); NULL for NULL. */
-static void *align_up(void *mem, size_t to)
-{
-	return mem ? (unsigned char *)mem + (to - (uintptr_t)mem % to) % to : NULL;
-}
-
-/* The first AN_LINE boundary in mem (calloc'd AN_LINE bytes larger than its table); NULL for NULL. */
-static void *line_up(void *mem)
-{
-	return align_up(mem, AN_LINE);
 }
 
 /* The per-queue state's rows start on a pair of lines (the pairs the hardware fetches together). */
@@ -60,13 +49,10 @@ static int create_detectors(struct hw_analyzer *a)
 		d->def = def;
 		d->qoff = a->qstride;
 		a->qstride += round_up(def->queue_size, AN_LINE); /* its state from a line's start: below */
-		/* calloc'd (pages untouched until used), on an AN_LINE boundary: a slot of a line's size is one line */
-		if (def->flow_size) {
-			d->flows_mem = calloc(1, an_flow_slots(a) * def->flow_size + AN_LINE);
-			if (!(d->flows = line_up(d->flows_mem)))
-				return -1;
-		}
-		if (def->sender_size && !(d->senders = calloc(an_sender_slots(a), def->sender_size)))
+		/* on a page boundary (a slot of a line's size is one line), pages untouched until used (table_mem.h) */
+		if (def->flow_size && !(d->flows = hw_table_alloc((size_t)an_flow_slots(a) * def->flow_size)))
+			return -1;
+		if (def->sender_size && !(d->senders = hw_table_alloc((size_t)an_sender_slots(a) * def->sender_size)))
 			return -1;
 		if (def->state_size && !(d->state = calloc(1, def->state_size)))
 			return -1;
@@ -90,11 +76,8 @@ static int create_detectors(struct hw_analyzer *a)
 	 * queue's row, which the look-ahead fetches, each once (prefetch_state; docs/performance.md, round 23). */
 	a->qstride = round_up(a->qstride, AN_PAIR);
 	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
-	if (a->qstride) { /* calloc: zeroed pages from the system untouched until used (a memset would touch them) */
-		if (!(a->qstate_mem = calloc(1, rows * a->qstride + AN_PAIR)))
-			return -1;
-		a->qstate = align_up(a->qstate_mem, AN_PAIR);
-	}
+	if (a->qstride && !(a->qstate = hw_table_alloc(rows * a->qstride))) /* zeroed pages, untouched until used */
+		return -1;
 	for (const struct an_rec_hook *h = a->rec, *const end = h + a->n_rec; h < end; h++)
 		for (size_t at = 0; at < h->d->def->brief_size; at += AN_LINE) {
 			const uint32_t line = (uint32_t)(h->qoff + at);
@@ -123,9 +106,8 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->ctx = ctx;
 	a->next_id = 1;
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
-	/* calloc'd (pages untouched until used), the queues on AN_LINE boundaries: see struct an_queue */
-	a->queues_mem = calloc(1, (c->max_queues ? c->max_queues : 1) * sizeof(*a->queues) + AN_LINE);
-	a->queues = line_up(a->queues_mem);
+	/* zeroed pages untouched until used, the queues on AN_LINE boundaries (struct an_queue) */
+	a->queues = hw_table_alloc((c->max_queues ? c->max_queues : 1) * sizeof(*a->queues));
 	a->qslots = calloc(qcap, sizeof(*a->qslots));
 	a->qmask = qcap - 1;
 	a->smask = 4095;
@@ -147,8 +129,8 @@ void hw_an_destroy(struct hw_analyzer *a)
 	if (!a)
 		return;
 	for (unsigned i = 0; a->dets && i < a->n_dets; i++) {
-		free(a->dets[i].flows_mem);
-		free(a->dets[i].senders);
+		hw_table_free(a->dets[i].flows);
+		hw_table_free(a->dets[i].senders);
 		free(a->dets[i].state);
 		free(a->dets[i].armed);
 	}
@@ -158,8 +140,8 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->dets);
 	free(a->on_report);
 	free(a->rec);
-	free(a->qstate_mem);
-	free(a->queues_mem);
+	hw_table_free(a->qstate);
+	hw_table_free(a->queues);
 	free(a->qslots);
 	free(a->pending);
 	free(a->postcards);

@@ -223,15 +223,13 @@ struct hw_analyzer {
 	struct an_ev spare; /* built and dropped when the queue cannot grow (out of memory) */
 	uint64_t events_dropped;
 	int delivering;
-	int per_step;              /* hw_an_deliver_per_step */
-	int finishing;             /* end of input: windows close early so their counts are judged */
-	struct an_queue *queues;   /* AN_LINE-aligned ... */
-	unsigned char *queues_mem; /* ... in this allocation */
-	uint32_t *qslots;          /* open addressing: index + 1, 0 = empty */
+	int per_step;            /* hw_an_deliver_per_step */
+	int finishing;           /* end of input: windows close early so their counts are judged */
+	struct an_queue *queues; /* a table of table_mem.h (page-aligned) */
+	uint32_t *qslots;        /* open addressing: index + 1, 0 = empty */
 	uint32_t qmask, n_queues;
-	struct an_nodes nodes;     /* the queues of each switch (an_nodes.c) */
-	unsigned char *qstate;     /* the detectors' per-queue state: qstride bytes per queue, AN_LINE-aligned */
-	unsigned char *qstate_mem; /* ... in this allocation */
+	struct an_nodes nodes; /* the queues of each switch (an_nodes.c) */
+	unsigned char *qstate; /* the detectors' per-queue state: qstride bytes per queue, a table of table_mem.h */
 	size_t qstride;
 	uint32_t pf_off[2 * AN_MAX_DETS]; /* the lines of a queue's state the record hooks' short ways touch ... */
 	unsigned n_pf;                    /* ... (their offsets in the row, distinct): the look-ahead's */

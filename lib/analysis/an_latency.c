@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "an_internal.h"
+#include "table_mem.h"
 
 /* Histogram: values below LAT_SUB exact; above, LAT_SUB buckets per power of two up to 2^(LAT_MAX_EXP+1)
  * (a path of AN_PATH hops of 32-bit latencies stays below 2^36).  A bucket [lo, lo + w) has w <= lo/16,
@@ -40,8 +41,8 @@ struct hw_an_latmatrix *an_latency_create(const struct hw_topo *topo)
 	if (!m)
 		return NULL;
 	m->topo = topo;
-	m->cells = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->cells));
-	m->hist = calloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES, sizeof(*m->hist));
+	m->cells = hw_table_alloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES * sizeof(*m->cells));
+	m->hist = hw_table_alloc((size_t)HW_AN_LAT_LEAVES * HW_AN_LAT_LEAVES * sizeof(*m->hist));
 	if (!m->cells || !m->hist) {
 		an_latency_destroy(m);
 		return NULL;
@@ -53,8 +54,8 @@ void an_latency_destroy(struct hw_an_latmatrix *m)
 {
 	if (!m)
 		return;
-	free(m->cells);
-	free(m->hist);
+	hw_table_free(m->cells);
+	hw_table_free(m->hist);
 	free(m);
 }
 

@@ -94,9 +94,8 @@ struct an_detector {
 struct an_det {
 	const struct an_detector *def;
 	size_t qoff;                   /* its slice's offset in each queue's state */
-	void *flows, *senders, *state; /* flows: from the first AN_LINE boundary in flows_mem */
-	void *flows_mem;
-	uint64_t *armed; /* with tick_armed: a bit per queue index, the queues its next tick visits */
+	void *flows, *senders, *state; /* flows and senders: tables of table_mem.h (page-aligned) */
+	uint64_t *armed;               /* with tick_armed: a bit per queue index, the queues its next tick visits */
 };
 
 /* Detector d's next tick visits queue index qi: for its hooks other than record that change qi's state

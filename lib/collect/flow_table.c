@@ -5,6 +5,7 @@
 
 #include "facts.h"
 #include "flow_table.h"
+#include "table_mem.h"
 #include "table_size.h"
 
 int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
@@ -12,18 +13,13 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 	if (capacity < 1)
 		capacity = 1;
 	uint32_t nb = hw_pow2_at_least(capacity, 16, 1u << 30);
-	/* calloc (pages zeroed as they are first touched), one spare entry paying for the alignment */
-	t->e_mem = calloc((size_t)capacity + 1, sizeof(*t->e));
-	t->buckets = malloc((size_t)nb * sizeof(uint32_t));
-	if (!t->e_mem || !t->buckets) {
-		free(t->e_mem);
-		free(t->buckets);
-		t->e_mem = NULL;
-		t->e = NULL;
-		t->buckets = NULL;
+	/* zeroed pages, untouched until used (table_mem.h); the buckets are all written below */
+	t->e = hw_table_alloc((size_t)capacity * sizeof(*t->e));
+	t->buckets = hw_table_alloc((size_t)nb * sizeof(uint32_t));
+	if (!t->e || !t->buckets) {
+		hw_flow_table_free(t);
 		return -1;
 	}
-	t->e = (struct hw_flow_entry *)(((uintptr_t)t->e_mem + 31) & ~(uintptr_t)31);
 	for (uint32_t i = 0; i < nb; i++)
 		t->buckets[i] = HW_FLOW_NONE;
 	t->bucket_mask = nb - 1;
@@ -36,9 +32,8 @@ int hw_flow_table_init(struct hw_flow_table *t, uint32_t capacity)
 
 void hw_flow_table_free(struct hw_flow_table *t)
 {
-	free(t->e_mem);
-	free(t->buckets);
-	t->e_mem = NULL;
+	hw_table_free(t->e);
+	hw_table_free(t->buckets);
 	t->e = NULL;
 	t->buckets = NULL;
 }

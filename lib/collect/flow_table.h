@@ -25,9 +25,8 @@ _Static_assert(sizeof(struct hw_flow_entry) == 32, "an entry is half a cache lin
  * before the flows that keep reporting.  A hit only sets the mark in the entry it already read
  * (exact LRU moved the entry in a linked list, writing two other random entries per report). */
 struct hw_flow_table {
-	struct hw_flow_entry *e; /* cap entries, 32-byte aligned, inside e_mem */
-	void *e_mem;
-	uint32_t *buckets; /* heads of hash chains, HW_FLOW_NONE when empty */
+	struct hw_flow_entry *e; /* cap entries, a table of table_mem.h (page-aligned) */
+	uint32_t *buckets;       /* heads of hash chains, HW_FLOW_NONE when empty */
 	uint32_t bucket_mask;
 	uint32_t cap, n;
 	uint32_t hand;         /* next entry the clock looks at */

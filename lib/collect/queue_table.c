@@ -4,23 +4,20 @@
 #include <stdint.h>
 
 #include "queue_table.h"
+#include "table_mem.h"
 #include "table_size.h"
 
 int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 {
 	uint32_t cap = hw_pow2_at_least(capacity, 16, 1u << 30);
-	/* calloc, not aligned_alloc + memset: pages are zeroed by the kernel as they are first touched,
-	 * so a large table costs memory only for the keys in use.  One spare slot pays for the alignment. */
-	t->mem = calloc((size_t)cap + 1, sizeof(*t->slots));
-	t->index = calloc(cap, sizeof(*t->index));
-	if (!t->mem || !t->index) {
-		free(t->mem);
-		free(t->index);
-		t->mem = NULL;
-		t->index = NULL;
+	/* not aligned_alloc + memset: pages are zeroed by the kernel as they are first touched, so a large
+	 * table costs memory only for the keys in use (table_mem.h) */
+	t->slots = hw_table_alloc((size_t)cap * sizeof(*t->slots));
+	t->index = hw_table_alloc((size_t)cap * sizeof(*t->index));
+	if (!t->slots || !t->index) {
+		hw_queue_table_free(t);
 		return -1;
 	}
-	t->slots = (struct hw_queue_stats *)(((uintptr_t)t->mem + 63) & ~(uintptr_t)63);
 	t->mask = cap - 1;
 	t->limit = hw_table_limit(cap);
 	t->n = 0;
@@ -30,9 +27,8 @@ int hw_queue_table_init(struct hw_queue_table *t, uint32_t capacity)
 
 void hw_queue_table_free(struct hw_queue_table *t)
 {
-	free(t->mem);
-	free(t->index);
-	t->mem = NULL;
+	hw_table_free(t->slots);
+	hw_table_free(t->index);
 	t->index = NULL;
 	t->slots = NULL;
 }

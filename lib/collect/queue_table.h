@@ -53,8 +53,7 @@ _Static_assert(sizeof(struct hw_queue_stats) == 256, "a slot is four lines");
  * sized for 65,536, their lines span a few hundred pages rather than one page each (a TLB miss per hop,
  * which no prefetch hid).  A slot, once given, keeps its key. */
 struct hw_queue_table {
-	struct hw_queue_stats *slots; /* capacity entries, 64-byte aligned, inside mem; keys in [0, n) */
-	void *mem;
+	struct hw_queue_stats *slots; /* capacity entries, a table of table_mem.h (page-aligned); keys in [0, n) */
 	uint32_t *index;   /* capacity entries: 1 + the slot of the key hashed here (probing on), 0 = empty */
 	uint32_t mask;     /* capacity - 1 (capacity a power of two) */
 	uint32_t limit;    /* at most this many keys (capacity * 3/4): bounded probing */
