@@ -9,6 +9,11 @@
 #include "hopwatch/record.h"
 #include "records_clickhouse.h"
 
+/* Records a file source decodes per batch: 512 records (68 KiB) are still in the core's caches when the
+ * analyzer reads them right after; HW_STREAM_MAX_BATCH (557 KiB) were not, and cost 2 % more CPU in all
+ * (docs/performance.md, round 24). */
+#define HW_SRC_FILE_BATCH 512
+
 /* What next() returns besides a record count. */
 enum { HW_SRC_END = -1, HW_SRC_ERROR = -2 };
 

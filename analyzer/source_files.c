@@ -1,10 +1,9 @@
 /* Record source: binary record files (--records, docs/records.md), read in the order given, in batches
- * of HW_STREAM_MAX_BATCH records; each file is opened when the previous one is done. */
+ * of HW_SRC_FILE_BATCH records; each file is opened when the previous one is done. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "hopwatch/record_file.h"
-#include "hopwatch/stream.h"
 #include "record_source.h"
 
 struct source_files {
@@ -12,7 +11,7 @@ struct source_files {
 	const char *const *paths;
 	int n, i; /* files, and the one being read */
 	struct hw_record_reader *rd;
-	struct hw_record buf[HW_STREAM_MAX_BATCH];
+	struct hw_record buf[HW_SRC_FILE_BATCH];
 };
 
 static long files_next_into(struct record_source *s, struct hw_record *buf, size_t cap, char *err, size_t errlen)
@@ -40,7 +39,7 @@ static long files_next(struct record_source *s, const struct hw_record **r, char
 {
 	struct source_files *f = (struct source_files *)s;
 	*r = f->buf;
-	return files_next_into(s, f->buf, HW_STREAM_MAX_BATCH, err, errlen);
+	return files_next_into(s, f->buf, HW_SRC_FILE_BATCH, err, errlen);
 }
 
 static void files_close(struct record_source *s)
