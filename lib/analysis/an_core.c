@@ -17,12 +17,6 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
-/* n rounded up to a multiple of to (a power of 2). */
-static size_t round_up(size_t n, size_t to)
-{
-	return (n + to - 1) & ~(to - 1);
-}
-
 /* The per-queue state's rows start on a pair of lines (the pairs the hardware fetches together). */
 #define AN_PAIR (2 * AN_LINE)
 
@@ -48,7 +42,7 @@ static int create_detectors(struct hw_analyzer *a)
 		const struct an_detector *def = an_registry[i];
 		d->def = def;
 		d->qoff = a->qstride;
-		a->qstride += round_up(def->queue_size, AN_LINE); /* its state from a line's start: below */
+		a->qstride += hw_round_up(def->queue_size, AN_LINE); /* its state from a line's start: below */
 		/* on a page boundary (a slot of a line's size is one line), pages untouched until used (table_mem.h) */
 		if (def->flow_size && !(d->flows = hw_table_alloc((size_t)an_flow_slots(a) * def->flow_size)))
 			return -1;
@@ -74,7 +68,7 @@ static int create_detectors(struct hw_analyzer *a)
 	/* Rows on pairs of cache lines, each detector's state from a line's start: what a record hook's short way
 	 * touches (AN_RECORD_ARMING), which its state keeps first (brief_size), is then in the same lines of every
 	 * queue's row, which the look-ahead fetches, each once (prefetch_state; docs/performance.md, round 23). */
-	a->qstride = round_up(a->qstride, AN_PAIR);
+	a->qstride = hw_round_up(a->qstride, AN_PAIR);
 	const size_t rows = a->c.max_queues ? a->c.max_queues : 1;
 	if (a->qstride && !(a->qstate = hw_table_alloc(rows * a->qstride))) /* zeroed pages, untouched until used */
 		return -1;
@@ -108,7 +102,7 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	uint32_t qcap = pow2_at_least(c->max_queues * 2);
 	/* zeroed pages untouched until used, the queues on AN_LINE boundaries (struct an_queue) */
 	a->queues = hw_table_alloc((c->max_queues ? c->max_queues : 1) * sizeof(*a->queues));
-	a->qslots = calloc(qcap, sizeof(*a->qslots));
+	a->qslots = hw_table_alloc((size_t)qcap * sizeof(*a->qslots)); /* read by every record, as the queues */
 	a->qmask = qcap - 1;
 	a->smask = 4095;
 	a->fmask = pow2_at_least(c->max_flows) - 1;
@@ -142,7 +136,7 @@ void hw_an_destroy(struct hw_analyzer *a)
 	free(a->rec);
 	hw_table_free(a->qstate);
 	hw_table_free(a->queues);
-	free(a->qslots);
+	hw_table_free(a->qslots);
 	free(a->pending);
 	free(a->postcards);
 	an_latency_destroy(a->lat);

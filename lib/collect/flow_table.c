@@ -1,7 +1,6 @@
 /* The flow table: hash chains over a fixed entry array and a CLOCK hand over the same array, so that
  * lookup and insert are O(1), eviction amortised O(1), and memory never grows after init. */
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "facts.h"
 #include "flow_table.h"

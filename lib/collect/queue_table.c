@@ -1,6 +1,5 @@
 /* Per-(node, egress port, queue) statistics: an open-addressing index with linear probing over slots
  * handed out in order, written by one worker and read, without locks, by the exporter (keys published last). */
-#include <stdlib.h>
 #include <stdint.h>
 
 #include "queue_table.h"

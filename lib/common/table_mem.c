@@ -28,12 +28,6 @@ static size_t page_size(void)
 	return p > 0 ? (size_t)p : 4096;
 }
 
-/* n rounded up to a multiple of to (a power of 2). */
-static size_t round_up(size_t n, size_t to)
-{
-	return (n + to - 1) & ~(to - 1);
-}
-
 void *hw_table_alloc(size_t bytes)
 {
 	const size_t page = page_size();
@@ -44,19 +38,19 @@ void *hw_table_alloc(size_t bytes)
 	unsigned char *raw = calloc(1, bytes + align + sizeof(struct table_head));
 	if (!raw)
 		return NULL;
-	unsigned char *t = (unsigned char *)round_up((uintptr_t)raw + sizeof(struct table_head), align);
+	unsigned char *t = (unsigned char *)hw_round_up((uintptr_t)raw + sizeof(struct table_head), align);
 	memcpy(t - sizeof(struct table_head), &(struct table_head){raw, 0}, sizeof(struct table_head));
 	return t;
 #else
 	/* a page for the head before the table, the table's last huge page whole (the kernel gives a huge page only
 	 * to a 2 MiB extent inside the mapping), and room to slide the table onto its boundary; then the slack is
 	 * handed back */
-	const size_t body = round_up(bytes ? bytes : 1, align);
+	const size_t body = hw_round_up(bytes ? bytes : 1, align);
 	const size_t len = page + body + align;
 	unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	unsigned char *t = (unsigned char *)round_up((uintptr_t)m + page, align);
+	unsigned char *t = (unsigned char *)hw_round_up((uintptr_t)m + page, align);
 	unsigned char *start = t - page, *end = t + body;
 	if (start > m)
 		munmap(m, (size_t)(start - m));
