@@ -47,6 +47,10 @@ struct record_source *hw_source_clickhouse(const struct hw_ch_replay *q, char *e
 /* Listens at once ("listening on ADDR" on stderr unless quiet); over after duration_s (0: never). */
 struct record_source *hw_source_stream(const char *addr, const char *key_path, double duration_s, int quiet, char *err,
                                        size_t errlen);
+/* The shared file of a collector's --stream shm:PATH on this host, followed as collectors come and go; records
+ * are taken in place (HW_SRC_FILE_BATCH at a time).  "waiting for shm:PATH" on stderr unless quiet; over after
+ * duration_s (0: never). */
+struct record_source *hw_source_shm(const char *path, double duration_s, int quiet, char *err, size_t errlen);
 /* in read on a thread of its own, a few batches ahead (run --threads 2); closing the result closes in.  NULL
  * with a message in err (in closed) when the thread cannot start.  For sources whose next() returns within
  * a short while (the reader only sees a stop between calls). */

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "record_source.h"
 #include "run_summary.h"
+#include "stream_shm.h"
 #include "service.h"
 #include "hopwatch/alert_sink.h"
 #include "hopwatch/analyzer.h"
@@ -114,8 +115,9 @@ static const struct hw_opt run_rows[] = {
     {HW_OPT_CUSTOM, "clickhouse-table", .metavar = "T", HW_OPT_AT(O, ch), .parse = ch_table, .what = "table",
      .def_note = "hops", .help = "[database.]table (hops_all = every shard), as the collector's option"},
     {HW_OPT_ALIAS, "table", .alias_of = "clickhouse-table"},
-    {HW_OPT_ADDR, "stream", .metavar = "ADDR", HW_OPT_AT(O, stream), .addr = HW_ADDR_STREAM,
-     .help = "live records from the collector: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_ADDR, "stream", .metavar = "ADDR", HW_OPT_AT(O, stream), .addr = HW_ADDR_STREAM_SHM,
+     .help = "live records from the collector: unix:PATH or tcp:HOST:PORT, or\n"
+             "shm:PATH, the file of a collector's --stream shm:PATH on this host"},
     {HW_OPT_STRING, "stream-key", .metavar = "FILE", HW_OPT_AT(O, stream_key),
      .help = "take only batches authenticated with this shared key (the collector's --stream-key)"},
     {HW_OPT_DURATION, "duration", .metavar = "SECONDS", HW_OPT_AT(O, duration), .hi = 1e9,
@@ -241,6 +243,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_USAGE;
 	}
+	if (hw_shm_path(o->stream) && o->stream_key) {
+		fprintf(stderr, "hopwatch-analyzer run: --stream-key is for unix: and tcp: streams; a shm: file is "
+		                "guarded by its mode (600, the collector's user)\n");
+		return HW_EXIT_USAGE;
+	}
 	if (!o->n_records && !o->n_json && !o->stream && !o->ch.url) {
 		fprintf(
 		    stderr,
@@ -288,15 +295,18 @@ static int open_source(int k, const struct opts *o, struct record_source **src, 
 		*src = hw_source_jsonl(o->json, o->n_json, &stop_flag, err, errlen);
 	else if (k == SRC_CLICKHOUSE && o->ch.url)
 		*src = hw_source_clickhouse(&o->ch, err, errlen);
+	else if (k == SRC_STREAM && hw_shm_path(o->stream))
+		*src = hw_source_shm(hw_shm_path(o->stream), o->duration, o->quiet, err, errlen);
 	else if (k == SRC_STREAM && o->stream)
 		*src = hw_source_stream(o->stream, o->stream_key, o->duration, o->quiet, err, errlen);
 	else
 		return 0;
 	/* --threads 2: on a reader thread the sources whose reads never block for long (a stop signal comes to
 	 * this thread, and a read blocked on a quiet pipe must end with it: JSON lines stay here; ClickHouse's
-	 * query has a thread of its own) */
+	 * query has a thread of its own; shm: has nothing to read or decode, its records are taken in place) */
 	if (*src && o->threads > 1 &&
-	    (k == SRC_STREAM || (k == SRC_RECORDS && regular_files(o->records, o->n_records))))
+	    ((k == SRC_STREAM && !hw_shm_path(o->stream)) ||
+	     (k == SRC_RECORDS && regular_files(o->records, o->n_records))))
 		*src = hw_source_thread(*src, err, errlen);
 	return *src ? 0 : -1;
 }

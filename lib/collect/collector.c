@@ -16,6 +16,7 @@
 #include "json_sink.h"
 #include "metrics.h"
 #include "node_names.h"
+#include "stream_shm.h"
 
 volatile sig_atomic_t hw_stop_requested, hw_reopen_requested;
 
@@ -180,7 +181,12 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		if (!(c->files = hw_record_writer_open(&o, err, errlen)))
 			return -1;
 	}
-	if (c->cfg.stream && !(c->stream = hw_stream_sender_open_keyed(c->cfg.stream, c->cfg.stream_key, err, errlen)))
+	const char *shm = hw_shm_path(c->cfg.stream);
+	if (shm &&
+	    !(c->shm = hw_shm_writer_create(shm, n_workers, c->cfg.sizes.ring_batches, backpressure, err, errlen)))
+		return -1;
+	if (c->cfg.stream && !shm &&
+	    !(c->stream = hw_stream_sender_open_keyed(c->cfg.stream, c->cfg.stream_key, err, errlen)))
 		return -1;
 	if (c->cfg.n_clickhouse) {
 		struct hw_ch_sink_opts o = {.urls = c->cfg.clickhouse,
@@ -202,16 +208,21 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	}
 	for (unsigned i = 0; i < n_workers; i++) {
 		c->workers[i] = aligned_alloc(64, (sizeof(struct hw_worker) + 63) / 64 * 64);
-		if (!c->workers[i] ||
-		    hw_worker_init(c->workers[i], i, &c->cfg.parser, &c->cfg.sizes, c->sinks_on, backpressure)) {
+		if (!c->workers[i] || hw_worker_init(c->workers[i], i, &c->cfg.parser, &c->cfg.sizes,
+		                                     c->sinks_on && !c->shm, backpressure)) {
 			snprintf(err, errlen, "out of memory for worker %u tables (queues %u, senders %u, flows %u)", i,
 			         c->cfg.sizes.queues, c->cfg.sizes.senders, c->cfg.sizes.flows);
 			return -1;
 		}
+		if (c->shm) { /* the analyzer takes the worker's batches itself */
+			hw_shm_writer_ring(c->shm, i, &c->workers[i]->ring);
+			c->workers[i]->has_ring = true;
+		}
 		c->workers[i]->stop = (volatile bool *)&c->sink_stop;
+		c->workers[i]->interrupt = &hw_stop_requested;
 		c->n_workers = i + 1;
 	}
-	if (c->sinks_on && pthread_create(&c->sink_thread, NULL, sink_main, c)) {
+	if (c->sinks_on && !c->shm && pthread_create(&c->sink_thread, NULL, sink_main, c)) {
 		snprintf(err, errlen, "cannot start the sink thread");
 		return -1;
 	}
@@ -236,9 +247,23 @@ void hw_collector_finish(struct hw_collector *c)
 	c->names = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		hw_worker_flush(c->workers[i]);
-	if (c->sinks_on) {
+	if (c->sinks_on && !c->shm) {
 		__atomic_store_n(&c->sink_stop, true, __ATOMIC_RELEASE);
 		pthread_join(c->sink_thread, NULL);
+	}
+	if (c->shm) {
+		/* the analyzer gets up to a second to take what is published; records it has not taken by then
+		 * count as the stream's drops (it may still read them from its mapping) */
+		uint64_t published = 0;
+		for (unsigned i = 0; i < c->n_workers; i++)
+			published += c->workers[i]->cnt.records - c->workers[i]->cnt.sink_dropped;
+		c->stream_dropped = hw_shm_writer_close(c->shm, 1000);
+		c->stream_sent = published - c->stream_dropped;
+		c->shm = NULL;
+		for (unsigned i = 0; i < c->n_workers; i++) { /* the rings' memory went with the file */
+			c->workers[i]->has_ring = false;
+			c->workers[i]->ring = (struct hw_batch_ring){0};
+		}
 	}
 	if (c->stream) {
 		for (int i = 0; i < 100 && !hw_stream_sender_flush(c->stream); i++) {

@@ -14,6 +14,7 @@
 struct hw_metrics_http;
 struct hw_record_writer;
 struct hw_stream_sender;
+struct hw_shm_writer;
 struct hw_ch_sink;
 struct hw_node_names;
 struct hw_json_sink;
@@ -43,6 +44,7 @@ struct hw_collector {
 	struct hw_json_sink *json;
 	struct hw_record_writer *files;
 	struct hw_stream_sender *stream;
+	struct hw_shm_writer *shm; /* --stream shm:PATH: the workers' rings are in its file, no sink thread */
 	struct hw_metrics_http *metrics;
 	struct hw_node_names *names; /* --names: node and port names for the /metrics labels (node_names.h) */
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;

@@ -76,8 +76,11 @@ static const struct hw_opt rows[] = {
      HW_OPT_AT(C, records_encoding), .names = record_encodings, .def = "compact",
      .help = "record files compact (format version 2, 4-5x smaller) or fixed-size\n"
              "(version 1, for readers older than the compact encoding)"},
-    {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM,
-     .flags = HW_OPTF_NULLABLE, .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_ADDR, "stream", .key = "sinks.stream", .metavar = "ADDR", HW_OPT_AT(C, stream), .addr = HW_ADDR_STREAM_SHM,
+     .flags = HW_OPTF_NULLABLE,
+     .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT; shm:PATH\n"
+             "(a file on tmpfs, e.g. /dev/shm/hopwatch.ring) for an analyzer on\n"
+             "this host: the workers' rings shared, no copy; it goes alone"},
     {HW_OPT_STRING, "stream-key", .key = "sinks.stream_key", .metavar = "FILE", HW_OPT_AT(C, stream_key),
      .flags = HW_OPTF_NULLABLE,
      .help = "authenticate the stream with this shared key (16-256 bytes, mode 600; the\n"

@@ -91,8 +91,7 @@ void hw_collector_status_line(const struct hw_collector *c, struct hw_status_pre
 		unsigned full = 0;
 		for (unsigned i = 0; i < c->n_workers; i++) {
 			const struct hw_batch_ring *r = &c->workers[i]->ring;
-			uint32_t used =
-			    __atomic_load_n(&r->head, __ATOMIC_RELAXED) - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+			uint32_t used = hw_batch_ring_waiting(r);
 			unsigned pct = (unsigned)((uint64_t)used * 100 / ((uint64_t)r->mask + 1));
 			if (pct > full)
 				full = pct;

@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "metrics.h"
 #include "node_names.h"
+#include "stream_shm.h"
 
 /* Histogram bounds exported: the worker's, 2^hw_hist_le_exp(k) device units (queue_table.h; latency:
  * 64 ns .. 67 ms at 1 ns units; occupancy: 64 .. 64 Mi cells or bytes). */
@@ -449,8 +450,9 @@ static void render_live_loss(const struct hw_collector *c, FILE *f)
 		}
 	}
 	if (c->cfg.stream) {
-		counter(f, "hopwatch_collector_stream_sent_records_total", "Records the live stream sent.",
-		        HW_READ(c->stream_sent));
+		counter(f, "hopwatch_collector_stream_sent_records_total",
+		        "Records the live stream sent (shm: the analyzer took from the shared rings).",
+		        c->shm ? hw_shm_writer_taken(c->shm) : HW_READ(c->stream_sent));
 		counter(f, "hopwatch_collector_stream_dropped_records_total",
 		        "Records the live stream dropped (reader slow or gone; whole batches).",
 		        HW_READ(c->stream_dropped));
@@ -474,8 +476,7 @@ static void render_live_loss(const struct hw_collector *c, FILE *f)
 		           "# TYPE hopwatch_collector_ring_fill_ratio gauge\n");
 		for (unsigned i = 0; i < c->n_workers; i++) {
 			const struct hw_batch_ring *r = &c->workers[i]->ring;
-			uint32_t used =
-			    __atomic_load_n(&r->head, __ATOMIC_RELAXED) - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+			uint32_t used = hw_batch_ring_waiting(r);
 			fprintf(f, "hopwatch_collector_ring_fill_ratio{worker=\"%u\"} %.4g\n", i,
 			        (double)used / ((double)r->mask + 1));
 		}

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "clock.h"
 #include "facts.h"
 #include "worker.h"
 
@@ -36,11 +37,24 @@ static struct hw_batch *current_batch(struct hw_worker *w)
 {
 	if (w->cur)
 		return w->cur;
+	uint64_t still_since = 0; /* after a stop signal: since when the consumer has taken nothing */
+	uint32_t tail = 0;
 	for (;;) {
 		w->cur = hw_batch_ring_slot(&w->ring);
-		if (w->cur || !w->backpressure || (w->stop && *w->stop))
+		if (w->cur || !w->backpressure || (w->stop && *w->stop) || !hw_batch_ring_has_consumer(&w->ring))
 			break;
-		sched_yield(); /* offline input: wait for the sink rather than lose records */
+		if (w->interrupt && *w->interrupt) { /* stopping: wait on while the consumer keeps taking batches */
+			uint32_t t = __atomic_load_n(&w->ring.ctl->tail, __ATOMIC_ACQUIRE);
+			uint64_t now = hw_mono_ns();
+			if (!still_since || t != tail) {
+				still_since = now;
+				tail = t;
+			} else if (now - still_since > HW_STOP_WAIT_NS) {
+				break;
+			}
+		}
+		sched_yield(); /* lossless input: wait for the sink (or the analyzer on shm:) rather than lose records
+		                */
 	}
 	if (w->cur) {
 		w->cur->n = 0;

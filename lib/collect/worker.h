@@ -3,6 +3,7 @@
 #ifndef HOPWATCH_WORKER_H
 #define HOPWATCH_WORKER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +41,7 @@ struct hw_pending_report {
 	bool same_packet;  /* coalesced with the previous report: one sequence number for both */
 	bool ports;        /* every hop carries its ports (hw_path_hops_have_ports) */
 };
+#define HW_STOP_WAIT_NS 1000000000ull
 #define HW_PENDING_REPORTS 512 /* a burst of frames; applied early when fewer than 256 places are left */
 /* Hops of the pending reports: applied early when a frame's worth (HW_BATCH_RECS) might not fit. */
 #define HW_PENDING_HOPS (2 * HW_BATCH_RECS)
@@ -55,6 +57,9 @@ struct hw_worker {
 	bool has_ring;       /* records go to a sink thread */
 	bool backpressure;   /* wait for the sink instead of dropping (offline input) */
 	volatile bool *stop; /* set by the owner to end a backpressure wait */
+	/* After a stop signal, a lossless wait ends once the consumer has taken nothing for HW_STOP_WAIT_NS (an
+	 * analyzer stalled on shm:, say): what the front end drains after the signal still waits for a live one. */
+	const volatile sig_atomic_t *interrupt;
 	struct hw_batch *cur;
 	struct hw_record scratch[HW_BATCH_RECS]; /* records nobody wants (no sink, or its ring full) */
 	uint32_t scratch_n;                      /* records of pending reports in scratch */

@@ -103,8 +103,9 @@ static void want_text(const struct hw_opt *r, enum hw_opt_type t, char *buf, siz
 	case HW_OPT_DURATION: range_text(r, " of seconds", buf, len); break;
 	case HW_OPT_ADDR:
 		snprintf(buf, len, "%s",
-		         r->addr == HW_ADDR_STREAM     ? "unix:PATH or tcp:HOST:PORT (port 1-65535)"
-		         : r->addr == HW_ADDR_HOSTPORT ? "HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:9464"
+		         r->addr == HW_ADDR_STREAM       ? "unix:PATH or tcp:HOST:PORT (port 1-65535)"
+		         : r->addr == HW_ADDR_STREAM_SHM ? "unix:PATH, tcp:HOST:PORT (port 1-65535) or shm:PATH"
+		         : r->addr == HW_ADDR_HOSTPORT   ? "HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:9464"
 		                                       : "an HTTP URL, e.g. http://127.0.0.1:8123/?database=hopwatch");
 		break;
 	case HW_OPT_ENUM: names_text(r->names, buf, len); break;
@@ -166,6 +167,10 @@ static int port_ok(const char *s)
 static int addr_ok(enum hw_opt_addr a, const char *s)
 {
 	switch (a) {
+	case HW_ADDR_STREAM_SHM:
+		if (!strncmp(s, "shm:", 4))
+			return s[4] != 0;
+		/* fall through */
 	case HW_ADDR_STREAM: return !strncmp(s, "unix:", 5) ? s[5] != 0 : !strncmp(s, "tcp:", 4) && port_ok(s + 4);
 	case HW_ADDR_HOSTPORT: return port_ok(s);
 	case HW_ADDR_URL: return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);

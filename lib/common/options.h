@@ -29,6 +29,7 @@ enum hw_opt_addr {
 	HW_ADDR_STREAM = 1, /* unix:PATH or tcp:HOST:PORT */
 	HW_ADDR_HOSTPORT,   /* HOST:PORT */
 	HW_ADDR_URL,        /* http:// or https:// URL */
+	HW_ADDR_STREAM_SHM, /* a stream address, or shm:PATH (the collector's and the analyzer's --stream) */
 };
 
 enum {

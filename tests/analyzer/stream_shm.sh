@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The live stream on one host through shared rings (--stream shm:PATH) end to end: the analyzer waits for the
+# collector's file; a scenario's capture (read lossless, as every capture file is) reaches it whole: the
+# collector's stream_sent is its record count with nothing dropped, and the analyzer took as many.  Its Incast
+# names the queue the record-file run of the same capture names (the scenario's culprit, leaf1 Ethernet1 queue 3).
+# A second collector run at the same path is followed (twice the records), the file is gone after each run, and
+# options that cannot go with shm: are bad usage (exit 2).
+# Usage: stream_shm.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER
+set -u
+gen=$1 col=$2 an=$3
+. "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d)
+shmdir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d) # tmpfs where there is one
+ring=$shmdir/hw.ring
+cleanup() {
+  stop_pid "${apid:-}"
+  rm -rf "$dir" "$shmdir"
+}
+trap cleanup EXIT
+"$gen" scenario incast --out "$dir/s" >/dev/null 2>&1 || fail "scenario failed"
+topo=(--lldp "$dir/s/lldp.pcap" --map "$dir/s/map.json")
+
+# bad usage: shm: goes alone on the collector, and takes no key on either side
+"$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" --json-out "$dir/x.json" >/dev/null 2>"$dir/usage.err"
+[ $? -eq 2 ] || fail "collector --stream shm: with --json: not exit 2"
+grep -q "goes alone" "$dir/usage.err" || { cat "$dir/usage.err"; fail "no message saying why"; }
+echo 0123456789abcdef0123 >"$dir/key" && chmod 600 "$dir/key"
+"$an" run --stream "shm:$ring" --stream-key "$dir/key" >/dev/null 2>"$dir/usage.err"
+[ $? -eq 2 ] || fail "analyzer --stream shm: with --stream-key: not exit 2"
+
+# the reference: the same capture through record files
+mkdir "$dir/rec"
+"$col" --pcap "$dir/s/reports.pcap" --records-dir "$dir/rec" >/dev/null 2>&1 || fail "collector (files) failed"
+"$an" run --records "$dir"/rec/*.hwr "${topo[@]}" --events "$dir/ev_files.jsonl" >/dev/null 2>&1 ||
+  fail "analyzer (files) failed"
+
+"$an" run --stream "shm:$ring" --duration 120 "${topo[@]}" --events "$dir/ev_shm.jsonl" \
+  --summary-json "$dir/summary.json" >/dev/null 2>"$dir/an.err" &
+apid=$!
+for _ in $(seq 300); do grep -q "listening on shm:$ring" "$dir/an.err" && break; sleep 0.1; done
+grep -q "listening on shm:$ring" "$dir/an.err" || { cat "$dir/an.err"; fail "the analyzer did not start"; }
+total=0
+for run in 1 2; do
+  "$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" >/dev/null 2>"$dir/col$run.err" ||
+    { cat "$dir/col$run.err"; fail "collector run $run failed"; }
+  recs=$(count records "$dir/col$run.err")
+  sent=$(count stream_sent "$dir/col$run.err")
+  [ "$recs" -gt 1000 ] || fail "run $run: only $recs records"
+  [ "$sent" = "$recs" ] || { cat "$dir/col$run.err"; fail "run $run: stream_sent $sent of $recs records"; }
+  [ "$(count stream_dropped "$dir/col$run.err")" = 0 ] || fail "run $run: stream_dropped"
+  [ "$(count sink_dropped "$dir/col$run.err")" = 0 ] || fail "run $run: sink_dropped"
+  [ ! -e "$ring" ] || fail "run $run: $ring is still there after the collector's end"
+  total=$((total + recs))
+done
+stop_pid "$apid"
+apid=
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"])' "$dir/summary.json")
+[ "$got" = "$total" ] || { cat "$dir/an.err"; fail "the analyzer took $got records of the collector's $total"; }
+incast() {
+  python3 -c 'import json,sys
+s = sorted({(e.get("node"), e.get("port_name"), e.get("queue")) for e in map(json.loads, open(sys.argv[1]))
+            if e["event"] == "Incast" and e["state"] == "firing"})
+print(s)' "$1"
+}
+want=$(incast "$dir/ev_files.jsonl")
+[ "$want" = "[('leaf1', 'Ethernet1', 3)]" ] || fail "the record-file run's Incast: $want"
+[ "$(incast "$dir/ev_shm.jsonl")" = "$want" ] || fail "shm: Incast $(incast "$dir/ev_shm.jsonl"), files: $want"
+echo "ok: 2 collector runs, $total records through shm:, Incast at $want"
