@@ -10,9 +10,9 @@
 #             reports per process CPU-second
 #   analyzer: hopwatch-analyzer (every detector) on the collector's record files of the same capture vs
 #             the --pcap collector run of that round; records per process CPU-second
-#   pipeline: the DPDK collector (net_pcap infinite_rx=1, --stream unix:) -> hopwatch-analyzer run --stream
-#             (every detector), sustained for --seconds; every record accounted for (collector records ==
-#             analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
+#   pipeline: the DPDK collector (net_pcap infinite_rx=1, --stream shm: and unix: in turn, --pipeline-streams)
+#             -> hopwatch-analyzer run --stream (every detector), sustained for --seconds; every record
+#             accounted for (collector records == analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
 #             processes (where the time goes); reports per wall-clock second end to end
 #   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
 #             per process CPU-second and per wall-clock second
@@ -24,7 +24,8 @@
 # Usage: side_by_side.py BUILD-DIR [--rounds N] [--seconds S] [--work DIR] [--flows N,N] [--hops H]
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--pcap-flows N]
 #                        [--only dpdk,pcap,analyzer,pipeline]
-#                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N]
+#                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N] [--pipeline-streams shm,unix]
+#                        [--pipeline-lossless]
 #                        [--analyzer-args "ARGS"] [--analyzer-b-args "ARGS"]
 import argparse
 import glob
@@ -96,7 +97,7 @@ def run_collector_dpdk(col, pcap, seconds, log):
     c = counters(open(log).read())
     if "worker0_cpu_ns" not in c or not c.get("reports"):
         die("DPDK collector printed no worker times or reports: " + open(log).read()[-800:])
-    return {"reports": c["reports"], "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9}
+    return {"stream": stream, "reports": c["reports"], "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9}
 
 
 def thread_cpu_s(pid, names):
@@ -175,25 +176,27 @@ def wait_idle(pid, seconds):
     return False
 
 
-def run_pipeline(col, ana, pcap, seconds, work, ana_args=()):
-    """DPDK collector -> unix stream -> analyzer (every detector) for `seconds`; then the collector is
-    stopped (it flushes its sink and prints its counters), the analyzer drains the socket until idle and
-    is stopped; its --summary-json gives the records it took in."""
-    sock = os.path.join(work, "pipe.sock")
+def run_pipeline(col, ana, pcap, seconds, work, ana_args=(), stream="unix", col_args=()):
+    """DPDK collector -> stream (unix: socket, or shm: the workers' rings in a shared file) -> analyzer
+    (every detector) for `seconds`; then the collector is stopped (it flushes its sink and prints its
+    counters), the analyzer drains the stream until idle and is stopped; its --summary-json gives the
+    records it took in."""
+    sock = os.path.join(work, "pipe.sock" if stream == "unix" else "pipe.ring")
+    addr = stream + ":" + sock
     summary = os.path.join(work, "pipe-summary.json")
     alog, clog = os.path.join(work, "pipe-analyzer.log"), os.path.join(work, "pipe-collector.log")
     for f in (sock, summary):
         if os.path.exists(f):
             os.unlink(f)
     with open(alog, "w") as err:
-        ap = subprocess.Popen([ana, "run", "--stream", "unix:" + sock, "--summary-json", summary, *ana_args],
+        ap = subprocess.Popen([ana, "run", "--stream", addr, "--summary-json", summary, *ana_args],
                               stdout=subprocess.DEVNULL, stderr=err)
     if not wait_for(alog, "listening on", 120):
         ap.kill()
         die("analyzer did not listen: " + open(alog).read()[-800:])
     vdev = "--vdev=net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap
     with open(clog, "w") as err:
-        cp = subprocess.Popen([col, "-l", "0-1"] + EAL + [vdev, "--", "--stream", "unix:" + sock],
+        cp = subprocess.Popen([col, "-l", "0-1"] + EAL + [vdev, "--", "--stream", addr, *col_args],
                               stdout=subprocess.DEVNULL, stderr=err)
     if not wait_for(clog, "port 0:", 120):
         cp.kill()
@@ -256,6 +259,12 @@ def main():
     ap.add_argument("--pcap-reports", type=int, default=500000)
     ap.add_argument("--only", default="dpdk,pcap,analyzer,pipeline")
     ap.add_argument("--pipeline-flows", type=int, default=4096)
+    ap.add_argument("--pipeline-lossless", action="store_true",
+                    help="the pipeline's collector with --lossless: its worker waits for the stream's reader (shm:) "
+                         "instead of dropping, so the delivered rate is the rate sustained with no record lost")
+    ap.add_argument("--pipeline-streams", default="shm,unix",
+                    help="the pipeline's streams, in turn each round: shm (the workers' rings shared with the "
+                         "analyzer), unix (a socket)")
     ap.add_argument("--pcap-flows", type=int, default=4096, help="flows of the pcap and analyzer rounds' capture")
     ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
@@ -316,32 +325,46 @@ def main():
     if "pipeline" in only:
         frames = min(a.pipeline_flows, 32768)
         pcap = capture("pipe-%d" % a.pipeline_flows, a.pipeline_flows, frames)
-        runs = []
+        streams = a.pipeline_streams.split(",")
+        by = {st: [] for st in streams}
         for i in range(a.rounds):
-            r = run_pipeline(col, ana, pcap, a.seconds, a.work, ana_args)
-            runs.append(r)
-            print("pipeline round %d: %d records, analyzer took %d, stream dropped %d, sink dropped %d, "
-                  "unaccounted %d; %.2f M reports/wall-s, analyzer %.2f M records/cpu-s" %
-                  (i + 1, r["records"], r["analyzer_records"], r["stream_dropped"], r["sink_dropped"],
-                   r["unaccounted"], r["reports"] / r["collector_wall_s"] / 1e6,
-                   r["analyzer_records"] / max(r["analyzer_cpu_s"], 1e-9) / 1e6), file=sys.stderr)
-        def names(k):
-            return sorted({n for r in runs for n in r[k]})
+            for st in streams:
+                r = run_pipeline(col, ana, pcap, a.seconds, a.work, ana_args, st,
+                                 ["--lossless"] if a.pipeline_lossless else [])
+                by[st].append(r)
+                print("pipeline round %d, %s: %d records, analyzer took %d, stream dropped %d, sink dropped %d, "
+                      "unaccounted %d; %.2f M reports/wall-s, analyzer %.2f M records/cpu-s" %
+                      (i + 1, st, r["records"], r["analyzer_records"], r["stream_dropped"], r["sink_dropped"],
+                       r["unaccounted"], r["reports"] / r["collector_wall_s"] / 1e6,
+                       r["analyzer_records"] / max(r["analyzer_cpu_s"], 1e-9) / 1e6), file=sys.stderr)
 
-        result["pipeline"] = {
-            "flows": a.pipeline_flows, "frames": frames, "runs": runs,
-            "every_record_accounted": all(r["unaccounted"] == 0 and r["analyzer_drained"] for r in runs),
-            "records_lost_share": med([(r["stream_dropped"] + r["sink_dropped"]) / r["records"] for r in runs]),
+        def delivered(r):
             # end to end: reports the collector took in per wall second it ran, counting only those whose
             # records reached the analyzer (a report's records are dropped together, a whole batch at a time)
-            "delivered_reports_per_wall_s": med([r["reports"] * r["analyzer_records"] / r["records"] /
-                                                 (r["collector_wall_s"] + r["drain_wall_s"]) for r in runs]),
-            "collector_reports_per_wall_s": med([r["reports"] / r["collector_wall_s"] for r in runs]),
-            "analyzer_records_per_cpu_s": med([r["analyzer_records"] / r["analyzer_cpu_s"] for r in runs]),
-            "collector_threads_cpu_s": {n: med([r["collector_threads_cpu_s"].get(n, 0) for r in runs])
-                                        for n in names("collector_threads_cpu_s")},
-            "analyzer_threads_cpu_s": {n: med([r["analyzer_threads_cpu_s"].get(n, 0) for r in runs])
-                                       for n in names("analyzer_threads_cpu_s")}}
+            return r["reports"] * r["analyzer_records"] / r["records"] / (r["collector_wall_s"] + r["drain_wall_s"])
+
+        def summary(runs):
+            def names(k):
+                return sorted({n for r in runs for n in r[k]})
+            return {
+                "runs": runs,
+                "every_record_accounted": all(r["unaccounted"] == 0 and r["analyzer_drained"] for r in runs),
+                "records_lost_share": med([(r["stream_dropped"] + r["sink_dropped"]) / r["records"] for r in runs]),
+                "delivered_reports_per_wall_s": med([delivered(r) for r in runs]),
+                "collector_reports_per_wall_s": med([r["reports"] / r["collector_wall_s"] for r in runs]),
+                "analyzer_records_per_cpu_s": med([r["analyzer_records"] / r["analyzer_cpu_s"] for r in runs]),
+                "collector_threads_cpu_s": {n: med([r["collector_threads_cpu_s"].get(n, 0) for r in runs])
+                                            for n in names("collector_threads_cpu_s")},
+                "analyzer_threads_cpu_s": {n: med([r["analyzer_threads_cpu_s"].get(n, 0) for r in runs])
+                                           for n in names("analyzer_threads_cpu_s")}}
+
+        result["pipeline"] = {"flows": a.pipeline_flows, "frames": frames, "lossless": a.pipeline_lossless}
+        for st in streams:
+            result["pipeline"][st] = summary(by[st])
+        if len(streams) == 2:  # the first against the second, round by round
+            x, y = by[streams[0]], by[streams[1]]
+            result["pipeline"]["%s_over_%s_delivered" % tuple(streams)] = med(
+                [delivered(p) / delivered(q) for p, q in zip(x, y)])
 
     if only & {"pcap", "analyzer"}:
         pcap = capture("pcap-%d" % a.pcap_flows, a.pcap_flows, a.pcap_reports)
