@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "hopwatch/stream.h"
 #include "service.h"
+#include "stream_shm.h"
 
 /* STATUS= is refreshed this often even when the stderr line is rarer (or off). */
 #define STATUS_NOTIFY_NS 5000000000ull
@@ -104,11 +105,12 @@ void hw_collector_status_line(const struct hw_collector *c, struct hw_status_pre
 		PUT(", clickhouse queue %llu/%u, dropped %llu", (unsigned long long)k.queued,
 		    c->cfg.clickhouse_queue_records, (unsigned long long)k.dropped);
 	}
-	if (c->clickhouse || c->stream) { /* the peers it sends to that are down */
-		const char *down[2] = {c->clickhouse ? hw_ch_sink_down(c->clickhouse) : NULL,
-		                       c->stream ? hw_stream_sender_down(c->stream) : NULL};
+	if (c->clickhouse || c->stream || c->shm) { /* the peers it sends to that are down */
+		const char *down[3] = {c->clickhouse ? hw_ch_sink_down(c->clickhouse) : NULL,
+		                       c->stream ? hw_stream_sender_down(c->stream) : NULL,
+		                       c->shm ? hw_shm_writer_down(c->shm) : NULL};
 		const char *sep = "; peers down: ";
-		for (int i = 0; i < 2; i++)
+		for (int i = 0; i < 3; i++)
 			if (down[i]) {
 				PUT("%s%s", sep, down[i]);
 				sep = ", ";

@@ -48,6 +48,7 @@ const char *hw_shm_path(const char *addr)
 
 struct hw_shm_writer {
 	char *path;
+	char down[320];
 	void *map;
 	size_t len;
 	dev_t dev;
@@ -115,6 +116,7 @@ struct hw_shm_writer *hw_shm_writer_create(const char *path, unsigned n_rings, u
 		goto fail;
 	}
 	free(tmp);
+	snprintf(w->down, sizeof(w->down), "stream shm:%.280s (no analyzer attached)", path);
 	return w;
 fail:
 	free(tmp);
@@ -143,6 +145,12 @@ static uint64_t writer_sum(const struct hw_shm_writer *w, int waiting, int *cons
 			*consumers += hw_batch_ring_has_consumer(&r);
 	}
 	return n;
+}
+
+const char *hw_shm_writer_down(const struct hw_shm_writer *w)
+{
+	uint32_t pid = __atomic_load_n(&w->h->reader_pid, __ATOMIC_ACQUIRE);
+	return !pid || (kill((pid_t)pid, 0) && errno == ESRCH) ? w->down : NULL; /* killed: it never detached */
 }
 
 uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w)
@@ -201,6 +209,7 @@ struct hw_shm_reader *hw_shm_reader_open(const char *path, char *err, size_t err
 
 static void detach(struct hw_shm_reader *r)
 {
+	__atomic_store_n(&r->h->reader_pid, 0, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < r->n_rings; i++)
 		__atomic_store_n(&r->rings[i].ctl->consumer, 0, __ATOMIC_RELEASE);
 	free(r->rings);
@@ -269,6 +278,7 @@ static int attach(struct hw_shm_reader *r, char *err, size_t errlen)
 		ring_over(map, h.ring_bytes, i, h.ring_batches, &rings[i]);
 		__atomic_store_n(&rings[i].ctl->consumer, 1, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&r->h->reader_pid, (uint32_t)getpid(), __ATOMIC_RELEASE);
 	r->attached++;
 	r->last_err[0] = 0;
 	return 1;

@@ -29,6 +29,7 @@ struct hw_shm_header {
 	uint64_t ring_bytes;
 	uint32_t pid;               /* the collector's */
 	uint32_t closed;            /* the collector published its last batch */
+	uint32_t reader_pid;        /* the attached analyzer's, 0 when none */
 	_Alignas(64) uint32_t bell; /* the reader sleeps (futex) on it: 1 while it does (batch_ring.h) */
 };
 
@@ -44,6 +45,9 @@ struct hw_shm_writer *hw_shm_writer_create(const char *path, unsigned n_rings, u
                                            char *err, size_t errlen);
 /* Ring i, for one producer (a worker): its slots and indices are in the file. */
 void hw_shm_writer_ring(struct hw_shm_writer *w, unsigned i, struct hw_batch_ring *r);
+/* "stream shm:PATH (no analyzer attached)" while no live reader has the file, else NULL (any thread): for the
+ * status line's peers down. */
+const char *hw_shm_writer_down(const struct hw_shm_writer *w);
 /* Records the reader has taken so far, over every ring (any thread). */
 uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w);
 /* The end, after the producers' last publish: marks the file closed, waits up to wait_ms for an attached

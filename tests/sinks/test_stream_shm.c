@@ -76,6 +76,9 @@ static void rings_in_turn(void **state)
 	hw_shm_writer_ring(w, 0, &r0);
 	hw_shm_writer_ring(w, 1, &r1);
 	assert_false(hw_batch_ring_has_consumer(&r0)); /* no reader yet, not lossless: a full ring drops */
+	const char *down = hw_shm_writer_down(w);
+	if (!down || !strstr(down, path) || !strstr(down, "no analyzer attached"))
+		fail_msg("down before a reader: %s", down ? down : "(none)");
 	publish(&r0, 100, 3);
 	publish(&r0, 300, 4);
 	publish(&r1, 200, 2);
@@ -84,6 +87,7 @@ static void rings_in_turn(void **state)
 	expect(rd, f, 512, 100, 3);
 	assert_true(hw_batch_ring_has_consumer(&r0));
 	assert_int_equal(hw_shm_reader_attached(rd), 1);
+	assert_null(hw_shm_writer_down(w));
 	expect(rd, f, 512, 200, 2);
 	expect(rd, f, 3, 300, 3); /* max 3: the batch of 4 in two calls */
 	assert_int_equal(hw_shm_writer_taken(w), 5);
@@ -142,6 +146,7 @@ static void untaken_and_lossless(void **state)
 	expect(rd, f, 512, 1, 1);
 	hw_shm_reader_close(rd); /* every record of the batch was returned: given back on the way out */
 	assert_false(hw_batch_ring_has_consumer(&ring));
+	assert_non_null(hw_shm_writer_down(w)); /* the reader left: the status line says so */
 	assert_int_equal(hw_shm_writer_taken(w), 1);
 	assert_int_equal(hw_shm_writer_close(w, 1000), 0);
 }
