@@ -189,8 +189,9 @@ struct hw_shm_reader {
 	struct hw_shm_header *h;
 	struct hw_batch_ring *rings;
 	unsigned n_rings, next_ring, attached;
-	struct hw_batch_ring *held; /* the batch being returned, up to held_off */
-	uint32_t held_off;
+	struct hw_batch_ring *held; /* the ring whose oldest batch is being returned, up to held_off of held_n */
+	const struct hw_batch *held_b;
+	uint32_t held_off, held_n; /* n read once: the collector's memory is not trusted to hold still */
 	uint64_t next_try_ns, next_check_ns;
 	char last_err[320];
 };
@@ -322,11 +323,10 @@ static void sleep_until(struct hw_shm_reader *r, uint64_t until, uint64_t now)
 
 static long take(struct hw_shm_reader *r, const struct hw_record **recs, size_t max)
 {
-	struct hw_batch *b = &r->held->slots[__atomic_load_n(&r->held->ctl->tail, __ATOMIC_RELAXED) & r->held->mask];
-	uint32_t n = b->n - r->held_off;
+	uint32_t n = r->held_n - r->held_off;
 	if (n > max)
 		n = (uint32_t)max;
-	*recs = b->recs + r->held_off;
+	*recs = r->held_b->recs + r->held_off;
 	r->held_off += n;
 	return n;
 }
@@ -335,7 +335,7 @@ long hw_shm_reader_next(struct hw_shm_reader *r, const struct hw_record **recs, 
                         size_t errlen)
 {
 	if (r->held) {
-		if (r->held_off < hw_batch_ring_peek(r->held)->n)
+		if (r->held_off < r->held_n)
 			return take(r, recs, max);
 		hw_batch_ring_release(r->held);
 		r->held = NULL;
@@ -350,12 +350,15 @@ long hw_shm_reader_next(struct hw_shm_reader *r, const struct hw_record **recs, 
 				struct hw_batch *b = hw_batch_ring_peek(ring);
 				if (!b)
 					continue;
-				if (!b->n || b->n > HW_BATCH_RECS) { /* never published so; skipped, not read past */
+				uint32_t n = __atomic_load_n(&b->n, __ATOMIC_RELAXED);
+				if (!n || n > HW_BATCH_RECS) { /* never published so; skipped, not read past */
 					hw_batch_ring_release(ring);
 					continue;
 				}
 				r->next_ring = (r->next_ring + k + 1) % r->n_rings;
 				r->held = ring;
+				r->held_b = b;
+				r->held_n = n;
 				r->held_off = 0;
 				return take(r, recs, max);
 			}
@@ -393,7 +396,7 @@ void hw_shm_reader_close(struct hw_shm_reader *r)
 {
 	if (!r)
 		return;
-	if (r->held && r->held_off >= hw_batch_ring_peek(r->held)->n) /* every record of it was returned */
+	if (r->held && r->held_off >= r->held_n) /* every record of it was returned */
 		hw_batch_ring_release(r->held);
 	if (r->map)
 		detach(r);
