@@ -4,10 +4,11 @@
 # collector's stream_sent is its record count with nothing dropped, and the analyzer took as many.  Its Incast
 # names the queue the record-file run of the same capture names (the scenario's culprit, leaf1 Ethernet1 queue 3).
 # A second collector run at the same path is followed (twice the records), the file is gone after each run, and
-# options that cannot go with shm: are bad usage (exit 2).
-# Usage: stream_shm.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER
+# options that cannot go with shm: are bad usage (exit 2).  hopwatch-records --listen shm: in the analyzer's
+# place prints, byte for byte, the JSON lines it prints for the record files of the same capture.
+# Usage: stream_shm.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS
 set -u
-gen=$1 col=$2 an=$3
+gen=$1 col=$2 an=$3 recs=$4
 . "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d)
 shmdir=$(mktemp -d -p /dev/shm 2>/dev/null || mktemp -d) # tmpfs where there is one
@@ -33,6 +34,19 @@ mkdir "$dir/rec"
 "$col" --pcap "$dir/s/reports.pcap" --records-dir "$dir/rec" >/dev/null 2>&1 || fail "collector (files) failed"
 "$an" run --records "$dir"/rec/*.hwr "${topo[@]}" --events "$dir/ev_files.jsonl" >/dev/null 2>&1 ||
   fail "analyzer (files) failed"
+"$recs" "$dir"/rec/*.hwr >"$dir/files.jsonl" 2>/dev/null || fail "hopwatch-records (files) failed"
+
+# every field of every record: the same JSON lines through shm: as from the record files
+"$recs" --listen "shm:$ring" --idle 30 >"$dir/shm.jsonl" 2>"$dir/recs.err" &
+rpid=$!
+for _ in $(seq 300); do grep -q "listening on shm:$ring" "$dir/recs.err" && break; sleep 0.1; done
+"$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" >/dev/null 2>"$dir/col0.err" ||
+  { cat "$dir/col0.err"; fail "collector (to hopwatch-records) failed"; }
+stop_pid "$rpid"
+cmp -s "$dir/files.jsonl" "$dir/shm.jsonl" ||
+  fail "hopwatch-records --listen shm: printed $(wc -l <"$dir/shm.jsonl") lines, not the files' $(wc -l <"$dir/files.jsonl")"
+"$recs" --listen "shm:$ring" --stream-key "$dir/key" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "hopwatch-records --listen shm: with --stream-key: not exit 2"
 
 "$an" run --stream "shm:$ring" --duration 120 "${topo[@]}" --events "$dir/ev_shm.jsonl" \
   --summary-json "$dir/summary.json" >/dev/null 2>"$dir/an.err" &

@@ -11,6 +11,7 @@
 #include "hopwatch/record_json.h"
 #include "hopwatch/stream.h"
 #include "options.h"
+#include "stream_shm.h"
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
@@ -22,20 +23,25 @@ static void on_signal(int sig)
 /* Receive stream batches until SIGINT/SIGTERM, `idle` seconds without a batch, or `want` records. */
 static int listen_stream(const char *addr, const char *key_path, double idle, unsigned long long want)
 {
-	static struct hw_record recs[HW_STREAM_MAX_BATCH];
+	static struct hw_record buf[HW_STREAM_MAX_BATCH];
 	char line[HW_RECORD_JSON_MAX], err[512];
-	struct hw_stream_listener *l = hw_stream_listen_keyed(addr, key_path, err, sizeof(err));
-	if (!l) {
+	const char *shm = hw_shm_path(addr);
+	struct hw_shm_reader *sr = NULL;
+	struct hw_stream_listener *l = NULL;
+	if (shm ? !(sr = hw_shm_reader_open(shm, err, sizeof(err)))
+	        : !(l = hw_stream_listen_keyed(addr, key_path, err, sizeof(err)))) {
 		fprintf(stderr, "hopwatch-records: %s\n", err);
 		return 1;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "listening on %s\n", hw_stream_listener_address(l));
+	fprintf(stderr, "listening on %s\n", l ? hw_stream_listener_address(l) : addr);
 	unsigned long long total = 0, batches = 0, bad = 0;
 	uint64_t last = hw_mono_ns();
 	while (!stop && (!want || total < want)) {
-		long n = hw_stream_receive(l, recs, 100, err, sizeof(err));
+		const struct hw_record *recs = buf; /* shm: in place in the collector's ring */
+		long n = sr ? hw_shm_reader_next(sr, &recs, HW_STREAM_MAX_BATCH, 100, err, sizeof(err))
+		            : hw_stream_receive(l, buf, 100, err, sizeof(err));
 		uint64_t now = hw_mono_ns();
 		if (n < 0) {
 			fprintf(stderr, "hopwatch-records: %s\n", err);
@@ -55,6 +61,7 @@ static int listen_stream(const char *addr, const char *key_path, double idle, un
 		fflush(stdout);
 	}
 	hw_stream_listener_close(l);
+	hw_shm_reader_close(sr);
 	fprintf(stderr, "stream_records %llu\nstream_batches %llu\nstream_bad_frames %llu\n", total, batches, bad);
 	return 0;
 }
@@ -68,8 +75,9 @@ struct opts {
 #define O struct opts
 
 static const struct hw_opt rows[] = {
-    {HW_OPT_ADDR, "listen", .metavar = "ADDR", HW_OPT_AT(O, listen), .addr = HW_ADDR_STREAM,
-     .help = "receive the collector's live stream (hopwatch-collector --stream): unix:PATH or tcp:HOST:PORT"},
+    {HW_OPT_ADDR, "listen", .metavar = "ADDR", HW_OPT_AT(O, listen), .addr = HW_ADDR_STREAM_SHM,
+     .help = "receive the collector's live stream (hopwatch-collector --stream): unix:PATH or tcp:HOST:PORT;\n"
+             "shm:PATH takes the analyzer's place as the file's one reader"},
     {HW_OPT_STRING, "stream-key", .metavar = "FILE", HW_OPT_AT(O, stream_key),
      .help = "with --listen: take only batches authenticated with this shared key (the collector's --stream-key)"},
     {HW_OPT_DURATION, "idle", .metavar = "SECONDS", HW_OPT_AT(O, idle), .hi = 1e9, .def = "0",
@@ -82,7 +90,7 @@ static const struct hw_opt rows[] = {
 static const struct hw_opts_spec spec = {
     .prog = "hopwatch-records",
     .synopsis = "Usage: hopwatch-records FILE.hwr...\n"
-                "       hopwatch-records --listen unix:PATH|tcp:HOST:PORT [--idle SECONDS] [--count N]\n",
+                "       hopwatch-records --listen unix:PATH|tcp:HOST:PORT|shm:PATH [--idle SECONDS] [--count N]\n",
     .intro = "Prints every record of the given record files, in order, as JSON lines (docs/records.md) on\n"
              "standard output, and the number of records per file on standard error.  With --listen it\n"
              "receives the collector's live stream (hopwatch-collector --stream) instead, until SIGINT or\n"
@@ -104,6 +112,11 @@ int main(int argc, char **argv)
 		if (first < argc) {
 			fprintf(stderr, "hopwatch-records: --listen takes no record files ('%s') (see --help)\n",
 			        argv[first]);
+			return 2;
+		}
+		if (hw_shm_path(o.listen) && o.stream_key) {
+			fprintf(stderr, "hopwatch-records: --stream-key is for unix: and tcp: streams; a shm: file is "
+			                "guarded by its mode (600, the collector's user)\n");
 			return 2;
 		}
 		return listen_stream(o.listen, o.stream_key, o.idle, o.count);
