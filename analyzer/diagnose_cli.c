@@ -16,6 +16,7 @@
 #include "hopwatch/record_json.h"
 #include "sock_addr.h"
 #include "options.h"
+#include "stream_shm.h"
 
 #define PROG "hopwatch-analyzer diagnose"
 #define MAX_SRC 4
@@ -79,10 +80,34 @@ static const char *gather_records(struct hw_diag_list *l, char *const *hwr, int 
 	return path;
 }
 
+/* shm:PATH: a collector's file is there, and an analyzer reads it. */
+static void check_shm(struct hw_diag_list *l, const char *path)
+{
+	char err[512];
+	uint32_t collector, reader;
+	if (hw_shm_probe(path, &collector, &reader, err, sizeof(err)))
+		hw_diag_print(l, HW_DIAG_FAIL, "stream",
+		              "start the collector with sinks.stream shm:PATH (it creates the file; systemctl start "
+		              "hopwatch-collector)",
+		              "%s", err);
+	else if (!reader)
+		hw_diag_print(l, HW_DIAG_FAIL, "stream",
+		              "start hopwatch-analyzer run --stream shm:PATH (systemctl start hopwatch-analyzer)",
+		              "shm:%s: collector pid %u writes it, no analyzer reads it: live records are dropped",
+		              path, collector);
+	else
+		hw_diag_print(l, HW_DIAG_PASS, "stream", NULL, "shm:%s: collector pid %u, read by analyzer pid %u",
+		              path, collector, reader);
+}
+
 static void check_stream(struct hw_diag_list *l, const char *addr)
 {
 	struct hw_sock_addr a;
 	char err[512];
+	if (hw_shm_path(addr)) {
+		check_shm(l, hw_shm_path(addr));
+		return;
+	}
 	const char *fix = "start hopwatch-analyzer run --stream with this address (systemctl start hopwatch-analyzer); "
 	                  "the collector's sinks.stream must name the same";
 	if (hw_sock_addr_parse(addr, 0, &a, err, sizeof(err))) {
@@ -127,7 +152,8 @@ static const struct hw_opt rows[] = {
      .help = "JSON-lines records, checked the same way"},
     {HW_OPT_ALIAS, "json", .alias_of = "jsonl"},
     {HW_OPT_STRING, "stream", .metavar = "ADDR", HW_OPT_AT(D, stream),
-     .help = "unix:PATH or tcp:HOST:PORT: a running analyzer accepts connections there"},
+     .help = "unix:PATH or tcp:HOST:PORT: a running analyzer accepts connections there;\n"
+             "shm:PATH: a collector's file is there and an analyzer reads it"},
     {HW_OPT_STRING, "alertmanager", .metavar = "URL", HW_OPT_AT(D, am), .help = "GET URL/-/ready answers 200"},
     {HW_OPT_STRING, "clickhouse", .metavar = "URL", HW_OPT_AT(D, ch),
      .help = "ClickHouse answers and --clickhouse-table has every record column"},

@@ -27,6 +27,12 @@ static size_t page_up(size_t n)
 	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
 }
 
+/* pid names a live process (0 names none). */
+static int alive(uint32_t pid)
+{
+	return pid && !(kill((pid_t)pid, 0) && errno == ESRCH);
+}
+
 static size_t ring_bytes(uint32_t batches)
 {
 	return PAGE + page_up((size_t)batches * sizeof(struct hw_batch));
@@ -149,8 +155,8 @@ static uint64_t writer_sum(const struct hw_shm_writer *w, int waiting, int *cons
 
 const char *hw_shm_writer_down(const struct hw_shm_writer *w)
 {
-	uint32_t pid = __atomic_load_n(&w->h->reader_pid, __ATOMIC_ACQUIRE);
-	return !pid || (kill((pid_t)pid, 0) && errno == ESRCH) ? w->down : NULL; /* killed: it never detached */
+	/* a reader killed never detached: its pid says so */
+	return alive(__atomic_load_n(&w->h->reader_pid, __ATOMIC_ACQUIRE)) ? NULL : w->down;
 }
 
 uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w)
@@ -223,6 +229,39 @@ static void detach(struct hw_shm_reader *r)
 	r->fd = -1;
 }
 
+/* Why a header cannot be read as this build's ring file, or NULL. */
+static const char *header_problem(const struct hw_shm_header *h)
+{
+	if (h->magic != HW_SHM_MAGIC)
+		return "not a hopwatch collector's shared stream";
+	if (h->version != HW_SHM_VERSION)
+		return "written by a collector of another stream version";
+	if (h->record_size != sizeof(struct hw_record) || h->batch_bytes != sizeof(struct hw_batch) ||
+	    h->batch_recs != HW_BATCH_RECS)
+		return "its record layout is not this analyzer's (collector and analyzer from different builds)";
+	return NULL;
+}
+
+int hw_shm_probe(const char *path, uint32_t *collector_pid, uint32_t *reader_pid, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "shm:%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct hw_shm_header h;
+	const char *bad = pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ? "not a hopwatch collector's shared stream"
+	                                                                    : header_problem(&h);
+	close(fd);
+	if (bad) {
+		snprintf(err, errlen, "shm:%s: %s", path, bad);
+		return -1;
+	}
+	*collector_pid = h.pid;
+	*reader_pid = alive(h.reader_pid) ? h.reader_pid : 0;
+	return 0;
+}
+
 /* 1 attached, 0 no file there, -1 a file that cannot be read (err). */
 static int attach(struct hw_shm_reader *r, char *err, size_t errlen)
 {
@@ -238,13 +277,10 @@ static int attach(struct hw_shm_reader *r, char *err, size_t errlen)
 	const char *bad = NULL;
 	if (flock(fd, LOCK_EX | LOCK_NB))
 		bad = errno == EWOULDBLOCK ? "another analyzer is reading it" : strerror(errno);
-	else if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != HW_SHM_MAGIC)
+	else if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		bad = "not a hopwatch collector's shared stream";
-	else if (h.version != HW_SHM_VERSION)
-		bad = "written by a collector of another stream version";
-	else if (h.record_size != sizeof(struct hw_record) || h.batch_bytes != sizeof(struct hw_batch) ||
-	         h.batch_recs != HW_BATCH_RECS)
-		bad = "its record layout is not this analyzer's (collector and analyzer from different builds)";
+	else if ((bad = header_problem(&h)))
+		;
 	else if (!h.n_rings || h.n_rings > 1024 || h.ring_batches < 2 || h.ring_batches > (1u << 16) ||
 	         (h.ring_batches & (h.ring_batches - 1)) || h.ring_bytes != ring_bytes(h.ring_batches) ||
 	         (uint64_t)st.st_size != PAGE + (uint64_t)h.n_rings * h.ring_bytes)
@@ -290,7 +326,7 @@ static int finished(const struct hw_shm_reader *r)
 {
 	if (__atomic_load_n(&r->h->closed, __ATOMIC_ACQUIRE))
 		return 1;
-	if (kill((pid_t)r->h->pid, 0) && errno == ESRCH)
+	if (!alive(r->h->pid))
 		return 1;
 	struct stat st;
 	return !stat(r->path, &st) && (st.st_dev != r->dev || st.st_ino != r->ino);

@@ -55,6 +55,11 @@ uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w);
  * records the reader did not take (a reader still attached goes on reading them from its mapping). */
 uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms);
 
+/* For checks (hopwatch-analyzer diagnose): reads PATH's header without mapping or locking it.  0 with the
+ * collector's pid and the attached reader's (0: none; a pid that is gone is reported as 0), -1 with err naming
+ * PATH and what is wrong (missing, not a ring file, another layout). */
+int hw_shm_probe(const char *path, uint32_t *collector_pid, uint32_t *reader_pid, char *err, size_t errlen);
+
 /* The analyzer's end: follows PATH as collectors come and go (none there yet, closed, or gone and replaced). */
 struct hw_shm_reader;
 struct hw_shm_reader *hw_shm_reader_open(const char *path, char *err, size_t errlen);

@@ -151,6 +151,30 @@ static void untaken_and_lossless(void **state)
 	assert_int_equal(hw_shm_writer_close(w, 1000), 0);
 }
 
+/* What `hopwatch-analyzer diagnose --stream shm:PATH` reads: no file (an error naming it); the collector's pid
+ * and no reader; then the reader's pid once one is attached (both this process here). */
+static void probe(void **state)
+{
+	struct sink_fx *f = *state;
+	uint32_t collector = 1, reader = 1;
+	assert_int_equal(hw_shm_probe(path, &collector, &reader, f->err, sizeof(f->err)), -1);
+	if (!strstr(f->err, path) || !strstr(f->err, "No such file"))
+		fail_msg("message: %s", f->err);
+	struct hw_shm_writer *w = writer(f, 1, 2, 0);
+	assert_int_equal(hw_shm_probe(path, &collector, &reader, f->err, sizeof(f->err)), 0);
+	assert_int_equal(collector, (uint32_t)getpid());
+	assert_int_equal(reader, 0);
+	struct hw_shm_reader *rd = hw_shm_reader_open(path, f->err, sizeof(f->err));
+	const struct hw_record *r;
+	assert_int_equal(hw_shm_reader_next(rd, &r, 512, 0, f->err, sizeof(f->err)), 0); /* attaches */
+	assert_int_equal(hw_shm_probe(path, &collector, &reader, f->err, sizeof(f->err)), 0);
+	assert_int_equal(reader, (uint32_t)getpid());
+	hw_shm_reader_close(rd);
+	assert_int_equal(hw_shm_probe(path, &collector, &reader, f->err, sizeof(f->err)), 0);
+	assert_int_equal(reader, 0);
+	hw_shm_writer_close(w, 0);
+}
+
 /* One reader per file: a second one is told, naming the file, and only once while nothing changes. */
 static void second_reader_refused(void **state)
 {
@@ -259,6 +283,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(rings_in_turn, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(follows_path, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(untaken_and_lossless, setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(probe, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(second_reader_refused, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(foreign_files_refused, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(publish_wakes_sleeper, setup, sink_fx_teardown),
