@@ -65,6 +65,10 @@ struct hw_shm_writer {
 struct hw_shm_writer *hw_shm_writer_create(const char *path, unsigned n_rings, uint32_t ring_batches, int lossless,
                                            char *err, size_t errlen)
 {
+	if (!path || !*path) { /* also tells GCC's sanitizer build that the messages below have a path */
+		snprintf(err, errlen, "--stream shm: give a file path (shm:PATH)");
+		return NULL;
+	}
 	uint32_t nb = hw_batch_ring_slots(ring_batches);
 	size_t rbytes = ring_bytes(nb), len = PAGE + (size_t)n_rings * rbytes;
 	struct hw_shm_writer *w = calloc(1, sizeof(*w));
