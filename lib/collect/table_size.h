@@ -5,14 +5,7 @@
 
 #include <stdint.h>
 
-/* The smallest power of two >= want, within [lo, hi] (lo and hi powers of two). */
-static inline uint32_t hw_pow2_at_least(uint32_t want, uint32_t lo, uint32_t hi)
-{
-	uint32_t n = lo;
-	while (n < want && n < hi)
-		n <<= 1;
-	return n;
-}
+#include "table_mem.h" /* hw_pow2_at_least */
 
 /* Keys an open-addressing table of cap slots takes before it reports overflow. */
 static inline uint32_t hw_table_limit(uint32_t cap)

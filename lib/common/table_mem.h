@@ -1,12 +1,22 @@
-/* Memory for the hot paths' large tables (queue and flow tables, detector state): zeroed, untouched until
- * used, page-aligned, and from 2 MiB on backed by transparent huge pages where the kernel allows them. */
+/* Memory for the hot paths' large tables (queue and flow tables, detector state), zeroed, untouched
+ * until used, page-aligned, huge-paged from 2 MiB where allowed; and the rounding their sizes use. */
 #ifndef HOPWATCH_TABLE_MEM_H
 #define HOPWATCH_TABLE_MEM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The smallest table given huge pages, and the alignment of such a table. */
 #define HW_TABLE_HUGE ((size_t)2 << 20)
+
+/* The smallest power of two >= want, within [lo, hi] (lo and hi powers of two): a table's or a ring's slots. */
+static inline uint32_t hw_pow2_at_least(uint32_t want, uint32_t lo, uint32_t hi)
+{
+	uint32_t n = lo;
+	while (n < want && n < hi)
+		n <<= 1;
+	return n;
+}
 
 /* n rounded up to a multiple of to (a power of 2): a table's size to its pages, a row to its lines. */
 static inline size_t hw_round_up(size_t n, size_t to)

@@ -8,13 +8,11 @@
 #include <unistd.h>
 
 #include "batch_ring.h"
+#include "table_mem.h"
 
 uint32_t hw_batch_ring_slots(uint32_t want)
 {
-	uint32_t n = 2;
-	while (n < want && n < (1u << 16))
-		n <<= 1;
-	return n;
+	return hw_pow2_at_least(want, 2, 1u << 16);
 }
 
 int hw_batch_ring_init(struct hw_batch_ring *r, uint32_t size)

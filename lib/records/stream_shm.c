@@ -16,16 +16,12 @@
 
 #include "clock.h"
 #include "stream_shm.h"
+#include "table_mem.h"
 
 #define PAGE 4096u
 #define RETRY_NS 100000000ull      /* a missing file is looked for every 100 ms */
 #define RETRY_ERR_NS 1000000000ull /* a file that could not be read, every second */
 #define CHECK_NS 100000000ull      /* a quiet reader asks at most this often whether its collector is gone */
-
-static size_t page_up(size_t n)
-{
-	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
 
 /* pid names a live process (0 names none). */
 static int alive(uint32_t pid)
@@ -35,7 +31,7 @@ static int alive(uint32_t pid)
 
 static size_t ring_bytes(uint32_t batches)
 {
-	return PAGE + page_up((size_t)batches * sizeof(struct hw_batch));
+	return PAGE + hw_round_up((size_t)batches * sizeof(struct hw_batch), PAGE);
 }
 
 static void ring_over(void *map, uint64_t rbytes, unsigned i, uint32_t batches, struct hw_batch_ring *r)
