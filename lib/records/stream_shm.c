@@ -229,10 +229,10 @@ static void detach(struct hw_shm_reader *r)
 	r->fd = -1;
 }
 
-/* Why a header cannot be read as this build's ring file, or NULL. */
-static const char *header_problem(const struct hw_shm_header *h)
+/* Reads fd's header into *h: why it cannot be read as this build's ring file, or NULL. */
+static const char *read_header(int fd, struct hw_shm_header *h)
 {
-	if (h->magic != HW_SHM_MAGIC)
+	if (pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) || h->magic != HW_SHM_MAGIC)
 		return "not a hopwatch collector's shared stream";
 	if (h->version != HW_SHM_VERSION)
 		return "written by a collector of another stream version";
@@ -250,8 +250,7 @@ int hw_shm_probe(const char *path, uint32_t *collector_pid, uint32_t *reader_pid
 		return -1;
 	}
 	struct hw_shm_header h;
-	const char *bad = pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ? "not a hopwatch collector's shared stream"
-	                                                                    : header_problem(&h);
+	const char *bad = read_header(fd, &h);
 	close(fd);
 	if (bad) {
 		snprintf(err, errlen, "shm:%s: %s", path, bad);
@@ -277,9 +276,9 @@ static int attach(struct hw_shm_reader *r, char *err, size_t errlen)
 	const char *bad = NULL;
 	if (flock(fd, LOCK_EX | LOCK_NB))
 		bad = errno == EWOULDBLOCK ? "another analyzer is reading it" : strerror(errno);
-	else if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+	else if (fstat(fd, &st))
 		bad = "not a hopwatch collector's shared stream";
-	else if ((bad = header_problem(&h)))
+	else if ((bad = read_header(fd, &h)))
 		;
 	else if (!h.n_rings || h.n_rings > 1024 || h.ring_batches < 2 || h.ring_batches > (1u << 16) ||
 	         (h.ring_batches & (h.ring_batches - 1)) || h.ring_bytes != ring_bytes(h.ring_batches) ||
