@@ -243,9 +243,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "hopwatch-analyzer run: %s\n", err);
 		return HW_EXIT_USAGE;
 	}
-	if (hw_shm_path(o->stream) && o->stream_key) {
-		fprintf(stderr, "hopwatch-analyzer run: --stream-key is for unix: and tcp: streams; a shm: file is "
-		                "guarded by its mode (600, the collector's user)\n");
+	if (hw_shm_key_conflict(o->stream, o->stream_key)) {
+		fprintf(stderr, "hopwatch-analyzer run: %s\n", hw_shm_key_conflict(o->stream, o->stream_key));
 		return HW_EXIT_USAGE;
 	}
 	if (!o->n_records && !o->n_json && !o->stream && !o->ch.url) {

@@ -48,6 +48,13 @@ const char *hw_shm_path(const char *addr)
 	return addr && !strncmp(addr, "shm:", 4) ? addr + 4 : NULL;
 }
 
+const char *hw_shm_key_conflict(const char *addr, const char *key_path)
+{
+	return hw_shm_path(addr) && key_path ? "--stream-key is for unix: and tcp: streams; a shm: file is guarded by "
+	                                       "its mode (600, the collector's user)"
+	                                     : NULL;
+}
+
 struct hw_shm_writer {
 	char *path;
 	char down[320];

@@ -35,6 +35,9 @@ struct hw_shm_header {
 
 /* "shm:PATH" → PATH, else NULL. */
 const char *hw_shm_path(const char *addr);
+/* shm: takes no stream key: when addr is a shm: address and key_path is given, the message saying so (bad
+ * usage, for every program that reads the stream), else NULL. */
+const char *hw_shm_key_conflict(const char *addr, const char *key_path);
 
 /* The collector's end: creates PATH (replacing a file there) with n_rings rings of ring_batches (rounded up to
  * a power of two, 2-65536) batches.  lossless: the rings start as if a reader were attached, so that a lossless

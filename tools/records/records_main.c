@@ -114,9 +114,8 @@ int main(int argc, char **argv)
 			        argv[first]);
 			return 2;
 		}
-		if (hw_shm_path(o.listen) && o.stream_key) {
-			fprintf(stderr, "hopwatch-records: --stream-key is for unix: and tcp: streams; a shm: file is "
-			                "guarded by its mode (600, the collector's user)\n");
+		if (hw_shm_key_conflict(o.listen, o.stream_key)) {
+			fprintf(stderr, "hopwatch-records: %s\n", hw_shm_key_conflict(o.listen, o.stream_key));
 			return 2;
 		}
 		return listen_stream(o.listen, o.stream_key, o.idle, o.count);
