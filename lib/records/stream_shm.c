@@ -175,6 +175,8 @@ uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms)
 {
 	__atomic_store_n(&w->h->closed, 1, __ATOMIC_RELEASE);
 	uint64_t left;
+	/* "a consumer" from the rings' flags, not the reader's pid: a lossless file starts with them set, so that a
+	 * capture read faster than the analyzer attaches (it looks every 100 ms) still waits for it here */
 	for (int waited = 0;; waited += 10) {
 		int consumers = 0;
 		left = writer_sum(w, 1, &consumers);
