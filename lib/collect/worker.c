@@ -53,8 +53,8 @@ static struct hw_batch *current_batch(struct hw_worker *w)
 				break;
 			}
 		}
-		sched_yield(); /* lossless input: wait for the sink (or the analyzer on shm:) rather than lose records
-		                */
+		/* lossless input: wait for the sink (or the analyzer on shm:) rather than lose records */
+		sched_yield();
 	}
 	if (w->cur) {
 		w->cur->n = 0;
