@@ -9,14 +9,6 @@
 #include "detector.h"
 #include "table_mem.h"
 
-static uint32_t pow2_at_least(uint32_t n)
-{
-	uint32_t p = 16;
-	while (p < n && p < (1u << 30))
-		p <<= 1;
-	return p;
-}
-
 /* The per-queue state's rows start on a pair of lines (the pairs the hardware fetches together). */
 #define AN_PAIR (2 * AN_LINE)
 
@@ -99,13 +91,13 @@ struct hw_analyzer *hw_an_create(const struct hw_an_config *c, const struct hw_t
 	a->emit = emit;
 	a->ctx = ctx;
 	a->next_id = 1;
-	uint32_t qcap = pow2_at_least(c->max_queues * 2);
+	uint32_t qcap = hw_pow2_at_least(c->max_queues * 2, 16, 1u << 30);
 	/* zeroed pages untouched until used, the queues on AN_LINE boundaries (struct an_queue) */
 	a->queues = hw_table_alloc((c->max_queues ? c->max_queues : 1) * sizeof(*a->queues));
 	a->qslots = hw_table_alloc((size_t)qcap * sizeof(*a->qslots)); /* read by every record, as the queues */
 	a->qmask = qcap - 1;
 	a->smask = 4095;
-	a->fmask = pow2_at_least(c->max_flows) - 1;
+	a->fmask = hw_pow2_at_least(c->max_flows, 16, 1u << 30) - 1;
 	a->lat = an_latency_create(topo);
 	a->postcards = calloc(AN_POSTCARD_SLOTS, sizeof(*a->postcards));
 	if (!a->queues || !a->qslots || !a->lat || !a->postcards || an_nodes_init(&a->nodes, c->max_queues) ||
