@@ -97,7 +97,7 @@ def run_collector_dpdk(col, pcap, seconds, log):
     c = counters(open(log).read())
     if "worker0_cpu_ns" not in c or not c.get("reports"):
         die("DPDK collector printed no worker times or reports: " + open(log).read()[-800:])
-    return {"stream": stream, "reports": c["reports"], "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9}
+    return {"reports": c["reports"], "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9}
 
 
 def thread_cpu_s(pid, names):

@@ -6,7 +6,7 @@ pkgs=(
   meson ninja-build pkg-config gcc clang clang-format libclang-rt-14-dev python3
   libpcap-dev libjansson-dev libcmocka-dev dpdk-dev libgraphviz-dev
   libmicrohttpd-dev libcurl4-openssl-dev liblldpctl-dev libssl-dev libsystemd-dev libcrypt-dev libyaml-dev openssl
-  lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus chromium
+  lldpd tshark libxml2-utils iproute2 tcpdump jq curl prometheus chromium python3-pyflakes
   prometheus-alertmanager clickhouse-server clickhouse-client zookeeper
   build-essential dpkg-dev debhelper fakeroot lintian help2man mmdebstrap
 )

@@ -4,7 +4,6 @@
 # generous limits, never sleeps a fixed time to assert.
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,7 +73,7 @@ with tempfile.TemporaryDirectory(prefix="ident_reload.") as d:
         p.stdin.close()
         p.wait(timeout=LIMIT_S)
     text = "".join(log)
-    want = f"b.json:1: "
+    want = "b.json:1: "
     if not any(want in l and f"keeping the last good identity mapping ({n // 2} entries)" in l for l in log):
         fails.append(f"no log line naming b.json and the {n // 2} entries kept: {text[-1500:]}")
     summary = json.loads(text.strip().splitlines()[-1])["identity"]

@@ -5,7 +5,9 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
-from netutil import free_port  # noqa: E402,F401  (re-exported: the tests import it from here)
+import netutil  # noqa: E402
+
+free_port = netutil.free_port  # the tests import it from here
 
 
 def metric(port, name):
