@@ -174,13 +174,18 @@ uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w)
 uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms)
 {
 	__atomic_store_n(&w->h->closed, 1, __ATOMIC_RELEASE);
-	uint64_t left;
+	uint64_t left, before = UINT64_MAX;
 	/* "a consumer" from the rings' flags, not the reader's pid: a lossless file starts with them set, so that a
-	 * capture read faster than the analyzer attaches (it looks every 100 ms) still waits for it here */
-	for (int waited = 0;; waited += 10) {
+	 * capture read faster than the analyzer attaches (it looks every 100 ms) still waits for it here.  The wait
+	 * ends wait_ms after the reader last took something, not wait_ms after it began: a reader that keeps taking
+	 * gets all of it (the rings bound how long that is), one that is stopped or gone costs wait_ms */
+	for (int idle = 0;; idle += 10) {
 		int consumers = 0;
 		left = writer_sum(w, 1, &consumers);
-		if (!left || !consumers || waited >= wait_ms)
+		if (left < before)
+			idle = 0;
+		before = left;
+		if (!left || !consumers || idle >= wait_ms)
 			break;
 		struct timespec ts = {0, 10000000};
 		nanosleep(&ts, NULL);

@@ -53,9 +53,9 @@ void hw_shm_writer_ring(struct hw_shm_writer *w, unsigned i, struct hw_batch_rin
 const char *hw_shm_writer_down(const struct hw_shm_writer *w);
 /* Records the reader has taken so far, over every ring (any thread). */
 uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w);
-/* The end, after the producers' last publish: marks the file closed, waits up to wait_ms for an attached
- * reader to take what is published, removes PATH (if it is still this file) and frees w.  Returns the
- * records the reader did not take (a reader still attached goes on reading them from its mapping). */
+/* The end, after the producers' last publish: marks the file closed, waits for an attached reader to take
+ * what is published (while it takes some every wait_ms), removes PATH (if it is still this file) and frees w.
+ * Returns the records the reader did not take (a reader still attached goes on reading them from its mapping). */
 uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms);
 
 /* For checks (hopwatch-analyzer diagnose): reads PATH's header without mapping or locking it.  0 with the

@@ -277,6 +277,58 @@ static void publish_wakes_sleeper(void **state)
 	hw_shm_writer_close(w, 0);
 }
 
+struct slow_reader {
+	struct hw_shm_reader *rd;
+	int got, wrong; /* records read after the first, and how many of them were not the record expected */
+	char err[320];
+};
+
+/* Takes records 41 .. 45 one every 150 ms, then leaves 150 ms later (giving the last batch back). */
+static void *read_slowly(void *arg)
+{
+	struct slow_reader *z = arg;
+	const struct timespec gap = {0, 150000000};
+	for (uint32_t seed = 41; seed <= 45; seed++) {
+		nanosleep(&gap, NULL);
+		const struct hw_record *r = NULL;
+		if (hw_shm_reader_next(z->rd, &r, 512, 2000, z->err, sizeof(z->err)) != 1)
+			break;
+		struct hw_record want;
+		rec_fill(&want, seed);
+		z->wrong += memcmp(r, &want, sizeof(want)) != 0;
+		z->got++;
+	}
+	nanosleep(&gap, NULL);
+	hw_shm_reader_close(z->rd);
+	return NULL;
+}
+
+/* The exit wait follows the reader: six batches of one record (40 .. 45), the first taken at once and the
+ * others one every 150 ms, the last given back 150 ms after it is read (about 0.9 s in all).  All six are taken
+ * when hw_shm_writer_close(w, 400) returns, because its 400 ms count from the reader's last take: it returns 0.
+ * A wait of 400 ms in all would have returned 4: by then only 40 and 41 are given back (a batch goes back when
+ * the next one is read: 40 at 150 ms, 41 at 300 ms, 42 at 450 ms). */
+static void exit_wait_follows_reader(void **state)
+{
+	struct sink_fx *f = *state;
+	struct hw_shm_writer *w = writer(f, 1, 8, 0);
+	struct hw_batch_ring ring;
+	hw_shm_writer_ring(w, 0, &ring);
+	for (uint32_t i = 0; i < 6; i++)
+		publish(&ring, 40 + i, 1);
+	struct slow_reader z = {0};
+	z.rd = hw_shm_reader_open(path, f->err, sizeof(f->err));
+	assert_non_null(z.rd);
+	expect(z.rd, f, 512, 40, 1); /* attached: the rings have their consumer before close looks */
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, read_slowly, &z), 0);
+	uint64_t left = hw_shm_writer_close(w, 400);
+	pthread_join(t, NULL);
+	if (z.got != 5 || z.wrong)
+		fail_msg("the slow reader read %d of 5 records, %d of them wrong (%s)", z.got, z.wrong, z.err);
+	assert_int_equal(left, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +339,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(second_reader_refused, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(foreign_files_refused, setup, sink_fx_teardown),
 	    cmocka_unit_test_setup_teardown(publish_wakes_sleeper, setup, sink_fx_teardown),
+	    cmocka_unit_test_setup_teardown(exit_wait_follows_reader, setup, sink_fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
