@@ -30,7 +30,8 @@ with tempfile.TemporaryDirectory(prefix="ident_reload.") as d:
                           "--events", os.path.join(d, "events.jsonl"), "--summary-json", "-"], stdin=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     log = []
-    threading.Thread(target=lambda: log.extend(p.stderr), daemon=True).start()
+    reader = threading.Thread(target=lambda: log.extend(p.stderr), daemon=True)
+    reader.start()
     fed = [0]
 
     def feed():  # a few records: the identity sources are checked as records come (at most once a second)
@@ -72,6 +73,7 @@ with tempfile.TemporaryDirectory(prefix="ident_reload.") as d:
     finally:
         p.stdin.close()
         p.wait(timeout=LIMIT_S)
+        reader.join(timeout=LIMIT_S)  # the last lines (the summary) may still be in the pipe when the process ends
     text = "".join(log)
     want = "b.json:1: "
     if not any(want in l and f"keeping the last good identity mapping ({n // 2} entries)" in l for l in log):

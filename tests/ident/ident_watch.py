@@ -99,7 +99,8 @@ with tempfile.TemporaryDirectory(prefix="ident_watch.") as d:
                           "--k8s-every", "0.2", "--pods", pods_dir, "--metrics", f"127.0.0.1:{port}",
                           "--summary-json", "-"], stderr=subprocess.PIPE, text=True)
     log = []
-    threading.Thread(target=lambda: log.extend(p.stderr), daemon=True).start()
+    reader = threading.Thread(target=lambda: log.extend(p.stderr), daemon=True)
+    reader.start()
 
     def wait(what, ok):
         t0 = time.monotonic()
@@ -149,6 +150,7 @@ with tempfile.TemporaryDirectory(prefix="ident_watch.") as d:
     finally:
         p.terminate()
         p.wait(timeout=LIMIT_S)
+        reader.join(timeout=LIMIT_S)  # the last lines (the summary) may still be in the pipe when the process ends
         srv.shutdown()
     text = "".join(log)
     if not any("watch event 3:" in l and "keeping the last good identity mapping" in l for l in log):
