@@ -1,9 +1,7 @@
 /* The worker's per-packet path: parse into the current batch, account sequence numbers, queues and
  * flow paths, publish full batches.  No locks, no allocation and no system calls per packet. */
-#include <sched.h>
 #include <string.h>
 
-#include "clock.h"
 #include "facts.h"
 #include "worker.h"
 
@@ -32,30 +30,14 @@ void hw_worker_free(struct hw_worker *w)
 		hw_batch_ring_free(&w->ring);
 }
 
-/* A batch to parse into: the current one, or a new ring slot (waiting or dropping when full). */
+/* A batch to parse into: the current one, or a new ring slot (when full: lossless input waits for the sink, or
+ * the analyzer on shm:, rather than lose records; other input drops). */
 static struct hw_batch *current_batch(struct hw_worker *w)
 {
 	if (w->cur)
 		return w->cur;
-	uint64_t still_since = 0; /* after a stop signal: since when the consumer has taken nothing */
-	uint32_t tail = 0;
-	for (;;) {
-		w->cur = hw_batch_ring_slot(&w->ring);
-		if (w->cur || !w->backpressure || (w->stop && *w->stop) || !hw_batch_ring_has_consumer(&w->ring))
-			break;
-		if (w->interrupt && *w->interrupt) { /* stopping: wait on while the consumer keeps taking batches */
-			uint32_t t = __atomic_load_n(&w->ring.ctl->tail, __ATOMIC_ACQUIRE);
-			uint64_t now = hw_mono_ns();
-			if (!still_since || t != tail) {
-				still_since = now;
-				tail = t;
-			} else if (now - still_since > HW_STOP_WAIT_NS) {
-				break;
-			}
-		}
-		/* lossless input: wait for the sink (or the analyzer on shm:) rather than lose records */
-		sched_yield();
-	}
+	w->cur = w->backpressure ? hw_batch_ring_slot_wait(&w->ring, w->stop, w->interrupt, &w->gave_up)
+	                         : hw_batch_ring_slot(&w->ring);
 	if (w->cur) {
 		w->cur->n = 0;
 		w->cur->worker = w->id;

@@ -41,7 +41,6 @@ struct hw_pending_report {
 	bool same_packet;  /* coalesced with the previous report: one sequence number for both */
 	bool ports;        /* every hop carries its ports (hw_path_hops_have_ports) */
 };
-#define HW_STOP_WAIT_NS 1000000000ull
 #define HW_PENDING_REPORTS 512 /* a burst of frames; applied early when fewer than 256 places are left */
 /* Hops of the pending reports: applied early when a frame's worth (HW_BATCH_RECS) might not fit. */
 #define HW_PENDING_HOPS (2 * HW_BATCH_RECS)
@@ -57,9 +56,10 @@ struct hw_worker {
 	bool has_ring;       /* records go to a sink thread */
 	bool backpressure;   /* wait for the sink instead of dropping (offline input) */
 	volatile bool *stop; /* set by the owner to end a backpressure wait */
-	/* After a stop signal, a lossless wait ends once the consumer has taken nothing for HW_STOP_WAIT_NS (an
-	 * analyzer stalled on shm:, say): what the front end drains after the signal still waits for a live one. */
+	/* The stop signal: a lossless wait then ends once the consumer has taken nothing for HW_STOP_WAIT_NS, and
+	 * gave_up is set: later batches do not wait (hw_batch_ring_slot_wait). */
 	const volatile sig_atomic_t *interrupt;
+	bool gave_up;
 	struct hw_batch *cur;
 	struct hw_record scratch[HW_BATCH_RECS]; /* records nobody wants (no sink, or its ring full) */
 	uint32_t scratch_n;                      /* records of pending reports in scratch */

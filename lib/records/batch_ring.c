@@ -1,6 +1,7 @@
 /* The batch ring's private allocation (once, at start-up), its count of records still waiting, and the
  * shared form's wake-up; the shared form's memory is hw_shm_writer's (stream_shm.c). */
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "batch_ring.h"
+#include "clock.h"
 #include "table_mem.h"
 
 uint32_t hw_batch_ring_slots(uint32_t want)
@@ -60,5 +62,29 @@ void hw_batch_ring_wake(uint32_t *bell)
 	if (__atomic_load_n(bell, __ATOMIC_RELAXED)) {
 		__atomic_store_n(bell, 0, __ATOMIC_RELAXED);
 		syscall(SYS_futex, bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
+}
+
+struct hw_batch *hw_batch_ring_slot_wait(struct hw_batch_ring *r, const volatile bool *stop,
+                                         const volatile sig_atomic_t *interrupt, bool *gave_up)
+{
+	uint64_t still_since = 0; /* after a stop signal: since when the consumer has taken nothing */
+	uint32_t tail = 0;
+	for (;;) {
+		struct hw_batch *b = hw_batch_ring_slot(r);
+		if (b || *gave_up || (stop && *stop) || !hw_batch_ring_has_consumer(r))
+			return b;
+		if (interrupt && *interrupt) { /* stopping: wait on while the consumer keeps taking batches */
+			uint32_t t = __atomic_load_n(&r->ctl->tail, __ATOMIC_ACQUIRE);
+			uint64_t now = hw_mono_ns();
+			if (!still_since || t != tail) {
+				still_since = now;
+				tail = t;
+			} else if (now - still_since > HW_STOP_WAIT_NS) {
+				*gave_up = true;
+				return NULL;
+			}
+		}
+		sched_yield();
 	}
 }

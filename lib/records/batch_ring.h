@@ -3,6 +3,8 @@
 #ifndef HOPWATCH_BATCH_RING_H
 #define HOPWATCH_BATCH_RING_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hopwatch/record.h"
@@ -80,6 +82,18 @@ static inline void hw_batch_ring_release(struct hw_batch_ring *r)
 	                 __ATOMIC_RELAXED);
 	__atomic_store_n(&r->ctl->tail, tail + 1, __ATOMIC_RELEASE);
 }
+/* After a stop signal, a lossless wait ends once the consumer has taken nothing for this long (an analyzer
+ * stalled on shm:, say): what the front end drains after the signal still waits for a live one. */
+#define HW_STOP_WAIT_NS 1000000000ull
+
+/* Producer of lossless input: the slot to fill next, waiting for one while a consumer is there to drain the ring.
+ * NULL (drop the batch) when no consumer is there, when *stop is set, or when *interrupt (a stop signal) is set
+ * and the consumer has taken nothing for HW_STOP_WAIT_NS; that last sets *gave_up, and later calls with it set do
+ * not wait (the batches still queued behind a stalled consumer do not each cost a second).  stop and interrupt
+ * may be NULL. */
+struct hw_batch *hw_batch_ring_slot_wait(struct hw_batch_ring *r, const volatile bool *stop,
+                                         const volatile sig_atomic_t *interrupt, bool *gave_up);
+
 /* Records in the batches published and not given back yet (any thread; exact once the producer has stopped). */
 uint64_t hw_batch_ring_records_waiting(const struct hw_batch_ring *r);
 
