@@ -37,12 +37,8 @@ int main(int argc, char **argv)
 		return prc == HW_OPTS_HELP ? 0 : 2;
 	}
 	hw_collector_config_finish(&col.cfg);
-	if (hw_shm_path(col.cfg.stream) &&
-	    (col.cfg.json_out || col.cfg.records_dir || col.cfg.n_clickhouse || col.cfg.stream_key)) {
-		fprintf(stderr,
-		        PROG ": --stream shm:PATH hands the workers' own batch rings to the analyzer, so it "
-		             "goes alone: no --json-out, --records-dir or --clickhouse beside it, and no --stream-key "
-		             "(the file is mode 600; use unix: or tcp: for those)\n");
+	if (hw_shm_key_conflict(col.cfg.stream, col.cfg.stream_key)) {
+		fprintf(stderr, PROG ": %s\n", hw_shm_key_conflict(col.cfg.stream, col.cfg.stream_key));
 		hw_collector_config_free(&col.cfg);
 		return 2;
 	}

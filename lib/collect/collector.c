@@ -80,6 +80,26 @@ static void files_counts(struct hw_collector *c)
 	__atomic_store_n(&c->files_lost, hw_record_writer_lost(c->files), __ATOMIC_RELAXED);
 }
 
+/* shm: beside other outputs: a copy of the batch into its worker's ring in the shared file.  A full ring waits
+ * for the analyzer on lossless input (as a worker does for the sink thread), and drops the batch otherwise, or
+ * when no analyzer is there to take it. */
+static void shm_put(struct hw_collector *c, const struct hw_batch *b)
+{
+	struct hw_batch_ring *r = &c->shm_rings[b->worker];
+	struct hw_batch *s =
+	    c->lossless ? hw_batch_ring_slot_wait(r, NULL, &hw_stop_requested, &c->shm_gave_up) : hw_batch_ring_slot(r);
+	if (!s) {
+		__atomic_store_n(&c->shm_full, c->shm_full + b->n, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->stream_dropped, c->shm_full, __ATOMIC_RELAXED); /* for /metrics while running */
+		return;
+	}
+	s->n = b->n;
+	s->worker = b->worker;
+	memcpy(s->recs, b->recs, (size_t)b->n * sizeof(b->recs[0]));
+	hw_batch_ring_publish(r);
+	c->shm_put += b->n;
+}
+
 static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 {
 	char err[512];
@@ -101,6 +121,8 @@ static void write_batch(struct hw_collector *c, const struct hw_batch *b)
 			sink_error(c, SINK_JSON, err);
 		json_counts(c);
 	}
+	if (c->shm_rings)
+		shm_put(c, b);
 }
 
 static void reopen_outputs(struct hw_collector *c)
@@ -182,9 +204,19 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 			return -1;
 	}
 	const char *shm = hw_shm_path(c->cfg.stream);
+	c->lossless = backpressure;
 	if (shm &&
 	    !(c->shm = hw_shm_writer_create(shm, n_workers, c->cfg.sizes.ring_batches, backpressure, err, errlen)))
 		return -1;
+	c->shm_direct = c->shm && !c->cfg.json_out && !c->cfg.records_dir && !c->cfg.n_clickhouse;
+	if (c->shm && !c->shm_direct) {
+		if (!(c->shm_rings = calloc(n_workers, sizeof(*c->shm_rings)))) {
+			snprintf(err, errlen, "out of memory for %u shared rings", n_workers);
+			return -1;
+		}
+		for (unsigned i = 0; i < n_workers; i++)
+			hw_shm_writer_ring(c->shm, i, &c->shm_rings[i]);
+	}
 	if (c->cfg.stream && !shm &&
 	    !(c->stream = hw_stream_sender_open_keyed(c->cfg.stream, c->cfg.stream_key, err, errlen)))
 		return -1;
@@ -209,12 +241,12 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 	for (unsigned i = 0; i < n_workers; i++) {
 		c->workers[i] = aligned_alloc(64, (sizeof(struct hw_worker) + 63) / 64 * 64);
 		if (!c->workers[i] || hw_worker_init(c->workers[i], i, &c->cfg.parser, &c->cfg.sizes,
-		                                     c->sinks_on && !c->shm, backpressure)) {
+		                                     c->sinks_on && !c->shm_direct, backpressure)) {
 			snprintf(err, errlen, "out of memory for worker %u tables (queues %u, senders %u, flows %u)", i,
 			         c->cfg.sizes.queues, c->cfg.sizes.senders, c->cfg.sizes.flows);
 			return -1;
 		}
-		if (c->shm) { /* the analyzer takes the worker's batches itself */
+		if (c->shm_direct) { /* the analyzer takes the worker's batches itself */
 			hw_shm_writer_ring(c->shm, i, &c->workers[i]->ring);
 			c->workers[i]->has_ring = true;
 		}
@@ -222,7 +254,7 @@ int hw_collector_start(struct hw_collector *c, unsigned n_workers, bool backpres
 		c->workers[i]->interrupt = &hw_stop_requested;
 		c->n_workers = i + 1;
 	}
-	if (c->sinks_on && !c->shm && pthread_create(&c->sink_thread, NULL, sink_main, c)) {
+	if (c->sinks_on && !c->shm_direct && pthread_create(&c->sink_thread, NULL, sink_main, c)) {
 		snprintf(err, errlen, "cannot start the sink thread");
 		return -1;
 	}
@@ -247,20 +279,25 @@ void hw_collector_finish(struct hw_collector *c)
 	c->names = NULL;
 	for (unsigned i = 0; i < c->n_workers; i++)
 		hw_worker_flush(c->workers[i]);
-	if (c->sinks_on && !c->shm) {
+	if (c->sinks_on && !c->shm_direct) {
 		__atomic_store_n(&c->sink_stop, true, __ATOMIC_RELEASE);
 		pthread_join(c->sink_thread, NULL);
 	}
 	if (c->shm) {
-		/* the analyzer gets up to a second to take what is published; records it has not taken by then
-		 * count as the stream's drops (it may still read them from its mapping) */
-		uint64_t published = 0;
-		for (unsigned i = 0; i < c->n_workers; i++)
-			published += c->workers[i]->cnt.records - c->workers[i]->cnt.sink_dropped;
-		c->stream_dropped = hw_shm_writer_close(c->shm, 1000);
-		c->stream_sent = published - c->stream_dropped;
+		/* the analyzer takes what is published while it keeps taking (hw_shm_writer_close); records it has not
+		 * taken a second after its last take count as the stream's drops (it may still read them from its
+		 * mapping), as do those a full ring dropped on the sink thread */
+		uint64_t published = c->shm_put;
+		if (c->shm_direct)
+			for (unsigned i = 0; i < c->n_workers; i++)
+				published += c->workers[i]->cnt.records - c->workers[i]->cnt.sink_dropped;
+		const uint64_t left = hw_shm_writer_close(c->shm, 1000);
+		c->stream_dropped = c->shm_full + left;
+		c->stream_sent = published - left;
 		c->shm = NULL;
-		for (unsigned i = 0; i < c->n_workers; i++) { /* the rings' memory went with the file */
+		free(c->shm_rings); /* the rings' memory went with the file */
+		c->shm_rings = NULL;
+		for (unsigned i = 0; c->shm_direct && i < c->n_workers; i++) {
 			c->workers[i]->has_ring = false;
 			c->workers[i]->ring = (struct hw_batch_ring){0};
 		}

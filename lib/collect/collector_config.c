@@ -80,7 +80,8 @@ static const struct hw_opt rows[] = {
      .flags = HW_OPTF_NULLABLE,
      .help = "live stream of record batches: unix:PATH or tcp:HOST:PORT; shm:PATH\n"
              "(a file on tmpfs, e.g. /dev/shm/hopwatch.ring) for an analyzer on\n"
-             "this host: the workers' rings shared, no copy; it goes alone"},
+             "this host: the workers' rings shared, no copy (beside other outputs,\n"
+             "one copy per batch on the sink thread)"},
     {HW_OPT_STRING, "stream-key", .key = "sinks.stream_key", .metavar = "FILE", HW_OPT_AT(C, stream_key),
      .flags = HW_OPTF_NULLABLE,
      .help = "authenticate the stream with this shared key (16-256 bytes, mode 600; the\n"

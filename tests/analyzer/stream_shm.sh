@@ -3,9 +3,11 @@
 # collector's file; a scenario's capture (read lossless, as every capture file is) reaches it whole: the
 # collector's stream_sent is its record count with nothing dropped, and the analyzer took as many.  Its Incast
 # names the queue the record-file run of the same capture names (the scenario's culprit, leaf1 Ethernet1 queue 3).
-# A second collector run at the same path is followed (twice the records), the file is gone after each run, and
-# options that cannot go with shm: are bad usage (exit 2).  hopwatch-records --listen shm: in the analyzer's
-# place prints, byte for byte, the JSON lines it prints for the record files of the same capture.
+# A second collector run at the same path is followed (twice the records); it also writes record files (shm:
+# beside another output, through the sink thread), which hold every record, the same as a files-only run.  The file
+# is gone after each run, and a --stream-key with shm: is bad usage (exit 2) everywhere.  hopwatch-records
+# --listen shm: in the analyzer's place prints, byte for byte, the JSON lines it prints for the record files of
+# the same capture.
 # Usage: stream_shm.sh HOPWATCH-GEN HOPWATCH-COLLECTOR HOPWATCH-ANALYZER HOPWATCH-RECORDS
 set -u
 gen=$1 col=$2 an=$3 recs=$4
@@ -21,11 +23,11 @@ trap cleanup EXIT
 "$gen" scenario incast --out "$dir/s" >/dev/null 2>&1 || fail "scenario failed"
 topo=(--lldp "$dir/s/lldp.pcap" --map "$dir/s/map.json")
 
-# bad usage: shm: goes alone on the collector, and takes no key on either side
-"$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" --json-out "$dir/x.json" >/dev/null 2>"$dir/usage.err"
-[ $? -eq 2 ] || fail "collector --stream shm: with --json: not exit 2"
-grep -q "goes alone" "$dir/usage.err" || { cat "$dir/usage.err"; fail "no message saying why"; }
+# bad usage: shm: takes no key on either side
 echo 0123456789abcdef0123 >"$dir/key" && chmod 600 "$dir/key"
+"$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" --stream-key "$dir/key" >/dev/null 2>"$dir/usage.err"
+[ $? -eq 2 ] || fail "collector --stream shm: with --stream-key: not exit 2"
+grep -q "guarded by its mode" "$dir/usage.err" || { cat "$dir/usage.err"; fail "no message saying why"; }
 "$an" run --stream "shm:$ring" --stream-key "$dir/key" >/dev/null 2>"$dir/usage.err"
 [ $? -eq 2 ] || fail "analyzer --stream shm: with --stream-key: not exit 2"
 
@@ -54,18 +56,24 @@ apid=$!
 for _ in $(seq 300); do grep -q "listening on shm:$ring" "$dir/an.err" && break; sleep 0.1; done
 grep -q "listening on shm:$ring" "$dir/an.err" || { cat "$dir/an.err"; fail "the analyzer did not start"; }
 total=0
+mkdir "$dir/rec2"
 for run in 1 2; do
-  "$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" >/dev/null 2>"$dir/col$run.err" ||
+  more=()
+  [ $run = 2 ] && more=(--records-dir "$dir/rec2") # beside another output: through the sink thread
+  "$col" --pcap "$dir/s/reports.pcap" --stream "shm:$ring" "${more[@]}" >/dev/null 2>"$dir/col$run.err" ||
     { cat "$dir/col$run.err"; fail "collector run $run failed"; }
-  recs=$(count records "$dir/col$run.err")
+  n=$(count records "$dir/col$run.err")
   sent=$(count stream_sent "$dir/col$run.err")
-  [ "$recs" -gt 1000 ] || fail "run $run: only $recs records"
-  [ "$sent" = "$recs" ] || { cat "$dir/col$run.err"; fail "run $run: stream_sent $sent of $recs records"; }
+  [ "$n" -gt 1000 ] || fail "run $run: only $n records"
+  [ "$sent" = "$n" ] || { cat "$dir/col$run.err"; fail "run $run: stream_sent $sent of $n records"; }
   [ "$(count stream_dropped "$dir/col$run.err")" = 0 ] || fail "run $run: stream_dropped"
   [ "$(count sink_dropped "$dir/col$run.err")" = 0 ] || fail "run $run: sink_dropped"
   [ ! -e "$ring" ] || fail "run $run: $ring is still there after the collector's end"
-  total=$((total + recs))
+  total=$((total + n))
 done
+[ "$(count files_written "$dir/col2.err")" = "$n" ] || { cat "$dir/col2.err"; fail "run 2: files_written"; }
+"$recs" "$dir"/rec2/*.hwr >"$dir/files2.jsonl" 2>/dev/null || fail "hopwatch-records (run 2's files) failed"
+cmp -s "$dir/files.jsonl" "$dir/files2.jsonl" || fail "run 2's record files (beside shm:) differ from a files-only run's"
 stop_pid "$apid"
 apid=
 got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["records"])' "$dir/summary.json")
