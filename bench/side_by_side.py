@@ -13,7 +13,8 @@
 #   pipeline: the DPDK collector (net_pcap infinite_rx=1, --stream shm: and unix: in turn, --pipeline-streams)
 #             -> hopwatch-analyzer run --stream (every detector), sustained for --seconds; every record
 #             accounted for (collector records == analyzer received + stream_dropped + sink_dropped) and the CPU time of every thread of both
-#             processes (where the time goes); reports per wall-clock second end to end
+#             processes (where the time goes); reports per wall-clock second end to end; --pipeline-records: the
+#             collector also writes record files (every record in them or counted lost)
 #   --analyzer-b PATH: in the analyzer rounds also that analyzer binary, A B in turn, and the ratio A / B
 #             per process CPU-second and per wall-clock second
 #   --analyzer-args "ARGS", --analyzer-b-args "ARGS": added to A's (the build's, also in the pipeline) and
@@ -25,7 +26,7 @@
 #                        [--path-change-rate P] [--drop-rate P] [--pcap-reports N] [--pcap-flows N]
 #                        [--only dpdk,pcap,analyzer,pipeline]
 #                        [--collector-b PATH] [--analyzer-b PATH] [--pipeline-flows N] [--pipeline-streams shm,unix]
-#                        [--pipeline-lossless]
+#                        [--pipeline-lossless] [--pipeline-records]
 #                        [--analyzer-args "ARGS"] [--analyzer-b-args "ARGS"]
 import argparse
 import glob
@@ -176,11 +177,16 @@ def wait_idle(pid, seconds):
     return False
 
 
-def run_pipeline(col, ana, pcap, seconds, work, ana_args=(), stream="unix", col_args=()):
+def run_pipeline(col, ana, pcap, seconds, work, ana_args=(), stream="unix", col_args=(), records_dir=None):
     """DPDK collector -> stream (unix: socket, or shm: the workers' rings in a shared file) -> analyzer
     (every detector) for `seconds`; then the collector is stopped (it flushes its sink and prints its
     counters), the analyzer drains the stream until idle and is stopped; its --summary-json gives the
-    records it took in."""
+    records it took in.  records_dir: the collector also writes record files there (emptied before the run,
+    removed after it), and every record must be in them or counted as sink_dropped."""
+    if records_dir:
+        shutil.rmtree(records_dir, ignore_errors=True)
+        os.makedirs(records_dir)
+        col_args = list(col_args) + ["--records-dir", records_dir]
     sock = os.path.join(work, "pipe.sock" if stream == "unix" else "pipe.ring")
     addr = stream + ":" + sock
     summary = os.path.join(work, "pipe-summary.json")
@@ -222,7 +228,13 @@ def run_pipeline(col, ana, pcap, seconds, work, ana_args=(), stream="unix", col_
     with open(summary) as f:
         got = json.load(f)["records"]
     lost = c["records"] - got - c.get("stream_dropped", 0) - c.get("sink_dropped", 0)
-    return {"reports": c["reports"], "records": c["records"], "analyzer_records": got,
+    files = None
+    if records_dir:
+        files = c.get("files_written", 0)
+        shutil.rmtree(records_dir, ignore_errors=True)
+        if files + c.get("files_lost", 0) + c.get("sink_dropped", 0) != c["records"]:
+            lost = max(lost, 1)  # records neither in the files nor counted lost: the run does not add up
+    return {"reports": c["reports"], "records": c["records"], "analyzer_records": got, "files_written": files,
             "stream_sent": c.get("stream_sent"), "stream_dropped": c.get("stream_dropped", 0),
             "sink_dropped": c.get("sink_dropped", 0), "unaccounted": lost, "analyzer_drained": drained,
             "cpu_s": c["worker0_cpu_ns"] / 1e9, "wall_s": c["worker0_wall_ns"] / 1e9,
@@ -265,6 +277,9 @@ def main():
     ap.add_argument("--pipeline-streams", default="shm,unix",
                     help="the pipeline's streams, in turn each round: shm (the workers' rings shared with the "
                          "analyzer), unix (a socket)")
+    ap.add_argument("--pipeline-records", action="store_true",
+                    help="the pipeline's collector also writes record files (--records-dir, under --work, removed "
+                         "after each run): the stream then goes through the sink thread (shm: as a copy per batch)")
     ap.add_argument("--pcap-flows", type=int, default=4096, help="flows of the pcap and analyzer rounds' capture")
     ap.add_argument("--analyzer-b", help="a second analyzer binary for the analyzer rounds (before/after)")
     ap.add_argument("--collector-b", help="a second collector binary for the dpdk rounds (before/after)")
@@ -330,7 +345,8 @@ def main():
         for i in range(a.rounds):
             for st in streams:
                 r = run_pipeline(col, ana, pcap, a.seconds, a.work, ana_args, st,
-                                 ["--lossless"] if a.pipeline_lossless else [])
+                                 ["--lossless"] if a.pipeline_lossless else [],
+                                 os.path.join(a.work, "pipe-records") if a.pipeline_records else None)
                 by[st].append(r)
                 print("pipeline round %d, %s: %d records, analyzer took %d, stream dropped %d, sink dropped %d, "
                       "unaccounted %d; %.2f M reports/wall-s, analyzer %.2f M records/cpu-s" %
@@ -358,7 +374,8 @@ def main():
                 "analyzer_threads_cpu_s": {n: med([r["analyzer_threads_cpu_s"].get(n, 0) for r in runs])
                                            for n in names("analyzer_threads_cpu_s")}}
 
-        result["pipeline"] = {"flows": a.pipeline_flows, "frames": frames, "lossless": a.pipeline_lossless}
+        result["pipeline"] = {"flows": a.pipeline_flows, "frames": frames, "lossless": a.pipeline_lossless,
+                              "records_files": a.pipeline_records}
         for st in streams:
             result["pipeline"][st] = summary(by[st])
         if len(streams) == 2:  # the first against the second, round by round
