@@ -2,6 +2,7 @@
  * pods side by side), each leaf's hosts beside it, port names where they overlap nothing, mismatches coloured. */
 #include <gvc.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,35 +72,98 @@ char *hw_gv_text(const char *src, char *dst, size_t size)
 #define LEGEND_FONT ((double)NODE_FONT)
 /* The room the layout keeps for the legend: its size at this font, centred in it.  The layouts are chosen with
  * this room (topo_place_nodes: a canvas's aspect); the legend's own size in its place takes the k=8 fat-tree's
- * heat map out of 16:10 by a hair and from 4 pods to a row to 2, the pods' links crossing two rows more. */
-#define LEGEND_ROOM_FONT 14.0
+ * heat map out of 16:10 by a hair and from 4 pods to a row to 2, the pods' links crossing two rows more.  16 pt with
+ * legend_size's per-glyph widths keeps about the room its earlier flat 0.62 em gave at 14 pt (at 14 pt the default
+ * leaf-spine's heat map went from 2 rows of hosts under each leaf to 4, their links crossing the hosts). */
+#define LEGEND_ROOM_FONT 16.0
 
-/* The size (pt) of a legend's HTML table with text of font pt: a row per <tr>, as wide as its characters outside
- * tags (an entity is one) at 0.62 em, the average of Helvetica's glyphs with bold and capitals rounded up, plus
- * the cells' padding; 0 x 0 for no legend.  An estimate that errs wide: the table is drawn at this size
- * (legend_label), so a browser's sans-serif wider than Graphviz's Helvetica metrics fits it (DejaVu Sans ran the
- * heat map legend's longest line 1.9 pt past the border of the table Graphviz sized). */
+/* A character's advance in em as a browser draws the SVG: DejaVu Sans (Debian's sans-serif, wider than the
+ * Helvetica metrics Graphviz sizes with), by class, each class's widest glyph: space 0.32; i j l I J and narrow
+ * punctuation 0.34; f t r, brackets, dash, slash 0.42; other lowercase, digits and the rest of ASCII 0.64;
+ * capitals 0.79; = + < > ~ 0.84; m w M W % @ & and everything past ASCII (blocks, arrows, >=) 1.0, long
+ * arrows (U+27F0-27FF) 1.6.  Bold (DejaVu Sans Bold) is up to 1.12 times wider. */
+static double glyph_em(unsigned cp, bool bold)
+{
+	double w;
+	if (cp == ' ')
+		w = 0.32;
+	else if (cp < 128 && strchr("ijlIJ.,:;'|!", (int)cp))
+		w = 0.34;
+	else if (cp < 128 && strchr("ftr()[]{}-/\\\"`", (int)cp))
+		w = 0.42;
+	else if (cp < 128 && strchr("=+<>~", (int)cp))
+		w = 0.84;
+	else if (cp < 128 && strchr("mwMW%@&", (int)cp))
+		w = 1.0;
+	else if (cp >= 'A' && cp <= 'Z')
+		w = 0.79;
+	else if (cp < 128)
+		w = 0.64;
+	else
+		w = cp >= 0x27f0 && cp <= 0x27ff ? 1.6 : 1.0;
+	return bold ? 1.12 * w : w;
+}
+
+/* The character at p in a legend's HTML text (an entity is one: &#N; &amp; &lt; &gt; &quot;; UTF-8 decoded by
+ * its lead byte), its code point in *cp; returns the bytes it takes. */
+static size_t html_char(const char *p, unsigned *cp)
+{
+	if (*p == '&' && strchr(p, ';')) {
+		const size_t n = (size_t)(strchr(p, ';') - p) + 1;
+		if (p[1] == '#')
+			*cp = (unsigned)(p[2] == 'x' ? strtoul(p + 3, NULL, 16) : strtoul(p + 2, NULL, 10));
+		else
+			*cp = !strncmp(p, "&lt;", 4)     ? '<'
+			      : !strncmp(p, "&gt;", 4)   ? '>'
+			      : !strncmp(p, "&quot;", 6) ? '"'
+			                                 : '&';
+		return n;
+	}
+	const unsigned char c = (unsigned char)*p;
+	size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	*cp = c < 0x80 ? c : 0x80; /* past ASCII: its width class is all that matters, not which */
+	for (size_t i = 1; i < n; i++)
+		if (!p[i])
+			return i;
+	if (n == 3)
+		*cp = (unsigned)(c & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (unsigned)(p[2] & 0x3f);
+	return n;
+}
+
+/* The size (pt) of a legend's HTML table with text of font pt: a row per <tr>, as wide as its text (glyph_em per
+ * character; an entity is one) plus 6 pt per cell and 18 pt of border and spacing, a row 1.2 em + 5 pt high (the
+ * pitch Graphviz draws them at, 16-18 pt at 10 pt), 6 pt more; 0 x 0 for no legend.  The table is drawn at this size
+ * (legend_label), a minimum for Graphviz, which would size it from its narrower Helvetica metrics and let a browser's
+ * DejaVu Sans run past the border (the heat map legend's longest line ran 1.9 pt past it); svg_fit.py measures every
+ * legend text against its border in Chromium. */
 static void legend_size(const char *html, double font, double *w, double *h)
 {
-	size_t rows = 0, longest = 0, chars = 0;
-	for (const char *p = html ? html : ""; *p; p++) {
+	size_t rows = 0;
+	double longest = 0, row = 0;
+	bool bold = false;
+	for (const char *p = html ? html : ""; *p;) {
 		if (*p == '<') {
 			if (!strncmp(p, "<tr", 3)) {
 				rows++;
-				chars = 0;
+				row = 0;
+			} else if (!strncmp(p, "<td", 3)) {
+				row += 6 / font; /* the cell's padding, in em */
+			} else if (!strncmp(p, "<b>", 3) || !strncmp(p, "</b>", 4)) {
+				bold = p[1] == 'b';
 			}
 			p += strcspn(p, ">");
-			if (!*p)
-				break;
+			if (*p)
+				p++;
 			continue;
 		}
-		if (*p == '&' && strchr(p, ';'))
-			p = strchr(p, ';');
-		if (++chars > longest)
-			longest = chars;
+		unsigned cp;
+		p += html_char(p, &cp);
+		row += glyph_em(cp, bold);
+		if (row > longest)
+			longest = row;
 	}
-	*w = rows ? 0.62 * font * (double)longest + 24 : 0;
-	*h = rows ? (1.2 * font + 6) * (double)rows + 8 : 0;
+	*w = rows ? font * longest + 18 : 0;
+	*h = rows ? (1.2 * font + 5) * (double)rows + 6 : 0;
 }
 
 /* The legend's label: html with its outer table given legend_size's width and height at LEGEND_FONT (a minimum

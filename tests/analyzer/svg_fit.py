@@ -3,6 +3,7 @@
 # Graphviz node measured with the browser's own font (getBBox) against the smallest box of that node holding
 # its anchor: a node's shape, a legend table's border.  Graphviz sizes boxes from its Helvetica metrics; a
 # browser's sans-serif may be wider (DejaVu Sans on Debian), and a text running past its border is what a user sees.
+# Each legend's table is also checked to be no more than legend_slack wider than its texts.
 # Usage: svg_fit.py CHROMIUM SVG...
 import os
 import sys
@@ -33,6 +34,30 @@ MEASURE = """(() => {
 
 SLACK = 0.5  # user units (pt): the border's own half width
 
+# The legend's table border (its black-stroked polygon, the largest) and how far its texts reach, across every row.
+LEGEND = """(() => {
+  const g = document.getElementById('legend');
+  if (!g) return 'none';
+  const borders = [...g.querySelectorAll('polygon[stroke="black"]')].map((s) => s.getBBox())
+    .sort((p, q) => q.width * q.height - p.width * p.height);
+  let x0 = Infinity, x1 = -Infinity;
+  for (const t of g.querySelectorAll('text')) {
+    if (!t.textContent.trim()) continue;
+    const b = t.getBBox();
+    x0 = Math.min(x0, b.x);
+    x1 = Math.max(x1, b.x + b.width);
+  }
+  return borders.length && x1 > x0 ? {border: borders[0].width, text: x1 - x0} : 'none';
+})()"""
+
+
+def legend_slack(text_w):
+    """How much wider than its texts a legend's table may be (pt): 24 for its border, cell spacing and padding
+    (legend_size in lib/topo/topo_render.c: 18 + 6 per cell), and a tenth of the text for the width estimate, which
+    must err wide (a browser's font is not Graphviz's).  The flat 0.62 em per character it replaced left 69 pt
+    around the heat map legend's 265 pt of text, past the 50.5 this allows."""
+    return 24 + 0.1 * text_w
+
 
 def main():
     binary, files = sys.argv[1], sys.argv[2:]
@@ -48,6 +73,10 @@ def main():
                     bad.append(f"{f}: no node texts measured")
                     continue
                 checked += len(texts)
+                lg = b.eval(LEGEND)  # the page is loaded: its nodes were measured above
+                if isinstance(lg, dict) and lg["border"] - lg["text"] > legend_slack(lg["text"]):
+                    bad.append(f"{os.path.basename(f)} legend: its table is {lg['border']:.1f} pt wide for "
+                               f"{lg['text']:.1f} pt of text, more than {legend_slack(lg['text']):.1f} pt around it")
                 for m in texts:
                     t, box = m["t"], m["box"]
                     over = max(box[0] - t[0], t[2] - box[2])
@@ -58,7 +87,7 @@ def main():
             b.close()
     for line in bad[:20]:
         print(line)
-    print(f"{checked} texts in {len(files)} SVGs measured in Chromium, {len(bad)} past their box")
+    print(f"{checked} texts in {len(files)} SVGs measured in Chromium, {len(bad)} past their box or in a legend too wide")
     sys.exit(1 if bad else 0)
 
 
