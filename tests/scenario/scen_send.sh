@@ -6,13 +6,14 @@
 # Usage: scen_send.sh HOPWATCH-GEN HOPWATCH-COLLECTOR
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../collector/lib.sh" # start_ready, stop_pid, strip_time
 gen=$1 col=$2
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespace)"
 command -v ip >/dev/null || skip "iproute2 missing"
 ns=hwt-scen-$$
 cleanup_extra() {
-  [ -n "${cpid:-}" ] && kill "$cpid" 2>/dev/null && wait "$cpid" 2>/dev/null
-  [ -n "${lpid:-}" ] && kill "$lpid" 2>/dev/null && wait "$lpid" 2>/dev/null
+  stop_pid "${cpid:-}"
+  stop_pid "${lpid:-}"
   ip netns del "$ns" 2>/dev/null
 }
 ip netns add "$ns" || fail "cannot create network namespace $ns"
@@ -44,7 +45,6 @@ kernel_drops() {
   while read -r _ dropped _; do n=$((n + 16#$dropped)); done </proc/net/softnet_stat
   echo "$n"
 }
-strip_time() { sed -E 's/^\{"time_ns":[0-9]+,/{/' "$1"; }
 # what the collector must decode: the scenario's records twice (two sends), times aside
 { strip_time "$dir/s/records.jsonl"; strip_time "$dir/s/records.jsonl"; } >"$dir/want.jsonl"
 want=$(wc -l <"$dir/want.jsonl")
@@ -54,26 +54,11 @@ want=$(wc -l <"$dir/want.jsonl")
 attempt() {
   local before after cdrops
   before=$(kernel_drops)
-  # the collector's NOTIFY_SOCKET a stand-in for systemd's: it sends READY=1 once its capture is open and its
-  # worker runs, so every frame sent from then on is received (a fixed sleep was too short for a sanitizer
-  # build on a loaded machine: that run received nothing)
-  rm -f "$dir/notify.sock" "$dir/notify.txt" "$dir/live.jsonl"
-  python3 "$(dirname "$0")/../ops/notify_listen.py" "$dir/notify.sock" "$dir/notify.txt" &
-  lpid=$!
-  local t=0
-  until [ -S "$dir/notify.sock" ]; do
-    [ $t -lt 300 ] || fail "no notification listener on $dir/notify.sock"
-    sleep 0.1; t=$((t + 1))
-  done
-  ip netns exec "$ns" env NOTIFY_SOCKET="$dir/notify.sock" "$col" --pcap rx0 --json-out "$dir/live.jsonl" \
-    >/dev/null 2>"$dir/col.err" &
-  cpid=$!
-  t=0
-  until grep -q "^READY=1" "$dir/notify.txt" 2>/dev/null; do
-    [ $t -lt 600 ] || { cat "$dir/col.err"; fail "the collector did not say READY=1 within 60 s"; }
-    kill -0 "$cpid" 2>/dev/null || { cat "$dir/col.err"; fail "the collector exited before it was ready"; }
-    sleep 0.1; t=$((t + 1))
-  done
+  # sends once the collector has said READY=1 (start_ready: its capture is open and its worker runs), so every
+  # frame sent from then on is received (a fixed sleep was too short for a sanitizer build on a loaded machine:
+  # that run received nothing); the notification files of an earlier attempt go first
+  rm -f "$dir/col.sock" "$dir/col.notify" "$dir/live.jsonl"
+  start_ready col "$ns" "$col" --pcap rx0 --json-out "$dir/live.jsonl"
   ip netns exec "$ns" "$gen" send --pcap "$dir/s/reports.pcap" --iface tx0 --pps 50000 2>"$dir/send1.err" ||
     { cat "$dir/send1.err"; fail "send --pps failed"; }
   grep -qx "sent $packets" "$dir/send1.err" || fail "send --pps: $(tr '\n' ' ' <"$dir/send1.err")"
@@ -82,13 +67,12 @@ attempt() {
   ip netns exec "$ns" "$gen" send --pcap "$dir/s/reports.pcap" --iface tx0 --timing capture --speed 0.01 2>"$dir/send2.err" ||
     { cat "$dir/send2.err"; fail "send --timing capture failed"; }
   grep -qx "sent $packets" "$dir/send2.err" || fail "send --timing capture: $(tr '\n' ' ' <"$dir/send2.err")"
-  t=0 # the JSON sink may hold lines until exit: wait at most 2 s, then stop the collector
+  local t=0 # the JSON sink may hold lines until exit: wait at most 2 s, then stop the collector
   while [ "$(grep -c . "$dir/live.jsonl" 2>/dev/null || echo 0)" -lt "$want" ] && [ $t -lt 20 ]; do sleep 0.1; t=$((t + 1)); done
   kill -TERM "$cpid"
   wait "$cpid"
   cpid=
-  kill "$lpid" 2>/dev/null
-  wait "$lpid" 2>/dev/null
+  stop_pid "$lpid"
   lpid=
   strip_time "$dir/live.jsonl" >"$dir/got.jsonl"
   cmp -s "$dir/want.jsonl" "$dir/got.jsonl" && return 0
