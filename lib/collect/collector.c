@@ -97,7 +97,6 @@ static void shm_put(struct hw_collector *c, const struct hw_batch *b)
 	s->worker = b->worker;
 	memcpy(s->recs, b->recs, (size_t)b->n * sizeof(b->recs[0]));
 	hw_batch_ring_publish(r);
-	c->shm_put += b->n;
 }
 
 static void write_batch(struct hw_collector *c, const struct hw_batch *b)
@@ -287,13 +286,7 @@ void hw_collector_finish(struct hw_collector *c)
 		/* the analyzer takes what is published while it keeps taking (hw_shm_writer_close); records it has not
 		 * taken a second after its last take count as the stream's drops (it may still read them from its
 		 * mapping), as do those a full ring dropped on the sink thread */
-		uint64_t published = c->shm_put;
-		if (c->shm_direct)
-			for (unsigned i = 0; i < c->n_workers; i++)
-				published += c->workers[i]->cnt.records - c->workers[i]->cnt.sink_dropped;
-		const uint64_t left = hw_shm_writer_close(c->shm, 1000);
-		c->stream_dropped = c->shm_full + left;
-		c->stream_sent = published - left;
+		c->stream_dropped = c->shm_full + hw_shm_writer_close(c->shm, 1000, &c->stream_sent);
 		c->shm = NULL;
 		free(c->shm_rings); /* the rings' memory went with the file */
 		c->shm_rings = NULL;

@@ -46,11 +46,11 @@ struct hw_collector {
 	struct hw_stream_sender *stream;
 	/* --stream shm:PATH.  Alone, the workers' rings are in its file and there is no sink thread (shm_direct);
 	 * beside other outputs the sink thread copies each batch it wrote into the worker's ring in the file
-	 * (shm_rings), counting what it put there and what a full ring dropped (shm_put, shm_full). */
+	 * (shm_rings), counting what a full ring dropped (shm_full). */
 	struct hw_shm_writer *shm;
 	bool shm_direct, lossless, shm_gave_up; /* shm_gave_up: hw_batch_ring_slot_wait's, for the shared rings */
 	struct hw_batch_ring *shm_rings;
-	uint64_t shm_put, shm_full;
+	uint64_t shm_full;
 	struct hw_metrics_http *metrics;
 	struct hw_node_names *names; /* --names: node and port names for the /metrics labels (node_names.h) */
 	uint64_t json_written, files_written, files_lost, stream_sent, stream_dropped, sink_errors;

@@ -171,7 +171,7 @@ uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w)
 	return writer_sum(w, 0, NULL);
 }
 
-uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms)
+uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms, uint64_t *taken)
 {
 	__atomic_store_n(&w->h->closed, 1, __ATOMIC_RELEASE);
 	uint64_t left, before = UINT64_MAX;
@@ -190,6 +190,8 @@ uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms)
 		struct timespec ts = {0, 10000000};
 		nanosleep(&ts, NULL);
 	}
+	if (taken)
+		*taken = writer_sum(w, 0, NULL);
 	struct stat st;
 	if (!stat(w->path, &st) && st.st_dev == w->dev && st.st_ino == w->ino) /* not a newer collector's */
 		unlink(w->path);

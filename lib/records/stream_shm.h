@@ -55,8 +55,10 @@ const char *hw_shm_writer_down(const struct hw_shm_writer *w);
 uint64_t hw_shm_writer_taken(const struct hw_shm_writer *w);
 /* The end, after the producers' last publish: marks the file closed, waits for an attached reader to take
  * what is published (while it takes some every wait_ms), removes PATH (if it is still this file) and frees w.
- * Returns the records the reader did not take (a reader still attached goes on reading them from its mapping). */
-uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms);
+ * Returns the records the reader did not take (a reader still attached goes on reading them from its mapping);
+ * *taken (unless NULL) gets those it took, hw_shm_writer_taken's count at the end: the two add up to every
+ * record published. */
+uint64_t hw_shm_writer_close(struct hw_shm_writer *w, int wait_ms, uint64_t *taken);
 
 /* For checks (hopwatch-analyzer diagnose): reads PATH's header without mapping or locking it.  0 with the
  * collector's pid and the attached reader's (0: none; a pid that is gone is reported as 0), -1 with err naming

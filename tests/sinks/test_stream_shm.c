@@ -95,7 +95,7 @@ static void rings_in_turn(void **state)
 	const struct hw_record *r;
 	assert_int_equal(hw_shm_reader_next(rd, &r, 512, 50, f->err, sizeof(f->err)), 0); /* none: a quiet turn */
 	assert_int_equal(hw_shm_writer_taken(w), 9);
-	assert_int_equal(hw_shm_writer_close(w, 1000), 0);
+	assert_int_equal(hw_shm_writer_close(w, 1000, NULL), 0);
 	assert_int_equal(stat(path, &st), -1); /* removed at the end */
 	hw_shm_reader_close(rd);
 }
@@ -120,7 +120,7 @@ static void follows_path(void **state)
 		expect(rd, f, 512, run * 1000 + 5, 1);
 		/* the writer waits for the last batch to be given back: the reader's next call does that */
 		assert_int_equal(hw_shm_reader_next(rd, &r, 512, 0, f->err, sizeof(f->err)), 0);
-		assert_int_equal(hw_shm_writer_close(w, 0), 0);
+		assert_int_equal(hw_shm_writer_close(w, 0, NULL), 0);
 	}
 	hw_shm_reader_close(rd);
 }
@@ -136,7 +136,7 @@ static void untaken_and_lossless(void **state)
 	publish(&ring, 1, 2);
 	publish(&ring, 3, 3);
 	assert_int_equal(hw_batch_ring_records_waiting(&ring), 5);
-	assert_int_equal(hw_shm_writer_close(w, 1000), 5);
+	assert_int_equal(hw_shm_writer_close(w, 1000, NULL), 5);
 
 	w = writer(f, 1, 4, 1);
 	hw_shm_writer_ring(w, 0, &ring);
@@ -148,7 +148,7 @@ static void untaken_and_lossless(void **state)
 	assert_false(hw_batch_ring_has_consumer(&ring));
 	assert_non_null(hw_shm_writer_down(w)); /* the reader left: the status line says so */
 	assert_int_equal(hw_shm_writer_taken(w), 1);
-	assert_int_equal(hw_shm_writer_close(w, 1000), 0);
+	assert_int_equal(hw_shm_writer_close(w, 1000, NULL), 0);
 }
 
 /* What `hopwatch-analyzer diagnose --stream shm:PATH` reads: no file (an error naming it); the collector's pid
@@ -172,7 +172,7 @@ static void probe(void **state)
 	hw_shm_reader_close(rd);
 	assert_int_equal(hw_shm_probe(path, &collector, &reader, f->err, sizeof(f->err)), 0);
 	assert_int_equal(reader, 0);
-	hw_shm_writer_close(w, 0);
+	hw_shm_writer_close(w, 0, NULL);
 }
 
 /* One reader per file: a second one is told, naming the file, and only once while nothing changes. */
@@ -193,7 +193,7 @@ static void second_reader_refused(void **state)
 	assert_string_equal(f->err, "");
 	hw_shm_reader_close(a);
 	hw_shm_reader_close(b);
-	hw_shm_writer_close(w, 0);
+	hw_shm_writer_close(w, 0, NULL);
 }
 
 /* A file whose header names another record layout, and one that is not a ring file at all: refused, saying
@@ -216,7 +216,7 @@ static void foreign_files_refused(void **state)
 		assert_int_equal(fwrite(buf, 1, n, out), n);
 	fclose(in);
 	fclose(out);
-	hw_shm_writer_close(w, 0);
+	hw_shm_writer_close(w, 0, NULL);
 	assert_int_equal(rename(tmp, path), 0);
 	struct hw_shm_reader *rd = hw_shm_reader_open(path, f->err, sizeof(f->err));
 	const struct hw_record *r;
@@ -274,7 +274,7 @@ static void publish_wakes_sleeper(void **state)
 	if (z.slept_s > 2)
 		fail_msg("the sleeper slept %.3f s after a publish at 0.2 s", z.slept_s);
 	assert_int_equal(__atomic_load_n(ring.bell, __ATOMIC_RELAXED), 0);
-	hw_shm_writer_close(w, 0);
+	hw_shm_writer_close(w, 0, NULL);
 }
 
 struct slow_reader {
@@ -305,7 +305,7 @@ static void *read_slowly(void *arg)
 
 /* The exit wait follows the reader: six batches of one record (40 .. 45), the first taken at once and the
  * others one every 150 ms, the last given back 150 ms after it is read (about 0.9 s in all).  All six are taken
- * when hw_shm_writer_close(w, 400) returns, because its 400 ms count from the reader's last take: it returns 0.
+ * when hw_shm_writer_close(w, 400, NULL) returns, because its 400 ms count from the reader's last take: it returns 0.
  * A wait of 400 ms in all would have returned 4: by then only 40 and 41 are given back (a batch goes back when
  * the next one is read: 40 at 150 ms, 41 at 300 ms, 42 at 450 ms). */
 static void exit_wait_follows_reader(void **state)
@@ -322,11 +322,13 @@ static void exit_wait_follows_reader(void **state)
 	expect(z.rd, f, 512, 40, 1); /* attached: the rings have their consumer before close looks */
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, read_slowly, &z), 0);
-	uint64_t left = hw_shm_writer_close(w, 400);
+	uint64_t taken = 0;
+	uint64_t left = hw_shm_writer_close(w, 400, &taken);
 	pthread_join(t, NULL);
 	if (z.got != 5 || z.wrong)
 		fail_msg("the slow reader read %d of 5 records, %d of them wrong (%s)", z.got, z.wrong, z.err);
 	assert_int_equal(left, 0);
+	assert_int_equal(taken, 6); /* the six records published, each given back */
 }
 
 int main(void)
