@@ -104,8 +104,9 @@ static double glyph_em(unsigned cp, bool bold)
 	return bold ? 1.12 * w : w;
 }
 
-/* The character at p in a legend's HTML text (an entity is one: &#N; &amp; &lt; &gt; &quot;; UTF-8 decoded by
- * its lead byte), its code point in *cp; returns the bytes it takes. */
+/* The character at p in a legend's HTML text (an entity is one: &#N; &amp; &lt; &gt; &quot;; a UTF-8 sequence is
+ * as long as its lead byte says), its code point in *cp, returns the bytes it takes.  Of raw UTF-8 only 3-byte
+ * sequences are decoded (the long arrows' range, glyph_em); any other stands as 0x80, "past ASCII". */
 static size_t html_char(const char *p, unsigned *cp)
 {
 	if (*p == '&' && strchr(p, ';')) {
