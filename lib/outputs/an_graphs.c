@@ -345,7 +345,10 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 		o += (size_t)snprintf(buf + o, size - o,
 		                      "<tr><td align=\"left\"><font color=\"%s\">&#10230;</font>  affected flow's "
 		                      "path (hop by hop); dashed grey: the path it left</td></tr>"
-		                      "<tr><td align=\"left\">&#9635;  double border: congestion tree root</td></tr>",
+		                      "<tr><td align=\"left\">&#9635;  boxes: the event's queue and its victims; "
+		                      "double border: congestion tree root</td></tr>"
+		                      "<tr><td align=\"left\">other queues: their link's colour (its tooltip gives the "
+		                      "score)</td></tr>",
 		                      flow_color[0]);
 	if (o < size)
 		snprintf(buf + o, size - o, "</table>");
@@ -487,7 +490,10 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		}
 	}
 
-	/* every queue's level on its link; badges for the congested ones in view, the place, root, victims */
+	/* Every queue's level on its link (colour and tooltip); badges only for the event's own queues: its place
+	 * (a tree's root) and the tree's victims, which an Incast's alert names too.  A badge on every congested
+	 * queue in view buried the culprit among a fabric's PFC victims (the demo's Incast had 22). */
+	const int tree_roles = e->kind == HW_AN_CONGESTION_TREE || e->kind == HW_AN_INCAST;
 	sk->n_badges = 0;
 	memset(g->score, 0, sizeof(*g->score) * t->n_links);
 	uint32_t nq = hw_an_queue_count(a);
@@ -504,11 +510,11 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		const char *role = NULL;
 		if ((long)i == root && e->kind == HW_AN_CONGESTION_TREE)
 			role = "ROOT";
-		for (unsigned v = 0; v < rq.n_victims && e->kind == HW_AN_CONGESTION_TREE; v++)
+		for (unsigned v = 0; v < rq.n_victims && tree_roles; v++)
 			if (rq.victims[v] == i)
 				role = "victim";
 		int in_view = sk->show[t->ports[q.topo_port].node] && sk->show[t->ports[peer].node];
-		if (in_view && (role || (long)i == root || level_of(s) > 0))
+		if (in_view && (role || (long)i == root))
 			badge(g, sk, &q, s, role);
 	}
 	for (uint32_t l = 0; l < t->n_links; l++) {

@@ -125,6 +125,28 @@ def main():
             fail(f"resolved {e['event']} {e['id']} names {e.get('svg')}, its raise {raised_svg[e['id']]}")
     print(f"{len(raised_svg)} raised congestion events, each with its SVG")
 
+    # 3b. an event graph badges the event's own queues only (docs/analyzer.md): its place, and a tree's (or an
+    # Incast's) victims, at most 8 (MAX_VICTIMS); every other queue is only its link's colour
+    raised = {e["id"]: e for e in events if e["state"] == "firing" and e["id"] in raised_svg}
+    most = 0
+    for i, e in raised.items():
+        root = trees.get(os.path.abspath(e["svg"]))
+        if root is None:
+            continue
+        ids = by_id(root)
+        own = sid("q-", e["node"], ".", e.get("port_name", ""), ".", str(e.get("queue")))
+        badges = [b for b in ids if b.startswith("q-")]
+        most = max(most, len(badges))
+        others = [b for b in badges if b != own and not text(ids[b]).startswith("victim")]
+        if others:
+            fail(f"{e['svg']} ({e['event']} {i}): badges {others} are neither the event's queue {own} nor victims")
+        victims = [b for b in badges if text(ids[b]).startswith("victim")]
+        if victims and e["event"] not in ("CongestionTree", "Incast"):
+            fail(f"{e['svg']} ({e['event']} {i}): victims {victims} marked on a {e['event']}")
+        if len(victims) > 8:
+            fail(f"{e['svg']} ({e['event']} {i}): {len(victims)} victims, more than a tree keeps (8)")
+    print(f"event graphs: at most {most} badges, each the event's queue or a victim")
+
     # 4. the injected events' places in their events' SVGs
     for t in truth["events"]:
         place = t.get("place", {})
