@@ -104,9 +104,23 @@ static double glyph_em(unsigned cp, bool bold)
 	return bold ? 1.12 * w : w;
 }
 
-/* The character at p in a legend's HTML text (an entity is one: &#N; &amp; &lt; &gt; &quot;; a UTF-8 sequence is
- * as long as its lead byte says), its code point in *cp, returns the bytes it takes.  Of raw UTF-8 only 3-byte
- * sequences are decoded (the long arrows' range, glyph_em); any other stands as 0x80, "past ASCII". */
+/* The character at p in UTF-8 text, its code point in *cp, returns the bytes it takes (as many as its lead byte
+ * says, fewer at a string's end).  Only 3-byte sequences are decoded (the long arrows' range, glyph_em); any other
+ * past ASCII stands as 0x80, "past ASCII": its width class is all that matters, not which. */
+static size_t utf8_char(const char *p, unsigned *cp)
+{
+	const unsigned char c = (unsigned char)*p;
+	size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+	*cp = c < 0x80 ? c : 0x80;
+	for (size_t i = 1; i < n; i++)
+		if (!p[i])
+			return i;
+	if (n == 3)
+		*cp = (unsigned)(c & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (unsigned)(p[2] & 0x3f);
+	return n;
+}
+
+/* The character at p in a legend's HTML text: an entity is one (&#N; &amp; &lt; &gt; &quot;), else utf8_char. */
 static size_t html_char(const char *p, unsigned *cp)
 {
 	if (*p == '&' && strchr(p, ';')) {
@@ -120,15 +134,7 @@ static size_t html_char(const char *p, unsigned *cp)
 			                                 : '&';
 		return n;
 	}
-	const unsigned char c = (unsigned char)*p;
-	size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-	*cp = c < 0x80 ? c : 0x80; /* past ASCII: its width class is all that matters, not which */
-	for (size_t i = 1; i < n; i++)
-		if (!p[i])
-			return i;
-	if (n == 3)
-		*cp = (unsigned)(c & 0x0f) << 12 | (unsigned)(p[1] & 0x3f) << 6 | (unsigned)(p[2] & 0x3f);
-	return n;
+	return utf8_char(p, cp);
 }
 
 /* The size (pt) of a legend's HTML table with text of font pt: a row per <tr>, as wide as its text (glyph_em per
@@ -187,25 +193,32 @@ static char *legend_label(Agraph_t *g, const char *html)
 	return s;
 }
 
-/* A label's longest line (characters, at least 1) and its number of lines (at least 1). */
-static void label_extent(const char *label, size_t *longest, size_t *lines)
+/* A plain label's widest line in em as a browser draws it (glyph_em per character, at least 1 em) and its
+ * number of lines (at least 1): the one width estimate for node labels, badges and port names, as for the legend. */
+static void label_extent(const char *label, double *widest, size_t *lines)
 {
-	*longest = 1;
+	*widest = 1;
 	*lines = 0;
 	for (const char *p = label; *lines == 0 || *p; ++*lines) {
-		size_t n = strcspn(p, "\n");
-		*longest = n > *longest ? n : *longest;
-		p += n + (p[n] == '\n');
+		double w = 0;
+		while (*p && *p != '\n') {
+			unsigned cp;
+			p += utf8_char(p, &cp);
+			w += glyph_em(cp, false);
+		}
+		*widest = w > *widest ? w : *widest;
+		p += *p == '\n';
 	}
 }
 
 /* A label's font size (pt, at most NODE_FONT) so that its lines fit a box of width x height pt inside Graphviz's
- * margins (8 pt in all): Helvetica's glyphs average under 0.62 em, a line takes 1.2 em. */
+ * margins (8 pt in all), a line taking 1.2 em. */
 static double fit_font(const char *label, double width, double height)
 {
-	size_t longest, lines;
-	label_extent(label, &longest, &lines);
-	double f = fmin((width - 8) / (0.62 * (double)longest), (height - 8) / (1.2 * (double)lines));
+	double widest;
+	size_t lines;
+	label_extent(label, &widest, &lines);
+	double f = fmin((width - 8) / widest, (height - 8) / (1.2 * (double)lines));
 	return f < NODE_FONT ? f : NODE_FONT;
 }
 
@@ -340,10 +353,11 @@ static void place_badges(const struct hw_topo *t, const struct hw_render_overlay
 		bxy[2 * i] = bxy[2 * i + 1] = NAN;
 		if (!badge_at(t, b, gnode, xy, along[0], &x0, &y0))
 			continue;
-		size_t longest, lines;
-		label_extent(b->label, &longest, &lines);
-		/* 0.7 em a glyph (capitals and digits rounded up), Graphviz's margins, a gap */
-		double hw = 0.7 * BADGE_FONT * (double)longest / 2 + 5, hh = 1.2 * BADGE_FONT * (double)lines / 2 + 3;
+		double widest;
+		size_t lines;
+		label_extent(b->label, &widest, &lines);
+		/* the text, Graphviz's margins, a gap */
+		double hw = BADGE_FONT * widest / 2 + 5, hh = 1.2 * BADGE_FONT * (double)lines / 2 + 3;
 		int found = !grid;
 		for (size_t k = 0; !found && k < sizeof(along) / sizeof(along[0]); k++) {
 			badge_at(t, b, gnode, xy, along[k], &x, &y);
@@ -384,7 +398,10 @@ static void port_label(Agraph_t *g, struct boxes *taken, const char *link_id, co
 	double hw, hh;
 	topo_box_half(host, &hw, &hh);
 	double exit = fmin(fabs(dx) > 1e-9 ? hw / fabs(dx) : INFINITY, fabs(dy) > 1e-9 ? hh / fabs(dy) : INFINITY);
-	double w = 0.62 * PORT_FONT * (double)strlen(name) / 2 + 1, h = PORT_FONT / 2 + 1;
+	double widest;
+	size_t lines;
+	label_extent(name, &widest, &lines);
+	double w = PORT_FONT * widest / 2 + 1, h = PORT_FONT / 2 + 1;
 	for (int k = 0; k < 4; k++) {
 		/* the label's centre: clear of the node by its own half extent along the link */
 		double d =
