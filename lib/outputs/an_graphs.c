@@ -69,7 +69,8 @@ struct an_graphs {
 	} named[NAME_SLOTS];
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
-	double *score; /* scratch of the detection thread: per link */
+	double *score;     /* scratch of the detection thread: per link */
+	uint8_t *own_link; /* the same: per link, 1 when an event graph draws it in its level's colour */
 	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the rendering
 	 * thread (slot rd % PENDING); Graphviz runs only there */
 	struct sketch pend[PENDING];
@@ -136,7 +137,7 @@ static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const s
 	for (int k = 0; k < HW_AN_KIND_COUNT; k++)
 		g->tokens[k] = o->rate > 1 ? o->rate : 1;
 	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
-	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL;
+	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL && (g->own_link = calloc(nl, 1)) != NULL;
 	for (unsigned i = 0; i < PENDING && ok; i++) {
 		struct sketch *k = &g->pend[i];
 		k->job.draw = draw_sketch;
@@ -179,6 +180,7 @@ static void an_graphs_stop(struct an_graphs *g)
 		free(g->pend[i].badges);
 	}
 	free(g->score);
+	free(g->own_link);
 	free(g->events.names);
 	free(g->heats.names);
 	free(g);
@@ -347,8 +349,8 @@ static void legend(char *buf, size_t size, const char *title, const char *facts,
 		                      "path (hop by hop); dashed grey: the path it left</td></tr>"
 		                      "<tr><td align=\"left\">&#9635;  boxes: the event's queue and its victims; "
 		                      "double border: congestion tree root</td></tr>"
-		                      "<tr><td align=\"left\">other queues: their link's colour (its tooltip gives the "
-		                      "score)</td></tr>",
+		                      "<tr><td align=\"left\">links off the event's flows and victims: grey (their "
+		                      "tooltips give the score)</td></tr>",
 		                      flow_color[0]);
 	if (o < size)
 		snprintf(buf + o, size - o, "</table>");
@@ -363,6 +365,16 @@ static void show_with_neighbours(const struct hw_topo *t, uint8_t *show, uint32_
 		uint32_t q = hw_topo_peer(t, p);
 		if (q != HW_TOPO_NONE)
 			show[t->ports[q].node] = 1;
+	}
+}
+
+/* Mark the links between nodes a and b (parallel ones too) in own. */
+static void own_links_between(const struct hw_topo *t, uint8_t *own, uint32_t a, uint32_t b)
+{
+	for (uint32_t p = t->nodes[a].first_port; p != HW_TOPO_NONE; p = t->ports[p].next) {
+		uint32_t q = hw_topo_peer(t, p);
+		if (q != HW_TOPO_NONE && t->ports[q].node == b && t->ports[p].link < t->n_links)
+			own[t->ports[p].link] = 1;
 	}
 }
 
@@ -490,10 +502,24 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		}
 	}
 
-	/* Every queue's level on its link (colour and tooltip); badges only for the event's own queues: its place
-	 * (a tree's root) and the tree's victims, which an Incast's alert names too.  A badge on every congested
-	 * queue in view buried the culprit among a fabric's PFC victims (the demo's Incast had 22). */
+	/* The event's own links: its place's, its victims', the ones its flows' paths cross.  Only they take their
+	 * level's colour; every other link is grey, its score in its tooltip (the heat map draws the whole fabric).
+	 * Badges only for the event's own queues: its place (a tree's root) and the tree's victims, which an
+	 * Incast's alert names too.  Colour and a badge on every congested queue in view buried the culprit among
+	 * a fabric's PFC victims (the demo's Incast had 22 badges). */
 	const int tree_roles = e->kind == HW_AN_CONGESTION_TREE || e->kind == HW_AN_INCAST;
+	memset(g->own_link, 0, t->n_links);
+	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links)
+		g->own_link[t->ports[place_port].link] = 1;
+	for (unsigned v = 0; v < rq.n_victims && tree_roles; v++) {
+		struct hw_an_queue_info vq;
+		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE &&
+		    t->ports[vq.topo_port].link < t->n_links)
+			g->own_link[t->ports[vq.topo_port].link] = 1;
+	}
+	for (uint32_t f = 0; f < n_paths; f++)
+		for (uint32_t k = 0; k + 1 < sk->paths[f].n; k++)
+			own_links_between(t, g->own_link, sk->paths[f].nodes[k], sk->paths[f].nodes[k + 1]);
 	sk->n_badges = 0;
 	memset(g->score, 0, sizeof(*g->score) * t->n_links);
 	uint32_t nq = hw_an_queue_count(a);
@@ -518,9 +544,9 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 			badge(g, sk, &q, s, role);
 	}
 	for (uint32_t l = 0; l < t->n_links; l++) {
-		int lv = level_of(g->score[l]);
-		sk->links[l].color = level_color[lv];
-		sk->links[l].width = level_width[lv];
+		int lv = level_of(g->score[l]), drawn = g->own_link[l] ? lv : 0;
+		sk->links[l].color = level_color[drawn];
+		sk->links[l].width = level_width[drawn];
 		if (g->score[l] > 0)
 			snprintf(sk->links[l].tooltip, sizeof(sk->links[l].tooltip), "score %.2f (%s)", g->score[l],
 			         level_name[lv]);

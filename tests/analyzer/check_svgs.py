@@ -126,10 +126,10 @@ def main():
     print(f"{len(raised_svg)} raised congestion events, each with its SVG")
 
     # 3b. an event graph badges the event's own queues only (docs/analyzer.md): its place, and a tree's (or an
-    # Incast's) victims, at most 8 (MAX_VICTIMS); every other queue is only its link's colour
+    # Incast's) victims, at most 8 (MAX_VICTIMS)
     raised = {e["id"]: e for e in events if e["state"] == "firing" and e["id"] in raised_svg}
     most = 0
-    for i, e in raised.items():
+    for eid, e in raised.items():
         root = trees.get(os.path.abspath(e["svg"]))
         if root is None:
             continue
@@ -139,13 +139,31 @@ def main():
         most = max(most, len(badges))
         others = [b for b in badges if b != own and not text(ids[b]).startswith("victim")]
         if others:
-            fail(f"{e['svg']} ({e['event']} {i}): badges {others} are neither the event's queue {own} nor victims")
+            fail(f"{e['svg']} ({e['event']} {eid}): badges {others} are neither the event's queue {own} nor victims")
         victims = [b for b in badges if text(ids[b]).startswith("victim")]
+        # and colours only its own links: the place's, the victims', those its drawn flows cross; the rest grey
+        mine = set()
+        if e.get("port_name") and (e["node"], e["port_name"]) in peer:
+            mine |= link_ids(e["node"], e["port_name"], *peer[(e["node"], e["port_name"])])
+        for b in victims:
+            mine |= next((link_ids(n, i, *peer[(n, i)]) for (n, i) in peer if b.startswith(sid("q-", n, ".", i, "."))),
+                         set())
+        for fid, el in ids.items():
+            if fid.startswith("flow-"):
+                hops = [h.strip() for h in tooltip(el).split(":", 1)[-1].split(" > ")]
+                for x, y in zip(hops, hops[1:]):
+                    mine |= {lid for (n, i), (pn, pi) in peer.items() if n == x and pn == y
+                             for lid in link_ids(n, i, pn, pi)}
+        loud = [lid for lid, el in ids.items() if lid.startswith("l-") and strokes(el) & set(LEVEL.values())]
+        if [lid for lid in loud if lid not in mine]:
+            fail(f"{e['svg']} ({e['event']} {eid}): links {[l for l in loud if l not in mine][:4]} coloured, "
+                 "though neither the event's place, a victim's nor on its flows' paths")
         if victims and e["event"] not in ("CongestionTree", "Incast"):
-            fail(f"{e['svg']} ({e['event']} {i}): victims {victims} marked on a {e['event']}")
+            fail(f"{e['svg']} ({e['event']} {eid}): victims {victims} marked on a {e['event']}")
         if len(victims) > 8:
-            fail(f"{e['svg']} ({e['event']} {i}): {len(victims)} victims, more than a tree keeps (8)")
-    print(f"event graphs: at most {most} badges, each the event's queue or a victim")
+            fail(f"{e['svg']} ({e['event']} {eid}): {len(victims)} victims, more than a tree keeps (8)")
+    print(f"event graphs: at most {most} badges, each the event's queue or a victim; only their links and "
+          "their flows' coloured")
 
     # 4. the injected events' places in their events' SVGs
     for t in truth["events"]:
