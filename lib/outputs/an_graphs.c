@@ -67,6 +67,12 @@ struct an_graphs {
 		uint64_t id;
 		char svg[AN_GRAPHS_SVG_MAX];
 	} named[NAME_SLOTS];
+	/* The victims each event's alert names (remember_victims), by event id as named[] */
+	struct {
+		uint64_t id;
+		unsigned n;
+		uint32_t q[8]; /* queue indices */
+	} victims[NAME_SLOTS];
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
 	double *score;     /* scratch of the detection thread: per link */
@@ -211,6 +217,32 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 	return 1;
 }
 
+/* The victims e's alert names, kept for its graphs: an event that carries "victims" (a CongestionTree's raise,
+ * an Incast's update when its tree folds into it) names the first that many of its root queue's victims (the
+ * detector lists them in that order); its later updates name none of their own and keep these, drawn or not.
+ * The root's list may grow after that, but the alert's text does not. */
+static void remember_victims(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
+{
+	__typeof__(g->victims[0]) *v = &g->victims[e->id % NAME_SLOTS];
+	if (v->id != e->id) {
+		v->id = e->id;
+		v->n = 0;
+	}
+	for (unsigned i = 0; i < e->n_numbers; i++) {
+		if (strcmp(e->numbers[i].name, "victims"))
+			continue;
+		long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
+		struct hw_an_queue_info rq = {0};
+		if (root < 0 || hw_an_queue_get(a, (uint32_t)root, &rq))
+			return;
+		unsigned n = rq.n_victims < 8 ? rq.n_victims : 8;
+		if (e->numbers[i].value < (double)n)
+			n = e->numbers[i].value > 0 ? (unsigned)e->numbers[i].value : 0;
+		memcpy(v->q, rq.victims, n * sizeof(v->q[0]));
+		v->n = n;
+	}
+}
+
 static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
 {
 	if (!hw_an_kind_congestion(e->kind))
@@ -221,6 +253,7 @@ static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, cons
 			snprintf(svg, AN_GRAPHS_SVG_MAX, "%s", g->named[slot].svg);
 		return 0;
 	}
+	remember_victims(g, a, e);
 	pthread_mutex_lock(&g->mu);
 	while (g->o.wait && g->wr - g->rd >= PENDING)
 		pthread_cond_wait(&g->cv, &g->mu);
@@ -465,13 +498,10 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 	if (all)
 		memset(sk->show, 1, t->n_nodes);
 
-	/* the place, and a congestion tree's root queue */
+	/* the place, and its queue (a congestion tree's root) */
 	uint32_t place_port, place = hw_an_place(a, e->node_id, e->port, &place_port);
 	show_with_neighbours(t, sk->show, place);
 	long root = e->queue >= 0 ? hw_an_queue_find(a, e->node_id, e->port, e->queue) : -1;
-	struct hw_an_queue_info rq = {0};
-	if (root >= 0)
-		hw_an_queue_get(a, (uint32_t)root, &rq);
 
 	/* the affected flows' paths; a PathChange also the path it left */
 	uint32_t n_paths = 0; /* sk->n_paths when done */
@@ -491,10 +521,12 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		sk->paths[n_paths].dashed = 1;
 		n_paths++;
 	}
-	/* a congestion tree's victims, with the link each is on */
-	for (unsigned v = 0; v < rq.n_victims; v++) {
+	/* the victims its alert names (remember_victims), with the link each is on */
+	const unsigned n_vict = g->victims[e->id % NAME_SLOTS].id == e->id ? g->victims[e->id % NAME_SLOTS].n : 0;
+	const uint32_t *vict = g->victims[e->id % NAME_SLOTS].q;
+	for (unsigned v = 0; v < n_vict; v++) {
 		struct hw_an_queue_info vq;
-		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
+		if (hw_an_queue_get(a, vict[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
 			sk->show[t->ports[vq.topo_port].node] = 1;
 			uint32_t peer = hw_topo_peer(t, vq.topo_port);
 			if (peer != HW_TOPO_NONE)
@@ -504,16 +536,15 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 
 	/* The event's own links: its place's, its victims', the ones its flows' paths cross.  Only they take their
 	 * level's colour; every other link is grey, its score in its tooltip (the heat map draws the whole fabric).
-	 * Badges only for the event's own queues: its place (a tree's root) and the tree's victims, which an
-	 * Incast's alert names too.  Colour and a badge on every congested queue in view buried the culprit among
-	 * a fabric's PFC victims (the demo's Incast had 22 badges). */
-	const int tree_roles = e->kind == HW_AN_CONGESTION_TREE || e->kind == HW_AN_INCAST;
+	 * Badges only for the event's own queues: its place (a tree's root) and the victims its alert names.  Colour
+	 * and a badge on every congested queue in view buried the culprit among a fabric's PFC victims (the demo's
+	 * Incast had 22 badges). */
 	memset(g->own_link, 0, t->n_links);
 	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links)
 		g->own_link[t->ports[place_port].link] = 1;
-	for (unsigned v = 0; v < rq.n_victims && tree_roles; v++) {
+	for (unsigned v = 0; v < n_vict; v++) {
 		struct hw_an_queue_info vq;
-		if (hw_an_queue_get(a, rq.victims[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE &&
+		if (hw_an_queue_get(a, vict[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE &&
 		    t->ports[vq.topo_port].link < t->n_links)
 			g->own_link[t->ports[vq.topo_port].link] = 1;
 	}
@@ -536,8 +567,8 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		const char *role = NULL;
 		if ((long)i == root && e->kind == HW_AN_CONGESTION_TREE)
 			role = "ROOT";
-		for (unsigned v = 0; v < rq.n_victims && tree_roles; v++)
-			if (rq.victims[v] == i)
+		for (unsigned v = 0; v < n_vict; v++)
+			if (vict[v] == i)
 				role = "victim";
 		int in_view = sk->show[t->ports[q.topo_port].node] && sk->show[t->ports[peer].node];
 		if (in_view && (role || (long)i == root))

@@ -125,9 +125,19 @@ def main():
             fail(f"resolved {e['event']} {e['id']} names {e.get('svg')}, its raise {raised_svg[e['id']]}")
     print(f"{len(raised_svg)} raised congestion events, each with its SVG")
 
-    # 3b. an event graph badges the event's own queues only (docs/analyzer.md): its place, and a tree's (or an
-    # Incast's) victims, at most 8 (MAX_VICTIMS)
-    raised = {e["id"]: e for e in events if e["state"] == "firing" and e["id"] in raised_svg}
+    # 3b. an event graph badges the event's own queues only (docs/analyzer.md): its place, and the victims its
+    # alert names.  Those are the queues of the latest "victims" detail of its id up to the event the graph was
+    # last drawn for ("root N:If/q, victims N:If/q ..."), at most 8; none before any.
+    raised, named = {}, {}
+    for e in events:
+        if e["state"] != "firing" or e["id"] not in raised_svg:
+            continue
+        if "victims" in e.get("numbers", {}):
+            vs = e.get("detail", "").split(", victims", 1)[-1].split() if ", victims" in e.get("detail", "") else []
+            named[e["id"]] = {sid("q-", v.split(":")[0], ".", v.split(":")[1].rsplit("/", 1)[0], ".",
+                                  v.rsplit("/", 1)[1]) for v in vs[:8]}
+        if "svg" in e:  # drawn for this one (a graph over the rate is not drawn, and the event names none)
+            raised[e["id"]] = dict(e, named_victims=set(named.get(e["id"], set())))
     most = 0
     for eid, e in raised.items():
         root = trees.get(os.path.abspath(e["svg"]))
@@ -141,6 +151,9 @@ def main():
         if others:
             fail(f"{e['svg']} ({e['event']} {eid}): badges {others} are neither the event's queue {own} nor victims")
         victims = [b for b in badges if text(ids[b]).startswith("victim")]
+        if set(victims) != e["named_victims"]:
+            fail(f"{e['svg']} ({e['event']} {eid}): victims drawn {sorted(victims)}, its alert names "
+                 f"{sorted(e['named_victims'])}")
         # and colours only its own links: the place's, the victims', those its drawn flows cross; the rest grey
         mine = set()
         if e.get("port_name") and (e["node"], e["port_name"]) in peer:
