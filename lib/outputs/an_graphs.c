@@ -56,6 +56,13 @@ struct sketch {
 	char latest[512]; /* its stable name */
 };
 
+/* The victims an event's alert names: queue indices, at most a tree's 8 (hw_an_queue_info.victims). */
+struct named_victims {
+	uint64_t id; /* the event's */
+	unsigned n;
+	uint32_t q[8];
+};
+
 struct an_graphs {
 	struct an_graphs_opts o;
 	char dir[400];
@@ -67,12 +74,7 @@ struct an_graphs {
 		uint64_t id;
 		char svg[AN_GRAPHS_SVG_MAX];
 	} named[NAME_SLOTS];
-	/* The victims each event's alert names (remember_victims), by event id as named[] */
-	struct {
-		uint64_t id;
-		unsigned n;
-		uint32_t q[8]; /* queue indices */
-	} victims[NAME_SLOTS];
+	struct named_victims victims[NAME_SLOTS]; /* by event id as named[] (remember_victims) */
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
 	double *score;     /* scratch of the detection thread: per link */
@@ -223,7 +225,7 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
  * The root's list may grow after that, but the alert's text does not. */
 static void remember_victims(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
 {
-	__typeof__(g->victims[0]) *v = &g->victims[e->id % NAME_SLOTS];
+	struct named_victims *v = &g->victims[e->id % NAME_SLOTS];
 	if (v->id != e->id) {
 		v->id = e->id;
 		v->n = 0;
@@ -521,19 +523,6 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		sk->paths[n_paths].dashed = 1;
 		n_paths++;
 	}
-	/* the victims its alert names (remember_victims), with the link each is on */
-	const unsigned n_vict = g->victims[e->id % NAME_SLOTS].id == e->id ? g->victims[e->id % NAME_SLOTS].n : 0;
-	const uint32_t *vict = g->victims[e->id % NAME_SLOTS].q;
-	for (unsigned v = 0; v < n_vict; v++) {
-		struct hw_an_queue_info vq;
-		if (hw_an_queue_get(a, vict[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
-			sk->show[t->ports[vq.topo_port].node] = 1;
-			uint32_t peer = hw_topo_peer(t, vq.topo_port);
-			if (peer != HW_TOPO_NONE)
-				sk->show[t->ports[peer].node] = 1;
-		}
-	}
-
 	/* The event's own links: its place's, its victims', the ones its flows' paths cross.  Only they take their
 	 * level's colour; every other link is grey, its score in its tooltip (the heat map draws the whole fabric).
 	 * Badges only for the event's own queues: its place (a tree's root) and the victims its alert names.  Colour
@@ -542,15 +531,24 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 	memset(g->own_link, 0, t->n_links);
 	if (place_port != HW_TOPO_NONE && t->ports[place_port].link < t->n_links)
 		g->own_link[t->ports[place_port].link] = 1;
-	for (unsigned v = 0; v < n_vict; v++) {
-		struct hw_an_queue_info vq;
-		if (hw_an_queue_get(a, vict[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE &&
-		    t->ports[vq.topo_port].link < t->n_links)
-			g->own_link[t->ports[vq.topo_port].link] = 1;
-	}
 	for (uint32_t f = 0; f < n_paths; f++)
 		for (uint32_t k = 0; k + 1 < sk->paths[f].n; k++)
 			own_links_between(t, g->own_link, sk->paths[f].nodes[k], sk->paths[f].nodes[k + 1]);
+	/* the victims its alert names (remember_victims): shown, with the link each is on */
+	const struct named_victims *nv = &g->victims[e->id % NAME_SLOTS];
+	const unsigned n_vict = nv->id == e->id ? nv->n : 0;
+	for (unsigned v = 0; v < n_vict; v++) {
+		struct hw_an_queue_info vq;
+		if (hw_an_queue_get(a, nv->q[v], &vq) == 0 && vq.topo_port != HW_TOPO_NONE) {
+			sk->show[t->ports[vq.topo_port].node] = 1;
+			uint32_t peer = hw_topo_peer(t, vq.topo_port);
+			if (peer != HW_TOPO_NONE)
+				sk->show[t->ports[peer].node] = 1;
+			if (t->ports[vq.topo_port].link < t->n_links)
+				g->own_link[t->ports[vq.topo_port].link] = 1;
+		}
+	}
+
 	sk->n_badges = 0;
 	memset(g->score, 0, sizeof(*g->score) * t->n_links);
 	uint32_t nq = hw_an_queue_count(a);
@@ -568,7 +566,7 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 		if ((long)i == root && e->kind == HW_AN_CONGESTION_TREE)
 			role = "ROOT";
 		for (unsigned v = 0; v < n_vict; v++)
-			if (vict[v] == i)
+			if (nv->q[v] == i)
 				role = "victim";
 		int in_view = sk->show[t->ports[q.topo_port].node] && sk->show[t->ports[peer].node];
 		if (in_view && (role || (long)i == root))
