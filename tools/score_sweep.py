@@ -44,6 +44,7 @@ user's fabric looks to it):
                      about a flow drawn by its share of the queue (hopwatch-gen --queue-report-flow share)
 """
 import concurrent.futures
+import datetime
 import json
 import os
 import random
@@ -222,6 +223,7 @@ def run_one(job):
         r["incidents"] = incidents(truth, events, int(1e6))
         r["incident_ids"] = incident_ids(truth, events, int(1e6))
         r["notifications"] = notifications(truth, events, int(1e6))
+        r["foreign"] = foreign(truth, events, int(1e6))
         r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         if family == "clean":  # its alerts are the fabric's own background (aggregate)
@@ -322,7 +324,7 @@ def shown(truth, events, slack_ns):
     UI's default view): distinct alerts, but not a symptom that its inhibit rule hides (an INHIBIT_TARGETS
     alert with the detector incident of an INHIBIT_SOURCES alert of the run: the analyzer keeps alerts
     firing in Alertmanager for alerting.min_visible_ns, 30 s, far longer than a simulated run).  The label
-    also joins detector incidents raised within 1 s (not modelled): an upper bound, as notifications."""
+    also joins related detector incidents (incident_labels(); not modelled here): an upper bound."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     hiding = {e["incident"] for e in raised if e.get("incident") and e["event"] in INHIBIT_SOURCES}
     seen = [e for e in raised if not (e["event"] in INHIBIT_TARGETS and e.get("incident") in hiding)]
@@ -330,24 +332,82 @@ def shown(truth, events, slack_ns):
             for t in truth.get("events", [])]
 
 
+OPEN_INCIDENTS = 16  # HW_ALERT_INCIDENT_OPEN (include/hopwatch/alert_sink.h): incidents an alert may join
+FOOTPRINT = 64  # HW_ALERT_FOOTPRINT: switches and flows an open incident remembers of each (the newest)
+
+
+def footprint(e):
+    """An alert's switches (its place and its link's far end: topology names, else "#node_id"; None where it has
+    none) and flows."""
+    own = e.get("node") or (f"#{e['node_id']}" if e.get("node_id") else None)
+    far = e["link"].split("--", 1)[1].split(":", 1)[0] or None if "--" in (e.get("link") or "") else None
+    return [own, far], list(e.get("flows", []))[:8]
+
+
+def utc_ms(ns):
+    """The sink's label for an incident begun at ns: its UTC time to the millisecond."""
+    t = datetime.datetime.fromtimestamp(ns // 1000000000, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + ".%03dZ" % (ns // 1000000 % 1000)
+
+
 def incident_labels(raised, gap_ns=int(1e9)):
-    """The alert sink's incident label of each alert (lib/outputs/alert_sink.c incident_of(), in raise order):
-    a detector incident keeps the label it first got; any other alert joins the current label when it starts
-    within gap_ns (HW_ALERT_INCIDENT_GAP_NS, 1 s of record time) of the current one's span, else starts one."""
-    seen, cur, first, last, out = {}, None, None, None, []
+    """The alert sink's incident label of each alert (lib/outputs/alert_sink.c incident_of(), in raise order): a
+    detector incident keeps the label it first got; any other alert joins the open incident (the newest
+    OPEN_INCIDENTS) most recently raised within gap_ns (HW_ALERT_INCIDENT_GAP_NS, 1 s of record time) that shares a
+    switch or a flow with it (footprint(); or any, when it names neither): one holding its own switch first, then
+    the most recently raised; else it starts one named by its start (utc_ms(), -2, -3 ... while an open one has
+    the name).  An update of an alert (its id raised before) only adds
+    to its incident's footprint."""
+    by_inc, by_alert, ring, nxt, out = {}, {}, [None] * OPEN_INCIDENTS, 0, []
+
+    def new(name, t):
+        nonlocal nxt
+        o = {"name": name, "first": t, "last": t, "nodes": [], "flows": []}
+        ring[nxt % OPEN_INCIDENTS] = o
+        nxt += 1
+        return o
+
+    def named(name):
+        return next((o for o in ring if o and o["name"] == name), None)
+
+    def take_in(o, e, t, nodes, flows):
+        o["last"], o["first"] = max(o["last"], t), min(o["first"], t)
+        for key, vals in (("nodes", nodes), ("flows", flows)):
+            for v in vals:
+                if v not in o[key]:
+                    o[key] = (o[key] + [v])[-FOOTPRINT:]
+
     for e in raised:
-        t, inc = e.get("start_ns", 0), e.get("incident")
-        if inc and inc in seen:
-            out.append(seen[inc])
-            if seen[inc] == cur:
-                last = max(last, t)
+        t, inc, key = e.get("start_ns", 0), e.get("incident"), (e.get("event"), e.get("id"))
+        (own, far), flows = footprint(e)
+        nodes = [n for n in (own, far) if n]
+        if key in by_alert:  # an update (or a re-raise of the same alert): its label stays
+            o = named(by_alert[key])
+            if o:
+                take_in(o, e, t, nodes, flows)
+            out.append(by_alert[key])
             continue
-        if cur is None or t > last + gap_ns or t + gap_ns < first:
-            cur, first, last = ("label", t), t, t
-        last = max(last, t)
-        if inc:
-            seen[inc] = cur
-        out.append(cur)
+        if inc and inc in by_inc:
+            o = named(by_inc[inc]) or new(by_inc[inc], t)
+        else:
+            o, o_how = None, 0
+            for c in ring:
+                if not c or t > c["last"] + gap_ns or t + gap_ns < c["first"]:
+                    continue
+                how = 2 if own in c["nodes"] else int((not nodes and not flows) or far in c["nodes"] or
+                                                      bool(set(flows) & set(c["flows"])))
+                if how > o_how or (how and how == o_how and c["last"] > o["last"]):
+                    o, o_how = c, how
+            if o is None:
+                name, k = utc_ms(t), 2
+                while named(name) and k <= OPEN_INCIDENTS:
+                    name, k = "%s-%d" % (utc_ms(t), k % 100), k + 1
+                o = new(name, t)
+            if inc:
+                by_inc[inc] = o["name"]
+        take_in(o, e, t, nodes, flows)
+        by_alert[key] = o["name"]
+        out.append(o["name"])
     return out
 
 
@@ -355,24 +415,32 @@ def notifying(events):
     """The alerts the shipped Alertmanager route notifies, each with its notification's key: not a symptom
     (SILENT), not inhibited (an INHIBIT_TARGETS alert whose incident label, incident_labels(), an INHIBIT_SOURCES
     alert shares: the label, not the detector incident, is what the inhibit rule compares); a bursts' digest
-    alert (DIGEST) goes out with the other bursts of its switch, ("digest", node), any other with its detector
-    incident (an alert without one alone; the label would join them: an upper bound)."""
+    alert (DIGEST) goes out with the other bursts of its switch, ("digest", node), any other with its incident
+    label (the route groups by it)."""
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
     labels = incident_labels(raised)
     hiding = {lab for e, lab in zip(raised, labels) if e["event"] in INHIBIT_SOURCES}
-    return [(e, ("digest", e.get("node_id")) if e["event"] in DIGEST else
-             e.get("incident") or ("alert", e["event"], e.get("id"))) for e, lab in zip(raised, labels)
+    return [(e, ("digest", e.get("node_id")) if e["event"] in DIGEST else lab) for e, lab in zip(raised, labels)
             if e["event"] not in SILENT and not (e["event"] in INHIBIT_TARGETS and lab in hiding)]
 
 
 def notifications(truth, events, slack_ns):
     """Notifications per injected incident, as the shipped Alertmanager route sends them (notifying()): one
     per group (an incident's alerts come within its group_wait of 1 s here, records span milliseconds; a
-    switch's bursts within the digest's 10 s), so the distinct keys of its related notifying alerts.
-    The analyzer's incident label also joins new detector incidents raised within 1 s of the current one
-    (docs/analyzer.md): not modelled, so this is an upper bound."""
+    switch's bursts within the digest's 10 s), so the distinct keys of its related notifying alerts."""
     sent = notifying(events)
     return [len({k for e, k in sent if related(t, e, slack_ns)}) for t in truth.get("events", [])]
+
+
+def foreign(truth, events, slack_ns):
+    """Per injected incident, the alerts its notifications carry that are not its own: the notifying alerts
+    (notifying(), digests apart) with the incident label of one of its related alerts, not related() to it."""
+    sent = [(e, k) for e, k in notifying(events) if not (isinstance(k, tuple) and k[0] == "digest")]
+    out = []
+    for t in truth.get("events", []):
+        labels = {k for e, k in sent if related(t, e, slack_ns)}
+        out.append(len({(e["event"], e.get("id")) for e, k in sent if k in labels and not related(t, e, slack_ns)}))
+    return out
 
 
 def clean_notifications(truth, events, series, cfg, slack_ns):
@@ -530,7 +598,7 @@ def aggregate(results):
     own background congestion at a queue the injected incident later paused, not a culprit misplaced by the
     incident: counted apart (background_at_victim)."""
     det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
-    per_notif, per_shown, per_family, background = [], [], {}, {}
+    per_notif, per_shown, per_family, background, per_foreign = [], [], {}, {}, []
     clean_notes = [0, 0, 0]
     clean_alerts = {tuple(r["job"][1:]): {tuple(a) for a in r["score"].get("congestion_alerts", [])}
                     for r in results if "error" not in r and r["job"][0] == "clean"}
@@ -547,6 +615,7 @@ def aggregate(results):
         per_incident += s["incidents"]
         per_incident_ids += s["incident_ids"]
         per_notif += s["notifications"]
+        per_foreign += s.get("foreign", [])
         per_shown += s["shown"]
         fam = per_family.setdefault(r["job"][0], {"alerts": [], "shown": [], "notifications": []})
         fam["alerts"] += s["incidents"]
@@ -572,6 +641,7 @@ def aggregate(results):
             "shown_per_incident_max": max(per_shown) if per_shown else None,
             "notifications_per_incident_median": statistics.median(per_notif) if per_notif else None,
             "notifications_per_incident_max": max(per_notif) if per_notif else None,
+            "foreign_alerts": sum(per_foreign), "incidents_with_foreign": sum(1 for x in per_foreign if x),
             "per_family": {f: {k: {"median": statistics.median(v), "max": max(v)} for k, v in d.items() if v}
                            for f, d in sorted(per_family.items())},
             "incidents": len(per_incident), "clean_unconfirmed": clean_bad, "clean_notifications": clean_notes, "background_at_victim": background}
@@ -656,6 +726,9 @@ def main():
           f"(not inhibited) median {agg['shown_per_incident_median']}, max {agg['shown_per_incident_max']}; "
           f"notifications median {agg['notifications_per_incident_median']}, max "
           f"{agg['notifications_per_incident_max']}")
+    print(f"alerts of other causes in an injected incident's notifications (its incident label shared by an alert "
+          f"not related to it): {agg['foreign_alerts']}, in {agg['incidents_with_foreign']} of "
+          f"{agg['incidents']} incidents")
     for f, d in agg["per_family"].items():
         if d:  # clean runs inject nothing
             print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))

@@ -28,11 +28,15 @@ enum hw_sink_kind {
  * wait is over, with every alert waiting then. */
 #define HW_ALERT_REPLAY_WAIT_NS 1000000000ull
 /* The "incident" label (what Alertmanager groups a notification by): an alert of a detector incident
- * (hw_an_event.incident) already labelled keeps that label; any other alert raised within this record
- * time of the current incident's latest raise joins it; a longer quiet starts a new one, named by the
- * first raise's UTC time to the millisecond. */
+ * (hw_an_event.incident) already labelled keeps that label; any other alert joins an incident raised
+ * within this record time of it whose footprint it touches (a switch at its place or at its link's far end,
+ * or a flow, that the incident's alerts named): one holding its own switch first, then the most recently
+ * raised; one with no place and no flow joins the most recent within this time; else it starts a new one,
+ * named by its raise's UTC time to the millisecond (-2, -3 ... after a name an open incident has). */
 #define HW_ALERT_INCIDENT_GAP_NS 1000000000ull
 #define HW_ALERT_INCIDENT_MAP 256 /* detector incidents whose label is remembered (the newest) */
+#define HW_ALERT_INCIDENT_OPEN 16 /* incidents whose footprint is kept (the newest): those an alert may join */
+#define HW_ALERT_FOOTPRINT 64     /* switches and flows an open incident remembers of each (the newest) */
 
 struct hw_alert_sink_opts {
 	uint32_t capacity;        /* bounds both the hand-off queue and the table of alerts waiting or active */

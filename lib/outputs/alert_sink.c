@@ -20,6 +20,15 @@ struct noted {
 	char svg[256]; /* its graph's file (run --svg-dir), "" when none */
 };
 
+/* An incident label an alert may still join: its raises' record time span and its footprint, the hashes of
+ * the switches and flows its alerts named (rings: the oldest forgotten first). */
+struct open_incident {
+	char name[32]; /* "" = slot unused */
+	uint64_t first_ns, last_ns;
+	uint64_t node[HW_ALERT_FOOTPRINT], flow[HW_ALERT_FOOTPRINT];
+	uint32_t n_node, n_flow; /* how many were added: the newest HW_ALERT_FOOTPRINT are kept */
+};
+
 struct entry {
 	struct hw_an_event e;
 	char svg[256];
@@ -54,8 +63,8 @@ struct hw_alert_sink {
 	uint32_t *order;     /* scratch for post() */
 	uint32_t *incs;      /* scratch for post(): an entry per incident in the post */
 	uint64_t next_seq;
-	uint64_t inc_first_ns, inc_last_ns; /* record time of the current incident's first and latest raise */
-	char inc_name[32];                  /* the current incident's label */
+	struct open_incident open[HW_ALERT_INCIDENT_OPEN]; /* a ring: the oldest is forgotten first */
+	uint32_t open_next;
 	struct {
 		uint64_t id;              /* a detector's incident (hw_an_event.incident), 0 = slot unused */
 		char name[32];            /* the incident label its first alert got */
@@ -289,36 +298,134 @@ static int post(struct hw_alert_sink *s, int all)
 	return 1;
 }
 
-/* The incident label of a new alert e into name.  An alert of a detector incident (hw_an_event.incident)
- * already labelled joins that label, however long ago it was given: a long incident re-raised after a
- * quiet is still one Alertmanager group.  Otherwise (a new detector incident, or none: PacketDrops,
- * TelemetryReportLoss, topology events) it joins the current incident when raised less than
- * HW_ALERT_INCIDENT_GAP_NS (record time) after that incident's latest raise, else it starts a new one
- * named by its start's UTC time to the millisecond (2026-01-01T00:00:00.000Z); a new detector incident is
- * remembered under the label it got. */
+/* An alert's footprint: the switches at its place and at its link's far end (their topology names, or the
+ * node id when unplaced; FNV-1a hashes), and its flows.  Returns the number of switches (0 to 2); *own: 1 when
+ * node[0] is its place's. */
+static unsigned footprint(const struct hw_an_event *e, uint64_t node[2], int *own)
+{
+	unsigned n = 0;
+	char id[16];
+	*own = 0;
+	const char *names[2] = {e->node, NULL};
+	size_t lens[2] = {strlen(e->node), 0};
+	if (!e->node[0] && e->node_id) {
+		snprintf(id, sizeof(id), "#%" PRIu32, e->node_id);
+		names[0] = id, lens[0] = strlen(id);
+	}
+	const char *far = strstr(e->link, "--");
+	if (far) {
+		far += 2;
+		names[1] = far;
+		lens[1] = strcspn(far, ":");
+	}
+	for (unsigned k = 0; k < 2; k++) {
+		if (!names[k] || !lens[k])
+			continue;
+		uint64_t h = 14695981039346656037ull;
+		for (size_t i = 0; i < lens[k]; i++)
+			h = (h ^ (unsigned char)names[k][i]) * 1099511628211ull;
+		if (k == 0)
+			*own = 1;
+		node[n++] = h;
+	}
+	return n;
+}
+
+static int has(const uint64_t *set, uint32_t n, uint64_t v)
+{
+	for (uint32_t i = 0; i < n && i < HW_ALERT_FOOTPRINT; i++)
+		if (set[i] == v)
+			return 1;
+	return 0;
+}
+
+/* Alert e (switch hashes node[0 .. nn)) raised in incident o: its span and footprint take it in. */
+static void take_in(struct open_incident *o, const struct hw_an_event *e, const uint64_t *node, unsigned nn)
+{
+	if (e->start_ns > o->last_ns)
+		o->last_ns = e->start_ns;
+	if (e->start_ns < o->first_ns)
+		o->first_ns = e->start_ns;
+	for (unsigned i = 0; i < nn; i++)
+		if (!has(o->node, o->n_node, node[i]))
+			o->node[o->n_node++ % HW_ALERT_FOOTPRINT] = node[i];
+	for (unsigned i = 0; i < e->n_flows && i < HW_AN_MAX_FLOWS; i++)
+		if (!has(o->flow, o->n_flow, e->flows[i]))
+			o->flow[o->n_flow++ % HW_ALERT_FOOTPRINT] = e->flows[i];
+}
+
+static struct open_incident *open_named(struct hw_alert_sink *s, const char *name)
+{
+	for (uint32_t i = 0; i < HW_ALERT_INCIDENT_OPEN; i++)
+		if (s->open[i].name[0] && !strcmp(s->open[i].name, name))
+			return &s->open[i];
+	return NULL;
+}
+
+/* A new open incident named name (forgetting the oldest), its span and footprint empty. */
+static struct open_incident *open_new(struct hw_alert_sink *s, const char *name, uint64_t t)
+{
+	struct open_incident *o = &s->open[s->open_next++ % HW_ALERT_INCIDENT_OPEN];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	o->first_ns = o->last_ns = t;
+	return o;
+}
+
+/* The incident label of a new alert e into name (HW_ALERT_INCIDENT_GAP_NS in hopwatch/alert_sink.h).  An alert
+ * of a detector incident (hw_an_event.incident) already labelled joins that label, however long ago it was
+ * given: a long incident re-raised after a quiet is still one Alertmanager group.  Otherwise (a new detector
+ * incident, or none: PacketDrops, TelemetryReportLoss, topology events) it joins an open incident raised
+ * within HW_ALERT_INCIDENT_GAP_NS (record time) of it that shares a switch or a flow with it: one whose
+ * footprint holds its own switch before one it touches by its link's far end or a flow, then the one most
+ * recently raised; or, when it names neither, the one most recently raised within that time; else it starts
+ * a new one named by its start's UTC time to the millisecond (2026-01-01T00:00:00.000Z, then -2, -3 ... while
+ * an open incident has the name).  Background congestion elsewhere in the same second is an incident of its
+ * own, not a line in another's notification.  A new detector incident is remembered under the label it got. */
 static void incident_of(struct hw_alert_sink *s, const struct hw_an_event *e, char *name, size_t size)
 {
+	uint64_t node[2];
+	int own;
+	const unsigned nn = footprint(e, node, &own);
 	if (e->incident)
 		for (uint32_t i = 0; i < HW_ALERT_INCIDENT_MAP; i++)
 			if (s->inc_map[i].id == e->incident) {
 				snprintf(name, size, "%s", s->inc_map[i].name);
-				if (!strcmp(name, s->inc_name) && e->start_ns > s->inc_last_ns)
-					s->inc_last_ns = e->start_ns;
+				struct open_incident *o = open_named(s, name);
+				take_in(o ? o : open_new(s, name, e->start_ns), e, node, nn);
 				return;
 			}
-	if (!s->inc_first_ns || e->start_ns > s->inc_last_ns + HW_ALERT_INCIDENT_GAP_NS ||
-	    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < s->inc_first_ns) {
-		s->inc_first_ns = s->inc_last_ns = e->start_ns;
-		/* to the millisecond: 2026-01-01T00:00:00.000Z */
-		hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 3, s->inc_name, sizeof(s->inc_name));
+	struct open_incident *join = NULL;
+	int join_how = 0;
+	for (uint32_t i = 0; i < HW_ALERT_INCIDENT_OPEN; i++) {
+		struct open_incident *o = &s->open[i];
+		if (!o->name[0] || e->start_ns > o->last_ns + HW_ALERT_INCIDENT_GAP_NS ||
+		    e->start_ns + HW_ALERT_INCIDENT_GAP_NS < o->first_ns)
+			continue;
+		/* how it touches o: 2 by its own switch, 1 by its link's far end or a flow (or it names neither) */
+		int how = own && has(o->node, o->n_node, node[0]) ? 2 : !nn && !e->n_flows;
+		for (unsigned k = own; k < nn && !how; k++)
+			how = has(o->node, o->n_node, node[k]);
+		for (unsigned k = 0; k < e->n_flows && k < HW_AN_MAX_FLOWS && !how; k++)
+			how = has(o->flow, o->n_flow, e->flows[k]);
+		if (how > join_how || (how && how == join_how && o->last_ns > join->last_ns))
+			join = o, join_how = how;
 	}
-	if (e->start_ns > s->inc_last_ns)
-		s->inc_last_ns = e->start_ns;
-	snprintf(name, size, "%s", s->inc_name);
+	if (!join) {
+		char base[32], label[32];
+		/* to the millisecond: 2026-01-01T00:00:00.000Z (24 characters) */
+		hw_utc_fmt(e->start_ns, HW_UTC_RFC3339, 3, base, sizeof(base));
+		snprintf(label, sizeof(label), "%s", base);
+		for (unsigned k = 2; open_named(s, label) && k <= HW_ALERT_INCIDENT_OPEN; k++) /* a free one is found */
+			snprintf(label, sizeof(label), "%.24s-%u", base, k % 100);
+		join = open_new(s, label, e->start_ns);
+	}
+	take_in(join, e, node, nn);
+	snprintf(name, size, "%s", join->name);
 	if (e->incident) {
 		uint32_t k = s->inc_map_next++ % HW_ALERT_INCIDENT_MAP;
 		s->inc_map[k].id = e->incident;
-		snprintf(s->inc_map[k].name, sizeof(s->inc_map[k].name), "%s", s->inc_name);
+		snprintf(s->inc_map[k].name, sizeof(s->inc_map[k].name), "%s", join->name);
 	}
 }
 
@@ -410,8 +517,15 @@ static int merge(struct hw_alert_sink *s, const struct noted *x, uint64_t now)
 		en->wait_ns =
 		    e->start_ns + HW_ALERT_REPLAY_WAIT_NS < hw_real_ns() ? HW_ALERT_REPLAY_WAIT_NS : HW_ALERT_SETTLE_NS;
 		incident_of(s, e, en->incident, sizeof(en->incident));
-	} else if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved) {
-		en->dirty = 1;
+	} else {
+		if (s->kind == HW_SINK_ALERTMANAGER && !e->resolved)
+			en->dirty = 1;
+		struct open_incident *o = e->resolved ? NULL : open_named(s, en->incident);
+		if (o) { /* an update names more flows (an incast's sources, a tree's victims): its incident's too */
+			uint64_t node[2];
+			int own;
+			take_in(o, e, node, footprint(e, node, &own));
+		}
 	}
 	/* A resolve is held until its firing went out (even when draining: a receiver sees every alert fire) and
 	 * the alert was visible long enough; meanwhile the alert goes on being posted as it fired. */

@@ -77,10 +77,15 @@ def through_am(d, paced):
             run += ["--pace", "recorded"]
         subprocess.run(run, check=True)
         # the incidents' receiver only: a background burst of its own incident goes to the bursts' digest, a
-        # separate channel that a replay (alerts older than group_wait) may flush before the incident
+        # separate channel that a replay (alerts older than group_wait) may flush before the incident; and the
+        # injected incident's notifications only (an alert at its switch): background congestion elsewhere is
+        # an incident of its own, which may be notified first
+        node = json.load(open(os.path.join(d, "truth.json")))["events"][0]["place"]["node"]
+
         def incidents():
             return [n["body"]["alerts"] for n in rx.notes
-                    if n["body"]["status"] == "firing" and n["body"]["receiver"] == "hopwatch-webhook"]
+                    if n["body"]["status"] == "firing" and n["body"]["receiver"] == "hopwatch-webhook" and
+                    any(a["labels"].get("node_name") == node for a in n["body"]["alerts"])]
         for _ in range(300):  # the group's flush: 1 s after its first alert; up to 30 s on a loaded host
             if incidents():
                 break

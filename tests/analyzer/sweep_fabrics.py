@@ -227,21 +227,33 @@ check("background at a victim", agg["background_at_victim"], {"Microburst": 1})
 check("wrong culprits", {k: (d["at_victim"], d["background_at_victim"]) for k, d in agg["detectors"].items()},
       {"Microburst": (1, 1), "HighQueue": (1, 0)})
 
-# notifying(): the shipped route read from deploy/alertmanager/alertmanager.yml, the sink's incident labels.  By
-# hand: the bursts at node 7 (incidents 1 and 2, at 0 and 0.5 s: one label, no incident alert in it) share one
-# digest, ("digest", 7); the HighQueue (a symptom) notifies nobody; 3 s later (a new label) the Incast of incident
-# 4 notifies by that incident and hides the bursts of its label: at node 8 (incident 3, 0.2 s before it) and at
-# node 7 (incident 5, 0.9 s after it, another detector incident: the label joins them by time).
+# notifying(): the shipped route read from deploy/alertmanager/alertmanager.yml, the sink's incident labels
+# (incident_labels(): an alert joins an incident raised within 1 s that shares a switch or a flow with it).  By
+# hand: the bursts at node 7 (incidents 1 and 2, at 0 and 0.5 s: one label, "#7", no incident alert in it) share
+# one digest, ("digest", 7); the HighQueue (a symptom) notifies nobody; at 2.8 s, 2.3 s after node 7's last raise,
+# a burst at node 8 starts a new label, named by its start, 1970-01-01T00:00:02.800Z; the Incast of incident 4 at
+# node 8 (3 s) joins it and hides that burst; PacketDrops at node 8 (3.2 s, no detector incident) joins it and
+# notifies with the Incast; at 3.9 s a burst at node 7 (incident 5) is within 1 s of that label but shares no
+# switch or flow with it: a label of its own (3.900Z), not hidden, in node 7's digest; a burst at node 9 naming
+# flow 0xf of the Incast (3.95 s) joins the Incast's label and is hidden.
 check("the shipped route: digest, inhibit, silent", (sw.DIGEST, "Microburst" in sw.SILENT), ({"Microburst"}, False))
 S = 1000000000
 evs = [{"event": "Microburst", "state": "firing", "id": 1, "incident": 1, "node_id": 7, "start_ns": 0},
        {"event": "HighQueue", "state": "firing", "id": 2, "incident": 1, "node_id": 7, "start_ns": 0},
        {"event": "Microburst", "state": "firing", "id": 3, "incident": 2, "node_id": 7, "start_ns": S // 2},
        {"event": "Microburst", "state": "firing", "id": 4, "incident": 3, "node_id": 8, "start_ns": 28 * S // 10},
-       {"event": "Incast", "state": "firing", "id": 5, "incident": 4, "node_id": 8, "start_ns": 3 * S},
-       {"event": "Microburst", "state": "firing", "id": 6, "incident": 5, "node_id": 7, "start_ns": 39 * S // 10}]
+       {"event": "Incast", "state": "firing", "id": 5, "incident": 4, "node_id": 8, "start_ns": 3 * S,
+        "flows": [15]},
+       {"event": "PacketDrops", "state": "firing", "id": 7, "node_id": 8, "start_ns": 32 * S // 10},
+       {"event": "Microburst", "state": "firing", "id": 6, "incident": 5, "node_id": 7, "start_ns": 39 * S // 10},
+       {"event": "Microburst", "state": "firing", "id": 8, "incident": 6, "node_id": 9, "start_ns": 395 * S // 100,
+        "flows": [15]}]
+check("incident labels", sw.incident_labels(evs),
+      ["1970-01-01T00:00:00.000Z"] * 3 + ["1970-01-01T00:00:02.800Z"] * 3 + ["1970-01-01T00:00:03.900Z",
+                                                                           "1970-01-01T00:00:02.800Z"])
 check("notifying alerts and their notification", [(e["id"], k) for e, k in sw.notifying(evs)],
-      [(1, ("digest", 7)), (3, ("digest", 7)), (5, 4)])
+      [(1, ("digest", 7)), (3, ("digest", 7)), (5, "1970-01-01T00:00:02.800Z"), (7, "1970-01-01T00:00:02.800Z"),
+       (6, ("digest", 7))])
 
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:

@@ -262,12 +262,13 @@ static void push_expect_incident(struct hw_alert_sink *s, struct hw_an_event *e,
 	assert_string_equal(inc, want);
 }
 
-/* The incident label follows the detector's incident; alerts without one (and new incidents) join by time. */
+/* The incident label follows the detector's incident; alerts without one (and new incidents) join an incident
+ * raised within 1 s that they touch (a switch at their place or their link's far end, or a flow). */
 static void test_incident_label(void **state)
 {
 	(void)state;
 	struct MHD_Daemon *d;
-	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 8});
+	struct hw_alert_sink *s = webhook_on(&d, &(struct hw_alert_sink_opts){.capacity = 16});
 	const uint64_t t0 = 1767225600000000000ull, sec = 1000000000ull; /* 2026-01-01T00:00:00Z */
 	struct hw_an_event e = odd_event();
 	/* the first alert, of detector incident 5 at t0: a new incident named by its start */
@@ -285,10 +286,52 @@ static void test_incident_label(void **state)
 	/* incident 5 once more, 0.1 s into incident 9's time: its own label, not the one current by time */
 	e.id = 5, e.incident = 5, e.start_ns = t0 + 20 * sec + sec / 10;
 	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
-	/* no detector incident, 0.2 s after incident 9's raise: joins incident 9 by time (incident 5's raise
-	 * just before does not move the time incident, which is 9's) */
+	/* no detector incident, 0.2 s after incident 9's raise, at the same switch as both: it joins the one
+	 * most recently raised, incident 5 (re-raised at 20.1 s) */
 	e.id = 6, e.incident = 0, e.start_ns = t0 + 20 * sec + sec / 5;
-	push_expect_incident(s, &e, "2026-01-01T00:00:20.000Z");
+	push_expect_incident(s, &e, "2026-01-01T00:00:00.000Z");
+	/* a new detector incident 0.1 s later at another switch (sw9), with no flow of theirs: within the 1 s
+	 * but touching neither, an incident of its own (background congestion elsewhere is not their line) */
+	struct hw_an_event o = odd_event();
+	snprintf(o.node, sizeof(o.node), "sw9");
+	o.node_id = 9;
+	o.n_flows = 1, o.flows[0] = 0xabc;
+	o.id = 7, o.incident = 11, o.start_ns = t0 + 20 * sec + 3 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z");
+	/* PacketDrops at sw9: joins sw9's incident, though incident 5 is at its first switch too */
+	o.id = 8, o.incident = 0, o.n_flows = 0, o.start_ns = t0 + 20 * sec + 4 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z");
+	/* a new incident at sw7, whose link leads to sw9: it touches sw9's by the link's far end */
+	snprintf(o.node, sizeof(o.node), "sw7");
+	o.node_id = 7;
+	snprintf(o.link, sizeof(o.link), "sw7:Ethernet1--sw9:Ethernet4");
+	o.id = 9, o.incident = 12, o.start_ns = t0 + 20 * sec + 5 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z");
+	/* a new incident at a switch without a name (node id 5) or link, naming flow 0xabc of alert 7: by the flow */
+	o.node[0] = 0, o.link[0] = 0;
+	o.node_id = 5;
+	o.n_flows = 2, o.flows[0] = 0x123, o.flows[1] = 0xabc;
+	o.id = 10, o.incident = 13, o.start_ns = t0 + 20 * sec + 6 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z");
+	/* an unrelated incident (node id 3, no flow) raised in the same millisecond as sw9's: a name of its own */
+	o.node_id = 3, o.n_flows = 0;
+	o.id = 11, o.incident = 14, o.start_ns = t0 + 20 * sec + 3 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z-2");
+	/* an alert with no place and no flow at 20.7 s: the incident most recently raised (sw9's, at 20.6 s) */
+	o.node_id = 0;
+	o.id = 12, o.incident = 0, o.start_ns = t0 + 20 * sec + 7 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z");
+	/* a new incident at node id 3 whose link leads to sw9, at 20.8 s: it touches 20.300Z-2 by its own switch
+	 * and 20.300Z (raised more recently, at 20.7 s) by its link's far end: its own switch's incident */
+	o.node_id = 3;
+	snprintf(o.link, sizeof(o.link), "sw3:Ethernet1--sw9:Ethernet4");
+	o.id = 14, o.incident = 16, o.start_ns = t0 + 20 * sec + 8 * sec / 10;
+	push_expect_incident(s, &o, "2026-01-01T00:00:20.300Z-2");
+	o.link[0] = 0;
+	/* node id 5 again, a new incident 2 s later: more than 1 s after any raise, a new incident */
+	o.node_id = 5;
+	o.id = 15, o.incident = 15, o.start_ns = t0 + 23 * sec;
+	push_expect_incident(s, &o, "2026-01-01T00:00:23.000Z");
 	hw_alert_sink_stop(s);
 	MHD_stop_daemon(d);
 }
