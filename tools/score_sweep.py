@@ -224,6 +224,7 @@ def run_one(job):
         r["incident_ids"] = incident_ids(truth, events, int(1e6))
         r["notifications"] = notifications(truth, events, int(1e6))
         r["foreign"] = foreign(truth, events, int(1e6))
+        r["own_notifications"] = own_notifications(truth, events, int(1e6))
         r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         if family == "clean":  # its alerts are the fabric's own background (aggregate)
@@ -432,6 +433,14 @@ def notifications(truth, events, slack_ns):
     return [len({k for e, k in sent if related(t, e, slack_ns)}) for t in truth.get("events", [])]
 
 
+def own_notifications(truth, events, slack_ns):
+    """Per injected incident, the notifications (notifying()) holding its own alerts: those at its place, its link's
+    ends or its PFC victims (why_related() not "flow"; an alert naming only one of its flows may be another cause's)."""
+    sent = notifying(events)
+    return [len({k for e, k in sent if related(t, e, slack_ns) and why_related(t, e) != "flow"})
+            for t in truth.get("events", [])]
+
+
 def foreign(truth, events, slack_ns):
     """Per injected incident, the alerts its notifications carry that are not its own: the notifying alerts
     (notifying(), digests apart) with the incident label of one of its related alerts, not related() to it."""
@@ -598,7 +607,7 @@ def aggregate(results):
     own background congestion at a queue the injected incident later paused, not a culprit misplaced by the
     incident: counted apart (background_at_victim)."""
     det, per_incident, per_incident_ids, wrong, clean_bad, errors = {}, [], [], {}, {}, []
-    per_notif, per_shown, per_family, background, per_foreign = [], [], {}, {}, []
+    per_notif, per_shown, per_family, background, per_foreign, per_own = [], [], {}, {}, [], []
     clean_notes = [0, 0, 0]
     clean_alerts = {tuple(r["job"][1:]): {tuple(a) for a in r["score"].get("congestion_alerts", [])}
                     for r in results if "error" not in r and r["job"][0] == "clean"}
@@ -616,6 +625,7 @@ def aggregate(results):
         per_incident_ids += s["incident_ids"]
         per_notif += s["notifications"]
         per_foreign += s.get("foreign", [])
+        per_own += s.get("own_notifications", [])
         per_shown += s["shown"]
         fam = per_family.setdefault(r["job"][0], {"alerts": [], "shown": [], "notifications": []})
         fam["alerts"] += s["incidents"]
@@ -642,6 +652,8 @@ def aggregate(results):
             "notifications_per_incident_median": statistics.median(per_notif) if per_notif else None,
             "notifications_per_incident_max": max(per_notif) if per_notif else None,
             "foreign_alerts": sum(per_foreign), "incidents_with_foreign": sum(1 for x in per_foreign if x),
+            "own_notifications_max": max(per_own) if per_own else None,
+            "own_split": sum(1 for x in per_own if x > 1), "own_none": sum(1 for x in per_own if not x),
             "per_family": {f: {k: {"median": statistics.median(v), "max": max(v)} for k, v in d.items() if v}
                            for f, d in sorted(per_family.items())},
             "incidents": len(per_incident), "clean_unconfirmed": clean_bad, "clean_notifications": clean_notes, "background_at_victim": background}
@@ -729,6 +741,8 @@ def main():
     print(f"alerts of other causes in an injected incident's notifications (its incident label shared by an alert "
           f"not related to it): {agg['foreign_alerts']}, in {agg['incidents_with_foreign']} of "
           f"{agg['incidents']} incidents")
+    print(f"its own alerts (at its place, its link's ends, its PFC victims) in more than one notification: "
+          f"{agg['own_split']} incidents (max {agg['own_notifications_max']}); in none: {agg['own_none']}")
     for f, d in agg["per_family"].items():
         if d:  # clean runs inject nothing
             print(f"  {f}: " + "; ".join(f"{k} median {v['median']} (max {v['max']})" for k, v in d.items()))

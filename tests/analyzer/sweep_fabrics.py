@@ -255,6 +255,28 @@ check("notifying alerts and their notification", [(e["id"], k) for e, k in sw.no
       [(1, ("digest", 7)), (3, ("digest", 7)), (5, "1970-01-01T00:00:02.800Z"), (7, "1970-01-01T00:00:02.800Z"),
        (6, ("digest", 7))])
 
+# notifications(), own_notifications(), foreign(): an injected Incast at leaf1 Ethernet1 queue 3 (0-1 ms, its flow
+# "a").  By hand: its Incast (label 00.000Z); a CongestionTree at leaf1 Ethernet5 (flow "b") joins that label by
+# its switch, not related to the incast (another port, not its flow): a line of another cause in its notification;
+# a CongestionTree at leaf5 (flow "c") touches nothing: label 00.000Z-2, not the incast's; PacketDrops at leaf5
+# naming flow "a" joins leaf5's label by its own switch (before the incast's, which it touches by the flow only):
+# related to the incast by the flow, so the incast's alerts are in 2 notifications, its own (at its place) in 1,
+# and both labels carry an alert not related to it (the two trees): 2.
+t = {"kind": "Incast", "start_ns": 0, "end_ns": 1000000, "affected_flows": [{"flow_hash": "a"}],
+     "place": {"node": "leaf1", "ifname": "Ethernet1", "queue": 3}}
+q = {"state": "firing", "queue": 3}
+evs = [dict(q, event="Incast", id=1, incident=1, node="leaf1", port_name="Ethernet1", start_ns=100, flows=["a"]),
+       dict(q, event="CongestionTree", id=2, incident=2, node="leaf1", port_name="Ethernet5", start_ns=200,
+            flows=["b"]),
+       dict(q, event="CongestionTree", id=3, incident=3, node="leaf5", port_name="Ethernet2", start_ns=300,
+            flows=["c"]),
+       dict(q, event="PacketDrops", id=4, node="leaf5", port_name="Ethernet2", start_ns=400, flows=["a"])]
+check("labels by switch and flow", sw.incident_labels(evs), ["1970-01-01T00:00:00.000Z"] * 2 +
+      ["1970-01-01T00:00:00.000Z-2"] * 2)
+truth = {"events": [t]}
+check("notifications, own, of other causes", (sw.notifications(truth, evs, 0), sw.own_notifications(truth, evs, 0),
+                                               sw.foreign(truth, evs, 0)), ([2], [1], [2]))
+
 d = tempfile.mkdtemp(prefix="hw-sweep-fabrics-")
 try:
     # hopwatch-gen takes every draw (a 20 us run of the small fabric), and its map.json says that fabric
