@@ -1020,6 +1020,41 @@ static void test_congestion_tree(void **state)
 	hw_an_destroy(a);
 }
 
+/* A firing tree that gathers a victim later updates its alert naming it.  As test_congestion_tree: the tree at
+ * 12:5 is raised naming 10:5 and 11:5.  Then reports come over a longer path 9:5 -> 10:5 -> 11:5 -> 12:5 with 9:5
+ * at 15000 (above the victim level, the HighQueue clear 8000): a third victim.  At the next tick its alert is
+ * updated (same id, not a new raise): victims 3, the detail naming all three, 9:5 last (the order they came).
+ * Later ticks, with no new victim, add nothing: one update. */
+static void test_tree_names_later_victims(void **state)
+{
+	(void)state;
+	cfg.enabled = 1u << HW_AN_HIGH_QUEUE | 1u << HW_AN_CONGESTION_TREE;
+	struct hw_analyzer *a = mk();
+	uint64_t t = 23500000000ull;
+	const uint32_t root_only[3] = {100, 100, 20000}, spread[3] = {15000, 18000, 20000};
+	const uint32_t longer[4] = {9, 10, 11, 12}, longer_occ[4] = {15000, 15000, 18000, 20000};
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, root_only);
+	for (int i = 0; i < 30; i++, t += 10000)
+		tree_report(a, t, spread);
+	assert_int_equal(count("CongestionTree", 0), 1);
+	const int raised = first("CongestionTree", 0);
+	assert_int_equal((int)number(&evs[raised], "victims"), 2);
+	const int before = n_ev;
+	for (int i = 0; i < 250; i++, t += 10000) /* 2.5 ms: two ticks (every 1 ms of record time) at least */
+		report_path(a, t, 4, longer, NULL, longer_occ, 1, 0);
+	int updates = 0, last = -1;
+	for (int i = before; i < n_ev; i++)
+		if (!strcmp(evs[i].alertname, "CongestionTree") && evs[i].update && !evs[i].resolved)
+			updates++, last = i;
+	assert_int_equal(updates, 1);
+	assert_int_equal(count("CongestionTree", 0), 1); /* an update, not a raise */
+	assert_true(evs[last].id == evs[raised].id);
+	assert_int_equal((int)number(&evs[last], "victims"), 3);
+	assert_non_null(strstr(evs[last].detail, "root 12:5/3, victims 10:5/3 11:5/3 9:5/3"));
+	hw_an_destroy(a);
+}
+
 /* An Incast whose root then spreads a tree: the tree's victims are data of the Incast, one alert.  Paths
  * 10:5 -> 11:5 -> 12:5 from sources 1..8 in turn, every 10 us; the root 12:5 drains as it fills (20000 and
  * 18000 in turn, above the incast level 10000, never frozen).  The 4th report brings the 4th source: Incast
@@ -2773,6 +2808,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_incast_not_storm, setup),
 	    cmocka_unit_test_setup(test_incast_needs_drain, setup),
 	    cmocka_unit_test_setup(test_congestion_tree, setup),
+	    cmocka_unit_test_setup(test_tree_names_later_victims, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_shared_paths, setup),
 	    cmocka_unit_test_setup(test_congestion_tree_one_root, setup),
 	    cmocka_unit_test_setup(test_tree_folds_into_incast, setup),

@@ -30,6 +30,7 @@ struct tree_q { /* per queue: this queue as a root, the congested queues upstrea
 	uint64_t down_ns;    /* last report that showed this queue upstream of a queue in a HighQueue episode */
 	uint32_t down_root;  /* ... that queue (index): while it stays congested, this one is not a root */
 	uint8_t folded;      /* its tree went into the Incast at this queue (an update of it), not raised itself */
+	uint8_t n_named;     /* victims its alert names (the raise, then each update as the tree grew) */
 	uint32_t next_node;  /* node id of the hop after it on the newest report path through it (0: none): where its
 	                        link leads when the topology knows its port but no link (a map without LLDP) */
 	uint64_t crossed_ns; /* the newest report whose path crossed it: packets left it then */
@@ -204,14 +205,9 @@ static uint32_t settle_root(struct hw_analyzer *a, const struct an_det *d, uint3
 	return ri;
 }
 
-static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
+/* The tree's numbers and detail (root, victims) on event e, and commit it: its alert names its victims now. */
+static void name_victims(struct hw_analyzer *a, struct tree_q *r, const struct an_queue *q, struct an_ev *e)
 {
-	const struct an_queue *q = &a->queues[ri];
-	struct tree_q *r = tq(a, d, ri);
-	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
-	/* an Incast firing at the root: the tree is its victims, an update of that alert (same kind and id) */
-	int fold = inc && inc->active && inc->id;
-	enum hw_an_kind kind = fold ? HW_AN_INCAST : HW_AN_CONGESTION_TREE;
 	char detail[256], name[96];
 	an_queue_name(a, q, name, sizeof(name));
 	size_t off = (size_t)snprintf(detail, sizeof(detail), "root %s, victims", name);
@@ -219,19 +215,40 @@ static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t r
 		an_queue_name(a, &a->queues[r->victims[i]], name, sizeof(name));
 		off += (size_t)snprintf(detail + off, sizeof(detail) - off, " %s", name);
 	}
-	r->h.active = 1;
-	an_tick_arm(d, ri);
-	r->h.start_ns = now;
-	r->folded = (uint8_t)fold;
-	struct an_ev *e;
-	if (fold)
-		e = an_ev_update_q(a, kind, q, inc);
-	else
-		e = an_ev_raise_q(a, kind, q, &r->h);
 	an_ev_num(e, "victims", r->n_victims);
 	an_ev_num(e, "root_occupancy", q->last_occ);
 	an_ev_detail(e, "%s", detail);
 	an_ev_commit(e);
+	r->n_named = r->n_victims;
+}
+
+static void raise_tree(struct hw_analyzer *a, const struct an_det *d, uint32_t ri, uint64_t now)
+{
+	const struct an_queue *q = &a->queues[ri];
+	struct tree_q *r = tq(a, d, ri);
+	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
+	/* an Incast firing at the root: the tree is its victims, an update of that alert (same kind and id) */
+	int fold = inc && inc->active && inc->id;
+	r->h.active = 1;
+	an_tick_arm(d, ri);
+	r->h.start_ns = now;
+	r->folded = (uint8_t)fold;
+	name_victims(a, r, q,
+	             fold ? an_ev_update_q(a, HW_AN_INCAST, q, inc)
+	                  : an_ev_raise_q(a, HW_AN_CONGESTION_TREE, q, &r->h));
+}
+
+/* A firing tree that gathered victims its alert does not name yet: an update of its alert (of the Incast it went
+ * into, while that fires) naming them all, at most once a tick. */
+static void name_new_victims(struct hw_analyzer *a, struct tree_q *r, const struct an_queue *q)
+{
+	if (!r->h.active || r->n_victims <= r->n_named)
+		return;
+	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, q);
+	if (r->folded && !(inc && inc->active && inc->id))
+		return; /* the Incast ended: outlasts raises the tree with them all */
+	name_victims(a, r, q,
+	             an_ev_update_q(a, r->folded ? HW_AN_INCAST : HW_AN_CONGESTION_TREE, q, r->folded ? inc : &r->h));
 }
 
 struct tree_state {
@@ -401,6 +418,7 @@ static void tick_queue(struct hw_analyzer *a, struct an_det *d, struct an_queue 
 	uint32_t qi = (uint32_t)(q - a->queues);
 	if (high(a, qi)) {
 		outlasts(a, d, qi, now);
+		name_new_victims(a, t, q);
 		return;
 	}
 	if (t->h.active && t->folded) {
