@@ -5,16 +5,16 @@
  * queue of the same class in one (the switch whose buffers pause it).  The upstream hops where the reported packet
  * found a congested queue (occupancy at least congestion_tree.victim_occupancy, default its HighQueue clear level, or
  * in a HighQueue episode) are the root's victims; tree_victims distinct victims raise one event at the root naming
- * them. Without any report of two hops or more (TR v0.5 postcards), the topology alone links victims to roots (tick);
- * with the topology, a host's port that no report's path crosses (a stalled host) takes the paused links into its
- * switch, and when too few, the paused links one switch further up, as its victims (host_roots).
- * Lossless queues only: PFC pauses a lossless queue's senders, a lossy queue drops and is never paused, so it is
- * neither a root nor a victim.  Resolved when the root's HighQueue episode ends.  At a root with an Incast firing,
- * the tree is that Incast's victims: an update of the Incast alert instead of an alert of its own (raised as its own
- * if the tree outlasts the Incast: at the next tick, or at once when the Incast ends as the queue freezes,
- * an_tree_unfold).  Whether a queue is a victim (an_tree_victim, asked by the other detectors) is
- * a query of the state alone, the same whichever detector asks.  Uses HighQueue's state, so it needs that detector
- * on. */
+ * them, and victims gathered later update it (at the next tick, naming them all). Without any report of two hops or
+ * more (TR v0.5 postcards), the topology alone links victims to roots (tick); with the topology, a host's port that no
+ * report's path crosses (a stalled host) takes the paused links into its switch, and when too few, the paused links one
+ * switch further up, as its victims (host_roots). Lossless queues only: PFC pauses a lossless queue's senders, a lossy
+ * queue drops and is never paused, so it is neither a root nor a victim.  Resolved when the root's HighQueue episode
+ * ends.  At a root with an Incast firing, the tree is that Incast's victims: an update of the Incast alert instead of
+ * an alert of its own (raised as its own if the tree outlasts the Incast: at the next tick, or at once when the Incast
+ * ends as the queue freezes, an_tree_unfold).  Whether a queue is a victim (an_tree_victim, asked by the other
+ * detectors) is a query of the state alone, the same whichever detector asks.  Uses HighQueue's state, so it needs that
+ * detector on. */
 #include <stdio.h>
 
 #include "detector.h"
