@@ -220,9 +220,10 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
 }
 
 /* The victims e's alert names, kept for its graphs: an event that carries "victims" (a CongestionTree's raise,
- * an Incast's update when its tree folds into it) names the first that many of its root queue's victims (the
- * detector lists them in that order); its later updates name none of their own and keep these, drawn or not.
- * The root's list may grow after that, but the alert's text does not. */
+ * an Incast's update when its tree folds into it, and either's update when the tree gathers more) names the
+ * first that many of its root queue's victims (the detector lists them in that order); updates without
+ * "victims" keep these, drawn or not.  The root's list may grow until its next tick's update names the new
+ * ones, and the alert's text waits for it the same way. */
 static void remember_victims(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
 {
 	struct named_victims *v = &g->victims[e->id % NAME_SLOTS];
