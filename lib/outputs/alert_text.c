@@ -291,9 +291,12 @@ void hw_alert_graph_url(const char *base, const char *svg, char *buf, size_t siz
 }
 
 /* One queue of a CongestionTree detail, "NODE:PORT/Q" (the topology's names, or node id and port number when
- * unplaced), for people: "spine2 port Ethernet3 queue 3" ("10.0.0.5 port 3 queue 3" unplaced); 0 when the
- * token is not of that shape (a detail cut short). */
-static int victim_text(const char *tok, size_t len, char *buf, size_t size)
+ * unplaced), split for people: node "spine2" ("10.0.0.5" unplaced, dotted as the node label has it), port
+ * "Ethernet3" ("port 3" unplaced), queue "3"; 0 when the token is not of that shape (a detail cut short). */
+struct victim {
+	char node[96], port[64], queue[16];
+};
+static int victim_parse(const char *tok, size_t len, struct victim *v)
 {
 	const char *slash = NULL, *colon = NULL;
 	for (const char *p = tok + len; p > tok && !slash; p--)
@@ -304,41 +307,75 @@ static int victim_text(const char *tok, size_t len, char *buf, size_t size)
 			colon = p - 1;
 	if (!slash || !colon || colon == tok || slash == colon + 1 || slash + 1 == tok + len)
 		return 0;
-	char node[96], *end;
-	snprintf(node, sizeof(node), "%.*s", (int)(colon - tok), tok);
-	unsigned long id = strtoul(node, &end, 10);
+	char *end;
+	snprintf(v->node, sizeof(v->node), "%.*s", (int)(colon - tok), tok);
+	unsigned long id = strtoul(v->node, &end, 10);
 	if (!*end && id <= UINT32_MAX) /* unplaced: the node id, shown dotted as the node label has it */
-		hw_fmt_node_id((uint32_t)id, node, sizeof(node));
-	snprintf(buf, size, "%s port %.*s queue %.*s", node, (int)(slash - colon - 1), colon + 1,
-	         (int)(tok + len - slash - 1), slash + 1);
+		hw_fmt_node_id((uint32_t)id, v->node, sizeof(v->node));
+	size_t pl = (size_t)(slash - colon - 1);
+	int number = strspn(colon + 1, "0123456789") >= pl; /* unplaced: "port 3" */
+	snprintf(v->port, sizeof(v->port), "%s%.*s", number ? "port " : "", (int)pl, colon + 1);
+	snprintf(v->queue, sizeof(v->queue), "%.*s", (int)(tok + len - slash - 1), slash + 1);
 	return 1;
 }
 
-/* The victims a CongestionTree's detail names ("root R, victims V1 V2 ...") for people, ", " between them,
- * with "and N more" when the detail (bounded) or the detector (at most 8) named fewer than it counted. */
+/* Victims in the order a person scans them: by switch, then port, names compared as versions (spine2 before
+ * spine10). */
+static int victim_cmp(const void *a, const void *b)
+{
+	const struct victim *x = a, *y = b;
+	int c = strverscmp(x->node, y->node);
+	return c ? c : strverscmp(x->port, y->port);
+}
+
+#define VICTIMS_NAMED 16 /* a detail names at most 8 (the detector's bound); more would be cut short anyway */
+
+/* The victims a CongestionTree's detail names ("root R, victims V1 V2 ...") for a chat line: how many, their
+ * queue once when they share it, then each switch once with its ports ("victims (8, queue 3): leaf6 (Ethernet9,
+ * Ethernet10), spine1 Ethernet1, ..."), with "and N more" when the detail (bounded) or the detector (at most 8)
+ * named fewer than it counted.  "" when the detail names none. */
 static void victims_text(const struct hw_an_event *e, char *buf, size_t size)
 {
 	unsigned counted = 0, named = 0;
 	for (unsigned i = 0; i < e->n_numbers; i++)
 		if (!strcmp(e->numbers[i].name, "victims") && e->numbers[i].value > 0)
 			counted = (unsigned)e->numbers[i].value;
+	struct victim v[VICTIMS_NAMED];
 	const char *p = strstr(e->detail, ", victims");
-	size_t o = 0;
-	buf[0] = 0;
 	int cut = strlen(e->detail) == sizeof(e->detail) - 1; /* its last token may be cut short */
-	for (p = p ? p + strlen(", victims") : ""; *p && o < size;) {
+	for (p = p ? p + strlen(", victims") : ""; *p && named < VICTIMS_NAMED;) {
 		while (*p == ' ')
 			p++;
 		size_t n = strcspn(p, " ");
-		char v[160];
-		if (!n || (cut && !p[n]) || !victim_text(p, n, v, sizeof(v)))
+		if (!n || (cut && !p[n]) || !victim_parse(p, n, &v[named]))
 			break;
-		o += (size_t)snprintf(buf + o, size - o, "%s%s", named ? ", " : "", v);
 		named++;
 		p += n;
 	}
+	buf[0] = 0;
+	if (!named)
+		return;
+	qsort(v, named, sizeof(v[0]), victim_cmp);
+	int one_queue = 1;
+	for (unsigned i = 1; i < named; i++)
+		one_queue &= !strcmp(v[i].queue, v[0].queue);
+	counted = counted > named ? counted : named;
+	size_t o = (size_t)snprintf(buf, size, "(%u%s%s): ", counted, one_queue ? ", queue " : "",
+	                            one_queue ? v[0].queue : "");
+	for (unsigned i = 0; i < named && o < size;) {
+		unsigned j = i + 1; /* v[i..j): one switch's ports */
+		while (j < named && !strcmp(v[j].node, v[i].node))
+			j++;
+		o += (size_t)snprintf(buf + o, size - o, "%s%s %s", i ? ", " : "", v[i].node, j - i > 1 ? "(" : "");
+		for (unsigned k = i; k < j && o < size; k++)
+			o += (size_t)snprintf(buf + o, size - o, "%s%s%s%s", k > i ? ", " : "", v[k].port,
+			                      one_queue ? "" : " queue ", one_queue ? "" : v[k].queue);
+		if (j - i > 1 && o < size)
+			o += (size_t)snprintf(buf + o, size - o, ")");
+		i = j;
+	}
 	if (counted > named && o < size)
-		snprintf(buf + o, size - o, "%sand %u more", named ? ", " : "", counted - named);
+		snprintf(buf + o, size - o, ", and %u more", counted - named);
 }
 
 /* The node at the far end of a "nodeA:portA--nodeB:portB" link (the host behind a congested host port) into
@@ -376,12 +413,12 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 		snprintf(why, sizeof(why), "the root queue whose backlog pauses the queues upstream of it (PFC)");
 	}
 	/* bounded: a long list of victims is cut short (the return values are used so GCC does not warn) */
-	if (snprintf(sum, ssize, "%s: culprit %s%s%s%s%s; victims: %s", e->alertname, where, head, occ[0] ? " (" : "",
-	             occ, occ[0] ? " queued)" : "", vict[0] ? vict : "none named") < 0)
+	if (snprintf(sum, ssize, "%s: culprit %s%s%s%s%s; victims%s%s", e->alertname, where, head, occ[0] ? " (" : "",
+	             occ, occ[0] ? " queued)" : "", vict[0] ? " " : ": ", vict[0] ? vict : "none named") < 0)
 		sum[0] = 0;
-	if (snprintf(desc, dsize, "%s (%s). Culprit: %s, %s%s%s. Victims (paused upstream): %s.", e->alertname,
+	if (snprintf(desc, dsize, "%s (%s). Culprit: %s, %s%s%s. Victims paused upstream%s%s.", e->alertname,
 	             e->severity ? e->severity : "warning", where, why, occ[0] ? ", holding " : "", occ,
-	             vict[0] ? vict : "none named") < 0)
+	             vict[0] ? " " : ": ", vict[0] ? vict : "none named") < 0)
 		desc[0] = 0;
 }
 

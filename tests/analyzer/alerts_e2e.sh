@@ -208,7 +208,7 @@ for i, (name, truth_p) in enumerate((("incast", inc_p), ("PFC storm", pfc_p))):
         if name == "PFC storm":  # its tree leads with the culprit, the root queue, then names the victims
             lead = "CongestionTree: culprit %s (" % place["node"]
             where = "port %s queue %d" % (place["ifname"], place["queue"])
-            ok = lambda s: s.startswith(lead) and where in s.split(";")[0] and re.search(r"; victims: \S+ port ", s)
+            ok = lambda s: s.startswith(lead) and where in s.split(";")[0] and re.search(r"; victims \(\d+, queue %d\): \S+ " % place["queue"], s)
             if l["alertname"] == "CongestionTree" and not ok(s):  # in the notification: first (by alertname)
                 bad.append("%s: the first alert does not lead with the culprit %s %s and name victims: %s" % (
                     name, place["node"], where, s))

@@ -503,8 +503,8 @@ static void test_update_event(void **state)
 	/* what the alert said first it still says first (incast_at_4's sources, at the grown 16, and min_sources
 	 * 4), then the tree's news */
 	assert_non_null(strstr(got_body, "Values: sources 16, threshold 4 sources, victims 2."));
-	/* the detail's victims "a:1/2 b:1/2" as places */
-	assert_non_null(strstr(got_body, "; victims: a port 1 queue 2, b port 1 queue 2; since"));
+	/* the detail's victims "a:1/2 b:1/2" as places: how many, their one queue, each switch and port */
+	assert_non_null(strstr(got_body, "; victims (2, queue 2): a port 1, b port 1; since"));
 	hw_alert_sink_stop(s);
 	MHD_stop_daemon(d);
 }

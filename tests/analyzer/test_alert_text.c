@@ -184,32 +184,58 @@ static void test_storm_text(void **state)
 	static struct hw_alert_kv a;
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_string_equal(a.kv[0].k, "summary");
-	/* the culprit first (the root queue, its fill), then each victim as a place, then the UTC start */
-	assert_string_equal(a.kv[0].v,
-	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
-	                    "queued); victims: spine2 port Ethernet3 queue 3, leaf4 port Ethernet10 queue 3; "
-	                    "since 2026-01-01 00:00:07.001 UTC");
+	/* the culprit first (the root queue, its fill), then the victims: how many, the queue they share, each
+	 * switch and port by name (leaf4 before spine2), then the UTC start */
+	assert_string_equal(a.kv[0].v, "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
+	                               "queued); victims (2, queue 3): leaf4 Ethernet10, spine2 Ethernet3; "
+	                               "since 2026-01-01 00:00:07.001 UTC");
 	assert_string_equal(a.kv[1].k, "description");
 	assert_string_equal(a.kv[1].v,
 	                    "CongestionTree (critical). Culprit: leaf3 (10.255.1.3) port Ethernet4 queue 3, "
 	                    "the root queue whose backlog pauses the queues upstream of it (PFC), holding "
-	                    "1.61 MB. Victims (paused upstream): spine2 port Ethernet3 queue 3, leaf4 port "
-	                    "Ethernet10 queue 3. Link: leaf3:Ethernet4--host20:eth0. Values: victims 2, "
+	                    "1.61 MB. Victims paused upstream (2, queue 3): leaf4 Ethernet10, spine2 "
+	                    "Ethernet3. Link: leaf3:Ethernet4--host20:eth0. Values: victims 2, "
 	                    "root occupancy 1.61 MB. Started 2026-01-01 00:00:07.001 UTC, still going. Flows "
 	                    "affected: 4. What to do: the root queue does not drain: check what is behind it "
 	                    "(host20: a NIC sending PFC pauses, a slow receiver, an incast) and the PFC watchdog. "
 	                    "The victims recover when it drains.");
 	/* resolved 3 ms later; three victims counted, the detail names an unplaced one (node id 167837953 =
-	 * 10*2^24 + 1*2^16 + 1*2^8 + 1, port 3) and one more: the third is "and 1 more" */
+	 * 10*2^24 + 1*2^16 + 1*2^8 + 1, port 3; a digit sorts before a letter) and one more: the third is "and 1
+	 * more" */
 	e.resolved = 1;
 	e.end_ns = e.start_ns + 3000000;
 	e.numbers[0].value = 3;
 	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims 167837953:3/3 leaf4:Ethernet10/3");
 	hw_alert_annotations(&e, NULL, NULL, &a);
-	assert_string_equal(a.kv[0].v,
-	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
-	                    "queued); victims: 10.1.1.1 port 3 queue 3, leaf4 port Ethernet10 queue 3, and 1 "
-	                    "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
+	assert_string_equal(a.kv[0].v, "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
+	                               "queued); victims (3, queue 3): 10.1.1.1 port 3, leaf4 Ethernet10, and 1 "
+	                               "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
+}
+
+/* Many victims for a chat line: each switch once, its ports together, switches and ports in version order
+ * (spine2 before spine10, Ethernet9 before Ethernet10), the queue once when they share it, else per port. */
+static void test_victims_grouped(void **state)
+{
+	(void)state;
+	struct hw_an_event e = storm();
+	static struct hw_alert_kv a;
+	e.numbers[0].value = 5;
+	snprintf(e.detail, sizeof(e.detail),
+	         "root leaf3:Ethernet4/3, victims spine10:Ethernet1/3 leaf6:Ethernet10/3 spine2:Ethernet1/3 "
+	         "leaf6:Ethernet9/3 spine10:Ethernet2/3");
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[0].v, "; victims (5, queue 3): leaf6 (Ethernet9, Ethernet10), spine2 Ethernet1, "
+	                                  "spine10 (Ethernet1, Ethernet2); since "));
+	/* two queues among them: each port says its own, the count no queue */
+	e.numbers[0].value = 2;
+	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims spine1:Ethernet1/3 spine1:Ethernet2/4");
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[0].v, "; victims (2): spine1 (Ethernet1 queue 3, Ethernet2 queue 4); since "));
+	/* a detail that names none: said so */
+	e.numbers[0].value = 0;
+	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3");
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_non_null(strstr(a.kv[0].v, "; victims: none named; since "));
 }
 
 /* The storm() event as another kind of alert (its queue, 3, kept) at leaf port 1, Ethernet1 toward host. */
@@ -247,13 +273,13 @@ static void test_incast_text(void **state)
 	/* the culprit, toward the host behind it (the link's far end), how many sources and how full, the victim
 	 * as a place (the detail's "spine3:Ethernet1/3"), the UTC start */
 	assert_string_equal(a.kv[0].v, "Incast: culprit leaf1 (10.255.1.1) port Ethernet1 queue 3 toward host1, "
-	                               "sources 16 (1.75 MB queued); victims: spine3 port Ethernet1 queue 3; since "
+	                               "sources 16 (1.75 MB queued); victims (1, queue 3): spine3 Ethernet1; since "
 	                               "2026-01-01 00:00:07.001 UTC");
 	/* the same in sentences, the raw detail not repeated, then what to do about it, naming the host */
 	assert_string_equal(a.kv[1].v,
 	                    "Incast (warning). Culprit: leaf1 (10.255.1.1) port Ethernet1 queue 3, where the traffic "
 	                    "of 16 sources to host1 meets, more than the port can send, holding 1.75 MB. Victims "
-	                    "(paused upstream): spine3 port Ethernet1 queue 3. Link: leaf1:Ethernet1--host1:eth0. "
+	                    "paused upstream (1, queue 3): spine3 Ethernet1. Link: leaf1:Ethernet1--host1:eth0. "
 	                    "Values: sources 16, occupancy 1.75 MB. Started 2026-01-01 00:00:07.001 UTC, still going. "
 	                    "Flows affected: 16. What to do: find the senders (the flows, the graph) and stagger or "
 	                    "rate-limit their traffic to host1; check ECN/DCQCN marking on this queue. The victims "
@@ -428,11 +454,12 @@ static void test_graph_facts(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bytes),          cmocka_unit_test(test_durations),
-	    cmocka_unit_test(test_utc_and_node),   cmocka_unit_test(test_numbers),
-	    cmocka_unit_test(test_labels_and_url), cmocka_unit_test(test_storm_text),
-	    cmocka_unit_test(test_incast_text),    cmocka_unit_test(test_microburst_text),
-	    cmocka_unit_test(test_drops_text),     cmocka_unit_test(test_graph_facts),
+	    cmocka_unit_test(test_bytes),           cmocka_unit_test(test_durations),
+	    cmocka_unit_test(test_utc_and_node),    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_labels_and_url),  cmocka_unit_test(test_storm_text),
+	    cmocka_unit_test(test_incast_text),     cmocka_unit_test(test_microburst_text),
+	    cmocka_unit_test(test_drops_text),      cmocka_unit_test(test_graph_facts),
+	    cmocka_unit_test(test_victims_grouped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
