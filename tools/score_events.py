@@ -353,6 +353,17 @@ def true_high(truth, cfg):
     return {qkey(q): [tuple(h) for h in q["high_ns"]] for q in qs}
 
 
+def band_start(samples, t, level):
+    """The time the samples (record order) came to level or above without a break up to time t: the first of the
+    unbroken run of such samples just before t (t itself when the sample before t is below level)."""
+    start = t
+    for ts, v, _ in reversed([x for x in samples if x[0] < t]):
+        if v < level:
+            break
+        start = ts
+    return start
+
+
 def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
     """HighQueue and QueueBuildup against the records.  HighQueue: an episode to find is the queue high (from a
     record at or above raise until one below clear) for hold_ns (high_episodes); it is found by a HighQueue at
@@ -389,6 +400,13 @@ def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
     early = cfg["window_ns"] + cfg["lead_ns"]
     found = [w for w in want if any(qkey(e) == w[0] and w[1] - early <= e["start_ns"] < w[1] for e in qb)]
     rows["QueueBuildup"] = {"injected": len(want), "detected": len(found), "raised": len(qb), "matched": len(right)}
+    # the climbs it can warn of by its own rule: records at or above queue_buildup.from x raise without a break for
+    # more than queue_buildup.hold_ns before the crossing (a jump past that band in one sample, or a burst through
+    # it within the hold, comes faster than any warning the rule allows)
+    slow = [w for w in want if w[1] - band_start(series[w[0]], w[1], cfg["from"] * raise_of(cfg, w[0][2])) >
+            cfg["buildup_hold_ns"]]
+    rows["QueueBuildup"]["slow_injected"] = len(slow)
+    rows["QueueBuildup"]["slow_detected"] = len(set(slow) & set(found))
     for r in rows.values():
         r["recall"] = r["detected"] / r["injected"] if r["injected"] else None
         r["precision"] = r["matched"] / r["raised"] if r["raised"] else None

@@ -222,13 +222,14 @@ def run_one(job):
         r = score_events.score(truth, events, int(1e6), series, conf, flows)
         r["incidents"] = incidents(truth, events, int(1e6))
         r["incident_ids"] = incident_ids(truth, events, int(1e6))
-        r["notifications"] = notifications(truth, events, int(1e6))
-        r["foreign"] = foreign(truth, events, int(1e6))
-        r["own_notifications"] = own_notifications(truth, events, int(1e6))
+        sent = notifying(events)  # the label model, once for the run's four notification figures
+        r["notifications"] = notifications(truth, events, int(1e6), sent)
+        r["foreign"] = foreign(truth, events, int(1e6), sent)
+        r["own_notifications"] = own_notifications(truth, events, int(1e6), sent)
         r["shown"] = shown(truth, events, int(1e6))
         r["culprits"] = culprits(truth, events, int(1e6))
         if family == "clean":  # its alerts are the fabric's own background (aggregate)
-            r["clean_notifications"] = clean_notifications(truth, events, series, conf, int(1e6))
+            r["clean_notifications"] = clean_notifications(truth, events, series, conf, int(1e6), sent)
             r["congestion_alerts"] = congestion_alerts(events)
             r["alert_places"] = alert_places(events)
         if explain:
@@ -425,26 +426,30 @@ def notifying(events):
             if e["event"] not in SILENT and not (e["event"] in INHIBIT_TARGETS and lab in hiding)]
 
 
-def notifications(truth, events, slack_ns):
+def notifications(truth, events, slack_ns, sent=None):
     """Notifications per injected incident, as the shipped Alertmanager route sends them (notifying()): one
     per group (an incident's alerts come within its group_wait of 1 s here, records span milliseconds; a
-    switch's bursts within the digest's 10 s), so the distinct keys of its related notifying alerts."""
-    sent = notifying(events)
+    switch's bursts within the digest's 10 s), so the distinct keys of its related notifying alerts.  sent: notifying(events)
+    when the caller has it already (one run's figures share it)."""
+    sent = notifying(events) if sent is None else sent
     return [len({k for e, k in sent if related(t, e, slack_ns)}) for t in truth.get("events", [])]
 
 
-def own_notifications(truth, events, slack_ns):
+def own_notifications(truth, events, slack_ns, sent=None):
     """Per injected incident, the notifications (notifying()) holding its own alerts: those at its place, its link's
-    ends or its PFC victims (why_related() not "flow"; an alert naming only one of its flows may be another cause's)."""
-    sent = notifying(events)
+    ends or its PFC victims (why_related() not "flow"; an alert naming only one of its flows may be another cause's).
+    sent: as notifications()."""
+    sent = notifying(events) if sent is None else sent
     return [len({k for e, k in sent if related(t, e, slack_ns) and why_related(t, e) != "flow"})
             for t in truth.get("events", [])]
 
 
-def foreign(truth, events, slack_ns):
+def foreign(truth, events, slack_ns, sent=None):
     """Per injected incident, the alerts its notifications carry that are not its own: the notifying alerts
-    (notifying(), digests apart) with the incident label of one of its related alerts, not related() to it."""
-    sent = [(e, k) for e, k in notifying(events) if not (isinstance(k, tuple) and k[0] == "digest")]
+    (notifying(), digests apart) with the incident label of one of its related alerts, not related() to it.  sent: as
+    notifications()."""
+    sent = [(e, k) for e, k in (notifying(events) if sent is None else sent)
+            if not (isinstance(k, tuple) and k[0] == "digest")]
     out = []
     for t in truth.get("events", []):
         labels = {k for e, k in sent if related(t, e, slack_ns)}
@@ -452,11 +457,11 @@ def foreign(truth, events, slack_ns):
     return out
 
 
-def clean_notifications(truth, events, series, cfg, slack_ns):
+def clean_notifications(truth, events, series, cfg, slack_ns, sent=None):
     """A clean run's notifications (notifying()): [incident ones, digests, those holding only alerts the
-    simulation does not confirm (unconfirmed())]."""
+    simulation does not confirm (unconfirmed())].  sent: as notifications()."""
     groups = {}
-    for e, k in notifying(events):
+    for e, k in notifying(events) if sent is None else sent:
         groups.setdefault(k, []).append(e)
     bad = sum(all(unconfirmed(truth, [e], series, cfg, slack_ns) for e in g) for g in groups.values())
     digests = sum(isinstance(k, tuple) and k[0] == "digest" for k in groups)
@@ -618,7 +623,8 @@ def aggregate(results):
         s = r["score"]
         for k, v in s["detectors"].items():
             d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0,
-                                   "below_burst_level": 0, "already_congested": 0})
+                                   "below_burst_level": 0, "already_congested": 0, "slow_injected": 0,
+                                   "slow_detected": 0})
             for f in d:
                 d[f] += v.get(f) or 0
         per_incident += s["incidents"]
@@ -732,6 +738,13 @@ def main():
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))
+    qb = agg["detectors"].get("QueueBuildup")
+    if qb and qb["injected"]:  # score_events.score_records: the climbs its own rule can warn of
+        print(f"QueueBuildup on climbs at or above queue_buildup.from x the threshold for longer than its hold_ns "
+              f"before crossing it: {qb['slow_detected']}/{qb['slow_injected']}"
+              f"{' = %.2f' % (qb['slow_detected'] / qb['slow_injected']) if qb['slow_injected'] else ''}; "
+              f"the other {qb['injected'] - qb['slow_injected']} crossings came faster "
+              f"({qb['detected'] - qb['slow_detected']} of them warned)")
     print(f"alerts per injected incident: median {agg['alerts_per_incident_median']}, "
           f"max {agg['alerts_per_incident_max']}; analyzer incidents per injected incident: median "
           f"{agg['analyzer_incidents_per_incident_median']}; with the shipped Alertmanager configuration: shown "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # tools/score_events.py's QueueBuildup rules on hand-made truths and records: a warning is right when the
 # simulated queue (truth queues[].high_ns) reaches the threshold within the lead, and the min_flows and hold_ns
-# ramp rules.
+# ramp rules, and which crossings climbed slowly enough for the rule to warn of.
 import os
 import sys
 
@@ -68,6 +68,22 @@ for hold, want in ((10000, False), (0, True)):
     c = cfg()
     c["buildup_hold_ns"] = hold
     check(f"warnable with hold_ns {hold}", se.ramps(t2, [], s3, c, MS)[0]["warnable"], want)
+
+# The climbs the rule can warn of (score_records' slow_injected / slow_detected): records every 10 us at the queue,
+# two crossings of 400 KB.  The first at 1.04 ms after 320, 350, 380 KB from 1.01 ms: at or above 300 KB for 30 us
+# (> hold_ns, 10 us), slow; a QueueBuildup at 1.02 ms warned it.  The second at 5.01 ms straight from 100 KB at
+# 5.00 ms: in the band for 0 us, fast, and not warned (a warning counts within window_ns + lead_ns, 2 ms, before
+# its crossing: from 3.01 ms).  5.01 ms is past clear_ns (1 ms) after the first run's last record at 1.05 ms, so
+# it is an episode of its own.  Slow: 1 of which 1 detected; all: 2 of which 1.
+s4 = {Q: [(MS + i * 10000, occ, "ab"[i % 2]) for i, occ in enumerate((200000, 320000, 350000, 380000, 420000, 430000))] +
+      [(5 * MS, 100000, "a"), (5 * MS + 10000, 450000, "b")]}
+c = cfg()
+r = se.score_records([warn(MS + 20000)], s4, c, MS, {"model": model, "events": [], "queues": []})["QueueBuildup"]
+check("crossings, detected", (r["injected"], r["detected"]), (2, 1))
+check("slow climbs, detected", (r["slow_injected"], r["slow_detected"]), (1, 1))
+# band_start: the unbroken run at or above 300 KB before 1.04 ms begins at 1.01 ms; before 5.01 ms there is none
+check("band start, slow climb", se.band_start(s4[Q], MS + 40000, 300000), MS + 10000)
+check("band start, jump", se.band_start(s4[Q], 5 * MS + 10000, 300000), 5 * MS + 10000)
 for f in fails:
     print("FAIL:", f)
 sys.exit(1 if fails else 0)
