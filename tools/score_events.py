@@ -256,16 +256,30 @@ def tree_victims(ev):
     return [v for v in d.split("victims", 1)[1].split() if v]
 
 
-def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None):
+def already_alerted(t, es, slack_ns, ends):
+    """An injected CongestionTree at a queue where a CongestionTree (es: the raised ones) was already firing: raised
+    before the injected tree's start less the slack (so not its own raise) and not resolved before that start
+    (ends: (alertname, id, start_ns) -> end_ns of the resolved events).  The queue never drained in between (its
+    HighQueue episode did not clear), so the alert at its place, with the same culprit and the same advice, stands
+    through the new storm; no detector raises a second one while it fires.  Counted apart, not in the recall."""
+    if t["kind"] != "CongestionTree" or "queue" not in t["place"]:
+        return False
+    return any(place_match(t["place"], e) and e["start_ns"] < t["start_ns"] - slack_ns and
+               ends.get((e["event"], e.get("id"), e["start_ns"]), 1 << 63) >= t["start_ns"] for e in es)
+
+
+def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None, ends=None):
+    """Per injected kind: recall, precision and delay against the truth (ends: as already_alerted's, {} without)."""
     injected = truth.get("events", [])
     rows = {}
     for k in sorted({t["kind"] for t in injected}):
         ts = [t for t in injected if t["kind"] == k]
+        es = [e for e in raised if e["event"] == k]
         hidden = [t for t in ts if unobservable(t, series, slack_ns, truth.get("model"), truth, cfg, flows)]
         weak = [t for t in hidden if below_burst_level(t, series, slack_ns, truth.get("model"), cfg)]
         busy = [t for t in hidden if already_congested(t, truth) and t not in weak]
-        ts = [t for t in ts if t not in hidden]
-        es = [e for e in raised if e["event"] == k]
+        standing = [t for t in ts if t not in hidden and already_alerted(t, es, slack_ns, ends or {})]
+        ts = [t for t in ts if t not in hidden and t not in standing]
 
         def hits(t, e):
             if not (place_match(t["place"], e) or (k in FLOW_KINDS and flow_match(t, e))):
@@ -280,6 +294,7 @@ def score_injected(truth, raised, slack_ns, cfg=None, series=None, flows=None):
         delays = [min(e["start_ns"] for e in es if hits(t, e)) - t["start_ns"] for t in detected if k not in TIMELESS]
         row = {"injected": len(ts), "detected": len(detected), "recall": (len(detected) / len(ts)) if ts else None,
                "unobservable": len(hidden), "below_burst_level": len(weak), "already_congested": len(busy),
+               "already_alerted": len(standing),
                "raised": len(es), "matched": len(matched) + len(accounted), "explained": len(accounted),
                "precision": ((len(matched) + len(accounted)) / len(es)) if es else None,
                "median_delay_ms": (statistics.median(delays) / 1e6) if delays else None}
@@ -450,7 +465,9 @@ def score(truth, events, slack_ns, series=None, cfg=None, flows=None):
     raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp" and not e.get("update")]
     cfg = dict(cfg or DEFAULTS)
     cfg.setdefault("model", truth.get("model", {}))
-    rows = score_injected(truth, raised, slack_ns, cfg, series, flows)
+    ends = {(e["event"], e.get("id"), e["start_ns"]): e["end_ns"] for e in events
+            if e.get("state") == "resolved" and "end_ns" in e}
+    rows = score_injected(truth, raised, slack_ns, cfg, series, flows, ends)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
         ends = {(e.get("id"), e["start_ns"]): e["end_ns"] for e in events
@@ -523,6 +540,9 @@ def main():
                 weak += f", {v['already_congested']} on a queue high from before it to its end"
             notes.append(f"{v['unobservable']} more injected left no record, never congested its queue or moved "
                          f"no flow seen before it (unobservable, not counted{weak})")
+        if v.get("already_alerted"):
+            notes.append(f"{v['already_alerted']} more injected where the same alert was firing since before it "
+                         f"(already alerted, not counted)")
         if v.get("explained"):
             notes.append(f"{v['explained']} more explained by the truth")
         if "victims_named" in v:

@@ -12,7 +12,9 @@ fabrics.  An injected Microburst the switches never reported (no record of its q
 report level) or never reported at its burst level (PFC Xon of the RoCE queue: "below the burst level"), or an
 injected Incast whose queue the simulation never filled to its HighQueue threshold (its senders held upstream
 by PFC), or an injected PathChange none of whose moved flows was reported both before it and while it lasted (a flow
-first seen on its new path has no old one to differ from), is counted apart as unobservable, not in the recall.  A
+first seen on its new path has no old one to differ from), is counted apart as unobservable, not in the recall.
+An injected CongestionTree at a queue where a CongestionTree has fired since before it (raised before its start less
+the slack, not resolved by its start: the queue never drained in between) is counted apart as already alerted.  A
 PathChange raised from an injected one's start on naming only flows it moved (also their move back once the link is up,
 seen at their next report, after the incident and its slack) is that incident's: counted right, and among its alerts.
 
@@ -623,7 +625,7 @@ def aggregate(results):
         s = r["score"]
         for k, v in s["detectors"].items():
             d = det.setdefault(k, {"injected": 0, "detected": 0, "raised": 0, "matched": 0, "unobservable": 0,
-                                   "below_burst_level": 0, "already_congested": 0, "slow_injected": 0,
+                                   "below_burst_level": 0, "already_congested": 0, "already_alerted": 0, "slow_injected": 0,
                                    "slow_detected": 0})
             for f in d:
                 d[f] += v.get(f) or 0
@@ -735,6 +737,8 @@ def main():
             parts = [f"{n} {what}" for n, what in ((d["unobservable"] - weak - busy, "unreported"),
                                                    (weak, "below the burst level"), (busy, "already congested")) if n]
             rec += f" ({d['unobservable']} unobservable" + (f": {', '.join(parts)})" if weak or busy else ")")
+        if d.get("already_alerted"):  # score_events.already_alerted: not in the recall
+            rec += f" ({d['already_alerted']} already alerted: the same alert firing at its place since before it)"
         prec = f"{d['precision']:.2f}" if d["precision"] is not None else "-"
         row = [k, rec, prec, str(d["raised"]), str(d["at_victim"])]
         print(("| " + " | ".join(row) + " |") if md else "  " + "  ".join(f"{c:>14}" for c in row))

@@ -156,6 +156,24 @@ for peak, want in ((393508, (1, 0, 0)), (320869, (0, 1, 1)), (150000, (0, 1, 0))
     check(f"Microburst with records up to {peak}", (row["injected"], row["unobservable"], row["below_burst_level"]),
           want)
 
+# An injected CongestionTree (a PFC storm from 3 ms to 4 ms at leaf4:Ethernet2/3; slack 1 ms, so a raise from 2 ms
+# counts) where a CongestionTree at that queue was raised at 0.8 ms: still firing at 3 ms (never resolved, or
+# resolved at 3.5 ms), it is already alerted, counted apart (injected 0); resolved at 1.5 ms, before the storm, it
+# is not, and the storm, raised nothing of its own, is a miss (injected 1, detected 0); a tree raised at 2.5 ms is
+# the storm's own (within the slack before it): detected 1, none counted apart.
+place = {"node": "leaf4", "node_id": 7, "port": 2, "ifname": "Ethernet2", "queue": 3}
+ct_truth = {"model": {}, "queues": [], "events": [{"kind": "CongestionTree", "event": "pfc-storm", "place": place,
+                                                   "start_ns": 3000000, "end_ns": 4000000, "effects": {}}]}
+tree = dict(place, event="CongestionTree", state="firing", id=5, port_name="Ethernet2")
+for what, evs, want in (("firing since 0.8 ms", [dict(tree, start_ns=800000)], (0, 0, 1)),
+                        ("resolved at 3.5 ms", [dict(tree, start_ns=800000),
+                                                dict(tree, state="resolved", start_ns=800000, end_ns=3500000)], (0, 0, 1)),
+                        ("resolved at 1.5 ms", [dict(tree, start_ns=800000),
+                                                dict(tree, state="resolved", start_ns=800000, end_ns=1500000)], (1, 0, 0)),
+                        ("raised at 2.5 ms", [dict(tree, start_ns=2500000)], (1, 1, 0))):
+    row = se.score(ct_truth, evs, 1000000)["detectors"]["CongestionTree"]
+    check(f"CongestionTree {what}", (row["injected"], row["detected"], row["already_alerted"]), want)
+
 # An injected PathChange (a link down from 2 ms to 3 ms; slack 1 ms, so its window ends at 4 ms) is observable when a
 # flow it moved has a record with a path before 2 ms (the path it left) and one from 2 ms to 4 ms (the path it took);
 # otherwise unobservable, counted apart.  Without the records (flows None) nothing can be judged: counted.
