@@ -537,11 +537,12 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 		add(a, "summary", "%s; since %s%s%s", lead, since, lasted[0] ? ", lasted " : "", lasted);
 		o = strlen(d);
 	} else {
-		/* a link event has no port: the link says where */
-		add(a, "summary", "%s at %s%s%s%s%s since %s%s%s", e->alertname, where,
+		/* a link event has no port: the link says where; values end with "; " before the time, so that the
+		 * last value is not read as holding since then ("threshold 300 kB; since ...") */
+		add(a, "summary", "%s at %s%s%s%s%s%ssince %s%s%s", e->alertname, where,
 		    e->link[0] && e->port == UINT32_MAX ? ", link " : "",
-		    e->link[0] && e->port == UINT32_MAX ? e->link : "", vals[0] ? ": " : "", vals, since,
-		    lasted[0] ? ", lasted " : "", lasted);
+		    e->link[0] && e->port == UINT32_MAX ? e->link : "", vals[0] ? ": " : "", vals, vals[0] ? "; " : " ",
+		    since, lasted[0] ? ", lasted " : "", lasted);
 		o = (size_t)snprintf(d, sizeof(d), "%s (%s) at %s.", e->alertname,
 		                     e->severity ? e->severity : "warning", where);
 	}

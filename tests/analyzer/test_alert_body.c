@@ -129,7 +129,7 @@ static void post_one(enum hw_sink_kind kind, const char *svg, const char *ext)
 /* summary: alertname, the place (name, dotted id, port name, queue), occupancy 1200000 B = 1.2 MB, the UTC
  * start to the millisecond; description: the same place, the detail, the values, "still going" (firing) */
 #define ANNOTATIONS                                                                                                    \
-	"{\"summary\":\"X at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2: occupancy 1.2 MB since 2026-01-01 "      \
+	"{\"summary\":\"X at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2: occupancy 1.2 MB; since 2026-01-01 "     \
 	"00:00:00.000 UTC\",\"description\":\"X (warning) at sw\\\"1\\\\ (10.255.1.1) port Ethernet3 queue 2. "        \
 	"d\\u000a. "                                                                                                   \
 	"Values: occupancy 1.2 MB. Started 2026-01-01 00:00:00.000 UTC, still going.\",\"occupancy\":\"1200000\","     \

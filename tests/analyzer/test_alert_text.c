@@ -324,7 +324,7 @@ static void test_microburst_text(void **state)
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	/* its length (duration_us) said once, as how long it lasted, not again among the values */
 	assert_string_equal(a.kv[0].v, "Microburst at leaf2 (10.255.1.2) port Ethernet1 queue 3: peak 1.44 MB, "
-	                               "threshold 300 kB, reached HighQueue in 12.5 µs since 2026-01-01 "
+	                               "threshold 300 kB, reached HighQueue in 12.5 µs; since 2026-01-01 "
 	                               "00:00:00.002 UTC, lasted 345 µs");
 	/* what to do names the host behind the port (the link's far end) */
 	assert_string_equal(
@@ -371,7 +371,7 @@ static void test_drops_text(void **state)
 	assert_string_equal(a.kv[0].v,
 	                    "PacketDrops at leaf1 (10.255.1.1) port Ethernet1 queue 0: drops 98, records 470, "
 	                    "dropped 20.9 %, threshold 0.1 %, drop reason 71 (traffic manager: queue or buffer "
-	                    "full) since 2026-01-01 00:00:07.001 UTC");
+	                    "full); since 2026-01-01 00:00:07.001 UTC");
 	/* the place, the link, the values with the reason in words (the detail, the same reason, not again), the
 	 * start, then what to do about a full queue, toward the host behind the port */
 	assert_string_equal(
@@ -402,7 +402,7 @@ static void test_drops_text(void **state)
 	snprintf(e.detail, sizeof(e.detail), "drop reason 200");
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_non_null(strstr(a.kv[1].v, "leaf1:Ethernet1--host1:eth0. drop reason 200. Values: "));
-	assert_non_null(strstr(a.kv[0].v, "threshold 0.1 %, drop reason 200 since"));
+	assert_non_null(strstr(a.kv[0].v, "threshold 0.1 %, drop reason 200; since"));
 	const char *other = "What to do: check the switch's drop counters for this reason.";
 	v = a.kv[1].v;
 	assert_string_equal(v + strlen(v) - strlen(other), other);
