@@ -148,6 +148,12 @@ struct hw_an_event {
 	unsigned n_old_path;
 	uint32_t old_path[HW_AN_MAX_PATH][2];
 	char detail[256];
+	/* An Incast or CongestionTree raised at a queue that was until then another root's aftermath (its traffic
+	 * held upstream by that root's PFC pauses, arriving together as they let go): that root's alert, its id
+	 * (0 = follows none), alertname kind and queue as "node:port/queue" (topology names when placed). */
+	uint64_t follows_id;
+	enum hw_an_kind follows_kind;
+	char follows[2 * HW_TOPO_NAME_MAX + 16];
 	/* Whose traffic (run --pods / --ident-map, lib/outputs/an_attr.c): the jobs of its flows' senders and of
 	 * their receivers, sorted, comma-separated, "" = none known; attributed: the run maps identities (the
 	 * event's JSON then has "jobs"), unattributed_flows: its flows whose sender or receiver has no job. */

@@ -356,12 +356,19 @@ static void deliver(struct hw_analyzer *a)
 struct an_ev *an_ev_raise_q(struct hw_analyzer *a, enum hw_an_kind kind, const struct an_queue *q, struct an_hyst *h)
 {
 	uint32_t qi = (uint32_t)(q - a->queues);
-	uint64_t inc =
-	    hw_an_kind_congestion(kind) ? an_incident_for(a, kind, qi, a->now > h->start_ns ? a->now : h->start_ns) : 0;
+	struct an_follows f = {0};
+	uint64_t inc = hw_an_kind_congestion(kind)
+	                   ? an_incident_for(a, kind, qi, a->now > h->start_ns ? a->now : h->start_ns, &f)
+	                   : 0;
 	h->id = an_incident_raise_id(a, kind, qi, inc);
 	an_incident_held(a, kind, qi, inc, a->now > h->start_ns ? a->now : h->start_ns);
 	struct an_ev *ev = an_ev_begin(a, kind, q, h->id, h->start_ns);
 	ev->e.incident = inc;
+	if (f.queue) {
+		ev->e.follows_id = f.id;
+		ev->e.follows_kind = f.kind;
+		an_queue_name(a, &a->queues[f.queue - 1], ev->e.follows, sizeof(ev->e.follows));
+	}
 	return ev;
 }
 

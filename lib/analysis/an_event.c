@@ -119,6 +119,17 @@ int hw_an_event_json(const struct hw_an_event *e, const char *svg, char *buf, si
 		hw_json_key(&j, "detail");
 		hw_json_str(&j, e->detail);
 	}
+	if (e->follows_id) { /* the root whose aftermath this root's queue was (analyzer.h) */
+		hw_json_key(&j, "follows");
+		hw_json_obj(&j);
+		hw_json_key(&j, "event");
+		hw_json_str(&j, hw_an_kind_name(e->follows_kind));
+		hw_json_key(&j, "id");
+		hw_json_u64(&j, e->follows_id);
+		hw_json_key(&j, "queue");
+		hw_json_str(&j, e->follows);
+		hw_json_obj_end(&j);
+	}
 	if (e->attributed) {
 		hw_json_key(&j, "jobs");
 		hw_json_obj(&j);

@@ -143,12 +143,38 @@ static uint64_t held_by(struct hw_analyzer *a, const struct an_queue *q, uint64_
 	return 0;
 }
 
-uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now)
+/* The alert of incident inc whose aftermath a queue is: the root of a tree of inc that held its flows (the first
+ * such tree remembered), and that root's Incast of inc, else its CongestionTree of inc. */
+static void follows_of(const struct hw_analyzer *a, uint64_t inc, struct an_follows *f)
+{
+	for (unsigned i = 0; i < AN_HELD; i++) {
+		const struct an_held *h = &a->held[i];
+		if (!inc || h->incident != inc)
+			continue;
+		const struct an_queue *c = &a->queues[h->root];
+		enum hw_an_kind k = c->kind_incident[HW_AN_INCAST] == inc ? HW_AN_INCAST : HW_AN_CONGESTION_TREE;
+		if (c->kind_incident[k] != inc)
+			continue;
+		*f = (struct an_follows){.queue = h->root + 1, .kind = k, .id = c->kind_id[k]};
+		return;
+	}
+}
+
+uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now,
+                         struct an_follows *follows)
 {
 	struct an_queue *q = &a->queues[qi], *root = &a->queues[an_tree_root(a, qi, now)];
 	int open = open_at(a, root, now);
-	if (open && root->held_join && root_kind(kind))
-		open = 0; /* a new root at a queue of another tree's aftermath: an incident of its own */
+	if (follows)
+		follows->queue = 0;
+	if (open && root->held_join && root_kind(kind)) {
+		/* a new root at a queue of another tree's aftermath: an incident of its own, that follows that tree
+		 * while it drains (the held traffic passing through); one that has not drained lately (its host
+		 * stopped: a PFC storm) is a cause itself */
+		open = 0;
+		if (follows && an_queue_drains(a, root, now))
+			follows_of(a, root->incident, follows);
+	}
 	if (!open) {
 		uint64_t held = root == q && !root_kind(kind) ? held_by(a, q, now) : 0;
 		/* a victim's own open incident joins its root when the root has none yet */
@@ -163,7 +189,7 @@ uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t q
 
 uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now)
 {
-	return an_incident_for(a, HW_AN_MICROBURST, qi, now);
+	return an_incident_for(a, HW_AN_MICROBURST, qi, now, NULL);
 }
 
 uint64_t an_incident_resolved(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now)

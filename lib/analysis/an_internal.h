@@ -309,7 +309,16 @@ uint64_t an_incident_of(struct hw_analyzer *a, uint32_t qi, uint64_t now);
  * joins a congestion tree's incident when at least a third of its recent flows are ones the tree held at a
  * queue that has let go since, while the tree's root's incident is open (its aftermath); an Incast or
  * CongestionTree is a root of its own (an_incident_of: a symptom, Microburst). */
-uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now);
+struct an_follows {     /* the alert an Incast or CongestionTree follows (an_incident_for); queue 0 = none */
+	uint32_t queue; /* its root queue's index + 1 */
+	enum hw_an_kind kind;
+	uint64_t id;
+};
+/* follows (may be NULL): an Incast or CongestionTree raised at a queue that was until now in another root's
+ * incident as its aftermath (its traffic held upstream by that root's PFC pauses, arriving as they let go) starts
+ * an incident of its own; *follows then names that root's alert (its Incast's, else its CongestionTree's). */
+uint64_t an_incident_for(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t now,
+                         struct an_follows *follows);
 /* An Incast or CongestionTree of incident at root qi is raised, updated or resolved: note the flows its
  * congestion tree's victims hold (its aftermath lasts while the root's incident is open). */
 void an_incident_held(struct hw_analyzer *a, enum hw_an_kind kind, uint32_t qi, uint64_t incident, uint64_t now);

@@ -205,5 +205,8 @@ void an_tree_unfold(struct hw_analyzer *a, const struct an_queue *q, uint64_t no
 /* Whether queue q is frozen, a host that stopped draining (detect_incast.c: flat at or above its HighQueue clear level
  * for high_queue.hold_ns since it last drained below it); 0 with Incast off. */
 int an_queue_frozen(const struct hw_analyzer *a, const struct an_queue *q);
+/* Whether queue q showed at most high_queue.hold_ns before t that it drains while congested (detect_incast.c: a
+ * tracked flow's packet left it at or above its clear level, or its occupancy fell from there); 0 with Incast off. */
+int an_queue_drains(const struct hw_analyzer *a, const struct an_queue *q, uint64_t t);
 
 #endif

@@ -462,9 +462,9 @@ static int take_growth(struct hw_an_event *f, const struct hw_an_event *r)
 
 /* An update u of the firing alert f (another detector's finding, or the episode grew) keeps what f said
  * that u does not: its numbers u lacks (an Incast's sources beside a folded tree's victims), as many as there
- * is room for, and its detail.  Those f said come first, in f's order (u's value where u has one), then those
- * only u has (a tree's aftermath after the Incast's own): the alert's text keeps saying first what it said
- * first. */
+ * is room for, its detail and what it follows.  Those f said come first, in f's order (u's value where u has one), then
+ * those only u has (a tree's aftermath after the Incast's own): the alert's text keeps saying first what it said first.
+ */
 static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 {
 	struct hw_an_number out[HW_AN_MAX_NUMBERS];
@@ -489,6 +489,11 @@ static void keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 	u->n_numbers = n;
 	if (!u->detail[0])
 		memcpy(u->detail, f->detail, sizeof(u->detail));
+	if (!u->follows_id) { /* what it follows, said at its raise */
+		u->follows_id = f->follows_id;
+		u->follows_kind = f->follows_kind;
+		memcpy(u->follows, f->follows, sizeof(u->follows));
+	}
 }
 
 /* Merge one handed-over event into the table (thread side): an event updates the alert of its episode

@@ -378,6 +378,16 @@ static void victims_text(const struct hw_an_event *e, char *buf, size_t size)
 		snprintf(buf + o, size - o, ", and %u more", counted - named);
 }
 
+/* The alert e follows (analyzer.h follows_id) as words, "the Incast at leaf1 Ethernet1 queue 3"; "" when none. */
+static void follows_text(const struct hw_an_event *e, char *buf, size_t size)
+{
+	struct victim v;
+	buf[0] = 0;
+	if (e->follows_id && victim_parse(e->follows, strlen(e->follows), &v))
+		snprintf(buf, size, "the %s at %s %s queue %s", hw_an_kind_name(e->follows_kind), v.node, v.port,
+		         v.queue);
+}
+
 /* The node at the far end of a "nodeA:portA--nodeB:portB" link (the host behind a congested host port) into
  * buf, "" when the link is not of that shape. */
 static void peer_of(const char *link, char *buf, size_t size)
@@ -404,6 +414,14 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 			snprintf(src, sizeof(src), "%.0f", e->numbers[i].value);
 	}
 	victims_text(e, vict, sizeof(vict));
+	char after[200], after_sum[220] = "", after_desc[400] = "";
+	follows_text(e, after, sizeof(after));
+	if (after[0]) {
+		snprintf(after_sum, sizeof(after_sum), ", after %s", after);
+		snprintf(after_desc, sizeof(after_desc),
+		         " It follows %s: traffic its PFC pauses held upstream arrives here together as they let go.",
+		         after);
+	}
 	if (incast) {
 		snprintf(head, sizeof(head), "%s%s%s%s", peer[0] ? " toward " : "", peer, src[0] ? ", sources " : "",
 		         src);
@@ -413,11 +431,11 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 		snprintf(why, sizeof(why), "the root queue whose backlog pauses the queues upstream of it (PFC)");
 	}
 	/* bounded: a long list of victims is cut short (the return values are used so GCC does not warn) */
-	if (snprintf(sum, ssize, "%s: culprit %s%s%s%s%s; victims%s%s", e->alertname, where, head, occ[0] ? " (" : "",
-	             occ, occ[0] ? " queued)" : "", vict[0] ? " " : ": ", vict[0] ? vict : "none named") < 0)
+	if (snprintf(sum, ssize, "%s: culprit %s%s%s%s%s%s; victims%s%s", e->alertname, where, head, occ[0] ? " (" : "",
+	             occ, occ[0] ? " queued)" : "", after_sum, vict[0] ? " " : ": ", vict[0] ? vict : "none named") < 0)
 		sum[0] = 0;
-	if (snprintf(desc, dsize, "%s (%s). Culprit: %s, %s%s%s. Victims paused upstream%s%s.", e->alertname,
-	             e->severity ? e->severity : "warning", where, why, occ[0] ? ", holding " : "", occ,
+	if (snprintf(desc, dsize, "%s (%s). Culprit: %s, %s%s%s.%s Victims paused upstream%s%s.", e->alertname,
+	             e->severity ? e->severity : "warning", where, why, occ[0] ? ", holding " : "", occ, after_desc,
 	             vict[0] ? " " : ": ", vict[0] ? vict : "none named") < 0)
 		desc[0] = 0;
 }
@@ -481,12 +499,22 @@ static void drops_action(const struct hw_an_event *e, const char *who, char *buf
 	snprintf(buf, size, "What to do: %s", what);
 }
 
-/* What a person does about it, one sentence ("" when the alert's own text says enough). */
+/* What a person does about it, one sentence ("" when the alert's own text says enough).  A root that follows
+ * another's alert (its traffic held by that root's pauses, arriving together as they let go) asks for that one
+ * first. */
 static void action_text(const struct hw_an_event *e, const char *peer, char *buf, size_t size)
 {
 	const char *who = peer[0] ? peer : "the receiver";
+	char after[200];
+	follows_text(e, after, sizeof(after));
 	buf[0] = 0;
-	if (!strcmp(e->alertname, "Incast"))
+	if (after[0] && (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "CongestionTree")))
+		snprintf(buf, size,
+		         "What to do: act on %s first; this queue drains once the traffic it held has arrived. If it "
+		         "does not, check what is behind it (%s: a NIC sending PFC pauses, a slow receiver, an incast) "
+		         "and the PFC watchdog. The victims recover when it drains.",
+		         after, peer[0] ? peer : "its downstream port");
+	else if (!strcmp(e->alertname, "Incast"))
 		snprintf(
 		    buf, size,
 		    "What to do: find the senders (the flows, the graph) and stagger or rate-limit their traffic to "

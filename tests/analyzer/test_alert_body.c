@@ -474,6 +474,9 @@ static void test_update_event(void **state)
 	struct hw_alert_sink *s = hour_sink(&d);
 	struct hw_an_event e = incast_at_4();
 	e.detail[0] = 0;
+	e.follows_id = 7; /* raised in a tree's aftermath: the updates, which do not say so, keep it */
+	e.follows_kind = HW_AN_CONGESTION_TREE;
+	snprintf(e.follows, sizeof(e.follows), "leaf9:Ethernet2/3");
 	assert_int_equal(hw_alert_sink_push(s, &e, NULL), 1);
 	wait_posts(s, 1);
 	char first[8192];
@@ -483,14 +486,18 @@ static void test_update_event(void **state)
 	assert_non_null(strstr(first, "\"sources\":\"4\""));
 	struct hw_an_event u = e; /* it grew */
 	u.update = 1;
+	u.follows_id = 0;
+	u.follows[0] = 0;
 	u.numbers[0].value = 16;
 	assert_int_equal(hw_alert_sink_push(s, &u, NULL), 1);
 	wait_posts(s, 2);
 	assert_int_equal(strncmp(got_body, first, (size_t)(la - first)), 0);
 	assert_non_null(strstr(got_body, "\"sources\":\"16\""));
 	assert_null(strstr(got_body, "endsAt"));
-	struct hw_an_event t = e; /* the tree at its root: victims, no sources */
+	struct hw_an_event t = e; /* the tree at its root: victims, no sources, nothing it follows */
 	t.update = 1;
+	t.follows_id = 0;
+	t.follows[0] = 0;
 	t.n_numbers = 1;
 	t.numbers[0].name = "victims";
 	t.numbers[0].value = 2;
@@ -503,6 +510,9 @@ static void test_update_event(void **state)
 	/* what the alert said first it still says first (incast_at_4's sources, at the grown 16, and min_sources
 	 * 4), then the tree's news */
 	assert_non_null(strstr(got_body, "Values: sources 16, threshold 4 sources, victims 2."));
+	/* what it follows, said by the raise only, still said after both updates */
+	assert_non_null(
+	    strstr(got_body, ", after the CongestionTree at leaf9 Ethernet2 queue 3; victims (2, queue 2)"));
 	/* the detail's victims "a:1/2 b:1/2" as places: how many, their one queue, each switch and port */
 	assert_non_null(strstr(got_body, "; victims (2, queue 2): a port 1, b port 1; since"));
 	hw_alert_sink_stop(s);

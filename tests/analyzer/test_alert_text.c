@@ -212,6 +212,37 @@ static void test_storm_text(void **state)
 	                               "more; since 2026-01-01 00:00:07.001 UTC, lasted 3 ms");
 }
 
+/* A tree at a queue that was an incast's aftermath (analyzer.h follows_id): the summary says after which alert,
+ * the description why (that alert's pauses held the traffic that arrives here), and what to do asks for that
+ * alert first, then the root's own checks.  The followed queue "leaf1:Ethernet1/3" reads "leaf1 Ethernet1
+ * queue 3". */
+static void test_tree_follows_text(void **state)
+{
+	(void)state;
+	struct hw_an_event e = storm();
+	static struct hw_alert_kv a;
+	e.follows_id = 99;
+	e.follows_kind = HW_AN_INCAST;
+	snprintf(e.follows, sizeof(e.follows), "leaf1:Ethernet1/3");
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_string_equal(a.kv[0].v,
+	                    "CongestionTree: culprit leaf3 (10.255.1.3) port Ethernet4 queue 3 (1.61 MB "
+	                    "queued), after the Incast at leaf1 Ethernet1 queue 3; victims (2, queue 3): leaf4 "
+	                    "Ethernet10, spine2 Ethernet3; since 2026-01-01 00:00:07.001 UTC");
+	assert_non_null(strstr(a.kv[1].v,
+	                       "holding 1.61 MB. It follows the Incast at leaf1 Ethernet1 queue 3: traffic its "
+	                       "PFC pauses held upstream arrives here together as they let go. Victims paused "
+	                       "upstream (2, queue 3):"));
+	assert_non_null(strstr(a.kv[1].v, "What to do: act on the Incast at leaf1 Ethernet1 queue 3 first; this queue "
+	                                  "drains once the traffic it held has arrived. If it does not, check what is "
+	                                  "behind it (host20: a NIC sending PFC pauses,"));
+	/* follows nothing (id 0): the text of test_storm_text */
+	e.follows_id = 0;
+	hw_alert_annotations(&e, NULL, NULL, &a);
+	assert_null(strstr(a.kv[0].v, "after"));
+	assert_non_null(strstr(a.kv[1].v, "What to do: the root queue does not drain"));
+}
+
 /* Many victims for a chat line: each switch once, its ports together, switches and ports in version order
  * (spine2 before spine10, Ethernet9 before Ethernet10), the queue once when they share it, else per port. */
 static void test_victims_grouped(void **state)
@@ -459,7 +490,7 @@ int main(void)
 	    cmocka_unit_test(test_labels_and_url),  cmocka_unit_test(test_storm_text),
 	    cmocka_unit_test(test_incast_text),     cmocka_unit_test(test_microburst_text),
 	    cmocka_unit_test(test_drops_text),      cmocka_unit_test(test_graph_facts),
-	    cmocka_unit_test(test_victims_grouped),
+	    cmocka_unit_test(test_victims_grouped), cmocka_unit_test(test_tree_follows_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,15 @@ int an_queue_frozen(const struct hw_analyzer *a, const struct an_queue *q)
 	return d && an_enabled(a, HW_AN_INCAST) && ((const struct incast_q *)an_qstate(a, d, q))->storm;
 }
 
+int an_queue_drains(const struct hw_analyzer *a, const struct an_queue *q, uint64_t t)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_INCAST);
+	if (!d || !an_enabled(a, HW_AN_INCAST))
+		return 0;
+	const struct incast_q *w = an_qstate(a, d, q);
+	return w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns;
+}
+
 /* Note whether record r shows the queue draining while congested: a tracked flow's packet left it at or above its
  * HighQueue clear level (an F report or postcard: it went on), or its occupancy fell from a sample at or above that
  * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped
