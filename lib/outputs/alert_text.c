@@ -384,8 +384,9 @@ static void follows_text(const struct hw_an_event *e, char *buf, size_t size)
 	struct victim v;
 	buf[0] = 0;
 	if (e->follows_id && victim_parse(e->follows, strlen(e->follows), &v))
-		snprintf(buf, size, "the %s at %s %s queue %s", hw_an_kind_name(e->follows_kind), v.node, v.port,
-		         v.queue);
+		if (snprintf(buf, size, "the %s at %s %s queue %s", hw_an_kind_name(e->follows_kind), v.node, v.port,
+		             v.queue) < 0) /* bounded: long names are cut */
+			buf[0] = 0;
 }
 
 /* The node at the far end of a "nodeA:portA--nodeB:portB" link (the host behind a congested host port) into
@@ -417,10 +418,12 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 	char after[200], after_sum[220] = "", after_desc[400] = "";
 	follows_text(e, after, sizeof(after));
 	if (after[0]) {
-		snprintf(after_sum, sizeof(after_sum), ", after %s", after);
-		snprintf(after_desc, sizeof(after_desc),
-		         " It follows %s: traffic its PFC pauses held upstream arrives here together as they let go.",
-		         after);
+		if (snprintf(after_sum, sizeof(after_sum), ", after %s", after) < 0 ||
+		    snprintf(
+		        after_desc, sizeof(after_desc),
+		        " It follows %s: traffic its PFC pauses held upstream arrives here together as they let go.",
+		        after) < 0)
+			after_sum[0] = after_desc[0] = 0; /* bounded; the return values used so GCC does not warn */
 	}
 	if (incast) {
 		snprintf(head, sizeof(head), "%s%s%s%s", peer[0] ? " toward " : "", peer, src[0] ? ", sources " : "",
@@ -508,13 +511,16 @@ static void action_text(const struct hw_an_event *e, const char *peer, char *buf
 	char after[200];
 	follows_text(e, after, sizeof(after));
 	buf[0] = 0;
-	if (after[0] && (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "CongestionTree")))
-		snprintf(buf, size,
-		         "What to do: act on %s first; this queue drains once the traffic it held has arrived. If it "
-		         "does not, check what is behind it (%s: a NIC sending PFC pauses, a slow receiver, an incast) "
-		         "and the PFC watchdog. The victims recover when it drains.",
-		         after, peer[0] ? peer : "its downstream port");
-	else if (!strcmp(e->alertname, "Incast"))
+	if (after[0] && (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "CongestionTree"))) {
+		/* bounded (the return value is used so GCC does not warn that long names may be cut) */
+		if (snprintf(
+		        buf, size,
+		        "What to do: act on %s first; this queue drains once the traffic it held has arrived. If it "
+		        "does not, check what is behind it (%s: a NIC sending PFC pauses, a slow receiver, an "
+		        "incast) and the PFC watchdog. The victims recover when it drains.",
+		        after, peer[0] ? peer : "its downstream port") < 0)
+			buf[0] = 0;
+	} else if (!strcmp(e->alertname, "Incast"))
 		snprintf(
 		    buf, size,
 		    "What to do: find the senders (the flows, the graph) and stagger or rate-limit their traffic to "
