@@ -382,8 +382,8 @@ def band_start(samples, t, level):
 def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
     """HighQueue and QueueBuildup against the records.  HighQueue: an episode to find is the queue high (from a
     record at or above raise until one below clear) for hold_ns (high_episodes); it is found by a HighQueue at
-    its queue raised at most hold_ns + slack after it began and not resolved before (ends: (id, start_ns) -> end_ns
-    of the resolved HighQueue events; a re-raise within its incident keeps its id); an event is right when it starts in a run of records at or above raise.  QueueBuildup: an
+    its queue raised at most hold_ns + slack after it began and not resolved before (ends: (alertname, id, start_ns) -> end_ns
+    of the resolved events, as score() builds it for already_alerted too; a re-raise within its incident keeps its id); an event is right when it starts in a run of records at or above raise.  QueueBuildup: an
     event is right when its queue reaches raise within lead_ns (+ slack) after it: the simulated queue itself
     (true_high; the records sample it only every few µs, so a short crossing can fall between two of them), else
     the records; a crossing (in the records: what the analyzer can see) is warned
@@ -401,7 +401,7 @@ def score_records(raised, series, cfg, slack_ns, truth=None, ends=None):
             if not any(lo <= a <= hi for lo, hi in vw.get(k, []))]
     # found: a HighQueue at its queue raised by hold_ns (+ slack) after the episode began and still firing then
     found = [w for w in want if any(qkey(e) == w[0] and e["start_ns"] <= w[1] + cfg["hold_ns"] + slack_ns and
-                                    ends.get((e.get("id"), e["start_ns"]), 1 << 63) >= w[1] for e in hq)]
+                                    ends.get((e["event"], e.get("id"), e["start_ns"]), 1 << 63) >= w[1] for e in hq)]
     right = [e for e in hq if any(a <= e["start_ns"] <= b for a, b in runs_all.get(qkey(e), []))]
     rows["HighQueue"] = {"injected": len(want), "detected": len(found), "raised": len(hq), "matched": len(right)}
     qb = [e for e in raised if e["event"] == "QueueBuildup"]
@@ -470,8 +470,6 @@ def score(truth, events, slack_ns, series=None, cfg=None, flows=None):
     rows = score_injected(truth, raised, slack_ns, cfg, series, flows, ends)
     detectors = {k: dict(v, basis="truth") for k, v in rows.items()}
     if series is not None:
-        ends = {(e.get("id"), e["start_ns"]): e["end_ns"] for e in events
-                if e.get("event") == "HighQueue" and e.get("state") == "resolved" and "end_ns" in e}
         for k, v in score_records(raised, series, cfg, slack_ns, truth, ends).items():
             if k not in detectors:
                 detectors[k] = dict(v, basis="records")

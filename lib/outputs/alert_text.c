@@ -402,9 +402,9 @@ static void peer_of(const char *link, char *buf, size_t size)
 /* A CongestionTree or an Incast leads with its culprit (a tree's root queue, an incast's queue where its
  * senders' traffic meets) and how full it is (an incast: toward which host, from how many sources), then its
  * victims, the queues upstream paused by PFC: the summary into sum, the description's first sentences into
- * desc. */
-static void culprit_text(const struct hw_an_event *e, const char *where, const char *peer, char *sum, size_t ssize,
-                         char *desc, size_t dsize)
+ * desc.  after: the alert it follows in words (follows_text), "" when none. */
+static void culprit_text(const struct hw_an_event *e, const char *where, const char *peer, const char *after, char *sum,
+                         size_t ssize, char *desc, size_t dsize)
 {
 	int incast = !strcmp(e->alertname, "Incast");
 	char occ[32] = "", src[32] = "", vict[600], head[160] = "", why[200];
@@ -415,8 +415,7 @@ static void culprit_text(const struct hw_an_event *e, const char *where, const c
 			snprintf(src, sizeof(src), "%.0f", e->numbers[i].value);
 	}
 	victims_text(e, vict, sizeof(vict));
-	char after[200], after_sum[220] = "", after_desc[400] = "";
-	follows_text(e, after, sizeof(after));
+	char after_sum[220] = "", after_desc[400] = "";
 	if (after[0]) {
 		if (snprintf(after_sum, sizeof(after_sum), ", after %s", after) < 0 ||
 		    snprintf(
@@ -503,13 +502,11 @@ static void drops_action(const struct hw_an_event *e, const char *who, char *buf
 }
 
 /* What a person does about it, one sentence ("" when the alert's own text says enough).  A root that follows
- * another's alert (its traffic held by that root's pauses, arriving together as they let go) asks for that one
- * first. */
-static void action_text(const struct hw_an_event *e, const char *peer, char *buf, size_t size)
+ * another's alert (after: follows_text's words; its traffic held by that root's pauses, arriving together as they
+ * let go) asks for that one first. */
+static void action_text(const struct hw_an_event *e, const char *peer, const char *after, char *buf, size_t size)
 {
 	const char *who = peer[0] ? peer : "the receiver";
-	char after[200];
-	follows_text(e, after, sizeof(after));
 	buf[0] = 0;
 	if (after[0] && (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "CongestionTree"))) {
 		/* bounded (the return value is used so GCC does not warn that long names may be cut) */
@@ -551,12 +548,13 @@ static void action_text(const struct hw_an_event *e, const char *peer, char *buf
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
 {
 	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
-	char peer[HW_TOPO_NAME_MAX], act[400];
+	char peer[HW_TOPO_NAME_MAX], act[400], after[200];
 	int tree = e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
 	int incast = !strcmp(e->alertname, "Incast");
 	hw_alert_place(e, where, sizeof(where));
 	peer_of(e->link, peer, sizeof(peer));
-	action_text(e, peer, act, sizeof(act));
+	follows_text(e, after, sizeof(after));
+	action_text(e, peer, after, act, sizeof(act));
 	values(e, ", ", 0, "duration_us", vals, sizeof(vals)); /* an episode's length: "lasted" says it below */
 	hw_fmt_utc(e->start_ns, since, sizeof(since));
 	if (e->resolved && e->end_ns >= e->start_ns)
@@ -567,7 +565,7 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	a->n = 0;
 	size_t o;
 	if (tree || incast) {
-		culprit_text(e, where, peer, lead, sizeof(lead), d, sizeof(d));
+		culprit_text(e, where, peer, after, lead, sizeof(lead), d, sizeof(d));
 		add(a, "summary", "%s; since %s%s%s", lead, since, lasted[0] ? ", lasted " : "", lasted);
 		o = strlen(d);
 	} else {

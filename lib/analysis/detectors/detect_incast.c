@@ -58,15 +58,6 @@ int an_queue_frozen(const struct hw_analyzer *a, const struct an_queue *q)
 	return d && an_enabled(a, HW_AN_INCAST) && ((const struct incast_q *)an_qstate(a, d, q))->storm;
 }
 
-int an_queue_drains(const struct hw_analyzer *a, const struct an_queue *q, uint64_t t)
-{
-	const struct an_det *d = an_det_of(a, HW_AN_INCAST);
-	if (!d || !an_enabled(a, HW_AN_INCAST))
-		return 0;
-	const struct incast_q *w = an_qstate(a, d, q);
-	return w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns;
-}
-
 /* Note whether record r shows the queue draining while congested: a tracked flow's packet left it at or above its
  * HighQueue clear level (an F report or postcard: it went on), or its occupancy fell from a sample at or above that
  * level by more than FLAT_SHARE of its HighQueue level (only departures lower a lossless queue).  A host that stopped
@@ -85,13 +76,25 @@ static void note_drain(const struct an_queue *q, struct incast_q *w, const struc
 
 #define HELD_HOLDS 3 /* an Incast waits at most this many high_queue.hold_ns for that evidence */
 
+/* The queue showed that it drains within high_queue.hold_ns before t. */
+static int drained_lately(const struct hw_analyzer *a, const struct incast_q *w, uint64_t t)
+{
+	return w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns;
+}
+
+int an_queue_drains(const struct hw_analyzer *a, const struct an_queue *q, uint64_t t)
+{
+	const struct an_det *d = an_det_of(a, HW_AN_INCAST);
+	return d && an_enabled(a, HW_AN_INCAST) && drained_lately(a, an_qstate(a, d, q), t);
+}
+
 /* May an Incast that qualifies at t be raised?  Once the queue has shown that it drains within
  * high_queue.hold_ns before t, or after it has waited HELD_HOLDS hold_ns for that in vain without freezing
  * (sparse sampling: an incast's flows may be reported once per millisecond; a storm's queue freezes 140 to
  * 500 us after it would have qualified in the sweep's fabrics, so the wait spares some storms, not all). */
 static int draining(const struct hw_analyzer *a, struct incast_q *w, uint64_t t)
 {
-	if (w->drain_t && t >= w->drain_t && t - w->drain_t <= a->c.high_queue.hold_ns)
+	if (drained_lately(a, w, t))
 		return 1;
 	if (!w->held_t || t < w->held_t)
 		w->held_t = t;
