@@ -615,7 +615,11 @@ void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 	if (e->resolved && e->end_ns >= e->start_ns)
 		hw_fmt_duration((double)(e->end_ns - e->start_ns), lasted, sizeof(lasted));
 	values(e, ", ", 3, NULL, vals, sizeof(vals));
+	char after[200];
+	follows_text(e, after, sizeof(after)); /* the alert's "after ...", with the id its own graph's title gives */
 	size_t o = (size_t)snprintf(buf, size, "since %s%s%s", since, lasted[0] ? ", lasted " : "", lasted);
+	if (o < size && after[0])
+		o += (size_t)snprintf(buf + o, size - o, "\nafter %s (event %" PRIu64 ")", after, e->follows_id);
 	if (o < size && vals[0])
 		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
 	if (o < size && e->detail[0] && !detail_in_values(e))

@@ -236,10 +236,17 @@ static void test_tree_follows_text(void **state)
 	assert_non_null(strstr(a.kv[1].v, "What to do: act on the Incast at leaf1 Ethernet1 queue 3 first; this queue "
 	                                  "drains once the traffic it held has arrived. If it does not, check what is "
 	                                  "behind it (host20: a NIC sending PFC pauses,"));
+	/* its graph's legend says it too, under the time, with the id the Incast's own graph has in its title */
+	char b[1200];
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_non_null(strstr(b, "since 2026-01-01 00:00:07.001 UTC\nafter the Incast at leaf1 Ethernet1 queue 3 "
+	                          "(event 99)\n"));
 	/* follows nothing (id 0): the text of test_storm_text */
 	e.follows_id = 0;
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_null(strstr(a.kv[0].v, "after"));
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_null(strstr(b, "after"));
 	assert_non_null(strstr(a.kv[1].v, "What to do: the root queue does not drain"));
 }
 

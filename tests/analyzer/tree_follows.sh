@@ -12,7 +12,8 @@ set -u
 gen=$(realpath "$1") an=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
 in_scenario incast "$gen"
-"$an" run --jsonl records.jsonl --lldp lldp.pcap --map map.json --events ev.jsonl --quiet || fail "incast run"
+"$an" run --jsonl records.jsonl --lldp lldp.pcap --map map.json --events ev.jsonl --svg-dir svg --quiet ||
+  fail "incast run"
 "$gen" scenario clean --out clean --write-records >/dev/null 2>&1 || fail "scenario clean failed"
 "$an" run --jsonl clean/records.jsonl --lldp clean/lldp.pcap --map clean/map.json --events clean.jsonl --quiet ||
   fail "clean run"
@@ -40,6 +41,13 @@ for e in evs:
         assert (g["event"], g["id"], g["queue"]) in seen, f"{e['event']} {e['id']} follows {g}, not raised before it"
     if e["state"] == "firing":
         seen.add((e["event"], e["id"], f"{e.get('node')}:{e.get('port_name')}/{e.get('queue')}"))
+# the tree's graph, the one its alert links to, says it too, in its legend under the time
+import glob, html
+svg = glob.glob(f"svg/event-*-{tree[0]['id']}-CongestionTree.svg")
+assert len(svg) == 1, f"the tree's graph: {svg}"
+text = html.unescape(open(svg[0]).read())
+said = f"after the Incast at leaf1 Ethernet1 queue 3 (event {incast[0]['id']})"
+assert said in text, f"{svg[0]} does not say {said!r}"
 print(f"CongestionTree {tree[0]['id']} at leaf3:Ethernet7/3 follows Incast {incast[0]['id']} at {where}; "
       f"{sum('follows' in e for e in evs)} events say what they follow")
 PY
