@@ -420,8 +420,10 @@ def notifying(events):
     (SILENT), not inhibited (an INHIBIT_TARGETS alert whose incident label, incident_labels(), an INHIBIT_SOURCES
     alert shares: the label, not the detector incident, is what the inhibit rule compares); a bursts' digest
     alert (DIGEST) goes out with the other bursts of its switch, ("digest", node), any other with its incident
-    label (the route groups by it)."""
-    raised = [e for e in events if e.get("state") == "firing" and e.get("event") not in TOPOLOGY_FACTS]
+    label (the route groups by it).  The topology's own alerts (MtuMismatch, PfcMismatch) are pushed to the sink like
+    any other and notify; a LinkUp is not, when the analyzer starts (lib/outputs/an_outputs.c: the links' baseline),
+    the only LinkUps a sweep run has."""
+    raised = [e for e in events if e.get("state") == "firing" and e.get("event") != "LinkUp"]
     labels = incident_labels(raised)
     hiding = {lab for e, lab in zip(raised, labels) if e["event"] in INHIBIT_SOURCES}
     return [(e, ("digest", e.get("node_id")) if e["event"] in DIGEST else lab) for e, lab in zip(raised, labels)
