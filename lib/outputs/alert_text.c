@@ -608,6 +608,43 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 		add(a, "svg", "%s", svg);
 }
 
+/* An update u of the firing alert f (another detector's finding, or the episode grew) keeps what f said
+ * that u does not (alert_text.h): its numbers u lacks (an Incast's sources beside a folded tree's victims), as many as
+ * there is room for, its detail and what it follows.  Those f said come first, in f's order (u's value where u has
+ * one), then those only u has (a tree's aftermath after the Incast's own): the alert's text keeps saying first what it
+ * said first.
+ */
+void hw_alert_keep_said(struct hw_an_event *u, const struct hw_an_event *f)
+{
+	struct hw_an_number out[HW_AN_MAX_NUMBERS];
+	uint8_t placed[HW_AN_MAX_NUMBERS] = {0};
+	unsigned n = 0, room = HW_AN_MAX_NUMBERS - u->n_numbers; /* for f's numbers that u lacks */
+	for (unsigned i = 0; i < f->n_numbers; i++) {
+		unsigned k = 0;
+		while (k < u->n_numbers && strcmp(u->numbers[k].name, f->numbers[i].name))
+			k++;
+		if (k < u->n_numbers && !placed[k]) {
+			out[n++] = u->numbers[k];
+			placed[k] = 1;
+		} else if (k == u->n_numbers && room) {
+			out[n++] = f->numbers[i];
+			room--;
+		}
+	}
+	for (unsigned k = 0; k < u->n_numbers; k++)
+		if (!placed[k])
+			out[n++] = u->numbers[k];
+	memcpy(u->numbers, out, n * sizeof(out[0]));
+	u->n_numbers = n;
+	if (!u->detail[0])
+		memcpy(u->detail, f->detail, sizeof(u->detail));
+	if (!u->follows_id) { /* what it follows, said at its raise */
+		u->follows_id = f->follows_id;
+		u->follows_kind = f->follows_kind;
+		memcpy(u->follows, f->follows, sizeof(u->follows));
+	}
+}
+
 void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 {
 	char since[48], lasted[48] = "", vals[600];

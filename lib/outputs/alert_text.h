@@ -45,6 +45,9 @@ void hw_alert_labels(const struct hw_an_event *e, const char *incident, struct h
  * instance label, which Alertmanager lists first), 1 a CongestionTree (its root queue), 2 the rest. */
 int hw_alert_rank(const struct hw_an_event *e);
 
+/* An update u of the firing alert f keeps what f said that u does not: f's numbers u lacks, its detail, what it
+ * follows.  What an alert says over its updates, for the alert sink's annotations and the event graph's legend. */
+void hw_alert_keep_said(struct hw_an_event *u, const struct hw_an_event *f);
 /* The annotations: summary, description, each number (raw, %.17g), event_id, and graph_url (graph_url
  * given and not "") or else svg (the graph's local file, svg not ""). */
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a);

@@ -61,10 +61,6 @@ struct named_victims {
 	uint64_t id; /* the event's */
 	unsigned n;
 	uint32_t q[8];
-	/* the alert it follows, said by its raise only (hw_an_event follows_id, follows_kind, follows): 0 = none */
-	uint64_t follows_id;
-	enum hw_an_kind follows_kind;
-	char follows[sizeof(((struct hw_an_event *)0)->follows)];
 };
 
 struct an_graphs {
@@ -82,7 +78,7 @@ struct an_graphs {
 	struct file_ring events, heats;
 	struct an_graphs_stats st;
 	double *score;            /* scratch of the detection thread: per link */
-	struct hw_an_event *said; /* the same: an update with what its raise said that it does not (facts_of) */
+	struct hw_an_event *said; /* by event id as named[]: what its alert says, updates merged (remember_said) */
 	uint8_t *own_link;        /* the same: per link, 1 when an event graph draws it in its level's colour */
 	/* graphs prepared by the detection thread (slot wr % PENDING), drawn in order by the rendering
 	 * thread (slot rd % PENDING); Graphviz runs only there */
@@ -151,7 +147,7 @@ static struct an_graphs *an_graphs_start(const struct an_graphs_opts *o, const s
 		g->tokens[k] = o->rate > 1 ? o->rate : 1;
 	size_t nn = (size_t)t->n_nodes + 1, nl = (size_t)t->n_links + 1;
 	int ok = (g->score = calloc(nl, sizeof(*g->score))) != NULL && (g->own_link = calloc(nl, 1)) != NULL &&
-	         (g->said = calloc(1, sizeof(*g->said))) != NULL;
+	         (g->said = calloc(NAME_SLOTS, sizeof(*g->said))) != NULL;
 	for (unsigned i = 0; i < PENDING && ok; i++) {
 		struct sketch *k = &g->pend[i];
 		k->job.draw = draw_sketch;
@@ -230,20 +226,13 @@ static int take_token(struct an_graphs *g, enum hw_an_kind k, uint64_t now)
  * an Incast's update when its tree folds into it, and either's update when the tree gathers more) names the
  * first that many of its root queue's victims (the detector lists them in that order); updates without
  * "victims" keep these, drawn or not.  The root's list may grow until its next tick's update names the new
- * ones, and the alert's text waits for it the same way.  The alert it follows, said by the raise alone, is kept
- * the same way (facts_of). */
+ * ones, and the alert's text waits for it the same way. */
 static void remember_victims(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e)
 {
 	struct named_victims *v = &g->victims[e->id % NAME_SLOTS];
 	if (v->id != e->id) {
 		v->id = e->id;
 		v->n = 0;
-		v->follows_id = 0;
-	}
-	if (e->follows_id) {
-		v->follows_id = e->follows_id;
-		v->follows_kind = e->follows_kind;
-		memcpy(v->follows, e->follows, sizeof(v->follows));
 	}
 	for (unsigned i = 0; i < e->n_numbers; i++) {
 		if (strcmp(e->numbers[i].name, "victims"))
@@ -260,6 +249,25 @@ static void remember_victims(struct an_graphs *g, const struct hw_analyzer *a, c
 	}
 }
 
+/* What e's alert says now, for its graphs' legends: a raise as it is, an update with what the alert said before
+ * that it does not (hw_alert_keep_said, as the alert sink keeps it), drawn or not: an update draws the graph again
+ * under the same name, and its legend must not lose the root's occupancy, the victims or what it follows. */
+static void remember_said(struct an_graphs *g, const struct hw_an_event *e)
+{
+	struct hw_an_event *s = &g->said[e->id % NAME_SLOTS];
+	const struct hw_an_event prev = *s;
+	*s = *e;
+	if (e->update && prev.id == e->id && !strcmp(prev.alertname, e->alertname))
+		hw_alert_keep_said(s, &prev);
+}
+
+/* What e's alert says (remember_said), or e itself when another event took its slot since. */
+static const struct hw_an_event *said_of(const struct an_graphs *g, const struct hw_an_event *e)
+{
+	const struct hw_an_event *s = &g->said[e->id % NAME_SLOTS];
+	return s->id == e->id && !strcmp(s->alertname, e->alertname) ? s : e;
+}
+
 static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e, char *svg)
 {
 	if (!hw_an_kind_congestion(e->kind))
@@ -271,6 +279,7 @@ static int an_graphs_name(struct an_graphs *g, const struct hw_analyzer *a, cons
 		return 0;
 	}
 	remember_victims(g, a, e);
+	remember_said(g, e);
 	pthread_mutex_lock(&g->mu);
 	while (g->o.wait && g->wr - g->rd >= PENDING)
 		pthread_cond_wait(&g->cv, &g->mu);
@@ -495,21 +504,6 @@ static const char *severity_color(const char *sev)
 	return strcmp(sev, "critical") == 0 ? "#cb181d" : strcmp(sev, "warning") == 0 ? "#f16913" : "#3182bd";
 }
 
-/* e, or when it is an update that does not say what its alert follows and its raise did (remember_victims), a
- * copy that says it: its graph is drawn again under the same name, and must not lose what the alert says (the
- * alert sink keeps it the same way). */
-static const struct hw_an_event *facts_of(struct an_graphs *g, const struct hw_an_event *e)
-{
-	const struct named_victims *nv = &g->victims[e->id % NAME_SLOTS];
-	if (e->follows_id || nv->id != e->id || !nv->follows_id)
-		return e;
-	*g->said = *e;
-	g->said->follows_id = nv->follows_id;
-	g->said->follows_kind = nv->follows_kind;
-	memcpy(g->said->follows, nv->follows, sizeof(nv->follows));
-	return g->said;
-}
-
 static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *a, const struct hw_an_event *e,
                                  const char *svg)
 {
@@ -623,7 +617,7 @@ static void an_graphs_draw_event(struct an_graphs *g, const struct hw_analyzer *
 	char title[600], where[400], facts[1200];
 	hw_alert_place(e, where, sizeof(where)); /* as the alert names it */
 	snprintf(title, sizeof(title), "%s (%s) at %s, event %" PRIu64, e->alertname, e->severity, where, e->id);
-	hw_alert_graph_facts(facts_of(g, e), facts, sizeof(facts)); /* the alert's words: UTC time, values, units */
+	hw_alert_graph_facts(said_of(g, e), facts, sizeof(facts)); /* the alert's words: UTC time, values, units */
 	legend(sk->html, sizeof(sk->html), title, facts, 1);
 	sk->n_paths = n_paths;
 	submit(g);

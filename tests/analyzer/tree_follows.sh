@@ -48,6 +48,12 @@ assert len(svg) == 1, f"the tree's graph: {svg}"
 text = html.unescape(open(svg[0]).read())
 said = f"after the Incast at leaf1 Ethernet1 queue 3 (event {incast[0]['id']})"
 assert said in text, f"{svg[0]} does not say {said!r}"
+# drawn again by the update that says the aftermath's burst, the legend keeps what the raise said too, as the alert
+# does (hw_alert_keep_said): the raise's victims and root occupancy beside the update's burst
+upd = [e for e in evs if e["event"] == "CongestionTree" and e["id"] == tree[0]["id"] and e.get("update")]
+assert upd and "aftermath_bursts" in upd[-1]["numbers"] and "victims" not in upd[-1]["numbers"], upd
+for words in ("victims 2, root occupancy", "as it drained"):
+    assert words in text, f"{svg[0]}: its legend does not say {words!r}"
 print(f"CongestionTree {tree[0]['id']} at leaf3:Ethernet7/3 follows Incast {incast[0]['id']} at {where}; "
       f"{sum('follows' in e for e in evs)} events say what they follow")
 PY
