@@ -545,11 +545,17 @@ static void action_text(const struct hw_an_event *e, const char *peer, const cha
 		    who);
 }
 
+/* A CongestionTree of the tree detector (an Incast's tree folded into it keeps its alertname). */
+static int is_tree(const struct hw_an_event *e)
+{
+	return e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
+}
+
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
 {
 	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
 	char peer[HW_TOPO_NAME_MAX], act[400], after[200];
-	int tree = e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
+	int tree = is_tree(e);
 	int incast = !strcmp(e->alertname, "Incast");
 	hw_alert_place(e, where, sizeof(where));
 	peer_of(e->link, peer, sizeof(peer));
@@ -645,6 +651,33 @@ void hw_alert_keep_said(struct hw_an_event *u, const struct hw_an_event *f)
 	}
 }
 
+/* The length of a list's next item at p: up to its ", " outside parentheses, or its end. */
+static size_t item_len(const char *p)
+{
+	int depth = 0;
+	const char *q = p;
+	for (; *q && !(q[0] == ',' && q[1] == ' ' && !depth); q++)
+		depth += (*q == '(') - (*q == ')');
+	return (size_t)(q - p);
+}
+
+/* "\n" lead list into buf, a new line at a ", " outside parentheses before an item that would take the line past
+ * GRAPH_LINE characters: a graph's legend has no wrapping of its own, and one long line widens the whole drawing. */
+#define GRAPH_LINE 60
+static void wrap_list(const char *list, const char *lead, char *buf, size_t size)
+{
+	size_t o = (size_t)snprintf(buf, size, "\n%s", lead), line = strlen(lead);
+	for (const char *p = list; *p && o < size;) {
+		const size_t n = item_len(p);
+		const int wrap = p > list && line + 2 + n > GRAPH_LINE;
+		o += (size_t)snprintf(buf + o, size - o, "%s%.*s", p == list ? "" : wrap ? ",\n" : ", ", (int)n, p);
+		line = (wrap ? 0 : line + (p > list ? 2 : 0)) + n;
+		p += n;
+		if (*p) /* the ", " between items */
+			p += 2;
+	}
+}
+
 void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 {
 	char since[48], lasted[48] = "", vals[600];
@@ -659,6 +692,10 @@ void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 		o += (size_t)snprintf(buf + o, size - o, "\nafter %s (event %" PRIu64 ")", after, e->follows_id);
 	if (o < size && vals[0])
 		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
-	if (o < size && e->detail[0] && !detail_in_values(e))
+	char vict[600];
+	victims_text(e, vict, sizeof(vict));
+	if (o < size && vict[0] && (is_tree(e) || !strcmp(e->alertname, "Incast")))
+		wrap_list(vict, "victims ", buf + o, size - o); /* as the alert names them, not the raw detail */
+	else if (o < size && e->detail[0] && !detail_in_values(e))
 		snprintf(buf + o, size - o, "\n%s", e->detail);
 }

@@ -264,6 +264,14 @@ static void test_victims_grouped(void **state)
 	hw_alert_annotations(&e, NULL, NULL, &a);
 	assert_non_null(strstr(a.kv[0].v, "; victims (5, queue 3): leaf6 (Ethernet9, Ethernet10), spine2 Ethernet1, "
 	                                  "spine10 (Ethernet1, Ethernet2); since "));
+	/* the graph's legend names them the same way, not as the raw detail, in lines of at most 60 characters broken
+	 * between switches: "victims (5, queue 3): leaf6 (Ethernet9, Ethernet10)" is 51, and ", spine2 Ethernet1"
+	 * would make it 69, so spine2 starts the next line, which "spine10 (Ethernet1, Ethernet2)" ends at 48 */
+	char b[1200];
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_non_null(strstr(b, "\nvictims (5, queue 3): leaf6 (Ethernet9, Ethernet10),\nspine2 Ethernet1, spine10 "
+	                          "(Ethernet1, Ethernet2)"));
+	assert_null(strstr(b, "root leaf3"));
 	/* two queues among them: each port says its own, the count no queue */
 	e.numbers[0].value = 2;
 	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims spine1:Ethernet1/3 spine1:Ethernet2/4");
