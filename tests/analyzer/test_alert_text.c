@@ -272,6 +272,26 @@ static void test_victims_grouped(void **state)
 	assert_non_null(strstr(b, "\nvictims (5, queue 3): leaf6 (Ethernet9, Ethernet10),\nspine2 Ethernet1, spine10 "
 	                          "(Ethernet1, Ethernet2)"));
 	assert_null(strstr(b, "root leaf3"));
+	/* names from LLDP may hold parentheses, unbalanced, or be longer than a line: the list still breaks only
+	 * between items, and an item never splits.  "sw(1" opens a parenthesis it never closes, so its item runs to the
+	 * end:
+	 * "(3, queue 3): b Ethernet3" (25) then "sw(1 (Ethernet1, Ethernet2)" (27) would make the line 8 + 25 + 2 + 27
+	 * = 62, so it starts the next one (b before sw(1: version order) */
+	e.numbers[0].value = 3;
+	snprintf(e.detail, sizeof(e.detail),
+	         "root leaf3:Ethernet4/3, victims sw(1:Ethernet1/3 sw(1:Ethernet2/3 b:Ethernet3/3");
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	assert_non_null(strstr(b, "\nvictims (3, queue 3): b Ethernet3,\nsw(1 (Ethernet1, Ethernet2)"));
+	/* a 90-character switch name (a victim's node holds 95): its item alone on a line of 100 */
+	char name[91];
+	memset(name, 'x', 90);
+	name[90] = 0;
+	e.numbers[0].value = 2;
+	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims %s:Ethernet1/3 b:Ethernet3/3", name);
+	hw_alert_graph_facts(&e, b, sizeof(b));
+	char want[200];
+	snprintf(want, sizeof(want), "\nvictims (2, queue 3): b Ethernet3,\n%s Ethernet1", name);
+	assert_non_null(strstr(b, want));
 	/* two queues among them: each port says its own, the count no queue */
 	e.numbers[0].value = 2;
 	snprintf(e.detail, sizeof(e.detail), "root leaf3:Ethernet4/3, victims spine1:Ethernet1/3 spine1:Ethernet2/4");
