@@ -545,18 +545,19 @@ static void action_text(const struct hw_an_event *e, const char *peer, const cha
 		    who);
 }
 
-/* A CongestionTree of the tree detector (an Incast's tree folded into it keeps its alertname). */
-static int is_tree(const struct hw_an_event *e)
+/* An alert that leads with its culprit and names its victims (culprit_text): a CongestionTree of the tree detector,
+ * or an Incast (a tree folded into it keeps the Incast's alertname). */
+static int names_culprit(const struct hw_an_event *e)
 {
-	return e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree");
+	return (e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree")) ||
+	       !strcmp(e->alertname, "Incast");
 }
 
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
 {
 	char where[400], vals[600], since[48], lasted[48] = "", lead[HW_ALERT_VAL_MAX] = "", d[HW_ALERT_VAL_MAX];
 	char peer[HW_TOPO_NAME_MAX], act[400], after[200];
-	int tree = is_tree(e);
-	int incast = !strcmp(e->alertname, "Incast");
+	const int culprit = names_culprit(e);
 	hw_alert_place(e, where, sizeof(where));
 	peer_of(e->link, peer, sizeof(peer));
 	follows_text(e, after, sizeof(after));
@@ -570,7 +571,7 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 			hw_fmt_duration(e->numbers[i].value * 1e3, lasted, sizeof(lasted));
 	a->n = 0;
 	size_t o;
-	if (tree || incast) {
+	if (culprit) {
 		culprit_text(e, where, peer, after, lead, sizeof(lead), d, sizeof(d));
 		add(a, "summary", "%s; since %s%s%s", lead, since, lasted[0] ? ", lasted " : "", lasted);
 		o = strlen(d);
@@ -587,7 +588,7 @@ void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const ch
 	if (o < sizeof(d) && e->link[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Link: %s.", e->link);
 	/* a tree's and an Incast's detail are the culprit and victims, said above */
-	if (o < sizeof(d) && e->detail[0] && !tree && !incast && !detail_in_values(e))
+	if (o < sizeof(d) && e->detail[0] && !culprit && !detail_in_values(e))
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " %s.", e->detail);
 	if (o < sizeof(d) && vals[0])
 		o += (size_t)snprintf(d + o, sizeof(d) - o, " Values: %s.", vals);
@@ -692,10 +693,11 @@ void hw_alert_graph_facts(const struct hw_an_event *e, char *buf, size_t size)
 		o += (size_t)snprintf(buf + o, size - o, "\nafter %s (event %" PRIu64 ")", after, e->follows_id);
 	if (o < size && vals[0])
 		o += (size_t)snprintf(buf + o, size - o, "\n%s", vals);
-	char vict[600];
-	victims_text(e, vict, sizeof(vict));
-	if (o < size && vict[0] && (is_tree(e) || !strcmp(e->alertname, "Incast")))
-		wrap_list(vict, "victims ", buf + o, size - o); /* as the alert names them, not the raw detail */
+	char vict[600] = "";
+	if (names_culprit(e)) /* its victims as the alert names them, not the raw detail */
+		victims_text(e, vict, sizeof(vict));
+	if (o < size && vict[0])
+		wrap_list(vict, "victims ", buf + o, size - o);
 	else if (o < size && e->detail[0] && !detail_in_values(e))
 		snprintf(buf + o, size - o, "\n%s", e->detail);
 }

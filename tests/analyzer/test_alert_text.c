@@ -274,9 +274,8 @@ static void test_victims_grouped(void **state)
 	assert_null(strstr(b, "root leaf3"));
 	/* names from LLDP may hold parentheses, unbalanced, or be longer than a line: the list still breaks only
 	 * between items, and an item never splits.  "sw(1" opens a parenthesis it never closes, so its item runs to the
-	 * end:
-	 * "(3, queue 3): b Ethernet3" (25) then "sw(1 (Ethernet1, Ethernet2)" (27) would make the line 8 + 25 + 2 + 27
-	 * = 62, so it starts the next one (b before sw(1: version order) */
+	 * end.  "(3, queue 3): b Ethernet3" (25) then "sw(1 (Ethernet1, Ethernet2)" (27) would make the line
+	 * 8 + 25 + 2 + 27 = 62, so it starts the next one (b before sw(1: version order) */
 	e.numbers[0].value = 3;
 	snprintf(e.detail, sizeof(e.detail),
 	         "root leaf3:Ethernet4/3, victims sw(1:Ethernet1/3 sw(1:Ethernet2/3 b:Ethernet3/3");
