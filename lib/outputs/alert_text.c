@@ -501,6 +501,14 @@ static void drops_action(const struct hw_an_event *e, const char *who, char *buf
 	snprintf(buf, size, "What to do: %s", what);
 }
 
+/* An alert that leads with its culprit and names its victims (culprit_text): a CongestionTree of the tree detector,
+ * or an Incast (a tree folded into it keeps the Incast's alertname). */
+static int names_culprit(const struct hw_an_event *e)
+{
+	return (e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree")) ||
+	       !strcmp(e->alertname, "Incast");
+}
+
 /* What a person does about it, one sentence ("" when the alert's own text says enough).  A root that follows
  * another's alert (after: follows_text's words; its traffic held by that root's pauses, arriving together as they
  * let go) asks for that one first. */
@@ -508,7 +516,7 @@ static void action_text(const struct hw_an_event *e, const char *peer, const cha
 {
 	const char *who = peer[0] ? peer : "the receiver";
 	buf[0] = 0;
-	if (after[0] && (!strcmp(e->alertname, "Incast") || !strcmp(e->alertname, "CongestionTree"))) {
+	if (after[0] && names_culprit(e)) { /* only a culprit follows another (follows_text) */
 		/* bounded (the return value is used so GCC does not warn that long names may be cut) */
 		if (snprintf(
 		        buf, size,
@@ -543,14 +551,6 @@ static void action_text(const struct hw_an_event *e, const char *peer, const cha
 		    "together (the flows, the graph) toward %s and stagger or pace them; check ECN marking on this "
 		    "queue, so that senders slow down before PFC pauses or drops.",
 		    who);
-}
-
-/* An alert that leads with its culprit and names its victims (culprit_text): a CongestionTree of the tree detector,
- * or an Incast (a tree folded into it keeps the Incast's alertname). */
-static int names_culprit(const struct hw_an_event *e)
-{
-	return (e->kind == HW_AN_CONGESTION_TREE && !strcmp(e->alertname, "CongestionTree")) ||
-	       !strcmp(e->alertname, "Incast");
 }
 
 void hw_alert_annotations(const struct hw_an_event *e, const char *svg, const char *graph_url, struct hw_alert_kv *a)
