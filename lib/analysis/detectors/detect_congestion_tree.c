@@ -393,13 +393,22 @@ static void tick(struct hw_analyzer *a, struct an_det *d, uint64_t now)
 }
 
 /* Root qi, in a HighQueue episode: a tree that went into the Incast there outlasts it once that Incast has ended, and
- * goes on as its own alert. */
+ * goes on as its own alert; unless the queue is paused from downstream by then (a spine downlink whose fan-in ended
+ * while a PFC storm behind it holds it): a victim now, of the root that pauses it, whose alert names it; its tree
+ * ends with the Incast, as one whose queue drained does (tick_queue), and is raised again by the reports only when it
+ * is a root again. */
 static void outlasts(struct hw_analyzer *a, const struct an_det *d, uint32_t qi, uint64_t now)
 {
-	const struct tree_q *t = tq(a, d, qi);
+	struct tree_q *t = tq(a, d, qi);
 	const struct an_hyst *inc = an_episode(a, HW_AN_INCAST, &a->queues[qi]);
-	if (t->h.active && t->folded && !(inc && inc->active))
-		raise_tree(a, d, qi, now);
+	if (!t->h.active || !t->folded || (inc && inc->active))
+		return;
+	if (victim_at(a, d, qi, now, PAUSE_HOPS)) {
+		t->h.active = 0;
+		t->folded = 0;
+		return;
+	}
+	raise_tree(a, d, qi, now);
 }
 
 /* At the Incast's end, not at the next tick: by then an Incast raised again at the queue (the backlog the storm held,
