@@ -1,7 +1,7 @@
 /* RoceDscpMismatch: RoCEv2 data whose DSCP (or queue) is not the configured RoCE class, or CNPs not in
- * the CNP class, seen at the first hop (where the source's marking enters the fabric); placed at that
- * hop's ingress port (the port facing the source host) and the queue the traffic landed in; resolved
- * after dscp_clear_ns without a mismatch. */
+ * the CNP class, seen at the first hop (where the source's marking enters the fabric; with a topology, on a port linked
+ * to a host); placed at that hop's ingress port (the port facing the source host) and the queue the traffic landed in;
+ * resolved after dscp_clear_ns without a mismatch. */
 #include <stdio.h>
 
 #include "detector.h"
@@ -16,6 +16,20 @@ struct dscp_q { /* per queue */
 
 #define CNP_OPCODE 0x81
 
+/* Record r (hop 0 of its report's path) came into its switch from another switch, as the topology links its ingress
+ * port: not where the source's marking enters the fabric.  TR v0.5 postcards are sampled by each switch on its own,
+ * so a packet's path may be assembled without its first switches, and a receiver's leaf then reports it as hop 0.
+ * 0 when the topology does not say (no topology, no ports, the port unplaced or not linked): hop 0 is trusted. */
+static int from_fabric(const struct hw_analyzer *a, const struct an_queue *q, const struct hw_record *r)
+{
+	uint32_t tn, tp;
+	if (!a->topo || !(r->valid & HW_V_PORTS) ||
+	    hw_topo_place(a->topo, a->map, q->node_id, r->ingress_port, &tn, &tp) != HW_PLACE_OK)
+		return 0;
+	const uint32_t peer = hw_topo_peer(a->topo, tp);
+	return peer != HW_TOPO_NONE && a->topo->nodes[a->topo->ports[peer].node].tier != HW_TIER_HOST;
+}
+
 static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, void *qs, const struct hw_record *r)
 {
 	struct dscp_q *m = qs;
@@ -26,7 +40,7 @@ static void record(struct hw_analyzer *a, struct an_det *d, struct an_queue *q, 
 	unsigned want = cnp ? a->c.cnp_dscp : a->c.roce_dscp;
 	int want_q = cnp ? a->c.cnp_queue : a->c.roce_queue;
 	int bad_q = want_q >= 0 && (r->valid & HW_V_QUEUE) && r->queue_id != want_q;
-	if (r->dscp == want && !bad_q)
+	if ((r->dscp == want && !bad_q) || from_fabric(a, q, r))
 		return;
 	m->last = r->time_ns;
 	m->bad++;
